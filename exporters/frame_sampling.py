@@ -1,0 +1,185 @@
+"""Final vertex positions of a mesh object at many frames, read the cheapest exact way.
+
+Stepping the timeline re-evaluates every shape key on every frame (cost grows with frames
+squared on per-frame-key models). So where a frame's evaluated mesh is exactly one shape key (no
+active modifiers, that key's value at 1 and every other key at 0 on that frame), the key's
+coordinates are read directly; only the remaining frames step the timeline.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+from ..formats.errors import FormatError
+
+BASIS = 0
+
+
+@dataclass
+class SampledFrames:
+    positions: np.ndarray          # (F, V, 3) float32, object space
+    key_names: list[str | None]    # the shape key a frame is exactly equal to, else None
+    evaluated_frames: int          # how many frames needed a depsgraph evaluation
+
+
+def has_active_modifiers(obj: bpy.types.Object) -> bool:
+    return any(m.show_viewport for m in obj.modifiers)
+
+
+def read_key_positions(key_block: bpy.types.ShapeKey, num_verts: int) -> np.ndarray:
+    flat = np.empty(num_verts * 3, dtype=np.float32)
+    try:
+        key_block.points.foreach_get("co", flat)
+    except AttributeError:
+        key_block.data.foreach_get("co", flat)
+    return flat.reshape(num_verts, 3)
+
+
+def read_mesh_positions(mesh: bpy.types.Mesh) -> np.ndarray:
+    flat = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", flat)
+    return flat.reshape(-1, 3)
+
+
+def _fcurves_of(id_block: bpy.types.ID) -> list[bpy.types.FCurve] | None:
+    """The F-curves driving ``id_block`` through its action, or None if NLA/drivers make it complex."""
+    anim = id_block.animation_data
+    if anim is None:
+        return []
+    if len(anim.drivers) or any(not t.mute for t in anim.nla_tracks):
+        return None
+    action = anim.action
+    if action is None:
+        return []
+    if hasattr(anim, "action_slot"):
+        from bpy_extras import anim_utils
+        slot = anim.action_slot
+        if slot is None:
+            return []
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot)
+        return list(bag.fcurves) if bag is not None else []
+    return list(action.fcurves)
+
+
+def _curve_values(fcurve: bpy.types.FCurve, frames: np.ndarray) -> np.ndarray:
+    points = fcurve.keyframe_points
+    count = len(points)
+    if count and not len(fcurve.modifiers) and fcurve.extrapolation == "CONSTANT":
+        interp = np.empty(count, dtype=np.int32)
+        points.foreach_get("interpolation", interp)
+        if count == 1 or np.all(interp[:-1] == 1):
+            co = np.empty(count * 2, dtype=np.float32)
+            points.foreach_get("co", co)
+            co = co.reshape(-1, 2).astype(np.float64)
+            if np.all(np.diff(co[:, 0]) > 0):
+                return np.interp(frames, co[:, 0], co[:, 1])
+    return np.array([fcurve.evaluate(float(f)) for f in frames])
+
+
+def exact_key_per_frame(obj: bpy.types.Object, frames: np.ndarray) -> list[int | None]:
+    """For each scene frame, the index of the one key block the evaluated mesh equals, else None."""
+    unknown: list[int | None] = [None] * len(frames)
+    key = obj.data.shape_keys
+    if obj.type != "MESH" or has_active_modifiers(obj) or obj.show_only_shape_key:
+        return unknown
+    if key is None:
+        return [BASIS] * len(frames)
+    blocks = list(key.key_blocks)
+    if not key.use_relative or any(b.relative_key != blocks[0] for b in blocks[1:]):
+        return unknown
+    fcurves = _fcurves_of(key)
+    if fcurves is None:
+        return unknown
+    by_path = {fc.data_path: fc for fc in fcurves if not fc.mute}
+    values = np.zeros((len(blocks), len(frames)))
+    for i, block in enumerate(blocks[1:], 1):
+        if block.mute:
+            continue
+        curve = by_path.get(f'key_blocks["{bpy.utils.escape_identifier(block.name)}"].value')
+        raw = _curve_values(curve, frames) if curve is not None else np.full(len(frames), block.value)
+        values[i] = np.clip(raw, block.slider_min, block.slider_max)
+        if block.vertex_group and np.any(values[i] != 0):
+            return unknown
+    result: list[int | None] = []
+    for column in values[1:].T:
+        nonzero = np.flatnonzero(column)
+        if len(nonzero) == 0:
+            result.append(BASIS)
+        elif len(nonzero) == 1 and column[nonzero[0]] == 1.0:
+            result.append(int(nonzero[0]) + 1)
+        else:
+            result.append(None)
+    return result
+
+
+def evaluated_positions(context: bpy.types.Context, obj: bpy.types.Object) -> np.ndarray:
+    """Vertex positions of ``obj`` with modifiers, shape keys and armatures applied, now."""
+    depsgraph = context.evaluated_depsgraph_get()
+    obj_eval = obj.evaluated_get(depsgraph)
+    mesh = obj_eval.to_mesh()
+    try:
+        return read_mesh_positions(mesh)
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: list[int],
+                    num_verts: int) -> SampledFrames:
+    """Positions at each scene frame in ``frames``."""
+    frame_array = np.asarray(frames, dtype=np.float64)
+    exact = exact_key_per_frame(obj, frame_array)
+    blocks = obj.data.shape_keys.key_blocks if obj.data.shape_keys else None
+    positions = np.empty((len(frames), num_verts, 3), dtype=np.float32)
+    names: list[str | None] = []
+    cache: dict[int, np.ndarray] = {}
+    for i, index in enumerate(exact):
+        if index is None:
+            names.append(None)
+            continue
+        if index not in cache:
+            cache[index] = (read_key_positions(blocks[index], num_verts) if blocks is not None
+                            else read_mesh_positions(obj.data))
+        positions[i] = cache[index]
+        names.append(blocks[index].name if blocks is not None and index != BASIS else None)
+    slow = [i for i, index in enumerate(exact) if index is None]
+    if slow:
+        scene = context.scene
+        current = scene.frame_current, scene.frame_subframe
+        try:
+            for i in slow:
+                scene.frame_set(int(frames[i]))
+                co = evaluated_positions(context, obj)
+                if len(co) != num_verts:
+                    raise FormatError(f"object {obj.name!r} has {len(co)} vertices at frame {frames[i]} "
+                                      f"but {num_verts} at the first frame; every frame needs the same vertices")
+                positions[i] = co
+        finally:
+            scene.frame_set(current[0], subframe=current[1])
+    return SampledFrames(positions, names, len(slow))
+
+
+def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_verts: int) -> SampledFrames:
+    """One frame per shape key after Basis (with modifiers applied if any), or one frame of the mesh."""
+    key = obj.data.shape_keys
+    if key is None or len(key.key_blocks) < 2:
+        co = evaluated_positions(context, obj)
+        return SampledFrames(co[None], [None], 1)
+    blocks = list(key.key_blocks)[1:]
+    if not has_active_modifiers(obj):
+        positions = np.stack([read_key_positions(b, num_verts) for b in blocks])
+        return SampledFrames(positions, [b.name for b in blocks], 0)
+    saved = obj.show_only_shape_key, obj.active_shape_key_index
+    positions = np.empty((len(blocks), num_verts, 3), dtype=np.float32)
+    try:
+        obj.show_only_shape_key = True
+        for i in range(len(blocks)):
+            obj.active_shape_key_index = i + 1
+            co = evaluated_positions(context, obj)
+            if len(co) != num_verts:
+                raise FormatError(f"object {obj.name!r}: shape key {blocks[i].name!r} changes the vertex count")
+            positions[i] = co
+    finally:
+        obj.show_only_shape_key, obj.active_shape_key_index = saved
+    return SampledFrames(positions, [b.name for b in blocks], len(blocks))

@@ -1,0 +1,313 @@
+"""Blender -> :class:`Md2Model`: frames, quantisation, normals, ST, skins, GL commands, limits.
+
+Frames come from the timeline (one MD2 frame per scene frame) or one per shape key. A frame the
+import created and the user did not change is written back with its original grid, bytes and
+normal indices; other frames get a grid from their bounds and normals from the mesh.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import bpy
+
+from ..formats.anorms import nearest_normal_index
+from ..formats.errors import FormatError
+from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
+from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
+from ..formats.quantize import on_grid, quantize, quantize_frames
+from ..importers.md2_import import ST_INDEX_ATTRIBUTE
+from ..importers.skin_images import material_image
+from .export_error import ExportError
+from .frame_sampling import sample_shape_keys, sample_timeline
+from .mesh_topology import Topology, object_topology
+from .vertex_normals import vertex_normals
+
+DEFAULT_SKIN_SIZE = 256
+
+
+@dataclass
+class Md2ExportOptions:
+    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS"
+    scale: float = 1.0
+    apply_transform: bool = True
+
+
+@dataclass
+class BuildResult:
+    model: Md2Model
+    warnings: list[str] = field(default_factory=list)
+    frames_kept: int = 0
+    frames_evaluated: int = 0
+
+
+@dataclass
+class _Part:
+    obj: bpy.types.Object
+    topology: Topology
+    positions: np.ndarray       # (F, V, 3) float64 in file units
+    key_names: list[str | None]
+    frames_evaluated: int = 0
+
+
+def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
+              progress: Callable[[float], None] | None = None) -> BuildResult:
+    meshes = [o for o in objects if o.type == "MESH"]
+    if not meshes:
+        raise ExportError("nothing to export: select at least one mesh object")
+    scene = context.scene
+    frames = list(range(scene.frame_start, scene.frame_end + 1))
+    parts = [_sample(context, obj, frames, options) for obj in meshes]
+    if progress:
+        progress(0.5)
+    num_frames = len(parts[0].positions)
+    for part in parts[1:]:
+        if len(part.positions) != num_frames:
+            raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
+                              f"{parts[0].obj.name!r} has {num_frames}; export them separately")
+    first = parts[0].obj
+    skin_width, skin_height = _skin_size(first)
+    names = _frame_names(scene, first, frames, parts[0].key_names, options)
+    offsets = np.cumsum([0] + [p.topology.num_vertices for p in parts])
+    tris_ccw = np.concatenate([p.topology.triangles + off for p, off in zip(parts, offsets)])
+    positions = np.concatenate([p.positions for p in parts], axis=1)
+    tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
+    st_table, tri_st = _st(parts, skin_width, skin_height)
+    skins = _skins(first, meshes)
+    _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
+
+    result = BuildResult(model=None)  # type: ignore[arg-type]
+    stored = _stored_frames(first) if len(parts) == 1 else {}
+    scale, translate, verts = quantize_frames(positions)
+    normals = np.zeros(verts.shape[:2], dtype=np.uint8)
+    recompute = np.ones(num_frames, dtype=bool)
+    for f, name in enumerate(names):
+        old = stored.get(name)
+        if old is None or old["verts"].shape[0] != positions.shape[1]:
+            continue
+        old_scale, old_translate = old["head"]["scale"], old["head"]["translate"]
+        q = quantize(positions[f], old_scale, old_translate)
+        if on_grid(positions[f], q, old_scale, old_translate):
+            scale[f], translate[f], verts[f] = old_scale, old_translate, q
+            if np.array_equal(q, old["verts"]["v"]):
+                normals[f] = old["verts"]["normal_index"]
+                recompute[f] = False
+    if recompute.any():
+        normals[recompute] = nearest_normal_index(vertex_normals(
+            np.asarray([dequantize_frame(verts[f], scale[f], translate[f]) for f in np.flatnonzero(recompute)]),
+            tris_ccw))
+    result.frames_kept = int((~recompute).sum())
+    result.frames_evaluated = sum(p.frames_evaluated for p in parts)
+    glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
+    result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
+                            tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
+                            frame_translate=translate, frame_verts=verts, frame_normals=normals,
+                            glcmds=glcmds)
+    if progress:
+        progress(1.0)
+    return result
+
+
+def dequantize_frame(verts: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> np.ndarray:
+    return verts.astype(np.float64) * scale.astype(np.float64) + translate.astype(np.float64)
+
+
+def _sample(context, obj: bpy.types.Object, frames: list[int], options: Md2ExportOptions) -> _Part:
+    topology = object_topology(context, obj, (ST_INDEX_ATTRIBUTE,))
+    if len(topology.triangles) == 0:
+        raise ExportError(f"object {obj.name!r} has no faces")
+    if topology.corner_uvs is None:
+        raise ExportError(f"object {obj.name!r} has no UV map; MD2 needs texture coordinates")
+    try:
+        if options.frame_source == "SHAPE_KEYS":
+            sampled = sample_shape_keys(context, obj, topology.num_vertices)
+        else:
+            sampled = sample_timeline(context, obj, frames, topology.num_vertices)
+    except FormatError as exc:
+        raise ExportError(str(exc)) from exc
+    positions = sampled.positions.astype(np.float64)
+    if options.apply_transform:
+        matrix = np.array(obj.matrix_world, dtype=np.float64)
+        if not np.array_equal(matrix, np.eye(4)):
+            positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
+    if options.scale != 1.0:
+        positions = positions * options.scale
+    if not np.all(np.isfinite(positions)):
+        raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+    return _Part(obj, topology, positions, sampled.key_names, sampled.evaluated_frames)
+
+
+def _skin_size(obj: bpy.types.Object) -> tuple[int, int]:
+    settings = obj.classic_model
+    if settings.skin_width > 0 and settings.skin_height > 0:
+        return settings.skin_width, settings.skin_height
+    for slot in obj.material_slots:
+        image = material_image(slot.material)
+        if image is not None and image.size[0] > 0:
+            return int(image.size[0]), int(image.size[1])
+    return DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE
+
+
+def _st(parts: list[_Part], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """ST table and per-triangle ST indices in file corner order (the inverse of the import's UVs)."""
+    uvs = np.concatenate([p.topology.corner_uvs for p in parts])[:, ::-1]
+    s = np.rint(uvs[..., 0] * width - 0.5)
+    t = np.rint((1.0 - uvs[..., 1]) * height - 0.5)
+    if not (np.all(np.isfinite(s)) and np.all(np.isfinite(t))):
+        raise ExportError(f"object {parts[0].obj.name!r} has non-finite UV coordinates")
+    if s.min() < -32768 or s.max() > 32767 or t.min() < -32768 or t.max() > 32767:
+        raise ExportError(f"object {parts[0].obj.name!r} has UVs too far outside the skin for 16-bit ST")
+    corner_st = np.stack([s, t], axis=-1).astype(np.int16)
+    if len(parts) == 1:
+        kept = _stored_st(parts[0], corner_st)
+        if kept is not None:
+            return kept
+    flat = corner_st.reshape(-1, 2)
+    unique, first, inverse = np.unique(flat, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return unique[order].astype(np.int16), rank[inverse.ravel()].reshape(-1, 3).astype(np.uint16)
+
+
+def _stored_st(part: _Part, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The imported ST table and indices, if they still give exactly these corner STs."""
+    blob = part.obj.data.get("md2_st")
+    index = part.topology.corner_int.get(ST_INDEX_ATTRIBUTE)
+    if blob is None or index is None:
+        return None
+    table = np.frombuffer(bytes(blob), dtype="<i2").reshape(-1, 2)
+    index = index[:, ::-1]
+    if index.min(initial=0) < 0 or index.max(initial=-1) >= len(table):
+        return None
+    if not np.array_equal(table[index], corner_st):
+        return None
+    return table.astype(np.int16), index.astype(np.uint16)
+
+
+def _stored_frames(obj: bpy.types.Object) -> dict[str, np.void]:
+    mesh = obj.data
+    blob, names = mesh.get("md2_frames"), mesh.get("md2_frame_names")
+    if blob is None or names is None or not len(names):
+        return {}
+    blob = bytes(blob)
+    if len(blob) % len(names):
+        return {}
+    num_xyz = (len(blob) // len(names) - 40) // 4
+    records = np.frombuffer(blob, dtype=frame_dtype(num_xyz), count=len(names))
+    return {str(name): records[i] for i, name in enumerate(names)}
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def _frame_names(scene, obj, frames: list[int], key_names: list[str | None],
+                 options: Md2ExportOptions) -> list[str]:
+    """Shape-key name where a frame is exactly a key; else the import's name; else <marker><nn>."""
+    stored = [str(n) for n in obj.data.get("md2_frame_names", [])]
+    offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
+    markers = sorted(((m.frame, m.name) for m in scene.timeline_markers), key=lambda fm: fm[0])
+    names = []
+    for i, key_name in enumerate(key_names):
+        if key_name:
+            names.append(key_name)
+            continue
+        frame = frames[i] if options.frame_source == "TIMELINE" else scene.frame_start + i
+        if 0 <= frame - offset < len(stored):
+            names.append(stored[frame - offset])
+            continue
+        before = [fm for fm in markers if fm[0] <= frame]
+        base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
+        names.append(f"{base}{frame - first + 1:02d}")
+    return names
+
+
+def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str]:
+    """Skin paths from the materials (the imported path, else ``<material>.pcx``)."""
+    names: list[str] = []
+    for obj in objects:
+        for slot in obj.material_slots:
+            mat = slot.material
+            if mat is None:
+                continue
+            skin = str(mat.get("md2_skin", ""))
+            if not skin:
+                image = material_image(mat)
+                stem = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
+                skin = f"{stem}.pcx"
+            if skin not in names:
+                names.append(skin)
+    stored = [str(s) for s in first.data.get("md2_skins", [])]
+    if stored and set(stored) == set(names):
+        return stored
+    return names
+
+
+def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_names: list[str],
+                  skins: list[str]) -> None:
+    problems = []
+    for what, count, limit in (("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
+                               ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)):
+        if count > limit:
+            problems.append(f"{count} {what}, {count - limit} over the limit of {limit}")
+    for frame_name in frame_names:
+        size = len(frame_name.encode("latin-1", "replace"))
+        if size >= FRAME_NAME_SIZE:
+            problems.append(f"frame name {frame_name!r} is {size} characters, "
+                            f"{size - LIMITS.frame_name} over the limit of {LIMITS.frame_name}")
+    for skin in skins:
+        size = len(skin.encode("latin-1", "replace"))
+        if size >= SKIN_NAME_SIZE:
+            problems.append(f"skin name {skin!r} is {size} characters, "
+                            f"{size - LIMITS.skin_name} over the limit of {LIMITS.skin_name}")
+    for text in frame_names + skins:
+        try:
+            text.encode("latin-1")
+        except UnicodeEncodeError:
+            problems.append(f"name {text!r} has characters that cannot be stored (Latin-1 only)")
+    if problems:
+        raise ExportError(f"{name}: cannot export as MD2: " + "; ".join(problems[:5])
+                          + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+
+
+def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st: np.ndarray,
+            st: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The imported GL commands if they still draw these triangles with these texels, else new ones."""
+    blob = first.data.get("md2_glcmds") if num_parts == 1 else None
+    if blob:
+        old = np.frombuffer(bytes(blob), dtype="<i4")
+        try:
+            drawn = glcmd_triangles(old, int(tri_xyz.max(initial=0)) + 1)
+        except FormatError:
+            drawn = None
+        if drawn is not None and _draws_same(drawn, tri_xyz, st[tri_st], width, height):
+            return old.copy()
+    return build_glcmds(tri_xyz, tri_st, st, width, height)
+
+
+def _canonical_order(verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rotate each triangle so its smallest vertex comes first (winding kept); sort the triangles."""
+    verts = np.asarray(verts, dtype=np.int64)
+    shift = np.argmin(verts, axis=1)
+    cols = (shift[:, None] + np.arange(3)[None, :]) % 3
+    rotated = np.take_along_axis(verts, cols, axis=1)
+    order = np.lexsort(rotated.T[::-1])
+    return rotated[order], (order, cols[order])
+
+
+def _draws_same(drawn, tri_xyz: np.ndarray, corner_st: np.ndarray, width: int, height: int) -> bool:
+    """Same triangles with the same winding, each corner's GL texel within the same skin texel."""
+    verts, s, t = drawn
+    if len(verts) != len(tri_xyz):
+        return False
+    a, (a_order, a_cols) = _canonical_order(verts)
+    b, (b_order, b_cols) = _canonical_order(tri_xyz)
+    if not np.array_equal(a, b):
+        return False
+    gl = np.stack([np.take_along_axis(np.asarray(s)[a_order], a_cols, 1) * width,
+                   np.take_along_axis(np.asarray(t)[a_order], a_cols, 1) * height], axis=-1)
+    texel = np.take_along_axis(corner_st[b_order], b_cols[..., None], 1).astype(np.float64) + 0.5
+    return bool(np.all(np.abs(gl - texel) <= 0.5 + 1e-3))

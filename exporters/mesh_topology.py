@@ -1,0 +1,53 @@
+"""Triangles, corners and UVs of a mesh object as numpy arrays (triangulated as Blender does)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+from .frame_sampling import has_active_modifiers
+
+
+@dataclass
+class Topology:
+    num_vertices: int
+    triangles: np.ndarray              # (T, 3) vertex indices, counter-clockwise (Blender order)
+    corner_uvs: np.ndarray | None      # (T, 3, 2) float64 UVs of each triangle corner
+    corner_int: dict[str, np.ndarray]  # (T, 3) per-corner integer attributes by name
+
+
+def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Topology:
+    mesh.calc_loop_triangles()
+    count = len(mesh.loop_triangles)
+    tris = np.empty(count * 3, dtype=np.int32)
+    loops = np.empty(count * 3, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("vertices", tris)
+    mesh.loop_triangles.foreach_get("loops", loops)
+    uvs = None
+    layer = mesh.uv_layers.active
+    if layer is not None:
+        flat = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+        layer.uv.foreach_get("vector", flat)
+        uvs = flat.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
+    extra = {}
+    for name in int_attributes:
+        attr = mesh.attributes.get(name)
+        if attr is not None and attr.domain == "CORNER" and attr.data_type == "INT":
+            values = np.empty(len(mesh.loops), dtype=np.int32)
+            attr.data.foreach_get("value", values)
+            extra[name] = values[loops].reshape(count, 3)
+    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra)
+
+
+def object_topology(context: bpy.types.Context, obj: bpy.types.Object,
+                    int_attributes: tuple[str, ...] = ()) -> Topology:
+    """Topology of ``obj`` as exported: the evaluated mesh when modifiers are active."""
+    if not has_active_modifiers(obj):
+        return _read_topology(obj.data, int_attributes)
+    obj_eval = obj.evaluated_get(context.evaluated_depsgraph_get())
+    mesh = obj_eval.to_mesh()
+    try:
+        return _read_topology(mesh, int_attributes)
+    finally:
+        obj_eval.to_mesh_clear()

@@ -1,0 +1,46 @@
+"""The one "collect objects, build, write, report" path every export operator goes through."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import bpy
+
+from ..formats.errors import FormatError
+from .export_error import ExportError
+
+Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], list[str]]
+
+
+def export_objects(operator: bpy.types.Operator, context: bpy.types.Context) -> list[bpy.types.Object]:
+    """The collection's objects (collection exporter), else the selected ones."""
+    name = getattr(operator, "collection", "")
+    if name:
+        collection = bpy.data.collections.get(name)
+        return list(collection.all_objects) if collection is not None else []
+    if getattr(operator, "use_selection", True):
+        return [o for o in context.selected_objects]
+    return [o for o in context.view_layer.objects if o.visible_get()]
+
+
+def export_file(operator: bpy.types.Operator, context: bpy.types.Context, exporter: Exporter,
+                options: Any) -> set[str]:
+    """Run ``exporter`` with progress; report its warnings, or the reason nothing was written."""
+    path = Path(bpy.path.abspath(operator.filepath))
+    objects = export_objects(operator, context)
+    wm = context.window_manager
+    wm.progress_begin(0, 1)
+    try:
+        warnings = exporter(context, path, objects, options)
+    except (ExportError, FormatError) as exc:
+        operator.report({"ERROR"}, f"{path.name}: {exc}")
+        return {"CANCELLED"}
+    except OSError as exc:
+        operator.report({"ERROR"}, f"{path}: could not write: {exc.strerror or exc}; the old file is untouched")
+        return {"CANCELLED"}
+    finally:
+        wm.progress_end()
+    for warning in warnings:
+        operator.report({"WARNING"}, warning)
+    operator.report({"INFO"}, f"Exported {path}")
+    return {"FINISHED"}

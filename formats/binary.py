@@ -1,0 +1,53 @@
+"""Bounds-checked reads from a byte buffer.
+
+Every read checks the byte count against the buffer before touching it, so a header that claims
+two billion records fails with :class:`FormatError` instead of allocating.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import FormatError
+
+
+def check_span(data: bytes, offset: int, size: int, field: str) -> None:
+    """Raise unless ``data[offset:offset+size]`` lies inside the buffer."""
+    if offset < 0 or size < 0 or offset + size > len(data):
+        raise FormatError(
+            f"needs {size} bytes at offset {offset}, file has {len(data)}",
+            field=field, offset=offset)
+
+
+def read_records(data: bytes, offset: int, dtype: np.dtype, count: int, field: str) -> np.ndarray:
+    """``count`` records of ``dtype`` at ``offset``, copied out of the buffer."""
+    dtype = np.dtype(dtype)
+    if count < 0:
+        raise FormatError(f"negative count {count}", field=field, offset=offset)
+    check_span(data, offset, dtype.itemsize * count, field)
+    return np.frombuffer(data, dtype=dtype, count=count, offset=offset).copy()
+
+
+def read_struct(data: bytes, offset: int, dtype: np.dtype, field: str) -> np.void:
+    """One record of ``dtype`` at ``offset``."""
+    return read_records(data, offset, dtype, 1, field)[0]
+
+
+def decode_name(raw: bytes) -> str:
+    """A NUL-padded fixed-size name: bytes up to the first NUL, as Latin-1 (never fails)."""
+    return raw.split(b"\0", 1)[0].decode("latin-1")
+
+
+def encode_name(name: str, size: int, field: str) -> bytes:
+    """``name`` as Latin-1, NUL-padded to ``size`` bytes with at least one NUL."""
+    try:
+        raw = name.encode("latin-1")
+    except UnicodeEncodeError as exc:
+        raise FormatError(f"name {name!r} has characters outside Latin-1", field=field) from exc
+    if len(raw) >= size:
+        raise FormatError(f"name {name!r} is {len(raw)} bytes, at most {size - 1} fit", field=field)
+    return raw.ljust(size, b"\0")
+
+
+def require_finite(values: np.ndarray, field: str, offset: int) -> None:
+    if not np.all(np.isfinite(values)):
+        raise FormatError("non-finite float", field=field, offset=offset)

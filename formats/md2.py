@@ -1,0 +1,223 @@
+"""Quake II MD2 ("IDP2", version 8): parse bytes into :class:`Md2Model` and serialize it back.
+
+Layout (all little-endian; see seeds/000 and reference/format-notes.md)::
+
+    header      17 x int32: ident "IDP2", version 8, skinwidth, skinheight, framesize,
+                num_skins, num_xyz, num_st, num_tris, num_glcmds, num_frames,
+                ofs_skins, ofs_st, ofs_tris, ofs_frames, ofs_glcmds, ofs_end
+    skins       num_skins x char[64]            NUL-padded paths relative to the game directory
+    st          num_st x {int16 s, t}           texel coordinates in skin pixels
+    triangles   num_tris x {uint16 index_xyz[3], index_st[3]}   clockwise seen from the front
+    frames      num_frames x framesize bytes:   float scale[3], translate[3]; char name[16];
+                {uint8 x, y, z, normal_index}[num_xyz]
+                position = byte * scale + translate
+    glcmds      num_glcmds x int32 (see :mod:`formats.md2_glcmds`)
+
+Bytes after ``ofs_end`` are ignored.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
+from .errors import FormatError
+
+IDENT = b"IDP2"
+VERSION = 8
+
+HEADER = np.dtype([
+    ("ident", "S4"), ("version", "<i4"),
+    ("skinwidth", "<i4"), ("skinheight", "<i4"), ("framesize", "<i4"),
+    ("num_skins", "<i4"), ("num_xyz", "<i4"), ("num_st", "<i4"), ("num_tris", "<i4"),
+    ("num_glcmds", "<i4"), ("num_frames", "<i4"),
+    ("ofs_skins", "<i4"), ("ofs_st", "<i4"), ("ofs_tris", "<i4"), ("ofs_frames", "<i4"),
+    ("ofs_glcmds", "<i4"), ("ofs_end", "<i4"),
+])
+SKIN = np.dtype("S64")
+ST = np.dtype([("s", "<i2"), ("t", "<i2")])
+TRIANGLE = np.dtype([("index_xyz", "<u2", (3,)), ("index_st", "<u2", (3,))])
+FRAME_HEADER = np.dtype([("scale", "<f4", (3,)), ("translate", "<f4", (3,)), ("name", "S16")])
+VERTEX = np.dtype([("v", "u1", (3,)), ("normal_index", "u1")])
+
+SKIN_NAME_SIZE = 64
+FRAME_NAME_SIZE = 16
+
+
+@dataclass(frozen=True)
+class Md2Limits:
+    """Engine limits from qfiles.h."""
+    vertices: int = 2048
+    triangles: int = 4096
+    frames: int = 512
+    skins: int = 32
+    skin_name: int = SKIN_NAME_SIZE - 1
+    frame_name: int = FRAME_NAME_SIZE - 1
+
+
+LIMITS = Md2Limits()
+
+
+@dataclass
+class Md2Model:
+    """Everything an MD2 file holds.
+
+    ``frame_verts[f, i]`` is the packed (x, y, z) of vertex i in frame f, decoded with
+    ``frame_scale[f]`` and ``frame_translate[f]``; ``glcmds`` is the raw int32 command list.
+    """
+    skin_width: int
+    skin_height: int
+    skins: list[str]
+    st: np.ndarray                 # (num_st, 2) int16
+    tri_xyz: np.ndarray            # (num_tris, 3) uint16
+    tri_st: np.ndarray             # (num_tris, 3) uint16
+    frame_names: list[str]
+    frame_scale: np.ndarray        # (num_frames, 3) float32
+    frame_translate: np.ndarray    # (num_frames, 3) float32
+    frame_verts: np.ndarray        # (num_frames, num_xyz, 3) uint8
+    frame_normals: np.ndarray      # (num_frames, num_xyz) uint8
+    glcmds: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype="<i4"))
+
+    @property
+    def num_frames(self) -> int:
+        return len(self.frame_names)
+
+    @property
+    def num_vertices(self) -> int:
+        return self.frame_verts.shape[1]
+
+    def positions(self) -> np.ndarray:
+        """(num_frames, num_xyz, 3) float32 decoded positions."""
+        return (self.frame_verts.astype(np.float32) * self.frame_scale[:, None, :]
+                + self.frame_translate[:, None, :]).astype(np.float32)
+
+
+def _block(header: np.void, count_field: str, ofs_field: str, itemsize: int, data: bytes) -> tuple[int, int]:
+    count = int(header[count_field])
+    offset = int(header[ofs_field])
+    if count < 0:
+        raise FormatError(f"negative count {count}", field=count_field, offset=_field_offset(count_field))
+    if offset < 0 or offset > len(data):
+        raise FormatError(f"offset {offset} outside the file of {len(data)} bytes",
+                          field=ofs_field, offset=_field_offset(ofs_field))
+    check_span(data, offset, count * itemsize, f"{count_field} x {itemsize} bytes at {ofs_field}")
+    return count, offset
+
+
+def _field_offset(name: str) -> int:
+    return HEADER.fields[name][1]
+
+
+def parse_md2(data: bytes) -> Md2Model:
+    """Decode an MD2 file; raises :class:`FormatError` for anything malformed."""
+    data = bytes(data)
+    header = read_struct(data, 0, HEADER, "header")
+    if header["ident"] != IDENT:
+        raise FormatError(f"magic is {bytes(header['ident'])!r}, expected {IDENT!r}", field="ident", offset=0)
+    if int(header["version"]) != VERSION:
+        raise FormatError(f"version is {int(header['version'])}, expected {VERSION}", field="version", offset=4)
+    ofs_end = int(header["ofs_end"])
+    if ofs_end > len(data):
+        raise FormatError(f"file is truncated: ofs_end is {ofs_end}, file has {len(data)} bytes",
+                          field="ofs_end", offset=_field_offset("ofs_end"))
+    skin_width, skin_height = int(header["skinwidth"]), int(header["skinheight"])
+    if skin_width <= 0 or skin_height <= 0:
+        raise FormatError(f"skin size {skin_width}x{skin_height} is not positive",
+                          field="skinwidth", offset=_field_offset("skinwidth"))
+    num_xyz = int(header["num_xyz"])
+    if num_xyz <= 0:
+        raise FormatError(f"num_xyz is {num_xyz}: a model needs vertices", field="num_xyz",
+                          offset=_field_offset("num_xyz"))
+    framesize = int(header["framesize"])
+    min_framesize = FRAME_HEADER.itemsize + VERTEX.itemsize * num_xyz
+    if framesize < min_framesize:
+        raise FormatError(f"framesize {framesize} is smaller than the {min_framesize} bytes "
+                          f"{num_xyz} vertices need", field="framesize", offset=_field_offset("framesize"))
+
+    num_skins, ofs_skins = _block(header, "num_skins", "ofs_skins", SKIN.itemsize, data)
+    num_st, ofs_st = _block(header, "num_st", "ofs_st", ST.itemsize, data)
+    num_tris, ofs_tris = _block(header, "num_tris", "ofs_tris", TRIANGLE.itemsize, data)
+    num_frames, ofs_frames = _block(header, "num_frames", "ofs_frames", framesize, data)
+    num_glcmds, ofs_glcmds = _block(header, "num_glcmds", "ofs_glcmds", 4, data)
+    if num_frames == 0:
+        raise FormatError("num_frames is 0: a model needs at least one frame", field="num_frames",
+                          offset=_field_offset("num_frames"))
+
+    skins = [decode_name(bytes(s)) for s in read_records(data, ofs_skins, SKIN, num_skins, "skins")]
+    st_rec = read_records(data, ofs_st, ST, num_st, "st")
+    st = np.stack([st_rec["s"], st_rec["t"]], axis=1) if num_st else np.zeros((0, 2), np.int16)
+    tris = read_records(data, ofs_tris, TRIANGLE, num_tris, "triangles")
+    tri_xyz = np.ascontiguousarray(tris["index_xyz"])
+    tri_st = np.ascontiguousarray(tris["index_st"])
+    _check_indices(tri_xyz, num_xyz, "index_xyz", ofs_tris, 0)
+    _check_indices(tri_st, num_st, "index_st", ofs_tris, 6)
+
+    frames = read_records(data, ofs_frames, frame_dtype(num_xyz, framesize), num_frames, "frames")
+    scale = np.ascontiguousarray(frames["head"]["scale"], dtype=np.float32)
+    translate = np.ascontiguousarray(frames["head"]["translate"], dtype=np.float32)
+    for f in range(num_frames):
+        require_finite(scale[f], f"frame {f} scale", ofs_frames + f * framesize)
+        require_finite(translate[f], f"frame {f} translate", ofs_frames + f * framesize + 12)
+    names = [decode_name(bytes(n)) for n in frames["head"]["name"]]
+    verts = frames["verts"]
+    glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")
+    return Md2Model(
+        skin_width=skin_width, skin_height=skin_height, skins=skins, st=st.astype(np.int16),
+        tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
+        frame_translate=translate, frame_verts=np.ascontiguousarray(verts["v"]),
+        frame_normals=np.ascontiguousarray(verts["normal_index"]), glcmds=glcmds)
+
+
+def frame_dtype(num_xyz: int, framesize: int | None = None) -> np.dtype:
+    """One frame record: header then ``num_xyz`` vertices, padded to ``framesize`` bytes."""
+    size = framesize or FRAME_HEADER.itemsize + VERTEX.itemsize * num_xyz
+    return np.dtype({"names": ["head", "verts"], "formats": [FRAME_HEADER, (VERTEX, (num_xyz,))],
+                     "offsets": [0, FRAME_HEADER.itemsize], "itemsize": size})
+
+
+def frame_records(model: Md2Model) -> np.ndarray:
+    """The model's frames as packed records (``frame_dtype``), as they are written to the file."""
+    num_frames, num_xyz = model.frame_verts.shape[:2]
+    frames = np.zeros(num_frames, frame_dtype(num_xyz))
+    frames["head"]["scale"] = model.frame_scale
+    frames["head"]["translate"] = model.frame_translate
+    frames["head"]["name"] = [encode_name(n, FRAME_NAME_SIZE, "frame name") for n in model.frame_names]
+    frames["verts"]["v"] = model.frame_verts
+    frames["verts"]["normal_index"] = model.frame_normals
+    return frames
+
+
+def _check_indices(indices: np.ndarray, count: int, field: str, base: int, field_offset: int) -> None:
+    if indices.size and int(indices.max()) >= count:
+        tri = int(np.argmax(indices.max(axis=1) >= count))
+        raise FormatError(f"triangle {tri} {field} {int(indices[tri].max())} is out of range (count {count})",
+                          field=field, offset=base + tri * TRIANGLE.itemsize + field_offset)
+
+
+def serialize_md2(model: Md2Model) -> bytes:
+    """Encode ``model`` in the order qdata writes: skins, st, triangles, frames, glcmds."""
+    num_frames, num_xyz = model.frame_verts.shape[:2]
+    if len(model.frame_names) != num_frames:
+        raise FormatError(f"{len(model.frame_names)} frame names for {num_frames} frames", field="frames")
+    skins = b"".join(encode_name(s, SKIN_NAME_SIZE, "skin name") for s in model.skins)
+    st = np.zeros(len(model.st), ST)
+    st["s"], st["t"] = model.st[:, 0], model.st[:, 1]
+    tris = np.zeros(len(model.tri_xyz), TRIANGLE)
+    tris["index_xyz"], tris["index_st"] = model.tri_xyz, model.tri_st
+    frames = frame_records(model)
+    glcmds = np.asarray(model.glcmds, dtype="<i4")
+
+    header = np.zeros((), HEADER)
+    header["ident"], header["version"] = IDENT, VERSION
+    header["skinwidth"], header["skinheight"] = model.skin_width, model.skin_height
+    header["framesize"] = frames.dtype.itemsize
+    header["num_skins"], header["num_xyz"], header["num_st"] = len(model.skins), num_xyz, len(st)
+    header["num_tris"], header["num_glcmds"], header["num_frames"] = len(tris), len(glcmds), num_frames
+    offset = HEADER.itemsize
+    blocks = [skins, st.tobytes(), tris.tobytes(), frames.tobytes(), glcmds.tobytes()]
+    for name, block in zip(("ofs_skins", "ofs_st", "ofs_tris", "ofs_frames", "ofs_glcmds"), blocks):
+        header[name] = offset
+        offset += len(block)
+    header["ofs_end"] = offset
+    return header.tobytes() + b"".join(blocks)

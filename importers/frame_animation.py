@@ -1,0 +1,106 @@
+"""Per-frame shape keys played on the timeline, shared by MD2 and MDL.
+
+File frame i is shape key i (after Basis); its value is keyed 0 at scene frame ``start + i - 1``,
+1 at ``start + i`` and 0 at ``start + i + 1`` with linear interpolation, so the timeline blends
+neighbouring frames linearly as the engines do. A marker starts each animation.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+_TRAILING_DIGITS = re.compile(r"\d+$")
+
+
+@dataclass
+class Animation:
+    """A run of consecutive frames sharing a name: file frames [first, last]."""
+    name: str
+    first: int
+    last: int
+
+
+def animation_name(frame_name: str) -> str:
+    """``run12`` -> ``run``: the frame name without its trailing digits."""
+    return _TRAILING_DIGITS.sub("", frame_name) or frame_name
+
+
+def group_animations(frame_names: list[str]) -> list[Animation]:
+    """Consecutive frames with the same animation name form one animation."""
+    animations: list[Animation] = []
+    for i, name in enumerate(frame_names):
+        base = animation_name(name)
+        if animations and animations[-1].name == base and animations[-1].last == i - 1:
+            animations[-1].last = i
+        else:
+            animations.append(Animation(base, i, i))
+    return animations
+
+
+def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.ndarray) -> list[bpy.types.ShapeKey]:
+    """Basis (the first frame) plus one shape key per frame, values set to 0."""
+    basis = obj.shape_key_add(name="Basis", from_mix=False)
+    basis.value = 0.0
+    keys = []
+    for name, co in zip(names, positions):
+        key = obj.shape_key_add(name=name, from_mix=False)
+        key.value = 0.0
+        flat = np.ascontiguousarray(co, dtype=np.float32).ravel()
+        try:
+            key.points.foreach_set("co", flat)
+        except AttributeError:
+            key.data.foreach_set("co", flat)
+        keys.append(key)
+    obj.data.shape_keys.use_relative = True
+    return keys
+
+
+def new_action_fcurves(id_block: bpy.types.ID, action_name: str, data_paths: list[str]) -> list[bpy.types.FCurve]:
+    """A new action assigned to ``id_block`` with one F-curve per data path (4.2 to 5.x)."""
+    action = bpy.data.actions.new(action_name)
+    anim = id_block.animation_data or id_block.animation_data_create()
+    if hasattr(action, "slots"):
+        from bpy_extras import anim_utils
+        slot = action.slots.new(id_type=id_block.id_type, name=id_block.name)
+        anim.action = action
+        anim.action_slot = slot
+        channels = anim_utils.action_ensure_channelbag_for_slot(action, slot).fcurves
+    else:
+        anim.action = action
+        channels = action.fcurves
+    return [channels.new(path) for path in data_paths]
+
+
+def set_linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
+    points = fcurve.keyframe_points
+    points.add(len(frames))
+    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+    points.foreach_set("interpolation", np.ones(len(frames), dtype=np.int32))
+    fcurve.update()
+
+
+def animate_frame_keys(key: bpy.types.Key, keys: list[bpy.types.ShapeKey], start: int, action_name: str) -> None:
+    """Key each frame's value so file frame i plays at scene frame ``start + i``."""
+    paths = [f'key_blocks["{bpy.utils.escape_identifier(k.name)}"].value' for k in keys]
+    count = len(keys)
+    for i, fcurve in enumerate(new_action_fcurves(key, action_name, paths)):
+        offsets = np.array([o for o in (-1, 0, 1) if 0 <= i + o < count], dtype=np.float32)
+        set_linear_keys(fcurve, start + i + offsets, (offsets == 0).astype(np.float32))
+
+
+def add_markers(scene: bpy.types.Scene, animations: list[Animation], start: int) -> None:
+    """One marker at the first frame of each animation (skipped if the same one is there)."""
+    existing = {(m.name, m.frame) for m in scene.timeline_markers}
+    for anim in animations:
+        if (anim.name, start + anim.first) not in existing:
+            scene.timeline_markers.new(anim.name, frame=start + anim.first)
+
+
+def set_scene_timing(scene: bpy.types.Scene, start: int, num_frames: int, fps: int) -> None:
+    scene.render.fps = fps
+    scene.render.fps_base = 1.0
+    scene.frame_start = start
+    scene.frame_end = max(start + num_frames - 1, start)

@@ -1,0 +1,120 @@
+"""Quake II MD2 -> Blender: one mesh object per file, a shape key per frame, skins as materials.
+
+Vertex i of the file is mesh vertex i and triangle i is polygon i, with the corner order reversed
+(MD2 stores triangles clockwise seen from the front; format-notes "Winding"). UVs sit at texel
+centres: ``u = (s + 0.5) / skinwidth``, ``v = 1 - (t + 0.5) / skinheight``.
+The file's packed frames and GL commands are kept on the mesh (``md2_frames``, ``md2_glcmds``) so
+an untouched export writes the same bytes back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import bpy
+
+from ..formats.anorms import anorms
+from ..formats.errors import FormatError
+from ..formats.md2 import Md2Model, frame_records, parse_md2
+from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
+from .frame_animation import (add_frame_shape_keys, add_markers, animate_frame_keys, group_animations,
+                              set_scene_timing)
+from .results import ImportResult
+from .skin_images import load_skin_image, skin_material
+from .skin_lookup import find_skin
+from .transaction import datablock_transaction
+
+MD2_FPS = 10
+ST_INDEX_ATTRIBUTE = "md2_st_index"
+
+
+@dataclass
+class Md2ImportOptions:
+    scale: float = 1.0
+    use_file_normals: bool = False
+    load_skins: bool = True
+
+
+def read_md2(path: Path) -> Md2Model:
+    try:
+        return parse_md2(path.read_bytes())
+    except FormatError as exc:
+        raise exc.with_filename(str(path))
+
+
+def md2_corner_uvs(model: Md2Model, tri_st: np.ndarray) -> np.ndarray:
+    """(num_tris * 3, 2) UVs at texel centres for the given (already reordered) ST indices."""
+    st = model.st[tri_st].reshape(-1, 2).astype(np.float64)
+    u = (st[:, 0] + 0.5) / model.skin_width
+    v = 1.0 - (st[:, 1] + 0.5) / model.skin_height
+    return np.column_stack([u, v]).astype(np.float32)
+
+
+def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions) -> ImportResult:
+    """Read ``path`` and build its object in the active collection; all or nothing."""
+    model = read_md2(path)
+    result = ImportResult()
+    scene = context.scene
+    with datablock_transaction(scene):
+        obj = _build_object(model, path, options, result)
+        start = scene.frame_start
+        keys = add_frame_shape_keys(obj, model.frame_names, model.positions() * options.scale)
+        animate_frame_keys(obj.data.shape_keys, keys, start, f"{path.stem}_frames")
+        animations = group_animations(model.frame_names)
+        add_markers(scene, animations, start)
+        set_scene_timing(scene, start, model.num_frames, MD2_FPS)
+        settings = obj.classic_model
+        settings.source_format = "MD2"
+        settings.skin_width, settings.skin_height = model.skin_width, model.skin_height
+        settings.frame_offset = start
+        for anim in animations:
+            item = settings.animations.add()
+            item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last
+        context.view_layer.active_layer_collection.collection.objects.link(obj)
+    result.objects.append(obj)
+    return result
+
+
+def _build_object(model: Md2Model, path: Path, options: Md2ImportOptions, result: ImportResult) -> bpy.types.Object:
+    keep = drop_degenerate(model.tri_xyz)
+    if not keep.all():
+        result.warnings.append(f"{path.name}: dropped {int((~keep).sum())} degenerate triangle(s) "
+                               "that use a vertex twice")
+    corners = model.tri_xyz[keep][:, ::-1]
+    uvs = md2_corner_uvs(model, model.tri_st[keep][:, ::-1])
+    positions = model.positions() * options.scale
+    mesh = build_triangle_mesh(path.stem, positions[0], corners, uvs)
+    st_index = mesh.attributes.new(ST_INDEX_ATTRIBUTE, "INT", "CORNER")
+    st_index.data.foreach_set("value", model.tri_st[keep][:, ::-1].astype(np.int32).ravel())
+    mesh["md2_st"] = np.ascontiguousarray(model.st, dtype="<i2").tobytes()
+    if options.use_file_normals:
+        set_custom_normals(mesh, anorms()[model.frame_normals[0]])
+    mesh["md2_frames"] = frame_records(model).tobytes()
+    mesh["md2_frame_names"] = list(model.frame_names)
+    mesh["md2_glcmds"] = np.asarray(model.glcmds, dtype="<i4").tobytes()
+    mesh["md2_skins"] = list(model.skins)
+    mesh["md2_scale"] = options.scale
+    obj = bpy.data.objects.new(path.stem, mesh)
+    if options.load_skins:
+        for material in _skin_materials(model, path, result):
+            mesh.materials.append(material)
+    return obj
+
+
+def _skin_materials(model: Md2Model, path: Path, result: ImportResult) -> list[bpy.types.Material]:
+    materials = []
+    for skin in dict.fromkeys(model.skins):
+        lookup = find_skin(path, skin)
+        image = None
+        if lookup.path is not None:
+            try:
+                image = load_skin_image(lookup.path)
+            except (FormatError, OSError) as exc:
+                result.warnings.append(f"{path.name}: skin {skin!r} could not be loaded: {exc}")
+        elif lookup.warning:
+            result.warnings.append(f"{path.name}: {lookup.warning}")
+        material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image)
+        material["md2_skin"] = skin
+        materials.append(material)
+    return materials

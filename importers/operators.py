@@ -1,0 +1,45 @@
+"""File > Import operators. Each is properties -> options -> one call to ``import_files``."""
+from __future__ import annotations
+
+import bpy
+from bpy.props import BoolProperty, CollectionProperty, FloatProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper
+
+from .md2_import import Md2ImportOptions, import_md2
+from .run_import import import_files, operator_paths
+
+
+class ImportOperatorBase(ImportHelper):
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    def invoke(self, context, event):
+        if hasattr(self, "invoke_popup"):
+            return self.invoke_popup(context)
+        return super().invoke(context, event)
+
+
+class IMPORT_SCENE_OT_md2(bpy.types.Operator, ImportOperatorBase):
+    """Import Quake II MD2 models: a mesh with one shape key per frame, animated on the timeline"""
+    bl_idname = "import_scene.md2"
+    bl_label = "Import Quake II Model"
+
+    filename_ext = ".md2"
+    filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
+
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
+                         description="Multiply coordinates (1 Quake unit = 1 Blender unit by default)")
+    use_file_normals: BoolProperty(name="File Normals", default=False,
+                                   description="Use the first frame's stored normals as custom normals")
+    load_skins: BoolProperty(name="Load Skins", default=True,
+                             description="Find the skin images next to the model or in the game directory")
+
+    def execute(self, context):
+        options = Md2ImportOptions(scale=self.scale, use_file_normals=self.use_file_normals,
+                                   load_skins=self.load_skins)
+        return import_files(self, context, operator_paths(self), import_md2, options)
+
+
+CLASSES = (IMPORT_SCENE_OT_md2,)

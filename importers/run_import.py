@@ -1,0 +1,57 @@
+"""The one "read, build, report" loop every import operator and drop handler goes through."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import bpy
+
+from ..formats.errors import FormatError
+from .results import ImportResult
+
+Importer = Callable[[bpy.types.Context, Path, Any], ImportResult]
+
+
+def operator_paths(operator: bpy.types.Operator) -> list[Path]:
+    """The files an import operator was given: ``files`` in ``directory``, else ``filepath``."""
+    directory = Path(operator.directory) if getattr(operator, "directory", "") else None
+    names = [f.name for f in getattr(operator, "files", []) if f.name]
+    if directory is not None and names:
+        return [directory / name for name in names]
+    return [Path(operator.filepath)]
+
+
+def import_files(operator: bpy.types.Operator, context: bpy.types.Context, paths: list[Path],
+                 importer: Importer, options: Any) -> set[str]:
+    """Import each path with progress; report warnings and per-file errors through ``operator``."""
+    wm = context.window_manager
+    imported: list[bpy.types.Object] = []
+    errors: list[str] = []
+    wm.progress_begin(0, max(len(paths), 1))
+    try:
+        for done, path in enumerate(paths, 1):
+            try:
+                result = importer(context, path, options)
+            except FormatError as exc:
+                errors.append(str(exc) if exc.filename else f"{path}: {exc}")
+            except OSError as exc:
+                errors.append(f"{path}: cannot read: {exc.strerror or exc}")
+            except MemoryError:
+                errors.append(f"{path}: not enough memory to import")
+            else:
+                imported.extend(result.objects)
+                for warning in result.warnings:
+                    operator.report({"WARNING"}, warning)
+            wm.progress_update(done)
+    finally:
+        wm.progress_end()
+    if imported:
+        for obj in context.view_layer.objects:
+            obj.select_set(False)
+        for obj in imported:
+            obj.select_set(True)
+        context.view_layer.objects.active = imported[-1]
+        operator.report({"INFO"}, f"Imported {len(imported)} object(s) from {len(paths) - len(errors)} file(s)")
+    for error in errors:
+        operator.report({"ERROR"}, error)
+    return {"FINISHED"} if imported else {"CANCELLED"}

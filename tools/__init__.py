@@ -1,0 +1,1 @@
+"""Developer tools: loading the checkout into the bpy wheel, demo, benchmark, building the zip."""

@@ -1,0 +1,93 @@
+"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview."""
+from __future__ import annotations
+
+import bpy
+from bpy.props import BoolProperty
+
+
+def _active_animation(context: bpy.types.Context):
+    obj = context.object
+    if obj is None or not obj.classic_model.animations:
+        return None
+    settings = obj.classic_model
+    index = min(settings.active_animation, len(settings.animations) - 1)
+    return settings.animations[index]
+
+
+class CLASSIC_MODELS_UL_animations(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.label(text=item.name, icon="ACTION")
+        row.label(text=f"{item.frame_start}-{item.frame_end}")
+
+
+class CLASSIC_MODELS_OT_play_animation(bpy.types.Operator):
+    """Jump to the selected animation, or set the preview range to it"""
+    bl_idname = "classic_models.play_animation"
+    bl_label = "Go to Animation"
+    bl_options = {"REGISTER", "UNDO"}
+
+    set_preview_range: BoolProperty(name="Set Preview Range", default=False)
+
+    @classmethod
+    def poll(cls, context):
+        return _active_animation(context) is not None
+
+    def execute(self, context):
+        anim = _active_animation(context)
+        scene = context.scene
+        scene.frame_set(anim.frame_start)
+        if self.set_preview_range:
+            scene.use_preview_range = True
+            scene.frame_preview_start, scene.frame_preview_end = anim.frame_start, anim.frame_end
+        return {"FINISHED"}
+
+
+class CLASSIC_MODELS_OT_clear_preview(bpy.types.Operator):
+    """Play the whole file again"""
+    bl_idname = "classic_models.clear_preview_range"
+    bl_label = "Whole Timeline"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        context.scene.use_preview_range = False
+        return {"FINISHED"}
+
+
+class VIEW3D_PT_classic_model(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Model"
+    bl_label = "Classic Model"
+
+    @classmethod
+    def poll(cls, context):
+        return context.object is not None and context.object.classic_model.source_format != ""
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.object.classic_model
+        col = layout.column(align=True)
+        col.label(text=f"Imported from {settings.source_format}")
+        if settings.skin_width:
+            col.label(text=f"Skin size {settings.skin_width} x {settings.skin_height}")
+        layout.template_list("CLASSIC_MODELS_UL_animations", "", settings, "animations",
+                             settings, "active_animation", rows=6)
+        row = layout.row(align=True)
+        row.operator(CLASSIC_MODELS_OT_play_animation.bl_idname, text="Go To", icon="PLAY").set_preview_range = False
+        row.operator(CLASSIC_MODELS_OT_play_animation.bl_idname, text="Preview", icon="PREVIEW_RANGE").set_preview_range = True
+        row.operator(CLASSIC_MODELS_OT_clear_preview.bl_idname, text="", icon="X")
+
+
+CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,
+           VIEW3D_PT_classic_model)
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+
+
+def unregister() -> None:
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)
