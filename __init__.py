@@ -1,30 +1,33 @@
 """Classic Game Models: Quake II MD2, Quake MDL and MilkShape 3D MS3D import and export.
 
 Registration only; the codecs live in ``formats``, the Blender side in ``importers``,
-``exporters`` and ``ui``.
+``exporters`` and ``ui``. Blender modules are imported inside ``register`` so that test tools can
+import this package (and the bpy-free ``formats``) without Blender.
 """
 from __future__ import annotations
 
-import bpy
 
-from .exporters import operators as export_operators
-from .importers import operators as import_operators
-from .ui import menus, panel, properties
-
-_OPERATORS = (*import_operators.CLASSES, *export_operators.CLASSES)
+def _classes():
+    from .exporters import operators as export_operators
+    from .importers import operators as import_operators
+    return (*import_operators.CLASSES, *export_operators.CLASSES)
 
 
 def register() -> None:
+    import bpy
+    from .ui import menus, panel, properties
     properties.register()
-    for cls in _OPERATORS:
+    for cls in _classes():
         bpy.utils.register_class(cls)
     panel.register()
     menus.register()
 
 
 def unregister() -> None:
+    import bpy
+    from .ui import menus, panel, properties
     menus.unregister()
     panel.unregister()
-    for cls in reversed(_OPERATORS):
+    for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)
     properties.unregister()

@@ -121,6 +121,10 @@ def parse_md2(data: bytes) -> Md2Model:
     if ofs_end > len(data):
         raise FormatError(f"file is truncated: ofs_end is {ofs_end}, file has {len(data)} bytes",
                           field="ofs_end", offset=_field_offset("ofs_end"))
+    if ofs_end < HEADER.itemsize:
+        raise FormatError(f"ofs_end {ofs_end} is inside the header", field="ofs_end",
+                          offset=_field_offset("ofs_end"))
+    data = data[:ofs_end]
     skin_width, skin_height = int(header["skinwidth"]), int(header["skinheight"])
     if skin_width <= 0 or skin_height <= 0:
         raise FormatError(f"skin size {skin_width}x{skin_height} is not positive",

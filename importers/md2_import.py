@@ -107,13 +107,13 @@ def _skin_materials(model: Md2Model, path: Path, result: ImportResult) -> list[b
     for skin in dict.fromkeys(model.skins):
         lookup = find_skin(path, skin)
         image = None
+        if lookup.warning:
+            result.warnings.append(f"{path.name}: {lookup.warning}")
         if lookup.path is not None:
             try:
                 image = load_skin_image(lookup.path)
             except (FormatError, OSError) as exc:
                 result.warnings.append(f"{path.name}: skin {skin!r} could not be loaded: {exc}")
-        elif lookup.warning:
-            result.warnings.append(f"{path.name}: {lookup.warning}")
         material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image)
         material["md2_skin"] = skin
         materials.append(material)

@@ -1,0 +1,179 @@
+"""Find the image file a model's stored skin name refers to, without trusting the name.
+
+Skin names are paths relative to the game directory (``players/male/grunt.pcx``,
+``models/monsters/tank/skin.pcx``), sometimes with backslashes, and their case rarely matches the
+files on a case-sensitive disk.  The search, cheapest first:
+
+1. next to the model: the skin's base name, then the same stem with each other extension;
+2. under the game directory, inferred by walking up the model's ancestors to one whose join with
+   the skin's directory part names an existing directory (matched case-insensitively, one
+   component at a time).  Ancestors where that directory is the model's own folder, or contains
+   it, are preferred; nearer ancestors before farther ones.
+
+Directories are listed with :func:`os.scandir`, one listing per directory visited; nothing is
+walked recursively.  A candidate is returned only if, with symlinks resolved, it lies inside the
+model's folder tree or the game directory it was found under.  Bpy-free.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+DEFAULT_EXTENSIONS = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp")
+
+_SEPARATORS = re.compile(r"[\\/]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass
+class SkinLookup:
+    """Where the skin is (``path``, None if not found or refused) and what the user should hear.
+
+    ``warning`` is None for a plain hit; it explains a refusal or a miss, and also notes a hit
+    that needed another extension or skipped a candidate leading outside the allowed folders.
+    """
+    path: Path | None
+    warning: str | None = None
+
+
+@dataclass
+class _Search:
+    listings: dict[Path, dict[str, list[str]]] = field(default_factory=dict)
+    looked_in: list[Path] = field(default_factory=list)
+    escaped: list[Path] = field(default_factory=list)
+
+    def listing(self, directory: Path) -> dict[str, list[str]]:
+        """Lower-cased entry name -> the entry names with that spelling, exact names first sorted."""
+        if directory not in self.listings:
+            names: dict[str, list[str]] = {}
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        names.setdefault(entry.name.lower(), []).append(entry.name)
+            except OSError:
+                pass
+            for spellings in names.values():
+                spellings.sort()
+            self.listings[directory] = names
+        return self.listings[directory]
+
+    def child(self, directory: Path, name: str, *, want_dir: bool) -> Path | None:
+        spellings = self.listing(directory).get(name.lower(), [])
+        ordered = ([name] if name in spellings else []) + [s for s in spellings if s != name]
+        for spelling in ordered:
+            candidate = directory / spelling
+            if candidate.is_dir() if want_dir else candidate.is_file():
+                return candidate
+        return None
+
+    def directory(self, root: Path, parts: list[str]) -> Path | None:
+        current = root
+        for part in parts:
+            found = self.child(current, part, want_dir=True)
+            if found is None:
+                return None
+            current = found
+        return current
+
+    def file(self, directory: Path, names: list[str], roots: list[Path]) -> Path | None:
+        if directory not in self.looked_in:
+            self.looked_in.append(directory)
+        for name in names:
+            candidate = self.child(directory, name, want_dir=False)
+            if candidate is None:
+                continue
+            if _inside_any(candidate, roots):
+                return candidate
+            if candidate not in self.escaped:
+                self.escaped.append(candidate)
+        return None
+
+
+def _inside_any(candidate: Path, roots: list[Path]) -> bool:
+    try:
+        resolved = candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return any(resolved.is_relative_to(root) for root in roots)
+
+
+def _resolve_root(directory: Path) -> Path:
+    try:
+        return directory.resolve()
+    except (OSError, RuntimeError):
+        return directory
+
+
+def _refusal(skin_name: str) -> str | None:
+    if not skin_name.strip():
+        return "the skin name is empty"
+    if skin_name.startswith(("/", "\\")) or _DRIVE.match(skin_name):
+        return f"skin {skin_name!r} is an absolute path; only game-relative paths are looked up"
+    if ".." in _SEPARATORS.split(skin_name):
+        return f"skin {skin_name!r} contains '..'; it could name a file outside the game directory"
+    if "\0" in skin_name:
+        return f"skin {skin_name!r} contains a NUL byte"
+    return None
+
+
+def _candidate_names(base: str, extensions: tuple[str, ...]) -> list[str]:
+    stem, stored = os.path.splitext(base)
+    if not stem:
+        stem, stored = base, ""
+    names = [base] if stored else []
+    for ext in extensions:
+        if ext.lower() != stored.lower():
+            names.append(stem + ext)
+    return names
+
+
+def _ancestors(directory: Path) -> list[Path]:
+    return [directory, *directory.parents]
+
+
+def find_skin(model_path: Path, skin_name: str,
+              extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> SkinLookup:
+    """Locate ``skin_name`` (as stored in the model) for the model file at ``model_path``."""
+    refusal = _refusal(skin_name.strip())
+    if refusal is not None:
+        return SkinLookup(None, refusal)
+    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    if not parts:
+        return SkinLookup(None, f"skin {skin_name!r} names no file")
+    dir_parts, base = parts[:-1], parts[-1]
+    names = _candidate_names(base, tuple(extensions))
+    model_dir = Path(os.path.abspath(model_path)).parent
+    model_root = _resolve_root(model_dir)
+    search = _Search()
+
+    found = search.file(model_dir, names, [model_root])
+    game_dirs: list[tuple[int, int, Path, Path]] = []
+    if found is None and dir_parts:
+        for distance, ancestor in enumerate(_ancestors(model_dir)):
+            skin_dir = search.directory(ancestor, dir_parts)
+            if skin_dir is not None:
+                contains_model = model_dir == skin_dir or model_dir.is_relative_to(skin_dir)
+                game_dirs.append((0 if contains_model else 1, distance, ancestor, skin_dir))
+        for _, _, game_dir, skin_dir in sorted(game_dirs, key=lambda item: item[:2]):
+            found = search.file(skin_dir, names, [model_root, _resolve_root(game_dir)])
+            if found is not None:
+                break
+
+    notes = []
+    escaped = [p for p in search.escaped if p != found]
+    if escaped:
+        outside = ", ".join(str(p) for p in escaped)
+        notes.append(f"ignored {outside}: it leads outside the model's folder and the game directory")
+    if found is None:
+        tried = ", ".join(dict.fromkeys(PurePath(n).suffix or n for n in names))
+        looked = ", ".join(str(p) for p in search.looked_in)
+        message = f"skin {skin_name!r} not found (tried {tried}) in {looked}"
+        if dir_parts and not game_dirs:
+            message += (f"; no folder above the model holds {'/'.join(dir_parts)!r}, "
+                        f"so the game directory is unknown")
+        return SkinLookup(None, "; ".join([message, *notes]))
+    if found.name.lower() != base.lower():
+        notes.insert(0, f"skin {skin_name!r} not found as stored; using {found.name}")
+    return SkinLookup(found, "; ".join(notes) or None)

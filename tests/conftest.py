@@ -1,0 +1,40 @@
+"""Shared fixtures: the corpus, the extension loaded into bpy, a clean scene per test."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+CORPUS = CHECKOUT.parent / "shared" / "corpus"
+sys.path.insert(0, str(CHECKOUT))
+
+
+def corpus_files(pattern: str) -> list[Path]:
+    """Corpus files matching ``pattern`` (e.g. ``md2/*/*.md2``); empty if the corpus is absent."""
+    return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
+
+
+def corpus_params(pattern: str) -> list:
+    """pytest params for each corpus file, or one skipped param saying why there are none."""
+    files = corpus_files(pattern)
+    if not files:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"))]
+    return [pytest.param(f, id=f"{f.parent.name}/{f.name}") for f in files]
+
+
+@pytest.fixture(scope="session")
+def extension():
+    """The extension enabled in this bpy (module name); skips if bpy cannot be imported."""
+    pytest.importorskip("bpy", reason="bpy is not installed in this Python")
+    from tools.load_extension import enable_extension
+    return enable_extension()
+
+
+@pytest.fixture
+def bpy_scene(extension):
+    """An empty scene with the extension enabled; yields bpy."""
+    import bpy
+    bpy.ops.wm.read_homefile(use_empty=True)
+    yield bpy
