@@ -41,7 +41,8 @@ def load_skin_image(path: Path) -> bpy.types.Image:
 def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Material:
     """A node material showing ``image`` with nearest-texel sampling, as the old engines did."""
     material = bpy.data.materials.new(name)
-    material.use_nodes = True
+    if bpy.app.version < (5, 0, 0):
+        material.use_nodes = True
     tree = material.node_tree
     bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
     if bsdf is not None:
@@ -57,7 +58,7 @@ def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Materia
 
 def material_image(material: bpy.types.Material | None) -> bpy.types.Image | None:
     """The first image texture in ``material``'s node tree, if any."""
-    if material is None or not material.use_nodes or material.node_tree is None:
+    if material is None or material.node_tree is None:
         return None
     for node in material.node_tree.nodes:
         if node.type == "TEX_IMAGE" and node.image is not None:

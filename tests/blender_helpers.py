@@ -1,0 +1,40 @@
+"""Reading Blender data back as numpy for the tests."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def key_positions(obj, name: str) -> np.ndarray:
+    block = obj.data.shape_keys.key_blocks[name]
+    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    block.data.foreach_get("co", flat)
+    return flat.reshape(-1, 3)
+
+
+def polygon_vertices(mesh) -> np.ndarray:
+    flat = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", flat)
+    return flat.reshape(-1, 3)
+
+
+def corner_uvs(mesh) -> np.ndarray:
+    flat = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+    mesh.uv_layers.active.uv.foreach_get("vector", flat)
+    return flat.reshape(-1, 3, 2)
+
+
+def evaluated_positions(bpy, obj) -> np.ndarray:
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    obj_eval = obj.evaluated_get(depsgraph)
+    mesh = obj_eval.to_mesh()
+    flat = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", flat)
+    obj_eval.to_mesh_clear()
+    return flat.reshape(-1, 3)
+
+
+def datablock_counts(bpy) -> dict[str, int]:
+    names = ("objects", "meshes", "materials", "images", "actions", "shape_keys", "collections")
+    counts = {name: len(getattr(bpy.data, name)) for name in names}
+    counts["markers"] = len(bpy.context.scene.timeline_markers)
+    return counts
