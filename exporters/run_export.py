@@ -28,6 +28,9 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     """Run ``exporter`` with progress; report its warnings, or the reason nothing was written."""
     path = Path(bpy.path.abspath(operator.filepath))
     objects = export_objects(operator, context)
+    for obj in objects:
+        if obj.mode == "EDIT":
+            obj.update_from_editmode()
     wm = context.window_manager
     wm.progress_begin(0, 1)
     try:

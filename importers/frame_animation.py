@@ -100,7 +100,10 @@ def add_markers(scene: bpy.types.Scene, animations: list[Animation], start: int)
 
 
 def set_scene_timing(scene: bpy.types.Scene, start: int, num_frames: int, fps: int) -> None:
+    """Play the whole file; a scene that already shows imported models keeps the longest range."""
+    others = any(o.classic_model.source_format for o in scene.objects)
+    end = start + max(num_frames, 1) - 1
     scene.render.fps = fps
     scene.render.fps_base = 1.0
     scene.frame_start = start
-    scene.frame_end = max(start + num_frames - 1, start)
+    scene.frame_end = max(scene.frame_end, end) if others else end

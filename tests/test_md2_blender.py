@@ -217,11 +217,12 @@ def test_failure_inside_the_build_removes_everything(bpy_scene, tmp_path, monkey
 
 def test_multi_file_import_like_a_drop(bpy_scene, tmp_path):
     bpy = bpy_scene
-    for name, seed in (("a.md2", 1), ("b.md2", 2)):
-        (tmp_path / name).write_bytes(serialize_md2(grid_model(seed=seed)))
+    for name, frames in (("a.md2", 7), ("b.md2", 3)):
+        (tmp_path / name).write_bytes(serialize_md2(grid_model(frames=frames)))
     result = bpy.ops.import_scene.md2(directory=str(tmp_path), files=[{"name": "a.md2"}, {"name": "b.md2"}])
     assert result == {"FINISHED"}
     assert sorted(o.name for o in bpy.context.scene.objects) == ["a", "b"]
+    assert (bpy.context.scene.frame_start, bpy.context.scene.frame_end) == (1, 7)
 
 
 def test_file_handler_routes_md2_to_the_operators(bpy_scene):
