@@ -21,6 +21,7 @@ def atomic_write(path: Path, data: bytes, verify: Callable[[bytes], object] | No
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _target_mode(path))
         written = tmp.read_bytes()
         if written != data:
             raise OSError(f"{path}: the data read back differs from what was written")
@@ -30,3 +31,13 @@ def atomic_write(path: Path, data: bytes, verify: Callable[[bytes], object] | No
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _target_mode(path: Path) -> int:
+    """The replaced file's permissions, else what a plain ``open`` would give (0666 less umask)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -3,8 +3,9 @@
 Vertex i of the file is mesh vertex i and triangle i is polygon i, with the corner order reversed
 (MD2 stores triangles clockwise seen from the front; format-notes "Winding"). UVs sit at texel
 centres: ``u = (s + 0.5) / skinwidth``, ``v = 1 - (t + 0.5) / skinheight``.
-The file's packed frames and GL commands are kept on the mesh (``md2_frames``, ``md2_glcmds``) so
-an untouched export writes the same bytes back.
+The file's packed frames, ST table and GL commands are kept on the mesh (``md2_frames``,
+``md2_st``, ``md2_glcmds``, corner attribute ``md2_st_index``) so an untouched export writes the
+same data back (only junk bytes after the NUL of a name are not kept).
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ last frame); animations follow one another in reading order, each in its own thr
 alternate slot shading tells them apart. An object without animations gets up to nine frames
 spread over the scene range. An orthographic camera frames the model's bounds over every frame, so
 tiles share one scale and poses can be compared. Scene settings the renders change are restored
-and the datablocks they create are removed, so the sheet leaves the file as it was.
+and the datablocks they create are removed (Blender keeps its usual ``Render Result``).
 
 Needs ``bpy``; import this module only after :func:`tools.load_extension.enable_extension`.
 """
@@ -24,6 +24,7 @@ from mathutils import Matrix, Vector
 TILES_PER_ANIMATION = 3
 MAX_PLAIN_FRAMES = 9
 SLOT_SHADES = ((0.20, 0.21, 0.24), (0.27, 0.28, 0.32))
+EMPTY_SHADE = (0.12, 0.12, 0.14)
 
 
 def sheet_frames(scene: bpy.types.Scene, obj: bpy.types.Object) -> list[list[int]]:
@@ -166,7 +167,8 @@ def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path
     scene.collection.objects.link(camera)
     saved_frame = scene.frame_current
     per_row, rows = sheet_layout([len(g) for g in groups])
-    sheet = np.zeros((rows * tile_size, per_row * TILES_PER_ANIMATION * tile_size, 3), dtype=np.float32)
+    sheet = np.empty((rows * tile_size, per_row * TILES_PER_ANIMATION * tile_size, 3), dtype=np.float32)
+    sheet[:] = EMPTY_SHADE
     try:
         with _restored(_render_settings(scene)), tempfile.TemporaryDirectory(prefix="contact_sheet_") as tmp:
             _use_workbench(scene, camera, tile_size)

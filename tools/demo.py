@@ -223,7 +223,7 @@ def import_model(context, path: Path):
     try:
         bpy.ops.import_scene.md2(filepath=str(path))
     except RuntimeError as exc:
-        raise DemoError(f"could not import {path}: {operator_message(exc)}") from exc
+        raise DemoError(f"import failed: {operator_message(exc)}") from exc
     obj = context.view_layer.objects.active
     if obj is None or obj.type != "MESH":
         raise DemoError(f"could not import {path}: the importer created no mesh")
