@@ -18,7 +18,7 @@ from ..formats.anorms import nearest_normal_index
 from ..formats.errors import FormatError
 from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
-from ..formats.quantize import on_grid, quantize, quantize_frames
+from ..formats.quantize import dequantize, frames_on_grid, quantize, quantize_frames
 from ..importers.md2_import import ST_INDEX_ATTRIBUTE
 from ..importers.skin_images import material_image
 from .export_error import ExportError
@@ -48,7 +48,7 @@ class BuildResult:
 class _Part:
     obj: bpy.types.Object
     topology: Topology
-    positions: np.ndarray       # (F, V, 3) float64 in file units
+    positions: np.ndarray       # (F, V, 3) float32 (float64 once transformed) in file units
     key_names: list[str | None]
     frames_evaluated: int = 0
 
@@ -80,26 +80,13 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
     result = BuildResult(model=None)  # type: ignore[arg-type]
-    stored = _stored_frames(first) if len(parts) == 1 else {}
-    scale, translate, verts = quantize_frames(positions)
-    normals = np.zeros(verts.shape[:2], dtype=np.uint8)
-    recompute = np.ones(num_frames, dtype=bool)
-    for f, name in enumerate(names):
-        old = stored.get(name)
-        if old is None or old["verts"].shape[0] != positions.shape[1]:
-            continue
-        old_scale, old_translate = old["head"]["scale"], old["head"]["translate"]
-        q = quantize(positions[f], old_scale, old_translate)
-        if on_grid(positions[f], q, old_scale, old_translate):
-            scale[f], translate[f], verts[f] = old_scale, old_translate, q
-            if np.array_equal(q, old["verts"]["v"]):
-                normals[f] = old["verts"]["normal_index"]
-                recompute[f] = False
-    if recompute.any():
+    stored = _stored_frames(first, positions.shape[1]) if len(parts) == 1 else None
+    scale, translate, verts, normals, kept = _quantize(positions, names, stored)
+    if not kept.all():
+        recompute = np.flatnonzero(~kept)
         normals[recompute] = nearest_normal_index(vertex_normals(
-            np.asarray([dequantize_frame(verts[f], scale[f], translate[f]) for f in np.flatnonzero(recompute)]),
-            tris_ccw))
-    result.frames_kept = int((~recompute).sum())
+            dequantize(verts[recompute], scale[recompute], translate[recompute]), tris_ccw))
+    result.frames_kept = int(kept.sum())
     result.frames_evaluated = sum(p.frames_evaluated for p in parts)
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
@@ -109,10 +96,6 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if progress:
         progress(1.0)
     return result
-
-
-def dequantize_frame(verts: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> np.ndarray:
-    return verts.astype(np.float64) * scale.astype(np.float64) + translate.astype(np.float64)
 
 
 def _sample(context, obj: bpy.types.Object, frames: list[int], options: Md2ExportOptions) -> _Part:
@@ -128,13 +111,13 @@ def _sample(context, obj: bpy.types.Object, frames: list[int], options: Md2Expor
             sampled = sample_timeline(context, obj, frames, topology.num_vertices)
     except FormatError as exc:
         raise ExportError(str(exc)) from exc
-    positions = sampled.positions.astype(np.float64)
+    positions = sampled.positions
     if options.apply_transform:
         matrix = np.array(obj.matrix_world, dtype=np.float64)
         if not np.array_equal(matrix, np.eye(4)):
-            positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
+            positions = positions.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     if options.scale != 1.0:
-        positions = positions * options.scale
+        positions = positions.astype(np.float64) * options.scale
     if not np.all(np.isfinite(positions)):
         raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
     return _Part(obj, topology, positions, sampled.key_names, sampled.evaluated_frames)
@@ -188,17 +171,57 @@ def _stored_st(part: _Part, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return table.astype(np.int16), index.astype(np.uint16)
 
 
-def _stored_frames(obj: bpy.types.Object) -> dict[str, np.void]:
+@dataclass
+class _StoredFrames:
+    """The frames the import kept on the mesh, by frame name."""
+    index: dict[str, int]
+    scale: np.ndarray       # (N, 3) float32
+    translate: np.ndarray   # (N, 3) float32
+    verts: np.ndarray       # (N, V, 3) uint8
+    normals: np.ndarray     # (N, V) uint8
+
+
+def _stored_frames(obj: bpy.types.Object, num_vertices: int) -> _StoredFrames | None:
     mesh = obj.data
     blob, names = mesh.get("md2_frames"), mesh.get("md2_frame_names")
     if blob is None or names is None or not len(names):
-        return {}
+        return None
     blob = bytes(blob)
-    if len(blob) % len(names):
-        return {}
-    num_xyz = (len(blob) // len(names) - 40) // 4
-    records = np.frombuffer(blob, dtype=frame_dtype(num_xyz), count=len(names))
-    return {str(name): records[i] for i, name in enumerate(names)}
+    if len(blob) != len(names) * frame_dtype(num_vertices).itemsize:
+        return None
+    records = np.frombuffer(blob, dtype=frame_dtype(num_vertices))
+    return _StoredFrames({str(n): i for i, n in enumerate(names)}, records["head"]["scale"],
+                         records["head"]["translate"], records["verts"]["v"], records["verts"]["normal_index"])
+
+
+def _quantize(positions: np.ndarray, names: list[str], stored: _StoredFrames | None):
+    """Grids, bytes and normals per frame; ``kept`` marks frames written back exactly as imported.
+
+    A frame the import created keeps its grid while every vertex still lies on it; a frame whose
+    bytes are also unchanged keeps its normal indices. Other frames get a grid from their bounds.
+    """
+    count = len(names)
+    match = np.array([stored.index.get(n, -1) for n in names] if stored else [-1] * count, dtype=np.int64)
+    has = match >= 0
+    scale = np.empty((count, 3), np.float32)
+    translate = np.empty((count, 3), np.float32)
+    verts = np.empty(positions.shape, np.uint8)
+    normals = np.zeros(positions.shape[:2], np.uint8)
+    kept = np.zeros(count, dtype=bool)
+    if has.any():
+        scale[has], translate[has] = stored.scale[match[has]], stored.translate[match[has]]
+        verts[has] = stored.verts[match[has]]
+        decoded = dequantize(verts[has], scale[has], translate[has])
+        kept[has] = np.all(decoded == positions[has], axis=(1, 2))
+        moved = has & ~kept
+        if moved.any():
+            verts[moved] = quantize(positions[moved], scale[moved], translate[moved])
+            has[moved] = frames_on_grid(positions[moved], verts[moved], scale[moved], translate[moved])
+            kept[moved] = has[moved] & np.all(verts[moved] == stored.verts[match[moved]], axis=(1, 2))
+        normals[kept] = stored.normals[match[kept]]
+    if not has.all():
+        scale[~has], translate[~has], verts[~has] = quantize_frames(positions[~has])
+    return scale, translate, verts, normals, kept
 
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")

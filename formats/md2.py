@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
+from .binary import check_span, decode_name, encode_name, read_records, read_struct
 from .errors import FormatError
 
 IDENT = b"IDP2"
@@ -160,9 +160,12 @@ def parse_md2(data: bytes) -> Md2Model:
     frames = read_records(data, ofs_frames, frame_dtype(num_xyz, framesize), num_frames, "frames")
     scale = np.ascontiguousarray(frames["head"]["scale"], dtype=np.float32)
     translate = np.ascontiguousarray(frames["head"]["translate"], dtype=np.float32)
-    for f in range(num_frames):
-        require_finite(scale[f], f"frame {f} scale", ofs_frames + f * framesize)
-        require_finite(translate[f], f"frame {f} translate", ofs_frames + f * framesize + 12)
+    bad = ~(np.isfinite(scale).all(axis=1) & np.isfinite(translate).all(axis=1))
+    if bad.any():
+        f = int(np.argmax(bad))
+        what = "scale" if not np.isfinite(scale[f]).all() else "translate"
+        raise FormatError("non-finite float", field=f"frame {f} {what}",
+                          offset=ofs_frames + f * framesize + (0 if what == "scale" else 12))
     names = [decode_name(bytes(n)) for n in frames["head"]["name"]]
     verts = frames["verts"]
     glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")

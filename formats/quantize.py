@@ -16,13 +16,18 @@ def grid_from_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def quantize(positions: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> np.ndarray:
-    """Nearest bytes for (..., V, 3) positions on the grid (scale, translate of shape (..., 3))."""
-    pos = np.asarray(positions, dtype=np.float64)
-    s = np.asarray(scale, dtype=np.float64)[..., None, :]
-    t = np.asarray(translate, dtype=np.float64)[..., None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.where(s > 0, np.rint((pos - t) / np.where(s > 0, s, 1.0)), 0.0)
-    return np.clip(q, 0, 255).astype(np.uint8)
+    """Nearest bytes for (..., V, 3) positions on the grid (scale, translate of shape (..., 3)).
+
+    Works in the positions' own precision (float32 positions stay float32: on-grid values are
+    within a few ulps of an integer, far from a rounding boundary).
+    """
+    pos = np.asarray(positions)
+    dtype = pos.dtype if pos.dtype in (np.float32, np.float64) else np.float64
+    s = np.asarray(scale, dtype=dtype)[..., None, :]
+    t = np.asarray(translate, dtype=dtype)[..., None, :]
+    inverse = np.divide(1.0, s, out=np.zeros_like(s), where=s > 0)
+    q = np.rint((pos.astype(dtype, copy=False) - t) * inverse)
+    return np.clip(q, 0, 255, out=q).astype(np.uint8)
 
 
 def dequantize(verts: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> np.ndarray:
@@ -33,14 +38,20 @@ def dequantize(verts: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> n
 
 def quantize_frames(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-frame grids from each frame's bounds, then bytes: (scale (F,3), translate (F,3), verts)."""
-    pos = np.asarray(positions, dtype=np.float64)
-    scale, translate = grid_from_bounds(pos.min(axis=1), pos.max(axis=1))
+    pos = np.asarray(positions)
+    scale, translate = grid_from_bounds(pos.min(axis=-2), pos.max(axis=-2))
     return scale, translate, quantize(pos, scale, translate)
 
 
-def on_grid(positions: np.ndarray, verts: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> bool:
-    """True if every position is the decoded value of its byte (to float32 precision)."""
-    decoded = dequantize(verts, scale, translate).astype(np.float64)
-    pos = np.asarray(positions, dtype=np.float64)
-    tolerance = 1e-3 * np.asarray(scale, np.float64)[..., None, :] + 4e-7 * np.maximum(np.abs(pos), 1.0)
-    return bool(np.all(np.abs(decoded - pos) <= tolerance))
+def frames_on_grid(positions: np.ndarray, verts: np.ndarray, scale: np.ndarray,
+                   translate: np.ndarray) -> np.ndarray:
+    """(F,) True where every position of the frame is the decoded value of its byte.
+
+    The tolerance is a thousandth of a step plus float32 rounding of the largest coordinate.
+    """
+    scale = np.asarray(scale, np.float32)
+    translate = np.asarray(translate, np.float32)
+    extent = np.maximum(np.abs(translate) + 255 * np.abs(scale), 1.0)
+    tolerance = (1e-3 * scale + 4e-7 * extent)[:, None, :]
+    error = np.abs(dequantize(verts, scale, translate) - np.asarray(positions, np.float32))
+    return np.all(error <= tolerance, axis=(1, 2))

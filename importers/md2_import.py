@@ -57,10 +57,13 @@ def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions
     model = read_md2(path)
     result = ImportResult()
     scene = context.scene
+    positions = model.positions()
+    if options.scale != 1.0:
+        positions *= np.float32(options.scale)
     with datablock_transaction(scene):
-        obj = _build_object(model, path, options, result)
+        obj = _build_object(model, path, positions[0], options, result)
         start = scene.frame_start
-        keys = add_frame_shape_keys(obj, model.frame_names, model.positions() * options.scale)
+        keys = add_frame_shape_keys(obj, model.frame_names, positions)
         animate_frame_keys(obj.data.shape_keys, keys, start, f"{path.stem}_frames")
         animations = group_animations(model.frame_names)
         add_markers(scene, animations, start)
@@ -77,15 +80,15 @@ def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions
     return result
 
 
-def _build_object(model: Md2Model, path: Path, options: Md2ImportOptions, result: ImportResult) -> bpy.types.Object:
+def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options: Md2ImportOptions,
+                  result: ImportResult) -> bpy.types.Object:
     keep = drop_degenerate(model.tri_xyz)
     if not keep.all():
         result.warnings.append(f"{path.name}: dropped {int((~keep).sum())} degenerate triangle(s) "
                                "that use a vertex twice")
     corners = model.tri_xyz[keep][:, ::-1]
     uvs = md2_corner_uvs(model, model.tri_st[keep][:, ::-1])
-    positions = model.positions() * options.scale
-    mesh = build_triangle_mesh(path.stem, positions[0], corners, uvs)
+    mesh = build_triangle_mesh(path.stem, first_frame, corners, uvs)
     st_index = mesh.attributes.new(ST_INDEX_ATTRIBUTE, "INT", "CORNER")
     st_index.data.foreach_set("value", model.tri_st[keep][:, ::-1].astype(np.int32).ravel())
     mesh["md2_st"] = np.ascontiguousarray(model.st, dtype="<i2").tobytes()

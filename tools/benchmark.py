@@ -25,9 +25,10 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 CORPUS_MD2 = CHECKOUT.parent / "shared" / "corpus" / "md2"
@@ -240,6 +241,20 @@ def format_table(rows: list[list[str]], markdown: bool) -> str:
     return "\n".join([fmt(HEADERS), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
+@contextmanager
+def reports_to_stderr() -> Iterator[None]:
+    """Send what Blender prints (operator reports) to stderr, so stdout holds only the table."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the best is kept (default 3)")
@@ -261,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         synthetic.write_bytes(serialize_md2(model))
         cases.append(Case("synthetic (engine limits)", synthetic, model.num_vertices,
                           len(model.tri_xyz), model.num_frames))
-        results = [(case, run_case(bpy, case, repeat, out_dir)) for case in cases]
+        with reports_to_stderr():
+            results = [(case, run_case(bpy, case, repeat, out_dir)) for case in cases]
 
     print(f"bpy {bpy.app.version_string}, Python {sys.version.split()[0]}, best of {repeat}")
     for note in notes:
