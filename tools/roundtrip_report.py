@@ -1,0 +1,88 @@
+"""Import every corpus MD2, export it untouched, and tabulate what came back identical.
+
+    .venvs/bpy-5.0/bin/python tools/roundtrip_report.py [FILES...] [--markdown]
+
+Without FILES it reads ``../shared/corpus/md2``. Columns: per-corner vertex bytes, normal indices
+and ST of every frame; frame names, skins, skin size, per-frame scale/translate; GL commands word
+for word; and whole-file bytes (with the count of differing bytes when not identical).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+if str(CHECKOUT) not in sys.path:
+    sys.path.insert(0, str(CHECKOUT))
+
+from tools.load_extension import enable_extension  # noqa: E402
+
+CORPUS = CHECKOUT.parent / "shared" / "corpus" / "md2"
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "NO"
+
+
+def compare(path: Path, out: Path) -> list[str]:
+    import bpy
+    from formats.errors import FormatError
+    from formats.md2 import parse_md2
+    try:
+        original = parse_md2(path.read_bytes())
+    except FormatError as exc:
+        return [f"{path.parent.name}/{path.name}", "refused: " + str(exc).split(": ")[-1]] + [""] * 5
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.md2(filepath=str(path))
+    bpy.ops.export_scene.md2(filepath=str(out))
+    again = parse_md2(out.read_bytes())
+    xyz_a, xyz_b = original.tri_xyz.astype(int), again.tri_xyz.astype(int)
+    corners = (np.array_equal(original.frame_verts[:, xyz_a], again.frame_verts[:, xyz_b])
+               and np.array_equal(original.frame_normals[:, xyz_a], again.frame_normals[:, xyz_b])
+               and np.array_equal(original.st[original.tri_st.astype(int)], again.st[again.tri_st.astype(int)]))
+    header = (original.frame_names == again.frame_names and original.skins == again.skins
+              and (original.skin_width, original.skin_height) == (again.skin_width, again.skin_height)
+              and np.array_equal(original.frame_scale, again.frame_scale)
+              and np.array_equal(original.frame_translate, again.frame_translate))
+    a, b = path.read_bytes(), out.read_bytes()
+    if a == b:
+        same_bytes = "yes"
+    else:
+        size = min(len(a), len(b))
+        diff = int(np.count_nonzero(np.frombuffer(a[:size], np.uint8) != np.frombuffer(b[:size], np.uint8)))
+        same_bytes = f"{diff + abs(len(a) - len(b))} bytes differ"
+    return [f"{path.parent.name}/{path.name}", f"{original.num_frames} x {original.num_vertices} / {len(original.tri_xyz)}",
+            _yes(corners), _yes(header), _yes(np.array_equal(original.glcmds, again.glcmds)), same_bytes]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    files = args.files or sorted(CORPUS.glob("*/*.md2"))
+    if not files:
+        print(f"no MD2 files given and no corpus at {CORPUS}", file=sys.stderr)
+        return 1
+    enable_extension()
+    columns = ["file", "frames x verts / tris", "corners identical", "names, skins, grids", "GL commands", "file bytes"]
+    from tools.benchmark import reports_to_stderr
+    with tempfile.TemporaryDirectory() as tmp, reports_to_stderr():
+        rows = [compare(f, Path(tmp) / "out.md2") for f in files]
+    if args.markdown:
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "---|" * len(columns))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        for row in rows:
+            print("  ".join(row))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
