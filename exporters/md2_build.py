@@ -6,7 +6,6 @@ normal indices; other frames get a grid from their bounds and normals from the m
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -22,18 +21,16 @@ from ..formats.quantize import dequantize, frames_on_grid, quantize, quantize_fr
 from ..importers.md2_import import ST_INDEX_ATTRIBUTE
 from ..importers.skin_images import material_image
 from .export_error import ExportError
-from .frame_sampling import sample_shape_keys, sample_timeline
-from .mesh_topology import Topology, object_topology
+from ..importers.frame_animation import FRAME_NAMES
+from .animated_mesh import FrameExportOptions, MeshPart, frame_names, merged, sample_parts
 from .vertex_normals import vertex_normals
 
 DEFAULT_SKIN_SIZE = 256
 
 
 @dataclass
-class Md2ExportOptions:
-    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS"
-    scale: float = 1.0
-    apply_transform: bool = True
+class Md2ExportOptions(FrameExportOptions):
+    """Frame source, scale and transform; MD2 has no options of its own."""
 
 
 @dataclass
@@ -44,39 +41,20 @@ class BuildResult:
     frames_evaluated: int = 0
 
 
-@dataclass
-class _Part:
-    obj: bpy.types.Object
-    topology: Topology
-    positions: np.ndarray       # (F, V, 3) float32 (float64 once transformed) in file units
-    key_names: list[str | None]
-    frames_evaluated: int = 0
-
-
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
-    meshes = [o for o in objects if o.type == "MESH"]
-    if not meshes:
-        raise ExportError("nothing to export: select at least one mesh object")
-    scene = context.scene
-    frames = list(range(scene.frame_start, scene.frame_end + 1))
-    parts = [_sample(context, obj, frames, options) for obj in meshes]
+    parts, frames = sample_parts(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,))
     if progress:
         progress(0.5)
-    num_frames = len(parts[0].positions)
-    for part in parts[1:]:
-        if len(part.positions) != num_frames:
-            raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
-                              f"{parts[0].obj.name!r} has {num_frames}; export them separately")
+    scene = context.scene
     first = parts[0].obj
+    num_frames = len(parts[0].positions)
     skin_width, skin_height = _skin_size(first)
-    names = _frame_names(scene, first, frames, parts[0].key_names, options)
-    offsets = np.cumsum([0] + [p.topology.num_vertices for p in parts])
-    tris_ccw = np.concatenate([p.topology.triangles + off for p, off in zip(parts, offsets)])
-    positions = np.concatenate([p.positions for p in parts], axis=1)
+    names = frame_names(scene, first, frames, parts[0].key_names, options.frame_source)
+    positions, tris_ccw, _ = merged(parts)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
     st_table, tri_st = _st(parts, skin_width, skin_height)
-    skins = _skins(first, meshes)
+    skins = _skins(first, [p.obj for p in parts])
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
     result = BuildResult(model=None)  # type: ignore[arg-type]
@@ -98,31 +76,6 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     return result
 
 
-def _sample(context, obj: bpy.types.Object, frames: list[int], options: Md2ExportOptions) -> _Part:
-    topology = object_topology(context, obj, (ST_INDEX_ATTRIBUTE,))
-    if len(topology.triangles) == 0:
-        raise ExportError(f"object {obj.name!r} has no faces")
-    if topology.corner_uvs is None:
-        raise ExportError(f"object {obj.name!r} has no UV map; MD2 needs texture coordinates")
-    try:
-        if options.frame_source == "SHAPE_KEYS":
-            sampled = sample_shape_keys(context, obj, topology.num_vertices)
-        else:
-            sampled = sample_timeline(context, obj, frames, topology.num_vertices)
-    except FormatError as exc:
-        raise ExportError(str(exc)) from exc
-    positions = sampled.positions
-    if options.apply_transform:
-        matrix = np.array(obj.matrix_world, dtype=np.float64)
-        if not np.array_equal(matrix, np.eye(4)):
-            positions = positions.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
-    if options.scale != 1.0:
-        positions = positions.astype(np.float64) * options.scale
-    if not np.all(np.isfinite(positions)):
-        raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
-    return _Part(obj, topology, positions, sampled.key_names, sampled.evaluated_frames)
-
-
 def _skin_size(obj: bpy.types.Object) -> tuple[int, int]:
     settings = obj.classic_model
     if settings.skin_width > 0 and settings.skin_height > 0:
@@ -134,7 +87,7 @@ def _skin_size(obj: bpy.types.Object) -> tuple[int, int]:
     return DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE
 
 
-def _st(parts: list[_Part], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+def _st(parts: list[MeshPart], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """ST table and per-triangle ST indices in file corner order (the inverse of the import's UVs)."""
     uvs = np.concatenate([p.topology.corner_uvs for p in parts])[:, ::-1]
     s = np.rint(uvs[..., 0] * width - 0.5)
@@ -156,7 +109,7 @@ def _st(parts: list[_Part], width: int, height: int) -> tuple[np.ndarray, np.nda
     return unique[order].astype(np.int16), rank[inverse.ravel()].reshape(-1, 3).astype(np.uint16)
 
 
-def _stored_st(part: _Part, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _stored_st(part: MeshPart, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The imported ST table and indices, if they still give exactly these corner STs."""
     blob = part.obj.data.get("md2_st")
     index = part.topology.corner_int.get(ST_INDEX_ATTRIBUTE)
@@ -183,7 +136,7 @@ class _StoredFrames:
 
 def _stored_frames(obj: bpy.types.Object, num_vertices: int) -> _StoredFrames | None:
     mesh = obj.data
-    blob, names = mesh.get("md2_frames"), mesh.get("md2_frame_names")
+    blob, names = mesh.get("md2_frames"), mesh.get(FRAME_NAMES)
     if blob is None or names is None or not len(names):
         return None
     blob = bytes(blob)
@@ -222,30 +175,6 @@ def _quantize(positions: np.ndarray, names: list[str], stored: _StoredFrames | N
     if not has.all():
         scale[~has], translate[~has], verts[~has] = quantize_frames(positions[~has])
     return scale, translate, verts, normals, kept
-
-
-_NUMBERED = re.compile(r"^(.*?)(\d+)$")
-
-
-def _frame_names(scene, obj, frames: list[int], key_names: list[str | None],
-                 options: Md2ExportOptions) -> list[str]:
-    """Shape-key name where a frame is exactly a key; else the import's name; else <marker><nn>."""
-    stored = [str(n) for n in obj.data.get("md2_frame_names", [])]
-    offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
-    markers = sorted(((m.frame, m.name) for m in scene.timeline_markers), key=lambda fm: fm[0])
-    names = []
-    for i, key_name in enumerate(key_names):
-        if key_name:
-            names.append(key_name)
-            continue
-        frame = frames[i] if options.frame_source == "TIMELINE" else scene.frame_start + i
-        if 0 <= frame - offset < len(stored):
-            names.append(stored[frame - offset])
-            continue
-        before = [fm for fm in markers if fm[0] <= frame]
-        base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
-        names.append(f"{base}{frame - first + 1:02d}")
-    return names
 
 
 def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str]:

@@ -13,6 +13,7 @@ import numpy as np
 import bpy
 
 _TRAILING_DIGITS = re.compile(r"\d+$")
+FRAME_NAMES = "frame_names"   # mesh custom property: the frame names an import created, in order
 
 
 @dataclass

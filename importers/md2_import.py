@@ -19,7 +19,7 @@ from ..formats.anorms import anorms
 from ..formats.errors import FormatError
 from ..formats.md2 import Md2Model, frame_records, parse_md2
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from .frame_animation import (add_frame_shape_keys, add_markers, animate_frame_keys, group_animations,
+from .frame_animation import (FRAME_NAMES, add_frame_shape_keys, add_markers, animate_frame_keys, group_animations,
                               set_scene_timing)
 from .results import ImportResult
 from .skin_images import load_skin_image, skin_material
@@ -95,7 +95,7 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[model.frame_normals[0]])
     mesh["md2_frames"] = frame_records(model).tobytes()
-    mesh["md2_frame_names"] = list(model.frame_names)
+    mesh[FRAME_NAMES] = list(model.frame_names)
     mesh["md2_glcmds"] = np.asarray(model.glcmds, dtype="<i4").tobytes()
     mesh["md2_skins"] = list(model.skins)
     mesh["md2_scale"] = options.scale

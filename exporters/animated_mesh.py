@@ -1,0 +1,108 @@
+"""Mesh objects sampled frame by frame, shared by the MD2 and MDL builders.
+
+Each object gives its topology (triangulated as Blender does, per-corner UVs) and its vertex
+positions at every exported frame: one per scene frame of the scene range (``TIMELINE``) or one per
+shape key (``SHAPE_KEYS``), with modifiers and armatures applied, in file units.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+from ..formats.errors import FormatError
+from ..importers.frame_animation import FRAME_NAMES
+from .export_error import ExportError
+from .frame_sampling import sample_shape_keys, sample_timeline
+from .mesh_topology import Topology, object_topology
+
+
+
+@dataclass
+class FrameExportOptions:
+    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS"
+    scale: float = 1.0
+    apply_transform: bool = True
+
+
+@dataclass
+class MeshPart:
+    obj: bpy.types.Object
+    topology: Topology
+    positions: np.ndarray       # (F, V, 3) float32 (float64 once transformed) in file units
+    key_names: list[str | None]
+    frames_evaluated: int = 0
+
+
+def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
+                 format_name: str, int_attributes: tuple[str, ...] = ()) -> tuple[list[MeshPart], list[int]]:
+    """Every mesh object of ``objects`` sampled at the same frames; the scene frames used."""
+    meshes = [o for o in objects if o.type == "MESH"]
+    if not meshes:
+        raise ExportError("nothing to export: select at least one mesh object")
+    scene = context.scene
+    frames = list(range(scene.frame_start, scene.frame_end + 1))
+    parts = [_sample(context, obj, frames, options, format_name, int_attributes) for obj in meshes]
+    count = len(parts[0].positions)
+    for part in parts[1:]:
+        if len(part.positions) != count:
+            raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
+                              f"{parts[0].obj.name!r} has {count}; export them separately")
+    return parts, frames
+
+
+def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExportOptions,
+            format_name: str, int_attributes: tuple[str, ...]) -> MeshPart:
+    topology = object_topology(context, obj, int_attributes)
+    if len(topology.triangles) == 0:
+        raise ExportError(f"object {obj.name!r} has no faces")
+    if topology.corner_uvs is None:
+        raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
+    try:
+        if options.frame_source == "SHAPE_KEYS":
+            sampled = sample_shape_keys(context, obj, topology.num_vertices)
+        else:
+            sampled = sample_timeline(context, obj, frames, topology.num_vertices)
+    except FormatError as exc:
+        raise ExportError(str(exc)) from exc
+    positions = sampled.positions
+    if options.apply_transform:
+        matrix = np.array(obj.matrix_world, dtype=np.float64)
+        if not np.array_equal(matrix, np.eye(4)):
+            positions = positions.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+    if options.scale != 1.0:
+        positions = positions.astype(np.float64) * options.scale
+    if not np.all(np.isfinite(positions)):
+        raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+    return MeshPart(obj, topology, positions, sampled.key_names, sampled.evaluated_frames)
+
+
+def merged(parts: list[MeshPart]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All parts as one mesh: (positions (F, V, 3), counter-clockwise triangles (T, 3), corner UVs (T, 3, 2))."""
+    offsets = np.cumsum([0] + [p.topology.num_vertices for p in parts])
+    triangles = np.concatenate([p.topology.triangles + off for p, off in zip(parts, offsets)])
+    positions = np.concatenate([p.positions for p in parts], axis=1)
+    uvs = np.concatenate([p.topology.corner_uvs for p in parts])
+    return positions, triangles, uvs
+
+
+def frame_names(scene: bpy.types.Scene, obj: bpy.types.Object, frames: list[int],
+                key_names: list[str | None], frame_source: str) -> list[str]:
+    """Shape-key name where a frame is exactly a key; else the import's name; else <marker><nn>."""
+    stored = [str(n) for n in obj.data.get(FRAME_NAMES, [])]
+    offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
+    markers = sorted((m.frame, m.name) for m in scene.timeline_markers)
+    names = []
+    for i, key_name in enumerate(key_names):
+        if key_name:
+            names.append(key_name)
+            continue
+        frame = frames[i] if frame_source == "TIMELINE" else scene.frame_start + i
+        if 0 <= frame - offset < len(stored):
+            names.append(stored[frame - offset])
+            continue
+        before = [fm for fm in markers if fm[0] <= frame]
+        base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
+        names.append(f"{base}{frame - first + 1:02d}")
+    return names
