@@ -112,7 +112,7 @@ def _st(parts: list[MeshPart], width: int, height: int) -> tuple[np.ndarray, np.
 def _stored_st(part: MeshPart, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The imported ST table and indices, if they still give exactly these corner STs."""
     blob = part.obj.data.get("md2_st")
-    index = part.topology.corner_int.get(ST_INDEX_ATTRIBUTE)
+    index = part.topology.int_attributes.get(ST_INDEX_ATTRIBUTE)
     if blob is None or index is None:
         return None
     table = np.frombuffer(bytes(blob), dtype="<i2").reshape(-1, 2)

@@ -14,7 +14,7 @@ class Topology:
     num_vertices: int
     triangles: np.ndarray              # (T, 3) vertex indices, counter-clockwise (Blender order)
     corner_uvs: np.ndarray | None      # (T, 3, 2) float64 UVs of each triangle corner
-    corner_int: dict[str, np.ndarray]  # (T, 3) per-corner integer attributes by name
+    int_attributes: dict[str, np.ndarray]  # integer attributes by name: corner (T, 3), face (T,), point (V,)
 
 
 def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Topology:
@@ -31,12 +31,22 @@ def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Top
         layer.uv.foreach_get("vector", flat)
         uvs = flat.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
     extra = {}
+    polygons = None
     for name in int_attributes:
         attr = mesh.attributes.get(name)
-        if attr is not None and attr.domain == "CORNER" and attr.data_type == "INT":
-            values = np.empty(len(mesh.loops), dtype=np.int32)
-            attr.data.foreach_get("value", values)
+        if attr is None or attr.data_type != "INT" or attr.domain not in ("CORNER", "FACE", "POINT"):
+            continue
+        values = np.empty(len(attr.data), dtype=np.int32)
+        attr.data.foreach_get("value", values)
+        if attr.domain == "CORNER":
             extra[name] = values[loops].reshape(count, 3)
+        elif attr.domain == "FACE":
+            if polygons is None:
+                polygons = np.empty(count, dtype=np.int32)
+                mesh.loop_triangles.foreach_get("polygon_index", polygons)
+            extra[name] = values[polygons]
+        else:
+            extra[name] = values
     return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra)
 
 

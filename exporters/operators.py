@@ -7,6 +7,8 @@ from bpy_extras.io_utils import ExportHelper
 
 from .md2_build import Md2ExportOptions
 from .md2_export import export_md2
+from .mdl_build import MdlExportOptions
+from .mdl_export import export_mdl
 from .run_export import export_file
 
 
@@ -41,4 +43,37 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, ExportOperatorBase):
         return export_file(self, context, export_md2, options)
 
 
-CLASSES = (EXPORT_SCENE_OT_md2,)
+class EXPORT_SCENE_OT_mdl(bpy.types.Operator, ExportOperatorBase):
+    """Export Quake MDL: one pose per scene frame (or per shape key), paletted skins"""
+    bl_idname = "export_scene.mdl"
+    bl_label = "Export Quake Model"
+
+    filename_ext = ".mdl"
+    filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
+
+    frame_source: EnumProperty(name="Frames", default="TIMELINE", items=(
+        ("TIMELINE", "Timeline", "One pose per scene frame of the scene range"),
+        ("SHAPE_KEYS", "Shape Keys", "One pose per shape key after Basis")))
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
+                         description="Multiply coordinates before writing")
+    apply_transform: BoolProperty(name="Apply Transform", default=True,
+                                  description="Write world-space coordinates (object location, rotation, scale)")
+    target: EnumProperty(name="Limits", default="QUAKE", items=(
+        ("QUAKE", "Quake", "The original engine: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high"),
+        ("MODERN", "Source Ports", "The larger limits of modern source ports")))
+    dither: BoolProperty(name="Dither Skins", default=False,
+                         description="Floyd-Steinberg dithering when converting skins to the palette")
+    palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump; empty = Quake's palette")
+    skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
+        ("PAD", "Pad", "Pad a skin whose width is not a multiple of 4"),
+        ("REFUSE", "Refuse", "Refuse to export such a skin")))
+
+    def execute(self, context):
+        options = MdlExportOptions(frame_source=self.frame_source, scale=self.scale,
+                                   apply_transform=self.apply_transform, target=self.target, dither=self.dither,
+                                   palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
+        return export_file(self, context, export_mdl, options)
+
+
+CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl,)

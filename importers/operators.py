@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, CollectionProperty, FloatProperty, StringPro
 from bpy_extras.io_utils import ImportHelper
 
 from .md2_import import Md2ImportOptions, import_md2
+from .mdl_import import MdlImportOptions, import_mdl
 from .run_import import import_files, operator_paths
 
 
@@ -42,4 +43,26 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, ImportOperatorBase):
         return import_files(self, context, operator_paths(self), import_md2, options)
 
 
-CLASSES = (IMPORT_SCENE_OT_md2,)
+class IMPORT_SCENE_OT_mdl(bpy.types.Operator, ImportOperatorBase):
+    """Import Quake MDL models: a mesh with one shape key per pose, paletted skins, header fields"""
+    bl_idname = "import_scene.mdl"
+    bl_label = "Import Quake Model"
+
+    filename_ext = ".mdl"
+    filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
+
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
+                         description="Multiply coordinates (1 Quake unit = 1 Blender unit by default)")
+    use_file_normals: BoolProperty(name="File Normals", default=False,
+                                   description="Use the first pose's stored normals as custom normals")
+    load_skins: BoolProperty(name="Load Skins", default=True, description="Decode the paletted skins")
+    palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump (e.g. Hexen II's); empty = Quake's palette")
+
+    def execute(self, context):
+        options = MdlImportOptions(scale=self.scale, use_file_normals=self.use_file_normals,
+                                   load_skins=self.load_skins, palette_path=self.palette_path)
+        return import_files(self, context, operator_paths(self), import_mdl, options)
+
+
+CLASSES = (IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl,)

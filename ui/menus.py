@@ -14,7 +14,7 @@ class FormatEntry:
     extension: str
 
 
-FORMATS = (FormatEntry("md2", "Quake II Model", ".md2"),)
+FORMATS = (FormatEntry("md2", "Quake II Model", ".md2"), FormatEntry("mdl", "Quake Model", ".mdl"),)
 
 
 def _menu_import(self, context):

@@ -71,12 +71,30 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         col.label(text=f"Imported from {settings.source_format}")
         if settings.skin_width:
             col.label(text=f"Skin size {settings.skin_width} x {settings.skin_height}")
+        if settings.source_format == "MDL":
+            self._draw_mdl(layout, settings)
         layout.template_list("CLASSIC_MODELS_UL_animations", "", settings, "animations",
                              settings, "active_animation", rows=6)
         row = layout.row(align=True)
         row.operator(CLASSIC_MODELS_OT_play_animation.bl_idname, text="Go To", icon="PLAY").set_preview_range = False
         row.operator(CLASSIC_MODELS_OT_play_animation.bl_idname, text="Preview", icon="PREVIEW_RANGE").set_preview_range = True
         row.operator(CLASSIC_MODELS_OT_clear_preview.bl_idname, text="", icon="X")
+
+
+    @staticmethod
+    def _draw_mdl(layout, settings) -> None:
+        from .properties import MDL_FLAG_NAMES
+        box = layout.box()
+        box.label(text="Quake MDL header")
+        grid = box.grid_flow(columns=2, align=True)
+        for name, _label in MDL_FLAG_NAMES:
+            grid.prop(settings, f"mdl_flag_{name}")
+        box.prop(settings, "mdl_flags")
+        box.prop(settings, "mdl_synctype")
+        box.prop(settings, "mdl_eye_position")
+        row = box.row(align=True)
+        row.prop(settings, "mdl_bounding_radius")
+        row.prop(settings, "mdl_size")
 
 
 CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,

@@ -2,7 +2,21 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import CollectionProperty, IntProperty, PointerProperty, StringProperty
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, FloatVectorProperty,
+                       IntProperty, PointerProperty, StringProperty)
+
+MDL_FLAG_NAMES = (("rocket", "Rocket Trail"), ("grenade", "Grenade Smoke"), ("gib", "Blood Gib"),
+                  ("rotate", "Rotate"), ("tracer", "Green Tracer"), ("zombie_gib", "Zombie Gib"),
+                  ("tracer2", "Orange Tracer"), ("tracer3", "Purple Tracer"))
+
+
+def _flag_property(bit: int, label: str) -> BoolProperty:
+    def get(self) -> bool:
+        return bool(self.mdl_flags & (1 << bit))
+
+    def set(self, value: bool) -> None:
+        self.mdl_flags = (self.mdl_flags | (1 << bit)) if value else (self.mdl_flags & ~(1 << bit))
+    return BoolProperty(name=label, get=get, set=set, description=f"MDL effect flag {1 << bit}")
 
 
 class ClassicModelAnimation(bpy.types.PropertyGroup):
@@ -18,7 +32,17 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
     frame_offset: IntProperty(name="First Frame", description="Scene frame that shows the file's first frame")
     animations: CollectionProperty(type=ClassicModelAnimation)
     active_animation: IntProperty(name="Active Animation", min=0)
+    mdl_flags: IntProperty(name="Flags", description="MDL effect flags (all 32 bits, as stored)")
+    mdl_synctype: EnumProperty(name="Sync", default="SYNC", items=(
+        ("SYNC", "Synchronised", "All instances animate in step (synctype 0)"),
+        ("RAND", "Random", "Each instance starts at a random point (synctype 1)")))
+    mdl_eye_position: FloatVectorProperty(name="Eye Position", size=3, subtype="XYZ")
+    mdl_bounding_radius: FloatProperty(name="Bounding Radius", min=0.0)
+    mdl_size: FloatProperty(name="Size", min=0.0, description="Average triangle area (used for LOD)")
 
+
+for _bit, (_name, _label) in enumerate(MDL_FLAG_NAMES):
+    ClassicModelSettings.__annotations__[f"mdl_flag_{_name}"] = _flag_property(_bit, _label)
 
 CLASSES = (ClassicModelAnimation, ClassicModelSettings)
 

@@ -1,0 +1,284 @@
+"""Blender -> :class:`MdlModel`: one global grid, texture records with seams, paletted skins, groups.
+
+A model that came from an import and was not changed is written back with its grid, bytes,
+normals, bounding boxes, texture records, frame groups with their intervals, skins (the same
+palette indices) and header values. Changed parts are rebuilt as id's tools build them: the grid
+from the bounds of every frame, normals from the mesh, bounding radius from the farthest bounding
+box corner, size as the mean triangle area of the first frame.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import bpy
+
+from ..formats.anorms import nearest_normal_index
+from ..formats.errors import FormatError
+from ..formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ..formats.mdl_texcoords import assign_texcoords
+from ..formats.palette import indices_to_rgba, load_palette_lmp, quake_palette, rgba_to_indices
+from ..formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
+from ..importers.frame_animation import FRAME_NAMES
+from ..importers.mdl_import import FACESFRONT, TEXCOORD_ATTRIBUTES
+from ..importers.mdl_skins import INDICES, INTERVALS, material_skin_images
+from .animated_mesh import FrameExportOptions, frame_names, merged, sample_parts
+from .export_error import ExportError
+from .vertex_normals import vertex_normals
+
+MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
+FRAME_NAME_SIZE = 16
+DEFAULT_SKIN = 64
+
+
+@dataclass
+class MdlExportOptions(FrameExportOptions):
+    target: str = "QUAKE"          # or "MODERN": limits of modern source ports
+    dither: bool = False
+    palette_path: str = ""
+    skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
+
+
+@dataclass
+class MdlBuildResult:
+    model: MdlModel
+    warnings: list[str] = field(default_factory=list)
+    vertices_added: int = 0
+    poses_kept: int = 0
+
+
+def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
+              progress: Callable[[float], None] | None = None) -> MdlBuildResult:
+    attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
+    parts, frames = sample_parts(context, objects, options, "MDL", attributes)
+    if progress:
+        progress(0.4)
+    first = parts[0].obj
+    mesh = first.data
+    single = len(parts) == 1
+    settings = first.classic_model
+    warnings: list[str] = []
+    palette = _palette(options.palette_path)
+    skins, width, height = _skins(first, palette, options, warnings)
+    names = frame_names(context.scene, first, frames, parts[0].key_names, options.frame_source)
+    positions, tris_ccw, uvs = merged(parts)
+    file_tris = tris_ccw[:, ::-1]
+    uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
+    corner_uv = uvs[:, ::-1]
+    corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
+                          np.rint((1.0 - corner_uv[..., 1]) * height - 0.5)], axis=-1)
+    if not np.all(np.isfinite(corner_st)):
+        raise ExportError(f"object {first.name!r} has non-finite UV coordinates")
+    facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single)
+    tex = assign_texcoords(file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1], width, stored_tex)
+    if tex.vertices_added:
+        warnings.append(f"MDL stores one texture coordinate per vertex: {tex.vertices_added} vertices were "
+                        "split where corners of a vertex use different texels")
+    positions = positions[:, tex.source_vertex]
+    limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
+    _check_limits(first.name, positions.shape[1], len(file_tris), len(names), names, height, limits, options)
+
+    grid_scale, grid_translate = _grid(mesh if single else None, positions)
+    verts = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
+                     np.broadcast_to(grid_translate, (len(positions), 3)))
+    stored = _stored_poses(mesh, positions.shape[1]) if single and not tex.vertices_added else None
+    normals, bbox_min, bbox_max, kept = _poses(verts, names, stored, grid_scale, grid_translate, tex.triangles[:, ::-1])
+    slots = _slots(mesh if single else None, names, kept, bbox_min, bbox_max)
+    all_kept = bool(kept.all()) and stored is not None
+    radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
+        else _radius_and_size(positions, file_tris)
+    if progress:
+        progress(0.8)
+    model = MdlModel(
+        scale=grid_scale, translate=grid_translate, bounding_radius=float(radius),
+        eye_position=np.array(settings.mdl_eye_position, np.float32), skin_width=width, skin_height=height,
+        synctype=1 if settings.mdl_synctype == "RAND" else 0, flags=int(settings.mdl_flags), size=float(size),
+        skins=skins, onseam=tex.onseam, s=tex.s, t=tex.t, facesfront=facesfront.astype(np.int32),
+        triangles=tex.triangles, pose_names=names, pose_verts=verts, pose_normals=normals,
+        pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots)
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
+
+
+def _palette(path_text: str) -> np.ndarray:
+    if not path_text:
+        return quake_palette()
+    path = Path(bpy.path.abspath(path_text))
+    try:
+        return load_palette_lmp(path.read_bytes())
+    except (FormatError, OSError) as exc:
+        raise ExportError(f"palette {path}: {exc}") from exc
+
+
+def _facesfront_and_records(parts, corner_uv: np.ndarray, single: bool):
+    """facesfront per triangle (kept from the import, else 0 where all corners lie in the right half
+    of the skin) and the imported texture records, if any."""
+    computed = np.where(np.all(corner_uv[..., 0] >= 0.5, axis=1), 0, 1)
+    if not single:
+        return computed, None
+    attrs = parts[0].topology.int_attributes
+    facesfront = attrs.get(FACESFRONT, computed)
+    records = tuple(attrs.get(name) for name in TEXCOORD_ATTRIBUTES)
+    return np.asarray(facesfront), (records if all(r is not None for r in records) else None)
+
+
+def _grid(mesh, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The imported grid while every position still lies on it, else one from the bounds of all frames."""
+    grid = mesh.get("mdl_grid") if mesh is not None else None
+    if grid is not None and len(grid) == 6:
+        scale, translate = np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
+        count = len(positions)
+        s, t = np.broadcast_to(scale, (count, 3)), np.broadcast_to(translate, (count, 3))
+        if frames_on_grid(positions, quantize(positions, s, t), s, t).all():
+            return scale, translate
+    flat = positions.reshape(-1, 3)
+    return grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
+
+
+def _stored_poses(mesh, num_vertices: int):
+    blob, names = mesh.get("mdl_poses"), mesh.get(FRAME_NAMES)
+    if blob is None or names is None or len(bytes(blob)) != len(names) * pose_dtype(num_vertices).itemsize:
+        return None
+    return {str(n): i for i, n in enumerate(names)}, np.frombuffer(bytes(blob), dtype=pose_dtype(num_vertices))
+
+
+def _poses(verts, names, stored, scale, translate, tris_ccw):
+    """Normals and bounding boxes per pose, kept from the import where the bytes are unchanged."""
+    count = len(names)
+    normals = np.zeros(verts.shape[:2], np.uint8)
+    bbox_min = np.zeros((count, 4), np.uint8)
+    bbox_max = np.zeros((count, 4), np.uint8)
+    kept = np.zeros(count, dtype=bool)
+    if stored is not None:
+        index, records = stored
+        for f, name in enumerate(names):
+            i = index.get(name)
+            if i is not None and np.array_equal(records["verts"]["v"][i], verts[f]):
+                kept[f] = True
+                normals[f] = records["verts"]["normal_index"][i]
+                bbox_min[f], bbox_max[f] = records["head"]["bbox_min"][i], records["head"]["bbox_max"][i]
+    redo = np.flatnonzero(~kept)
+    if len(redo):
+        decoded = dequantize(verts[redo], np.broadcast_to(scale, (len(redo), 3)),
+                             np.broadcast_to(translate, (len(redo), 3)))
+        normals[redo] = nearest_normal_index(vertex_normals(decoded, tris_ccw))
+        bbox_min[redo, :3] = verts[redo].min(axis=1)
+        bbox_max[redo, :3] = verts[redo].max(axis=1)
+    return normals, bbox_min, bbox_max, kept
+
+
+def _slots(mesh, names, kept, bbox_min, bbox_max) -> list[MdlFrameSlot]:
+    """The imported frame groups (with intervals) when the poses are the imported ones, in order;
+    otherwise one simple frame per pose."""
+    raw = mesh.get("mdl_frame_slots") if mesh is not None else None
+    stored_names = [str(n) for n in mesh.get(FRAME_NAMES, [])] if mesh is not None else []
+    if raw and stored_names == names:
+        slots = []
+        for item in json.loads(raw):
+            first, count = int(item["first"]), int(item["count"])
+            members = slice(first, first + count)
+            if item["intervals"] is None:
+                slots.append(MdlFrameSlot(first, 1, None, bbox_min[first].copy(), bbox_max[first].copy()))
+                continue
+            if kept[members].all():
+                lo, hi = np.array(item["bbox_min"], np.uint8), np.array(item["bbox_max"], np.uint8)
+            else:
+                lo, hi = bbox_min[members].min(axis=0), bbox_max[members].max(axis=0)
+            slots.append(MdlFrameSlot(first, count, np.array(item["intervals"], np.float32), lo, hi))
+        if sum(s.num_poses for s in slots) == len(names):
+            return slots
+    return [MdlFrameSlot(i, 1, None, bbox_min[i].copy(), bbox_max[i].copy()) for i in range(len(names))]
+
+
+def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[float, float]:
+    """As id's modelgen: the farthest bounding-box corner over all frames; the first frame's mean
+    triangle area."""
+    flat = positions.reshape(-1, 3).astype(np.float64)
+    corner = np.maximum(np.abs(flat.min(axis=0)), np.abs(flat.max(axis=0)))
+    p = positions[0].astype(np.float64)[file_tris]
+    areas = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
+    return float(np.linalg.norm(corner)), float(areas.mean()) if len(areas) else 0.0
+
+
+def _image_rgba(image: bpy.types.Image) -> np.ndarray:
+    width, height = image.size
+    pixels = np.empty(width * height * 4, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
+
+
+def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
+    rgba = _image_rgba(image)
+    stored = image.get(INDICES)
+    if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
+        indices = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
+        if np.array_equal(indices_to_rgba(indices, palette)[..., :3], rgba[..., :3]):
+            return indices.copy()
+    emissive = None
+    if mask is not None and tuple(mask.size) == tuple(image.size):
+        emissive = _image_rgba(mask)[..., 0] >= 128
+    return rgba_to_indices(rgba, palette, emissive, dither=dither)
+
+
+def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
+    slots = []
+    for slot in obj.material_slots:
+        pairs = material_skin_images(slot.material)
+        if pairs:
+            intervals = slot.material.get(INTERVALS)
+            slots.append((slot.material, pairs, intervals))
+    settings = obj.classic_model
+    if slots:
+        width, height = (int(x) for x in slots[0][1][0][0].size)
+    elif settings.skin_width and settings.skin_height:
+        width, height = settings.skin_width, settings.skin_height
+    else:
+        width = height = DEFAULT_SKIN
+    padded = -(-width // 4) * 4
+    if padded != width and settings.source_format == "MDL" and width == settings.skin_width:
+        warnings.append(f"skin width {width} is not a multiple of 4 (kept as in the imported file; "
+                        "Quake refuses it)")
+        padded = width
+    elif padded != width:
+        if options.skin_width_rule == "REFUSE":
+            raise ExportError(f"{obj.name}: skin width {width} is not a multiple of 4, which Quake refuses")
+        warnings.append(f"skin width {width} padded to {padded} (Quake needs a multiple of 4)")
+    skins = []
+    for material, pairs, intervals in slots:
+        images = []
+        for image, mask in pairs:
+            if tuple(image.size) != (width, height):
+                raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
+                                  f"the model's skins are {width}x{height}")
+            indices = _image_indices(image, mask, palette, options.dither)
+            images.append(np.pad(indices, ((0, 0), (0, padded - width))))
+        group = intervals is not None and len(intervals) == len(images) and len(images) > 1
+        if not group:
+            images = images[:1]
+        skins.append(MdlSkin(np.array(intervals, np.float32) if group else None, np.stack(images)))
+    if not skins:
+        warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
+        skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
+    return skins, padded, height
+
+
+def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
+    where = "modern source ports" if options.target == "MODERN" else "Quake"
+    problems = []
+    for what, count, limit in (("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
+                               ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)):
+        if count > limit:
+            problems.append(f"{count} {what}, {count - limit} over {where}'s limit of {limit}")
+    for frame_name in names:
+        size = len(frame_name.encode("latin-1", "replace"))
+        if size >= FRAME_NAME_SIZE:
+            problems.append(f"frame name {frame_name!r} is {size} characters, {size - 15} over the limit of 15")
+        try:
+            frame_name.encode("latin-1")
+        except UnicodeEncodeError:
+            problems.append(f"frame name {frame_name!r} has characters that cannot be stored (Latin-1 only)")
+    if problems:
+        raise ExportError(f"{name}: cannot export as MDL: " + "; ".join(problems[:5])
+                          + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))

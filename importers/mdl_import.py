@@ -1,0 +1,152 @@
+"""Quake MDL -> Blender: one mesh object per file, a shape key per pose, paletted skins.
+
+Vertex i is file vertex i, triangle i is polygon i with its corners reversed (clockwise in the
+file; format-notes "Winding"). MDL has one texture coordinate per vertex; a corner of a triangle
+with ``facesfront == 0`` whose vertex is ``onseam`` uses ``s + skinwidth / 2``, and every corner sits
+at its texel centre: ``u = (s + 0.5) / w``, ``v = 1 - (t + 0.5) / h``.
+Frame groups keep all their poses in file order; every pose is one scene frame. What Blender has
+no place for is kept for export: the file's poses (``mdl_poses``), grid (``mdl_grid``), frame
+structure (``mdl_frame_slots``), per-vertex texture records (point attributes ``mdl_onseam``,
+``mdl_s``, ``mdl_t``) and per-triangle ``mdl_facesfront``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import bpy
+
+from ..formats.anorms import anorms
+from ..formats.errors import FormatError
+from ..formats.mdl import MdlModel, parse_mdl, pose_dtype
+from ..formats.palette import load_palette_lmp, quake_palette
+from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
+from .frame_animation import (FRAME_NAMES, Animation, add_frame_shape_keys, add_markers, animate_frame_keys,
+                              animation_name, set_scene_timing)
+from .mdl_skins import skin_slot_material
+from .results import ImportResult
+from .transaction import datablock_transaction
+
+MDL_FPS = 10
+FACESFRONT = "mdl_facesfront"
+TEXCOORD_ATTRIBUTES = ("mdl_onseam", "mdl_s", "mdl_t")
+
+
+@dataclass
+class MdlImportOptions:
+    scale: float = 1.0
+    use_file_normals: bool = False
+    load_skins: bool = True
+    palette_path: str = ""          # a 768-byte palette lump; empty = Quake's palette
+
+
+def read_mdl(path: Path) -> MdlModel:
+    try:
+        return parse_mdl(path.read_bytes())
+    except FormatError as exc:
+        raise exc.with_filename(str(path))
+
+
+def read_palette(path_text: str) -> np.ndarray:
+    if not path_text:
+        return quake_palette()
+    path = Path(bpy.path.abspath(path_text))
+    try:
+        return load_palette_lmp(path.read_bytes())
+    except FormatError as exc:
+        raise exc.with_filename(str(path))
+
+
+def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -> np.ndarray:
+    """(T * 3, 2) UVs for (T, 3) vertex indices (any corner order) with the seam rule."""
+    back_seam = (model.onseam[triangles] != 0) & (facesfront[:, None] == 0)
+    s = model.s[triangles] + np.where(back_seam, model.skin_width // 2, 0)
+    u = (s.astype(np.float64) + 0.5) / model.skin_width
+    v = 1.0 - (model.t[triangles].astype(np.float64) + 0.5) / model.skin_height
+    return np.stack([u, v], axis=-1).reshape(-1, 2).astype(np.float32)
+
+
+def slot_animations(model: MdlModel) -> list[Animation]:
+    """An animation per frame group and per run of simple frames sharing a name."""
+    animations: list[Animation] = []
+    previous_simple = False
+    for slot in model.frames:
+        name = animation_name(model.pose_names[slot.first_pose])
+        last = slot.first_pose + slot.num_poses - 1
+        simple = slot.intervals is None
+        if simple and previous_simple and animations[-1].name == name:
+            animations[-1].last = last
+        else:
+            animations.append(Animation(name, slot.first_pose, last))
+        previous_simple = simple
+    return animations
+
+
+def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions) -> ImportResult:
+    """Read ``path`` and build its object in the active collection; all or nothing."""
+    model = read_mdl(path)
+    palette = read_palette(options.palette_path) if options.load_skins else None
+    result = ImportResult(warnings=[f"{path.name}: {w}" for w in model.warnings()])
+    positions = model.positions()
+    if options.scale != 1.0:
+        positions *= np.float32(options.scale)
+    scene = context.scene
+    with datablock_transaction(scene):
+        obj = _build_object(model, path, positions[0], options, result)
+        if palette is not None:
+            for i, skin in enumerate(model.skins):
+                obj.data.materials.append(skin_slot_material(f"{path.stem}_skin{i}", skin, palette))
+        start = scene.frame_start
+        keys = add_frame_shape_keys(obj, model.pose_names, positions)
+        animate_frame_keys(obj.data.shape_keys, keys, start, f"{path.stem}_frames")
+        animations = slot_animations(model)
+        add_markers(scene, animations, start)
+        set_scene_timing(scene, start, model.num_poses, MDL_FPS)
+        _keep_header(obj.classic_model, model, start, animations)
+        context.view_layer.active_layer_collection.collection.objects.link(obj)
+    result.objects.append(obj)
+    return result
+
+
+def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: MdlImportOptions,
+                  result: ImportResult) -> bpy.types.Object:
+    keep = drop_degenerate(model.triangles)
+    if not keep.all():
+        result.warnings.append(f"{path.name}: dropped {int((~keep).sum())} degenerate triangle(s) "
+                               "that use a vertex twice")
+    corners = model.triangles[keep][:, ::-1]
+    facesfront = model.facesfront[keep]
+    mesh = build_triangle_mesh(path.stem, first_pose, corners, corner_uvs(model, corners, facesfront))
+    mesh.attributes.new(FACESFRONT, "INT", "FACE").data.foreach_set("value", facesfront.astype(np.int32))
+    for name, values in zip(TEXCOORD_ATTRIBUTES, (model.onseam, model.s, model.t)):
+        mesh.attributes.new(name, "INT", "POINT").data.foreach_set("value", values.astype(np.int32))
+    if options.use_file_normals:
+        set_custom_normals(mesh, anorms()[np.minimum(model.pose_normals[0], 161)])
+    poses = np.zeros(model.num_poses, pose_dtype(model.num_vertices))
+    poses["head"]["bbox_min"], poses["head"]["bbox_max"] = model.pose_bbox_min, model.pose_bbox_max
+    poses["verts"]["v"], poses["verts"]["normal_index"] = model.pose_verts, model.pose_normals
+    mesh["mdl_poses"] = poses.tobytes()
+    mesh[FRAME_NAMES] = list(model.pose_names)
+    mesh["mdl_grid"] = [float(x) for x in (*model.scale, *model.translate)]
+    mesh["mdl_frame_slots"] = json.dumps([
+        {"first": s.first_pose, "count": s.num_poses,
+         "intervals": None if s.intervals is None else [float(x) for x in s.intervals],
+         "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
+    mesh["mdl_scale"] = options.scale
+    return bpy.data.objects.new(path.stem, mesh)
+
+
+def _keep_header(settings, model: MdlModel, start: int, animations: list[Animation]) -> None:
+    settings.source_format = "MDL"
+    settings.skin_width, settings.skin_height = model.skin_width, model.skin_height
+    settings.frame_offset = start
+    settings.mdl_flags = int(np.int32(model.flags))
+    settings.mdl_synctype = "RAND" if model.synctype == 1 else "SYNC"
+    settings.mdl_eye_position = tuple(float(x) for x in model.eye_position)
+    settings.mdl_bounding_radius = model.bounding_radius
+    settings.mdl_size = model.size
+    for anim in animations:
+        item = settings.animations.add()
+        item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last

@@ -1,0 +1,90 @@
+"""Quake MDL skins as Blender images and materials.
+
+Each skin slot becomes one material; a skin group keeps every image (image nodes ``mdl_skin_0``,
+``mdl_skin_1``... with the first one shown) and its intervals (``material["mdl_skin_intervals"]``).
+Palette indices 224-255 are drawn unlit by Quake, so pixels with those indices also feed the
+material's emission through a mask image (node ``mdl_fullbright_<j>``). Each image keeps the
+indices it was decoded from (``image["mdl_indices"]``) so an unchanged image exports to exactly
+the same indices.
+"""
+from __future__ import annotations
+
+import numpy as np
+import bpy
+
+from ..formats.mdl import MdlSkin
+from ..formats.palette import FULLBRIGHT_START, indices_to_rgba
+from .skin_images import image_from_rgba, skin_material
+
+SKIN_NODE = "mdl_skin_{}"
+FULLBRIGHT_NODE = "mdl_fullbright_{}"
+INTERVALS = "mdl_skin_intervals"
+INDICES = "mdl_indices"
+
+
+def skin_images(name: str, indices: np.ndarray, palette: np.ndarray) -> tuple[bpy.types.Image, bpy.types.Image | None]:
+    """The colour image of (h, w) palette ``indices`` and, if any index is fullbright, its mask."""
+    image = image_from_rgba(name, indices_to_rgba(indices, palette))
+    image[INDICES] = np.ascontiguousarray(indices, dtype=np.uint8).tobytes()
+    fullbright = indices >= FULLBRIGHT_START
+    if not fullbright.any():
+        return image, None
+    mask_rgba = np.zeros(indices.shape + (4,), dtype=np.uint8)
+    mask_rgba[fullbright] = 255
+    mask_rgba[..., 3] = 255
+    mask = image_from_rgba(f"{name}_fullbright", mask_rgba)
+    mask.colorspace_settings.name = "Non-Color"
+    return image, mask
+
+
+def skin_slot_material(name: str, skin: MdlSkin, palette: np.ndarray) -> bpy.types.Material:
+    """One material for a skin slot: every image of a group, intervals, fullbright emission."""
+    pairs = [skin_images(name if len(skin.images) == 1 else f"{name}_{j}", img, palette)
+             for j, img in enumerate(skin.images)]
+    material = skin_material(name, pairs[0][0])
+    tree = material.node_tree
+    shown = next(n for n in tree.nodes if n.type == "TEX_IMAGE")
+    shown.name = SKIN_NODE.format(0)
+    bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    for j, (image, mask) in enumerate(pairs):
+        tex = shown if j == 0 else tree.nodes.new("ShaderNodeTexImage")
+        if j:
+            tex.name, tex.label, tex.image = SKIN_NODE.format(j), f"group image {j}", image
+            tex.interpolation = "Closest"
+            tex.location = (shown.location.x - 320 * j, shown.location.y - 300)
+        if mask is None:
+            continue
+        mask_node = tree.nodes.new("ShaderNodeTexImage")
+        mask_node.name, mask_node.label, mask_node.image = FULLBRIGHT_NODE.format(j), "fullbright", mask
+        mask_node.interpolation = "Closest"
+        mask_node.location = (tex.location.x, tex.location.y - 280)
+        if j == 0 and bsdf is not None:
+            glow = tree.nodes.new("ShaderNodeVectorMath")
+            glow.operation = "MULTIPLY"
+            glow.location = (bsdf.location.x - 160, bsdf.location.y - 360)
+            tree.links.new(tex.outputs["Color"], glow.inputs[0])
+            tree.links.new(mask_node.outputs["Color"], glow.inputs[1])
+            tree.links.new(glow.outputs[0], bsdf.inputs["Emission Color"])
+            bsdf.inputs["Emission Strength"].default_value = 1.0
+    if skin.intervals is not None:
+        material[INTERVALS] = [float(x) for x in skin.intervals]
+    return material
+
+
+def material_skin_images(material: bpy.types.Material) -> list[tuple[bpy.types.Image, bpy.types.Image | None]]:
+    """(image, fullbright mask or None) for each image of a material made by :func:`skin_slot_material`,
+    else the material's first image texture with no mask."""
+    tree = material.node_tree if material is not None else None
+    if tree is None:
+        return []
+    out = []
+    j = 0
+    while (node := tree.nodes.get(SKIN_NODE.format(j))) is not None and node.image is not None:
+        mask = tree.nodes.get(FULLBRIGHT_NODE.format(j))
+        out.append((node.image, mask.image if mask is not None else None))
+        j += 1
+    if not out:
+        first = next((n for n in tree.nodes if n.type == "TEX_IMAGE" and n.image is not None), None)
+        if first is not None:
+            out.append((first.image, None))
+    return out
