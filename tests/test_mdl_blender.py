@@ -1,0 +1,242 @@
+"""MDL in Blender: import against the independent decoder, seams, skins, groups, round trip, errors."""
+from __future__ import annotations
+
+import re
+import struct
+
+import numpy as np
+import pytest
+
+from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
+from conftest import corpus_params
+from formats.mdl import parse_mdl, serialize_mdl
+from formats.mdl_texcoords import effective_st
+from formats.palette import quake_palette, srgb_to_lab
+from mdl_reference import decode
+
+CORPUS = corpus_params("mdl/*/*.mdl")
+
+
+def import_mdl(bpy, path, **options):
+    assert bpy.ops.import_scene.mdl(filepath=str(path), **options) == {"FINISHED"}
+    return bpy.context.view_layer.objects.active
+
+
+def export_mdl(bpy, obj, path, **options) -> bytes:
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
+    obj.select_set(True)
+    assert bpy.ops.export_scene.mdl(filepath=str(path), **options) == {"FINISHED"}
+    return path.read_bytes()
+
+
+def _names(ref):
+    return [p.name_raw.split(b"\0")[0].decode("latin-1") for f in ref.frames for p in f.poses]
+
+
+def _image_indices(image, palette) -> np.ndarray:
+    width, height = image.size
+    pixels = np.empty(width * height * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    rgb = np.rint(pixels.reshape(height, width, 4)[::-1, :, :3] * 255).astype(np.int64)
+    lookup = {tuple(c): i for i, c in reversed(list(enumerate(palette.tolist())))}
+    return np.array([[lookup[tuple(c)] for c in row] for row in rgb.tolist()])
+
+
+@pytest.mark.parametrize("path", CORPUS)
+def test_import_matches_independent_decode(bpy_scene, path):
+    bpy = bpy_scene
+    ref = decode(path.read_bytes())
+    obj = import_mdl(bpy, path)
+    mesh = obj.data
+    keep = [t for t in ref.tris if len(set(t[1:])) == 3]
+    np.testing.assert_array_equal(polygon_vertices(mesh), [t[1:][::-1] for t in keep])
+    half = ref.skin_width // 2
+    expected_uv = []
+    for facesfront, *verts in keep:
+        corners = []
+        for v in verts[::-1]:
+            onseam, s, t = ref.texcoords[v]
+            if onseam and not facesfront:
+                s += half
+            corners.append(((s + 0.5) / ref.skin_width, 1 - (t + 0.5) / ref.skin_height))
+        expected_uv.append(corners)
+    np.testing.assert_allclose(corner_uvs(mesh), expected_uv, atol=1e-6)
+    names = _names(ref)
+    assert [k.name for k in mesh.shape_keys.key_blocks] == ["Basis"] + names
+    poses = [p for f in ref.frames for p in f.poses]
+    for i in sorted({0, len(poses) - 1}):
+        packed = np.array(poses[i].verts, dtype=np.float32)[:, :3]
+        expected = (packed * np.float32(ref.scale) + np.float32(ref.translate)).astype(np.float32)
+        np.testing.assert_allclose(key_positions(obj, names[i]), expected, rtol=1e-6, atol=1e-5)
+    settings = obj.classic_model
+    assert settings.mdl_flags == ref.flags
+    assert settings.mdl_synctype == ("RAND" if ref.synctype == 1 else "SYNC")
+    assert settings.mdl_bounding_radius == pytest.approx(ref.radius)
+    assert tuple(settings.mdl_eye_position) == pytest.approx(ref.eye)
+    scene = bpy.context.scene
+    assert (scene.frame_start, scene.frame_end, scene.render.fps) == (1, len(poses), 10)
+    first_of_group = [sum(len(f.poses) for f in ref.frames[:i]) for i, f in enumerate(ref.frames) if f.intervals]
+    marker_frames = {m.frame for m in scene.timeline_markers}
+    assert {1 + p for p in first_of_group} <= marker_frames
+
+
+@pytest.mark.parametrize("path", CORPUS)
+def test_skins_decode_to_the_palette_and_fullbright_glows(bpy_scene, path):
+    bpy = bpy_scene
+    ref = decode(path.read_bytes())
+    obj = import_mdl(bpy, path)
+    palette = quake_palette()
+    assert len(obj.data.materials) == len(ref.skins)
+    for material, skin in zip(obj.data.materials, ref.skins):
+        nodes = material.node_tree.nodes
+        indices = np.frombuffer(skin.images[0], np.uint8).reshape(ref.skin_height, ref.skin_width)
+        image = nodes["mdl_skin_0"].image
+        assert tuple(image.size) == (ref.skin_width, ref.skin_height)
+        shown = _image_indices(image, palette)
+        np.testing.assert_array_equal(palette[shown], palette[indices])
+        assert ("mdl_fullbright_0" in nodes) == bool((indices >= 224).any())
+        if skin.intervals is not None:
+            assert list(material["mdl_skin_intervals"]) == pytest.approx(skin.intervals)
+            assert all(f"mdl_skin_{j}" in nodes for j in range(len(skin.images)))
+
+
+@pytest.mark.parametrize("path", CORPUS)
+def test_untouched_round_trip_is_byte_identical(bpy_scene, path, tmp_path):
+    bpy = bpy_scene
+    data = path.read_bytes()
+    original = parse_mdl(data)
+    obj = import_mdl(bpy, path)
+    exported = export_mdl(bpy, obj, tmp_path / "out.mdl")
+    assert exported == data[:len(data) - original.trailing_bytes]
+
+
+def _synthetic():
+    from formats.mdl import MdlFrameSlot, MdlModel, MdlSkin
+    rng = np.random.default_rng(5)
+    verts = 6
+    tris = np.array([[0, 1, 2], [2, 1, 3], [3, 4, 5], [0, 2, 5]], np.int32)
+    poses = 5
+    pose_verts = rng.integers(0, 256, (poses, verts, 3)).astype(np.uint8)
+    images = rng.integers(0, 256, (2, 8, 16)).astype(np.uint8)
+    return MdlModel(
+        scale=np.array([0.5, 0.5, 0.25], np.float32), translate=np.array([-10, -10, 0], np.float32),
+        bounding_radius=30.0, eye_position=np.array([0, 0, 22], np.float32), skin_width=16, skin_height=8,
+        synctype=1, flags=8, size=4.0,
+        skins=[MdlSkin(np.array([0.1, 0.25], np.float32), images), MdlSkin(None, images[:1])],
+        onseam=np.array([0, 0x20, 0, 0x20, 0, 0], np.int32), s=np.array([0, 3, 5, 7, 2, 1], np.int32),
+        t=np.array([0, 1, 2, 3, 4, 5], np.int32), facesfront=np.array([1, 0, 1, 0], np.int32), triangles=tris,
+        pose_names=["stand1", "stand2", "torch1", "torch2", "torch3"], pose_verts=pose_verts,
+        pose_normals=rng.integers(0, 162, (poses, verts)).astype(np.uint8),
+        pose_bbox_min=np.zeros((poses, 4), np.uint8),
+        pose_bbox_max=np.full((poses, 4), 255, np.uint8),
+        frames=[MdlFrameSlot(0, 1, None, np.zeros(4, np.uint8), np.full(4, 255, np.uint8)),
+                MdlFrameSlot(1, 1, None, np.zeros(4, np.uint8), np.full(4, 255, np.uint8)),
+                MdlFrameSlot(2, 3, np.array([0.1, 0.2, 0.3], np.float32), np.zeros(4, np.uint8),
+                             np.full(4, 255, np.uint8))])
+
+
+def test_groups_round_trip_with_intervals(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    data = serialize_mdl(_synthetic())
+    (tmp_path / "g.mdl").write_bytes(data)
+    obj = import_mdl(bpy, tmp_path / "g.mdl")
+    assert [(a.name, a.frame_start, a.frame_end) for a in obj.classic_model.animations] == \
+        [("stand", 1, 2), ("torch", 3, 5)]
+    assert export_mdl(bpy, obj, tmp_path / "again.mdl") == data
+
+
+def test_edited_uvs_split_only_where_needed(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    data = serialize_mdl(_synthetic())
+    (tmp_path / "g.mdl").write_bytes(data)
+    obj = import_mdl(bpy, tmp_path / "g.mdl")
+    uv = obj.data.uv_layers.active.uv
+    uv[0].vector = (uv[0].vector[0] + 3 / 16, uv[0].vector[1])      # polygon 0, first corner (file vertex 2)
+    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "split.mdl"))
+    assert model.num_vertices == 7
+    corners = polygon_vertices(obj.data)[:, ::-1]
+    uvs = corner_uvs(obj.data)[:, ::-1]
+    wanted = np.stack([np.rint(uvs[..., 0] * 16 - 0.5), np.rint((1 - uvs[..., 1]) * 8 - 0.5)], -1)
+    got = effective_st(model.onseam, model.s, model.t, model.triangles, model.facesfront, 16)
+    np.testing.assert_array_equal(got, wanted)
+    np.testing.assert_array_equal(model.pose_verts[:, 6], model.pose_verts[:, corners[0, 2]])
+
+
+def test_non_quake_image_converts_without_fullbright(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    obj = bpy.context.object
+    rng = np.random.default_rng(2)
+    image = bpy.data.images.new("photo", 32, 16)
+    pixels = rng.random((16, 32, 4)).astype(np.float32)
+    pixels[..., 3] = 1
+    image.pixels.foreach_set(pixels.ravel())
+    material = bpy.data.materials.new("photo")
+    if bpy.app.version < (5, 0, 0):
+        material.use_nodes = True
+    tex = material.node_tree.nodes.new("ShaderNodeTexImage")
+    tex.image = image
+    obj.data.materials.append(material)
+    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "cube.mdl"))
+    indices = model.skins[0].images[0]
+    assert indices.shape == (16, 32) and indices.max() < 224
+    lab_palette = srgb_to_lab(quake_palette()[:224].astype(np.float64))
+    lab_pixels = srgb_to_lab(np.rint(pixels[::-1, :, :3] * 255).reshape(-1, 3))
+    distances = np.linalg.norm(lab_pixels[:, None] - lab_palette[None], axis=-1)
+    chosen = distances[np.arange(len(distances)), indices.ravel()]
+    np.testing.assert_allclose(chosen, distances.min(axis=1), atol=1e-9)
+
+
+def test_bad_file_reports_and_leaves_nothing(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    data = serialize_mdl(_synthetic())
+    before = datablock_counts(bpy)
+    for cut in (10, 100, len(data) - 3):
+        (tmp_path / "cut.mdl").write_bytes(data[:cut])
+        with pytest.raises(RuntimeError, match="cut.mdl"):
+            bpy.ops.import_scene.mdl(filepath=str(tmp_path / "cut.mdl"))
+    assert datablock_counts(bpy) == before
+
+
+def test_engine_limits_and_modern_target(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=40, y_subdivisions=40, calc_uvs=True)
+    with pytest.raises(RuntimeError, match="1681 vertices, 657 over Quake's limit of 1024"):
+        bpy.ops.export_scene.mdl(filepath=str(tmp_path / "big.mdl"))
+    assert not (tmp_path / "big.mdl").exists()
+    assert bpy.ops.export_scene.mdl(filepath=str(tmp_path / "big.mdl"), target="MODERN") == {"FINISHED"}
+    assert parse_mdl((tmp_path / "big.mdl").read_bytes()).num_vertices == 1681
+
+
+def test_header_fields_edited_in_the_panel_are_written(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    (tmp_path / "g.mdl").write_bytes(serialize_mdl(_synthetic()))
+    obj = import_mdl(bpy, tmp_path / "g.mdl")
+    obj.classic_model.mdl_flag_rotate = False
+    obj.classic_model.mdl_flag_rocket = True
+    obj.classic_model.mdl_synctype = "SYNC"
+    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "h.mdl"))
+    assert (model.flags, model.synctype) == (1, 0)
+
+
+def test_custom_palette_option(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    palette = quake_palette()[::-1].copy()
+    (tmp_path / "pal.lmp").write_bytes(palette.tobytes())
+    (tmp_path / "g.mdl").write_bytes(serialize_mdl(_synthetic()))
+    obj = import_mdl(bpy, tmp_path / "g.mdl", palette_path=str(tmp_path / "pal.lmp"))
+    image = obj.data.materials[0].node_tree.nodes["mdl_skin_0"].image
+    indices = _synthetic().skins[0].images[0]
+    shown = _image_indices(image, palette)
+    np.testing.assert_array_equal(palette[shown], palette[indices])
+
+
+def test_odd_skin_width_imports_with_a_warning(bpy_scene, tmp_path, capsys):
+    bpy = bpy_scene
+    model = _synthetic()
+    model.skin_width = 14
+    model.skins = [type(model.skins[1])(None, model.skins[1].images[:, :, :14].copy())]
+    (tmp_path / "odd.mdl").write_bytes(serialize_mdl(model))
+    import_mdl(bpy, tmp_path / "odd.mdl")
+    assert "not a multiple of 4" in capsys.readouterr().out
