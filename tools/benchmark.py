@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-CORPUS_MD2 = CHECKOUT.parent / "shared" / "corpus" / "md2"
-SYNTHETIC_VERTICES = (64, 32)       # columns x rows = 2048 vertices, 3906 triangles
-SYNTHETIC_FRAMES = 512
+CORPUS = CHECKOUT.parent / "shared" / "corpus"
+# columns x rows of the synthetic band and its frame count, at each format's engine limits
+SYNTHETIC = {"md2": ((64, 32), 512), "mdl": ((32, 32), 256)}
 SYNTHETIC_ANIMATIONS = ("stand", "run", "attack", "pain", "jump", "flip", "salute", "death")
 
 
 @dataclass
 class Case:
+    fmt: str
     name: str
     path: Path
     vertices: int
@@ -55,34 +56,43 @@ class Timings:
     naive_export_s: float = float("inf")
 
 
-def synthetic_model():
-    """A deforming latitude-longitude band of a sphere at the MD2 limits, built without bpy."""
+def synthetic_band(fmt: str):
+    """A deforming latitude-longitude band of a sphere: positions (F, V, 3), file-order triangles,
+    per-vertex (lon, lat) and frame names."""
+    import numpy as np
+
+    (nx, ny), frames = SYNTHETIC[fmt]
+    lon = np.linspace(0.0, 2.0 * np.pi, nx)
+    lat = np.linspace(-0.45 * np.pi, 0.45 * np.pi, ny)
+    lon_g, lat_g = np.meshgrid(lon, lat)
+    lon_v, lat_v = lon_g.ravel(), lat_g.ravel()
+    phase = np.arange(frames, dtype=np.float64)[:, None] * (2.0 * np.pi / 64.0)
+    radius = 24.0 + 3.0 * np.sin(3.0 * lon_v[None, :] + phase) * np.cos(2.0 * lat_v[None, :] - 0.5 * phase)
+    positions = np.stack([radius * np.cos(lat_v) * np.cos(lon_v),
+                          radius * np.cos(lat_v) * np.sin(lon_v),
+                          radius * np.sin(lat_v) + 2.0 * np.sin(phase)], axis=-1)
+    i, j = np.meshgrid(np.arange(nx - 1), np.arange(ny - 1))
+    a = (j * nx + i).ravel()
+    b, c, d = a + 1, a + nx + 1, a + nx
+    tris = np.concatenate([np.column_stack([a, c, b]), np.column_stack([a, d, c])])
+    per_anim = frames // len(SYNTHETIC_ANIMATIONS)
+    names = [f"{SYNTHETIC_ANIMATIONS[f // per_anim]}{f % per_anim + 1:02d}" for f in range(frames)]
+    return positions, tris, lon_v, lat_v, names
+
+
+def synthetic_md2():
+    """The band at the MD2 limits (2048 vertices, 512 frames), built without bpy."""
     import numpy as np
     from formats.md2 import Md2Model
     from formats.md2_glcmds import build_glcmds
     from formats.quantize import quantize_frames
 
-    nx, ny = SYNTHETIC_VERTICES
-    lon = np.linspace(0.0, 2.0 * np.pi, nx)
-    lat = np.linspace(-0.45 * np.pi, 0.45 * np.pi, ny)
-    lon_g, lat_g = np.meshgrid(lon, lat)
-    lon_v, lat_v = lon_g.ravel(), lat_g.ravel()
-    phase = np.arange(SYNTHETIC_FRAMES, dtype=np.float64)[:, None] * (2.0 * np.pi / 64.0)
-    radius = 24.0 + 3.0 * np.sin(3.0 * lon_v[None, :] + phase) * np.cos(2.0 * lat_v[None, :] - 0.5 * phase)
-    positions = np.stack([radius * np.cos(lat_v) * np.cos(lon_v),
-                          radius * np.cos(lat_v) * np.sin(lon_v),
-                          radius * np.sin(lat_v) + 2.0 * np.sin(phase)], axis=-1)
+    positions, tris, lon_v, lat_v, names = synthetic_band("md2")
     scale, translate, verts = quantize_frames(positions)
-
-    i, j = np.meshgrid(np.arange(nx - 1), np.arange(ny - 1))
-    a = (j * nx + i).ravel()
-    b, c, d = a + 1, a + nx + 1, a + nx
-    tris = np.concatenate([np.column_stack([a, c, b]), np.column_stack([a, d, c])]).astype(np.uint16)
+    tris = tris.astype(np.uint16)
     skin_w, skin_h = 256, 128
     st = np.column_stack([np.rint(lon_v / (2 * np.pi) * (skin_w - 1)),
                           np.rint((lat_v / np.pi + 0.5) * (skin_h - 1))]).astype(np.int16)
-    per_anim = SYNTHETIC_FRAMES // len(SYNTHETIC_ANIMATIONS)
-    names = [f"{SYNTHETIC_ANIMATIONS[f // per_anim]}{f % per_anim + 1:02d}" for f in range(SYNTHETIC_FRAMES)]
     rng = np.random.default_rng(0)
     model = Md2Model(skin_width=skin_w, skin_height=skin_h, skins=["models/bench/skin.pcx"], st=st,
                      tri_xyz=tris, tri_st=tris.copy(), frame_names=names, frame_scale=scale,
@@ -92,24 +102,73 @@ def synthetic_model():
     return model
 
 
-def corpus_cases(count: int = 2) -> tuple[list[Case], list[str]]:
-    """The ``count`` largest corpus files that parse, by vertices x frames."""
-    from formats.errors import FormatError
-    from formats.md2 import parse_md2
+def synthetic_mdl():
+    """The band at Quake's MDL limits (1024 vertices, 256 frames, a 320x200 skin), built without bpy."""
+    import numpy as np
+    from formats.mdl import MdlFrameSlot, MdlModel, MdlSkin
+    from formats.quantize import grid_from_bounds, quantize
 
-    if not CORPUS_MD2.is_dir():
-        return [], [f"corpus not found at {CORPUS_MD2}: corpus cases skipped"]
+    positions, tris, lon_v, lat_v, names = synthetic_band("mdl")
+    flat = positions.reshape(-1, 3)
+    scale, translate = grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
+    count = len(positions)
+    verts = quantize(positions, np.broadcast_to(scale, (count, 3)), np.broadcast_to(translate, (count, 3)))
+    skin_w, skin_h = 320, 200
+    rng = np.random.default_rng(0)
+    num_verts = verts.shape[1]
+    return MdlModel(
+        scale=scale, translate=translate, bounding_radius=30.0, eye_position=np.zeros(3, np.float32),
+        skin_width=skin_w, skin_height=skin_h, synctype=0, flags=0, size=1.0,
+        skins=[MdlSkin(None, rng.integers(0, 224, (1, skin_h, skin_w)).astype(np.uint8))],
+        onseam=np.zeros(num_verts, np.int32),
+        s=np.rint(lon_v / (2 * np.pi) * (skin_w - 1)).astype(np.int32),
+        t=np.rint((lat_v / np.pi + 0.5) * (skin_h - 1)).astype(np.int32),
+        facesfront=np.ones(len(tris), np.int32), triangles=tris.astype(np.int32), pose_names=names,
+        pose_verts=verts, pose_normals=rng.integers(0, 162, verts.shape[:2]).astype(np.uint8),
+        pose_bbox_min=np.zeros((count, 4), np.uint8), pose_bbox_max=np.full((count, 4), 255, np.uint8),
+        frames=[MdlFrameSlot(i, 1, None, np.zeros(4, np.uint8), np.full(4, 255, np.uint8)) for i in range(count)])
+
+
+def parse_case(fmt: str, path: Path):
+    """(positions (F, V, 3), Blender-order corners (T, 3), corner UVs (T * 3, 2), frame names)."""
+    import numpy as np
+    if fmt == "md2":
+        from formats.md2 import parse_md2
+        model = parse_md2(path.read_bytes())
+        st = model.st[model.tri_st[:, ::-1]].reshape(-1, 2).astype(np.float64)
+        uvs = np.column_stack([(st[:, 0] + 0.5) / model.skin_width, 1.0 - (st[:, 1] + 0.5) / model.skin_height])
+        return model.positions(), model.tri_xyz[:, ::-1], uvs, list(model.frame_names)
+    from formats.mdl import parse_mdl
+    model = parse_mdl(path.read_bytes())
+    corners = model.triangles[:, ::-1]
+    uvs = np.column_stack([(model.s[corners].ravel() + 0.5) / model.skin_width,
+                           1.0 - (model.t[corners].ravel() + 0.5) / model.skin_height])
+    return model.positions(), corners, uvs, list(model.pose_names)
+
+
+def corpus_cases(fmt: str, count: int = 2) -> tuple[list[Case], list[str]]:
+    """The ``count`` largest corpus files of ``fmt`` that parse by vertices x frames, and the largest
+    file in bytes."""
+    from formats.errors import FormatError
+
+    folder = CORPUS / fmt
+    if not folder.is_dir():
+        return [], [f"corpus not found at {folder}: {fmt} corpus cases skipped"]
     cases, notes = [], []
-    for path in sorted(CORPUS_MD2.glob("*/*.md2")):
+    for path in sorted(folder.glob(f"*/*.{fmt}")):
         try:
-            model = parse_md2(path.read_bytes())
+            positions, corners, _, _ = parse_case(fmt, path)
         except (FormatError, OSError) as exc:
             notes.append(f"{path.parent.name}/{path.name} skipped: {exc}")
             continue
-        cases.append(Case(f"{path.parent.name}/{path.name}", path, model.num_vertices,
-                          len(model.tri_xyz), model.num_frames))
+        cases.append(Case(fmt, f"{path.parent.name}/{path.name}", path, positions.shape[1], len(corners),
+                          len(positions)))
+    largest_file = max(cases, key=lambda c: c.path.stat().st_size, default=None)
     cases.sort(key=lambda c: c.vertices * c.frames, reverse=True)
-    return cases[:count], notes
+    chosen = cases[:count]
+    if largest_file is not None and largest_file not in chosen:
+        chosen.append(largest_file)
+    return chosen, notes
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -119,21 +178,17 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def import_floor(bpy, path: Path) -> float:
+def import_floor(bpy, case: Case) -> float:
     """The bare bpy calls that build the imported mesh, its UVs and one shape key per frame."""
     import numpy as np
-    from formats.md2 import parse_md2
 
-    model = parse_md2(path.read_bytes())
-    corners = np.ascontiguousarray(model.tri_xyz[:, ::-1], dtype=np.int32).ravel()
-    st = model.st[model.tri_st[:, ::-1]].reshape(-1, 2).astype(np.float64)
-    uvs = np.column_stack([(st[:, 0] + 0.5) / model.skin_width,
-                           1.0 - (st[:, 1] + 0.5) / model.skin_height]).astype(np.float32).ravel()
-    frames = np.ascontiguousarray(model.positions(), dtype=np.float32).reshape(model.num_frames, -1)
-    num_verts, num_tris = model.num_vertices, len(model.tri_xyz)
+    positions, corners_2d, uv_rows, names = parse_case(case.fmt, case.path)
+    corners = np.ascontiguousarray(corners_2d, dtype=np.int32).ravel()
+    uvs = np.ascontiguousarray(uv_rows, dtype=np.float32).ravel()
+    frames = np.ascontiguousarray(positions, dtype=np.float32).reshape(len(positions), -1)
+    num_verts, num_tris = positions.shape[1], len(corners_2d)
     loop_start = np.arange(0, num_tris * 3, 3, dtype=np.int32)
     loop_total = np.full(num_tris, 3, dtype=np.int32)
-    names = list(model.frame_names)
     collection = bpy.context.view_layer.active_layer_collection.collection
 
     def build() -> None:
@@ -199,30 +254,31 @@ def naive_export(bpy, obj) -> float:
 
 def run_case(bpy, case: Case, repeat: int, out_dir: Path) -> Timings:
     best = Timings()
-    out = out_dir / f"{case.path.stem}_out.md2"
+    out = out_dir / f"{case.path.stem}_out.{case.fmt}"
+    import_op = getattr(bpy.ops.import_scene, case.fmt)
+    export_op = getattr(bpy.ops.export_scene, case.fmt)
     for _ in range(repeat):
         bpy.ops.wm.read_homefile(use_empty=True)
-        best.import_floor_s = min(best.import_floor_s, import_floor(bpy, case.path))
+        best.import_floor_s = min(best.import_floor_s, import_floor(bpy, case))
 
         bpy.ops.wm.read_homefile(use_empty=True)
-        best.import_s = min(best.import_s, timed(lambda: bpy.ops.import_scene.md2(filepath=str(case.path))))
+        best.import_s = min(best.import_s, timed(lambda: import_op(filepath=str(case.path))))
         obj = bpy.context.view_layer.objects.active
-        best.export_s = min(best.export_s, timed(
-            lambda: bpy.ops.export_scene.md2(filepath=str(out), frame_source="TIMELINE")))
+        best.export_s = min(best.export_s, timed(lambda: export_op(filepath=str(out), frame_source="TIMELINE")))
         best.export_floor_s = min(best.export_floor_s, export_floor(bpy, obj))
         best.naive_export_s = min(best.naive_export_s, naive_export(bpy, obj))
     bpy.ops.wm.read_homefile(use_empty=True)
     return best
 
 
-HEADERS = ("case", "vertices", "triangles", "frames", "import s", "import floor s", "ratio",
+HEADERS = ("format", "case", "vertices", "triangles", "frames", "import s", "import floor s", "ratio",
            "export s", "export floor s", "ratio", "naive export s")
 
 
 def table_rows(results: list[tuple[Case, Timings]]) -> list[list[str]]:
     rows = []
     for case, t in results:
-        rows.append([case.name, str(case.vertices), str(case.triangles), str(case.frames),
+        rows.append([case.fmt.upper(), case.name, str(case.vertices), str(case.triangles), str(case.frames),
                      f"{t.import_s:.3f}", f"{t.import_floor_s:.3f}", f"{t.import_s / t.import_floor_s:.1f}x",
                      f"{t.export_s:.3f}", f"{t.export_floor_s:.4f}", f"{t.export_s / t.export_floor_s:.1f}x",
                      f"{t.naive_export_s:.3f}"])
@@ -232,11 +288,11 @@ def table_rows(results: list[tuple[Case, Timings]]) -> list[list[str]]:
 def format_table(rows: list[list[str]], markdown: bool) -> str:
     if markdown:
         lines = ["| " + " | ".join(HEADERS) + " |",
-                 "|" + "|".join(["---"] + ["---:"] * (len(HEADERS) - 1)) + "|"]
+                 "|" + "|".join(["---", "---"] + ["---:"] * (len(HEADERS) - 2)) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines)
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+    fmt = lambda cells: "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                                   for i, (c, w) in enumerate(zip(cells, widths)))
     return "\n".join([fmt(HEADERS), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
@@ -259,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the best is kept (default 3)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--format", choices=("md2", "mdl", "all"), default="all", help="which formats (default all)")
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 1)
 
@@ -267,15 +324,22 @@ def main(argv: list[str] | None = None) -> int:
     enable_extension()
     import bpy
     from formats.md2 import serialize_md2
+    from formats.mdl import serialize_mdl
 
-    cases, notes = corpus_cases()
+    synthetic = {"md2": (synthetic_md2, serialize_md2), "mdl": (synthetic_mdl, serialize_mdl)}
     with tempfile.TemporaryDirectory(prefix="classic_models_bench_") as tmp:
         out_dir = Path(tmp)
-        model = synthetic_model()
-        synthetic = out_dir / "synthetic_limits.md2"
-        synthetic.write_bytes(serialize_md2(model))
-        cases.append(Case("synthetic (engine limits)", synthetic, model.num_vertices,
-                          len(model.tri_xyz), model.num_frames))
+        cases, notes = [], []
+        for fmt in (("md2", "mdl") if args.format == "all" else (args.format,)):
+            found, skipped = corpus_cases(fmt)
+            cases += found
+            notes += skipped
+            make, serialize = synthetic[fmt]
+            path = out_dir / f"synthetic_limits.{fmt}"
+            path.write_bytes(serialize(make()))
+            positions, corners, _, _ = parse_case(fmt, path)
+            cases.append(Case(fmt, "synthetic (engine limits)", path, positions.shape[1], len(corners),
+                              len(positions)))
         with reports_to_stderr():
             results = [(case, run_case(bpy, case, repeat, out_dir)) for case in cases]
 
