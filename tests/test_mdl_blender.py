@@ -240,3 +240,54 @@ def test_odd_skin_width_imports_with_a_warning(bpy_scene, tmp_path, capsys):
     (tmp_path / "odd.mdl").write_bytes(serialize_mdl(model))
     import_mdl(bpy, tmp_path / "odd.mdl")
     assert "not a multiple of 4" in capsys.readouterr().out
+
+
+def test_file_handler_routes_mdl_to_the_operators(bpy_scene):
+    bpy = bpy_scene
+    handlers = [cls for cls in bpy.types.FileHandler.__subclasses__() if ".mdl" in cls.bl_file_extensions]
+    assert [(h.bl_import_operator, h.bl_export_operator) for h in handlers] == [("import_scene.mdl", "export_scene.mdl")]
+
+
+def test_blender_built_animation_exports_on_one_grid(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_monkey_add()
+    obj = bpy.context.object
+    mod = obj.modifiers.new("bend", "SIMPLE_DEFORM")
+    for frame, angle in ((1, 0.0), (4, 1.2)):
+        mod.angle = angle
+        mod.keyframe_insert("angle", frame=frame)
+    scene.frame_start, scene.frame_end = 1, 4
+    scene.timeline_markers.new("bend", frame=1)
+    expected = []
+    for f in range(1, 5):
+        scene.frame_set(f)
+        expected.append(evaluated_positions(bpy, obj))
+    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "monkey.mdl"))
+    assert model.pose_names == ["bend01", "bend02", "bend03", "bend04"]
+    assert model.num_vertices >= len(obj.data.vertices)        # split copies come after the originals
+    decoded = model.positions().astype(np.float64)[:, :len(obj.data.vertices)]
+    assert np.all(np.abs(decoded - np.array(expected)) <= model.scale.astype(np.float64) / 2 + 1e-5)
+
+
+def test_edited_skin_keeps_fullbright_pixels_fullbright(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    path = next((p.values[0] for p in CORPUS if p.values[0] is not None and p.values[0].name == "flame.mdl"), None)
+    if path is None:
+        pytest.skip("flame.mdl (a skin with fullbright pixels) is not in the corpus")
+    original = parse_mdl(path.read_bytes()).skins[0].images[0]
+    obj = import_mdl(bpy, path)
+    image = obj.data.materials[0].node_tree.nodes["mdl_skin_0"].image
+    width, height = image.size
+    pixels = np.empty(width * height * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    pixels = pixels.reshape(height, width, 4)
+    ordinary = np.argwhere(original[::-1] < 224)[0]
+    pixels[tuple(ordinary)][:3] = (1.0, 0.0, 1.0)
+    image.pixels.foreach_set(pixels.ravel())
+    indices = parse_mdl(export_mdl(bpy, obj, tmp_path / "edited.mdl")).skins[0].images[0]
+    assert np.array_equal(indices >= 224, original >= 224)
+    palette = quake_palette()
+    same = np.ones_like(original, dtype=bool)
+    same[height - 1 - ordinary[0], ordinary[1]] = False
+    np.testing.assert_array_equal(palette[indices][same], palette[original][same])
