@@ -1,10 +1,12 @@
-"""Import every corpus MD2, export it untouched, and tabulate what came back identical.
+"""Import every corpus model, export it untouched, and tabulate what came back identical.
 
-    .venvs/bpy-5.0/bin/python tools/roundtrip_report.py [FILES...] [--markdown]
+    .venvs/bpy-5.0/bin/python tools/roundtrip_report.py [FILES...] [--format md2|mdl] [--markdown]
 
-Without FILES it reads ``../shared/corpus/md2``. Columns: per-corner vertex bytes, normal indices
-and ST of every frame; frame names, skins, skin size, per-frame scale/translate; GL commands word
-for word; and whole-file bytes (with the count of differing bytes when not identical).
+Without FILES it reads ``../shared/corpus/<format>``. MD2 columns: per-corner vertex bytes, normal
+indices and ST of every frame; frame names, skins, skin size, per-frame scale/translate; GL
+commands word for word; whole-file bytes (with the count of differing bytes when not identical).
+MDL columns: poses, frame groups, skin images, and whole-file bytes up to any trailing editor block
+(QME's "QMEX"), which is not kept.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ if str(CHECKOUT) not in sys.path:
 
 from tools.load_extension import enable_extension  # noqa: E402
 
-CORPUS = CHECKOUT.parent / "shared" / "corpus" / "md2"
+CORPUS = CHECKOUT.parent / "shared" / "corpus"
 
 
 def _yes(flag: bool) -> str:
@@ -59,20 +61,49 @@ def compare(path: Path, out: Path) -> list[str]:
             _yes(corners), _yes(header), _yes(np.array_equal(original.glcmds, again.glcmds)), same_bytes]
 
 
+def compare_mdl(path: Path, out: Path) -> list[str]:
+    import bpy
+    from formats.errors import FormatError
+    from formats.mdl import parse_mdl
+    name = f"{path.parent.name}/{path.name}"
+    data = path.read_bytes()
+    try:
+        original = parse_mdl(data)
+    except FormatError as exc:
+        return [name, "refused: " + str(exc).split(": ")[-1], "", "", ""]
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.mdl(filepath=str(path))
+    bpy.ops.export_scene.mdl(filepath=str(out))
+    used = data[:len(data) - original.trailing_bytes]
+    written = out.read_bytes()
+    groups = sum(1 for f in original.frames if f.intervals is not None)
+    images = sum(len(s.images) for s in original.skins)
+    trailing = f" (+{original.trailing_bytes} trailing bytes dropped)" if original.trailing_bytes else ""
+    return [name, f"{original.num_poses} x {original.num_vertices} / {len(original.triangles)}",
+            str(groups), str(images), ("yes" if used == written else "NO") + trailing]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--format", choices=("md2", "mdl"), default="md2")
     args = parser.parse_args()
-    files = args.files or sorted(CORPUS.glob("*/*.md2"))
+    files = args.files or sorted((CORPUS / args.format).glob(f"*/*.{args.format}"))
     if not files:
-        print(f"no MD2 files given and no corpus at {CORPUS}", file=sys.stderr)
+        print(f"no files given and no {args.format} corpus at {CORPUS}", file=sys.stderr)
         return 1
     enable_extension()
-    columns = ["file", "frames x verts / tris", "corners identical", "names, skins, grids", "GL commands", "file bytes"]
+    if args.format == "md2":
+        columns = ["file", "frames x verts / tris", "corners identical", "names, skins, grids", "GL commands",
+                   "file bytes"]
+        compare_one = compare
+    else:
+        columns = ["file", "poses x verts / tris", "frame groups", "skin images", "file bytes identical"]
+        compare_one = compare_mdl
     from tools.benchmark import reports_to_stderr
     with tempfile.TemporaryDirectory() as tmp, reports_to_stderr():
-        rows = [compare(f, Path(tmp) / "out.md2") for f in files]
+        rows = [compare_one(f, Path(tmp) / f"out.{args.format}") for f in files]
     if args.markdown:
         print("| " + " | ".join(columns) + " |")
         print("|" + "---|" * len(columns))
