@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -20,10 +19,10 @@ from ..formats.anorms import nearest_normal_index
 from ..formats.errors import FormatError
 from ..formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ..formats.mdl_texcoords import assign_texcoords
-from ..formats.palette import indices_to_rgba, load_palette_lmp, quake_palette, rgba_to_indices
+from ..formats.palette import indices_to_rgba, rgba_to_indices
 from ..formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
 from ..importers.frame_animation import FRAME_NAMES
-from ..importers.mdl_import import FACESFRONT, TEXCOORD_ATTRIBUTES
+from ..importers.mdl_import import FACESFRONT, TEXCOORD_ATTRIBUTES, read_palette
 from ..importers.mdl_skins import INDICES, INTERVALS, material_skin_images
 from .animated_mesh import FrameExportOptions, frame_names, merged, sample_parts
 from .export_error import ExportError
@@ -103,13 +102,10 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
 
 def _palette(path_text: str) -> np.ndarray:
-    if not path_text:
-        return quake_palette()
-    path = Path(bpy.path.abspath(path_text))
     try:
-        return load_palette_lmp(path.read_bytes())
+        return read_palette(path_text)
     except (FormatError, OSError) as exc:
-        raise ExportError(f"palette {path}: {exc}") from exc
+        raise ExportError(f"palette: {exc}") from exc
 
 
 def _facesfront_and_records(parts, corner_uv: np.ndarray, single: bool):

@@ -5,11 +5,14 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
-from .md2_build import Md2ExportOptions
-from .md2_export import export_md2
-from .mdl_build import MdlExportOptions
-from .mdl_export import export_mdl
-from .run_export import export_file
+from ..formats.md2 import parse_md2, serialize_md2
+from ..formats.mdl import parse_mdl, serialize_mdl
+from .md2_build import Md2ExportOptions, build_md2
+from .mdl_build import MdlExportOptions, build_mdl
+from .run_export import ModelWriter, export_file
+
+export_md2 = ModelWriter(build_md2, serialize_md2, parse_md2)
+export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
 
 
 class ExportOperatorBase(ExportHelper):

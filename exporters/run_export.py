@@ -1,12 +1,14 @@
 """The one "collect objects, build, write, report" path every export operator goes through."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import bpy
 
 from ..formats.errors import FormatError
+from .atomic_write import atomic_write
 from .export_error import ExportError
 
 Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], list[str]]
@@ -47,3 +49,19 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         operator.report({"WARNING"}, warning)
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}
+
+
+@dataclass(frozen=True)
+class ModelWriter:
+    """An exporter made of a format's builder, serializer and parser: build the model from the
+    objects, serialize it, and write it atomically, parsing the written bytes before the rename."""
+    build: Callable[..., Any]          # (context, objects, options, progress) -> result with .model, .warnings
+    serialize: Callable[[Any], bytes]
+    parse: Callable[[bytes], Any]
+
+    def __call__(self, context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
+                 options: Any) -> list[str]:
+        wm = context.window_manager
+        result = self.build(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
+        atomic_write(path, self.serialize(result.model), verify=self.parse)
+        return result.warnings
