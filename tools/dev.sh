@@ -55,7 +55,7 @@ case "$cmd" in
   blender-test)
     blender="${1:?usage: tools/dev.sh blender-test /path/to/blender [pytest args]}"; shift
     py="$(venv bpy-5.0 'bpy==5.0.1')"
-    exec "$py" -m pytest -p pytest_blender --blender-executable "$blender" "$@" ;;
+    exec "$py" -m pytest -p pytest_blender.plugin --blender-executable "$blender" "$@" ;;
   *)
     echo "usage: bash tools/dev.sh {demo|test|bench|build|blender-test}" >&2; exit 2 ;;
 esac
