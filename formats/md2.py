@@ -89,8 +89,10 @@ class Md2Model:
 
     def positions(self) -> np.ndarray:
         """(num_frames, num_xyz, 3) float32 decoded positions."""
-        return (self.frame_verts.astype(np.float32) * self.frame_scale[:, None, :]
-                + self.frame_translate[:, None, :]).astype(np.float32)
+        out = self.frame_verts.astype(np.float32)
+        out *= np.asarray(self.frame_scale, np.float32)[:, None, :]
+        out += np.asarray(self.frame_translate, np.float32)[:, None, :]
+        return out
 
 
 def _block(header: np.void, count_field: str, ofs_field: str, itemsize: int, data: bytes) -> tuple[int, int]:

@@ -140,8 +140,10 @@ class MdlModel:
 
     def positions(self) -> np.ndarray:
         """(P, V, 3) float32 decoded positions: byte * scale + translate."""
-        return (self.pose_verts.astype(np.float32) * np.asarray(self.scale, np.float32)
-                + np.asarray(self.translate, np.float32)).astype(np.float32)
+        out = self.pose_verts.astype(np.float32)
+        out *= np.asarray(self.scale, np.float32)
+        out += np.asarray(self.translate, np.float32)
+        return out
 
     def warnings(self, limits: MdlLimits = LIMITS) -> list[str]:
         """Facts the original Quake engine refuses although the file imports fine."""
