@@ -56,6 +56,13 @@ case "$cmd" in
     blender="${1:?usage: tools/dev.sh blender-test /path/to/blender [pytest args]}"; shift
     py="$(venv bpy-5.0 'bpy==5.0.1')"
     exec "$py" -m pytest -p pytest_blender.plugin --blender-executable "$blender" "$@" ;;
+  cli)
+    # python -m classic_models from the checkout: PYTHONPATH holds a classic_models -> checkout link.
+    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    mkdir -p "$ROOT/.venvs/pkgpath"
+    ln -sfn "$ROOT" "$ROOT/.venvs/pkgpath/classic_models"
+    cd "${OLDPWD:-$ROOT}"
+    PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
     echo "usage: bash tools/dev.sh {demo|test|bench|build|blender-test}" >&2; exit 2 ;;
 esac

@@ -1,0 +1,306 @@
+"""Many inputs: expanding directories, naming outputs, worker processes, progress and summary.
+
+Directories are searched recursively for ``.md2``, ``.mdl`` and ``.ms3d`` files (any case). An
+output is ``<stem>.<target>`` in the output directory, below the same sub-folders as its input
+under a directory argument (Quake II keeps every player in its own ``tris.md2``), or next to the
+input without ``-o``. A job that would overwrite its input, or another job's output, fails alone.
+
+Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.convert.worker_main`).
+The parent hands each worker one job at a time and watches it: a worker that dies (Blender can
+crash on what it is given) or passes ``timeout`` fails only its own job and is replaced.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import TextIO
+
+from .convert import READY, ConvertJob, ConvertResult, ConvertSettings, temporary_output, worker_main
+from .inspect import FORMATS, model_format
+
+
+@dataclass
+class Source:
+    """An input file; ``root`` is the directory argument it was found under (None for a file argument)."""
+    path: Path
+    root: Path | None = None
+
+
+def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
+    """Files from file and directory arguments, in argument order then path order; and the misses."""
+    sources: list[Source] = []
+    missing: list[str] = []
+    seen: set[Path] = set()
+    for text in inputs:
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in FORMATS and p.is_file())
+            if not found:
+                missing.append(f"{text}: no {', '.join(FORMATS)} files in this directory")
+            items = [Source(p, path) for p in found]
+        elif path.is_file():
+            items = [Source(path)]
+        else:
+            missing.append(f"{text}: no such file or directory")
+            items = []
+        for item in items:
+            key = item.path.resolve()
+            if key not in seen:
+                seen.add(key)
+                sources.append(item)
+    return sources, missing
+
+
+def output_path(source: Source, target: str, out_dir: Path | None) -> Path:
+    name = f"{source.path.stem}.{target}"
+    if out_dir is None:
+        return source.path.with_name(name)
+    if source.root is not None:
+        return out_dir / source.path.parent.relative_to(source.root) / name
+    return out_dir / name
+
+
+def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
+         skip_existing: bool) -> tuple[list[ConvertJob], list[ConvertResult]]:
+    """The jobs to run, and the results already known (refused or skipped), in input order."""
+    jobs: list[ConvertJob] = []
+    known: list[ConvertResult] = []
+    claimed: dict[Path, str] = {}
+    inputs = {s.path.resolve() for s in sources}
+    for source in sources:
+        output = output_path(source, settings.target, out_dir)
+        key = output.resolve()
+        fmt = model_format(source.path)
+        error = None
+        if fmt is None:
+            error = f"unknown extension {source.path.suffix!r}"
+        elif key in inputs:
+            error = f"the output {output} would overwrite an input; choose another directory with -o"
+        elif key in claimed:
+            error = f"the output {output} is also the output of {claimed[key]}"
+        if error:
+            known.append(ConvertResult(str(source.path), None, ok=False, error=error))
+            continue
+        claimed[key] = str(source.path)
+        if skip_existing and output.exists():
+            known.append(ConvertResult(str(source.path), str(output), ok=True, skipped=True))
+            continue
+        jobs.append(ConvertJob(str(source.path), fmt, str(output), settings))
+    return jobs, known
+
+
+class Progress:
+    """A bar on a terminal (stderr), plain lines otherwise; problems are always printed."""
+
+    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False) -> None:
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self.out = out
+        self.err = err
+        self.quiet = quiet
+        self.tty = err.isatty()
+        self._bar_shown = False
+
+    def start(self, workers: int) -> None:
+        if not self.tty and not self.quiet:
+            self._line(f"converting {self.total} file(s) with {workers} worker(s)")
+        self._draw("")
+
+    def update(self, result: ConvertResult) -> None:
+        self.done += 1
+        self.failed += not result.ok
+        lines = []
+        if not result.ok:
+            lines.append(f"[{self.done}/{self.total}] FAILED {result.source}: {_first_line(result.error)}")
+        elif not self.tty:
+            state = "skipped (exists)" if result.skipped else f"ok {result.seconds:.1f} s"
+            lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output} ({state})")
+        elif result.warnings and not self.quiet:
+            lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output}")
+        if not self.quiet:
+            lines += [f"    warning: {w}" for w in result.warnings]
+        for line in lines:
+            self._line(line)
+        self._draw(Path(result.source).name)
+
+    def finish(self) -> None:
+        if self._bar_shown:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+            self._bar_shown = False
+
+    def _line(self, text: str) -> None:
+        self.finish()
+        print(text, file=self.out, flush=True)
+
+    def _draw(self, last: str) -> None:
+        if not self.tty:
+            return
+        columns = shutil.get_terminal_size((80, 20)).columns
+        width = 24
+        filled = width * self.done // max(self.total, 1)
+        bar = "#" * filled + "-" * (width - filled)
+        text = f"[{bar}] {self.done}/{self.total}" + (f" failed {self.failed}" if self.failed else "")
+        text = f"{text}  {last}"[:max(columns - 1, 10)]
+        self.err.write(f"\r\x1b[K{text}")
+        self.err.flush()
+        self._bar_shown = True
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "failed").splitlines()[0]
+
+
+class _Worker:
+    """One worker process, the job it holds and since when it works on it."""
+
+    def __init__(self, context, work_dir: Path, number: int) -> None:
+        self.dir = work_dir / f"worker{number}"
+        self.dir.mkdir()
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=worker_main, args=(child, str(self.dir)), daemon=True)
+        self.process.start()
+        child.close()
+        self.job: tuple[int, ConvertJob] | None = None
+        self.ready = False
+        self.since = time.monotonic()
+
+    def send(self, index: int, job: ConvertJob) -> None:
+        self.job = (index, job)
+        self.since = time.monotonic()
+        self.conn.send(job)
+
+    def receive(self) -> ConvertResult | None:
+        """The result of the job, or None after the ``ready`` message (the job's clock starts then)."""
+        message = self.conn.recv()
+        if message == READY:
+            self.ready = True
+            self.since = time.monotonic()
+            return None
+        return message
+
+    def overdue(self, timeout: float | None) -> bool:
+        return timeout is not None and self.ready and time.monotonic() - self.since > timeout
+
+    def failure(self, timeout: float | None) -> ConvertResult:
+        """Stop the process and say why its job has no result."""
+        index, job = self.job
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+            reason = f"gave up after {timeout:g} s (--timeout)"
+        else:
+            self.process.join()
+            reason = f"the worker process died (exit code {self.process.exitcode})"
+            words = self.last_words()
+            if words:
+                reason += f"; its last output: {words}"
+        self.conn.close()
+        temporary_output(Path(job.output), self.process.pid).unlink(missing_ok=True)
+        return ConvertResult(job.source, job.output, ok=False, error=reason, seconds=time.monotonic() - self.since)
+
+    def last_words(self) -> str:
+        try:
+            lines = (self.dir / "output.log").read_text("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1].strip() if lines else ""
+
+    def stop(self, graceful: bool) -> None:
+        if graceful:
+            try:
+                self.conn.send(None)
+            except (OSError, ValueError):
+                pass
+            self.process.join(10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def run_jobs(jobs: list[ConvertJob], workers: int, progress: Progress,
+             timeout: float | None = None) -> list[ConvertResult]:
+    """Run every job in ``workers`` processes; results in job order. Never raises for a job."""
+    if not jobs:
+        return []
+    results: list[ConvertResult | None] = [None] * len(jobs)
+    context = multiprocessing.get_context("spawn")
+    pending = deque(enumerate(jobs))
+    work_dir = Path(tempfile.mkdtemp(prefix="classic_models_batch_"))
+    pool: list[_Worker] = []
+    spawned = 0
+    finished = False
+    try:
+        while pending or pool:
+            while pending and len(pool) < workers:
+                worker = _Worker(context, work_dir, spawned)
+                spawned += 1
+                worker.send(*pending.popleft())
+                pool.append(worker)
+            wait_for = None
+            if timeout is not None and any(w.ready for w in pool):
+                wait_for = max(0.0, min(w.since for w in pool if w.ready) + timeout - time.monotonic())
+            ready = wait([w.conn for w in pool] + [w.process.sentinel for w in pool], wait_for)
+            for worker in list(pool):
+                result = None
+                alive = True
+                while result is None and worker.conn.poll():
+                    try:
+                        result = worker.receive()
+                    except (EOFError, OSError):
+                        alive = False
+                        break
+                if result is None:
+                    if alive and worker.process.sentinel not in ready and not worker.overdue(timeout):
+                        continue
+                    result = worker.failure(timeout)
+                    pool.remove(worker)
+                index, _ = worker.job
+                worker.job = None
+                results[index] = result
+                progress.update(result)
+                if worker in pool:
+                    if pending:
+                        worker.send(*pending.popleft())
+                    else:
+                        worker.stop(graceful=True)
+                        pool.remove(worker)
+        finished = True
+    finally:
+        for worker in pool:
+            worker.stop(graceful=finished)
+        progress.finish()
+        shutil.rmtree(work_dir, ignore_errors=True)
+    return [r for r in results if r is not None]
+
+
+def summary(results: list[ConvertResult], seconds: float, workers: int, target: str) -> list[str]:
+    ok = [r for r in results if r.ok and not r.skipped]
+    skipped = [r for r in results if r.skipped]
+    failed = [r for r in results if not r.ok]
+    warned = [r for r in results if r.ok and r.warnings]
+    parts = [f"{len(ok)} converted"]
+    if skipped:
+        parts.append(f"{len(skipped)} skipped (output exists)")
+    parts.append(f"{len(failed)} failed")
+    if warned:
+        parts.append(f"{len(warned)} with warnings")
+    lines = [f"{len(results)} file(s) to {target}: " + ", ".join(parts)
+             + f" in {seconds:.1f} s ({workers} worker{'s' if workers != 1 else ''})"]
+    if failed:
+        lines.append("failed:")
+        lines += [f"  {r.source}: {_first_line(r.error)}" for r in failed]
+    return lines
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,413 @@
+"""``convert``: one model in, one file out, through the extension's own operators inside ``bpy``.
+
+A worker process (:func:`worker_main`) loads this package into ``bpy`` the way Blender loads an
+installed extension (:func:`enable_package`), then for each :class:`ConvertJob` it empties the
+scene, runs the import operator (``import_scene.md2`` / ``.mdl`` / ``.ms3d``) and writes the target:
+``export_scene.md2`` / ``.mdl`` / ``.ms3d``, Blender's bundled glTF exporter (``.glb``: shape keys as
+morph targets, their animation as ``weights`` channels), or ``save_as_mainfile`` (``.blend``).
+
+Options travel as :class:`OptionRequest` keyed by operator property name and are checked against
+the operator's own RNA properties, so the command line takes exactly what the dialogs offer.
+``fps`` bakes a skeletal (MS3D) animation at another rate before export: every action's keys and
+the scene's markers are stretched about ``frame_start`` and the scene range and rate set to
+match, so the frame-per-scene-frame exporters sample it at that rate. MD2 and MDL frames are
+named one by one and always convert one to one.
+
+What the operators report as warnings Blender prints on stdout; the worker sends its stdout and
+stderr to a log file and hands each job the warnings printed while it ran (:func:`reported_warnings`).
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import shutil
+import sys
+import tempfile
+import time
+import tomllib
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+REPO_MODULE = "classic_models_cli"
+TARGETS = ("md2", "mdl", "ms3d", "blend", "glb")
+FRAME_FORMATS = ("md2", "mdl")   # one named frame per file frame: never resampled
+IMPORT_OPERATORS = {"md2": "import_scene.md2", "mdl": "import_scene.mdl", "ms3d": "import_scene.ms3d"}
+EXPORT_OPERATORS = {"md2": "export_scene.md2", "mdl": "export_scene.mdl", "ms3d": "export_scene.ms3d",
+                    "glb": "export_scene.gltf"}
+# Keyword arguments for the glTF exporter, all present in Blender 4.2's and 5.0's io_scene_gltf2.
+GLTF_DEFAULTS = {"export_format": "GLB", "export_morph": True, "export_morph_animation": True,
+                 "export_animations": True, "export_animation_mode": "ACTIONS", "use_selection": False}
+# After an import the scene holds just that model: export all of it, whatever the importer selected.
+MODEL_EXPORT_DEFAULTS = {"use_selection": False}
+READY = "ready"   # what a worker sends once bpy is set up, before its first result
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+class ConvertError(Exception):
+    """A job that cannot be done; the message is what the user reads."""
+
+
+@dataclass
+class OptionRequest:
+    """A value for an operator property, as the user gave it.
+
+    ``flag`` names the command-line option in messages. ``strict`` options (``--import-option``,
+    ``--export-option``) fail the job when the operator has no such property; the named shortcuts
+    (``--dither``...) only warn, as they are shared by operators that may not all have them.
+    """
+    flag: str
+    value: object
+    strict: bool = False
+
+
+@dataclass
+class ConvertSettings:
+    target: str
+    import_options: dict[str, OptionRequest] = field(default_factory=dict)
+    export_options: dict[str, OptionRequest] = field(default_factory=dict)
+    fps: float | None = None
+
+
+@dataclass
+class ConvertJob:
+    source: str
+    source_format: str
+    output: str
+    settings: ConvertSettings
+
+
+@dataclass
+class ConvertResult:
+    source: str
+    output: str | None
+    ok: bool
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+    skipped: bool = False
+
+
+def extension_id() -> str:
+    with open(PACKAGE_DIR / "blender_manifest.toml", "rb") as stream:
+        return tomllib.load(stream)["id"]
+
+
+def enable_package(resources: Path | None = None) -> str:
+    """Enable this package in ``bpy`` as an installed extension; returns its module name.
+
+    Blender's user resources go to ``resources`` (a new temporary folder by default; set before
+    ``import bpy``), and a local extension repository is registered whose folder holds a link
+    named after the manifest ``id`` to this package, as ``tools/load_extension.py`` does for a
+    checkout.
+    """
+    if resources is None:
+        resources = Path(tempfile.mkdtemp(prefix="classic_models_cli_"))
+        atexit.register(shutil.rmtree, resources, True)
+    if "bpy" not in sys.modules:
+        os.environ["BLENDER_USER_RESOURCES"] = str(resources / "blender")
+    import bpy
+    import addon_utils  # on sys.path once bpy is imported
+
+    ext_id = extension_id()
+    repo_dir = resources / "repo"
+    repo_dir.mkdir()
+    try:
+        (repo_dir / ext_id).symlink_to(PACKAGE_DIR, target_is_directory=True)
+    except OSError as exc:
+        if PACKAGE_DIR.name != ext_id:
+            raise ConvertError(f"cannot link {PACKAGE_DIR} into a Blender extension repository: {exc}") from exc
+        repo_dir = PACKAGE_DIR.parent
+    repo = bpy.context.preferences.extensions.repos.new(
+        name=REPO_MODULE, module=REPO_MODULE, custom_directory=str(repo_dir), source="USER")
+    repo.enabled = True
+    module = f"bl_ext.{repo.module}.{ext_id}"
+    errors: list[BaseException] = []
+    addon_utils.enable(module, default_set=True, handle_error=errors.append)
+    if errors or module not in bpy.context.preferences.addons:
+        reason = f": {errors[0]}" if errors else ""
+        raise ConvertError(f"could not enable the extension {module}{reason}")
+    return module
+
+
+def has_operator(path: str) -> bool:
+    import bpy
+    group, name = path.split(".")
+    return name in dir(getattr(bpy.ops, group))
+
+
+def _operator(path: str):
+    import bpy
+    if not has_operator(path):
+        raise ConvertError(f"this Blender has no operator {path}")
+    group, name = path.split(".")
+    return getattr(getattr(bpy.ops, group), name)
+
+
+def _coerce(prop, value: object, flag: str) -> object:
+    """``value`` (a string from the command line, or already typed) as the property's type."""
+    if not isinstance(value, str):
+        return value
+    kind = prop.type
+    try:
+        if getattr(prop, "is_array", False) and kind in ("BOOLEAN", "INT", "FLOAT"):
+            return tuple(_coerce_scalar(kind, part.strip()) for part in value.split(","))
+        if kind in ("BOOLEAN", "INT", "FLOAT"):
+            return _coerce_scalar(kind, value)
+    except ValueError as exc:
+        raise ConvertError(f"{flag}: {exc}") from exc
+    if kind == "ENUM":
+        identifiers = {item.identifier for item in prop.enum_items}
+        parts = [part.strip() for part in value.split(",")] if prop.is_enum_flag else [value]
+        fixed = [part.upper().replace("-", "_") if part.upper().replace("-", "_") in identifiers else part
+                 for part in parts]
+        if identifiers and any(part not in identifiers for part in fixed):
+            raise ConvertError(f"{flag}: {value!r} is not one of {', '.join(sorted(identifiers))}")
+        return set(fixed) if prop.is_enum_flag else fixed[0]
+    if kind == "STRING":
+        return value
+    raise ConvertError(f"{flag}: a {kind.lower()} property cannot be set from the command line")
+
+
+def _coerce_scalar(kind: str, text: str) -> object:
+    if kind == "BOOLEAN":
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise ValueError(f"{text!r} is not a boolean (true/false)")
+    if kind == "INT":
+        return int(text)
+    return float(text)
+
+
+def operator_kwargs(path: str, requests: dict[str, OptionRequest],
+                    defaults: dict[str, object] | None = None) -> tuple[dict[str, object], list[str]]:
+    """Keyword arguments for operator ``path``: ``defaults`` it has, then the requests it has.
+
+    One flag may ask for several property names (``--no-skins``: ``load_skins`` or ``load_images``);
+    it is reported as ignored only when the operator has none of them.
+    """
+    props = _operator(path).get_rna_type().properties
+    settable = [name for name in props.keys() if name != "rna_type"]
+    kwargs = {name: value for name, value in (defaults or {}).items() if name in settable}
+    applied: dict[str, bool] = {}
+    for name, request in requests.items():
+        if name in settable:
+            kwargs[name] = _coerce(props[name], request.value, request.flag)
+        elif request.strict:
+            raise ConvertError(f"{request.flag}: {path} has no option {name!r} "
+                               f"(it has: {', '.join(sorted(settable))})")
+        applied[request.flag] = applied.get(request.flag, False) or name in settable
+    warnings = [f"{flag} does not apply to {path}; ignored" for flag, used in applied.items() if not used]
+    return kwargs, warnings
+
+
+def _run_operator(path: str, **kwargs) -> set[str]:
+    try:
+        return _operator(path)(**kwargs)
+    except RuntimeError as exc:
+        raise ConvertError(operator_message(exc)) from exc
+    except TypeError as exc:
+        raise ConvertError(f"{path}: {exc}") from exc
+
+
+def operator_message(exc: RuntimeError) -> str:
+    """The reports an operator raised, without Blender's ``Error: `` prefixes."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return "; ".join(line.removeprefix("Error: ") for line in lines) or "unknown error"
+
+
+def _action_fcurves(action) -> list:
+    """Every F-curve of ``action``: slotted actions (4.4+) through their channel bags."""
+    curves = [fcurve for layer in getattr(action, "layers", ()) for strip in layer.strips
+              for bag in getattr(strip, "channelbags", ()) for fcurve in bag.fcurves]
+    if not curves and hasattr(action, "fcurves"):
+        curves = list(action.fcurves)
+    return curves
+
+
+def retime_scene(scene, fps: float) -> float:
+    """Play the scene's animation at ``fps`` scene frames per second; returns the stretch factor.
+
+    The same seconds of animation then cover ``fps / old_fps`` times as many scene frames, so an
+    exporter that writes one frame per scene frame bakes it at ``fps``.
+    """
+    import bpy
+    old = scene.render.fps / scene.render.fps_base
+    factor = fps / old
+    if abs(factor - 1.0) < 1e-9:
+        return 1.0
+    start = scene.frame_start
+
+    def stretch(frame: float) -> float:
+        return start + (frame - start) * factor
+
+    for action in bpy.data.actions:
+        for fcurve in _action_fcurves(action):
+            for point in fcurve.keyframe_points:
+                point.co.x = stretch(point.co.x)
+                point.handle_left.x = stretch(point.handle_left.x)
+                point.handle_right.x = stretch(point.handle_right.x)
+            fcurve.update()
+    for marker in scene.timeline_markers:
+        marker.frame = round(stretch(marker.frame))
+    scene.frame_end = max(start, round(stretch(scene.frame_end)))
+    scene.render.fps = max(1, round(fps))
+    scene.render.fps_base = scene.render.fps / fps
+    return factor
+
+
+def convert(job: ConvertJob) -> list[str]:
+    """Import ``job.source`` into an empty scene and write ``job.output``; returns warnings."""
+    import bpy
+    settings = job.settings
+    importer = IMPORT_OPERATORS[job.source_format]
+    if not has_operator(importer):
+        raise ConvertError(f"this version of the extension cannot import {job.source_format.upper()} "
+                           f"(no {importer} operator)")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    warnings: list[str] = []
+    kwargs, notes = operator_kwargs(importer, settings.import_options)
+    warnings += notes
+    if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
+        raise ConvertError("the import created nothing")
+    if settings.fps is not None:
+        if job.source_format in FRAME_FORMATS:
+            warnings.append(f"--fps ignored: {job.source_format.upper()} frames convert one to one")
+        else:
+            retime_scene(bpy.context.scene, settings.fps)
+    output = Path(job.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if settings.target == "blend":
+        if settings.export_options:
+            warnings.append("export options do not apply to .blend output; ignored")
+        _run_operator("wm.save_as_mainfile", filepath=str(output), check_existing=False)
+        return warnings
+    exporter = EXPORT_OPERATORS[settings.target]
+    if not has_operator(exporter):
+        raise ConvertError(f"this version of the extension cannot export {settings.target.upper()} "
+                           f"(no {exporter} operator)")
+    if settings.target == "glb":
+        kwargs, notes = operator_kwargs(exporter, settings.export_options, GLTF_DEFAULTS)
+        warnings += notes
+        temporary = temporary_output(output, os.getpid())
+        try:
+            _run_operator(exporter, filepath=str(temporary), **kwargs)
+            if not temporary.is_file():
+                raise ConvertError("the glTF exporter wrote nothing")
+            os.replace(temporary, output)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return warnings
+    kwargs, notes = operator_kwargs(exporter, settings.export_options, MODEL_EXPORT_DEFAULTS)
+    warnings += notes
+    _run_operator(exporter, filepath=str(output), check_existing=False, **kwargs)
+    return warnings
+
+
+def temporary_output(output: Path, pid: int) -> Path:
+    """Where worker ``pid`` writes a glTF file before renaming it to ``output``."""
+    return output.with_name(f".{output.stem}.{pid}.tmp{output.suffix}")
+
+
+def _flush_c_stdio() -> None:
+    """Flush C ``stdout`` (where Blender prints reports), so the log holds them now."""
+    for name in (None, "ucrtbase", "msvcrt"):
+        try:
+            ctypes.CDLL(name).fflush(None)
+            return
+        except (OSError, AttributeError, TypeError):
+            continue
+
+
+class OutputLog:
+    """The worker's stdout and stderr (file descriptors 1 and 2) sent to the file ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file = open(self.path, "ab")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self._file.fileno(), 1)
+        os.dup2(self._file.fileno(), 2)
+
+    def position(self) -> int:
+        self.flush()
+        return os.path.getsize(self.path)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _flush_c_stdio()
+
+    def text_since(self, position: int) -> str:
+        self.flush()
+        with open(self.path, "rb") as stream:
+            stream.seek(position)
+            return stream.read().decode("utf-8", "replace")
+
+
+def reported_warnings(log_text: str) -> list[str]:
+    """The ``Warning:`` reports Blender printed and the glTF exporter's ``| WARNING:`` log lines."""
+    warnings = []
+    for line in log_text.splitlines():
+        if line.startswith("Warning: "):
+            warnings.append(line[len("Warning: "):].strip())
+        elif "| WARNING: " in line:
+            warnings.append("glTF exporter: " + line.split("| WARNING: ", 1)[1].strip())
+    return warnings
+
+
+def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> ConvertResult:
+    """One job with every failure turned into a result: a bad file never stops the batch."""
+    started = time.perf_counter()
+    result = ConvertResult(job.source, job.output, ok=False)
+    if setup_error:
+        result.error = setup_error
+        return result
+    position = log.position() if log else 0
+    try:
+        notes = convert(job)
+    except ConvertError as exc:
+        result.error = str(exc).removeprefix(f"{job.source}: ")
+    except MemoryError:
+        result.error = "not enough memory"
+    except Exception as exc:  # a bug in an operator must not end the batch: report it with its trace
+        result.error = f"internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+    else:
+        result.ok = True
+        result.warnings += notes
+    if log:
+        result.warnings = reported_warnings(log.text_since(position)) + result.warnings
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def worker_main(conn, work_dir: str) -> None:
+    """Process entry point: set up bpy once, then answer each job sent on ``conn`` until ``None``.
+
+    ``work_dir`` (made and removed by the parent) receives Blender's user resources and
+    ``output.log``, where the parent reads the last words of a worker that crashed.
+    """
+    work = Path(work_dir)
+    log = OutputLog(work / "output.log")
+    setup_error = None
+    try:
+        enable_package(work)
+    except ImportError as exc:
+        setup_error = f"convert needs the bpy module (Blender as a Python module): {exc}"
+    except ConvertError as exc:
+        setup_error = str(exc)
+    conn.send(READY)
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        conn.send(run_job(job, log, setup_error))

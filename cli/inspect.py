@@ -1,0 +1,488 @@
+"""``info`` and ``check``: what a model file holds and what is wrong with it, without Blender.
+
+Everything here reads the files with the bpy-free codecs (``formats``) and the skin lookup the
+importers use (``importers.skin_lookup``), so it runs in any Python with numpy. A file gives one
+:class:`ModelInfo`; its ``problems`` are what ``check`` reports:
+
+- errors: what the importer refuses (the codec's :class:`FormatError`, with field and byte offset);
+- warnings: what the importer warns about (degenerate triangles it drops, skins it cannot find or
+  decode, the codec's own warnings) and what the original engine would refuse although the file
+  imports (``limits_exceeded``: counts over MD2's qfiles.h limits, Quake's ``Mod_LoadAliasModel``
+  checks, normal indices outside the 162-entry table, malformed MD2 GL commands).
+
+Animations are grouped exactly as the importers group them (``importers.frame_animation`` and
+``importers.mdl_import.slot_animations``, which need bpy; ``tests/test_cli.py`` checks that these
+copies agree with them on the corpus).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..formats import md2, mdl, ms3d
+from ..formats.errors import FormatError
+from ..formats.md2_glcmds import decode_glcmds
+from ..formats.pcx import decode_pcx
+from ..importers.skin_lookup import find_skin
+
+FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
+NUM_NORMALS = 162
+MS3D_DEFAULT_FPS = 24.0          # what the MS3D importer plays a file without a usable rate at
+_TRAILING_DIGITS = re.compile(r"\d+$")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass
+class Problem:
+    """One finding: ``field`` and ``offset`` (bytes from the start of the file) when known."""
+    severity: str                  # "error" or "warning"
+    message: str
+    field: str | None = None
+    offset: int | None = None
+
+
+@dataclass
+class SkinInfo:
+    """A skin (MD2), texture (MS3D) or embedded skin slot (MDL) and whether its image is there."""
+    name: str
+    found: bool
+    path: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class AnimationInfo:
+    """File frames ``first`` .. ``last`` (0-based), or for MS3D the key frames of the timeline."""
+    name: str
+    first: int
+    last: int
+
+    @property
+    def frames(self) -> int:
+        return self.last - self.first + 1
+
+
+@dataclass
+class ModelInfo:
+    file: str
+    format: str | None
+    size: int | None = None
+    version: int | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    details: dict[str, object] = field(default_factory=dict)
+    skins: list[SkinInfo] = field(default_factory=list)
+    animations: list[AnimationInfo] = field(default_factory=list)
+    joints: list[dict[str, object]] = field(default_factory=list)
+    limits_exceeded: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def readable(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+    def to_json(self) -> dict[str, object]:
+        out = asdict(self)
+        for anim, item in zip(self.animations, out["animations"]):
+            item["frames"] = anim.frames
+        out["readable"] = self.readable
+        return out
+
+
+def model_format(path: Path) -> str | None:
+    return FORMATS.get(path.suffix.lower())
+
+
+def inspect_file(path: Path, load_skins: bool = True) -> ModelInfo:
+    """Read ``path`` and describe it; never raises for a bad file (the error becomes a problem)."""
+    info = ModelInfo(file=str(path), format=model_format(path))
+    if info.format is None:
+        info.problems.append(Problem("error", f"unknown extension {path.suffix!r}; expected "
+                                              + ", ".join(FORMATS)))
+        return info
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        info.problems.append(Problem("error", f"cannot read: {exc.strerror or exc}"))
+        return info
+    info.size = len(data)
+    reader = {"md2": _inspect_md2, "mdl": _inspect_mdl, "ms3d": _inspect_ms3d}[info.format]
+    try:
+        reader(info, path, data, load_skins)
+    except FormatError as exc:
+        info.problems.append(Problem("error", exc.message, exc.field, exc.offset))
+    except MemoryError:
+        info.problems.append(Problem("error", "not enough memory to read the file"))
+    return info
+
+
+def animation_name(frame_name: str) -> str:
+    """``run12`` -> ``run`` (as ``importers.frame_animation.animation_name``)."""
+    return _TRAILING_DIGITS.sub("", frame_name) or frame_name
+
+
+def group_animations(frame_names: list[str]) -> list[AnimationInfo]:
+    """Consecutive frames with the same animation name (as ``importers.frame_animation``)."""
+    animations: list[AnimationInfo] = []
+    for i, name in enumerate(frame_names):
+        base = animation_name(name)
+        if animations and animations[-1].name == base and animations[-1].last == i - 1:
+            animations[-1].last = i
+        else:
+            animations.append(AnimationInfo(base, i, i))
+    return animations
+
+
+def slot_animations(model: mdl.MdlModel) -> list[AnimationInfo]:
+    """One per frame group and per run of simple frames sharing a name (as the MDL importer)."""
+    animations: list[AnimationInfo] = []
+    previous_simple = False
+    for slot in model.frames:
+        name = animation_name(model.pose_names[slot.first_pose])
+        last = slot.first_pose + slot.num_poses - 1
+        simple = slot.intervals is None
+        if simple and previous_simple and animations[-1].name == name:
+            animations[-1].last = last
+        else:
+            animations.append(AnimationInfo(name, slot.first_pose, last))
+        previous_simple = simple
+    return animations
+
+
+def _degenerate(triangles: np.ndarray) -> np.ndarray:
+    """Indices of triangles that use a vertex twice (the importers drop them)."""
+    t = np.asarray(triangles)
+    if not len(t):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero((t[:, 0] == t[:, 1]) | (t[:, 1] == t[:, 2]) | (t[:, 0] == t[:, 2]))
+
+
+def _warn(info: ModelInfo, message: str, field: str | None = None, offset: int | None = None) -> None:
+    info.problems.append(Problem("warning", message, field, offset))
+
+
+def _limit(info: ModelInfo, message: str, field: str | None = None, offset: int | None = None) -> None:
+    info.limits_exceeded.append(message)
+    _warn(info, message, field, offset)
+
+
+def _lookup_skin(info: ModelInfo, path: Path, name: str, field: str, offset: int) -> None:
+    lookup = find_skin(path, name)
+    skin = SkinInfo(name, lookup.path is not None, str(lookup.path) if lookup.path else None, lookup.warning)
+    if lookup.warning:
+        _warn(info, lookup.warning, field, offset)
+    if lookup.path is not None and lookup.path.suffix.lower() == ".pcx":
+        try:
+            image = decode_pcx(lookup.path.read_bytes())
+        except (FormatError, OSError) as exc:
+            skin.note = f"cannot be decoded: {exc}"
+            _warn(info, f"skin {name!r} could not be loaded: {exc}", field, offset)
+        else:
+            skin.note = skin.note or f"PCX {image.width}x{image.height}"
+    info.skins.append(skin)
+
+
+def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
+    model = md2.parse_md2(data)
+    header = np.frombuffer(data, md2.HEADER, count=1)[0]
+    at = {name: md2.HEADER.fields[name][1] for name in md2.HEADER.names}
+    info.version = md2.VERSION
+    info.counts = {"vertices": model.num_vertices, "triangles": len(model.tri_xyz),
+                   "frames": model.num_frames, "skins": len(model.skins), "texcoords": len(model.st),
+                   "glcmds": len(model.glcmds)}
+    info.details = {"engine": "Quake II", "skin_width": model.skin_width, "skin_height": model.skin_height}
+    info.animations = group_animations(model.frame_names)
+
+    limits = md2.LIMITS
+    for what, count, limit, name in (
+            ("vertices", model.num_vertices, limits.vertices, "num_xyz"),
+            ("triangles", len(model.tri_xyz), limits.triangles, "num_tris"),
+            ("frames", model.num_frames, limits.frames, "num_frames"),
+            ("skins", len(model.skins), limits.skins, "num_skins")):
+        if count > limit:
+            _limit(info, f"{count} {what} exceed Quake II's {limit}", name, at[name])
+    framesize = int(header["framesize"])
+    bad = np.argwhere(model.frame_normals >= NUM_NORMALS)
+    if len(bad):
+        f, v = (int(x) for x in bad[0])
+        _limit(info, f"normal index {int(model.frame_normals[f, v])} is outside the {NUM_NORMALS}-entry "
+                     f"table ({len(bad)} vertices)", f"frame {f} vertex {v} normal_index",
+               int(header["ofs_frames"]) + f * framesize + md2.FRAME_HEADER.itemsize + 4 * v + 3)
+    try:
+        decode_glcmds(model.glcmds, model.num_vertices)
+    except FormatError as exc:
+        offset = None if exc.offset is None else int(header["ofs_glcmds"]) + exc.offset
+        _limit(info, f"GL commands are malformed (Quake II draws with them): {exc.message}", "glcmds", offset)
+
+    degenerate = _degenerate(model.tri_xyz)
+    if len(degenerate):
+        _warn(info, f"dropped {len(degenerate)} degenerate triangle(s) that use a vertex twice",
+              f"triangle {int(degenerate[0])}", int(header["ofs_tris"]) + int(degenerate[0]) * md2.TRIANGLE.itemsize)
+    seen: set[str] = set()
+    for i, name in enumerate(model.skins):
+        offset = int(header["ofs_skins"]) + i * md2.SKIN.itemsize
+        if name in seen:
+            continue
+        seen.add(name)
+        if load_skins:
+            _lookup_skin(info, path, name, f"skin {i}", offset)
+        else:
+            info.skins.append(SkinInfo(name, False, None, "not looked up"))
+
+
+def _mdl_offsets(model: mdl.MdlModel) -> dict[str, int]:
+    """File offsets of the texcoord and triangle blocks (they follow the variable-size skins)."""
+    pos = mdl.HEADER.itemsize
+    pixels = model.skin_width * model.skin_height
+    for skin in model.skins:
+        count = len(skin.images)
+        pos += 4 + pixels if skin.intervals is None else 8 + count * (4 + pixels)
+    texcoords = pos
+    return {"texcoords": texcoords, "triangles": texcoords + model.num_vertices * mdl.TEXCOORD.itemsize}
+
+
+def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
+    model = mdl.parse_mdl(data)
+    info.version = mdl.VERSION
+    groups = [s for s in model.frames if s.intervals is not None]
+    info.counts = {"vertices": model.num_vertices, "triangles": len(model.triangles),
+                   "frames": len(model.frames), "poses": model.num_poses, "frame_groups": len(groups),
+                   "skins": len(model.skins), "skin_images": sum(len(s.images) for s in model.skins)}
+    info.details = {"engine": "Quake", "skin_width": model.skin_width, "skin_height": model.skin_height,
+                    "flags": model.flags, "synctype": model.synctype,
+                    "eye_position": [float(x) for x in model.eye_position],
+                    "bounding_radius": float(model.bounding_radius), "size": float(model.size),
+                    "trailing_bytes": model.trailing_bytes}
+    info.animations = slot_animations(model)
+    for i, skin in enumerate(model.skins):
+        kind = "single" if skin.intervals is None else f"group of {len(skin.images)}"
+        info.skins.append(SkinInfo(f"skin {i}", True, None,
+                                   f"embedded {kind}, {model.skin_width}x{model.skin_height} paletted"))
+    for warning in model.warnings():
+        _limit(info, warning)
+    degenerate = _degenerate(model.triangles)
+    if len(degenerate):
+        _warn(info, f"dropped {len(degenerate)} degenerate triangle(s) that use a vertex twice",
+              f"triangle {int(degenerate[0])}",
+              _mdl_offsets(model)["triangles"] + int(degenerate[0]) * mdl.TRIANGLE.itemsize)
+
+
+def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
+    """File offsets of the triangle and material blocks and of the animation fields."""
+    triangles = ms3d.HEADER.itemsize + 2 + model.num_vertices * ms3d.VERTEX.itemsize + 2
+    pos = triangles + model.num_triangles * ms3d.TRIANGLE.itemsize + 2
+    for group in model.groups:
+        pos += ms3d.GROUP_HEADER.itemsize + 2 * len(group.triangles) + 1
+    materials = pos + 2
+    return {"triangles": triangles, "materials": materials,
+            "animation_fps": materials + len(model.materials) * ms3d.MATERIAL.itemsize}
+
+
+def find_ms3d_texture(folder: Path, stored: str) -> Path | None:
+    """The file a material's texture path names, looked up as the MS3D importer does
+    (``importers.ms3d_import.find_texture``): the relative path under ``folder`` in any case, else
+    the bare file name in ``folder``; an absolute path by its file name only."""
+    text = stored.strip().replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if not parts:
+        return None
+    absolute = text.startswith("/") or bool(_DRIVE.match(text))
+    for candidate in ([parts[-1]],) if absolute else (parts, [parts[-1]]):
+        found = _case_insensitive(folder, candidate)
+        if found is not None:
+            return found
+    return None
+
+
+def _case_insensitive(folder: Path, parts: list[str]) -> Path | None:
+    current = folder
+    for part in parts:
+        if part == "..":
+            current = current.parent
+            continue
+        try:
+            names = os.listdir(current)
+        except OSError:
+            return None
+        match = part if part in names else next((n for n in sorted(names) if n.lower() == part.lower()), None)
+        if match is None:
+            return None
+        current = current / match
+    return current if current.is_file() else None
+
+
+def ms3d_joint_warnings(model: ms3d.Ms3dModel) -> list[str]:
+    """What the importer says about joint parents (``importers.ms3d_armature.joint_parents``):
+    an unknown parent, a joint naming itself or a cycle each make a root."""
+    def key(raw: bytes) -> bytes:
+        return bytes(raw).split(b"\0", 1)[0]
+
+    first: dict[bytes, int] = {}
+    for j, joint in enumerate(model.joints):
+        first.setdefault(key(joint.name_raw), j)
+    parents, warnings = [], []
+    for j, joint in enumerate(model.joints):
+        name = key(joint.parent_raw)
+        p = first.get(name)
+        if p is None:
+            if name and name.lower() != b"none":
+                warnings.append(f"joint {joint.name!r} has unknown parent {joint.parent!r}: made a root")
+            p = -1
+        elif p == j:
+            warnings.append(f"joint {joint.name!r} names itself as its parent: made a root")
+            p = -1
+        parents.append(p)
+    for j in range(len(parents)):
+        seen, k = set(), j
+        while k != -1 and k not in seen:
+            seen.add(k)
+            k = parents[k]
+        if k != -1:
+            warnings.append(f"joint {model.joints[k].name!r} is its own ancestor: made a root")
+            parents[k] = -1
+    return warnings
+
+
+def _ms3d_frames(model: ms3d.Ms3dModel, fps: float) -> int:
+    """The last scene frame of the importer's timeline (``importers.ms3d_armature.key_frames``:
+    a key at t seconds sits at frame t x fps, made whole where that gives back the same float32 t)."""
+    last_key = 1.0
+    for joint in model.joints:
+        for keys in (joint.rot_keys, joint.pos_keys):
+            if len(keys):
+                t = np.asarray(keys[:, 0], dtype=np.float32)
+                frames = t.astype(np.float64) * fps
+                whole = np.rint(frames)
+                exact = (np.abs(frames - whole) < 1e-3) & ((whole / fps).astype(np.float32) == t)
+                last_key = max(last_key, float(np.where(exact, whole, frames.astype(np.float32)).max()))
+    return max(int(model.total_frames), math.ceil(last_key), 1)
+
+
+def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
+    model = ms3d.parse_ms3d(data)
+    at = _ms3d_offsets(model)
+    info.version = model.version
+    info.counts = {"vertices": model.num_vertices, "triangles": model.num_triangles,
+                   "groups": len(model.groups), "materials": len(model.materials), "joints": len(model.joints),
+                   "frames": int(model.total_frames)}
+    stored_fps = float(model.animation_fps)
+    fps = stored_fps if math.isfinite(stored_fps) and stored_fps > 0 else MS3D_DEFAULT_FPS
+    info.details = {"animation_fps": stored_fps, "total_frames": int(model.total_frames),
+                    "groups": [{"name": g.name, "triangles": len(g.triangles), "material": g.material}
+                               for g in model.groups],
+                    "optional_blocks": [name for name, _ in model.optional_blocks()]}
+    key_times = [keys[:, 0] for j in model.joints for keys in (j.rot_keys, j.pos_keys) if len(keys)]
+    if key_times:
+        times = np.concatenate(key_times)
+        info.details["key_seconds"] = [float(times.min()), float(times.max())]
+    if model.joints:
+        info.animations = [AnimationInfo("timeline", 1, _ms3d_frames(model, fps))]
+    info.joints = [{"name": j.name, "parent": j.parent, "rotation_keys": len(j.rot_keys),
+                    "position_keys": len(j.pos_keys)} for j in model.joints]
+    for warning in model.warnings:
+        _warn(info, warning)
+    if model.joints and fps != model.animation_fps:
+        _warn(info, f"animation fps is {model.animation_fps}: using {MS3D_DEFAULT_FPS:g}", "animation_fps",
+              at["animation_fps"])
+    for warning in ms3d_joint_warnings(model):
+        _warn(info, warning, "joints")
+    for g, group in enumerate(model.groups):
+        triangles = np.asarray(group.triangles, dtype=np.int64)
+        degenerate = _degenerate(model.tri_vertices[triangles]) if len(triangles) else []
+        if len(degenerate):
+            first = int(triangles[degenerate[0]])
+            _warn(info, f"group {group.name!r}: dropped {len(degenerate)} triangle(s) that use a vertex twice",
+                  f"triangle {first}", at["triangles"] + first * ms3d.TRIANGLE.itemsize)
+    for i, material in enumerate(model.materials):
+        base = at["materials"] + i * ms3d.MATERIAL.itemsize
+        for key, stored in (("texture", material.texture), ("alphamap", material.alphamap)):
+            if not stored.strip():
+                continue
+            field, offset = f"material {i} {key}", base + ms3d.MATERIAL.fields[key][1]
+            if not load_skins:
+                info.skins.append(SkinInfo(stored, False, None, "not looked up"))
+                continue
+            found = find_ms3d_texture(path.parent, stored)
+            info.skins.append(SkinInfo(stored, found is not None, str(found) if found else None))
+            if found is None:
+                _warn(info, f"material {material.name!r}: {key} {stored!r} not found next to the model", field, offset)
+            elif found.suffix.lower() == ".pcx":
+                try:
+                    decode_pcx(found.read_bytes())
+                except (FormatError, OSError) as exc:
+                    info.skins[-1].note = f"cannot be decoded: {exc}"
+                    _warn(info, f"material {material.name!r}: {key} {stored!r} could not be loaded: {exc}",
+                          field, offset)
+
+
+_FORMAT_TITLES = {"md2": "Quake II MD2", "mdl": "Quake MDL", "ms3d": "MilkShape 3D MS3D"}
+
+
+def describe(info: ModelInfo, verbose: bool = False) -> str:
+    """The human-readable ``info`` block for one file."""
+    if info.format is None or info.size is None or not info.readable:
+        lines = [f"{info.file}: cannot be read"]
+        lines += [f"  {format_problem(p)}" for p in info.problems if p.severity == "error"]
+        return "\n".join(lines)
+    lines = [f"{info.file}: {_FORMAT_TITLES[info.format]} version {info.version}, {info.size} bytes"]
+    lines.append("  " + ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in info.counts.items()))
+    details = info.details
+    if "skin_width" in details:
+        lines.append(f"  skin size {details['skin_width']}x{details['skin_height']}")
+    if info.format == "mdl":
+        lines.append(f"  flags {details['flags']}, synctype {details['synctype']}, "
+                     f"eye position {tuple(round(x, 3) for x in details['eye_position'])}"
+                     + (f", {details['trailing_bytes']} trailing bytes ignored" if details["trailing_bytes"] else ""))
+    if info.format == "ms3d":
+        lines.append(f"  animation {details['total_frames']} frames at {details['animation_fps']:g} fps"
+                     + (", keys from {:.3g} s to {:.3g} s".format(*details["key_seconds"])
+                        if "key_seconds" in details else ", no keys"))
+        if details["groups"]:
+            lines.append("  groups:")
+        for group in details["groups"]:
+            material = "no material" if group["material"] < 0 else f"material {group['material']}"
+            lines.append(f"    {group['name']!r}: {group['triangles']} triangles, {material}")
+    if info.skins:
+        lines.append("  skins:" if info.format != "ms3d" else "  textures:")
+        for skin in info.skins:
+            if skin.found and skin.path:
+                state = f"found {skin.path}" + (f" ({skin.note})" if skin.note else "")
+            elif skin.found:
+                state = skin.note or "present"
+            else:
+                state = "not looked up" if skin.note == "not looked up" else "MISSING (see warnings)"
+            lines.append(f"    {skin.name}: {state}")
+    if info.animations:
+        lines.append(f"  animations ({len(info.animations)}):")
+        width = max(len(a.name) for a in info.animations)
+        for anim in info.animations:
+            lines.append(f"    {anim.name:<{width}}  frames {anim.first}-{anim.last} ({anim.frames})")
+    if info.joints:
+        names = [str(j["name"]) for j in info.joints]
+        shown = names if verbose or len(names) <= 12 else names[:12] + [f"... {len(names) - 12} more (-v)"]
+        lines.append(f"  joints ({len(names)}): " + ", ".join(shown))
+    engine = details.get("engine")
+    if engine:
+        if info.limits_exceeded:
+            lines.append(f"  exceeds {engine}'s limits:")
+            lines += [f"    {text}" for text in info.limits_exceeded]
+        else:
+            lines.append(f"  within {engine}'s limits")
+    others = [p for p in info.problems if p.message not in info.limits_exceeded]
+    if others:
+        lines.append("  warnings:")
+        lines += [f"    {format_problem(p, severity=False)}" for p in others]
+    return "\n".join(lines)
+
+
+def format_problem(problem: Problem, severity: bool = True) -> str:
+    """``severity: field @ offset N: message`` (the parts that are known)."""
+    where = problem.field or ""
+    if problem.offset is not None:
+        where = f"{where} @ offset {problem.offset}" if where else f"offset {problem.offset}"
+    text = f"{where}: {problem.message}" if where else problem.message
+    return f"{problem.severity}: {text}" if severity else text

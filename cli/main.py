@@ -1,0 +1,258 @@
+"""The command line: ``python -m classic_models {info,check,convert} ...``.
+
+Exit status: 0 when every file is fine (``check``: clean; ``convert``: converted), 1 when some
+file is not, 2 for a usage error (argparse's own, no input files, no bpy for ``convert``).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+import tomllib
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from . import inspect
+from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
+from .convert import TARGETS, ConvertSettings, OptionRequest
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
+USAGE_ERROR = 2
+MS3D_BAKE_FPS = 10.0
+
+
+def _version() -> str:
+    try:
+        with open(PACKAGE_DIR / "blender_manifest.toml", "rb") as stream:
+            return str(tomllib.load(stream).get("version", "unknown"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return "unknown"
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Inspect, validate and convert Quake II MD2, Quake MDL and MilkShape 3D "
+                               "MS3D models without opening Blender.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{info,check,convert}")
+
+    info = commands.add_parser("info", help="summarise model files (no Blender needed)",
+                               description="A readable summary per file: format and version, counts, skins "
+                                           "and whether each image is found, animations with frame ranges, "
+                                           "joints, and the original engine's limits the file exceeds.")
+    info.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
+    info.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+    info.add_argument("--no-skins", action="store_true", help="do not look for skin images")
+    info.add_argument("-v", "--verbose", action="store_true", help="list every joint")
+
+    check = commands.add_parser("check", help="validate model files like a linter (no Blender needed)",
+                                description="Every problem the importer refuses (error) or warns about "
+                                            "(warning), and every engine limit exceeded (warning), with "
+                                            "file, field and byte offset. Exit status 0 only if all are clean.")
+    check.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
+    check.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+    check.add_argument("--no-skins", action="store_true", help="do not look for skin images")
+    check.add_argument("--fail-on", choices=("warning", "error"), default="warning",
+                       help="lowest severity that makes the exit status 1 (default: warning)")
+    check.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+
+    convert = commands.add_parser(
+        "convert", help="convert models through the extension's importers and exporters (needs bpy)",
+        description="Import each input with the extension's operator and write it as TARGET: md2/mdl/ms3d "
+                    "through the extension's exporters, glb through Blender's glTF exporter (shape keys as "
+                    "morph targets with their animation), blend as a Blender file. Directories are searched "
+                    "recursively. Files convert in parallel worker processes; a failed file never stops the "
+                    "others.")
+    convert.add_argument("inputs", nargs="+", metavar="INPUT")
+    convert.add_argument("--to", required=True, choices=TARGETS, dest="target", help="output format")
+    convert.add_argument("-o", "--output-dir", type=Path,
+                         help="where to write (default: next to each input); sub-folders of directory "
+                              "inputs are kept")
+    convert.add_argument("-j", "--jobs", type=_positive_int, default=None,
+                         help="worker processes (default: one per core)")
+    convert.add_argument("--skip-existing", action="store_true", help="leave outputs that already exist")
+    convert.add_argument("--timeout", type=_positive_float, help="fail a file that takes longer (seconds)")
+    convert.add_argument("--json", action="store_true", help="print a JSON report at the end")
+    convert.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
+    imports = convert.add_argument_group("import options (the import operators' properties)")
+    imports.add_argument("--scale", type=_positive_float, help="multiply coordinates on import (scale)")
+    imports.add_argument("--file-normals", action="store_true",
+                         help="use the file's normals as custom normals (use_file_normals)")
+    imports.add_argument("--no-skins", action="store_true", help="do not load skins or textures (load_skins / load_images = False)")
+    imports.add_argument("--palette", type=Path,
+                         help="MDL: a 768-byte palette lump to decode and convert skins with (palette_path)")
+    imports.add_argument("--import-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
+                         help="any property of the import operator, by its Python name (repeatable), "
+                              "e.g. axis_up=Z for MS3D")
+    exports = convert.add_argument_group("export options (the export operators' properties)")
+    exports.add_argument("--frame-source", choices=("timeline", "shape-keys"),
+                         help="one frame per scene frame or per shape key (frame_source)")
+    exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
+                         help="MDL: limits to check, Quake's or source ports' (target)")
+    exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")
+    exports.add_argument("--skin-width", choices=("pad", "refuse"),
+                         help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
+    exports.add_argument("--fps", type=_positive_float,
+                         help="MS3D: bake the skeletal animation at this many frames per second "
+                              "(default for md2/mdl output: 10, the rate Quake and Quake II play); "
+                              "MD2 and MDL frames always convert one to one")
+    exports.add_argument("--export-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
+                         help="any property of the export operator (for glb: of export_scene.gltf), "
+                              "by its Python name (repeatable)")
+    return parser
+
+
+def _inputs(args: argparse.Namespace) -> tuple[list[Source], list[str]]:
+    return expand_inputs(args.inputs)
+
+
+def run_info(args: argparse.Namespace) -> int:
+    sources, missing = _inputs(args)
+    for text in missing:
+        print(f"{PROG} info: {text}", file=sys.stderr)
+    if not sources:
+        return USAGE_ERROR
+    infos = [inspect.inspect_file(s.path, load_skins=not args.no_skins) for s in sources]
+    if args.json:
+        json.dump({"files": [i.to_json() for i in infos]}, sys.stdout, indent=2)
+        print()
+    else:
+        print("\n\n".join(inspect.describe(i, verbose=args.verbose) for i in infos))
+    return 0 if all(i.readable for i in infos) and not missing else 1
+
+
+def run_check(args: argparse.Namespace) -> int:
+    sources, missing = _inputs(args)
+    for text in missing:
+        print(f"{PROG} check: {text}", file=sys.stderr)
+    if not sources:
+        return USAGE_ERROR
+    failing = {"warning": {"warning", "error"}, "error": {"error"}}[args.fail_on]
+    reports = []
+    counts = {"clean": 0, "warning": 0, "error": 0}
+    for source in sources:
+        info = inspect.inspect_file(source.path, load_skins=not args.no_skins)
+        severities = {p.severity for p in info.problems}
+        status = "error" if "error" in severities else "warning" if severities else "clean"
+        counts[status] += 1
+        reports.append({"file": info.file, "format": info.format, "status": status,
+                        "problems": [vars(p) for p in info.problems]})
+        if not args.json and not args.quiet:
+            for problem in info.problems:
+                print(f"{info.file}: {inspect.format_problem(problem)}")
+    line = (f"checked {len(sources)} file(s): {counts['clean']} clean, {counts['warning']} with warnings, "
+            f"{counts['error']} with errors")
+    bad = any(r["status"] in failing for r in reports) or bool(missing)
+    if args.json:
+        json.dump({"files": reports, "summary": {"files": len(sources), **counts, "missing": missing}},
+                  sys.stdout, indent=2)
+        print()
+    else:
+        print(line)
+    return 1 if bad else 0
+
+
+def convert_settings(args: argparse.Namespace) -> ConvertSettings:
+    settings = ConvertSettings(target=args.target, fps=args.fps)
+    imports, exports = settings.import_options, settings.export_options
+    if args.scale is not None:
+        imports["scale"] = OptionRequest("--scale", args.scale)
+    if args.file_normals:
+        imports["use_file_normals"] = OptionRequest("--file-normals", True)
+    if args.no_skins:
+        imports["load_skins"] = OptionRequest("--no-skins", False)
+        imports["load_images"] = OptionRequest("--no-skins", False)
+    if args.palette is not None:
+        palette = str(args.palette.resolve())
+        imports["palette_path"] = OptionRequest("--palette", palette)
+        exports["palette_path"] = OptionRequest("--palette", palette)
+    if args.frame_source:
+        exports["frame_source"] = OptionRequest("--frame-source", args.frame_source.upper().replace("-", "_"))
+    if args.limits:
+        exports["target"] = OptionRequest("--target", args.limits.upper())
+    if args.dither:
+        exports["dither"] = OptionRequest("--dither", True)
+    if args.skin_width:
+        exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
+    for key, value in args.import_option:
+        imports[key] = OptionRequest(f"--import-option {key}={value}", value, strict=True)
+    for key, value in args.export_option:
+        exports[key] = OptionRequest(f"--export-option {key}={value}", value, strict=True)
+    return settings
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("bpy") is None:
+        print(f"{PROG} convert: needs the bpy module (Blender as a Python module, e.g. pip install bpy); "
+              f"info and check work without it", file=sys.stderr)
+        return USAGE_ERROR
+    started = time.perf_counter()
+    sources, missing = _inputs(args)
+    for text in missing:
+        print(f"{PROG} convert: {text}", file=sys.stderr)
+    if not sources:
+        return USAGE_ERROR
+    settings = convert_settings(args)
+    jobs, known = plan(sources, settings, args.output_dir, args.skip_existing)
+    for job in jobs:
+        if job.source_format == "ms3d" and settings.fps is None and settings.target in ("md2", "mdl"):
+            job.settings = replace(settings, fps=MS3D_BAKE_FPS)
+    workers = min(args.jobs or default_workers(), max(len(jobs), 1))
+    line_stream = sys.stderr if args.json else sys.stdout
+    progress = Progress(len(jobs) + len(known), line_stream, sys.stderr, quiet=args.quiet)
+    progress.start(workers)
+    for result in known:
+        progress.update(result)
+    results = known + run_jobs(jobs, workers, progress, args.timeout)
+    order = {str(s.path): i for i, s in enumerate(sources)}
+    results.sort(key=lambda r: order.get(r.source, len(order)))
+    lines = summary(results, time.perf_counter() - started, workers, args.target)
+    if missing:
+        lines += ["not found:", *(f"  {text}" for text in missing)]
+    if args.json:
+        json.dump({"results": [asdict(r) for r in results],
+                   "summary": {"files": len(results), "converted": sum(r.ok and not r.skipped for r in results),
+                               "skipped": sum(r.skipped for r in results),
+                               "failed": sum(not r.ok for r in results), "missing": missing}},
+                  sys.stdout, indent=2)
+        print()
+        print("\n".join(lines), file=sys.stderr)
+    else:
+        print("\n".join(lines))
+    return 1 if missing or any(not r.ok for r in results) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handlers = {"info": run_info, "check": run_check, "convert": run_convert}
+    try:
+        return handlers[args.command](args)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
