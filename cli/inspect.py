@@ -10,9 +10,7 @@ importers use (``importers.skin_lookup``), so it runs in any Python with numpy. 
   imports (``limits_exceeded``: counts over MD2's qfiles.h limits, Quake's ``Mod_LoadAliasModel``
   checks, normal indices outside the 162-entry table, malformed MD2 GL commands).
 
-Animations are grouped exactly as the importers group them (``importers.frame_animation`` and
-``importers.mdl_import.slot_animations``, which need bpy; ``tests/test_cli.py`` checks that these
-copies agree with them on the corpus).
+Animations are grouped by the same bpy-free code the importers use (``formats.animations``).
 """
 from __future__ import annotations
 
@@ -25,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..formats import md2, mdl, ms3d
+from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.errors import FormatError
 from ..formats.md2_glcmds import decode_glcmds
 from ..formats.pcx import decode_pcx
@@ -33,7 +32,6 @@ from ..importers.skin_lookup import find_skin
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
 MS3D_DEFAULT_FPS = 24.0          # what the MS3D importer plays a file without a usable rate at
-_TRAILING_DIGITS = re.compile(r"\d+$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -56,18 +54,6 @@ class SkinInfo:
 
 
 @dataclass
-class AnimationInfo:
-    """File frames ``first`` .. ``last`` (0-based), or for MS3D the key frames of the timeline."""
-    name: str
-    first: int
-    last: int
-
-    @property
-    def frames(self) -> int:
-        return self.last - self.first + 1
-
-
-@dataclass
 class ModelInfo:
     file: str
     format: str | None
@@ -76,7 +62,7 @@ class ModelInfo:
     counts: dict[str, int] = field(default_factory=dict)
     details: dict[str, object] = field(default_factory=dict)
     skins: list[SkinInfo] = field(default_factory=list)
-    animations: list[AnimationInfo] = field(default_factory=list)
+    animations: list[Animation] = field(default_factory=list)
     joints: list[dict[str, object]] = field(default_factory=list)
     limits_exceeded: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -118,39 +104,6 @@ def inspect_file(path: Path, load_skins: bool = True) -> ModelInfo:
     except MemoryError:
         info.problems.append(Problem("error", "not enough memory to read the file"))
     return info
-
-
-def animation_name(frame_name: str) -> str:
-    """``run12`` -> ``run`` (as ``importers.frame_animation.animation_name``)."""
-    return _TRAILING_DIGITS.sub("", frame_name) or frame_name
-
-
-def group_animations(frame_names: list[str]) -> list[AnimationInfo]:
-    """Consecutive frames with the same animation name (as ``importers.frame_animation``)."""
-    animations: list[AnimationInfo] = []
-    for i, name in enumerate(frame_names):
-        base = animation_name(name)
-        if animations and animations[-1].name == base and animations[-1].last == i - 1:
-            animations[-1].last = i
-        else:
-            animations.append(AnimationInfo(base, i, i))
-    return animations
-
-
-def slot_animations(model: mdl.MdlModel) -> list[AnimationInfo]:
-    """One per frame group and per run of simple frames sharing a name (as the MDL importer)."""
-    animations: list[AnimationInfo] = []
-    previous_simple = False
-    for slot in model.frames:
-        name = animation_name(model.pose_names[slot.first_pose])
-        last = slot.first_pose + slot.num_poses - 1
-        simple = slot.intervals is None
-        if simple and previous_simple and animations[-1].name == name:
-            animations[-1].last = last
-        else:
-            animations.append(AnimationInfo(name, slot.first_pose, last))
-        previous_simple = simple
-    return animations
 
 
 def _degenerate(triangles: np.ndarray) -> np.ndarray:
@@ -380,7 +333,7 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) ->
         times = np.concatenate(key_times)
         info.details["key_seconds"] = [float(times.min()), float(times.max())]
     if model.joints:
-        info.animations = [AnimationInfo("timeline", 1, _ms3d_frames(model, fps))]
+        info.animations = [Animation("timeline", 1, _ms3d_frames(model, fps))]
     info.joints = [{"name": j.name, "parent": j.parent, "rotation_keys": len(j.rot_keys),
                     "position_keys": len(j.pos_keys)} for j in model.joints]
     for warning in model.warnings:

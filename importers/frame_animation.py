@@ -6,39 +6,12 @@ neighbouring frames linearly as the engines do. A marker starts each animation.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import numpy as np
 import bpy
 
-_TRAILING_DIGITS = re.compile(r"\d+$")
+from ..formats.animations import Animation
+
 FRAME_NAMES = "frame_names"   # mesh custom property: the frame names an import created, in order
-
-
-@dataclass
-class Animation:
-    """A run of consecutive frames sharing a name: file frames [first, last]."""
-    name: str
-    first: int
-    last: int
-
-
-def animation_name(frame_name: str) -> str:
-    """``run12`` -> ``run``: the frame name without its trailing digits."""
-    return _TRAILING_DIGITS.sub("", frame_name) or frame_name
-
-
-def group_animations(frame_names: list[str]) -> list[Animation]:
-    """Consecutive frames with the same animation name form one animation."""
-    animations: list[Animation] = []
-    for i, name in enumerate(frame_names):
-        base = animation_name(name)
-        if animations and animations[-1].name == base and animations[-1].last == i - 1:
-            animations[-1].last = i
-        else:
-            animations.append(Animation(base, i, i))
-    return animations
 
 
 def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.ndarray) -> list[bpy.types.ShapeKey]:

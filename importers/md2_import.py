@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import bpy
 
+from ..formats.animations import group_animations
 from ..formats.anorms import anorms
 from ..formats.errors import FormatError
 from ..formats.md2 import Md2Model, frame_records, parse_md2
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from .frame_animation import (FRAME_NAMES, add_frame_shape_keys, add_markers, animate_frame_keys, group_animations,
-                              set_scene_timing)
+from .frame_animation import FRAME_NAMES, add_frame_shape_keys, add_markers, animate_frame_keys, set_scene_timing
 from .results import ImportResult
 from .skin_images import load_skin_image, skin_material
 from .skin_lookup import find_skin

@@ -23,8 +23,8 @@ from ..formats.errors import FormatError
 from ..formats.mdl import MdlModel, parse_mdl, pose_dtype
 from ..formats.palette import load_palette_lmp, quake_palette
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from .frame_animation import (FRAME_NAMES, Animation, add_frame_shape_keys, add_markers, animate_frame_keys,
-                              animation_name, set_scene_timing)
+from ..formats.animations import Animation, slot_animations
+from .frame_animation import FRAME_NAMES, add_frame_shape_keys, add_markers, animate_frame_keys, set_scene_timing
 from .mdl_skins import skin_slot_material
 from .results import ImportResult
 from .transaction import datablock_transaction
@@ -66,22 +66,6 @@ def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -
     u = (s.astype(np.float64) + 0.5) / model.skin_width
     v = 1.0 - (model.t[triangles].astype(np.float64) + 0.5) / model.skin_height
     return np.stack([u, v], axis=-1).reshape(-1, 2).astype(np.float32)
-
-
-def slot_animations(model: MdlModel) -> list[Animation]:
-    """An animation per frame group and per run of simple frames sharing a name."""
-    animations: list[Animation] = []
-    previous_simple = False
-    for slot in model.frames:
-        name = animation_name(model.pose_names[slot.first_pose])
-        last = slot.first_pose + slot.num_poses - 1
-        simple = slot.intervals is None
-        if simple and previous_simple and animations[-1].name == name:
-            animations[-1].last = last
-        else:
-            animations.append(Animation(name, slot.first_pose, last))
-        previous_simple = simple
-    return animations
 
 
 def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions) -> ImportResult:

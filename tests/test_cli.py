@@ -130,23 +130,6 @@ def test_info_json_matches_the_codecs(run):
         assert [a["last"] for a in item["animations"]][-1] == model.num_poses - 1
 
 
-def test_animation_grouping_matches_the_importers(cli_modules, extension):
-    inspect = cli_modules["inspect"]
-    frame_animation = importlib.import_module(f"{extension}.importers.frame_animation")
-    mdl_import = importlib.import_module(f"{extension}.importers.mdl_import")
-    models = [parse_md2(p.read_bytes()) for p in corpus_files("md2/*/*.md2") if p.name not in BAD_MD2]
-    if not models:
-        pytest.skip(f"corpus not found at {CORPUS}")
-    models.append(grid_model(frames=9))
-    for model in models:
-        ours = [(a.name, a.first, a.last) for a in inspect.group_animations(model.frame_names)]
-        assert ours == [(a.name, a.first, a.last) for a in frame_animation.group_animations(model.frame_names)]
-    for path in corpus_files("mdl/*/*.mdl"):
-        model = parse_mdl(path.read_bytes())
-        ours = [(a.name, a.first, a.last) for a in inspect.slot_animations(model)]
-        assert ours == [(a.name, a.first, a.last) for a in mdl_import.slot_animations(model)]
-
-
 def _importer_warnings(bpy, extension: str, path: Path) -> list[str] | None:
     """What the extension's importer warns about for ``path`` (None if it has no importer for it)."""
     fmt = path.suffix.lower()[1:]
