@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper
+from bpy_extras.io_utils import ExportHelper, orientation_helper
 
 from ..formats.md2 import parse_md2, serialize_md2
 from ..formats.mdl import parse_mdl, serialize_mdl
+from ..formats.ms3d import parse_ms3d, serialize_ms3d
 from .md2_build import Md2ExportOptions, build_md2
 from .mdl_build import MdlExportOptions, build_mdl
+from .ms3d_build import Ms3dExportOptions, build_ms3d
 from .run_export import ModelWriter, export_file
 
 export_md2 = ModelWriter(build_md2, serialize_md2, parse_md2)
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
+export_ms3d = ModelWriter(build_ms3d, serialize_ms3d, parse_ms3d)
 
 
 class ExportOperatorBase(ExportHelper):
@@ -79,4 +82,22 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, ExportOperatorBase):
         return export_file(self, context, export_mdl, options)
 
 
-CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl,)
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
+    """Export MilkShape 3D: mesh objects as groups, their materials, the armature's joints and keys"""
+    bl_idname = "export_scene.ms3d"
+    bl_label = "Export MilkShape 3D"
+
+    filename_ext = ".ms3d"
+    filter_glob: StringProperty(default="*.ms3d", options={"HIDDEN"})
+
+    animation: EnumProperty(name="Animation", default="KEYS", items=(
+        ("KEYS", "Keyframes", "A key where the action has one (rotation and location channels per bone)"),
+        ("BAKE", "Bake", "A key on every scene frame, from the evaluated pose (constraints included)")))
+
+    def execute(self, context):
+        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation)
+        return export_file(self, context, export_ms3d, options)
+
+
+CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl, EXPORT_SCENE_OT_ms3d,)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, FloatProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
+from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
+from .ms3d_import import Ms3dImportOptions, import_ms3d
 from .run_import import import_files, operator_paths
 
 
@@ -65,4 +66,22 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, ImportOperatorBase):
         return import_files(self, context, operator_paths(self), import_mdl, options)
 
 
-CLASSES = (IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl,)
+@orientation_helper(axis_forward="-Z", axis_up="Y")
+class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
+    """Import MilkShape 3D models: a mesh per group, materials, an armature and its keyframe animation"""
+    bl_idname = "import_scene.ms3d"
+    bl_label = "Import MilkShape 3D"
+
+    filename_ext = ".ms3d"
+    filter_glob: StringProperty(default="*.ms3d", options={"HIDDEN"})
+
+    load_images: BoolProperty(name="Load Images", default=True,
+                              description="Find the texture and alpha map images next to the model")
+
+    def execute(self, context):
+        options = Ms3dImportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up,
+                                    load_images=self.load_images)
+        return import_files(self, context, operator_paths(self), import_ms3d, options)
+
+
+CLASSES = (IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl, IMPORT_SCENE_OT_ms3d,)

@@ -14,7 +14,8 @@ class FormatEntry:
     extension: str
 
 
-FORMATS = (FormatEntry("md2", "Quake II Model", ".md2"), FormatEntry("mdl", "Quake Model", ".mdl"),)
+FORMATS = (FormatEntry("md2", "Quake II Model", ".md2"), FormatEntry("mdl", "Quake Model", ".mdl"),
+           FormatEntry("ms3d", "MilkShape 3D", ".ms3d"),)
 
 
 def _menu_import(self, context):

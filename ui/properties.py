@@ -39,6 +39,12 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
     mdl_eye_position: FloatVectorProperty(name="Eye Position", size=3, subtype="XYZ")
     mdl_bounding_radius: FloatProperty(name="Bounding Radius", min=0.0)
     mdl_size: FloatProperty(name="Size", min=0.0, description="Average triangle area (used for LOD)")
+    ms3d_comment: StringProperty(name="Comment", description="MilkShape model comment")
+    ms3d_joint_size: FloatProperty(name="Joint Size", default=1.0, description="MilkShape joint display size")
+    ms3d_transparency_mode: IntProperty(name="Transparency Mode", default=0,
+                                        description="MilkShape transparency mode: 0 simple, 1 depth buffered "
+                                                    "with alpha ref, 2 depth sorted triangles")
+    ms3d_alpha_ref: FloatProperty(name="Alpha Ref", default=0.5, description="MilkShape alpha reference (0-1)")
 
 
 for _bit, (_name, _label) in enumerate(MDL_FLAG_NAMES):

@@ -1,0 +1,1010 @@
+"""Blender -> :class:`Ms3dModel`: groups, materials, joints, keyframes, weights, comments, extras.
+
+* Mesh objects become groups (one per object, or one per material when an object uses several),
+  triangulated as Blender does, with per-corner normals and UVs ``(u, 1 - v)``, the material of
+  their polygons and smoothing groups from sharp edges (regions joined by smooth edges; flat faces
+  get group 0). Coordinates are in the armature's space when there is an armature, else in world
+  space, converted to MilkShape's axes (``axis_conversion`` to the forward/up options; the defaults
+  invert the import's ``(x, y, z) -> (x, -z, y)``). Meshes with modifiers other than Armature are
+  evaluated with the Armature modifiers switched off (the file holds the bind pose).
+* The armature becomes joints: rest rotation and position in the parent's space from the bones
+  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`). Its
+  action's keyed frames become keys: rotation keys where a bone's rotation channels are keyed
+  (converted to Euler 'XYZ' from any rotation mode), position keys where its location is keyed;
+  time = frame / scene fps. Keys of Blender's 'Generated' type are skipped (the import adds them to
+  reproduce MilkShape's slerp). Or every scene frame is baked from the evaluated pose (constraints
+  included).
+* Vertex groups named after bones become the skin: the strongest four influences, percentages
+  summing to 100 (largest remainder), strongest as the vertex's own joint.
+* Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
+  128 materials, 128 joints, 31-byte names, 127-byte texture paths.
+
+What the import kept (see :mod:`..importers.ms3d_import`) is written back wherever Blender still
+shows what the import set: a value is compared with the import's snapshot (or, per vertex and
+corner, recomputed from the stored raw value) and, if unchanged, the file's own value is written.
+So an untouched import exports the same file contents: vertex, triangle and group order, raw names,
+flags, normals, ``t`` coordinates, weights, rest poses, key times, colours, comments, extras,
+version and sub-versions.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import bpy
+from bpy_extras.io_utils import axis_conversion
+from mathutils import Euler, Quaternion
+
+from ..formats.errors import FormatError
+from ..formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint,
+                            Ms3dJointExtras, Ms3dMaterial, Ms3dModel, Ms3dModelExtras, Ms3dVertexExtras,
+                            encode_text)
+from ..importers.ms3d_armature import (COMMENT_PROP, GENERATED_KEY, JOINT_PROP, bone_color, bone_rest_poses,
+                                       combined_weights, euler_xyz_from_matrices, hierarchy_order,
+                                       influences_from_raw, local_matrices, nearest_euler, rigid_inverse)
+from ..importers.ms3d_import import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
+                                     KEPT_TRIANGLE, KEPT_VERTEX, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP,
+                                     REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS,
+                                     TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX,
+                                     material_values, unpack_skin)
+from .export_error import ExportError
+
+MAX_VERTICES = MAX_TRIANGLES = 65534
+MAX_GROUPS = 255
+MAX_MATERIALS = 128
+MAX_JOINTS = 128
+MAX_SMOOTHING_GROUP = 32
+NORMAL_TOLERANCE = 1e-5           # a corner normal this close to the one the import showed is unchanged
+DEFAULT_AMBIENT = (0.2, 0.2, 0.2, 1.0)
+DEFAULT_JOINT_COLOR = (1.0, 1.0, 0.0)
+DEFAULT_BLOCKS = {"comments": 1, "vertex extras": 3, "joint extras": 1, "model extras": 1}
+BLOCK_ORDER = tuple(DEFAULT_BLOCKS)
+NEW = 1 << 40                     # sort key offset for data without a stored file index
+
+
+@dataclass
+class Ms3dExportOptions:
+    axis_forward: str = "-Z"
+    axis_up: str = "Y"
+    animation: str = "KEYS"       # or "BAKE": every scene frame from the evaluated pose
+
+
+@dataclass
+class Ms3dBuildResult:
+    model: Ms3dModel
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class JointTable:
+    """The exported joints and how Blender refers to them."""
+    joints: list[Ms3dJoint] = field(default_factory=list)
+    bone_names: list[str] = field(default_factory=list)
+    colors: list = field(default_factory=list)
+    comments: list = field(default_factory=list)           # raw bytes or None per joint
+    original_to_export: dict[int, int] = field(default_factory=dict)
+    stored_colors: bool = False
+    custom_colors: bool = False
+
+    def index_of(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.bone_names)}
+
+
+@dataclass
+class Part:
+    """One group's worth of a mesh object, in file units and MilkShape axes."""
+    obj: bpy.types.Object
+    name_raw: bytes
+    flags: int
+    material: bpy.types.Material | None
+    comment: bytes | None
+    sort_key: tuple
+    vertices: np.ndarray            # structured VERTEX_RECORD rows, one per used mesh vertex
+    corners: np.ndarray             # (T, 3) indices into ``vertices``
+    normals: np.ndarray             # (T, 3, 3) float32
+    s: np.ndarray                   # (T, 3) float32
+    t: np.ndarray
+    smoothing: np.ndarray           # (T,) uint8
+    tri_flags: np.ndarray           # (T,) uint16
+    tri_order: np.ndarray           # (T,) int64 sort keys: the file triangle, else NEW + running number
+    tri_group_bytes: np.ndarray | None = None   # (T,) the file's group byte where it disagreed
+    group_index: int = NEW          # the file group this part was imported from
+
+
+TRIANGLE_RECORD = np.dtype([("uid", "<i8"), ("vertices", "<i8", (3,)), ("normals", "<f4", (3, 3)),
+                            ("s", "<f4", (3,)), ("t", "<f4", (3,)), ("smoothing", "u1"), ("flags", "<u2")])
+VERTEX_RECORD = np.dtype([("uid", "<i8"), ("xyz", "<f4", (3,)), ("bone", "i1"), ("ids", "i1", (3,)),
+                          ("weights", "u1", (3,)), ("flags", "u1"), ("refcount", "u1"), ("extra", "<u4", (2,))])
+
+
+def _float32_equal(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _raw(record, key: str) -> bytes | None:
+    value = record.get(key) if record else None
+    return bytes.fromhex(value) if isinstance(value, str) else None
+
+
+def _encoded(text: str, size: int | None, what: str, problems: list[str]) -> bytes:
+    try:
+        return encode_text(text, size, field=what)
+    except FormatError:
+        raw = encode_text(text)
+        limit = (size or 0) - 1
+        problems.append(f"{what} {text!r} is {len(raw)} bytes, {len(raw) - limit} over the limit of {limit}")
+        return raw[:limit].ljust(size, b"\0")
+
+
+def _name_raw(current: str, record, problems: list[str], what: str) -> bytes:
+    """The stored raw name while the datablock keeps the name the import gave it, else the new name."""
+    if record and record.get("name") == current and _raw(record, "name_raw") is not None:
+        return _raw(record, "name_raw")
+    return _encoded(current, NAME_SIZE, what, problems)
+
+
+def _comment(id_block, record) -> bytes | None:
+    if COMMENT_PROP not in id_block:
+        return None
+    text = str(id_block[COMMENT_PROP])
+    if record and record.get("comment_shown") == text and _raw(record, "comment_raw") is not None:
+        return _raw(record, "comment_raw")
+    return encode_text(text)
+
+
+def _conversion(options: Ms3dExportOptions) -> np.ndarray:
+    """3x3 rotation taking Blender coordinates to MilkShape's."""
+    return np.array(axis_conversion(to_forward=options.axis_forward, to_up=options.axis_up), dtype=np.float64)
+
+
+def _armature(objects: list[bpy.types.Object], meshes: list[bpy.types.Object]) -> bpy.types.Object | None:
+    armatures = {o for o in objects if o.type == "ARMATURE"}
+    if not armatures:
+        armatures = {m.object for obj in meshes for m in obj.modifiers
+                     if m.type == "ARMATURE" and m.object is not None and m.show_viewport}
+    if len(armatures) > 1:
+        names = ", ".join(sorted(repr(a.name) for a in armatures))
+        raise ExportError(f"several armatures ({names}): an MS3D model has one skeleton; export them separately")
+    return next(iter(armatures), None)
+
+
+def _model_root(objects: list[bpy.types.Object], meshes: list[bpy.types.Object],
+                armature: bpy.types.Object | None) -> bpy.types.Object | None:
+    candidates = ([armature] if armature is not None else []) + list(objects) + [m.parent for m in meshes]
+    return next((o for o in candidates if o is not None and MODEL_PROP in o), None)
+
+
+def _action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
+    anim = obj.animation_data
+    if anim is None or anim.action is None:
+        return []
+    if hasattr(anim, "action_slot"):
+        from bpy_extras import anim_utils
+        if anim.action_slot is None:
+            return []
+        bag = anim_utils.action_get_channelbag_for_slot(anim.action, anim.action_slot)
+        return list(bag.fcurves) if bag is not None else []
+    return list(anim.action.fcurves)
+
+
+def _keyed(fcurve: bpy.types.FCurve) -> tuple[np.ndarray, np.ndarray]:
+    """Frames and values of an F-curve's keys, without those of the 'Generated' type."""
+    points = fcurve.keyframe_points
+    co = np.empty(len(points) * 2, dtype=np.float32)
+    kind = np.empty(len(points), dtype=np.int32)
+    points.foreach_get("co", co)
+    points.foreach_get("type", kind)
+    co = co.reshape(-1, 2)[kind != GENERATED_KEY]
+    return co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
+
+
+def _channel_values(curves: list, defaults, frames_out: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """Frames keyed on any of ``curves`` and every channel's value there (key values where keyed)."""
+    keyed = [_keyed(c) if c is not None else None for c in curves]
+    present = [k[0] for k in keyed if k is not None and len(k[0])]
+    if not present:
+        return None
+    if all(len(f) == len(present[0]) and np.array_equal(f, present[0]) for f in present[1:]) \
+            and np.all(np.diff(present[0]) >= 0):
+        frames = present[0]
+    else:
+        frames = np.unique(np.concatenate(present))
+    values = np.empty((len(frames), len(curves)))
+    for i, (curve, key) in enumerate(zip(curves, keyed)):
+        if curve is None:
+            values[:, i] = defaults[i]
+        elif len(key[0]) == len(frames) and np.array_equal(key[0], frames):   # keys where every channel has them
+            values[:, i] = key[1]
+        else:
+            values[:, i] = [curve.evaluate(float(f)) for f in frames]
+    frames_out.append(frames)
+    return frames, values
+
+
+def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict, frames_out: list) -> tuple | None:
+    mode = pose_bone.rotation_mode
+    path = f'pose.bones["{bpy.utils.escape_identifier(pose_bone.name)}"]'
+    if mode == "QUATERNION":
+        keyed = _channel_values([by_path.get((f"{path}.rotation_quaternion", i)) for i in range(4)],
+                                list(pose_bone.rotation_quaternion), frames_out)
+        to_matrix = lambda v: Quaternion(v).normalized().to_matrix()
+    elif mode == "AXIS_ANGLE":
+        keyed = _channel_values([by_path.get((f"{path}.rotation_axis_angle", i)) for i in range(4)],
+                                list(pose_bone.rotation_axis_angle), frames_out)
+        to_matrix = lambda v: Quaternion(v[1:], v[0]).to_matrix()
+    else:
+        keyed = _channel_values([by_path.get((f"{path}.rotation_euler", i)) for i in range(3)],
+                                list(pose_bone.rotation_euler), frames_out)
+        if mode == "XYZ" or keyed is None:
+            return keyed
+        to_matrix = lambda v: Euler(v, mode).to_matrix()
+    if keyed is None:
+        return None
+    frames, values = keyed
+    rotations = np.array([np.array(to_matrix(v)) for v in values])
+    angles = euler_xyz_from_matrices(rotations)
+    for k in range(1, len(angles)):
+        angles[k] = nearest_euler(rotations[k:k + 1], angles[k - 1:k])[0]
+    return frames, angles
+
+
+def _bone_order(bones: list[bpy.types.Bone]) -> list[bpy.types.Bone]:
+    stored = sorted((b for b in bones if JOINT_PROP in b), key=lambda b: int(b[JOINT_PROP].get("index", 0)))
+    placed = {b.name for b in stored}
+    new = [b for b in bones if b.name not in placed]
+    index = {b.name: i for i, b in enumerate(new)}
+    parents = [index.get(b.parent.name, -1) if b.parent is not None else -1 for b in new]
+    return stored + [new[i] for i in hierarchy_order(parents)]
+
+
+def _joints(context: bpy.types.Context, armature: bpy.types.Object, to_ms: np.ndarray, options: Ms3dExportOptions,
+            key_fps: float, problems: list[str], warnings: list[str]) -> JointTable:
+    table = JointTable()
+    bones = _bone_order(list(armature.data.bones))
+    table.bone_names = [b.name for b in bones]
+    rest = bone_rest_poses(armature, table.bone_names, to_ms.T)
+    names_raw = []
+    for j, (bone, (rotation, position)) in enumerate(zip(bones, rest)):
+        record = bone.get(JOINT_PROP)
+        if record is not None and "index" in record:
+            table.original_to_export[int(record["index"])] = j
+        names_raw.append(_name_raw(bone.name, record, problems, "joint name"))
+        shown = record.get("rest_shown") if record else None
+        if shown is not None and np.allclose(list(shown), [*rotation, *position], rtol=0.0, atol=1e-9, equal_nan=True):
+            rotation = np.array(record["rotation"], dtype=np.float32)
+            position = np.array(record["position"], dtype=np.float32)
+        color = bone_color(bone)
+        table.custom_colors |= color is not None
+        if record is not None and "color" in record and _float32_equal(record.get("color_shown"), color):
+            color = list(record["color"])
+            table.stored_colors = True
+        table.colors.append(color if color is not None else list(DEFAULT_JOINT_COLOR))
+        table.comments.append(_comment(bone, record))
+        table.joints.append(Ms3dJoint(int(record.get("flags", 0)) if record else 0, names_raw[-1], b"",
+                                      np.asarray(rotation, dtype=np.float32), np.asarray(position, dtype=np.float32),
+                                      np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32)))
+    index = table.index_of()
+    for bone, joint in zip(bones, table.joints):
+        record = bone.get(JOINT_PROP)
+        stored_parent = _raw(record, "parent_raw")
+        if bone.parent is None:
+            keep = stored_parent is not None and not any(
+                stored_parent.split(b"\0", 1)[0] == n.split(b"\0", 1)[0] for n in names_raw)
+            joint.parent_raw = stored_parent if keep else bytes(NAME_SIZE)
+        else:
+            parent_raw = names_raw[index[bone.parent.name]]
+            same = stored_parent is not None and stored_parent.split(b"\0", 1)[0] == parent_raw.split(b"\0", 1)[0]
+            joint.parent_raw = stored_parent if same else parent_raw
+    if options.animation == "BAKE":
+        _bake_keys(context, armature, table, bones, to_ms, key_fps)
+    else:
+        _action_keys(armature, table, key_fps, warnings)
+    return table
+
+
+def _action_keys(armature: bpy.types.Object, table: JointTable, key_fps: float, warnings: list[str]) -> None:
+    by_path = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(armature) if not fc.mute}
+    scaled = []
+    for name, joint in zip(table.bone_names, table.joints):
+        pose_bone = armature.pose.bones[name]
+        frames_seen: list = []
+        rotation = _rotation_keys(pose_bone, by_path, frames_seen)
+        path = f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
+        location = _channel_values([by_path.get((f"{path}.location", i)) for i in range(3)],
+                                   list(pose_bone.location), frames_seen)
+        scale = _channel_values([by_path.get((f"{path}.scale", i)) for i in range(3)], list(pose_bone.scale), [])
+        if scale is not None and not np.allclose(scale[1], 1.0):
+            scaled.append(name)
+        if rotation is not None:
+            joint.rot_keys = _keys(rotation[0], rotation[1], key_fps)
+        if location is not None:
+            joint.pos_keys = _keys(location[0], location[1], key_fps)
+    if scaled:
+        warnings.append(f"MS3D joints cannot scale: the scale keys of {', '.join(map(repr, scaled[:5]))} "
+                        f"{'and others ' if len(scaled) > 5 else ''}are not exported")
+
+
+def _keys(frames: np.ndarray, values: np.ndarray, key_fps: float) -> np.ndarray:
+    times = (np.asarray(frames, dtype=np.float64) / key_fps).astype(np.float32)
+    return np.column_stack([times, np.asarray(values, dtype=np.float32)]).astype(np.float32)
+
+
+def _bake_keys(context: bpy.types.Context, armature: bpy.types.Object, table: JointTable,
+               bones: list[bpy.types.Bone], to_ms: np.ndarray, key_fps: float) -> None:
+    """A rotation and a position key per joint at every scene frame, from the evaluated pose."""
+    scene = context.scene
+    frames = list(range(scene.frame_start, scene.frame_end + 1))
+    count = len(bones)
+    index = table.index_of()
+    parents = [index[b.parent.name] if b.parent is not None else -1 for b in bones]
+    rest_local = local_matrices(np.array([j.rotation for j in table.joints]),
+                                np.array([j.position for j in table.joints]))
+    rest_inverse = rigid_inverse(rest_local)
+    from_blender = np.eye(4)
+    from_blender[:3, :3] = to_ms
+    rotations = np.empty((len(frames), count, 3))
+    positions = np.empty((len(frames), count, 3))
+    saved = scene.frame_current, scene.frame_subframe
+    try:
+        for f, frame in enumerate(frames):
+            scene.frame_set(frame)
+            pose = np.array([np.array(armature.pose.bones[n].matrix) for n in table.bone_names])
+            globals_ms = from_blender @ pose
+            for j in range(count):
+                local = globals_ms[j] if parents[j] == -1 else rigid_inverse(globals_ms[parents[j]]) @ globals_ms[j]
+                key = rest_inverse[j] @ local
+                positions[f, j] = key[:3, 3]
+                rotations[f, j] = (euler_xyz_from_matrices(key[None, :3, :3])[0] if f == 0 else
+                                   nearest_euler(key[None, :3, :3], rotations[f - 1, j][None])[0])
+    finally:
+        scene.frame_set(saved[0], subframe=saved[1])
+    for j, joint in enumerate(table.joints):
+        joint.rot_keys = _keys(np.array(frames, dtype=np.float64), rotations[:, j], key_fps)
+        joint.pos_keys = _keys(np.array(frames, dtype=np.float64), positions[:, j], key_fps)
+
+
+def _export_mesh(context: bpy.types.Context, obj: bpy.types.Object):
+    """The mesh to export: ``obj.data``, or the evaluated mesh with Armature modifiers switched off
+    when other modifiers are active. Returns (mesh, cleanup)."""
+    others = [m for m in obj.modifiers if m.show_viewport and m.type != "ARMATURE"]
+    if not others:
+        return obj.data, lambda: None
+    armatures = [m for m in obj.modifiers if m.show_viewport and m.type == "ARMATURE"]
+    for m in armatures:
+        m.show_viewport = False
+    try:
+        obj_eval = obj.evaluated_get(context.evaluated_depsgraph_get())
+        mesh = obj_eval.to_mesh()
+    finally:
+        for m in armatures:
+            m.show_viewport = True
+
+    return mesh, obj_eval.to_mesh_clear
+
+
+def _attribute(mesh: bpy.types.Mesh, name: str, domain: str, count: int, default: int = 0,
+               components: int = 1, kind: str = "INT") -> np.ndarray | None:
+    attr = mesh.attributes.get(name)
+    if attr is None or attr.domain != domain:
+        return None
+    if kind == "INT" and attr.data_type == "INT":
+        out = np.empty(count, dtype=np.int32)
+        attr.data.foreach_get("value", out)
+        return out
+    if kind == "FLOAT" and attr.data_type == "FLOAT":
+        out = np.empty(count, dtype=np.float32)
+        attr.data.foreach_get("value", out)
+        return out
+    if kind == "FLOAT_VECTOR" and attr.data_type == "FLOAT_VECTOR":
+        out = np.empty(count * 3, dtype=np.float32)
+        attr.data.foreach_get("vector", out)
+        return out.reshape(count, 3)
+    return None
+
+
+def _vertex_weights(mesh: bpy.types.Mesh, obj: bpy.types.Object, joint_index: dict[str, int]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows (vertex, joint, weight) of the vertex groups named after exported joints."""
+    group_joint = np.array([joint_index.get(g.name, -1) for g in obj.vertex_groups] + [-1], dtype=np.int64)
+    if not np.any(group_joint >= 0):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+    entries = [(i, e.group, e.weight) for i, v in enumerate(mesh.vertices) for e in v.groups]
+    if not entries:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+    table = np.array(entries, dtype=np.float64)
+    rows, groups, weights = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2]
+    joints = group_joint[np.minimum(groups, len(group_joint) - 1)]
+    keep = (joints >= 0) & (weights > 0)
+    return rows[keep], joints[keep], weights[keep].astype(np.float32)
+
+
+def _dense(rows: np.ndarray, joints: np.ndarray, weights: np.ndarray, count: int, num_joints: int) -> np.ndarray:
+    width = max(num_joints, 1)
+    flat = np.bincount(rows * width + joints, weights=weights, minlength=count * width)
+    return flat.astype(np.float32).reshape(count, width)
+
+
+def skin_from_weights(rows: np.ndarray, joints: np.ndarray, weights: np.ndarray, count: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Own joint (V,), bone_ids (V, 3), weights (V, 3) from weight rows: the strongest four joints,
+    percentages summing to 100 by largest remainder, the strongest as the vertex's own joint."""
+    bone = np.full(count, -1, dtype=np.int64)
+    ids = np.full((count, 3), -1, dtype=np.int64)
+    percent = np.zeros((count, 3), dtype=np.int64)
+    if not len(rows):
+        return bone, ids, percent
+    width = max(int(joints.max()) + 1, 4)
+    dense = np.bincount(rows * width + joints, weights=weights.astype(np.float64),
+                        minlength=count * width).reshape(count, width)
+    order = np.argsort(-dense, axis=1, kind="stable")[:, :4]
+    top = np.take_along_axis(dense, order, axis=1)
+    total = top.sum(axis=1, keepdims=True)
+    share = np.divide(top * 100.0, total, out=np.zeros_like(top), where=total > 0)
+    whole = np.floor(share + 1e-9)
+    missing = np.where(total[:, 0] > 0, 100 - whole.sum(axis=1), 0).astype(np.int64)
+    by_fraction = np.argsort(-(share - whole), axis=1, kind="stable")
+    bonus = (np.arange(4)[None, :] < missing[:, None]).astype(np.float64)
+    np.put_along_axis(whole, by_fraction, np.take_along_axis(whole, by_fraction, axis=1) + bonus, axis=1)
+    rank = np.argsort(-whole, axis=1, kind="stable")
+    whole = np.take_along_axis(whole, rank, axis=1).astype(np.int64)
+    order = np.take_along_axis(order, rank, axis=1)
+    order[whole <= 0] = -1
+    bone[:] = order[:, 0]
+    ids[:] = order[:, 1:]
+    percent[:] = np.where(order[:, :3] >= 0, whole[:, :3], 0)
+    return bone, ids, percent
+
+
+def _smoothing_from_edges(mesh: bpy.types.Mesh) -> np.ndarray:
+    """A smoothing group (1-32) per polygon: regions joined by smooth edges, neighbouring regions
+    different; flat polygons get 0."""
+    polygons = len(mesh.polygons)
+    loop_edge = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("edge_index", loop_edge)
+    loop_total = np.empty(polygons, dtype=np.int32)
+    mesh.polygons.foreach_get("loop_total", loop_total)
+    loop_poly = np.repeat(np.arange(polygons), loop_total)
+    sharp = np.empty(len(mesh.edges), dtype=bool)
+    mesh.edges.foreach_get("use_edge_sharp", sharp)
+    smooth = np.empty(polygons, dtype=bool)
+    mesh.polygons.foreach_get("use_smooth", smooth)
+    parent = list(range(polygons))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+    order = np.argsort(loop_edge, kind="stable")
+    edges, polys = loop_edge[order], loop_poly[order]
+    same = np.flatnonzero(edges[1:] == edges[:-1])
+    pairs = [(int(polys[i]), int(polys[i + 1]), bool(sharp[edges[i]])) for i in same]
+    for a, b, is_sharp in pairs:
+        if not is_sharp and smooth[a] and smooth[b]:
+            parent[find(a)] = find(b)
+    region = np.array([find(p) for p in range(polygons)], dtype=np.int64)
+    neighbours: dict[int, set[int]] = {}
+    for a, b, _ in pairs:
+        ra, rb = region[a], region[b]
+        if ra != rb:
+            neighbours.setdefault(ra, set()).add(rb)
+            neighbours.setdefault(rb, set()).add(ra)
+    color: dict[int, int] = {}
+    for r in dict.fromkeys(region.tolist()):
+        taken = {color.get(n) for n in neighbours.get(r, ())}
+        color[r] = next((c for c in range(1, MAX_SMOOTHING_GROUP + 1) if c not in taken), 1)
+    groups = np.array([color[r] for r in region.tolist()], dtype=np.int64)
+    return np.where(smooth, groups, 0)
+
+
+def _stored_smoothing_holds(mesh: bpy.types.Mesh, stored: np.ndarray) -> bool:
+    """True when every edge between polygons of different stored groups is sharp."""
+    loop_edge = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("edge_index", loop_edge)
+    loop_total = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_total", loop_total)
+    groups = np.repeat(stored.astype(np.int64), loop_total)
+    sharp = np.empty(len(mesh.edges), dtype=bool)
+    mesh.edges.foreach_get("use_edge_sharp", sharp)
+    return bool(np.all(sharp[edges_between_groups(loop_edge, groups)]))
+
+
+def edges_between_groups(loop_edge: np.ndarray, loop_group: np.ndarray) -> np.ndarray:
+    """Edges whose corners carry more than one group value (the faces around them differ)."""
+    order = np.argsort(loop_edge, kind="stable")
+    edges, groups = loop_edge[order], loop_group[order]
+    differ = (edges[1:] == edges[:-1]) & (groups[1:] != groups[:-1])
+    return np.unique(edges[1:][differ])
+
+
+def _mesh_parts(context: bpy.types.Context, obj: bpy.types.Object, space: np.ndarray, to_ms: np.ndarray,
+                joints: JointTable, problems: list[str], warnings: list[str]) -> list[Part]:
+    mesh, cleanup = _export_mesh(context, obj)
+    try:
+        return _read_parts(obj, mesh, space, to_ms, joints, problems, warnings)
+    finally:
+        cleanup()
+
+
+def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, to_ms: np.ndarray,
+                joints: JointTable, problems: list[str], warnings: list[str]) -> list[Part]:
+    count = len(mesh.vertices)
+    matrix = space @ np.array(obj.matrix_world, dtype=np.float64)
+    if np.allclose(matrix, np.eye(4), rtol=0.0, atol=1e-12):
+        matrix = np.eye(4)
+    co = np.empty(count * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3).astype(np.float64)
+    linear = to_ms @ matrix[:3, :3]
+    xyz = co @ linear.T + to_ms @ matrix[:3, 3]
+    if not np.all(np.isfinite(xyz)):
+        raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+
+    mesh.calc_loop_triangles()
+    tri_count = len(mesh.loop_triangles)
+    tri_vertices = np.empty(tri_count * 3, dtype=np.int32)
+    tri_loops = np.empty(tri_count * 3, dtype=np.int32)
+    tri_polygon = np.empty(tri_count, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("vertices", tri_vertices)
+    mesh.loop_triangles.foreach_get("loops", tri_loops)
+    mesh.loop_triangles.foreach_get("polygon_index", tri_polygon)
+    tri_vertices, tri_loops = tri_vertices.reshape(-1, 3), tri_loops.reshape(-1, 3)
+
+    loops = len(mesh.loops)
+    shown = np.empty(loops * 3, dtype=np.float32)
+    mesh.corner_normals.foreach_get("vector", shown)
+    shown = shown.reshape(-1, 3)
+    normal_matrix = linear if np.array_equal(matrix[:3, :3], np.eye(3)) else to_ms @ np.linalg.inv(matrix[:3, :3]).T
+    normals = shown.astype(np.float64) @ normal_matrix.T
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.divide(normals, length, out=normals.copy(), where=length > 0)
+    stored_normals = _attribute(mesh, CORNER_NORMAL, "CORNER", loops, kind="FLOAT_VECTOR")
+    shown_normals = _attribute(mesh, CORNER_NORMAL_SHOWN, "CORNER", loops, kind="FLOAT_VECTOR")
+    record = obj.get(GROUP_PROP)
+    import_to_ms = record.get("to_ms3d") if record else None
+    if (stored_normals is not None and shown_normals is not None and import_to_ms is not None
+            and np.allclose(linear, np.reshape(list(import_to_ms), (3, 3)), rtol=0.0, atol=1e-9)):
+        close = (np.abs(shown - shown_normals) <= NORMAL_TOLERANCE) | (np.isnan(shown) & np.isnan(shown_normals))
+        same = np.all(close, axis=1)
+        normals[same] = stored_normals[same]
+    broken = ~np.all(np.isfinite(normals), axis=1)
+    if broken.any():
+        normals[broken] = 0.0
+        warnings.append(f"object {obj.name!r}: {int(broken.sum())} corner normal(s) could not be computed "
+                        "(degenerate or huge geometry): written as zero")
+
+    uv = np.zeros((loops, 2), dtype=np.float32)
+    if mesh.uv_layers.active is not None:
+        flat = np.empty(loops * 2, dtype=np.float32)
+        mesh.uv_layers.active.uv.foreach_get("vector", flat)
+        uv = flat.reshape(-1, 2)
+    if not np.all(np.isfinite(uv)):
+        raise ExportError(f"object {obj.name!r} has non-finite UV coordinates")
+    s = uv[:, 0].copy()
+    t = (1.0 - uv[:, 1].astype(np.float64)).astype(np.float32)
+    stored_t = _attribute(mesh, CORNER_T, "CORNER", loops, kind="FLOAT")
+    if stored_t is not None:
+        same = (1.0 - stored_t.astype(np.float64)).astype(np.float32) == uv[:, 1]
+        t[same] = stored_t[same]
+
+    polygons = len(mesh.polygons)
+    stored_smoothing = _attribute(mesh, SMOOTHING_GROUP, "FACE", polygons)
+    if stored_smoothing is not None and _stored_smoothing_holds(mesh, stored_smoothing):
+        smoothing = stored_smoothing.astype(np.int64)
+    else:
+        smoothing = _smoothing_from_edges(mesh) if polygons else np.zeros(0, np.int64)
+    tri_flags = _attribute(mesh, TRIANGLE_FLAGS, "FACE", polygons)
+    tri_flags = tri_flags if tri_flags is not None else np.zeros(polygons, np.int32)
+    tri_index = _attribute(mesh, TRIANGLE_INDEX, "FACE", polygons)
+    group_bytes = _attribute(mesh, TRIANGLE_GROUP, "FACE", polygons)
+    running = NEW + np.arange(tri_count, dtype=np.int64)
+    tri_order = (np.where(tri_index[tri_polygon] >= 0, tri_index[tri_polygon], running)
+                 if tri_index is not None else running)
+
+    vertices = _vertex_records(obj, mesh, xyz, joints, tri_vertices)
+    material_index = np.empty(polygons, dtype=np.int32)
+    mesh.polygons.foreach_get("material_index", material_index)
+    tri_material = material_index[tri_polygon] if tri_count else np.zeros(0, np.int32)
+    slots = [s.material for s in obj.material_slots]
+    used_slots = sorted(set(tri_material.tolist())) or [0]
+    group_index = int(record.get("index", 0)) if record else NEW
+    parts = []
+    for k, slot in enumerate(used_slots):
+        pick = np.flatnonzero(tri_material == slot)
+        material = slots[slot] if 0 <= slot < len(slots) else None
+        if len(used_slots) == 1:
+            name_raw = _name_raw(obj.name, record, problems, "group name")
+            comment = _comment(obj, record)
+        else:
+            label = f"{obj.name}_{material.name if material else slot}"
+            name_raw = _name_raw(label, None, problems, "group name")
+            comment = None
+        corners_loops = tri_loops[pick]
+        parts.append(Part(
+            obj=obj, name_raw=name_raw, flags=int(record.get("flags", 0)) if record else 0, material=material,
+            comment=comment, sort_key=(group_index, obj.name, k), vertices=vertices,
+            corners=tri_vertices[pick], normals=normals[corners_loops].astype(np.float32),
+            s=s[corners_loops], t=t[corners_loops], smoothing=smoothing[tri_polygon[pick]].astype(np.uint8),
+            tri_flags=tri_flags[tri_polygon[pick]].astype(np.uint16), tri_order=tri_order[pick],
+            tri_group_bytes=group_bytes[tri_polygon[pick]] if group_bytes is not None else None,
+            group_index=group_index if len(used_slots) == 1 else NEW))
+    if np.any(smoothing > 255):
+        problems.append(f"object {obj.name!r} has smoothing groups above 255")
+    return parts
+
+
+def _vertex_records(obj: bpy.types.Object, mesh: bpy.types.Mesh, xyz: np.ndarray, joints: JointTable,
+                    tri_vertices: np.ndarray) -> np.ndarray:
+    count = len(mesh.vertices)
+    records = np.zeros(count, dtype=VERTEX_RECORD)
+    records["xyz"] = xyz.astype(np.float32)
+    original = _attribute(mesh, VERTEX_INDEX, "POINT", count)
+    running = NEW + np.arange(count, dtype=np.int64)
+    records["uid"] = np.where(original >= 0, original, running) if original is not None else running
+    flags = _attribute(mesh, VERTEX_FLAGS, "POINT", count)
+    records["flags"] = flags.astype(np.uint8) if flags is not None else 0
+    refcount = _attribute(mesh, REFCOUNT, "POINT", count)
+    if refcount is None:
+        refcount = np.minimum(np.bincount(tri_vertices.ravel(), minlength=count), 255)
+    records["refcount"] = refcount.astype(np.uint8)
+    for column, name in enumerate(VERTEX_EXTRA):
+        extra = _attribute(mesh, name, "POINT", count)
+        if extra is not None:
+            records["extra"][:, column] = extra.view("<u4")
+
+    num_joints = len(joints.joints)
+    rows, joint, weight = _vertex_weights(mesh, obj, joints.index_of()) if num_joints else (
+        np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+    keep = np.zeros(count, dtype=bool)
+    packed_joints = _attribute(mesh, SKIN_JOINTS, "POINT", count)
+    packed_weights = _attribute(mesh, SKIN_WEIGHTS, "POINT", count)
+    if packed_joints is not None and packed_weights is not None:
+        raw_bone, raw_ids, raw_weights = unpack_skin(packed_joints, packed_weights)
+        keep[:] = True
+        if num_joints:
+            raw_bone, raw_ids, known = _remap(raw_bone, raw_ids, joints.original_to_export)
+            kj, kp = influences_from_raw(raw_bone, raw_ids, raw_weights, num_joints)
+            current = _dense(rows, joint, weight, count, num_joints)
+            from_raw = _dense(*combined_weights(kj, kp, num_joints), count, num_joints)
+            keep = known & np.all(current == from_raw, axis=1)
+    if packed_joints is not None and packed_weights is not None and keep.all():
+        bone, ids, percent = raw_bone, raw_ids, raw_weights
+    else:
+        bone, ids, percent = skin_from_weights(rows, joint, weight, count)
+        if keep.any():
+            bone = np.where(keep, raw_bone, bone)
+            ids = np.where(keep[:, None], raw_ids, ids)
+            percent = np.where(keep[:, None], raw_weights, percent)
+    records["bone"] = bone.astype(np.int8)
+    records["ids"] = ids.astype(np.int8)
+    records["weights"] = percent.astype(np.uint8)
+    return records
+
+
+def _remap(bone: np.ndarray, ids: np.ndarray, original_to_export: dict[int, int]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw joint indices (of the imported file) as exported indices; ``known`` is False for a vertex
+    that names a joint no longer exported. Values that were never valid joints are kept."""
+    size = max(list(original_to_export) + [-1]) + 1
+    table = np.full(max(size, 1), -2, dtype=np.int64)
+    for old, new in original_to_export.items():
+        table[old] = new
+    values = np.column_stack([bone, ids]).astype(np.int64)
+    in_table = (values >= 0) & (values < size)
+    mapped = values.copy()
+    mapped[in_table] = table[values[in_table]]
+    known = ~np.any(mapped == -2, axis=1)
+    mapped[mapped == -2] = -1
+    return mapped[:, 0], mapped[:, 1:], known
+
+
+def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str) -> bytes:
+    if image is None:
+        return bytes(PATH_SIZE)
+    path = bpy.path.basename(bpy.path.abspath(image.filepath)) if image.filepath else image.name
+    return _encoded(path, PATH_SIZE, what, problems)
+
+
+def _material(material: bpy.types.Material, problems: list[str]) -> tuple[Ms3dMaterial, bytes | None]:
+    record = material.get(MATERIAL_PROP)
+    shown = record.get("shown") if record else None
+    values = material_values(material)
+
+    def stored_or(key: str, current: list[float], default_alpha: float) -> np.ndarray:
+        if shown is not None and _float32_equal(shown.get(key), current):
+            return np.array(record[key], dtype=np.float32)
+        alpha = float(record[key][3]) if record else default_alpha
+        return np.array([*current, alpha], dtype=np.float32)
+    shininess = ((1.0 - values["roughness"]) * 128.0, "roughness", "shininess")
+    transparency = (values["alpha"], "alpha", "transparency")
+    scalars = []
+    for derived, shown_key, key in (shininess, transparency):
+        same = shown is not None and _float32_equal(shown.get(shown_key), values[shown_key])
+        scalars.append(float(record[key]) if same else float(derived))
+    paths = []
+    for key in ("texture", "alphamap"):
+        image = values[key]
+        previous = record.get(f"{key}_image") if record else None
+        if record is not None and (image == previous if image is not None else previous is None):
+            paths.append(_raw(record, f"{key}_raw"))
+        else:
+            paths.append(_texture_path(image, problems, key))
+    ms3d = Ms3dMaterial(
+        name_raw=_name_raw(material.name, record, problems, "material name"),
+        ambient=np.array(record["ambient"] if record else DEFAULT_AMBIENT, dtype=np.float32),
+        diffuse=stored_or("diffuse", values["diffuse"], 1.0), specular=stored_or("specular", values["specular"], 1.0),
+        emissive=stored_or("emissive", values["emissive"], 1.0), shininess=scalars[0], transparency=scalars[1],
+        mode=int(record["mode"]) if record else 0, texture_raw=paths[0], alphamap_raw=paths[1])
+    return ms3d, _comment(material, record)
+
+
+def _merge_records(tables: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One table of ``tables``' rows with identical rows merged, ordered by ``uid`` (file order first,
+    then new rows in the order given), and each input row's index in it. Only rows of the same file
+    item (``uid`` below NEW) are merged, so only those are compared."""
+    dtype = tables[0].dtype if tables else VERTEX_RECORD
+    everything = np.concatenate(tables) if tables else np.zeros(0, dtype)
+    bounds = np.cumsum([0] + [len(t) for t in tables])
+    key = np.where(everything["uid"] < NEW, everything["uid"], NEW + np.arange(len(everything)))
+    order = np.argsort(key, kind="stable")
+    target = np.arange(len(everything))
+    uids = key[order]
+    shared = np.flatnonzero(uids[1:] == uids[:-1]) + 1
+    if len(shared):
+        raw = everything.view(np.dtype((np.void, dtype.itemsize)))
+        for k in shared.tolist():
+            start = k
+            while start > 0 and uids[start - 1] == uids[k]:
+                start -= 1
+            row = order[k]
+            match = next((order[j] for j in range(start, k) if target[order[j]] == order[j]
+                          and raw[order[j]] == raw[row]), None)
+            if match is not None:
+                target[row] = match
+    keep = order[target[order] == order]
+    rank = np.full(len(everything), -1, dtype=np.int64)
+    rank[keep] = np.arange(len(keep))
+    rank = rank[target]
+    return everything[keep], [rank[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _kept_vertices(record, joints: JointTable) -> np.ndarray:
+    """The file's vertices no group held, as the import kept them (joint ids renumbered)."""
+    raw = _raw(record, "kept_vertices")
+    if not raw:
+        return np.zeros(0, VERTEX_RECORD)
+    kept = np.frombuffer(raw, dtype=KEPT_VERTEX)
+    out = np.zeros(len(kept), dtype=VERTEX_RECORD)
+    out["uid"] = kept["index"]
+    for name in ("xyz", "flags", "refcount"):
+        out[name] = kept["record"][name]
+    bone, ids = kept["record"]["bone"].astype(np.int64), kept["ids"].astype(np.int64)
+    if joints.original_to_export:
+        bone, ids, _ = _remap(bone, ids, joints.original_to_export)
+    out["bone"], out["ids"], out["weights"], out["extra"] = bone, ids, kept["weights"], kept["extra"]
+    return out
+
+
+def _kept_triangles(record, by_uid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The file's triangles no group held (TRIANGLE_RECORD rows, their file group bytes, their file
+    indices), for those whose vertices are still exported."""
+    raw = _raw(record, "kept_triangles")
+    if not raw:
+        return np.zeros(0, TRIANGLE_RECORD), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    kept = np.frombuffer(raw, dtype=KEPT_TRIANGLE)
+    vertices = kept["record"]["vertices"].astype(np.int64)
+    inside = vertices < len(by_uid)
+    mapped = np.where(inside, by_uid[np.minimum(vertices, max(len(by_uid) - 1, 0))] if len(by_uid) else -1, -1)
+    alive = np.all(mapped >= 0, axis=1)
+    rows = np.zeros(int(alive.sum()), dtype=TRIANGLE_RECORD)
+    rows["uid"], rows["vertices"] = kept["index"][alive], mapped[alive]
+    for name, source in (("normals", "normals"), ("s", "s"), ("t", "t"), ("smoothing", "smoothing_group"),
+                         ("flags", "flags")):
+        rows[name] = kept["record"][source][alive]
+    return rows, kept["record"]["group"][alive].astype(np.int64), kept["index"][alive].astype(np.int64)
+
+
+def _uid_lookup(table: np.ndarray) -> np.ndarray:
+    """File vertex index -> its row in ``table`` (the first one), -1 where it is not exported."""
+    uids = table["uid"]
+    real = np.flatnonzero(uids < NEW)
+    lookup = np.full(int(uids[real].max()) + 1 if len(real) else 0, -1, dtype=np.int64)
+    lookup[uids[real][::-1]] = real[::-1]
+    return lookup
+
+
+def _triangle_rows(part: Part, local_to_global: np.ndarray) -> np.ndarray:
+    rows = np.zeros(len(part.corners), dtype=TRIANGLE_RECORD)
+    rows["uid"], rows["vertices"] = part.tri_order, local_to_global[part.corners]
+    rows["normals"], rows["s"], rows["t"] = part.normals, part.s, part.t
+    rows["smoothing"], rows["flags"] = part.smoothing, part.tri_flags
+    return rows
+
+
+def _ordered_comments(kind: str, entries: list[tuple[int, int | None, bytes]], record) -> list[Ms3dComment]:
+    """Comments ``(exported index, file index or None, text)`` in the file's order: each at the place
+    its item's comment had, the import's stray comments (for no item, or a second one) back at theirs,
+    new ones last."""
+    order = list(record.get(f"{kind}_comment_order", [])) if record else []
+    strays = list(record.get(f"kept_{kind}_comments", [])) if record else []
+    stray_positions = {int(s["position"]) for s in strays}
+    first: dict[int, int] = {}
+    for position, index in enumerate(order):
+        if position not in stray_positions:
+            first.setdefault(int(index), position)
+    keyed = [(first.get(original, len(order) + exported) if original is not None else len(order) + exported,
+              Ms3dComment(exported, text)) for exported, original, text in entries]
+    keyed += [(int(s["position"]), Ms3dComment(int(s["index"]), bytes.fromhex(s["raw"]))) for s in strays]
+    return [comment for _, comment in sorted(keyed, key=lambda item: item[0])]
+
+
+def _blocks_needed(record: dict, comments: Ms3dComments, vertex_extras_needed: bool,
+                   joint_colors: bool, model_extras: tuple) -> dict[str, int]:
+    stored = dict(record["blocks"]) if record and "blocks" in record else None
+    blocks = dict(DEFAULT_BLOCKS) if stored is None else {k: int(v) for k, v in stored.items()}
+    depth = max([BLOCK_ORDER.index(k) + 1 for k in blocks] + [0])
+    has_comments = (comments.group or comments.material or comments.joint or comments.model_raw is not None)
+    for needed, name in ((has_comments, "comments"), (vertex_extras_needed, "vertex extras"),
+                         (joint_colors, "joint extras"),
+                         (tuple(np.float32(model_extras)) != tuple(np.float32(MODEL_EXTRAS_DEFAULTS)), "model extras")):
+        if needed:
+            depth = max(depth, BLOCK_ORDER.index(name) + 1)
+    return {name: blocks.get(name, DEFAULT_BLOCKS[name]) for name in BLOCK_ORDER[:depth]}
+
+
+def _geometry(parts: list[Part], materials: list, record, joints: JointTable) -> tuple:
+    """The vertex table, triangle table, triangle group bytes, groups and group comments of ``parts``
+    plus what the import kept (vertices and triangles no group held)."""
+    vertex_tables: dict[int, np.ndarray] = {}
+    for part in parts:
+        vertex_tables.setdefault(id(part.vertices), part.vertices)
+    keys = list(vertex_tables)
+    table, maps = _merge_records(list(vertex_tables.values()) + [_kept_vertices(record, joints)])
+    part_maps = [maps[keys.index(id(part.vertices))] for part in parts]
+    kept_rows, kept_bytes, kept_index = _kept_triangles(record, _uid_lookup(table))
+    rows = [_triangle_rows(part, local_to_global) for part, local_to_global in zip(parts, part_maps)]
+    triangles, tri_maps = _merge_records(rows + [kept_rows])
+    group_lists = [list(m) for m in tri_maps[:-1]]
+    memberships = np.frombuffer(_raw(record, "kept_memberships") or b"", dtype="<i4").reshape(-1, 3)
+    for triangle, group, position in memberships.tolist():
+        target = next((g for g, p in enumerate(parts) if p.group_index == group), None)
+        found = np.flatnonzero(kept_index == triangle)
+        if target is not None and len(found):
+            group_lists[target].insert(min(position, len(group_lists[target])), int(tri_maps[-1][found[0]]))
+    tri_group = np.full(len(triangles), -1, dtype=np.int64)
+    groups, group_comments = [], []
+    for g, (part, members) in enumerate(zip(parts, group_lists)):
+        material = materials.index(part.material) if part.material is not None else -1
+        groups.append(Ms3dGroup(part.flags, part.name_raw, np.array(members, dtype=np.int64), material))
+        if part.comment is not None:
+            group_comments.append((g, part.group_index if part.group_index != NEW else None, part.comment))
+        own = tri_maps[g]
+        byte = part.tri_group_bytes if part.tri_group_bytes is not None else np.full(len(own), g)
+        unset = tri_group[own] == -1
+        tri_group[own[unset]] = byte[unset]
+    unset = tri_group[tri_maps[-1]] == -1
+    tri_group[tri_maps[-1][unset]] = kept_bytes[unset]
+    return table, triangles, np.clip(tri_group, 0, 255).astype(np.uint8), groups, group_comments
+
+
+def _timing(record, joints: JointTable, key_fps: float, stored_fps: float | None,
+            scene: bpy.types.Scene) -> tuple[float, float, int]:
+    """fps, current time and total frames: the file's while the animation keeps the import's range."""
+    animated = any(len(j.rot_keys) or len(j.pos_keys) for j in joints.joints)
+    if record is not None:
+        fps = float(record["fps"]) if (key_fps == stored_fps or not animated) else key_fps
+        total = int(record.get("total_frames", 30))
+        current_time = float(record.get("current_time", 1.0))
+    else:
+        fps, total, current_time = (key_fps, scene.frame_end, 1.0) if animated else (DEFAULT_FPS, 30, 1.0)
+    if animated:
+        last = max(float(k[:, 0].max()) for j in joints.joints for k in (j.rot_keys, j.pos_keys) if len(k)) * key_fps
+        imported_last = float(record["last_key"]) if record and "last_key" in record else None
+        if imported_last is None or last > imported_last + 1e-3:
+            total = max(total, math.ceil(last - 1e-3))
+    return fps, current_time, total
+
+
+def _comments(record, root, group_comments: list, materials: list, exported_materials: list,
+              joints: JointTable) -> Ms3dComments:
+    material_comments = [(i, int(m[MATERIAL_PROP]["index"]) if MATERIAL_PROP in m else None, c)
+                         for i, (m, (_, c)) in enumerate(zip(materials, exported_materials)) if c is not None]
+    joint_original = {new: old for old, new in joints.original_to_export.items()}
+    joint_comments = [(i, joint_original.get(i), c) for i, c in enumerate(joints.comments) if c is not None]
+    comments = Ms3dComments(group=_ordered_comments("group", group_comments, record),
+                            material=_ordered_comments("material", material_comments, record),
+                            joint=_ordered_comments("joint", joint_comments, record))
+    if root is not None:
+        text = root.classic_model.ms3d_comment
+        if record and "comment_raw" in record and record.get("comment_shown") == text:
+            comments.model_raw, comments.model_flag = _raw(record, "comment_raw"), int(record.get("comment_flag", 1))
+        elif text:
+            comments.model_raw = encode_text(text)
+    return comments
+
+
+def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], options: Ms3dExportOptions,
+               progress: Callable[[float], None] | None = None) -> Ms3dBuildResult:
+    meshes = [o for o in objects if o.type == "MESH"]
+    armature = _armature(objects, meshes)
+    root = _model_root(objects, meshes, armature)
+    if not meshes and armature is None and root is None:
+        raise ExportError("nothing to export: select mesh objects, an armature or an imported MS3D model")
+    record = root.get(MODEL_PROP) if root is not None else None
+    warnings: list[str] = []
+    problems: list[str] = []
+    to_ms = _conversion(options)
+    scene = context.scene
+    scene_fps = scene.render.fps / scene.render.fps_base
+    stored_fps = float(record["fps_used"]) if record and "fps_used" in record else None
+    key_fps = stored_fps if stored_fps is not None and np.float32(stored_fps) == np.float32(scene_fps) else scene_fps
+    joints = JointTable()
+    if armature is not None:
+        joints = _joints(context, armature, to_ms, options, key_fps, problems, warnings)
+    if progress:
+        progress(0.3)
+    space = np.linalg.inv(np.array(armature.matrix_world, dtype=np.float64)) if armature else np.eye(4)
+    parts = [p for obj in meshes for p in _mesh_parts(context, obj, space, to_ms, joints, problems, warnings)]
+    parts.sort(key=lambda p: p.sort_key)
+    if progress:
+        progress(0.6)
+    materials = [m for m in (record.get("materials", []) if record else []) if m is not None]
+    materials += list(dict.fromkeys(p.material for p in parts
+                                    if p.material is not None and p.material not in materials))
+    exported_materials = [_material(m, problems) for m in materials]
+    table, triangles, tri_group, groups, group_comments = _geometry(parts, materials, record, joints)
+    _check_limits(len(table), len(triangles), len(groups), len(materials), len(joints.joints), problems)
+
+    fps, current_time, total = _timing(record, joints, key_fps, stored_fps, scene)
+    model = Ms3dModel(
+        vert_flags=table["flags"].copy(), vert_xyz=table["xyz"].copy(), vert_bone=table["bone"].copy(),
+        vert_refcount=table["refcount"].copy(), tri_flags=triangles["flags"].copy(),
+        tri_vertices=triangles["vertices"].astype(np.uint16), tri_normals=triangles["normals"].copy(),
+        tri_s=triangles["s"].copy(), tri_t=triangles["t"].copy(), tri_smoothing=triangles["smoothing"].copy(),
+        tri_group=tri_group, groups=groups, materials=[m for m, _ in exported_materials], animation_fps=fps,
+        current_time=current_time, total_frames=total, joints=joints.joints,
+        version=int(record.get("version", 4)) if record else 4)
+    comments = _comments(record, root, group_comments, materials, exported_materials, joints)
+    model_extras = ((root.classic_model.ms3d_joint_size, root.classic_model.ms3d_transparency_mode,
+                     root.classic_model.ms3d_alpha_ref) if root is not None else MODEL_EXTRAS_DEFAULTS)
+    skinned = bool(len(table) and (np.any(table["weights"][:, 1:]) or np.any(table["ids"] >= 0)
+                                   or np.any(table["extra"])))
+    blocks = _blocks_needed(record, comments, skinned, joints.custom_colors or joints.stored_colors, model_extras)
+    if "comments" in blocks:
+        comments.subversion = blocks["comments"]
+        model.comments = comments
+    if "vertex extras" in blocks:
+        sub = blocks["vertex extras"]
+        model.vertex_extras = Ms3dVertexExtras(table["ids"].copy(), table["weights"].copy(),
+                                               np.ascontiguousarray(table["extra"][:, :sub - 1]), sub)
+    if "joint extras" in blocks:
+        model.joint_extras = Ms3dJointExtras(np.array(joints.colors, dtype=np.float32).reshape(-1, 3),
+                                             blocks["joint extras"])
+    if "model extras" in blocks:
+        model.model_extras = Ms3dModelExtras(*model_extras, subversion=blocks["model extras"])
+    trailing = _raw(record, "trailing") or b""
+    if trailing:
+        if record and dict(record.get("blocks", {})) == blocks:
+            model.trailing = trailing
+        else:
+            warnings.append(f"{len(trailing)} bytes the import could not read are not written back")
+    if progress:
+        progress(1.0)
+    return Ms3dBuildResult(model, warnings)
+
+
+def _check_limits(vertices: int, triangles: int, groups: int, materials: int, joints: int,
+                  problems: list[str]) -> None:
+    for what, count, limit in (("vertices", vertices, MAX_VERTICES), ("triangles", triangles, MAX_TRIANGLES),
+                               ("groups", groups, MAX_GROUPS), ("materials", materials, MAX_MATERIALS),
+                               ("joints", joints, MAX_JOINTS)):
+        if count > limit:
+            problems.insert(0, f"{count} {what}, {count - limit} over the limit of {limit}")
+    if problems:
+        raise ExportError("cannot export as MS3D: " + "; ".join(problems[:5])
+                          + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
