@@ -169,6 +169,12 @@ def parse_md2(data: bytes) -> Md2Model:
         what = "scale" if not np.isfinite(scale[f]).all() else "translate"
         raise FormatError("non-finite float", field=f"frame {f} {what}",
                           offset=ofs_frames + f * framesize + (0 if what == "scale" else 12))
+    with np.errstate(over="ignore", invalid="ignore"):
+        far = np.float32(255) * scale + translate           # byte 255; byte 0 decodes to translate
+    if not np.isfinite(far).all():
+        f = int(np.argmax(~np.isfinite(far).all(axis=1)))
+        raise FormatError("255 x scale + translate overflows float32: positions would not be finite",
+                          field=f"frame {f} scale", offset=ofs_frames + f * framesize)
     names = [decode_name(bytes(n)) for n in heads["name"]]
     verts = _vertex_bytes(np.frombuffer(data, np.uint8, num_frames * framesize, ofs_frames), num_xyz, framesize)
     glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")

@@ -278,6 +278,11 @@ def parse_mdl(data: bytes) -> MdlModel:
                           offset=_field_offset("version"))
     for name in ("scale", "translate", "boundingradius", "eyeposition", "size"):
         require_finite(np.atleast_1d(header[name]), name, _field_offset(name))
+    with np.errstate(over="ignore", invalid="ignore"):
+        far = np.float32(255) * header["scale"] + header["translate"]     # byte 255; byte 0 is translate
+    if not np.isfinite(far).all():
+        raise FormatError("255 x scale + translate overflows float32: positions would not be finite",
+                          field="scale", offset=_field_offset("scale"))
     num_skins = _header_int(header, "numskins", 0)
     width = _header_int(header, "skinwidth", 1)
     height = _header_int(header, "skinheight", 1)

@@ -493,7 +493,8 @@ def _read_vertex_extras(cur: _Cursor, subversion: int, model: Ms3dModel,
                         counts: tuple[int, int, int]) -> Ms3dVertexExtras:
     dtype = VERTEX_EXTRA[subversion]
     rec = cur.records(dtype, model.num_vertices, "vertex extras")
-    extra = rec["extra"].reshape(len(rec), -1) if "extra" in dtype.names else np.zeros((len(rec), 0), "<u4")
+    extra = (rec["extra"].reshape(len(rec), subversion - 1) if "extra" in dtype.names
+             else np.zeros((len(rec), 0), "<u4"))
     bone_ids = np.ascontiguousarray(rec["bone_ids"])
     if np.any(bone_ids < -1) or np.any(bone_ids >= counts[2]):
         model.warnings.append(f"vertex extra bone ids outside -1..{counts[2] - 1}: "

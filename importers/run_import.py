@@ -1,6 +1,7 @@
 """The one "read, build, report" loop every import operator and drop handler goes through."""
 from __future__ import annotations
 
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -8,8 +9,16 @@ import bpy
 
 from ..formats.errors import FormatError
 from .results import ImportResult
+from .transaction import datablock_transaction
 
 Importer = Callable[[bpy.types.Context, Path, Any], ImportResult]
+
+
+def _describe(exc: Exception) -> str:
+    """``Type: message (at file.py:line)`` for the innermost frame of ``exc``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def operator_paths(operator: bpy.types.Operator) -> list[Path]:
@@ -31,13 +40,16 @@ def import_files(operator: bpy.types.Operator, context: bpy.types.Context, paths
     try:
         for done, path in enumerate(paths, 1):
             try:
-                result = importer(context, path, options)
+                with datablock_transaction(context.scene):
+                    result = importer(context, path, options)
             except FormatError as exc:
                 errors.append(str(exc) if exc.filename else f"{path}: {exc}")
             except OSError as exc:
                 errors.append(f"{path}: cannot read: {exc.strerror or exc}")
             except MemoryError:
                 errors.append(f"{path}: not enough memory to import")
+            except Exception as exc:  # a bug rather than a bad file: undone all the same, reported, next file
+                errors.append(f"{path}: internal error, please report it: {_describe(exc)}")
             else:
                 imported.extend(result.objects)
                 for warning in result.warnings:

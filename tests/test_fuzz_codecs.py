@@ -1,0 +1,243 @@
+"""Fuzzing the parsers without Blender: every case parses or raises FormatError, in bounded time and
+memory, and whatever parses serializes (or raises FormatError) into bytes that parse again.
+
+``FUZZ_CASES`` (default 300) cases per format from :mod:`fuzzing`, seeded by ``FUZZ_SEED`` (default 0).
+The longer campaign is ``tools/fuzz_campaign.py``.
+"""
+from __future__ import annotations
+
+import os
+import time
+from itertools import islice
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import fuzzing
+from formats.errors import FormatError
+from formats.pcx import decode_pcx
+from formats.md2 import HEADER as HEADER_MD2, parse_md2, serialize_md2
+from formats.mdl import MdlFrameSlot, MdlModel, parse_mdl, serialize_mdl
+from formats.ms3d import (Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras, parse_ms3d,
+                          serialize_ms3d)
+from md2_synthetic import grid_model
+
+CASES = int(os.environ.get("FUZZ_CASES", "300"))
+SEED = int(os.environ.get("FUZZ_SEED", "0"))
+SHOWN = 10
+
+
+def check_case(case: fuzzing.Case) -> str | None:
+    """None if ``case`` behaves (see :func:`fuzzing.run_codec_case`), else what went wrong."""
+    result = fuzzing.run_codec_case(case)
+    return f"{result.outcome}: {result.detail}" if result.outcome in fuzzing.CODEC_FAILURES else None
+
+
+@pytest.fixture
+def traced():
+    tracemalloc.start()
+    yield
+    tracemalloc.stop()
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_every_case_parses_or_raises_format_error(fmt, traced):
+    failures = []
+    for case in islice(fuzzing.iter_cases(fmt, SEED), CASES):
+        problem = check_case(case)
+        if problem:
+            failures.append(f"{case.name}: {problem}\n    {fuzzing.hex_snippet(case.data)}")
+    assert not failures, (f"{len(failures)} of {CASES} {fmt} cases failed (FUZZ_SEED={SEED}):\n"
+                          + "\n".join(failures[:SHOWN]))
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_the_mix_is_fair_and_deterministic(fmt):
+    first = fuzzing.cases(fmt, 2 * len(fuzzing.GENERATORS), SEED)
+    assert [c.name.split("/")[1] for c in first] == list(fuzzing.GENERATORS) * 2
+    assert first == fuzzing.cases(fmt, len(first), SEED)
+    assert first != fuzzing.cases(fmt, len(first), SEED + 1)
+    assert all(c.format == fmt and isinstance(c.data, bytes) for c in first)
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_layouts_find_every_block(fmt):
+    """The walk the truncation and inflation mutations rely on agrees with the parser: MDL and MS3D
+    blocks follow each other and end where the parser's trailing bytes begin; MD2 blocks lie inside
+    ``ofs_end``."""
+    for seed in fuzzing.seeds(fmt):
+        try:
+            model = fuzzing.PARSERS[fmt](seed.data)
+        except FormatError:
+            continue
+        blocks = sorted(seed.layout.blocks, key=lambda b: b[1])
+        assert blocks and len(seed.layout.boundaries) >= 3, seed.name
+        if fmt == "md2":
+            ofs_end = int(np.frombuffer(seed.data, HEADER_MD2, count=1)[0]["ofs_end"])
+            assert all(end <= ofs_end for _, _, end in blocks), seed.name
+            continue
+        for (name_a, _, end_a), (name_b, start_b, _) in zip(blocks, blocks[1:]):
+            assert end_a <= start_b, (seed.name, name_a, name_b)
+        trailing = model.trailing_bytes if fmt == "mdl" else len(model.trailing)
+        assert seed.layout.walked == len(seed.data) - trailing, seed.name
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_truncation_at_every_block_boundary(fmt, traced):
+    """Every seed cut at every block boundary (a cut before an optional or trailing block is a
+    valid file; any other cut must be refused)."""
+    failures = []
+    for seed in fuzzing.seeds(fmt):
+        for cut in seed.layout.boundaries:
+            if cut < len(seed.data):
+                problem = check_case(fuzzing.Case(fmt, f"{seed.name}/cut@{cut}", seed.data[:cut]))
+                if problem:
+                    failures.append(f"{seed.name} cut at {cut}: {problem}")
+    assert not failures, "\n".join(failures[:SHOWN])
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_inflated_counts_cost_nothing(fmt, traced):
+    """Every count, size and offset field of every seed at its largest and smallest values."""
+    failures = []
+    for seed in fuzzing.seeds(fmt):
+        for f in seed.layout.fields:
+            if f.role not in ("count", "size", "offset"):
+                continue
+            for value in (0xFFFF, 0x8000) if f.kind == "<u2" else (2**31 - 1, -2**31, -1, 2**30):
+                case = fuzzing.Case(fmt, f"{seed.name}/{f.name}={value}", fuzzing.with_field(seed.data, f, value))
+                problem = check_case(case)
+                if problem:
+                    failures.append(f"{case.name}: {problem}")
+    assert not failures, "\n".join(failures[:SHOWN])
+
+
+def _best_time(parse, data: bytes, repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        try:
+            parse(data)
+        except FormatError:
+            pass
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _assert_linear(times: list[float], sizes: list[int], what: str) -> None:
+    """Time per byte may not grow: the biggest input costs at most 3x the smallest's rate, plus 5 ms."""
+    rate = times[0] / sizes[0]
+    for t, n in zip(times[1:], sizes[1:]):
+        assert t <= 3 * rate * n + 0.005, f"{what}: {t * 1e3:.2f} ms for {n} bytes, {times[0] * 1e3:.2f} ms " \
+                                          f"for {sizes[0]} bytes"
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_junk_padding_costs_linear_time(fmt):
+    seed = min(fuzzing.seeds(fmt), key=lambda s: abs(len(s.data) - 20000))
+    inputs = [seed.data + b"\xab" * (k * len(seed.data)) for k in (4, 32, 128)]
+    times = [_best_time(fuzzing.PARSERS[fmt], data) for data in inputs]
+    _assert_linear(times, [len(d) for d in inputs], f"{seed.name} padded")
+
+
+def _many_records(fmt: str, k: int) -> bytes:
+    """A file whose record count (frames, frame groups, groups and joints) grows with ``k``."""
+    if fmt == "md2":
+        return serialize_md2(grid_model(nx=2, ny=2, frames=8 * k))
+    if fmt == "mdl":
+        frames = [MdlFrameSlot(2 * i, 2, np.array([0.1, 0.2], np.float32), np.zeros(4, np.uint8),
+                               np.zeros(4, np.uint8)) for i in range(8 * k)]
+        poses = 16 * k
+        return serialize_mdl(MdlModel(
+            scale=np.ones(3, np.float32), translate=np.zeros(3, np.float32), bounding_radius=1.0,
+            eye_position=np.zeros(3, np.float32), skin_width=4, skin_height=4, synctype=0, flags=0, size=1.0,
+            skins=[], onseam=np.zeros(3, np.int32), s=np.zeros(3, np.int32), t=np.zeros(3, np.int32),
+            facesfront=np.ones(1, np.int32), triangles=np.array([[0, 1, 2]], np.int32),
+            pose_names=[f"f{i}" for i in range(poses)], pose_verts=np.zeros((poses, 3, 3), np.uint8),
+            pose_normals=np.zeros((poses, 3), np.uint8), pose_bbox_min=np.zeros((poses, 4), np.uint8),
+            pose_bbox_max=np.zeros((poses, 4), np.uint8), frames=frames))
+    tris = 8 * k
+    return serialize_ms3d(Ms3dModel(
+        vert_flags=np.zeros(3, np.uint8), vert_xyz=np.zeros((3, 3), np.float32), vert_bone=np.zeros(3, np.int8),
+        vert_refcount=np.zeros(3, np.uint8), tri_flags=np.zeros(tris, np.uint16),
+        tri_vertices=np.tile(np.arange(3, dtype=np.uint16), (tris, 1)),
+        tri_normals=np.zeros((tris, 3, 3), np.float32), tri_s=np.zeros((tris, 3), np.float32),
+        tri_t=np.zeros((tris, 3), np.float32), tri_smoothing=np.zeros(tris, np.uint8),
+        tri_group=np.arange(tris, dtype=np.uint8),
+        groups=[Ms3dGroup(0, b"g".ljust(32, b"\0"), np.array([i], np.uint16)) for i in range(tris)],
+        joints=[Ms3dJoint(0, b"j".ljust(32, b"\0"), bytes(32), np.zeros(3, np.float32), np.zeros(3, np.float32),
+                          np.zeros((2, 4), np.float32), np.zeros((1, 4), np.float32)) for _ in range(8 * k)]))
+
+
+@pytest.mark.parametrize("fmt", fuzzing.FORMATS)
+def test_record_count_costs_linear_time(fmt):
+    inputs = [_many_records(fmt, k) for k in (4, 32)]
+    times = [_best_time(fuzzing.PARSERS[fmt], data) for data in inputs]
+    _assert_linear(times, [len(d) for d in inputs], f"{fmt} with many records")
+
+
+# ---------------------------------------------------------------------------------------------
+# crashes the fuzzers found, kept as plain regression tests
+
+@pytest.mark.parametrize("subversion", [1, 2, 3])
+def test_ms3d_vertex_extras_of_a_model_without_vertices(subversion):
+    """Found by the ``generated`` MS3D generator: ``reshape(0, -1)`` raised ValueError."""
+    model = Ms3dModel(
+        vert_flags=np.zeros(0, np.uint8), vert_xyz=np.zeros((0, 3), np.float32), vert_bone=np.zeros(0, np.int8),
+        vert_refcount=np.zeros(0, np.uint8), tri_flags=np.zeros(0, np.uint16),
+        tri_vertices=np.zeros((0, 3), np.uint16), tri_normals=np.zeros((0, 3, 3), np.float32),
+        tri_s=np.zeros((0, 3), np.float32), tri_t=np.zeros((0, 3), np.float32),
+        tri_smoothing=np.zeros(0, np.uint8), tri_group=np.zeros(0, np.uint8))
+    model.comments = Ms3dComments()
+    model.vertex_extras = Ms3dVertexExtras(np.zeros((0, 3), np.int8), np.zeros((0, 3), np.uint8),
+                                           np.zeros((0, subversion - 1), np.uint32), subversion)
+    data = serialize_ms3d(model)
+    parsed = parse_ms3d(data)
+    assert parsed.vertex_extras.subversion == subversion
+    assert parsed.vertex_extras.extra.shape == (0, subversion - 1)
+    assert serialize_ms3d(parsed) == data
+
+
+def test_pcx_skins_decode_or_raise_format_error(traced):
+    """The skin decoder the MD2 import reaches: run-length data may expand 63-fold into RGBA, hence
+    its own memory bound."""
+    failures = []
+    for case in fuzzing.pcx_cases(max(CASES // 2, 20), SEED):
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        started = time.perf_counter()
+        try:
+            decode_pcx(case.data)
+        except FormatError:
+            pass
+        except Exception as exc:  # noqa: BLE001
+            failures.append(f"{case.name}: {fuzzing.describe(exc)}\n    {fuzzing.hex_snippet(case.data)}")
+            continue
+        peak = tracemalloc.get_traced_memory()[1] - base
+        if time.perf_counter() - started > fuzzing.MAX_PARSE_SECONDS or peak > 600 * len(case.data) + (1 << 20):
+            failures.append(f"{case.name}: {time.perf_counter() - started:.2f} s, {peak} bytes")
+    assert not failures, "\n".join(failures[:SHOWN])
+
+
+def test_md2_grid_that_overflows_float32_is_refused():
+    """Found by ``overwrite`` (a frame scale of 3.4e38): the file parsed, and the import built a mesh
+    with infinite coordinates that the exporter then refused."""
+    model = grid_model()
+    model.frame_scale[2] = [1.0, 3.4e38, 1.0]
+    data = serialize_md2(model)
+    header = np.frombuffer(data, HEADER_MD2, count=1)[0]
+    with pytest.raises(FormatError) as info:
+        parse_md2(data)
+    assert info.value.field == "frame 2 scale"
+    assert info.value.offset == int(header["ofs_frames"]) + 2 * int(header["framesize"])
+    model.frame_scale[2] = [1.0, 1e36, 1.0]           # 255 x 1e36 still fits: accepted
+    assert np.isfinite(parse_md2(serialize_md2(model)).positions()).all()
+
+
+def test_mdl_grid_that_overflows_float32_is_refused():
+    data = bytearray(_many_records("mdl", 1))
+    data[8:12] = np.float32(2e36).tobytes()            # scale[0]
+    with pytest.raises(FormatError) as info:
+        parse_mdl(bytes(data))
+    assert (info.value.field, info.value.offset) == ("scale", 8)
