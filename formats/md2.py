@@ -23,6 +23,7 @@ import numpy as np
 
 from .binary import check_span, decode_name, encode_name, read_records, read_struct
 from .errors import FormatError
+from .md2_glcmds import decode_glcmds
 
 IDENT = b"IDP2"
 VERSION = 8
@@ -150,6 +151,12 @@ def parse_md2(data: bytes) -> Md2Model:
         raise FormatError("num_frames is 0: a model needs at least one frame", field="num_frames",
                           offset=_field_offset("num_frames"))
 
+    _check_no_overlap([("header", 0, HEADER.itemsize, "ident"),
+                       ("skins", ofs_skins, num_skins * SKIN.itemsize, "ofs_skins"),
+                       ("st", ofs_st, num_st * ST.itemsize, "ofs_st"),
+                       ("triangles", ofs_tris, num_tris * TRIANGLE.itemsize, "ofs_tris"),
+                       ("frames", ofs_frames, num_frames * framesize, "ofs_frames"),
+                       ("glcmds", ofs_glcmds, num_glcmds * 4, "ofs_glcmds")])
     skins = [decode_name(bytes(s)) for s in read_records(data, ofs_skins, SKIN, num_skins, "skins")]
     st_rec = read_records(data, ofs_st, ST, num_st, "st")
     st = np.stack([st_rec["s"], st_rec["t"]], axis=1) if num_st else np.zeros((0, 2), np.int16)
@@ -178,6 +185,11 @@ def parse_md2(data: bytes) -> Md2Model:
     names = [decode_name(bytes(n)) for n in heads["name"]]
     verts = _vertex_bytes(np.frombuffer(data, np.uint8, num_frames * framesize, ofs_frames), num_xyz, framesize)
     glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")
+    if num_glcmds:
+        try:
+            decode_glcmds(glcmds, num_xyz)
+        except FormatError as exc:
+            raise FormatError(exc.message, field="glcmds", offset=ofs_glcmds + (exc.offset or 0)) from exc
     return Md2Model(
         skin_width=skin_width, skin_height=skin_height, skins=skins, st=st.astype(np.int16),
         tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
@@ -190,6 +202,16 @@ def frame_dtype(num_xyz: int, framesize: int | None = None) -> np.dtype:
     size = framesize or FRAME_HEADER.itemsize + VERTEX.itemsize * num_xyz
     return np.dtype({"names": ["head", "verts"], "formats": [FRAME_HEADER, (VERTEX, (num_xyz,))],
                      "offsets": [0, FRAME_HEADER.itemsize], "itemsize": size})
+
+
+def _check_no_overlap(blocks: list[tuple[str, int, int, str]]) -> None:
+    """Raise if two non-empty blocks share a byte (a header pointing two tables at the same data)."""
+    spans = sorted((ofs, ofs + size, name, field) for name, ofs, size, field in blocks if size > 0)
+    for (_, end, name, _), (start, _, other, field) in zip(spans, spans[1:]):
+        if start < end:
+            raise FormatError(f"the {other} block at offset {start} overlaps the {name} block "
+                              f"(which ends at {end})", field=field,
+                              offset=_field_offset(field) if field in HEADER.names else 0)
 
 
 def _vertex_bytes(raw: np.ndarray, num_xyz: int, framesize: int) -> np.ndarray:

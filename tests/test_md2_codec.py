@@ -125,3 +125,27 @@ def test_non_finite_scale_raises(bad):
 def test_known_bad_corpus_files_raise(path):
     with pytest.raises(FormatError):
         parse_md2(path.read_bytes())
+
+
+def test_overlapping_blocks_raise():
+    data = serialize_md2(grid_model())
+    ofs_st = struct.unpack_from("<i", data, HEADER.fields["ofs_st"][1])[0]
+    with pytest.raises(FormatError, match="overlaps") as info:
+        parse_md2(_patch(data, "ofs_tris", ofs_st))
+    assert info.value.field in ("ofs_tris", "ofs_st")
+
+
+def test_unterminated_gl_commands_raise_with_their_offset():
+    model = grid_model()
+    model.glcmds = model.glcmds[:-1]                     # drop the 0 terminator
+    data = serialize_md2(model)
+    ofs_glcmds = struct.unpack_from("<i", data, HEADER.fields["ofs_glcmds"][1])[0]
+    with pytest.raises(FormatError, match="terminator") as info:
+        parse_md2(data)
+    assert info.value.field == "glcmds" and info.value.offset >= ofs_glcmds
+
+
+def test_a_file_without_gl_commands_still_parses():
+    model = grid_model()
+    model.glcmds = np.zeros(0, "<i4")
+    assert parse_md2(serialize_md2(model)).glcmds.size == 0
