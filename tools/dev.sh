@@ -2,7 +2,10 @@
 # One entry point for developers and CI. Creates the venvs it needs under .venvs/ on first use.
 #   bash tools/dev.sh demo [MODEL.md2] [-o DIR]   sample model -> MD2 -> import -> .blend, round trip, contact sheet
 #   bash tools/dev.sh test [pytest args]          test suite on bpy 4.2 LTS and bpy 5.0 (the wheel; no Blender binary)
-#   bash tools/dev.sh bench [--markdown]          import/export benchmark against bare-bpy floors
+#   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
+#   bash tools/dev.sh bench-ms3d [--markdown]     MS3D import/export benchmark against bare-bpy floors
+#   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
+#   bash tools/dev.sh cli COMMAND ...             python -m classic_models (info, check, convert)
 #   bash tools/dev.sh build                       validate the manifest and build the installable zip into dist/
 #   bash tools/dev.sh blender-test BLENDER        the same tests inside a Blender binary (pytest-blender)
 set -euo pipefail
@@ -49,6 +52,12 @@ case "$cmd" in
   bench)
     py="$(venv bpy-5.0 'bpy==5.0.1')"
     exec "$py" tools/benchmark.py "$@" ;;
+  bench-ms3d)
+    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    exec "$py" tools/benchmark_ms3d.py "$@" ;;
+  fuzz)
+    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    exec "$py" tools/fuzz_campaign.py "$@" ;;
   build)
     py="$(venv bpy-5.0 'bpy==5.0.1')"
     exec "$py" tools/build_extension.py "$@" ;;
@@ -64,5 +73,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test|bench|build|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test|bench|bench-ms3d|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

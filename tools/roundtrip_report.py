@@ -1,12 +1,12 @@
 """Import every corpus model, export it untouched, and tabulate what came back identical.
 
-    .venvs/bpy-5.0/bin/python tools/roundtrip_report.py [FILES...] [--format md2|mdl] [--markdown]
+    .venvs/bpy-5.0/bin/python tools/roundtrip_report.py [FILES...] [--format md2|mdl|ms3d] [--markdown]
 
 Without FILES it reads ``../shared/corpus/<format>``. MD2 columns: per-corner vertex bytes, normal
 indices and ST of every frame; frame names, skins, skin size, per-frame scale/translate; GL
 commands word for word; whole-file bytes (with the count of differing bytes when not identical).
 MDL columns: poses, frame groups, skin images, and whole-file bytes up to any trailing editor block
-(QME's "QMEX"), which is not kept.
+(QME's "QMEX"), which is not kept. MS3D columns: counts, keyframes, whole-file bytes.
 """
 from __future__ import annotations
 
@@ -83,11 +83,29 @@ def compare_mdl(path: Path, out: Path) -> list[str]:
             str(groups), str(images), ("yes" if used == written else "NO") + trailing]
 
 
+def compare_ms3d(path: Path, out: Path) -> list[str]:
+    import bpy
+    from formats.errors import FormatError
+    from formats.ms3d import parse_ms3d
+    name = f"{path.parent.name}/{path.name}"
+    data = path.read_bytes()
+    try:
+        model = parse_ms3d(data)
+    except FormatError as exc:
+        return [name, "refused: " + str(exc).split(": ")[-1], "", ""]
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.ms3d(filepath=str(path))
+    bpy.ops.export_scene.ms3d(filepath=str(out), use_selection=False)
+    keys = sum(len(j.rot_keys) + len(j.pos_keys) for j in model.joints)
+    return [name, f"{model.num_vertices} / {len(model.tri_vertices)} / {len(model.groups)} / {len(model.joints)}",
+            str(keys), "yes" if out.read_bytes() == data else "NO"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--format", choices=("md2", "mdl"), default="md2")
+    parser.add_argument("--format", choices=("md2", "mdl", "ms3d"), default="md2")
     args = parser.parse_args()
     files = args.files or sorted((CORPUS / args.format).glob(f"*/*.{args.format}"))
     if not files:
@@ -98,9 +116,12 @@ def main() -> int:
         columns = ["file", "frames x verts / tris", "corners identical", "names, skins, grids", "GL commands",
                    "file bytes"]
         compare_one = compare
-    else:
+    elif args.format == "mdl":
         columns = ["file", "poses x verts / tris", "frame groups", "skin images", "file bytes identical"]
         compare_one = compare_mdl
+    else:
+        columns = ["file", "verts / tris / groups / joints", "keyframes", "file bytes identical"]
+        compare_one = compare_ms3d
     from tools.benchmark import reports_to_stderr
     with tempfile.TemporaryDirectory() as tmp, reports_to_stderr():
         rows = [compare_one(f, Path(tmp) / f"out.{args.format}") for f in files]
