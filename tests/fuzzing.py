@@ -381,7 +381,7 @@ def _random_md2(rng: random.Random, tame: bool = False) -> md2.Md2Model:
         frame_translate=_floats(nrng, (nframes, 3), rng, tame),
         frame_verts=nrng.integers(0, 256, (nframes, nverts, 3)).astype(np.uint8),
         frame_normals=nrng.integers(0, rng.choice([162, 256]), (nframes, nverts)).astype(np.uint8))
-    if rng.random() < 0.7:
+    if tame or rng.random() < 0.7:
         model.glcmds = build_glcmds(tri_xyz, tri_st, st, width, height)
     elif rng.random() < 0.5:
         model.glcmds = np.append(nrng.integers(-2**31, 2**31, rng.randint(0, 40)), 0).astype("<i4")
