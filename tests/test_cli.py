@@ -149,7 +149,11 @@ def test_check_warns_as_the_importer_does(cli_modules, bpy_scene, extension, pat
     inspect = cli_modules["inspect"]
     info = inspect.inspect_file(path)
     if not info.readable:
-        pytest.skip("refused: covered by the bad-file tests")
+        with pytest.raises(Exception) as refused:
+            _importer_warnings(bpy_scene, extension, path)
+        assert type(refused.value).__name__ == "FormatError"
+        assert str(refused.value).endswith(info.problems[0].message)
+        return
     expected = _importer_warnings(bpy_scene, extension, path)
     if expected is None:
         pytest.skip(f"the extension has no {info.format} importer yet")
