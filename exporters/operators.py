@@ -27,14 +27,8 @@ class ExportOperatorBase(ExportHelper):
                                description="Export the objects of this collection (used by Collection Exporters)")
 
 
-class EXPORT_SCENE_OT_md2(bpy.types.Operator, ExportOperatorBase):
-    """Export Quake II MD2: one frame per scene frame (or per shape key)"""
-    bl_idname = "export_scene.md2"
-    bl_label = "Export Quake II Model"
-
-    filename_ext = ".md2"
-    filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
-
+class FrameExportBase(ExportOperatorBase):
+    """Options of the vertex-animation formats (MD2, MDL): where frames come from, scale, transform."""
     frame_source: EnumProperty(name="Frames", default="TIMELINE", items=(
         ("TIMELINE", "Timeline", "One frame per scene frame of the scene range"),
         ("SHAPE_KEYS", "Shape Keys", "One frame per shape key after Basis")))
@@ -43,13 +37,25 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, ExportOperatorBase):
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
 
+    def frame_options(self) -> dict:
+        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform}
+
+
+class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
+    """Export Quake II MD2: one frame per scene frame (or per shape key)"""
+    bl_idname = "export_scene.md2"
+    bl_label = "Export Quake II Model"
+
+    filename_ext = ".md2"
+    filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
+
+
     def execute(self, context):
-        options = Md2ExportOptions(frame_source=self.frame_source, scale=self.scale,
-                                   apply_transform=self.apply_transform)
+        options = Md2ExportOptions(**self.frame_options())
         return export_file(self, context, export_md2, options)
 
 
-class EXPORT_SCENE_OT_mdl(bpy.types.Operator, ExportOperatorBase):
+class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
     """Export Quake MDL: one pose per scene frame (or per shape key), paletted skins"""
     bl_idname = "export_scene.mdl"
     bl_label = "Export Quake Model"
@@ -57,13 +63,6 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, ExportOperatorBase):
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    frame_source: EnumProperty(name="Frames", default="TIMELINE", items=(
-        ("TIMELINE", "Timeline", "One pose per scene frame of the scene range"),
-        ("SHAPE_KEYS", "Shape Keys", "One pose per shape key after Basis")))
-    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
-                         description="Multiply coordinates before writing")
-    apply_transform: BoolProperty(name="Apply Transform", default=True,
-                                  description="Write world-space coordinates (object location, rotation, scale)")
     target: EnumProperty(name="Limits", default="QUAKE", items=(
         ("QUAKE", "Quake", "The original engine: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high"),
         ("MODERN", "Source Ports", "The larger limits of modern source ports")))
@@ -76,8 +75,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, ExportOperatorBase):
         ("REFUSE", "Refuse", "Refuse to export such a skin")))
 
     def execute(self, context):
-        options = MdlExportOptions(frame_source=self.frame_source, scale=self.scale,
-                                   apply_transform=self.apply_transform, target=self.target, dither=self.dither,
+        options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
                                    palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
         return export_file(self, context, export_mdl, options)
 

@@ -23,7 +23,20 @@ class ImportOperatorBase(ImportHelper):
         return super().invoke(context, event)
 
 
-class IMPORT_SCENE_OT_md2(bpy.types.Operator, ImportOperatorBase):
+class FrameImportBase(ImportOperatorBase):
+    """Options of the vertex-animation formats (MD2, MDL)."""
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
+                         description="Multiply coordinates (1 Quake unit = 1 Blender unit by default)")
+    use_file_normals: BoolProperty(name="File Normals", default=False,
+                                   description="Use the first frame's stored normals as custom normals")
+    load_skins: BoolProperty(name="Load Skins", default=True,
+                             description="Find and load the skin images (MD2) or decode the paletted skins (MDL)")
+
+    def frame_options(self) -> dict:
+        return {"scale": self.scale, "use_file_normals": self.use_file_normals, "load_skins": self.load_skins}
+
+
+class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
     """Import Quake II MD2 models: a mesh with one shape key per frame, animated on the timeline"""
     bl_idname = "import_scene.md2"
     bl_label = "Import Quake II Model"
@@ -31,20 +44,13 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, ImportOperatorBase):
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
 
-    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
-                         description="Multiply coordinates (1 Quake unit = 1 Blender unit by default)")
-    use_file_normals: BoolProperty(name="File Normals", default=False,
-                                   description="Use the first frame's stored normals as custom normals")
-    load_skins: BoolProperty(name="Load Skins", default=True,
-                             description="Find the skin images next to the model or in the game directory")
 
     def execute(self, context):
-        options = Md2ImportOptions(scale=self.scale, use_file_normals=self.use_file_normals,
-                                   load_skins=self.load_skins)
+        options = Md2ImportOptions(**self.frame_options())
         return import_files(self, context, operator_paths(self), import_md2, options)
 
 
-class IMPORT_SCENE_OT_mdl(bpy.types.Operator, ImportOperatorBase):
+class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     """Import Quake MDL models: a mesh with one shape key per pose, paletted skins, header fields"""
     bl_idname = "import_scene.mdl"
     bl_label = "Import Quake Model"
@@ -52,17 +58,11 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, ImportOperatorBase):
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
-                         description="Multiply coordinates (1 Quake unit = 1 Blender unit by default)")
-    use_file_normals: BoolProperty(name="File Normals", default=False,
-                                   description="Use the first pose's stored normals as custom normals")
-    load_skins: BoolProperty(name="Load Skins", default=True, description="Decode the paletted skins")
     palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump (e.g. Hexen II's); empty = Quake's palette")
 
     def execute(self, context):
-        options = MdlImportOptions(scale=self.scale, use_file_normals=self.use_file_normals,
-                                   load_skins=self.load_skins, palette_path=self.palette_path)
+        options = MdlImportOptions(**self.frame_options(), palette_path=self.palette_path)
         return import_files(self, context, operator_paths(self), import_mdl, options)
 
 
