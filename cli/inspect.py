@@ -15,8 +15,6 @@ Animations are grouped by the same bpy-free code the importers use (``formats.an
 from __future__ import annotations
 
 import math
-import os
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -27,12 +25,12 @@ from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.errors import FormatError
 from ..formats.md2_glcmds import decode_glcmds
 from ..formats.pcx import decode_pcx
-from ..importers.skin_lookup import find_skin
+from ..formats.ms3d_joints import joint_parents, last_frame
+from ..importers.skin_lookup import find_skin, find_texture
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
 MS3D_DEFAULT_FPS = 24.0          # what the MS3D importer plays a file without a usable rate at
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 @dataclass
@@ -235,86 +233,6 @@ def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
             "animation_fps": materials + len(model.materials) * ms3d.MATERIAL.itemsize}
 
 
-def find_ms3d_texture(folder: Path, stored: str) -> Path | None:
-    """The file a material's texture path names, looked up as the MS3D importer does
-    (``importers.ms3d_import.find_texture``): the relative path under ``folder`` in any case, else
-    the bare file name in ``folder``; an absolute path by its file name only."""
-    text = stored.strip().replace("\\", "/")
-    parts = [p for p in text.split("/") if p not in ("", ".")]
-    if not parts:
-        return None
-    absolute = text.startswith("/") or bool(_DRIVE.match(text))
-    for candidate in ([parts[-1]],) if absolute else (parts, [parts[-1]]):
-        found = _case_insensitive(folder, candidate)
-        if found is not None:
-            return found
-    return None
-
-
-def _case_insensitive(folder: Path, parts: list[str]) -> Path | None:
-    current = folder
-    for part in parts:
-        if part == "..":
-            current = current.parent
-            continue
-        try:
-            names = os.listdir(current)
-        except OSError:
-            return None
-        match = part if part in names else next((n for n in sorted(names) if n.lower() == part.lower()), None)
-        if match is None:
-            return None
-        current = current / match
-    return current if current.is_file() else None
-
-
-def ms3d_joint_warnings(model: ms3d.Ms3dModel) -> list[str]:
-    """What the importer says about joint parents (``importers.ms3d_armature.joint_parents``):
-    an unknown parent, a joint naming itself or a cycle each make a root."""
-    def key(raw: bytes) -> bytes:
-        return bytes(raw).split(b"\0", 1)[0]
-
-    first: dict[bytes, int] = {}
-    for j, joint in enumerate(model.joints):
-        first.setdefault(key(joint.name_raw), j)
-    parents, warnings = [], []
-    for j, joint in enumerate(model.joints):
-        name = key(joint.parent_raw)
-        p = first.get(name)
-        if p is None:
-            if name and name.lower() != b"none":
-                warnings.append(f"joint {joint.name!r} has unknown parent {joint.parent!r}: made a root")
-            p = -1
-        elif p == j:
-            warnings.append(f"joint {joint.name!r} names itself as its parent: made a root")
-            p = -1
-        parents.append(p)
-    for j in range(len(parents)):
-        seen, k = set(), j
-        while k != -1 and k not in seen:
-            seen.add(k)
-            k = parents[k]
-        if k != -1:
-            warnings.append(f"joint {model.joints[k].name!r} is its own ancestor: made a root")
-            parents[k] = -1
-    return warnings
-
-
-def _ms3d_frames(model: ms3d.Ms3dModel, fps: float) -> int:
-    """The last scene frame of the importer's timeline (``importers.ms3d_armature.key_frames``:
-    a key at t seconds sits at frame t x fps, made whole where that gives back the same float32 t)."""
-    last_key = 1.0
-    for joint in model.joints:
-        for keys in (joint.rot_keys, joint.pos_keys):
-            if len(keys):
-                t = np.asarray(keys[:, 0], dtype=np.float32)
-                frames = t.astype(np.float64) * fps
-                whole = np.rint(frames)
-                exact = (np.abs(frames - whole) < 1e-3) & ((whole / fps).astype(np.float32) == t)
-                last_key = max(last_key, float(np.where(exact, whole, frames.astype(np.float32)).max()))
-    return max(int(model.total_frames), math.ceil(last_key), 1)
-
-
 def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
     model = ms3d.parse_ms3d(data)
     at = _ms3d_offsets(model)
@@ -333,7 +251,7 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) ->
         times = np.concatenate(key_times)
         info.details["key_seconds"] = [float(times.min()), float(times.max())]
     if model.joints:
-        info.animations = [Animation("timeline", 1, _ms3d_frames(model, fps))]
+        info.animations = [Animation("timeline", 1, last_frame(model, fps))]
     info.joints = [{"name": j.name, "parent": j.parent, "rotation_keys": len(j.rot_keys),
                     "position_keys": len(j.pos_keys)} for j in model.joints]
     for warning in model.warnings:
@@ -341,7 +259,7 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) ->
     if model.joints and fps != model.animation_fps:
         _warn(info, f"animation fps is {model.animation_fps}: using {MS3D_DEFAULT_FPS:g}", "animation_fps",
               at["animation_fps"])
-    for warning in ms3d_joint_warnings(model):
+    for warning in joint_parents(model)[1]:
         _warn(info, warning, "joints")
     for g, group in enumerate(model.groups):
         triangles = np.asarray(group.triangles, dtype=np.int64)
@@ -359,7 +277,7 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) ->
             if not load_skins:
                 info.skins.append(SkinInfo(stored, False, None, "not looked up"))
                 continue
-            found = find_ms3d_texture(path.parent, stored)
+            found = find_texture(path.parent, stored)
             info.skins.append(SkinInfo(stored, found is not None, str(found) if found else None))
             if found is None:
                 _warn(info, f"material {material.name!r}: {key} {stored!r} not found next to the model", field, offset)

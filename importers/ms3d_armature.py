@@ -36,6 +36,7 @@ from mathutils import Matrix
 
 from ..formats.errors import FormatError
 from ..formats.ms3d import Ms3dModel
+from ..formats.ms3d_joints import key_frames
 from .frame_animation import new_action_fcurves
 
 JOINT_PROP = "ms3d_joint"
@@ -88,43 +89,6 @@ def local_matrices(rotation: np.ndarray, position: np.ndarray) -> np.ndarray:
     out[:, :3, 3] = np.asarray(position, dtype=np.float64).reshape(-1, 3)
     out[:, 3, 3] = 1.0
     return out
-
-
-def _name_key(raw: bytes) -> bytes:
-    return bytes(raw).split(b"\0", 1)[0]
-
-
-def joint_parents(model: Ms3dModel) -> tuple[list[int], list[str]]:
-    """Parent index of each joint (-1 = root) and warnings.
-
-    A parent is the first joint with that name (compared as bytes up to the NUL, as MilkShape's
-    ``strcmp`` does). An empty name or ``none`` makes a root; an unknown name, a joint naming itself
-    or a cycle also makes a root, with a warning.
-    """
-    first: dict[bytes, int] = {}
-    for j, joint in enumerate(model.joints):
-        first.setdefault(_name_key(joint.name_raw), j)
-    parents, warnings = [], []
-    for j, joint in enumerate(model.joints):
-        key = _name_key(joint.parent_raw)
-        p = first.get(key)
-        if p is None:
-            if key and key.lower() != b"none":
-                warnings.append(f"joint {joint.name!r} has unknown parent {joint.parent!r}: made a root")
-            p = -1
-        elif p == j:
-            warnings.append(f"joint {joint.name!r} names itself as its parent: made a root")
-            p = -1
-        parents.append(p)
-    for j in range(len(parents)):
-        seen, k = set(), j
-        while k != -1 and k not in seen:
-            seen.add(k)
-            k = parents[k]
-        if k != -1:
-            warnings.append(f"joint {model.joints[k].name!r} is its own ancestor: made a root")
-            parents[k] = -1
-    return parents, warnings
 
 
 def hierarchy_order(parents: list[int]) -> list[int]:
@@ -194,15 +158,6 @@ def combined_weights(joints: np.ndarray, percent: np.ndarray, num_joints: int
     total = np.bincount(inverse, weights=flat_p[keep], minlength=len(unique))
     return (unique // max(num_joints, 1), unique % max(num_joints, 1),
             np.minimum(total / 100.0, 1.0).astype(np.float32))
-
-
-def key_frames(times: np.ndarray, fps: float) -> np.ndarray:
-    """Scene frames of key times: t × fps, a whole frame where that gives back the same float32 time."""
-    t = np.asarray(times, dtype=np.float32)
-    frames = t.astype(np.float64) * fps
-    whole = np.rint(frames)
-    exact = (np.abs(frames - whole) < 1e-3) & ((whole / fps).astype(np.float32) == t)
-    return np.where(exact, whole, frames.astype(np.float32).astype(np.float64))
 
 
 def hermite_tangents(frames: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -37,8 +37,6 @@ group uses, and comments for an item that does not exist or a second comment for
 from __future__ import annotations
 
 import math
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,12 +46,14 @@ from bpy_extras.io_utils import axis_conversion
 
 from ..formats.errors import FormatError
 from ..formats.ms3d import TRIANGLE, VERTEX, Ms3dMaterial, Ms3dModel, parse_ms3d
+from ..formats.ms3d_joints import joint_parents, last_frame
 from .build_mesh import build_triangle_mesh, drop_degenerate
 from .frame_animation import set_scene_timing
-from .ms3d_armature import (COMMENT_PROP, animate_joints, assign_weights, build_armature, joint_parents,
+from .ms3d_armature import (COMMENT_PROP, animate_joints, assign_weights, build_armature,
                             rest_matrices, store_joint_data, vertex_influences)
 from .results import ImportResult
 from .skin_images import load_skin_image
+from .skin_lookup import find_texture
 from .transaction import datablock_transaction
 
 MODEL_PROP = "ms3d_model"
@@ -76,7 +76,6 @@ MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
 MODEL_EXTRAS_DEFAULTS = (1.0, 0, 0.5)     # joint size, transparency mode, alpha ref (MilkShape's own)
 TRIANGLE_GROUP = "ms3d_triangle_group"      # face attribute, only when a triangle's group byte disagrees
-_DRIVE = re.compile(r"^[A-Za-z]:")
 KEPT_VERTEX = np.dtype([("index", "<i4"), ("record", VERTEX), ("ids", "i1", (3,)), ("weights", "u1", (3,)),
                         ("extra", "<u4", (2,))])
 KEPT_TRIANGLE = np.dtype([("index", "<i4"), ("record", TRIANGLE)])
@@ -141,46 +140,6 @@ def unpack_skin(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
     j = np.ascontiguousarray(joints, dtype="<i4").view(np.int8).reshape(-1, 4)
     w = np.ascontiguousarray(weights, dtype="<i4").view(np.uint8).reshape(-1, 4)
     return j[:, 0].copy(), j[:, 1:].copy(), w[:, :3].copy()
-
-
-def find_texture(folder: Path, stored: str) -> Path | None:
-    """The file a material's texture path names: the relative path under ``folder`` (any case), else the
-    bare file name in ``folder``; an absolute path is looked up by its file name only. Nothing outside
-    ``folder`` is returned (``..`` or a symbolic link leading out is not followed): a model file must
-    not be able to pull arbitrary files of the user into a .blend."""
-    text = stored.strip().replace("\\", "/")
-    parts = [p for p in text.split("/") if p not in ("", ".")]
-    if not parts:
-        return None
-    absolute = text.startswith("/") or bool(_DRIVE.match(text))
-    for candidate in ([parts[-1]],) if absolute else (parts, [parts[-1]]):
-        found = _case_insensitive(folder, candidate)
-        if found is not None:
-            return found
-    return None
-
-
-def _case_insensitive(folder: Path, parts: list[str]) -> Path | None:
-    current = folder
-    for i, part in enumerate(parts):
-        if part == "..":
-            current = current.parent
-            continue
-        try:
-            names = os.listdir(current)
-        except OSError:
-            return None
-        match = part if part in names else next((n for n in sorted(names) if n.lower() == part.lower()), None)
-        if match is None:
-            return None
-        current = current / match
-    if not current.is_file():
-        return None
-    try:
-        current.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return None
-    return current
 
 
 def _principled(material: bpy.types.Material) -> bpy.types.Node | None:
@@ -508,7 +467,7 @@ def import_ms3d(context: bpy.types.Context, path: Path, options: Ms3dImportOptio
             root.empty_display_size = max(_model_size(model) * 0.1, 0.01)
             collection.objects.link(root)
         if armature is not None:
-            frames = min(max(int(model.total_frames), math.ceil(last_key - 1e-3), 1), MAX_FRAME)
+            frames = min(last_frame(model, fps), MAX_FRAME)
             set_scene_timing(scene, 1, frames, max(round(fps), 1))
             if scene.render.fps != fps:
                 scene.render.fps_base = scene.render.fps / fps

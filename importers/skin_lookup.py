@@ -177,3 +177,43 @@ def find_skin(model_path: Path, skin_name: str,
     if found.name.lower() != base.lower():
         notes.insert(0, f"skin {skin_name!r} not found as stored; using {found.name}")
     return SkinLookup(found, "; ".join(notes) or None)
+
+
+def find_texture(folder: Path, stored: str) -> Path | None:
+    """The file a material's texture path names: the relative path under ``folder`` (any case), else the
+    bare file name in ``folder``; an absolute path is looked up by its file name only. Nothing outside
+    ``folder`` is returned (``..`` or a symbolic link leading out is not followed): a model file must
+    not be able to pull arbitrary files of the user into a .blend."""
+    text = stored.strip().replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if not parts:
+        return None
+    absolute = text.startswith("/") or bool(_DRIVE.match(text))
+    for candidate in ([parts[-1]],) if absolute else (parts, [parts[-1]]):
+        found = _case_insensitive_file(folder, candidate)
+        if found is not None:
+            return found
+    return None
+
+
+def _case_insensitive_file(folder: Path, parts: list[str]) -> Path | None:
+    current = folder
+    for i, part in enumerate(parts):
+        if part == "..":
+            current = current.parent
+            continue
+        try:
+            names = os.listdir(current)
+        except OSError:
+            return None
+        match = part if part in names else next((n for n in sorted(names) if n.lower() == part.lower()), None)
+        if match is None:
+            return None
+        current = current / match
+    if not current.is_file():
+        return None
+    try:
+        current.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return None
+    return current
