@@ -285,16 +285,18 @@ def table_rows(results: list[tuple[Case, Timings]]) -> list[list[str]]:
     return rows
 
 
-def format_table(rows: list[list[str]], markdown: bool) -> str:
+def format_table(rows: list[list[str]], markdown: bool, headers: tuple[str, ...] = HEADERS,
+                 text_columns: int = 2) -> str:
+    """Rows as an aligned text table or Markdown; the first ``text_columns`` are left-aligned."""
     if markdown:
-        lines = ["| " + " | ".join(HEADERS) + " |",
-                 "|" + "|".join(["---", "---"] + ["---:"] * (len(HEADERS) - 2)) + "|"]
+        lines = ["| " + " | ".join(headers) + " |",
+                 "|" + "|".join(["---"] * text_columns + ["---:"] * (len(headers) - text_columns)) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i < text_columns else c.rjust(w)
                                   for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([fmt(HEADERS), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+    return "\n".join([fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
 @contextmanager

@@ -22,15 +22,17 @@ Each time is the best of ``--repeat`` runs; the scene is reset with ``read_homef
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 CHECKOUT = Path(__file__).resolve().parents[1]
+if str(CHECKOUT) not in sys.path:
+    sys.path.insert(0, str(CHECKOUT))
+
+from tools.benchmark import exit_without_teardown, format_table, reports_to_stderr, timed  # noqa: E402
+
 CORPUS_MS3D = CHECKOUT.parent / "shared" / "corpus" / "ms3d"
 HEADERS = ("case", "vertices", "triangles", "joints", "rotation keys", "import s", "import floor s", "ratio",
            "export s", "export floor s", "ratio")
@@ -39,10 +41,10 @@ HEADERS = ("case", "vertices", "triangles", "joints", "rotation keys", "import s
 _EXTENSION: dict[str, str] = {}
 
 
-def extension_module(name: str):
-    """``importers.<name>`` of the extension as Blender loaded it (relative imports need the package)."""
+def extension_module(name: str, package: str = "importers"):
+    """``<package>.<name>`` of the extension as Blender loaded it (relative imports need the package)."""
     import importlib
-    return importlib.import_module(f"{_EXTENSION['module']}.importers.{name}")
+    return importlib.import_module(f"{_EXTENSION['module']}.{package}.{name}")
 
 
 @dataclass
@@ -83,13 +85,6 @@ def corpus_cases() -> tuple[list[Case], list[str]]:
     return cases, notes
 
 
-def timed(fn: Callable[[], object]) -> float:
-    gc.collect()
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def _prepared(path: Path):
     """Everything the import floor writes, computed before the clock starts."""
     import numpy as np
@@ -98,7 +93,7 @@ def _prepared(path: Path):
 
     model = parse_ms3d(path.read_bytes())
     conversion = imp.conversion_matrix("-Z", "Y")
-    parents, _ = arm.joint_parents(model)
+    parents, _ = extension_module("ms3d_joints", "formats").joint_parents(model)
     c4 = np.eye(4)
     c4[:3, :3] = conversion
     bones = c4 @ arm.rest_matrices(model, parents)
@@ -304,8 +299,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 1)
 
-    sys.path.insert(0, str(CHECKOUT))
-    from tools.benchmark import exit_without_teardown, reports_to_stderr
     from tools.load_extension import enable_extension
     _EXTENSION["module"] = enable_extension()
     import bpy
@@ -318,19 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     for note in notes:
         print(f"note: {note}")
     print()
-    print(format_table(table_rows(results), args.markdown))
+    print(format_table(table_rows(results), args.markdown, HEADERS, text_columns=1))
     exit_without_teardown(0)
     return 0
-
-
-def format_table(rows: list[list[str]], markdown: bool) -> str:
-    if not markdown:
-        widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(HEADERS)]
-        line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                       for i, (c, w) in enumerate(zip(cells, widths)))
-        return "\n".join([line(HEADERS), line(["-" * w for w in widths])] + [line(r) for r in rows])
-    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "|".join(["---"] + ["---:"] * (len(HEADERS) - 1)) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
 if __name__ == "__main__":
