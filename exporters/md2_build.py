@@ -70,7 +70,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
                             frame_translate=translate, frame_verts=verts, frame_normals=normals,
-                            glcmds=glcmds)
+                            glcmds=glcmds, skin_name_raw=_stored_skin_fields(first, skins),
+                            frame_name_raw=[stored.name_field(n) or b"" for n in names] if stored else None)
     if progress:
         progress(1.0)
     return result
@@ -132,6 +133,11 @@ class _StoredFrames:
     translate: np.ndarray   # (N, 3) float32
     verts: np.ndarray       # (N, V, 3) uint8
     normals: np.ndarray     # (N, V) uint8
+    name_fields: list[bytes]  # the 16-byte name fields as the file had them
+
+    def name_field(self, name: str) -> bytes | None:
+        i = self.index.get(name)
+        return self.name_fields[i] if i is not None else None
 
 
 def _stored_frames(obj: bpy.types.Object, num_vertices: int) -> _StoredFrames | None:
@@ -144,7 +150,8 @@ def _stored_frames(obj: bpy.types.Object, num_vertices: int) -> _StoredFrames | 
         return None
     records = np.frombuffer(blob, dtype=frame_dtype(num_vertices))
     return _StoredFrames({str(n): i for i, n in enumerate(names)}, records["head"]["scale"],
-                         records["head"]["translate"], records["verts"]["v"], records["verts"]["normal_index"])
+                         records["head"]["translate"], records["verts"]["v"], records["verts"]["normal_index"],
+                         [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in records["head"]["name"]])
 
 
 def _quantize(positions: np.ndarray, names: list[str], stored: _StoredFrames | None):
@@ -196,6 +203,15 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str
     if stored and set(stored) == set(names):
         return stored
     return names
+
+
+def _stored_skin_fields(obj: bpy.types.Object, skins: list[str]) -> list[bytes] | None:
+    """The imported 64-byte skin fields, when the skins are still the imported ones in order."""
+    blob = obj.data.get("md2_skin_fields")
+    if blob is None or [str(s) for s in obj.data.get("md2_skins", [])] != skins:
+        return None
+    blob = bytes(blob)
+    return [blob[i:i + SKIN_NAME_SIZE] for i in range(0, len(blob), SKIN_NAME_SIZE)]
 
 
 def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_names: list[str],

@@ -79,6 +79,16 @@ class Md2Model:
     frame_verts: np.ndarray        # (num_frames, num_xyz, 3) uint8
     frame_normals: np.ndarray      # (num_frames, num_xyz) uint8
     glcmds: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype="<i4"))
+    skin_name_raw: list[bytes] | None = None    # the 64-byte fields as read, if any had bytes after its NUL
+    frame_name_raw: list[bytes] | None = None   # the 16-byte fields as read, likewise
+
+    def skin_fields(self) -> list[bytes]:
+        """Each skin name as written: the field it was read from while it still holds that name."""
+        return _name_fields(self.skins, self.skin_name_raw, SKIN_NAME_SIZE, "skin name")
+
+    def frame_name_fields(self) -> list[bytes]:
+        """Each frame name as written: the field it was read from while it still holds that name."""
+        return _name_fields(self.frame_names, self.frame_name_raw, FRAME_NAME_SIZE, "frame name")
 
     @property
     def num_frames(self) -> int:
@@ -157,7 +167,8 @@ def parse_md2(data: bytes) -> Md2Model:
                        ("triangles", ofs_tris, num_tris * TRIANGLE.itemsize, "ofs_tris"),
                        ("frames", ofs_frames, num_frames * framesize, "ofs_frames"),
                        ("glcmds", ofs_glcmds, num_glcmds * 4, "ofs_glcmds")])
-    skins = [decode_name(bytes(s)) for s in read_records(data, ofs_skins, SKIN, num_skins, "skins")]
+    skin_raw = [bytes(s).ljust(SKIN_NAME_SIZE, b"\0") for s in read_records(data, ofs_skins, SKIN, num_skins, "skins")]
+    skins = [decode_name(raw) for raw in skin_raw]
     st_rec = read_records(data, ofs_st, ST, num_st, "st")
     st = np.stack([st_rec["s"], st_rec["t"]], axis=1) if num_st else np.zeros((0, 2), np.int16)
     tris = read_records(data, ofs_tris, TRIANGLE, num_tris, "triangles")
@@ -182,7 +193,8 @@ def parse_md2(data: bytes) -> Md2Model:
         f = int(np.argmax(~np.isfinite(far).all(axis=1)))
         raise FormatError("255 x scale + translate overflows float32: positions would not be finite",
                           field=f"frame {f} scale", offset=ofs_frames + f * framesize)
-    names = [decode_name(bytes(n)) for n in heads["name"]]
+    name_raw = [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in heads["name"]]
+    names = [decode_name(raw) for raw in name_raw]
     verts = _vertex_bytes(np.frombuffer(data, np.uint8, num_frames * framesize, ofs_frames), num_xyz, framesize)
     glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")
     if num_glcmds:
@@ -192,9 +204,23 @@ def parse_md2(data: bytes) -> Md2Model:
             raise FormatError(exc.message, field="glcmds", offset=ofs_glcmds + (exc.offset or 0)) from exc
     return Md2Model(
         skin_width=skin_width, skin_height=skin_height, skins=skins, st=st.astype(np.int16),
+        skin_name_raw=skin_raw if _has_junk(skin_raw) else None,
+        frame_name_raw=name_raw if _has_junk(name_raw) else None,
         tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
         frame_translate=translate, frame_verts=np.ascontiguousarray(verts[..., :3]),
         frame_normals=np.ascontiguousarray(verts[..., 3]), glcmds=glcmds)
+
+
+def _has_junk(fields: list[bytes]) -> bool:
+    """True if a NUL-padded field carries bytes after its first NUL (or has no NUL at all)."""
+    return any(b"\0" not in f or f.split(b"\0", 1)[1].strip(b"\0") for f in fields)
+
+
+def _name_fields(names: list[str], raw: list[bytes] | None, size: int, what: str) -> list[bytes]:
+    if raw is not None and len(raw) != len(names):
+        raw = None
+    return [raw[i] if raw is not None and len(raw[i]) == size and b"\0" in raw[i] and decode_name(raw[i]) == name
+            else encode_name(name, size, what) for i, name in enumerate(names)]
 
 
 def frame_dtype(num_xyz: int, framesize: int | None = None) -> np.dtype:
@@ -230,7 +256,7 @@ def frame_records(model: Md2Model) -> np.ndarray:
     head = frames["head"]
     head["scale"] = model.frame_scale
     head["translate"] = model.frame_translate
-    head["name"] = [encode_name(n, FRAME_NAME_SIZE, "frame name") for n in model.frame_names]
+    head["name"] = model.frame_name_fields()
     verts = _vertex_bytes(frames.view(np.uint8), num_xyz, dtype.itemsize)
     verts[..., :3] = model.frame_verts
     verts[..., 3] = model.frame_normals
@@ -249,7 +275,7 @@ def serialize_md2(model: Md2Model) -> bytes:
     num_frames, num_xyz = model.frame_verts.shape[:2]
     if len(model.frame_names) != num_frames:
         raise FormatError(f"{len(model.frame_names)} frame names for {num_frames} frames", field="frames")
-    skins = b"".join(encode_name(s, SKIN_NAME_SIZE, "skin name") for s in model.skins)
+    skins = b"".join(model.skin_fields())
     st = np.zeros(len(model.st), ST)
     st["s"], st["t"] = model.st[:, 0], model.st[:, 1]
     tris = np.zeros(len(model.tri_xyz), TRIANGLE)

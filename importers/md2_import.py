@@ -98,6 +98,7 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
     mesh[FRAME_NAMES] = list(model.frame_names)
     mesh["md2_glcmds"] = np.asarray(model.glcmds, dtype="<i4").tobytes()
     mesh["md2_skins"] = list(model.skins)
+    mesh["md2_skin_fields"] = b"".join(model.skin_fields())
     mesh["md2_scale"] = options.scale
     obj = bpy.data.objects.new(path.stem, mesh)
     if options.load_skins:

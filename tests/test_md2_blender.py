@@ -111,10 +111,16 @@ def assert_same_gl_triangles(a, b):
 @pytest.mark.parametrize("path", VALID)
 def test_untouched_round_trip_is_lossless(bpy_scene, path, tmp_path):
     bpy = bpy_scene
-    original = parse_md2(path.read_bytes())
+    data = path.read_bytes()
+    original = parse_md2(data)
     obj = import_md2(bpy, path)
-    exported = parse_md2(export_md2(bpy, obj, tmp_path / "out.md2"))
-    assert_same_model(original, exported)
+    written = export_md2(bpy, obj, tmp_path / "out.md2")
+    assert_same_model(original, parse_md2(written))
+    assert written == data[:len(written)] and len(written) == original_size(data)
+
+
+def original_size(data: bytes) -> int:
+    return struct.unpack_from("<i", data, 64)[0]          # ofs_end: bytes after it are not part of the model
 
 
 def test_round_trip_of_synthetic_model_is_byte_identical(bpy_scene, tmp_path):

@@ -47,6 +47,25 @@ def test_corpus_serialize_round_trip(path):
     assert (again.skins, again.frame_names) == (model.skins, model.frame_names)
 
 
+@pytest.mark.parametrize("path", [p for p in corpus_params(GOOD) if p.values[0] is None or _valid(p.values[0])])
+def test_corpus_serializes_byte_for_byte(path):
+    data = path.read_bytes()
+    assert serialize_md2(parse_md2(data)) == data[:struct.unpack_from("<i", data, 64)[0]]
+
+
+def test_junk_after_name_nuls_is_kept_until_the_name_changes():
+    model = grid_model()
+    data = bytearray(serialize_md2(model))
+    ofs_frames = struct.unpack_from("<i", data, HEADER.fields["ofs_frames"][1])[0]
+    data[ofs_frames + 24 + 14] = ord("Z")                  # junk after "stand01\0" in frame 0's name
+    parsed = parse_md2(bytes(data))
+    assert parsed.frame_names[0] == "stand01"
+    assert serialize_md2(parsed) == bytes(data)
+    parsed.frame_names[0] = "renamed"
+    clean = serialize_md2(parsed)
+    assert clean[ofs_frames + 24: ofs_frames + 40] == b"renamed".ljust(16, b"\0")
+
+
 def test_synthetic_serialize_is_stable():
     data = serialize_md2(grid_model())
     assert serialize_md2(parse_md2(data)) == data
