@@ -68,14 +68,42 @@ def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExp
         raise ExportError(str(exc)) from exc
     positions = sampled.positions
     if options.apply_transform:
-        matrix = np.array(obj.matrix_world, dtype=np.float64)
-        if not np.array_equal(matrix, np.eye(4)):
-            positions = positions.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+        matrices = _world_matrices(context, obj, frames if options.frame_source == "TIMELINE" else None)
+        if not np.array_equal(matrices, np.broadcast_to(np.eye(4), matrices.shape)):
+            positions = (positions.astype(np.float64) @ np.swapaxes(matrices[:, :3, :3], 1, 2)
+                         + matrices[:, None, :3, 3])
     if options.scale != 1.0:
         positions = positions.astype(np.float64) * options.scale
     if not np.all(np.isfinite(positions)):
         raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
     return MeshPart(obj, topology, positions, sampled.key_names, sampled.evaluated_frames)
+
+
+def _transform_animated(obj: bpy.types.Object) -> bool:
+    """True if the object's world matrix may change over time (its own or a parent's animation,
+    drivers or constraints)."""
+    while obj is not None:
+        anim = obj.animation_data
+        if obj.constraints or (anim is not None and (anim.action or len(anim.drivers) or len(anim.nla_tracks))):
+            return True
+        obj = obj.parent
+    return False
+
+
+def _world_matrices(context, obj: bpy.types.Object, frames: list[int] | None) -> np.ndarray:
+    """(F, 4, 4) world matrices at the exported frames (one, repeated, when the transform is static)."""
+    if frames is None or not _transform_animated(obj):
+        return np.array(obj.matrix_world, dtype=np.float64)[None]
+    scene = context.scene
+    current = scene.frame_current, scene.frame_subframe
+    try:
+        out = np.empty((len(frames), 4, 4))
+        for i, frame in enumerate(frames):
+            scene.frame_set(int(frame))
+            out[i] = np.array(obj.evaluated_get(context.evaluated_depsgraph_get()).matrix_world)
+        return out
+    finally:
+        scene.frame_set(current[0], subframe=current[1])
 
 
 def merged(parts: list[MeshPart]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

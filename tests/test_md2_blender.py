@@ -303,3 +303,31 @@ def test_animation_panel_operator_sets_preview_range(bpy_scene, tmp_path):
     scene = bpy.context.scene
     assert scene.frame_current == anim.frame_start == 4
     assert (scene.use_preview_range, scene.frame_preview_start, scene.frame_preview_end) == (True, 4, 6)
+
+
+def test_object_transform_animation_is_baked_into_the_frames(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_cube_add()
+    obj = bpy.context.object
+    for frame, x in ((1, 0.0), (3, 10.0)):
+        obj.location = (x, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=frame)
+    scene.frame_start, scene.frame_end = 1, 3
+    model = parse_md2(export_md2(bpy, obj, tmp_path / "moving.md2"))
+    centres = model.positions().astype(np.float64).mean(axis=1)
+    np.testing.assert_allclose(centres[:, 0], [0.0, 5.0, 10.0], atol=0.05)
+    np.testing.assert_allclose(centres[:, 1:], 0.0, atol=0.05)
+
+
+def test_a_static_object_transform_applies_to_every_frame(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    path = tmp_path / "grid.md2"
+    path.write_bytes(serialize_md2(grid_model(frames=4)))
+    obj = import_md2(bpy, path)
+    original = parse_md2(path.read_bytes()).positions().astype(np.float64)
+    obj.location = (100.0, 0.0, 0.0)
+    obj.scale = (2.0, 2.0, 2.0)
+    bpy.context.view_layer.update()
+    moved = parse_md2(export_md2(bpy, obj, tmp_path / "moved.md2")).positions().astype(np.float64)
+    np.testing.assert_allclose(moved, original * 2 + [100.0, 0.0, 0.0], atol=0.2)
