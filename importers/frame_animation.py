@@ -81,3 +81,23 @@ def set_scene_timing(scene: bpy.types.Scene, start: int, num_frames: int, fps: i
     scene.render.fps_base = 1.0
     scene.frame_start = start
     scene.frame_end = max(scene.frame_end, end) if others else end
+
+
+def play_frames_on_timeline(context: bpy.types.Context, obj: bpy.types.Object, source_format: str,
+                            frame_names: list[str], positions: np.ndarray, animations: list[Animation],
+                            fps: int, action_name: str) -> int:
+    """Everything an import does to play per-frame shape keys: keys, their animation, markers, scene
+    timing, and the object's settings (format, first frame, animation list). Returns the first frame."""
+    scene = context.scene
+    start = scene.frame_start
+    keys = add_frame_shape_keys(obj, frame_names, positions)
+    animate_frame_keys(obj.data.shape_keys, keys, start, action_name)
+    add_markers(scene, animations, start)
+    set_scene_timing(scene, start, len(frame_names), fps)
+    settings = obj.classic_model
+    settings.source_format = source_format
+    settings.frame_offset = start
+    for anim in animations:
+        item = settings.animations.add()
+        item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last
+    return start

@@ -20,7 +20,7 @@ from ..formats.anorms import anorms
 from ..formats.errors import FormatError
 from ..formats.md2 import Md2Model, frame_records, parse_md2
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from .frame_animation import FRAME_NAMES, add_frame_shape_keys, add_markers, animate_frame_keys, set_scene_timing
+from .frame_animation import FRAME_NAMES, play_frames_on_timeline
 from .results import ImportResult
 from .skin_images import load_skin_image, skin_material
 from .skin_lookup import find_skin
@@ -62,19 +62,9 @@ def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions
         positions *= np.float32(options.scale)
     with datablock_transaction(scene):
         obj = _build_object(model, path, positions[0], options, result)
-        start = scene.frame_start
-        keys = add_frame_shape_keys(obj, model.frame_names, positions)
-        animate_frame_keys(obj.data.shape_keys, keys, start, f"{path.stem}_frames")
-        animations = group_animations(model.frame_names)
-        add_markers(scene, animations, start)
-        set_scene_timing(scene, start, model.num_frames, MD2_FPS)
-        settings = obj.classic_model
-        settings.source_format = "MD2"
-        settings.skin_width, settings.skin_height = model.skin_width, model.skin_height
-        settings.frame_offset = start
-        for anim in animations:
-            item = settings.animations.add()
-            item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last
+        play_frames_on_timeline(context, obj, "MD2", model.frame_names, positions,
+                                group_animations(model.frame_names), MD2_FPS, f"{path.stem}_frames")
+        obj.classic_model.skin_width, obj.classic_model.skin_height = model.skin_width, model.skin_height
         context.view_layer.active_layer_collection.collection.objects.link(obj)
     result.objects.append(obj)
     return result

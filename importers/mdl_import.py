@@ -23,8 +23,8 @@ from ..formats.errors import FormatError
 from ..formats.mdl import MdlModel, parse_mdl, pose_dtype
 from ..formats.palette import load_palette_lmp, quake_palette
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from ..formats.animations import Animation, slot_animations
-from .frame_animation import FRAME_NAMES, add_frame_shape_keys, add_markers, animate_frame_keys, set_scene_timing
+from ..formats.animations import slot_animations
+from .frame_animation import FRAME_NAMES, play_frames_on_timeline
 from .mdl_skins import skin_slot_material
 from .results import ImportResult
 from .transaction import datablock_transaction
@@ -82,13 +82,9 @@ def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions
         if palette is not None:
             for i, skin in enumerate(model.skins):
                 obj.data.materials.append(skin_slot_material(f"{path.stem}_skin{i}", skin, palette))
-        start = scene.frame_start
-        keys = add_frame_shape_keys(obj, model.pose_names, positions)
-        animate_frame_keys(obj.data.shape_keys, keys, start, f"{path.stem}_frames")
-        animations = slot_animations(model)
-        add_markers(scene, animations, start)
-        set_scene_timing(scene, start, model.num_poses, MDL_FPS)
-        _keep_header(obj.classic_model, model, start, animations)
+        play_frames_on_timeline(context, obj, "MDL", model.pose_names, positions, slot_animations(model),
+                                MDL_FPS, f"{path.stem}_frames")
+        _keep_header(obj.classic_model, model)
         context.view_layer.active_layer_collection.collection.objects.link(obj)
     result.objects.append(obj)
     return result
@@ -122,15 +118,11 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
     return bpy.data.objects.new(path.stem, mesh)
 
 
-def _keep_header(settings, model: MdlModel, start: int, animations: list[Animation]) -> None:
-    settings.source_format = "MDL"
+def _keep_header(settings, model: MdlModel) -> None:
+    """Header fields Blender has no place for, editable in the sidebar and written back on export."""
     settings.skin_width, settings.skin_height = model.skin_width, model.skin_height
-    settings.frame_offset = start
     settings.mdl_flags = int(np.int32(model.flags))
     settings.mdl_synctype = "RAND" if model.synctype == 1 else "SYNC"
     settings.mdl_eye_position = tuple(float(x) for x in model.eye_position)
     settings.mdl_bounding_radius = model.bounding_radius
     settings.mdl_size = model.size
-    for anim in animations:
-        item = settings.animations.add()
-        item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last

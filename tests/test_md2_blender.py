@@ -209,10 +209,11 @@ def test_truncated_file_reports_and_leaves_nothing(bpy_scene, tmp_path):
 def test_failure_inside_the_build_removes_everything(bpy_scene, tmp_path, monkeypatch, extension):
     bpy = bpy_scene
     import sys
-    module = sys.modules[f"{extension}.importers.md2_import"]
+    module = sys.modules[f"{extension}.importers.frame_animation"]
+    errors = sys.modules[f"{extension}.formats.errors"]
 
     def explode(*args, **kwargs):
-        raise module.FormatError("simulated failure after the mesh was built")
+        raise errors.FormatError("simulated failure after the mesh was built")
     monkeypatch.setattr(module, "animate_frame_keys", explode)
     (tmp_path / "grid.md2").write_bytes(serialize_md2(grid_model()))
     before = datablock_counts(bpy)
