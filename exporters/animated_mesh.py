@@ -12,7 +12,7 @@ import numpy as np
 import bpy
 
 from ..formats.errors import FormatError
-from ..importers.frame_animation import FRAME_NAMES
+from ..common.contract import FRAME_NAMES
 from .export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
 from .mesh_topology import Topology, object_topology

@@ -18,10 +18,10 @@ from ..formats.errors import FormatError
 from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
 from ..formats.quantize import dequantize, frames_on_grid, quantize, quantize_frames
-from ..importers.md2_import import ST_INDEX_ATTRIBUTE
-from ..importers.skin_images import material_image
 from .export_error import ExportError
-from ..importers.frame_animation import FRAME_NAMES
+from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKINS, MD2_ST,
+                               ST_INDEX_ATTRIBUTE)
+from ..common.skin_images import material_image
 from .animated_mesh import FrameExportOptions, MeshPart, frame_names, merged, sample_parts
 from .vertex_normals import vertex_normals
 
@@ -112,7 +112,7 @@ def _st(parts: list[MeshPart], width: int, height: int) -> tuple[np.ndarray, np.
 
 def _stored_st(part: MeshPart, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The imported ST table and indices, if they still give exactly these corner STs."""
-    blob = part.obj.data.get("md2_st")
+    blob = part.obj.data.get(MD2_ST)
     index = part.topology.int_attributes.get(ST_INDEX_ATTRIBUTE)
     if blob is None or index is None:
         return None
@@ -142,7 +142,7 @@ class _StoredFrames:
 
 def _stored_frames(obj: bpy.types.Object, num_vertices: int) -> _StoredFrames | None:
     mesh = obj.data
-    blob, names = mesh.get("md2_frames"), mesh.get(FRAME_NAMES)
+    blob, names = mesh.get(MD2_FRAMES), mesh.get(FRAME_NAMES)
     if blob is None or names is None or not len(names):
         return None
     blob = bytes(blob)
@@ -192,14 +192,14 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str
             mat = slot.material
             if mat is None:
                 continue
-            skin = str(mat.get("md2_skin", ""))
+            skin = str(mat.get(MD2_SKIN, ""))
             if not skin:
                 image = material_image(mat)
                 stem = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
                 skin = f"{stem}.pcx"
             if skin not in names:
                 names.append(skin)
-    stored = [str(s) for s in first.data.get("md2_skins", [])]
+    stored = [str(s) for s in first.data.get(MD2_SKINS, [])]
     if stored and set(stored) == set(names):
         return stored
     return names
@@ -207,8 +207,8 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str
 
 def _stored_skin_fields(obj: bpy.types.Object, skins: list[str]) -> list[bytes] | None:
     """The imported 64-byte skin fields, when the skins are still the imported ones in order."""
-    blob = obj.data.get("md2_skin_fields")
-    if blob is None or [str(s) for s in obj.data.get("md2_skins", [])] != skins:
+    blob = obj.data.get(MD2_SKIN_FIELDS)
+    if blob is None or [str(s) for s in obj.data.get(MD2_SKINS, [])] != skins:
         return None
     blob = bytes(blob)
     return [blob[i:i + SKIN_NAME_SIZE] for i in range(0, len(blob), SKIN_NAME_SIZE)]
@@ -244,7 +244,7 @@ def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_n
 def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st: np.ndarray,
             st: np.ndarray, width: int, height: int) -> np.ndarray:
     """The imported GL commands if they still draw these triangles with these texels, else new ones."""
-    blob = first.data.get("md2_glcmds") if num_parts == 1 else None
+    blob = first.data.get(MD2_GLCMDS) if num_parts == 1 else None
     if blob:
         old = np.frombuffer(bytes(blob), dtype="<i4")
         try:

@@ -21,9 +21,9 @@ from ..formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, po
 from ..formats.mdl_texcoords import assign_texcoords
 from ..formats.palette import indices_to_rgba, rgba_to_indices
 from ..formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
-from ..importers.frame_animation import FRAME_NAMES
-from ..importers.mdl_import import FACESFRONT, TEXCOORD_ATTRIBUTES, read_palette
-from ..importers.mdl_skins import INDICES, INTERVALS, material_skin_images
+from ..common.contract import (FACESFRONT, FRAME_NAMES, INDICES, INTERVALS, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES,
+                               TEXCOORD_ATTRIBUTES)
+from ..common.mdl_skins import material_skin_images, read_palette
 from .animated_mesh import FrameExportOptions, frame_names, merged, sample_parts
 from .export_error import ExportError
 from .vertex_normals import vertex_normals
@@ -122,7 +122,7 @@ def _facesfront_and_records(parts, corner_uv: np.ndarray, single: bool):
 
 def _grid(mesh, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The imported grid while every position still lies on it, else one from the bounds of all frames."""
-    grid = mesh.get("mdl_grid") if mesh is not None else None
+    grid = mesh.get(MDL_GRID) if mesh is not None else None
     if grid is not None and len(grid) == 6:
         scale, translate = np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
         count = len(positions)
@@ -134,7 +134,7 @@ def _grid(mesh, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _stored_poses(mesh, num_vertices: int):
-    blob, names = mesh.get("mdl_poses"), mesh.get(FRAME_NAMES)
+    blob, names = mesh.get(MDL_POSES), mesh.get(FRAME_NAMES)
     if blob is None or names is None or len(bytes(blob)) != len(names) * pose_dtype(num_vertices).itemsize:
         return None
     return {str(n): i for i, n in enumerate(names)}, np.frombuffer(bytes(blob), dtype=pose_dtype(num_vertices))
@@ -168,7 +168,7 @@ def _poses(verts, names, stored, scale, translate, tris_ccw):
 def _slots(mesh, names, kept, bbox_min, bbox_max) -> list[MdlFrameSlot]:
     """The imported frame groups (with intervals) when the poses are the imported ones, in order;
     otherwise one simple frame per pose."""
-    raw = mesh.get("mdl_frame_slots") if mesh is not None else None
+    raw = mesh.get(MDL_FRAME_SLOTS) if mesh is not None else None
     stored_names = [str(n) for n in mesh.get(FRAME_NAMES, [])] if mesh is not None else []
     if raw and stored_names == names:
         slots = []

@@ -8,7 +8,7 @@
   invert the import's ``(x, y, z) -> (x, -z, y)``). Meshes with modifiers other than Armature are
   evaluated with the Armature modifiers switched off (the file holds the bind pose).
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
-  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`). Its
+  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in :mod:`..formats.ms3d_rig`). Its
   action's keyed frames become keys: rotation keys where a bone's rotation channels are keyed
   (converted to Euler 'XYZ' from any rotation mode), position keys where its location is keyed;
   time = frame / scene fps. Keys of Blender's 'Generated' type are skipped (the import adds them to
@@ -19,7 +19,7 @@
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
   128 materials, 128 joints, 31-byte names, 127-byte texture paths.
 
-What the import kept (see :mod:`..importers.ms3d_import`) is written back wherever Blender still
+What the import kept (names in :mod:`..common.contract`, meanings in :mod:`..importers.ms3d_import`) is written back wherever Blender still
 shows what the import set: a value is compared with the import's snapshot (or, per vertex and
 corner, recomputed from the stored raw value) and, if unchanged, the file's own value is written.
 So an untouched import exports the same file contents: vertex, triangle and group order, raw names,
@@ -41,14 +41,14 @@ from ..formats.errors import FormatError
 from ..formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint,
                             Ms3dJointExtras, Ms3dMaterial, Ms3dModel, Ms3dModelExtras, Ms3dVertexExtras,
                             encode_text)
-from ..importers.ms3d_armature import (COMMENT_PROP, GENERATED_KEY, JOINT_PROP, bone_color, bone_rest_poses,
-                                       combined_weights, euler_xyz_from_matrices, hierarchy_order,
-                                       influences_from_raw, local_matrices, nearest_euler, rigid_inverse)
-from ..importers.ms3d_import import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
-                                     KEPT_TRIANGLE, KEPT_VERTEX, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP,
-                                     REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS,
-                                     TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX,
-                                     material_values, unpack_skin)
+from ..common.contract import (COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS,
+                               GENERATED_KEY, GROUP_PROP, JOINT_PROP, KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE,
+                               KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS,
+                               MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS,
+                               TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
+from ..common.ms3d_data import bone_color, bone_rest_poses, material_values
+from ..formats.ms3d_rig import (combined_weights, euler_xyz_from_matrices, hierarchy_order, influences_from_raw,
+                                local_matrices, nearest_euler, rigid_inverse, unpack_skin)
 from .export_error import ExportError
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
@@ -775,7 +775,7 @@ def _merge_records(tables: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarra
 
 def _kept_vertices(record, joints: JointTable) -> np.ndarray:
     """The file's vertices no group held, as the import kept them (joint ids renumbered)."""
-    raw = _raw(record, "kept_vertices")
+    raw = _raw(record, KEPT_VERTICES)
     if not raw:
         return np.zeros(0, VERTEX_RECORD)
     kept = np.frombuffer(raw, dtype=KEPT_VERTEX)
@@ -793,7 +793,7 @@ def _kept_vertices(record, joints: JointTable) -> np.ndarray:
 def _kept_triangles(record, by_uid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The file's triangles no group held (TRIANGLE_RECORD rows, their file group bytes, their file
     indices), for those whose vertices are still exported."""
-    raw = _raw(record, "kept_triangles")
+    raw = _raw(record, KEPT_TRIANGLES)
     if not raw:
         return np.zeros(0, TRIANGLE_RECORD), np.zeros(0, np.int64), np.zeros(0, np.int64)
     kept = np.frombuffer(raw, dtype=KEPT_TRIANGLE)
@@ -831,7 +831,7 @@ def _ordered_comments(kind: str, entries: list[tuple[int, int | None, bytes]], r
     its item's comment had, the import's stray comments (for no item, or a second one) back at theirs,
     new ones last."""
     order = list(record.get(f"{kind}_comment_order", [])) if record else []
-    strays = list(record.get(f"kept_{kind}_comments", [])) if record else []
+    strays = list(record.get(KEPT_COMMENTS.format(kind), [])) if record else []
     stray_positions = {int(s["position"]) for s in strays}
     first: dict[int, int] = {}
     for position, index in enumerate(order):
@@ -870,7 +870,7 @@ def _geometry(parts: list[Part], materials: list, record, joints: JointTable) ->
     rows = [_triangle_rows(part, local_to_global) for part, local_to_global in zip(parts, part_maps)]
     triangles, tri_maps = _merge_records(rows + [kept_rows])
     group_lists = [list(m) for m in tri_maps[:-1]]
-    memberships = np.frombuffer(_raw(record, "kept_memberships") or b"", dtype="<i4").reshape(-1, 3)
+    memberships = np.frombuffer(_raw(record, KEPT_MEMBERSHIPS) or b"", dtype="<i4").reshape(-1, 3)
     for triangle, group, position in memberships.tolist():
         target = next((g for g, p in enumerate(parts) if p.group_index == group), None)
         found = np.flatnonzero(kept_index == triangle)

@@ -11,9 +11,6 @@ import bpy
 
 from ..formats.animations import Animation
 
-FRAME_NAMES = "frame_names"   # mesh custom property: the frame names an import created, in order
-
-
 def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.ndarray) -> list[bpy.types.ShapeKey]:
     """Basis (the first frame) plus one shape key per frame, values set to 0."""
     basis = obj.shape_key_add(name="Basis", from_mix=False)

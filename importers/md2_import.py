@@ -20,14 +20,15 @@ from ..formats.anorms import anorms
 from ..formats.errors import FormatError
 from ..formats.md2 import Md2Model, frame_records, parse_md2
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from .frame_animation import FRAME_NAMES, play_frames_on_timeline
+from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKINS,
+                               MD2_ST, ST_INDEX_ATTRIBUTE)
+from ..common.skin_images import load_skin_image, skin_material
+from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
-from .skin_images import load_skin_image, skin_material
 from .skin_lookup import find_skin
 from .transaction import datablock_transaction
 
 MD2_FPS = 10
-ST_INDEX_ATTRIBUTE = "md2_st_index"
 
 
 @dataclass
@@ -81,15 +82,15 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
     mesh = build_triangle_mesh(path.stem, first_frame, corners, uvs)
     st_index = mesh.attributes.new(ST_INDEX_ATTRIBUTE, "INT", "CORNER")
     st_index.data.foreach_set("value", model.tri_st[keep][:, ::-1].astype(np.int32).ravel())
-    mesh["md2_st"] = np.ascontiguousarray(model.st, dtype="<i2").tobytes()
+    mesh[MD2_ST] = np.ascontiguousarray(model.st, dtype="<i2").tobytes()
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[model.frame_normals[0]])
-    mesh["md2_frames"] = frame_records(model).tobytes()
+    mesh[MD2_FRAMES] = frame_records(model).tobytes()
     mesh[FRAME_NAMES] = list(model.frame_names)
-    mesh["md2_glcmds"] = np.asarray(model.glcmds, dtype="<i4").tobytes()
-    mesh["md2_skins"] = list(model.skins)
-    mesh["md2_skin_fields"] = b"".join(model.skin_fields())
-    mesh["md2_scale"] = options.scale
+    mesh[MD2_GLCMDS] = np.asarray(model.glcmds, dtype="<i4").tobytes()
+    mesh[MD2_SKINS] = list(model.skins)
+    mesh[MD2_SKIN_FIELDS] = b"".join(model.skin_fields())
+    mesh[MD2_SCALE] = options.scale
     obj = bpy.data.objects.new(path.stem, mesh)
     if options.load_skins:
         for material in _skin_materials(model, path, result):
@@ -110,6 +111,6 @@ def _skin_materials(model: Md2Model, path: Path, result: ImportResult) -> list[b
             except (FormatError, OSError) as exc:
                 result.warnings.append(f"{path.name}: skin {skin!r} could not be loaded: {exc}")
         material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image)
-        material["md2_skin"] = skin
+        material[MD2_SKIN] = skin
         materials.append(material)
     return materials

@@ -21,17 +21,15 @@ import bpy
 from ..formats.anorms import anorms
 from ..formats.errors import FormatError
 from ..formats.mdl import MdlModel, parse_mdl, pose_dtype
-from ..formats.palette import load_palette_lmp, quake_palette
 from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
 from ..formats.animations import slot_animations
-from .frame_animation import FRAME_NAMES, play_frames_on_timeline
-from .mdl_skins import skin_slot_material
+from ..common.contract import FACESFRONT, FRAME_NAMES, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES, MDL_SCALE, TEXCOORD_ATTRIBUTES
+from ..common.mdl_skins import read_palette, skin_slot_material
+from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
 from .transaction import datablock_transaction
 
 MDL_FPS = 10
-FACESFRONT = "mdl_facesfront"
-TEXCOORD_ATTRIBUTES = ("mdl_onseam", "mdl_s", "mdl_t")
 
 
 @dataclass
@@ -48,15 +46,6 @@ def read_mdl(path: Path) -> MdlModel:
     except FormatError as exc:
         raise exc.with_filename(str(path))
 
-
-def read_palette(path_text: str) -> np.ndarray:
-    if not path_text:
-        return quake_palette()
-    path = Path(bpy.path.abspath(path_text))
-    try:
-        return load_palette_lmp(path.read_bytes())
-    except FormatError as exc:
-        raise exc.with_filename(str(path))
 
 
 def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -> np.ndarray:
@@ -107,14 +96,14 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
     poses = np.zeros(model.num_poses, pose_dtype(model.num_vertices))
     poses["head"]["bbox_min"], poses["head"]["bbox_max"] = model.pose_bbox_min, model.pose_bbox_max
     poses["verts"]["v"], poses["verts"]["normal_index"] = model.pose_verts, model.pose_normals
-    mesh["mdl_poses"] = poses.tobytes()
+    mesh[MDL_POSES] = poses.tobytes()
     mesh[FRAME_NAMES] = list(model.pose_names)
-    mesh["mdl_grid"] = [float(x) for x in (*model.scale, *model.translate)]
-    mesh["mdl_frame_slots"] = json.dumps([
+    mesh[MDL_GRID] = [float(x) for x in (*model.scale, *model.translate)]
+    mesh[MDL_FRAME_SLOTS] = json.dumps([
         {"first": s.first_pose, "count": s.num_poses,
          "intervals": None if s.intervals is None else [float(x) for x in s.intervals],
          "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
-    mesh["mdl_scale"] = options.scale
+    mesh[MDL_SCALE] = options.scale
     return bpy.data.objects.new(path.stem, mesh)
 
 

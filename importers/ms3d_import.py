@@ -45,40 +45,25 @@ import bpy
 from bpy_extras.io_utils import axis_conversion
 
 from ..formats.errors import FormatError
-from ..formats.ms3d import TRIANGLE, VERTEX, Ms3dMaterial, Ms3dModel, parse_ms3d
+from ..formats.ms3d import Ms3dMaterial, Ms3dModel, parse_ms3d
 from ..formats.ms3d_joints import joint_parents, last_frame
 from .build_mesh import build_triangle_mesh, drop_degenerate
 from .frame_animation import set_scene_timing
-from .ms3d_armature import (COMMENT_PROP, animate_joints, assign_weights, build_armature,
-                            rest_matrices, store_joint_data, vertex_influences)
+from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
+                               KEPT_VERTICES, COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
+                               MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS,
+                               SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
+                               VERTEX_FLAGS, VERTEX_INDEX)
+from ..common.ms3d_data import material_values, principled
+from ..common.skin_images import load_skin_image
+from ..formats.ms3d_rig import pack_skin, rest_matrices, vertex_influences
+from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
 from .results import ImportResult
-from .skin_images import load_skin_image
 from .skin_lookup import find_texture
 from .transaction import datablock_transaction
 
-MODEL_PROP = "ms3d_model"
-GROUP_PROP = "ms3d_group"
-MATERIAL_PROP = "ms3d_material"
-VERTEX_INDEX = "ms3d_vertex_index"
-VERTEX_FLAGS = "ms3d_vertex_flags"
-REFCOUNT = "ms3d_refcount"
-SKIN_JOINTS = "ms3d_skin_joints"
-SKIN_WEIGHTS = "ms3d_skin_weights"
-VERTEX_EXTRA = ("ms3d_extra_0", "ms3d_extra_1")
-TRIANGLE_INDEX = "ms3d_triangle_index"
-TRIANGLE_FLAGS = "ms3d_triangle_flags"
-SMOOTHING_GROUP = "ms3d_smoothing_group"
-CORNER_NORMAL = "ms3d_normal"
-CORNER_NORMAL_SHOWN = "ms3d_normal_shown"
-CORNER_T = "ms3d_t"
-DEFAULT_FPS = 24.0
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
-MODEL_EXTRAS_DEFAULTS = (1.0, 0, 0.5)     # joint size, transparency mode, alpha ref (MilkShape's own)
-TRIANGLE_GROUP = "ms3d_triangle_group"      # face attribute, only when a triangle's group byte disagrees
-KEPT_VERTEX = np.dtype([("index", "<i4"), ("record", VERTEX), ("ids", "i1", (3,)), ("weights", "u1", (3,)),
-                        ("extra", "<u4", (2,))])
-KEPT_TRIANGLE = np.dtype([("index", "<i4"), ("record", TRIANGLE)])
 
 
 @dataclass
@@ -123,63 +108,6 @@ def last_key_frame(model: Ms3dModel, fps: float) -> float:
     return latest
 
 
-def pack_skin(model: Ms3dModel) -> tuple[np.ndarray, np.ndarray]:
-    """Per file vertex: (own joint, bone_ids[3]) as int8x4 and weights[3] as uint8x4, viewed as int32."""
-    count = model.num_vertices
-    joints = np.full((count, 4), -1, dtype=np.int8)
-    weights = np.zeros((count, 4), dtype=np.uint8)
-    joints[:, 0] = model.vert_bone
-    if model.vertex_extras is not None:
-        joints[:, 1:] = model.vertex_extras.bone_ids
-        weights[:, :3] = model.vertex_extras.weights
-    return joints.view("<i4").ravel(), weights.view("<i4").ravel()
-
-
-def unpack_skin(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Inverse of :func:`pack_skin`: own joint (V,), bone_ids (V, 3), weights (V, 3)."""
-    j = np.ascontiguousarray(joints, dtype="<i4").view(np.int8).reshape(-1, 4)
-    w = np.ascontiguousarray(weights, dtype="<i4").view(np.uint8).reshape(-1, 4)
-    return j[:, 0].copy(), j[:, 1:].copy(), w[:, :3].copy()
-
-
-def _principled(material: bpy.types.Material) -> bpy.types.Node | None:
-    if material.node_tree is None:
-        return None
-    return next((n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
-
-
-def material_values(material: bpy.types.Material) -> dict:
-    """What the exporter reads from a material: colours, roughness, alpha and the two images."""
-    bsdf = _principled(material)
-    values: dict = {"texture": None, "alphamap": None}
-    if bsdf is None:
-        values.update(diffuse=list(material.diffuse_color[:3]), specular=[0.0, 0.0, 0.0],
-                      emissive=[0.0, 0.0, 0.0], roughness=float(material.roughness),
-                      alpha=float(material.diffuse_color[3]))
-        return values
-    inputs = bsdf.inputs
-    strength = float(inputs["Emission Strength"].default_value)
-    values.update(diffuse=[float(v) for v in inputs["Base Color"].default_value[:3]],
-                  specular=[float(v) for v in inputs["Specular Tint"].default_value[:3]],
-                  emissive=[float(v) * strength for v in inputs["Emission Color"].default_value[:3]],
-                  roughness=float(inputs["Roughness"].default_value),
-                  alpha=float(inputs["Alpha"].default_value))
-    base = inputs["Base Color"]
-    if base.is_linked and base.links[0].from_node.type == "TEX_IMAGE":
-        values["texture"] = base.links[0].from_node.image
-    alpha = inputs["Alpha"]
-    if alpha.is_linked:
-        node = alpha.links[0].from_node
-        if node.type == "TEX_IMAGE":
-            values["alphamap"] = node.image
-        elif node.type == "MATH" and node.operation == "MULTIPLY" and node.inputs[0].is_linked:
-            source = node.inputs[0].links[0].from_node
-            if source.type == "TEX_IMAGE":
-                values["alphamap"] = source.image
-            values["alpha"] = float(node.inputs[1].default_value)
-    return values
-
-
 def _image_node(tree: bpy.types.NodeTree, image: bpy.types.Image, location: tuple[float, float]) -> bpy.types.Node:
     node = tree.nodes.new("ShaderNodeTexImage")
     node.image = image
@@ -193,7 +121,7 @@ def build_material(source: Ms3dMaterial, index: int, images: dict, comment) -> b
     if bpy.app.version < (5, 0, 0):
         material.use_nodes = True
     tree = material.node_tree
-    bsdf = _principled(material)
+    bsdf = principled(material)
     transparency = float(np.clip(source.transparency, 0.0, 1.0))
     inputs = bsdf.inputs
     inputs["Base Color"].default_value = (*[float(v) for v in source.diffuse[:3]], 1.0)
@@ -368,7 +296,7 @@ def unheld_data(model: Ms3dModel) -> dict[str, str]:
             rows["weights"] = extras.weights[loose]
             if extras.extra is not None and extras.extra.shape[1]:
                 rows["extra"][:, :extras.extra.shape[1]] = extras.extra[loose]
-        out["kept_vertices"] = rows.tobytes().hex()
+        out[KEPT_VERTICES] = rows.tobytes().hex()
     unheld = np.flatnonzero(~held)
     if len(unheld):
         rows = np.zeros(len(unheld), dtype=KEPT_TRIANGLE)
@@ -377,9 +305,9 @@ def unheld_data(model: Ms3dModel) -> dict[str, str]:
                              ("normals", model.tri_normals), ("s", model.tri_s), ("t", model.tri_t),
                              ("smoothing_group", model.tri_smoothing), ("group", model.tri_group)):
             rows["record"][name] = values[unheld]
-        out["kept_triangles"] = rows.tobytes().hex()
+        out[KEPT_TRIANGLES] = rows.tobytes().hex()
     if memberships:
-        out["kept_memberships"] = np.array(memberships, dtype="<i4").tobytes().hex()
+        out[KEPT_MEMBERSHIPS] = np.array(memberships, dtype="<i4").tobytes().hex()
     kinds = (("group", len(model.groups)), ("material", len(model.materials)), ("joint", len(model.joints)))
     if model.comments is not None:
         for kind, count in kinds:
@@ -392,7 +320,7 @@ def unheld_data(model: Ms3dModel) -> dict[str, str]:
                     stray.append({"position": position, "index": int(comment.index),
                                   "raw": bytes(comment.text_raw).hex()})
             if stray:
-                out[f"kept_{kind}_comments"] = stray
+                out[KEPT_COMMENTS.format(kind)] = stray
             if len(listed) > 1:
                 out[f"{kind}_comment_order"] = [int(c.index) for c in listed]
     return out

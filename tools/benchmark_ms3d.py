@@ -90,16 +90,17 @@ def _prepared(path: Path):
     import numpy as np
     from formats.ms3d import parse_ms3d
     arm, imp = extension_module("ms3d_armature"), extension_module("ms3d_import")
+    rig = extension_module("ms3d_rig", "formats")
 
     model = parse_ms3d(path.read_bytes())
     conversion = imp.conversion_matrix("-Z", "Y")
     parents, _ = extension_module("ms3d_joints", "formats").joint_parents(model)
     c4 = np.eye(4)
     c4[:3, :3] = conversion
-    bones = c4 @ arm.rest_matrices(model, parents)
+    bones = c4 @ rig.rest_matrices(model, parents)
     lengths = arm.bone_lengths(bones[:, :3, 3], parents, 10.0)
-    joints, percent = arm.vertex_influences(model)
-    skin = imp.pack_skin(model)
+    joints, percent = rig.vertex_influences(model)
+    skin = rig.pack_skin(model)
     extras = (model.vertex_extras.extra if model.vertex_extras is not None and model.vertex_extras.extra is not None
               else np.zeros((model.num_vertices, 0), np.uint32))
     groups = []
@@ -107,7 +108,7 @@ def _prepared(path: Path):
         tris = np.asarray(group.triangles, dtype=np.int64)
         corners = model.tri_vertices[tris].astype(np.int64)
         used = np.unique(corners)
-        rows, joint, weight = arm.combined_weights(joints[used], percent[used], len(model.joints))
+        rows, joint, weight = rig.combined_weights(joints[used], percent[used], len(model.joints))
         buckets = {}
         for r, j, w in zip(rows.tolist(), joint.tolist(), weight.tolist()):
             buckets.setdefault((j, w), []).append(r)

@@ -102,8 +102,7 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
     @staticmethod
     def _draw_ms3d(layout, obj) -> None:
         """The model's MilkShape fields, and those of the active group, material and joint."""
-        from ..importers.ms3d_import import GROUP_PROP, MODEL_PROP
-        from ..importers.ms3d_armature import COMMENT_PROP, JOINT_PROP
+        from ..common.contract import COMMENT_PROP, GROUP_PROP, JOINT_PROP, MODEL_PROP
         root = obj
         while root is not None and MODEL_PROP not in root:
             root = root.parent

@@ -9,17 +9,16 @@ the same indices.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import bpy
 
+from ..formats.errors import FormatError
 from ..formats.mdl import MdlSkin
-from ..formats.palette import FULLBRIGHT_START, indices_to_rgba
+from ..formats.palette import FULLBRIGHT_START, indices_to_rgba, load_palette_lmp, quake_palette
+from .contract import FULLBRIGHT_NODE, INDICES, INTERVALS, SKIN_NODE
 from .skin_images import image_from_rgba, skin_material
-
-SKIN_NODE = "mdl_skin_{}"
-FULLBRIGHT_NODE = "mdl_fullbright_{}"
-INTERVALS = "mdl_skin_intervals"
-INDICES = "mdl_indices"
 
 
 def skin_images(name: str, indices: np.ndarray, palette: np.ndarray) -> tuple[bpy.types.Image, bpy.types.Image | None]:
@@ -88,3 +87,14 @@ def material_skin_images(material: bpy.types.Material) -> list[tuple[bpy.types.I
         if first is not None:
             out.append((first.image, None))
     return out
+
+
+def read_palette(path_text: str) -> np.ndarray:
+    """The 768-byte palette lump at ``path_text`` (Blender-relative paths allowed); empty = Quake's."""
+    if not path_text:
+        return quake_palette()
+    path = Path(bpy.path.abspath(path_text))
+    try:
+        return load_palette_lmp(path.read_bytes())
+    except FormatError as exc:
+        raise exc.with_filename(str(path))

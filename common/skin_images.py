@@ -8,6 +8,7 @@ import bpy
 
 from ..formats.errors import FormatError
 from ..formats.pcx import decode_pcx
+from .contract import SOURCE_PATH
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -25,7 +26,7 @@ def load_skin_image(path: Path) -> bpy.types.Image:
     if path.suffix.lower() == ".pcx":
         pcx = decode_pcx(path.read_bytes())
         image = image_from_rgba(path.name, pcx.rgba)
-        image["source_path"] = str(path)
+        image[SOURCE_PATH] = str(path)
         return image
     try:
         image = bpy.data.images.load(str(path), check_existing=False)

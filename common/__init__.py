@@ -1,0 +1,1 @@
+"""Blender-side helpers and names shared by importers and exporters (the import/export contract)."""

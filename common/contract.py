@@ -1,0 +1,71 @@
+"""The contract between import and export: every name an import leaves on Blender data for the
+export to read. Importers and exporters both import it; neither imports the other.
+
+MD2 (mesh custom properties unless said): ``md2_frames`` the file's frame records (name, grid,
+bytes, normals); ``md2_st`` the ST table as int16 pairs; ``md2_glcmds`` the GL command words;
+``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; corner attribute
+``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for.
+MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
+frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
+``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``.
+MS3D: see :mod:`..importers.ms3d_import` for what each name holds.
+"""
+import numpy as np
+
+from ..formats.ms3d import TRIANGLE, VERTEX
+
+# Both vertex-animation formats
+FRAME_NAMES = "frame_names"          # mesh: the frame names an import created, in order
+SOURCE_PATH = "source_path"          # image: the file it was decoded from
+
+# MD2
+MD2_FRAMES = "md2_frames"
+MD2_ST = "md2_st"
+MD2_GLCMDS = "md2_glcmds"
+MD2_SKINS = "md2_skins"
+MD2_SKIN_FIELDS = "md2_skin_fields"
+MD2_SCALE = "md2_scale"
+MD2_SKIN = "md2_skin"                # material
+ST_INDEX_ATTRIBUTE = "md2_st_index"  # corner attribute
+
+# MDL
+MDL_POSES = "mdl_poses"
+MDL_GRID = "mdl_grid"
+MDL_FRAME_SLOTS = "mdl_frame_slots"
+MDL_SCALE = "mdl_scale"
+FACESFRONT = "mdl_facesfront"
+TEXCOORD_ATTRIBUTES = ("mdl_onseam", "mdl_s", "mdl_t")
+SKIN_NODE = "mdl_skin_{}"
+FULLBRIGHT_NODE = "mdl_fullbright_{}"
+INTERVALS = "mdl_skin_intervals"
+INDICES = "mdl_indices"
+
+# MS3D
+MODEL_PROP = "ms3d_model"
+GROUP_PROP = "ms3d_group"
+MATERIAL_PROP = "ms3d_material"
+JOINT_PROP = "ms3d_joint"
+COMMENT_PROP = "ms3d_comment"
+VERTEX_INDEX = "ms3d_vertex_index"
+VERTEX_FLAGS = "ms3d_vertex_flags"
+REFCOUNT = "ms3d_refcount"
+SKIN_JOINTS = "ms3d_skin_joints"
+SKIN_WEIGHTS = "ms3d_skin_weights"
+VERTEX_EXTRA = ("ms3d_extra_0", "ms3d_extra_1")
+TRIANGLE_INDEX = "ms3d_triangle_index"
+TRIANGLE_FLAGS = "ms3d_triangle_flags"
+SMOOTHING_GROUP = "ms3d_smoothing_group"
+CORNER_NORMAL = "ms3d_normal"
+CORNER_NORMAL_SHOWN = "ms3d_normal_shown"
+CORNER_T = "ms3d_t"
+TRIANGLE_GROUP = "ms3d_triangle_group"
+GENERATED_KEY = 5                    # Keyframe.type 'GENERATED' as stored: keys the import added
+DEFAULT_FPS = 24.0
+MODEL_EXTRAS_DEFAULTS = (1.0, 0, 0.5)  # joint size, transparency mode, alpha ref (MilkShape's own)
+KEPT_VERTEX = np.dtype([("index", "<i4"), ("record", VERTEX), ("ids", "i1", (3,)), ("weights", "u1", (3,)),
+                        ("extra", "<u4", (2,))])   # model object: a vertex no group uses
+KEPT_TRIANGLE = np.dtype([("index", "<i4"), ("record", TRIANGLE)])   # a triangle no mesh holds
+KEPT_VERTICES = "kept_vertices"       # keys of the model object's MODEL_PROP record (hex of the rows)
+KEPT_TRIANGLES = "kept_triangles"
+KEPT_MEMBERSHIPS = "kept_memberships"
+KEPT_COMMENTS = "kept_{}_comments"
