@@ -271,7 +271,8 @@ def convert(job: ConvertJob) -> list[str]:
                            f"(no {importer} operator)")
     bpy.ops.wm.read_homefile(use_empty=True)
     warnings: list[str] = []
-    kwargs, notes = operator_kwargs(importer, settings.import_options)
+    # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
+    kwargs, notes = operator_kwargs(importer, settings.import_options, defaults={"load_weapons": False})
     warnings += notes
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
         raise ConvertError("the import created nothing")

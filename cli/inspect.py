@@ -14,6 +14,8 @@ Animations are grouped by the same bpy-free code the importers use (``formats.an
 """
 from __future__ import annotations
 
+from functools import partial
+
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -81,8 +83,9 @@ def model_format(path: Path) -> str | None:
     return FORMATS.get(path.suffix.lower())
 
 
-def inspect_file(path: Path, load_skins: bool = True) -> ModelInfo:
-    """Read ``path`` and describe it; never raises for a bad file (the error becomes a problem)."""
+def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO") -> ModelInfo:
+    """Read ``path`` and describe it; never raises for a bad file (the error becomes a problem).
+    ``name_encoding`` (a key of ``ms3d.NAME_ENCODINGS``): the code page of MS3D names."""
     info = ModelInfo(file=str(path), format=model_format(path))
     if info.format is None:
         info.problems.append(Problem("error", f"unknown extension {path.suffix!r}; expected "
@@ -94,7 +97,8 @@ def inspect_file(path: Path, load_skins: bool = True) -> ModelInfo:
         info.problems.append(Problem("error", f"cannot read: {exc.strerror or exc}"))
         return info
     info.size = len(data)
-    reader = {"md2": _inspect_md2, "mdl": _inspect_mdl, "ms3d": _inspect_ms3d}[info.format]
+    reader = {"md2": _inspect_md2, "mdl": _inspect_mdl,
+              "ms3d": partial(_inspect_ms3d, name_encoding=name_encoding)}[info.format]
     try:
         reader(info, path, data, load_skins)
     except FormatError as exc:
@@ -233,8 +237,8 @@ def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
             "animation_fps": materials + len(model.materials) * ms3d.MATERIAL.itemsize}
 
 
-def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
-    model = ms3d.parse_ms3d(data)
+def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
+    model = ms3d.parse_ms3d(data, ms3d.NAME_ENCODINGS[name_encoding])
     at = _ms3d_offsets(model)
     info.version = model.version
     info.counts = {"vertices": model.num_vertices, "triangles": model.num_triangles,

@@ -24,6 +24,8 @@ USAGE_ERROR = 2
 MS3D_BAKE_FPS = 10.0
 
 
+NAME_ENCODING_CHOICES = ("auto", "utf8", "cp1252", "gbk", "shift_jis", "cp1251")
+
 def _version() -> str:
     try:
         with open(PACKAGE_DIR / "blender_manifest.toml", "rb") as stream:
@@ -68,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     info.add_argument("--no-skins", action="store_true", help="do not look for skin images")
     info.add_argument("-v", "--verbose", action="store_true", help="list every joint")
+    info.add_argument("--name-encoding", choices=NAME_ENCODING_CHOICES, default="auto",
+                      help="MS3D: the code page names were written in (default: UTF-8 when valid, else Windows-1252)")
 
     check = commands.add_parser("check", help="validate model files like a linter (no Blender needed)",
                                 description="Every problem the importer refuses (error) or warns about "
@@ -79,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fail-on", choices=("warning", "error"), default="warning",
                        help="lowest severity that makes the exit status 1 (default: warning)")
     check.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    check.add_argument("--name-encoding", choices=NAME_ENCODING_CHOICES, default="auto",
+                       help="MS3D: the code page names were written in")
 
     convert = commands.add_parser(
         "convert", help="convert models through the extension's importers and exporters (needs bpy)",
@@ -136,7 +142,8 @@ def run_info(args: argparse.Namespace) -> int:
         print(f"{PROG} info: {text}", file=sys.stderr)
     if not sources:
         return USAGE_ERROR
-    infos = [inspect.inspect_file(s.path, load_skins=not args.no_skins) for s in sources]
+    infos = [inspect.inspect_file(s.path, load_skins=not args.no_skins, name_encoding=args.name_encoding.upper())
+             for s in sources]
     if args.json:
         json.dump({"files": [i.to_json() for i in infos]}, sys.stdout, indent=2)
         print()
@@ -155,7 +162,8 @@ def run_check(args: argparse.Namespace) -> int:
     reports = []
     counts = {"clean": 0, "warning": 0, "error": 0}
     for source in sources:
-        info = inspect.inspect_file(source.path, load_skins=not args.no_skins)
+        info = inspect.inspect_file(source.path, load_skins=not args.no_skins,
+                                    name_encoding=args.name_encoding.upper())
         severities = {p.severity for p in info.problems}
         status = "error" if "error" in severities else "warning" if severities else "clean"
         counts[status] += 1

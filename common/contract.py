@@ -15,7 +15,8 @@ import numpy as np
 from ..formats.ms3d import TRIANGLE, VERTEX
 
 # Both vertex-animation formats
-FRAME_NAMES = "frame_names"          # mesh: the frame names an import created, in order
+FRAME_NAMES = "frame_names"          # mesh: frame names, as imports before the frame table left them
+                                     # (now Object.classic_model.frames, see frame_table.py)
 SOURCE_PATH = "source_path"          # image: the file it was decoded from
 
 # MD2
@@ -69,3 +70,9 @@ KEPT_VERTICES = "kept_vertices"       # keys of the model object's MODEL_PROP re
 KEPT_TRIANGLES = "kept_triangles"
 KEPT_MEMBERSHIPS = "kept_memberships"
 KEPT_COMMENTS = "kept_{}_comments"
+
+# Triangles that use a vertex twice: Blender has no face for them, the mesh keeps them for export.
+MD2_DEGENERATE = "md2_degenerate"    # mesh: rows of DEGENERATE_MD2 (file triangle index, xyz, st indices)
+DEGENERATE_MD2 = np.dtype([("index", "<i4"), ("xyz", "<u2", (3,)), ("st", "<u2", (3,))])
+MDL_DEGENERATE = "mdl_degenerate"    # mesh: rows of DEGENERATE_MDL (file triangle index, facesfront, vertices)
+DEGENERATE_MDL = np.dtype([("index", "<i4"), ("facesfront", "<i4"), ("vertices", "<i4", (3,))])

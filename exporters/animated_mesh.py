@@ -12,7 +12,7 @@ import numpy as np
 import bpy
 
 from ..formats.errors import FormatError
-from ..common.contract import FRAME_NAMES
+from ..common.frame_table import FrameEntry, frame_table, match_frames
 from .export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
 from .mesh_topology import Topology, object_topology
@@ -32,18 +32,36 @@ class MeshPart:
     topology: Topology
     positions: np.ndarray       # (F, V, 3) float32 (float64 once transformed) in file units
     key_names: list[str | None]
+    key_indices: list[int | None]
     frames_evaluated: int = 0
 
 
+@dataclass
+class ExportedFrames:
+    """What the export knows of each exported frame: its name and the file frame it was, if any."""
+    names: list[str]
+    match: np.ndarray            # (F,) index into ``table``, -1 for a frame the file did not have
+    table: list[FrameEntry]      # the first object's frame table (empty for models made in Blender)
+
+    def stored_name(self, f: int) -> bool:
+        """True if frame f still has the name the file stored (so its stored name bytes apply)."""
+        m = self.match[f]
+        return m >= 0 and not self.table[m].renamed
+
+
 def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
-                 format_name: str, int_attributes: tuple[str, ...] = ()) -> tuple[list[MeshPart], list[int]]:
-    """Every mesh object of ``objects`` sampled at the same frames; the scene frames used."""
+                 format_name: str, int_attributes: tuple[str, ...] = (),
+                 kept_triangles: str = "") -> tuple[list[MeshPart], list[int]]:
+    """Every mesh object of ``objects`` sampled at the same frames; the scene frames used.
+
+    A mesh without faces is refused unless the import kept triangles for it (``kept_triangles``,
+    the mesh property holding the file's degenerate triangles, e.g. of a placeholder model)."""
     meshes = [o for o in objects if o.type == "MESH"]
     if not meshes:
         raise ExportError("nothing to export: select at least one mesh object")
     scene = context.scene
     frames = list(range(scene.frame_start, scene.frame_end + 1))
-    parts = [_sample(context, obj, frames, options, format_name, int_attributes) for obj in meshes]
+    parts = [_sample(context, obj, frames, options, format_name, int_attributes, kept_triangles) for obj in meshes]
     count = len(parts[0].positions)
     for part in parts[1:]:
         if len(part.positions) != count:
@@ -53,9 +71,9 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
 
 
 def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExportOptions,
-            format_name: str, int_attributes: tuple[str, ...]) -> MeshPart:
+            format_name: str, int_attributes: tuple[str, ...], kept_triangles: str) -> MeshPart:
     topology = object_topology(context, obj, int_attributes)
-    if len(topology.triangles) == 0:
+    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
         raise ExportError(f"object {obj.name!r} has no faces")
     if topology.corner_uvs is None:
         raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
@@ -76,7 +94,7 @@ def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExp
         positions = positions.astype(np.float64) * options.scale
     if not np.all(np.isfinite(positions)):
         raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
-    return MeshPart(obj, topology, positions, sampled.key_names, sampled.evaluated_frames)
+    return MeshPart(obj, topology, positions, sampled.key_names, sampled.key_indices, sampled.evaluated_frames)
 
 
 def _transform_animated(obj: bpy.types.Object) -> bool:
@@ -115,22 +133,28 @@ def merged(parts: list[MeshPart]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return positions, triangles, uvs
 
 
-def frame_names(scene: bpy.types.Scene, obj: bpy.types.Object, frames: list[int],
-                key_names: list[str | None], frame_source: str) -> list[str]:
-    """Shape-key name where a frame is exactly a key; else the import's name; else <marker><nn>."""
-    stored = [str(n) for n in obj.data.get(FRAME_NAMES, [])]
+def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[int],
+                    frame_source: str) -> ExportedFrames:
+    """Each frame's file frame (by the key it is, else by its place on the timeline) and name: the
+    frame table's name for a file frame, the shape key's name for a key the user added, else
+    ``<marker><nn>`` from the last marker at or before it."""
+    obj = part.obj
+    table = frame_table(obj)
     offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
+    places = [frame - offset if frame_source == "TIMELINE" else None for frame in frames[:len(part.key_indices)]]
+    places += [None] * (len(part.key_indices) - len(places))
+    match = match_frames(obj, table, places, part.key_indices)
     markers = sorted((m.frame, m.name) for m in scene.timeline_markers)
     names = []
-    for i, key_name in enumerate(key_names):
+    for i, (m, key_name) in enumerate(zip(match, part.key_names)):
+        if m >= 0:
+            names.append(table[m].name)
+            continue
         if key_name:
             names.append(key_name)
             continue
         frame = frames[i] if frame_source == "TIMELINE" else scene.frame_start + i
-        if 0 <= frame - offset < len(stored):
-            names.append(stored[frame - offset])
-            continue
         before = [fm for fm in markers if fm[0] <= frame]
         base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
         names.append(f"{base}{frame - first + 1:02d}")
-    return names
+    return ExportedFrames(names, match, table)

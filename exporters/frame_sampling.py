@@ -21,6 +21,7 @@ BASIS = 0
 class SampledFrames:
     positions: np.ndarray          # (F, V, 3) float32, object space
     key_names: list[str | None]    # the shape key a frame is exactly equal to, else None
+    key_indices: list[int | None]  # that key's index in key_blocks (never Basis), else None
     evaluated_frames: int          # how many frames needed a depsgraph evaluation
 
 
@@ -133,8 +134,11 @@ def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: l
     blocks = obj.data.shape_keys.key_blocks if obj.data.shape_keys else None
     positions = np.empty((len(frames), num_verts, 3), dtype=np.float32)
     names: list[str | None] = []
+    indices: list[int | None] = []
     cache: dict[int, np.ndarray] = {}
     for i, index in enumerate(exact):
+        is_key = index is not None and blocks is not None and index != BASIS
+        indices.append(index if is_key else None)
         if index is None:
             names.append(None)
             continue
@@ -142,7 +146,7 @@ def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: l
             cache[index] = (read_key_positions(blocks[index], num_verts) if blocks is not None
                             else read_mesh_positions(obj.data))
         positions[i] = cache[index]
-        names.append(blocks[index].name if blocks is not None and index != BASIS else None)
+        names.append(blocks[index].name if is_key else None)
     slow = [i for i, index in enumerate(exact) if index is None]
     if slow:
         scene = context.scene
@@ -157,7 +161,7 @@ def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: l
                 positions[i] = co
         finally:
             scene.frame_set(current[0], subframe=current[1])
-    return SampledFrames(positions, names, len(slow))
+    return SampledFrames(positions, names, indices, len(slow))
 
 
 def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_verts: int) -> SampledFrames:
@@ -165,11 +169,11 @@ def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_ver
     key = obj.data.shape_keys
     if key is None or len(key.key_blocks) < 2:
         co = evaluated_positions(context, obj)
-        return SampledFrames(co[None], [None], 1)
+        return SampledFrames(co[None], [None], [None], 1)
     blocks = list(key.key_blocks)[1:]
     if not has_active_modifiers(obj):
         positions = np.stack([read_key_positions(b, num_verts) for b in blocks])
-        return SampledFrames(positions, [b.name for b in blocks], 0)
+        return SampledFrames(positions, [b.name for b in blocks], list(range(1, len(blocks) + 1)), 0)
     saved = obj.show_only_shape_key, obj.active_shape_key_index
     positions = np.empty((len(blocks), num_verts, 3), dtype=np.float32)
     try:
@@ -182,4 +186,4 @@ def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_ver
             positions[i] = co
     finally:
         obj.show_only_shape_key, obj.active_shape_key_index = saved
-    return SampledFrames(positions, [b.name for b in blocks], len(blocks))
+    return SampledFrames(positions, [b.name for b in blocks], list(range(1, len(blocks) + 1)), len(blocks))

@@ -17,12 +17,14 @@ from ..formats.anorms import nearest_normal_index
 from ..formats.errors import FormatError
 from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
+from ..formats.triangles import drop_degenerate
 from ..formats.quantize import dequantize, frames_on_grid, quantize, quantize_frames
 from .export_error import ExportError
-from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKINS, MD2_ST,
-                               ST_INDEX_ATTRIBUTE)
+from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
+                               MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import material_image
-from .animated_mesh import FrameExportOptions, MeshPart, frame_names, merged, sample_parts
+from .animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
+from .kept_triangles import insert_at, kept_rows
 from .vertex_normals import vertex_normals
 
 DEFAULT_SKIN_SIZE = 256
@@ -43,23 +45,28 @@ class BuildResult:
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
-    parts, frames = sample_parts(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,))
+    parts, frames = sample_parts(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
     if progress:
         progress(0.5)
     scene = context.scene
     first = parts[0].obj
     num_frames = len(parts[0].positions)
     skin_width, skin_height = _skin_size(first)
-    names = frame_names(scene, first, frames, parts[0].key_names, options.frame_source)
+    exported = exported_frames(scene, parts[0], frames, options.frame_source)
+    names = exported.names
     positions, tris_ccw, _ = merged(parts)
+    degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
+                  if len(parts) == 1 else None)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
-    st_table, tri_st = _st(parts, skin_width, skin_height)
+    st_table, tri_st = _st(parts, skin_width, skin_height, degenerate)
+    if degenerate is not None:
+        tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
     skins = _skins(first, [p.obj for p in parts])
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
     result = BuildResult(model=None)  # type: ignore[arg-type]
-    stored = _stored_frames(first, positions.shape[1]) if len(parts) == 1 else None
-    scale, translate, verts, normals, kept = _quantize(positions, names, stored)
+    stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
+    scale, translate, verts, normals, kept = _quantize(positions, exported.match, stored)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
         normals[recompute] = nearest_normal_index(vertex_normals(
@@ -71,7 +78,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
                             frame_translate=translate, frame_verts=verts, frame_normals=normals,
                             glcmds=glcmds, skin_name_raw=_stored_skin_fields(first, skins),
-                            frame_name_raw=[stored.name_field(n) or b"" for n in names] if stored else None)
+                            frame_name_raw=[stored.name_fields[m] if exported.stored_name(f) else b""
+                                            for f, m in enumerate(exported.match)] if stored else None)
     if progress:
         progress(1.0)
     return result
@@ -88,18 +96,25 @@ def _skin_size(obj: bpy.types.Object) -> tuple[int, int]:
     return DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE
 
 
-def _st(parts: list[MeshPart], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """ST table and per-triangle ST indices in file corner order (the inverse of the import's UVs)."""
+def _st(parts: list[MeshPart], width: int, height: int,
+        degenerate: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """ST table and per-triangle ST indices in file corner order (the inverse of the import's UVs),
+    with the kept ``degenerate`` triangles' STs (from the imported table) at their places."""
     uvs = np.concatenate([p.topology.corner_uvs for p in parts])[:, ::-1]
     s = np.rint(uvs[..., 0] * width - 0.5)
     t = np.rint((1.0 - uvs[..., 1]) * height - 0.5)
     if not (np.all(np.isfinite(s)) and np.all(np.isfinite(t))):
         raise ExportError(f"object {parts[0].obj.name!r} has non-finite UV coordinates")
-    if s.min() < -32768 or s.max() > 32767 or t.min() < -32768 or t.max() > 32767:
+    if s.size and (s.min() < -32768 or s.max() > 32767 or t.min() < -32768 or t.max() > 32767):
         raise ExportError(f"object {parts[0].obj.name!r} has UVs too far outside the skin for 16-bit ST")
-    corner_st = np.stack([s, t], axis=-1).astype(np.int16)
+    corner_st = np.stack([s, t], axis=-1).astype(np.int16).reshape(-1, 3, 2)
+    if degenerate is not None:
+        table = _imported_st_table(parts[0])
+        if table is None or degenerate["st"].max() >= len(table):
+            raise ExportError(f"object {parts[0].obj.name!r}: the kept degenerate triangles lost their ST table")
+        corner_st = insert_at(corner_st, table[degenerate["st"]], degenerate["index"])
     if len(parts) == 1:
-        kept = _stored_st(parts[0], corner_st)
+        kept = _stored_st(parts[0], corner_st, degenerate)
         if kept is not None:
             return kept
     flat = corner_st.reshape(-1, 2)
@@ -110,14 +125,21 @@ def _st(parts: list[MeshPart], width: int, height: int) -> tuple[np.ndarray, np.
     return unique[order].astype(np.int16), rank[inverse.ravel()].reshape(-1, 3).astype(np.uint16)
 
 
-def _stored_st(part: MeshPart, corner_st: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The imported ST table and indices, if they still give exactly these corner STs."""
+def _imported_st_table(part: MeshPart) -> np.ndarray | None:
     blob = part.obj.data.get(MD2_ST)
+    return None if blob is None else np.frombuffer(bytes(blob), dtype="<i2").reshape(-1, 2)
+
+
+def _stored_st(part: MeshPart, corner_st: np.ndarray,
+               degenerate: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The imported ST table and indices, if they still give exactly these corner STs."""
+    table = _imported_st_table(part)
     index = part.topology.int_attributes.get(ST_INDEX_ATTRIBUTE)
-    if blob is None or index is None:
+    if table is None or index is None:
         return None
-    table = np.frombuffer(bytes(blob), dtype="<i2").reshape(-1, 2)
     index = index[:, ::-1]
+    if degenerate is not None:
+        index = insert_at(index, degenerate["st"].astype(index.dtype), degenerate["index"])
     if index.min(initial=0) < 0 or index.max(initial=-1) >= len(table):
         return None
     if not np.array_equal(table[index], corner_st):
@@ -127,41 +149,36 @@ def _stored_st(part: MeshPart, corner_st: np.ndarray) -> tuple[np.ndarray, np.nd
 
 @dataclass
 class _StoredFrames:
-    """The frames the import kept on the mesh, by frame name."""
-    index: dict[str, int]
+    """The frames the import kept on the mesh, in file order (entry i of the frame table)."""
     scale: np.ndarray       # (N, 3) float32
     translate: np.ndarray   # (N, 3) float32
     verts: np.ndarray       # (N, V, 3) uint8
     normals: np.ndarray     # (N, V) uint8
     name_fields: list[bytes]  # the 16-byte name fields as the file had them
 
-    def name_field(self, name: str) -> bytes | None:
-        i = self.index.get(name)
-        return self.name_fields[i] if i is not None else None
 
-
-def _stored_frames(obj: bpy.types.Object, num_vertices: int) -> _StoredFrames | None:
-    mesh = obj.data
-    blob, names = mesh.get(MD2_FRAMES), mesh.get(FRAME_NAMES)
-    if blob is None or names is None or not len(names):
+def _stored_frames(obj: bpy.types.Object, num_vertices: int, num_entries: int) -> _StoredFrames | None:
+    blob = obj.data.get(MD2_FRAMES)
+    if blob is None or not num_entries:
         return None
     blob = bytes(blob)
-    if len(blob) != len(names) * frame_dtype(num_vertices).itemsize:
+    if len(blob) != num_entries * frame_dtype(num_vertices).itemsize:
         return None
     records = np.frombuffer(blob, dtype=frame_dtype(num_vertices))
-    return _StoredFrames({str(n): i for i, n in enumerate(names)}, records["head"]["scale"],
-                         records["head"]["translate"], records["verts"]["v"], records["verts"]["normal_index"],
+    return _StoredFrames(records["head"]["scale"], records["head"]["translate"], records["verts"]["v"],
+                         records["verts"]["normal_index"],
                          [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in records["head"]["name"]])
 
 
-def _quantize(positions: np.ndarray, names: list[str], stored: _StoredFrames | None):
+def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | None):
     """Grids, bytes and normals per frame; ``kept`` marks frames written back exactly as imported.
 
     A frame the import created keeps its grid while every vertex still lies on it; a frame whose
     bytes are also unchanged keeps its normal indices. Other frames get a grid from their bounds.
     """
-    count = len(names)
-    match = np.array([stored.index.get(n, -1) for n in names] if stored else [-1] * count, dtype=np.int64)
+    count = len(match)
+    if stored is None:
+        match = np.full(count, -1, dtype=np.int64)
     has = match >= 0
     scale = np.empty((count, 3), np.float32)
     translate = np.empty((count, 3), np.float32)
@@ -267,8 +284,14 @@ def _canonical_order(verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _draws_same(drawn, tri_xyz: np.ndarray, corner_st: np.ndarray, width: int, height: int) -> bool:
-    """Same triangles with the same winding, each corner's GL texel within the same skin texel."""
+    """Same triangles with the same winding, each corner's GL texel within the same skin texel
+    (triangles that use a vertex twice draw nothing and are left out on both sides)."""
     verts, s, t = drawn
+    verts, s, t = np.asarray(verts), np.asarray(s), np.asarray(t)
+    shown = drop_degenerate(verts)
+    verts, s, t = verts[shown], s[shown], t[shown]
+    proper = drop_degenerate(tri_xyz)
+    tri_xyz, corner_st = tri_xyz[proper], corner_st[proper]
     if len(verts) != len(tri_xyz):
         return False
     a, (a_order, a_cols) = _canonical_order(verts)

@@ -21,11 +21,12 @@ from ..formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, po
 from ..formats.mdl_texcoords import assign_texcoords
 from ..formats.palette import indices_to_rgba, rgba_to_indices
 from ..formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
-from ..common.contract import (FACESFRONT, FRAME_NAMES, INDICES, INTERVALS, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES,
-                               TEXCOORD_ATTRIBUTES)
+from ..common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
+                               MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import material_skin_images, read_palette
-from .animated_mesh import FrameExportOptions, frame_names, merged, sample_parts
+from .animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
 from .export_error import ExportError
+from .kept_triangles import insert_at, kept_rows
 from .vertex_normals import vertex_normals
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
@@ -52,7 +53,7 @@ class MdlBuildResult:
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
-    parts, frames = sample_parts(context, objects, options, "MDL", attributes)
+    parts, frames = sample_parts(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
     if progress:
         progress(0.4)
     first = parts[0].obj
@@ -62,7 +63,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     warnings: list[str] = []
     palette = _palette(options.palette_path)
     skins, width, height = _skins(first, palette, options, warnings)
-    names = frame_names(context.scene, first, frames, parts[0].key_names, options.frame_source)
+    exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
+    names = exported.names
     positions, tris_ccw, uvs = merged(parts)
     file_tris = tris_ccw[:, ::-1]
     uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
@@ -77,27 +79,36 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         warnings.append(f"MDL stores one texture coordinate per vertex: {tex.vertices_added} vertices were "
                         "split where corners of a vertex use different texels")
     positions = positions[:, tex.source_vertex]
+    triangles, facesfront = tex.triangles, facesfront.astype(np.int32)
+    degenerate = kept_rows(mesh, MDL_DEGENERATE, DEGENERATE_MDL, len(tex.source_vertex), "vertices") if single else None
+    if degenerate is not None:
+        triangles = insert_at(triangles, degenerate["vertices"].astype(triangles.dtype), degenerate["index"])
+        facesfront = insert_at(facesfront, degenerate["facesfront"], degenerate["index"])
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
-    _check_limits(first.name, positions.shape[1], len(file_tris), len(names), names, height, limits, options)
+    _check_limits(first.name, positions.shape[1], len(triangles), len(names), names, height, limits, options)
 
     grid_scale, grid_translate = _grid(mesh if single else None, positions)
     verts = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                      np.broadcast_to(grid_translate, (len(positions), 3)))
-    stored = _stored_poses(mesh, positions.shape[1]) if single and not tex.vertices_added else None
-    normals, bbox_min, bbox_max, kept = _poses(verts, names, stored, grid_scale, grid_translate, tex.triangles[:, ::-1])
-    slots = _slots(mesh if single else None, names, kept, bbox_min, bbox_max)
+    stored = (_stored_poses(mesh, positions.shape[1], len(exported.table))
+              if single and not tex.vertices_added else None)
+    normals, bbox_min, bbox_max, kept = _poses(verts, exported.match, stored, grid_scale, grid_translate,
+                                               tex.triangles[:, ::-1])
+    slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     all_kept = bool(kept.all()) and stored is not None
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
-        else _radius_and_size(positions, file_tris)
+        else _radius_and_size(positions, triangles)
     if progress:
         progress(0.8)
     model = MdlModel(
         scale=grid_scale, translate=grid_translate, bounding_radius=float(radius),
         eye_position=np.array(settings.mdl_eye_position, np.float32), skin_width=width, skin_height=height,
         synctype=1 if settings.mdl_synctype == "RAND" else 0, flags=int(settings.mdl_flags), size=float(size),
-        skins=skins, onseam=tex.onseam, s=tex.s, t=tex.t, facesfront=facesfront.astype(np.int32),
-        triangles=tex.triangles, pose_names=names, pose_verts=verts, pose_normals=normals,
-        pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots)
+        skins=skins, onseam=tex.onseam, s=tex.s, t=tex.t, facesfront=facesfront,
+        triangles=triangles, pose_names=names, pose_verts=verts, pose_normals=normals,
+        pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
+        pose_name_raw=[bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
+                       for f, m in enumerate(exported.match)] if stored is not None else None)
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
 
 
@@ -133,28 +144,28 @@ def _grid(mesh, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
 
 
-def _stored_poses(mesh, num_vertices: int):
-    blob, names = mesh.get(MDL_POSES), mesh.get(FRAME_NAMES)
-    if blob is None or names is None or len(bytes(blob)) != len(names) * pose_dtype(num_vertices).itemsize:
+def _stored_poses(mesh, num_vertices: int, num_entries: int) -> np.ndarray | None:
+    """The imported pose records, one per frame-table entry, if they still fit the mesh."""
+    blob = mesh.get(MDL_POSES)
+    if blob is None or not num_entries or len(bytes(blob)) != num_entries * pose_dtype(num_vertices).itemsize:
         return None
-    return {str(n): i for i, n in enumerate(names)}, np.frombuffer(bytes(blob), dtype=pose_dtype(num_vertices))
+    return np.frombuffer(bytes(blob), dtype=pose_dtype(num_vertices))
 
 
-def _poses(verts, names, stored, scale, translate, tris_ccw):
+def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translate, tris_ccw):
     """Normals and bounding boxes per pose, kept from the import where the bytes are unchanged."""
-    count = len(names)
+    count = len(match)
     normals = np.zeros(verts.shape[:2], np.uint8)
     bbox_min = np.zeros((count, 4), np.uint8)
     bbox_max = np.zeros((count, 4), np.uint8)
     kept = np.zeros(count, dtype=bool)
-    if stored is not None:
-        index, records = stored
-        for f, name in enumerate(names):
-            i = index.get(name)
-            if i is not None and np.array_equal(records["verts"]["v"][i], verts[f]):
-                kept[f] = True
-                normals[f] = records["verts"]["normal_index"][i]
-                bbox_min[f], bbox_max[f] = records["head"]["bbox_min"][i], records["head"]["bbox_max"][i]
+    if records is not None:
+        has = np.flatnonzero(match >= 0)
+        same = np.all(records["verts"]["v"][match[has]] == verts[has], axis=(1, 2))
+        kept[has[same]] = True
+        source = match[kept]
+        normals[kept] = records["verts"]["normal_index"][source]
+        bbox_min[kept], bbox_max[kept] = records["head"]["bbox_min"][source], records["head"]["bbox_max"][source]
     redo = np.flatnonzero(~kept)
     if len(redo):
         decoded = dequantize(verts[redo], np.broadcast_to(scale, (len(redo), 3)),
@@ -165,27 +176,35 @@ def _poses(verts, names, stored, scale, translate, tris_ccw):
     return normals, bbox_min, bbox_max, kept
 
 
-def _slots(mesh, names, kept, bbox_min, bbox_max) -> list[MdlFrameSlot]:
-    """The imported frame groups (with intervals) when the poses are the imported ones, in order;
-    otherwise one simple frame per pose."""
+def _slots(mesh, exported: ExportedFrames, kept, bbox_min, bbox_max) -> list[MdlFrameSlot]:
+    """The frame list from the frame table: consecutive poses with the same group number form a
+    group with their intervals, other poses are single frames. A group that is still the imported
+    one (same poses, unchanged) keeps its stored bounding box."""
     raw = mesh.get(MDL_FRAME_SLOTS) if mesh is not None else None
-    stored_names = [str(n) for n in mesh.get(FRAME_NAMES, [])] if mesh is not None else []
-    if raw and stored_names == names:
-        slots = []
-        for item in json.loads(raw):
-            first, count = int(item["first"]), int(item["count"])
-            members = slice(first, first + count)
-            if item["intervals"] is None:
-                slots.append(MdlFrameSlot(first, 1, None, bbox_min[first].copy(), bbox_max[first].copy()))
-                continue
-            if kept[members].all():
-                lo, hi = np.array(item["bbox_min"], np.uint8), np.array(item["bbox_max"], np.uint8)
-            else:
-                lo, hi = bbox_min[members].min(axis=0), bbox_max[members].max(axis=0)
-            slots.append(MdlFrameSlot(first, count, np.array(item["intervals"], np.float32), lo, hi))
-        if sum(s.num_poses for s in slots) == len(names):
-            return slots
-    return [MdlFrameSlot(i, 1, None, bbox_min[i].copy(), bbox_max[i].copy()) for i in range(len(names))]
+    stored = {(int(item["first"]), int(item["count"])): item for item in json.loads(raw)} if raw else {}
+    match, table = exported.match, exported.table
+    groups = np.array([table[m].group if m >= 0 else -1 for m in match], dtype=np.int64)
+    intervals = np.array([table[m].interval if m >= 0 else 0.0 for m in match], dtype=np.float32)
+    slots, f, count = [], 0, len(match)
+    while f < count:
+        if groups[f] < 0:
+            slots.append(MdlFrameSlot(f, 1, None, bbox_min[f].copy(), bbox_max[f].copy()))
+            f += 1
+            continue
+        end = f + 1
+        while end < count and groups[end] == groups[f]:
+            end += 1
+        members = slice(f, end)
+        item = stored.get((int(match[f]), end - f))
+        unchanged = (item is not None and item["intervals"] is not None and kept[members].all()
+                     and np.array_equal(match[members], np.arange(match[f], match[f] + end - f)))
+        if unchanged:
+            lo, hi = np.array(item["bbox_min"], np.uint8), np.array(item["bbox_max"], np.uint8)
+        else:
+            lo, hi = bbox_min[members].min(axis=0), bbox_max[members].max(axis=0)
+        slots.append(MdlFrameSlot(f, end - f, intervals[members].copy(), lo, hi))
+        f = end
+    return slots
 
 
 def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[float, float]:

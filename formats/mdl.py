@@ -337,7 +337,8 @@ def parse_mdl(data: bytes) -> MdlModel:
         pose_name_raw=[n.ljust(NAME_SIZE, b"\0") for n in raw_names] if dirty else None)
 
 
-def _pose_name_fields(model: MdlModel) -> list[bytes]:
+def pose_name_fields(model: MdlModel) -> list[bytes]:
+    """Each pose name as written: the 16-byte field it was read from while it still holds that name."""
     raw = model.pose_name_raw
     if raw is not None and len(raw) != len(model.pose_names):
         raise FormatError(f"{len(raw)} raw names for {len(model.pose_names)} poses", field="pose_name_raw")
@@ -362,7 +363,7 @@ def _pose_records(model: MdlModel) -> np.ndarray:
     poses = np.zeros(num_poses, pose_dtype(num_verts))
     poses["head"]["bbox_min"] = model.pose_bbox_min
     poses["head"]["bbox_max"] = model.pose_bbox_max
-    poses["head"]["name"] = _pose_name_fields(model)
+    poses["head"]["name"] = pose_name_fields(model)
     poses["verts"]["v"] = model.pose_verts
     poses["verts"]["normal_index"] = model.pose_normals
     return poses

@@ -96,10 +96,16 @@ OPTIONAL_BLOCKS = (("comments", "comments", (1,)), ("vertex extras", "vertex_ext
                    ("joint extras", "joint_extras", (1,)), ("model extras", "model_extras", (1,)))
 
 
-def decode_text(raw: bytes) -> str:
-    """Text up to the first NUL: UTF-8 when valid, else cp1252, else Latin-1 (never fails)."""
+NAME_ENCODINGS = {"AUTO": "auto", "UTF8": "utf-8", "CP1252": "cp1252", "GBK": "gbk",
+                  "SHIFT_JIS": "shift_jis", "CP1251": "cp1251"}   # option value -> Python codec
+
+
+def decode_text(raw: bytes, encoding: str = "auto") -> str:
+    """Text up to the first NUL in ``encoding`` (a Python codec name). ``auto`` (and a codec the
+    bytes are not valid in): UTF-8 when valid, else cp1252, else Latin-1 (never fails)."""
     text = bytes(raw).split(b"\0", 1)[0]
-    for codec in ("utf-8", "cp1252"):
+    codecs = ("utf-8", "cp1252") if encoding == "auto" else (encoding, "utf-8", "cp1252")
+    for codec in codecs:
         try:
             return text.decode(codec)
         except UnicodeDecodeError:
@@ -107,18 +113,23 @@ def decode_text(raw: bytes) -> str:
     return text.decode("latin-1")
 
 
-def encode_text(text: str, size: int | None = None, field: str = "text") -> bytes:
-    """``text`` as bytes :func:`decode_text` reads back: cp1252 when it can, else UTF-8.
+def encode_text(text: str, size: int | None = None, field: str = "text", encoding: str = "auto") -> bytes:
+    """``text`` as bytes :func:`decode_text` reads back with ``encoding``: in that codec when it can,
+    else (and for ``auto``) cp1252 when it can, else UTF-8.
 
     With ``size``, NUL-padded to a fixed field of ``size`` bytes keeping at least one NUL.
     """
-    try:
-        raw = text.encode("cp1252")
-    except UnicodeEncodeError:
+    raw = None
+    for codec in ((encoding,) if encoding != "auto" else ()) + ("cp1252",):
+        try:
+            candidate = text.encode(codec)
+        except UnicodeEncodeError:
+            continue
+        if decode_text(candidate, encoding) == text:
+            raw = candidate
+            break
+    if raw is None:
         raw = text.encode("utf-8")
-    else:
-        if decode_text(raw) != text:
-            raw = text.encode("utf-8")
     if size is None:
         return raw
     if len(raw) >= size:
@@ -133,10 +144,11 @@ class Ms3dGroup:
     name_raw: bytes
     triangles: np.ndarray          # (n,) uint16
     material: int = -1
+    encoding: str = field(default="auto", compare=False, repr=False)   # how names decode (not stored)
 
     @property
     def name(self) -> str:
-        return decode_text(self.name_raw)
+        return decode_text(self.name_raw, self.encoding)
 
 
 @dataclass
@@ -152,18 +164,19 @@ class Ms3dMaterial:
     mode: int
     texture_raw: bytes
     alphamap_raw: bytes
+    encoding: str = field(default="auto", compare=False, repr=False)
 
     @property
     def name(self) -> str:
-        return decode_text(self.name_raw)
+        return decode_text(self.name_raw, self.encoding)
 
     @property
     def texture(self) -> str:
-        return decode_text(self.texture_raw)
+        return decode_text(self.texture_raw, self.encoding)
 
     @property
     def alphamap(self) -> str:
-        return decode_text(self.alphamap_raw)
+        return decode_text(self.alphamap_raw, self.encoding)
 
 
 @dataclass
@@ -176,14 +189,15 @@ class Ms3dJoint:
     position: np.ndarray           # (3,) float32
     rot_keys: np.ndarray           # (nrot, 4) float32
     pos_keys: np.ndarray           # (npos, 4) float32
+    encoding: str = field(default="auto", compare=False, repr=False)
 
     @property
     def name(self) -> str:
-        return decode_text(self.name_raw)
+        return decode_text(self.name_raw, self.encoding)
 
     @property
     def parent(self) -> str:
-        return decode_text(self.parent_raw)
+        return decode_text(self.parent_raw, self.encoding)
 
 
 @dataclass
@@ -191,10 +205,11 @@ class Ms3dComment:
     """A comment on the group, material or joint numbered ``index``."""
     index: int
     text_raw: bytes
+    encoding: str = field(default="auto", compare=False, repr=False)
 
     @property
     def text(self) -> str:
-        return decode_text(self.text_raw)
+        return decode_text(self.text_raw, self.encoding)
 
 
 @dataclass
@@ -206,10 +221,11 @@ class Ms3dComments:
     model_raw: bytes | None = None
     model_flag: int = 1
     subversion: int = 1
+    encoding: str = field(default="auto", compare=False, repr=False)
 
     @property
     def model(self) -> str | None:
-        return None if self.model_raw is None else decode_text(self.model_raw)
+        return None if self.model_raw is None else decode_text(self.model_raw, self.encoding)
 
 
 @dataclass
@@ -267,6 +283,16 @@ class Ms3dModel:
     model_extras: Ms3dModelExtras | None = None
     trailing: bytes = b""
     warnings: list[str] = field(default_factory=list, compare=False)
+
+    def set_name_encoding(self, encoding: str) -> None:
+        """Decode names, texture paths and comments in ``encoding`` (a Python codec, or ``auto``);
+        the raw bytes are untouched."""
+        comments = self.comments
+        items = [*self.groups, *self.materials, *self.joints]
+        if comments is not None:
+            items += [comments, *comments.group, *comments.material, *comments.joint]
+        for item in items:
+            item.encoding = encoding
 
     @property
     def num_vertices(self) -> int:
@@ -341,8 +367,9 @@ def _check_index(indices: np.ndarray, count: int, what: str, field: str,
                           field=field, offset=base + row * stride + start + flat.itemsize * col)
 
 
-def parse_ms3d(data: bytes) -> Ms3dModel:
-    """Decode an MS3D file; raises :class:`FormatError` for anything malformed."""
+def parse_ms3d(data: bytes, encoding: str = "auto") -> Ms3dModel:
+    """Decode an MS3D file, its names in ``encoding`` (see :func:`decode_text`); raises
+    :class:`FormatError` for anything malformed."""
     data = bytes(data)
     cur = _Cursor(data)
     header = cur.one(HEADER, "header")
@@ -401,6 +428,7 @@ def parse_ms3d(data: bytes) -> Ms3dModel:
         animation_fps=animation["fps"], current_time=animation["current_time"],
         total_frames=int(animation["total_frames"]), joints=joints, version=version, warnings=warnings)
     _read_optional_blocks(cur, model, (ngroups, nmaterials, njoints))
+    model.set_name_encoding(encoding)
     return model
 
 

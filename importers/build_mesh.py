@@ -5,12 +5,6 @@ import numpy as np
 import bpy
 
 
-def drop_degenerate(triangles: np.ndarray) -> np.ndarray:
-    """Boolean mask of triangles whose three vertex indices are distinct."""
-    t = np.asarray(triangles)
-    return (t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 0] != t[:, 2])
-
-
 def build_triangle_mesh(name: str, positions: np.ndarray, corners: np.ndarray,
                         uvs: np.ndarray | None) -> bpy.types.Mesh:
     """Mesh with vertex i at ``positions[i]`` and polygon i made of ``corners[i]`` (in Blender order).

@@ -1,14 +1,18 @@
-"""Per-frame shape keys played on the timeline, shared by MD2 and MDL.
+"""Per-frame shape keys played on the timeline or as actions, shared by MD2 and MDL.
 
 File frame i is shape key i (after Basis); its value is keyed 0 at scene frame ``start + i - 1``,
 1 at ``start + i`` and 0 at ``start + i + 1`` with linear interpolation, so the timeline blends
-neighbouring frames linearly as the engines do. A marker starts each animation.
+neighbouring frames linearly as the engines do. A marker starts each animation. With
+``animations='ACTIONS'`` each animation is its own action keyed the same way from ``start`` (kept
+with a fake user, the first one active), and the animation list holds each action.
 """
 from __future__ import annotations
 
 import numpy as np
 import bpy
 
+from ..common.actions import assign_action
+from ..common.frame_table import record_frame_table
 from ..formats.animations import Animation
 
 def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.ndarray) -> list[bpy.types.ShapeKey]:
@@ -82,19 +86,42 @@ def set_scene_timing(scene: bpy.types.Scene, start: int, num_frames: int, fps: i
 
 def play_frames_on_timeline(context: bpy.types.Context, obj: bpy.types.Object, source_format: str,
                             frame_names: list[str], positions: np.ndarray, animations: list[Animation],
-                            fps: int, action_name: str) -> int:
+                            fps: int, action_name: str, groups: list[int] | None = None,
+                            intervals: list[float] | None = None, mode: str = "TIMELINE") -> int:
     """Everything an import does to play per-frame shape keys: keys, their animation, markers, scene
-    timing, and the object's settings (format, first frame, animation list). Returns the first frame."""
+    timing, and the object's settings (format, first frame, frame table, animation list). Returns
+    the first frame."""
     scene = context.scene
     start = scene.frame_start
     keys = add_frame_shape_keys(obj, frame_names, positions)
-    animate_frame_keys(obj.data.shape_keys, keys, start, action_name)
-    add_markers(scene, animations, start)
-    set_scene_timing(scene, start, len(frame_names), fps)
+    record_frame_table(obj, frame_names, keys, groups, intervals)
     settings = obj.classic_model
     settings.source_format = source_format
     settings.frame_offset = start
+    settings.animation_mode = mode
+    if mode == "ACTIONS":
+        _animations_as_actions(obj, keys, animations, start)
+        set_scene_timing(scene, start, animations[0].frames if animations else 1, fps)
+        return start
+    animate_frame_keys(obj.data.shape_keys, keys, start, action_name)
+    add_markers(scene, animations, start)
+    set_scene_timing(scene, start, len(frame_names), fps)
     for anim in animations:
         item = settings.animations.add()
         item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last
     return start
+
+
+def _animations_as_actions(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], animations: list[Animation],
+                           start: int) -> None:
+    """One action per animation, each playing its frames from ``start``; the first one active."""
+    shape_keys = obj.data.shape_keys
+    for anim in animations:
+        animate_frame_keys(shape_keys, keys[anim.first:anim.last + 1], start, anim.name)
+        action = shape_keys.animation_data.action
+        action.use_fake_user = True
+        item = obj.classic_model.animations.add()
+        item.name, item.frame_start, item.frame_end = anim.name, start, start + anim.frames - 1
+        item.action = action
+    if animations:
+        assign_action(shape_keys, obj.classic_model.animations[0].action)

@@ -19,9 +19,10 @@ from ..formats.animations import group_animations
 from ..formats.anorms import anorms
 from ..formats.errors import FormatError
 from ..formats.md2 import Md2Model, frame_records, parse_md2
-from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
-from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKINS,
-                               MD2_ST, ST_INDEX_ATTRIBUTE)
+from ..formats.triangles import drop_degenerate
+from .build_mesh import build_triangle_mesh, set_custom_normals
+from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
+                               MD2_SKIN_FIELDS, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import load_skin_image, skin_material
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
@@ -36,6 +37,9 @@ class Md2ImportOptions:
     scale: float = 1.0
     use_file_normals: bool = False
     load_skins: bool = True
+    animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation
+    load_weapons: bool = True        # with a Quake II player's tris.md2, the weapon models beside it
+    exclude: tuple[str, ...] = ()    # files imported by the same call (not brought in again as weapons)
 
 
 def read_md2(path: Path) -> Md2Model:
@@ -54,29 +58,58 @@ def md2_corner_uvs(model: Md2Model, tri_st: np.ndarray) -> np.ndarray:
 
 
 def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions) -> ImportResult:
-    """Read ``path`` and build its object in the active collection; all or nothing."""
+    """Read ``path`` and build its object in the active collection; all or nothing. A Quake II
+    player's ``tris.md2`` also brings in the weapon models beside it, parented to the player."""
     model = read_md2(path)
     result = ImportResult()
-    scene = context.scene
+    with datablock_transaction(context.scene):
+        obj = _add_model(context, model, path, options, result)
+        weapons = weapon_paths(path, options.exclude) if options.load_weapons else []
+        for weapon_path in weapons:
+            try:
+                weapon = _add_model(context, read_md2(weapon_path), weapon_path, options, result)
+            except FormatError as exc:
+                result.warnings.append(f"{path.name}: weapon model not loaded: {exc}")
+                continue
+            weapon.parent = obj
+            result.objects.append(weapon)
+    result.objects.append(obj)
+    return result
+
+
+def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
+    """The weapon models a Quake II player folder holds beside ``tris.md2``: ``weapon.md2``, ``w_*.md2``."""
+    if path.name.lower() != "tris.md2":
+        return []
+    skip = {str(Path(p).resolve()) for p in exclude}
+    try:
+        entries = sorted(path.parent.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if p.is_file() and p.suffix.lower() == ".md2" and str(p.resolve()) not in skip
+            and (p.stem.lower() == "weapon" or p.stem.lower().startswith("w_"))]
+
+
+def _add_model(context: bpy.types.Context, model: Md2Model, path: Path, options: Md2ImportOptions,
+               result: ImportResult) -> bpy.types.Object:
     positions = model.positions()
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
-    with datablock_transaction(scene):
-        obj = _build_object(model, path, positions[0], options, result)
-        play_frames_on_timeline(context, obj, "MD2", model.frame_names, positions,
-                                group_animations(model.frame_names), MD2_FPS, f"{path.stem}_frames")
-        obj.classic_model.skin_width, obj.classic_model.skin_height = model.skin_width, model.skin_height
-        context.view_layer.active_layer_collection.collection.objects.link(obj)
-    result.objects.append(obj)
-    return result
+    obj = _build_object(model, path, positions[0], options, result)
+    play_frames_on_timeline(context, obj, "MD2", model.frame_names, positions,
+                            group_animations(model.frame_names), MD2_FPS, f"{path.stem}_frames",
+                            mode=options.animations)
+    obj.classic_model.skin_width, obj.classic_model.skin_height = model.skin_width, model.skin_height
+    context.view_layer.active_layer_collection.collection.objects.link(obj)
+    return obj
 
 
 def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options: Md2ImportOptions,
                   result: ImportResult) -> bpy.types.Object:
     keep = drop_degenerate(model.tri_xyz)
     if not keep.all():
-        result.warnings.append(f"{path.name}: dropped {int((~keep).sum())} degenerate triangle(s) "
-                               "that use a vertex twice")
+        result.warnings.append(f"{path.name}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
+                               "has no face for them; they are kept for export")
     corners = model.tri_xyz[keep][:, ::-1]
     uvs = md2_corner_uvs(model, model.tri_st[keep][:, ::-1])
     mesh = build_triangle_mesh(path.stem, first_frame, corners, uvs)
@@ -86,11 +119,14 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[model.frame_normals[0]])
     mesh[MD2_FRAMES] = frame_records(model).tobytes()
-    mesh[FRAME_NAMES] = list(model.frame_names)
     mesh[MD2_GLCMDS] = np.asarray(model.glcmds, dtype="<i4").tobytes()
     mesh[MD2_SKINS] = list(model.skins)
     mesh[MD2_SKIN_FIELDS] = b"".join(model.skin_fields())
     mesh[MD2_SCALE] = options.scale
+    if not keep.all():
+        kept = np.zeros(int((~keep).sum()), dtype=DEGENERATE_MD2)
+        kept["index"], kept["xyz"], kept["st"] = np.flatnonzero(~keep), model.tri_xyz[~keep], model.tri_st[~keep]
+        mesh[MD2_DEGENERATE] = kept.tobytes()
     obj = bpy.data.objects.new(path.stem, mesh)
     if options.load_skins:
         for material in _skin_materials(model, path, result):

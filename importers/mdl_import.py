@@ -20,10 +20,12 @@ import bpy
 
 from ..formats.anorms import anorms
 from ..formats.errors import FormatError
-from ..formats.mdl import MdlModel, parse_mdl, pose_dtype
-from .build_mesh import build_triangle_mesh, drop_degenerate, set_custom_normals
+from ..formats.mdl import MdlModel, parse_mdl, pose_dtype, pose_name_fields
+from ..formats.triangles import drop_degenerate
+from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..formats.animations import slot_animations
-from ..common.contract import FACESFRONT, FRAME_NAMES, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES, MDL_SCALE, TEXCOORD_ATTRIBUTES
+from ..common.contract import (DEGENERATE_MDL, FACESFRONT, MDL_DEGENERATE, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES,
+                               MDL_SCALE, TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import read_palette, skin_slot_material
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
@@ -38,6 +40,7 @@ class MdlImportOptions:
     use_file_normals: bool = False
     load_skins: bool = True
     palette_path: str = ""          # a 768-byte palette lump; empty = Quake's palette
+    animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation or frame group
 
 
 def read_mdl(path: Path) -> MdlModel:
@@ -71,8 +74,9 @@ def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions
         if palette is not None:
             for i, skin in enumerate(model.skins):
                 obj.data.materials.append(skin_slot_material(f"{path.stem}_skin{i}", skin, palette))
+        groups, intervals = pose_groups(model)
         play_frames_on_timeline(context, obj, "MDL", model.pose_names, positions, slot_animations(model),
-                                MDL_FPS, f"{path.stem}_frames")
+                                MDL_FPS, f"{path.stem}_frames", groups, intervals, mode=options.animations)
         _keep_header(obj.classic_model, model)
         context.view_layer.active_layer_collection.collection.objects.link(obj)
     result.objects.append(obj)
@@ -83,8 +87,8 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
                   result: ImportResult) -> bpy.types.Object:
     keep = drop_degenerate(model.triangles)
     if not keep.all():
-        result.warnings.append(f"{path.name}: dropped {int((~keep).sum())} degenerate triangle(s) "
-                               "that use a vertex twice")
+        result.warnings.append(f"{path.name}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
+                               "has no face for them; they are kept for export")
     corners = model.triangles[keep][:, ::-1]
     facesfront = model.facesfront[keep]
     mesh = build_triangle_mesh(path.stem, first_pose, corners, corner_uvs(model, corners, facesfront))
@@ -96,8 +100,13 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
     poses = np.zeros(model.num_poses, pose_dtype(model.num_vertices))
     poses["head"]["bbox_min"], poses["head"]["bbox_max"] = model.pose_bbox_min, model.pose_bbox_max
     poses["verts"]["v"], poses["verts"]["normal_index"] = model.pose_verts, model.pose_normals
+    poses["head"]["name"] = pose_name_fields(model)
     mesh[MDL_POSES] = poses.tobytes()
-    mesh[FRAME_NAMES] = list(model.pose_names)
+    if not keep.all():
+        kept = np.zeros(int((~keep).sum()), dtype=DEGENERATE_MDL)
+        kept["index"], kept["facesfront"] = np.flatnonzero(~keep), model.facesfront[~keep]
+        kept["vertices"] = model.triangles[~keep]
+        mesh[MDL_DEGENERATE] = kept.tobytes()
     mesh[MDL_GRID] = [float(x) for x in (*model.scale, *model.translate)]
     mesh[MDL_FRAME_SLOTS] = json.dumps([
         {"first": s.first_pose, "count": s.num_poses,
@@ -105,6 +114,16 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
          "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
     mesh[MDL_SCALE] = options.scale
     return bpy.data.objects.new(path.stem, mesh)
+
+
+def pose_groups(model: MdlModel) -> tuple[list[int], list[float]]:
+    """Per pose: the index of its frame group in the frame list (-1 for a single frame) and its interval."""
+    groups, intervals = [], []
+    for g, slot in enumerate(model.frames):
+        single = slot.intervals is None
+        groups += [-1 if single else g] * slot.num_poses
+        intervals += [0.0] * slot.num_poses if single else [float(x) for x in slot.intervals]
+    return groups, intervals
 
 
 def _keep_header(settings, model: MdlModel) -> None:

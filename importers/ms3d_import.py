@@ -45,9 +45,10 @@ import bpy
 from bpy_extras.io_utils import axis_conversion
 
 from ..formats.errors import FormatError
-from ..formats.ms3d import Ms3dMaterial, Ms3dModel, parse_ms3d
+from ..formats.ms3d import NAME_ENCODINGS, Ms3dMaterial, Ms3dModel, parse_ms3d
 from ..formats.ms3d_joints import joint_parents, last_frame
-from .build_mesh import build_triangle_mesh, drop_degenerate
+from ..formats.triangles import drop_degenerate
+from .build_mesh import build_triangle_mesh
 from .frame_animation import set_scene_timing
 from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
                                KEPT_VERTICES, COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
@@ -71,6 +72,7 @@ class Ms3dImportOptions:
     axis_forward: str = "-Z"
     axis_up: str = "Y"
     load_images: bool = True
+    name_encoding: str = "AUTO"   # a key of NAME_ENCODINGS: the code page names were written in
 
 
 def conversion_matrix(forward: str, up: str) -> np.ndarray:
@@ -78,9 +80,9 @@ def conversion_matrix(forward: str, up: str) -> np.ndarray:
     return np.array(axis_conversion(from_forward=forward, from_up=up), dtype=np.float64)
 
 
-def read_ms3d(path: Path) -> Ms3dModel:
+def read_ms3d(path: Path, name_encoding: str = "AUTO") -> Ms3dModel:
     try:
-        return parse_ms3d(path.read_bytes())
+        return parse_ms3d(path.read_bytes(), NAME_ENCODINGS[name_encoding])
     except FormatError as exc:
         raise exc.with_filename(str(path))
 
@@ -366,7 +368,7 @@ def _store_model(root: bpy.types.Object, model: Ms3dModel, materials: list[bpy.t
 
 def import_ms3d(context: bpy.types.Context, path: Path, options: Ms3dImportOptions) -> ImportResult:
     """Read ``path`` and build its objects in the active collection; all or nothing."""
-    model = read_ms3d(path)
+    model = read_ms3d(path, options.name_encoding)
     result = ImportResult(warnings=[f"{path.name}: {w}" for w in model.warnings])
     conversion = conversion_matrix(options.axis_forward, options.axis_up)
     scene = context.scene

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, FloatProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from .md2_import import Md2ImportOptions, import_md2
@@ -31,9 +31,15 @@ class FrameImportBase(ImportOperatorBase):
                                    description="Use the first frame's stored normals as custom normals")
     load_skins: BoolProperty(name="Load Skins", default=True,
                              description="Find and load the skin images (MD2) or decode the paletted skins (MDL)")
+    animations: EnumProperty(name="Animations", default="TIMELINE", items=(
+        ("TIMELINE", "Timeline", "The whole file on the timeline, a marker at each animation"),
+        ("ACTIONS", "Actions", "One shape-key action per animation (MDL: per frame group), each from frame 1; "
+                               "the sidebar's animation list switches between them")),
+        description="How the file's animations are laid out in Blender")
 
     def frame_options(self) -> dict:
-        return {"scale": self.scale, "use_file_normals": self.use_file_normals, "load_skins": self.load_skins}
+        return {"scale": self.scale, "use_file_normals": self.use_file_normals, "load_skins": self.load_skins,
+                "animations": self.animations}
 
 
 class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
@@ -45,9 +51,15 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
 
 
+    load_weapons: BoolProperty(name="Weapon Models", default=True,
+                               description="With a Quake II player's tris.md2, also import the weapon models "
+                                           "beside it (weapon.md2, w_*.md2), parented to the player")
+
     def execute(self, context):
-        options = Md2ImportOptions(**self.frame_options())
-        return import_files(self, context, operator_paths(self), import_md2, options)
+        paths = operator_paths(self)
+        options = Md2ImportOptions(**self.frame_options(), load_weapons=self.load_weapons,
+                                   exclude=tuple(str(p) for p in paths))
+        return import_files(self, context, paths, import_md2, options)
 
 
 class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
@@ -77,10 +89,19 @@ class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
 
     load_images: BoolProperty(name="Load Images", default=True,
                               description="Find the texture and alpha map images next to the model")
+    name_encoding: EnumProperty(name="Name Encoding", default="AUTO", items=(
+        ("AUTO", "Auto", "UTF-8 when the bytes are valid UTF-8, else Windows-1252"),
+        ("UTF8", "UTF-8", "Unicode"),
+        ("CP1252", "Windows-1252", "Western European"),
+        ("GBK", "GBK", "Simplified Chinese"),
+        ("SHIFT_JIS", "Shift-JIS", "Japanese"),
+        ("CP1251", "Windows-1251", "Cyrillic")),
+        description="The code page the model's names, texture paths and comments were written in "
+                    "(the bytes are kept as they are, so the export is unchanged)")
 
     def execute(self, context):
         options = Ms3dImportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up,
-                                    load_images=self.load_images)
+                                    load_images=self.load_images, name_encoding=self.name_encoding)
         return import_files(self, context, operator_paths(self), import_ms3d, options)
 
 

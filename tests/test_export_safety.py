@@ -52,13 +52,17 @@ def test_object_without_faces_is_refused(bpy_scene, tmp_path, fmt):
 def test_frame_names_that_do_not_fit_are_refused(bpy_scene, tmp_path, fmt):
     bpy = bpy_scene
     obj = _imported(bpy, tmp_path)
-    obj.data.shape_keys.key_blocks[1].name = "a_name_far_too_long_for_the_format"
+    obj.classic_model.frames[0].name = "a_name_far_too_long_for_the_format"   # the sidebar's frame list
     _select_only(bpy, obj)
     with pytest.raises(RuntimeError, match="a_name_far_too_long_for_the_format' is 34 characters, 19 over"):
         getattr(bpy.ops.export_scene, fmt)(filepath=str(tmp_path / f"out.{fmt}"))
-    obj.data.shape_keys.key_blocks[1].name = "ünïcødé€"
+    obj.classic_model.frames[0].name = "ünïcødé€"
     with pytest.raises(RuntimeError, match="cannot be stored"):
         getattr(bpy.ops.export_scene, fmt)(filepath=str(tmp_path / f"out.{fmt}"))
+    obj.classic_model.frames[0].name = "short"
+    obj.shape_key_add(name="a_new_key_named_far_too_long", from_mix=False).value = 0.0   # a frame the user added
+    with pytest.raises(RuntimeError, match="a_new_key_named_far_too_long' is 28 characters"):
+        getattr(bpy.ops.export_scene, fmt)(filepath=str(tmp_path / f"out.{fmt}"), frame_source="SHAPE_KEYS")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty
 
+from ..common.actions import activate_animation
+
 
 def _active_animation(context: bpy.types.Context):
     obj = context.object
@@ -21,6 +23,22 @@ class CLASSIC_MODELS_UL_animations(bpy.types.UIList):
         row.label(text=f"{item.frame_start}-{item.frame_end}")
 
 
+class CLASSIC_MODELS_UL_frames(bpy.types.UIList):
+    """The file's frame table: the name each frame is written with (editable), its shape key and,
+    for MDL, its frame group and interval."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.label(text=f"{index}")
+        row.prop(item, "name", text="", emboss=False)
+        if data.source_format == "MDL":
+            row.prop(item, "group", text="")
+            if item.group >= 0:
+                row.prop(item, "interval", text="")
+        else:
+            row.label(text=item.shape_key, icon="SHAPEKEY_DATA")
+
+
 class CLASSIC_MODELS_OT_play_animation(bpy.types.Operator):
     """Jump to the selected animation, or set the preview range to it"""
     bl_idname = "classic_models.play_animation"
@@ -36,6 +54,7 @@ class CLASSIC_MODELS_OT_play_animation(bpy.types.Operator):
     def execute(self, context):
         anim = _active_animation(context)
         scene = context.scene
+        activate_animation(scene, context.object, context.object.classic_model.active_animation)
         scene.frame_set(anim.frame_start)
         if self.set_preview_range:
             scene.use_preview_range = True
@@ -82,6 +101,11 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         row.operator(CLASSIC_MODELS_OT_play_animation.bl_idname, text="Go To", icon="PLAY").set_preview_range = False
         row.operator(CLASSIC_MODELS_OT_play_animation.bl_idname, text="Preview", icon="PREVIEW_RANGE").set_preview_range = True
         row.operator(CLASSIC_MODELS_OT_clear_preview.bl_idname, text="", icon="X")
+        if len(settings.frames):
+            box = layout.box()
+            header = "Frames (name, group, interval)" if settings.source_format == "MDL" else "Frames (name, shape key)"
+            box.label(text=header, icon="KEYFRAME")
+            box.template_list("CLASSIC_MODELS_UL_frames", "", settings, "frames", settings, "active_frame", rows=4)
 
 
     @staticmethod
@@ -142,7 +166,7 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
                 box.prop(bone, f'["{COMMENT_PROP}"]', text="Comment")
 
 
-CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,
+CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_UL_frames, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,
            VIEW3D_PT_classic_model)
 
 

@@ -5,6 +5,8 @@ import bpy
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, FloatVectorProperty,
                        IntProperty, PointerProperty, StringProperty)
 
+from ..common.actions import activate_animation
+
 MDL_FLAG_NAMES = (("rocket", "Rocket Trail"), ("grenade", "Grenade Smoke"), ("gib", "Blood Gib"),
                   ("rotate", "Rotate"), ("tracer", "Green Tracer"), ("zombie_gib", "Zombie Gib"),
                   ("tracer2", "Orange Tracer"), ("tracer3", "Purple Tracer"))
@@ -19,10 +21,30 @@ def _flag_property(bit: int, label: str) -> BoolProperty:
     return BoolProperty(name=label, get=get, set=set, description=f"MDL effect flag {1 << bit}")
 
 
+def _animation_chosen(settings, context) -> None:
+    """Picking an animation in the sidebar list switches to its action (imports with one action each)."""
+    if context is not None and getattr(context, "scene", None) is not None:
+        activate_animation(context.scene, settings.id_data, settings.active_animation)
+
+
 class ClassicModelAnimation(bpy.types.PropertyGroup):
-    """A named run of scene frames (``stand`` = frames 1-40)."""
+    """A named run of scene frames (``stand`` = frames 1-40), and its action when the import made one
+    action per animation."""
     frame_start: IntProperty(name="Start")
     frame_end: IntProperty(name="End")
+    action: PointerProperty(type=bpy.types.Action, name="Action",
+                            description="The shape-key action that plays this animation")
+
+
+class ClassicModelFrame(bpy.types.PropertyGroup):
+    """One frame of the file's frame table (``name`` is the frame name the export writes)."""
+    file_name: StringProperty(name="File Name", description="The frame name as the file stored it")
+    shape_key: StringProperty(name="Shape Key", description="The shape key that holds this frame")
+    group: IntProperty(name="Group", default=-1, min=-1,
+                       description="MDL: the frame group this pose belongs to (-1: a single frame); "
+                                   "consecutive poses with the same number form one group")
+    interval: FloatProperty(name="Interval", min=0.0, description="MDL: the time this pose of its group ends, "
+                                                                   "in seconds from the group's start")
 
 
 class ClassicModelSettings(bpy.types.PropertyGroup):
@@ -31,7 +53,13 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
     skin_height: IntProperty(name="Skin Height", min=0, description="Skin height the texture coordinates refer to")
     frame_offset: IntProperty(name="First Frame", description="Scene frame that shows the file's first frame")
     animations: CollectionProperty(type=ClassicModelAnimation)
-    active_animation: IntProperty(name="Active Animation", min=0)
+    active_animation: IntProperty(name="Active Animation", min=0, update=_animation_chosen)
+    animation_mode: EnumProperty(name="Animations", default="TIMELINE", items=(
+        ("TIMELINE", "Timeline", "The whole file on the timeline, a marker per animation"),
+        ("ACTIONS", "Actions", "One shape-key action per animation")),
+        description="How the import laid out the file's animations")
+    frames: CollectionProperty(type=ClassicModelFrame, description="The file's frame table, in file order")
+    active_frame: IntProperty(name="Active Frame", min=0)
     mdl_flags: IntProperty(name="Flags", description="MDL effect flags (all 32 bits, as stored)")
     mdl_synctype: EnumProperty(name="Sync", default="SYNC", items=(
         ("SYNC", "Synchronised", "All instances animate in step (synctype 0)"),
@@ -50,7 +78,7 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
 for _bit, (_name, _label) in enumerate(MDL_FLAG_NAMES):
     ClassicModelSettings.__annotations__[f"mdl_flag_{_name}"] = _flag_property(_bit, _label)
 
-CLASSES = (ClassicModelAnimation, ClassicModelSettings)
+CLASSES = (ClassicModelAnimation, ClassicModelFrame, ClassicModelSettings)
 
 
 def register() -> None:

@@ -1,0 +1,36 @@
+"""Assigning actions on every supported Blender (slotted actions from 4.4 on)."""
+from __future__ import annotations
+
+import bpy
+
+
+def assign_action(id_block: bpy.types.ID, action: bpy.types.Action | None) -> None:
+    """Make ``action`` the active action of ``id_block`` (with its first slot where actions have slots)."""
+    anim = id_block.animation_data or id_block.animation_data_create()
+    anim.action = action
+    slots = getattr(action, "slots", None) if action is not None else None
+    if slots is not None and len(slots) and anim.action_slot is None:
+        anim.action_slot = slots[0]
+
+
+def _family(obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """``obj``, its parent and the parent's children (a Quake II player and the weapons imported with it)."""
+    top = obj.parent if obj.parent is not None and obj.parent.classic_model.source_format else obj
+    return [top] + [child for child in top.children if child.classic_model.source_format]
+
+
+def activate_animation(scene: bpy.types.Scene, obj: bpy.types.Object, index: int) -> None:
+    """For a model imported with one action per animation: make animation ``index`` the active action
+    (on the weapons imported with it too) and the scene range its frames."""
+    settings = obj.classic_model
+    if settings.animation_mode != "ACTIONS" or not 0 <= index < len(settings.animations):
+        return
+    item = settings.animations[index]
+    for member in _family(obj):
+        match = member.classic_model.animations.get(item.name) if member is not obj else item
+        key = member.data.shape_keys if member.type == "MESH" else None
+        if match is not None and match.action is not None and key is not None:
+            # keys the new action does not animate would keep the value the old one left them at
+            key.key_blocks.foreach_set("value", [0.0] * len(key.key_blocks))
+            assign_action(key, match.action)
+    scene.frame_start, scene.frame_end = item.frame_start, item.frame_end

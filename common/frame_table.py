@@ -1,0 +1,90 @@
+"""The file's frame table on the object (``Object.classic_model.frames``): written by the import,
+read by the export.
+
+Entry i is file frame i (MDL: pose i) in file order: the name the export writes (editable in the
+sidebar), the name as the file stored it, the shape key that holds the frame, and for MDL the
+frame group it belongs to (-1: a single frame) and its interval. A file's frames are found by
+index and by the key name recorded at import, never by shape-key names alone: Blender makes key
+names unique (``run1``, ``run1.001``) and users rename keys.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+from .contract import FRAME_NAMES
+
+
+@dataclass
+class FrameEntry:
+    name: str
+    file_name: str
+    shape_key: str
+    group: int = -1
+    interval: float = 0.0
+
+    @property
+    def renamed(self) -> bool:
+        """True once the user changed the frame's name (its stored name bytes no longer apply)."""
+        return self.name != self.file_name
+
+
+def record_frame_table(obj: bpy.types.Object, names: list[str], keys: list[bpy.types.ShapeKey],
+                       groups: list[int] | None = None, intervals: list[float] | None = None) -> None:
+    """Store one entry per file frame; ``keys[i]`` is the shape key holding frame i."""
+    frames = obj.classic_model.frames
+    frames.clear()
+    for i, (name, key) in enumerate(zip(names, keys)):
+        item = frames.add()
+        item.name = item.file_name = name
+        item.shape_key = key.name
+        if groups is not None:
+            item.group = groups[i]
+        if intervals is not None:
+            item.interval = intervals[i]
+
+
+def frame_table(obj: bpy.types.Object) -> list[FrameEntry]:
+    """The object's frame table; for objects imported before the table existed, the stored names."""
+    frames = obj.classic_model.frames
+    if len(frames):
+        return [FrameEntry(f.name, f.file_name, f.shape_key, f.group, f.interval) for f in frames]
+    legacy = obj.data.get(FRAME_NAMES) if obj.type == "MESH" else None
+    return [FrameEntry(str(n), str(n), str(n)) for n in (legacy or [])]
+
+
+def entries_of_keys(table: list[FrameEntry], key_names: list[str]) -> dict[int, int]:
+    """Key block index (0 = Basis) -> table entry: by the key name recorded at import, else, for a
+    key whose recorded name is gone (renamed), by position (entry i was key i + 1)."""
+    present = set(key_names)
+    by_name = {entry.shape_key: i for i, entry in enumerate(table)}
+    out: dict[int, int] = {}
+    for k, name in enumerate(key_names[1:], 1):
+        if (i := by_name.get(name)) is not None:
+            out[k] = i
+    claimed = set(out.values())
+    for k in range(1, len(key_names)):
+        i = k - 1
+        if k not in out and i < len(table) and i not in claimed and table[i].shape_key not in present:
+            out[k] = i
+            claimed.add(i)
+    return out
+
+
+def match_frames(obj: bpy.types.Object, table: list[FrameEntry], positions_in_table: list[int | None],
+                 key_indices: list[int | None]) -> np.ndarray:
+    """For each exported frame, the table entry it is (-1: a frame the file did not have).
+
+    A frame that is exactly one shape key is that key's entry; any other frame is the entry at its
+    position in the file (``positions_in_table``: timeline frame minus the import's first frame)."""
+    key = obj.data.shape_keys if obj.type == "MESH" else None
+    by_key = entries_of_keys(table, [b.name for b in key.key_blocks]) if key is not None and table else {}
+    out = np.full(len(key_indices), -1, dtype=np.int64)
+    for f, (k, position) in enumerate(zip(key_indices, positions_in_table)):
+        if k:
+            out[f] = by_key.get(k, -1)
+        elif position is not None and 0 <= position < len(table):
+            out[f] = position
+    return out
