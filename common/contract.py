@@ -9,6 +9,10 @@ MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slo
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
 ``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``.
 MS3D: see :mod:`..importers.ms3d_import` for what each name holds.
+The file's frame table is ``Object.classic_model.frames`` (fields ``name``, ``file_name``,
+``shape_key``, ``group``, ``interval``; see ``ui/properties.py``), read and written only through
+:mod:`.frame_table`. ``classic_model.animation_mode`` says whether the import made one action per
+animation; ``classic_model.animations[i].action`` is that action.
 """
 import numpy as np
 
