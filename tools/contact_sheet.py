@@ -151,10 +151,14 @@ def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path
     """Render ``obj`` at frames across its animations and tile the renders into the PNG ``path``.
 
     ``groups`` lists the frames per slot (default :func:`sheet_frames`); the default view looks at
-    the model's front (+X for MD2), right side and top. Returns the groups of frames rendered.
+    the model's front (+X for MD2), right side and top. For a model imported with one action per
+    animation, each default slot shows its own action. Returns the groups of frames rendered.
     """
     scene = context.scene
     path = Path(path)
+    settings = obj.classic_model
+    per_action = groups is None and settings.animation_mode == "ACTIONS"
+    saved_animation = settings.active_animation, scene.frame_start, scene.frame_end
     groups = [g[:TILES_PER_ANIMATION] for g in (groups or sheet_frames(scene, obj)) if g]
     frames = [f for g in groups for f in g]
     matrix, ortho_scale, clip_start, clip_end = framing_camera(model_points(context, obj, frames), view_direction)
@@ -175,6 +179,8 @@ def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path
             for g, group in enumerate(groups):
                 row, slot = divmod(g, per_row)
                 shade = np.asarray(SLOT_SHADES[g % 2], dtype=np.float32)
+                if per_action:
+                    settings.active_animation = g          # switches to that animation's action
                 for t in range(TILES_PER_ANIMATION):
                     y = row * tile_size
                     x = (slot * TILES_PER_ANIMATION + t) * tile_size
@@ -192,6 +198,9 @@ def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_png(path, sheet)
     finally:
+        if per_action:
+            settings.active_animation = saved_animation[0]
+            scene.frame_start, scene.frame_end = saved_animation[1:]
         scene.frame_set(saved_frame)
         bpy.data.objects.remove(camera)
         bpy.data.cameras.remove(camera_data)
