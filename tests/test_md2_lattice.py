@@ -131,3 +131,29 @@ def test_auto_prefers_shared_and_falls_back_when_frames_differ_in_size():
 def test_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="grid mode"):
         frame_grids(np.zeros((1, 3, 3)), "SOMETIMES")
+
+
+def test_unchanged_normals_keep_their_index():
+    """A normal at the boundary between two table entries, wobbling by float noise from frame to
+    frame, keeps one index; a normal that really turns gets the entry nearest to it."""
+    from formats.anorms import anorms, nearest_normal_index, steady_normal_indices
+    table = anorms().astype(np.float64)
+
+    def between(s):
+        n = table[0] * (1 - s) + table[1] * s
+        return n / np.linalg.norm(n)
+    def nearest(s):                       # in the same array shape as below (float32 sums may depend on it)
+        return nearest_normal_index(np.broadcast_to(between(s), (30, 2, 3)))[0, 0]
+    lo, hi = 0.0, 1.0                     # bisect to where the nearest entry flips from 0 to 1
+    assert (nearest(lo), nearest(hi)) == (0, 1)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if nearest(mid) == 0 else (lo, mid)
+    wobble = np.array([between(lo), between(hi)])[np.arange(30) % 2]
+    assert np.abs(wobble[0] - wobble[1]).max() < 1e-7
+    frames = np.stack([wobble, np.repeat(table[None, 5], 30, axis=0)], axis=1)
+    frames[20:, 1] = table[9]
+    assert set(nearest_normal_index(frames)[:, 0]) == {0, 1}, "the noise flips the plain nearest index"
+    steady = steady_normal_indices(frames)
+    assert np.all(steady[:, 0] == 0)
+    assert np.all(steady[:20, 1] == 5) and np.all(steady[20:, 1] == 9)
