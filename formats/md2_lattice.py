@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .quantize import dequantize, quantize_frames
+from .quantize import grid_from_bounds
 
 GRID_MODES = ("AUTO", "SHARED", "PER_FRAME")
 AUTO_TOLERANCE = 1.25      # AUTO keeps the shared lattice unless its largest error is 25 % above per-frame's
@@ -56,28 +56,34 @@ def lattice_step(extent: float, magnitude: float) -> float | None:
     return step if np.float32(step) == step and np.isfinite(np.float32(step * 256.0 + magnitude)) else None
 
 
-def shared_lattice(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(scale (F, 3), translate (F, 3), bytes (F, V, 3)) on one lattice; None if float32 cannot hold it."""
-    pos = np.asarray(positions, dtype=np.float64)
-    frames = len(pos)
-    lo, hi = pos.min(axis=1), pos.max(axis=1)
-    extent = (hi - lo).max(axis=0)
-    magnitude = np.maximum(np.abs(lo), np.abs(hi)).max(axis=0)
+def _components(positions: np.ndarray) -> np.ndarray:
+    """(3, F, V) contiguous coordinates (reductions over vertices are much faster this way round)."""
+    pos = np.asarray(positions)
+    if pos.dtype not in (np.float32, np.float64):
+        pos = pos.astype(np.float64)
+    return np.ascontiguousarray(np.moveaxis(pos, -1, 0))
+
+
+def _shared(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """The shared lattice of (3, F, V) coordinates with (3, F) bounds, or None."""
+    frames = comp.shape[1]
+    extent = (hi.astype(np.float64) - lo).max(axis=1)
+    magnitude = np.maximum(np.abs(lo), np.abs(hi)).max(axis=1).astype(np.float64)
     scale = np.zeros((frames, 3), np.float32)
     translate = np.empty((frames, 3), np.float32)
-    verts = np.zeros(pos.shape, np.uint8)
+    verts = np.zeros(comp.shape[1:] + (3,), np.uint8)
     for axis in range(3):
         step = lattice_step(float(extent[axis]), float(magnitude[axis]))
         if step is None:
             return None
         if step == 0.0:
-            translate[:, axis] = lo[:, axis]
+            translate[:, axis] = lo[axis]
             continue
-        index = np.rint(pos[..., axis] / step)
-        first = index.min(axis=1)
+        index = np.rint(comp[axis].astype(np.float64) / step)
+        first = np.rint(lo[axis].astype(np.float64) / step)       # the smallest index of each frame
         offset = index - first[:, None]
         exact = first * step
-        if offset.max() > 255 or not np.array_equal(np.float32(exact).astype(np.float64), exact):
+        if offset.min() < 0 or offset.max() > 255 or not np.array_equal(np.float32(exact).astype(np.float64), exact):
             return None
         scale[:, axis] = step
         translate[:, axis] = exact
@@ -85,12 +91,41 @@ def shared_lattice(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     return scale, translate, verts
 
 
-def max_error(positions: np.ndarray, scale: np.ndarray, translate: np.ndarray, verts: np.ndarray) -> float:
-    """Largest distance between a position and its float32 decoded value."""
+def _per_frame(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """Each frame's grid from its bounds: :func:`quantize.quantize_frames`, computed axis by axis."""
+    scale, translate = grid_from_bounds(lo.T, hi.T)
+    dtype = comp.dtype
+    verts = np.empty(comp.shape[1:] + (3,), np.uint8)
+    for axis in range(3):
+        s = scale[:, axis].astype(dtype)[:, None]
+        inverse = np.divide(1.0, s, out=np.zeros_like(s), where=s > 0)
+        q = np.rint((comp[axis] - translate[:, axis].astype(dtype)[:, None]) * inverse)
+        verts[..., axis] = np.clip(q, 0, 255, out=q)
+    return scale, translate, verts
+
+
+def _max_error(comp: np.ndarray, scale: np.ndarray, translate: np.ndarray, verts: np.ndarray) -> float:
+    """Largest distance between a position and its float32 decoded value ((3, F, V) coordinates)."""
     if verts.size == 0:
         return 0.0
-    delta = dequantize(verts, scale, translate).astype(np.float64) - np.asarray(positions, np.float64)
-    return float(np.sqrt(np.einsum("fvk,fvk->fv", delta, delta).max()))
+    total = np.zeros(comp.shape[1:], np.float64)
+    for axis in range(3):
+        decoded = (verts[..., axis].astype(np.float32) * scale[:, axis, None]
+                   + translate[:, axis, None]).astype(np.float32)
+        delta = decoded.astype(np.float64) - comp[axis]
+        total += delta * delta
+    return float(np.sqrt(total.max()))
+
+
+def shared_lattice(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(scale (F, 3), translate (F, 3), bytes (F, V, 3)) on one lattice; None if float32 cannot hold it."""
+    comp = _components(positions)
+    return _shared(comp, comp.min(axis=-1), comp.max(axis=-1))
+
+
+def max_error(positions: np.ndarray, scale: np.ndarray, translate: np.ndarray, verts: np.ndarray) -> float:
+    """Largest distance between a position and its float32 decoded value."""
+    return _max_error(_components(positions), np.float32(scale), np.float32(translate), verts)
 
 
 def frame_grids(positions: np.ndarray, mode: str = "AUTO") -> FrameGrids:
@@ -102,14 +137,16 @@ def frame_grids(positions: np.ndarray, mode: str = "AUTO") -> FrameGrids:
     """
     if mode not in GRID_MODES:
         raise ValueError(f"grid mode must be one of {GRID_MODES}, not {mode!r}")
+    comp = _components(positions)
+    lo, hi = comp.min(axis=-1), comp.max(axis=-1)
     per_frame = shared = None
     if mode != "PER_FRAME":
-        lattice = shared_lattice(positions)
+        lattice = _shared(comp, lo, hi)
         if lattice is not None:
-            shared = FrameGrids(*lattice, "SHARED", max_error(positions, *lattice))
+            shared = FrameGrids(*lattice, "SHARED", _max_error(comp, *lattice))
     if mode != "SHARED" or shared is None:
-        grids = quantize_frames(positions)
-        per_frame = FrameGrids(*grids, "PER_FRAME", max_error(positions, *grids))
+        grids = _per_frame(comp, lo, hi)
+        per_frame = FrameGrids(*grids, "PER_FRAME", _max_error(comp, *grids))
     if shared is None:
         return per_frame
     if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:

@@ -157,3 +157,12 @@ def test_unchanged_normals_keep_their_index():
     steady = steady_normal_indices(frames)
     assert np.all(steady[:, 0] == 0)
     assert np.all(steady[:20, 1] == 5) and np.all(steady[20:, 1] == 9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_per_frame_mode_is_todays_quantisation(dtype):
+    from formats.quantize import quantize_frames
+    pos = random_frames(np.random.default_rng(21)).astype(dtype)
+    grids = frame_grids(pos, "PER_FRAME")
+    for mine, today in zip((grids.scale, grids.translate, grids.verts), quantize_frames(pos)):
+        np.testing.assert_array_equal(mine, today)
