@@ -2,7 +2,8 @@
 
 Frames come from the timeline (one MD2 frame per scene frame) or one per shape key. A frame the
 import created and the user did not change is written back with its original grid, bytes and
-normal indices; other frames get a grid from their bounds and normals from the mesh.
+normal indices; other frames are quantised on the grid the ``grid`` option picks (see
+formats/md2_lattice.py) and get normals from the mesh.
 """
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ..formats.anorms import nearest_normal_index
+from ..formats.anorms import steady_normal_indices
 from ..formats.errors import FormatError
 from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
+from ..formats.md2_lattice import FrameGrids, frame_grids
+from ..formats.quantize import dequantize, frames_on_grid, quantize
 from ..formats.triangles import drop_degenerate
-from ..formats.quantize import dequantize, frames_on_grid, quantize, quantize_frames
 from .export_error import ExportError
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
@@ -32,7 +34,8 @@ DEFAULT_SKIN_SIZE = 256
 
 @dataclass
 class Md2ExportOptions(FrameExportOptions):
-    """Frame source, scale and transform; MD2 has no options of its own."""
+    """Frame source, scale and transform, and the grid of new frames: AUTO, SHARED or PER_FRAME."""
+    grid: str = "AUTO"
 
 
 @dataclass
@@ -41,6 +44,9 @@ class BuildResult:
     warnings: list[str] = field(default_factory=list)
     frames_kept: int = 0
     frames_evaluated: int = 0
+    grid: str = ""            # the grid new frames got ("SHARED" or "PER_FRAME"), "" if every frame was kept
+    max_error: float = 0.0    # their largest position error, model units
+    info: list[str] = field(default_factory=list)
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -66,11 +72,13 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
     result = BuildResult(model=None)  # type: ignore[arg-type]
     stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
-    scale, translate, verts, normals, kept = _quantize(positions, exported.match, stored)
+    scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
-        normals[recompute] = nearest_normal_index(vertex_normals(
-            dequantize(verts[recompute], scale[recompute], translate[recompute]), tris_ccw))
+        normals[recompute] = steady_normal_indices(vertex_normals(positions[recompute], tris_ccw))
+    if grids is not None:
+        result.grid, result.max_error = grids.mode, grids.max_error
+        result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
     result.frames_evaluated = sum(p.frames_evaluated for p in parts)
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
@@ -170,11 +178,12 @@ def _stored_frames(obj: bpy.types.Object, num_vertices: int, num_entries: int) -
                          [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in records["head"]["name"]])
 
 
-def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | None):
+def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | None, grid: str = "AUTO"):
     """Grids, bytes and normals per frame; ``kept`` marks frames written back exactly as imported.
 
     A frame the import created keeps its grid while every vertex still lies on it; a frame whose
-    bytes are also unchanged keeps its normal indices. Other frames get a grid from their bounds.
+    bytes are also unchanged keeps its normal indices. Other frames are quantised together on the
+    ``grid`` mode's grids (returned as :class:`FrameGrids`, None when there are none).
     """
     count = len(match)
     if stored is None:
@@ -196,9 +205,20 @@ def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | 
             has[moved] = frames_on_grid(positions[moved], verts[moved], scale[moved], translate[moved])
             kept[moved] = has[moved] & np.all(verts[moved] == stored.verts[match[moved]], axis=(1, 2))
         normals[kept] = stored.normals[match[kept]]
+    grids = None
     if not has.all():
-        scale[~has], translate[~has], verts[~has] = quantize_frames(positions[~has])
-    return scale, translate, verts, normals, kept
+        grids = frame_grids(positions[~has], grid)
+        scale[~has], translate[~has], verts[~has] = grids.scale, grids.translate, grids.verts
+    return scale, translate, verts, normals, kept, grids
+
+
+def _grid_report(option: str, grids: FrameGrids, frames: int) -> str:
+    """Which grid the new frames got (and whether AUTO chose it), and their largest error."""
+    name = {"SHARED": "one shared lattice", "PER_FRAME": "per-frame grids"}[grids.mode]
+    chosen = " (chosen by Auto)" if option == "AUTO" else ""
+    if option == "SHARED" and grids.mode != "SHARED":
+        chosen = " (no float32 lattice holds this model)"
+    return f"MD2 grid: {name}{chosen} for {frames} frame(s), largest error {grids.max_error:.4g} units"
 
 
 def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str]:

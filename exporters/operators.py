@@ -49,9 +49,16 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
 
+    grid: EnumProperty(name="Grid", default="AUTO", items=(
+        ("AUTO", "Auto", "One shared lattice unless its largest error is over 25 % above per-frame grids' "
+                         "(frames of very different sizes); the report says which and the largest error"),
+        ("SHARED", "Shared", "One step for every frame, translates on a common lattice: "
+                             "vertices that do not move decode identically in every frame"),
+        ("PER_FRAME", "Per Frame", "Each frame's grid from its own bounds: finest steps, but still "
+                                   "vertices move slightly between frames")))
 
     def execute(self, context):
-        options = Md2ExportOptions(**self.frame_options())
+        options = Md2ExportOptions(**self.frame_options(), grid=self.grid)
         return export_file(self, context, export_md2, options)
 
 

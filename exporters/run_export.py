@@ -47,6 +47,8 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         wm.progress_end()
     for warning in warnings:
         operator.report({"WARNING"}, warning)
+    for note in getattr(warnings, "info", ()):
+        operator.report({"INFO"}, note)
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}
 
@@ -64,4 +66,12 @@ class ModelWriter:
         wm = context.window_manager
         result = self.build(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
         atomic_write(path, self.serialize(result.model), verify=self.parse)
-        return result.warnings
+        return Reports(result.warnings, getattr(result, "info", []))
+
+
+class Reports(list):
+    """The warnings of an export (the list) and its informational notes (``info``)."""
+
+    def __init__(self, warnings: list[str], info: list[str]):
+        super().__init__(warnings)
+        self.info = list(info)

@@ -24,3 +24,15 @@ def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarra
     for start in range(0, len(flat), chunk):
         out[start:start + chunk] = np.argmax(flat[start:start + chunk] @ table.T, axis=1)
     return out.reshape(np.shape(normals)[:-1])
+
+
+def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    """(F, V) nearest indices of (F, V, 3) frame normals; a vertex whose normal did not change
+    (within ``tolerance`` per component) since the previous frame keeps that frame's index."""
+    normals = np.asarray(normals, dtype=np.float32)
+    out = nearest_normal_index(normals)
+    if len(normals) > 1:
+        same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
+        for f in range(1, len(out)):
+            out[f] = np.where(same[f - 1], out[f - 1], out[f])
+    return out

@@ -42,3 +42,14 @@ def test_round_trip_report_runs(fmt, tmp_path):
         pytest.skip(f"{fmt} corpus not found at {CORPUS}")
     out = _run("tools/roundtrip_report.py", "--format", fmt, "--markdown", *map(str, files))
     assert out.count("| yes") >= 1 and "NO" not in out
+
+
+def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
+    pytest.importorskip("bpy", reason="the report exports through Blender")
+    out = _run("tools/md2_quality_report.py", "--markdown")
+    rows = {tuple(c.strip() for c in line.split("|")[1:4]): line.split("|")[1:-1]
+            for line in out.splitlines() if line.startswith("| built in Blender")}
+    assert set(rows) == {("built in Blender", "MD2", "Per Frame"), ("built in Blender", "MD2", "Shared"),
+                         ("built in Blender", "MD2", "Auto (shared)"), ("built in Blender", "MDL", "one grid")}
+    assert float(rows["built in Blender", "MD2", "Shared"][9]) == 0.0
+    assert float(rows["built in Blender", "MD2", "Per Frame"][9]) > 0.0
