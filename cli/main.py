@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fail-on", choices=("warning", "error"), default="warning",
                        help="lowest severity that makes the exit status 1 (default: warning)")
     check.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    check.add_argument("--profile", choices=("q2-player",),
+                       help="q2-player: check each folder holding a tris.md2 as a Quake II player (the 198 "
+                            "standard frames, weapon models with as many frames, skins, name limits)")
 
     convert = commands.add_parser(
         "convert", help="convert models through the extension's importers and exporters (needs bpy)",
@@ -146,6 +149,9 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.profile == "q2-player":
+        from .player_check import run_player_check
+        return run_player_check(args, PROG)
     sources, missing = _inputs(args)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)
