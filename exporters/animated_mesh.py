@@ -2,7 +2,8 @@
 
 Each object gives its topology (triangulated as Blender does, per-corner UVs) and its vertex
 positions at every exported frame: one per scene frame of the scene range (``TIMELINE``) or one per
-shape key (``SHAPE_KEYS``), with modifiers and armatures applied, in file units.
+shape key (``SHAPE_KEYS``) or one per frame of each action (``ACTIONS``, see :mod:`.action_sampling`),
+with modifiers and armatures applied, in file units.
 """
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from ..formats.errors import FormatError
 from ..common.contract import FRAME_NAMES
 from .export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
+from .action_sampling import FrameOrigin, find_actions, order_actions, sample_actions
 from .mesh_topology import Topology, object_topology
 
 
 
 @dataclass
 class FrameExportOptions:
-    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS"
+    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS", "ACTIONS"
+    step: int = 1                       # ACTIONS: every Nth frame of each action (its last always)
+    actions: list[tuple[str, bool]] | None = None   # ACTIONS: the user's list (name, ticked), in order
     scale: float = 1.0
     apply_transform: bool = True
 
@@ -33,6 +37,7 @@ class MeshPart:
     positions: np.ndarray       # (F, V, 3) float32 (float64 once transformed) in file units
     key_names: list[str | None]
     frames_evaluated: int = 0
+    origins: list[FrameOrigin] | None = None   # ACTIONS: the action and action frame of each frame
 
 
 def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
@@ -42,6 +47,8 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
     if not meshes:
         raise ExportError("nothing to export: select at least one mesh object")
     scene = context.scene
+    if options.frame_source == "ACTIONS":
+        return _sample_actions(context, meshes, options, format_name, int_attributes)
     frames = list(range(scene.frame_start, scene.frame_end + 1))
     parts = [_sample(context, obj, frames, options, format_name, int_attributes) for obj in meshes]
     count = len(parts[0].positions)
@@ -50,6 +57,34 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
             raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
                               f"{parts[0].obj.name!r} has {count}; export them separately")
     return parts, frames
+
+
+def _checked_topology(context, obj, format_name: str, int_attributes: tuple[str, ...]) -> Topology:
+    topology = object_topology(context, obj, int_attributes)
+    if len(topology.triangles) == 0:
+        raise ExportError(f"object {obj.name!r} has no faces")
+    if topology.corner_uvs is None:
+        raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
+    return topology
+
+
+def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExportOptions, format_name: str,
+                    int_attributes: tuple[str, ...]) -> tuple[list[MeshPart], list[int]]:
+    """Every mesh at every exported frame of every action (``options.actions`` order, else the default)."""
+    topologies = [_checked_topology(context, obj, format_name, int_attributes) for obj in meshes]
+    found = find_actions(meshes)
+    by_name = {action.name: (action, target) for action, target in found}
+    found = [by_name[n] for n in order_actions(list(by_name), options.actions)]
+    samples = sample_actions(context, meshes, [t.num_vertices for t in topologies], options.step,
+                             options.apply_transform, found)
+    parts = []
+    for obj, topology, positions, names in zip(meshes, topologies, samples.positions, samples.key_names):
+        if options.scale != 1.0:
+            positions = positions * options.scale
+        if not np.all(np.isfinite(positions)):
+            raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+        parts.append(MeshPart(obj, topology, positions, names, samples.evaluated, samples.origins))
+    return parts, [o.frame for o in samples.origins]
 
 
 def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExportOptions,

@@ -22,6 +22,7 @@ from .export_error import ExportError
 from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKINS, MD2_ST,
                                ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import material_image
+from .action_sampling import action_frame_names
 from .animated_mesh import FrameExportOptions, MeshPart, frame_names, merged, sample_parts
 from .vertex_normals import vertex_normals
 
@@ -51,6 +52,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     num_frames = len(parts[0].positions)
     skin_width, skin_height = _skin_size(first)
     names = frame_names(scene, first, frames, parts[0].key_names, options.frame_source)
+    if options.frame_source == "ACTIONS":
+        names = action_frame_names(first, parts[0].origins)
     positions, tris_ccw, _ = merged(parts)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
     st_table, tri_st = _st(parts, skin_width, skin_height)

@@ -24,6 +24,7 @@ from ..formats.quantize import dequantize, frames_on_grid, grid_from_bounds, qua
 from ..common.contract import (FACESFRONT, FRAME_NAMES, INDICES, INTERVALS, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES,
                                TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import material_skin_images, read_palette
+from .action_sampling import action_frame_names
 from .animated_mesh import FrameExportOptions, frame_names, merged, sample_parts
 from .export_error import ExportError
 from .vertex_normals import vertex_normals
@@ -63,6 +64,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     palette = _palette(options.palette_path)
     skins, width, height = _skins(first, palette, options, warnings)
     names = frame_names(context.scene, first, frames, parts[0].key_names, options.frame_source)
+    if options.frame_source == "ACTIONS":
+        names = action_frame_names(first, parts[0].origins)
     positions, tris_ccw, uvs = merged(parts)
     file_tris = tris_ccw[:, ::-1]
     uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width

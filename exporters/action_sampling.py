@@ -1,0 +1,321 @@
+"""Frames from actions (``frame_source='ACTIONS'``): each action that animates the exported objects,
+sampled over its own frame range, one after another.
+
+An action animates an object if it drives the object itself, an armature that deforms or parents
+it (Armature modifier object, parent chain) or its shape keys: because it is assigned to that ID,
+sits in one of its NLA strips, or (unassigned and kept by a fake user) its F-curves resolve on it
+(armatures first, then the object, then the shape keys). Actions assigned to other IDs and orphans
+(no users: lost on save) are left out.
+
+Sampling assigns each action in turn to its ID (with a suitable slot on 4.4+, NLA off) while the
+other IDs' listed actions are taken off, steps ``frame_range`` (integer frames, every ``step``-th
+frame from the first, the last frame always included) and evaluates the meshes with modifiers and
+armatures as on the timeline; everything is restored afterwards, also on error. Where a frame is
+exactly one shape key (an imported model's per-animation shape-key actions), the key is read
+directly, as for the timeline.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+from ..common.contract import FRAME_NAMES
+from ..formats.animations import group_animations
+from .export_error import ExportError
+from .frame_sampling import BASIS, evaluated_positions, exact_key_per_frame, read_key_positions
+
+FRAME_NAME_LIMIT = 15
+_DIGITS = re.compile(r"(\d+)$")
+
+
+@dataclass
+class FrameOrigin:
+    """Where an exported frame came from."""
+    action: str                 # the action's name
+    frame: int                  # the action (scene) frame sampled
+    index: int                  # 0-based position among that action's exported frames
+    key_index: int | None       # the shape key the first object equals exactly there, else None
+
+
+@dataclass
+class ActionSamples:
+    positions: list[np.ndarray]          # per object (F, V, 3) world or object space as asked
+    key_names: list[list[str | None]]    # per object
+    origins: list[FrameOrigin]
+    evaluated: int                       # frames that needed a depsgraph evaluation
+
+
+def animated_ids(obj: bpy.types.Object) -> list[bpy.types.ID]:
+    """The IDs whose animation moves ``obj``'s mesh: armatures (modifier objects, parents), the object,
+    its shape keys."""
+    ids: list[bpy.types.ID] = []
+    for mod in obj.modifiers:
+        if mod.type == "ARMATURE" and mod.object is not None and mod.object not in ids:
+            ids.append(mod.object)
+    parent = obj.parent
+    while parent is not None:
+        if parent.type == "ARMATURE" and parent not in ids:
+            ids.append(parent)
+        parent = parent.parent
+    ids.append(obj)
+    key = obj.data.shape_keys if obj.type == "MESH" else None
+    if key is not None:
+        ids.append(key)
+    return ids
+
+
+def pick_slot(action: bpy.types.Action, id_block: bpy.types.ID):
+    """The action's slot for ``id_block`` (4.4+), else None: its last used one, one named after it, the first."""
+    slots = [s for s in getattr(action, "slots", ()) if s.target_id_type in (id_block.id_type, "UNSPECIFIED")]
+    if not slots:
+        return None
+    anim = id_block.animation_data
+    last = getattr(anim, "last_slot_identifier", "") if anim is not None else ""
+    for slot in slots:
+        if slot.identifier == last or slot.identifier[2:] == id_block.name:
+            return slot
+    return slots[0]
+
+
+def action_fcurves(action: bpy.types.Action, id_block: bpy.types.ID) -> list[bpy.types.FCurve]:
+    """The F-curves ``action`` would drive on ``id_block`` (4.2 to 5.x)."""
+    if hasattr(action, "slots"):
+        slot = pick_slot(action, id_block)
+        if slot is None:
+            return []
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot)
+        return list(bag.fcurves) if bag is not None else []
+    if action.id_root not in (id_block.id_type, "UNSPECIFIED"):
+        return []
+    return list(action.fcurves)
+
+
+def _assigned(id_block: bpy.types.ID) -> set[str]:
+    anim = id_block.animation_data
+    if anim is None:
+        return set()
+    names = {anim.action.name} if anim.action is not None else set()
+    names |= {s.action.name for t in anim.nla_tracks for s in t.strips if s.action is not None}
+    return names
+
+
+def _used_elsewhere(ours: list[bpy.types.ID]) -> set[str]:
+    names: set[str] = set()
+    for collection in (bpy.data.objects, bpy.data.shape_keys, bpy.data.armatures, bpy.data.meshes,
+                       bpy.data.materials, bpy.data.cameras, bpy.data.lights, bpy.data.scenes):
+        for id_block in collection:
+            if id_block.animation_data is not None and not any(id_block == o for o in ours):
+                names |= _assigned(id_block)
+    return names
+
+
+def _resolves(id_block: bpy.types.ID, fcurves: list[bpy.types.FCurve]) -> bool:
+    for fcurve in fcurves:
+        try:
+            id_block.path_resolve(fcurve.data_path, False)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def find_actions(objects: list[bpy.types.Object]) -> list[tuple[bpy.types.Action, bpy.types.ID]]:
+    """Every action animating the mesh objects, with the ID it plays on, in default order: the first
+    object's imported animation list (names that are actions), then action name order."""
+    ids: list[bpy.types.ID] = []
+    for obj in objects:
+        for id_block in animated_ids(obj):
+            if not any(id_block == i for i in ids):
+                ids.append(id_block)
+    ids.sort(key=lambda i: 0 if i.id_type == "OBJECT" and i.type == "ARMATURE" else 1 if i.id_type == "OBJECT" else 2)
+    elsewhere = _used_elsewhere(ids)
+    found: dict[str, tuple[bpy.types.Action, bpy.types.ID]] = {}
+    for id_block in ids:
+        for name in _assigned(id_block):
+            found.setdefault(name, (bpy.data.actions[name], id_block))
+    for action in bpy.data.actions:
+        if action.name in found or action.name in elsewhere or action.users == 0:
+            continue
+        for id_block in ids:
+            if _resolves(id_block, action_fcurves(action, id_block)):
+                found[action.name] = (action, id_block)
+                break
+    listed = [a.name for a in objects[0].classic_model.animations] if objects else []
+    order = [n for n in dict.fromkeys(listed) if n in found] + sorted(n for n in found if n not in listed)
+    return [found[n] for n in order]
+
+
+def order_actions(names: list[str], listed: list[tuple[str, bool]] | None) -> list[str]:
+    """``names`` (default order) as the user's list orders and ticks them; unlisted ones at the end."""
+    if not listed:
+        return list(names)
+    position = {name: (i, ticked) for i, (name, ticked) in enumerate(listed)}
+    kept = [n for n in names if position.get(n, (0, True))[1]]
+    return sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), names.index(n)))
+
+
+def action_frames(action: bpy.types.Action, step: int) -> list[int]:
+    """Integer frames of ``action.frame_range``, every ``step``-th from the first, the last included."""
+    first, last = (int(round(f)) for f in action.frame_range)
+    frames = list(range(first, last + 1, max(1, step)))
+    if frames[-1] != last:
+        frames.append(last)
+    return frames
+
+
+class _Assignments:
+    """Assign one action at a time; put back every ID's action, slot and NLA switch on exit."""
+
+    def __init__(self, ids: list[bpy.types.ID], listed: set[str]):
+        self.ids = ids
+        self.listed = listed
+        self.saved = []
+
+    def __enter__(self):
+        for id_block in self.ids:
+            anim = id_block.animation_data
+            self.saved.append(None if anim is None else
+                              (anim.action, getattr(anim, "action_slot", None), anim.use_nla))
+        return self
+
+    def play(self, action: bpy.types.Action, target: bpy.types.ID) -> None:
+        for id_block in self.ids:
+            anim = id_block.animation_data
+            if id_block == target:
+                anim = anim or id_block.animation_data_create()
+                anim.use_nla = False
+                if anim.action != action:
+                    anim.action = action
+                slot = pick_slot(action, id_block)
+                if slot is not None and anim.action_slot != slot:
+                    anim.action_slot = slot
+            elif anim is not None and (anim.action is not None and anim.action.name in self.listed
+                                       or _assigned(id_block) & self.listed):
+                anim.action = None
+                anim.use_nla = False
+
+    def __exit__(self, *exc) -> None:
+        for id_block, saved in zip(self.ids, self.saved):
+            if saved is None:
+                if id_block.animation_data is not None:
+                    id_block.animation_data_clear()
+                continue
+            anim = id_block.animation_data
+            action, slot, use_nla = saved
+            if anim.action != action:
+                anim.action = action
+            if slot is not None and anim.action_slot != slot:
+                anim.action_slot = slot
+            anim.use_nla = use_nla
+
+
+def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
+    """The shape keys alone move ``obj`` under this action: its key frames can be read directly."""
+    key = obj.data.shape_keys
+    if key is None or target != key or len(key.animation_data.drivers):
+        return False
+    parent = obj
+    while parent is not None:
+        if parent.constraints or (parent.animation_data is not None and (
+                parent.animation_data.action is not None or len(parent.animation_data.drivers)
+                or len(parent.animation_data.nla_tracks))):
+            return False
+        parent = parent.parent
+    return True
+
+
+def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], num_vertices: list[int],
+                   step: int, world: bool,
+                   actions: list[tuple[bpy.types.Action, bpy.types.ID]]) -> ActionSamples:
+    """Positions of every object at every exported frame of every action, in order."""
+    if not actions:
+        raise ExportError("no action animates the exported objects: animate them (or their armature or "
+                          "shape keys) with actions, or export the timeline")
+    scene = context.scene
+    ids: list[bpy.types.ID] = []
+    for obj in objects:
+        ids += [i for i in animated_ids(obj) if not any(i == j for j in ids)]
+    plans = [(action, target, action_frames(action, step)) for action, target in actions]
+    total = sum(len(f) for _, _, f in plans)
+    positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
+    key_names: list[list[str | None]] = [[None] * total for _ in objects]
+    origins: list[FrameOrigin] = []
+    evaluated = 0
+    current = scene.frame_current, scene.frame_subframe
+    statics = [np.array(o.matrix_world, np.float64) for o in objects]
+    with _Assignments(ids, {a.name for a, _ in actions}) as assign:
+        try:
+            row = 0
+            for action, target, frames in plans:
+                frame_array = np.asarray(frames, np.float64)
+                exact = [exact_key_per_frame(o, frame_array, action_fcurves(action, target))
+                         if _fast_path_ok(o, target) else [None] * len(frames) for o in objects]
+                for j, frame in enumerate(frames):
+                    origins.append(FrameOrigin(action.name, frame, j, exact[0][j]))
+                slow = [j for j in range(len(frames)) if any(e[j] is None for e in exact)]
+                fast = set(range(len(frames))) - set(slow)
+                for k, obj in enumerate(objects):
+                    for j in range(len(frames)):
+                        if exact[k][j] is not None:
+                            key_names[k][row + j] = _key_name(obj, exact[k][j])
+                        if j in fast:
+                            block = obj.data.shape_keys.key_blocks[exact[k][j]]
+                            positions[k][row + j] = _placed(read_key_positions(block, num_vertices[k]),
+                                                            statics[k] if world else None)
+                if slow:
+                    assign.play(action, target)
+                    for j in slow:
+                        scene.frame_set(frames[j])
+                        depsgraph = context.evaluated_depsgraph_get()
+                        for k, obj in enumerate(objects):
+                            co = evaluated_positions(context, obj)
+                            if len(co) != num_vertices[k]:
+                                raise ExportError(f"object {obj.name!r} has {len(co)} vertices at frame {frames[j]} "
+                                                  f"of action {action.name!r} but {num_vertices[k]} in its mesh; "
+                                                  "every frame needs the same vertices")
+                            matrix = np.array(obj.evaluated_get(depsgraph).matrix_world) if world else None
+                            positions[k][row + j] = _placed(co, matrix)
+                    evaluated += len(slow)
+                row += len(frames)
+        finally:
+            scene.frame_set(current[0], subframe=current[1])
+    return ActionSamples(positions, key_names, origins, evaluated)
+
+
+def _key_name(obj: bpy.types.Object, index: int) -> str | None:
+    key = obj.data.shape_keys
+    return key.key_blocks[index].name if key is not None and index != BASIS else None
+
+
+def _placed(co: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
+    if matrix is None or np.array_equal(matrix, np.eye(4)):
+        return co
+    return co.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin]) -> list[str]:
+    """``<action><nn>``: numbered as the import named that animation's frames (``run1``.. stays
+    1-based unpadded, ``death101``.. keeps its start and width), else two digits from 01. Refuses
+    names over the 15-character limit, naming the action."""
+    stored = [str(n) for n in obj.data.get(FRAME_NAMES, [])] if obj.type == "MESH" else []
+    numbering: dict[str, tuple[int, int]] = {}
+    for anim in group_animations(stored):
+        match = _DIGITS.search(stored[anim.first])
+        if match and anim.name not in numbering:
+            numbering[anim.name] = (int(match.group(1)), len(match.group(1)))
+    names, too_long = [], {}
+    for origin in origins:
+        start, width = numbering.get(origin.action, (1, 2))
+        name = f"{origin.action}{start + origin.index:0{width}d}"
+        if len(name.encode("latin-1", "replace")) > FRAME_NAME_LIMIT:
+            too_long.setdefault(origin.action, name)
+        names.append(name)
+    if too_long:
+        raise ExportError("frame names are limited to 15 characters: " + "; ".join(
+            f"action {a!r} gives {n!r} ({len(n)}); rename the action to at most "
+            f"{FRAME_NAME_LIMIT - (len(n) - len(a))} characters" for a, n in too_long.items()))
+    return names
