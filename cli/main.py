@@ -112,8 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="any property of the import operator, by its Python name (repeatable), "
                               "e.g. axis_up=Z for MS3D")
     exports = convert.add_argument_group("export options (the export operators' properties)")
-    exports.add_argument("--frame-source", choices=("timeline", "shape-keys"),
-                         help="one frame per scene frame or per shape key (frame_source)")
+    exports.add_argument("--frame-source", choices=("timeline", "shape-keys", "actions"),
+                         help="one frame per scene frame, per shape key, or per frame of each action "
+                              "(frame_source)")
     exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
                          help="MDL: limits to check, Quake's or source ports' (target)")
     exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")

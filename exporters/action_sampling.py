@@ -25,9 +25,10 @@ import bpy
 from ..common.contract import FRAME_NAMES
 from ..formats.animations import group_animations
 from .export_error import ExportError
-from .frame_sampling import BASIS, evaluated_positions, exact_key_per_frame, read_key_positions
+from .frame_sampling import BASIS, _curve_values, evaluated_positions, has_active_modifiers, read_key_positions
 
 FRAME_NAME_LIMIT = 15
+_IDENTITY = np.eye(4)
 _DIGITS = re.compile(r"(\d+)$")
 
 
@@ -213,6 +214,56 @@ class _Assignments:
             anim.use_nla = use_nla
 
 
+@dataclass
+class _KeyState:
+    """An object's shape keys read once per export (not once per action)."""
+    values: np.ndarray          # (K,) static values, clipped, 0 where muted (row 0: Basis)
+    low: np.ndarray
+    high: np.ndarray
+    muted: np.ndarray
+    grouped: np.ndarray         # has a vertex group
+    index: dict[str, int]       # F-curve data path -> key block
+
+
+def _key_state(obj: bpy.types.Object) -> _KeyState | None:
+    """The shape keys, if the mesh can equal one of them (relative keys on Basis, no active
+    modifiers, not pinned), else None."""
+    key = obj.data.shape_keys
+    if key is None or obj.type != "MESH" or has_active_modifiers(obj) or obj.show_only_shape_key:
+        return None
+    blocks = key.key_blocks
+    if not key.use_relative or any(b.relative_key != blocks[0] for b in blocks[1:]):
+        return None
+    count = len(blocks)
+    arrays = {}
+    for name, dtype in (("value", np.float32), ("slider_min", np.float32), ("slider_max", np.float32),
+                        ("mute", bool)):
+        arrays[name] = np.empty(count, dtype)
+        blocks.foreach_get(name, arrays[name])
+    low, high = arrays["slider_min"].astype(np.float64), arrays["slider_max"].astype(np.float64)
+    values = np.where(arrays["mute"], 0.0, np.clip(arrays["value"].astype(np.float64), low, high))
+    values[0] = 0.0
+    paths = {f'key_blocks["{bpy.utils.escape_identifier(b.name)}"].value': i for i, b in enumerate(blocks)}
+    grouped = np.array([bool(b.vertex_group) for b in blocks])
+    return _KeyState(values, low, high, arrays["mute"], grouped, paths)
+
+
+def _exact_keys(state: _KeyState, fcurves: list[bpy.types.FCurve], frames: np.ndarray) -> list[int | None]:
+    """For each frame, the key block the mesh equals with only ``fcurves`` animating the keys, else None."""
+    values = np.repeat(state.values[:, None], len(frames), axis=1)
+    for fcurve in fcurves:
+        i = state.index.get(fcurve.data_path)
+        if i and not fcurve.mute and not state.muted[i]:
+            values[i] = np.clip(_curve_values(fcurve, frames), state.low[i], state.high[i])
+    if np.any(state.grouped[1:] & np.any(values[1:] != 0, axis=1)):
+        return [None] * len(frames)
+    nonzero = values[1:] != 0
+    counts = nonzero.sum(axis=0)
+    first = np.argmax(nonzero, axis=0)
+    one = values[1:][first, np.arange(len(frames))] == 1.0
+    return [BASIS if c == 0 else int(f) + 1 if c == 1 and o else None for c, f, o in zip(counts, first, one)]
+
+
 def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
     """The shape keys alone move ``obj`` under this action: its key frames can be read directly."""
     key = obj.data.shape_keys
@@ -247,13 +298,15 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     evaluated = 0
     current = scene.frame_current, scene.frame_subframe
     statics = [np.array(o.matrix_world, np.float64) for o in objects]
+    states = [_key_state(o) for o in objects]
     with _Assignments(ids, {a.name for a, _ in actions}) as assign:
         try:
             row = 0
             for action, target, frames in plans:
                 frame_array = np.asarray(frames, np.float64)
-                exact = [exact_key_per_frame(o, frame_array, action_fcurves(action, target))
-                         if _fast_path_ok(o, target) else [None] * len(frames) for o in objects]
+                exact = [_exact_keys(states[k], action_fcurves(action, target), frame_array)
+                         if states[k] is not None and _fast_path_ok(o, target) else [None] * len(frames)
+                         for k, o in enumerate(objects)]
                 for j, frame in enumerate(frames):
                     origins.append(FrameOrigin(action.name, frame, j, exact[0][j]))
                 slow = [j for j in range(len(frames)) if any(e[j] is None for e in exact)]
@@ -292,7 +345,7 @@ def _key_name(obj: bpy.types.Object, index: int) -> str | None:
 
 
 def _placed(co: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
-    if matrix is None or np.array_equal(matrix, np.eye(4)):
+    if matrix is None or (matrix == _IDENTITY).all():
         return co
     return co.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
 

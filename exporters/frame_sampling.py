@@ -78,10 +78,8 @@ def _curve_values(fcurve: bpy.types.FCurve, frames: np.ndarray) -> np.ndarray:
     return np.array([fcurve.evaluate(float(f)) for f in frames])
 
 
-def exact_key_per_frame(obj: bpy.types.Object, frames: np.ndarray,
-                        fcurves: list[bpy.types.FCurve] | None = None) -> list[int | None]:
-    """For each scene frame, the index of the one key block the evaluated mesh equals, else None
-    (with the shape keys' own animation, or only ``fcurves``: an action about to be assigned)."""
+def exact_key_per_frame(obj: bpy.types.Object, frames: np.ndarray) -> list[int | None]:
+    """For each scene frame, the index of the one key block the evaluated mesh equals, else None."""
     unknown: list[int | None] = [None] * len(frames)
     key = obj.data.shape_keys
     if obj.type != "MESH" or has_active_modifiers(obj) or obj.show_only_shape_key:
@@ -91,8 +89,7 @@ def exact_key_per_frame(obj: bpy.types.Object, frames: np.ndarray,
     blocks = list(key.key_blocks)
     if not key.use_relative or any(b.relative_key != blocks[0] for b in blocks[1:]):
         return unknown
-    if fcurves is None:
-        fcurves = _fcurves_of(key)
+    fcurves = _fcurves_of(key)
     if fcurves is None:
         return unknown
     by_path = {fc.data_path: fc for fc in fcurves if not fc.mute}

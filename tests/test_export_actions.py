@@ -260,3 +260,42 @@ def test_player_export_needs_a_body(bpy_scene, tmp_path):
     with pytest.raises(RuntimeError, match="needs a body"):
         export(bpy, "md2", [body], tmp_path / "tris.md2", frame_source="ACTIONS", player=True)
     assert not any(tmp_path.iterdir())
+
+
+def test_object_action_is_baked_and_other_objects_actions_left_out(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.object
+    for frame, z in ((1, 0.0), (4, 3.0)):
+        cube.location.z = z
+        cube.keyframe_insert("location", frame=frame)
+    cube.animation_data.action.name = "lift"
+    cube.animation_data.action.use_fake_user = True
+    cube.animation_data.action = None
+    cube.location.z = 0.0
+    bpy.ops.object.camera_add()
+    camera = bpy.context.object
+    camera.keyframe_insert("location", frame=1)
+    camera.animation_data.action.name = "dolly"           # also resolves on the cube, but is the camera's
+    model = parse_md2(export(bpy, "md2", [cube], tmp_path / "cube.md2", frame_source="ACTIONS"))
+    assert model.frame_names == ["lift01", "lift02", "lift03", "lift04"]
+    rest = np.array([v.co for v in cube.data.vertices])
+    assign(bpy, cube, bpy.data.actions["lift"])
+    expected = []
+    for f in range(1, 5):
+        bpy.context.scene.frame_set(f)
+        expected.append(rest @ np.array(cube.matrix_world)[:3, :3].T + np.array(cube.matrix_world)[:3, 3])
+    assert np.all(np.abs(model.positions()[:, :8] - np.array(expected)) <= model.frame_scale[:, None, :] / 2 + 1e-5)
+
+
+def test_action_list_keeps_order_and_ticks(bpy_scene, extension):
+    from importlib import import_module
+    action_list = import_module(f"{extension}.exporters.action_list")
+    scene = bpy_scene.context.scene
+    action_list.sync_action_list(scene, ["a", "b", "c"])
+    scene.classic_export_actions.move(2, 0)                 # c, a, b
+    scene.classic_export_actions[1].export = False          # a unticked
+    action_list.sync_action_list(scene, ["a", "b", "d"])    # c gone, d new
+    assert action_list.listed_actions(scene) == [("a", False), ("b", True), ("d", True)]
+    order = import_module(f"{extension}.exporters.action_sampling").order_actions
+    assert order(["a", "b", "d", "e"], [("d", True), ("a", False), ("b", True)]) == ["d", "b", "e"]
