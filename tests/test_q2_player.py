@@ -9,6 +9,7 @@ import pytest
 
 from formats.md2 import serialize_md2
 from formats.q2_player import STANDARD_FRAMES, standard_animation
+from conftest import CORPUS
 from md2_synthetic import grid_model
 from test_cli import package_path, run  # noqa: F401  (fixtures)
 
@@ -100,3 +101,13 @@ def test_unreadable_model_is_an_error_and_no_player_is_a_usage_error(run, tmp_pa
     empty.mkdir()
     result = run("check", "--profile", "q2-player", empty, block_bpy=True)
     assert result.returncode == 2 and "no tris.md2" in result.stderr
+
+
+def test_a_real_player_has_the_standard_frames(run, tmp_path):
+    folder = CORPUS / "md2" / "petaaar88-zarlag"
+    if not (folder / "tris.md2").is_file():
+        pytest.skip(f"corpus player {folder} not found")
+    result = run("check", "--profile", "q2-player", "--no-skins", folder, block_bpy=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = run("check", "--profile", "q2-player", folder, block_bpy=True)   # its skin name points elsewhere
+    assert result.stdout.splitlines()[0] == f"{folder}: warning: tris.md2: skin 'models/maxx/skin.pcx' not found"
