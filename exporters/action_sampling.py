@@ -155,8 +155,9 @@ def order_actions(names: list[str], listed: list[tuple[str, bool]] | None) -> li
     if not listed:
         return list(names)
     position = {name: (i, ticked) for i, (name, ticked) in enumerate(listed)}
+    default = {name: i for i, name in enumerate(names)}
     kept = [n for n in names if position.get(n, (0, True))[1]]
-    return sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), names.index(n)))
+    return sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), default[n]))
 
 
 def action_frames(action: bpy.types.Action, step: int) -> list[int]:
@@ -267,7 +268,7 @@ def _exact_keys(state: _KeyState, fcurves: list[bpy.types.FCurve], frames: np.nd
 def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
     """The shape keys alone move ``obj`` under this action: its key frames can be read directly."""
     key = obj.data.shape_keys
-    if key is None or target != key or len(key.animation_data.drivers):
+    if key is None or target != key or (key.animation_data is not None and len(key.animation_data.drivers)):
         return False
     parent = obj
     while parent is not None:
