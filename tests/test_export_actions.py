@@ -315,3 +315,28 @@ def test_dialog_draws_every_option_and_the_list_for_actions(bpy_scene, extension
         expected = [p.identifier for p in rna.properties if not p.is_hidden and p.identifier != "filepath"]
         assert drawn == expected and "step" in drawn and "dither" in drawn
         assert layout.row.return_value.template_list.call_count == lists
+
+
+def test_a_failure_while_sampling_puts_everything_back(bpy_scene, tmp_path, extension, monkeypatch):
+    bpy = bpy_scene
+    from importlib import import_module
+    sampling = import_module(f"{extension}.exporters.action_sampling")
+    obj, rig, actions = rigged_model(bpy)
+    assign(bpy, rig, actions["walk"])
+    rig.animation_data.use_nla = True
+    slot = getattr(rig.animation_data, "action_slot", None)
+    bpy.context.scene.frame_set(7)
+    calls, original = [], sampling.evaluated_positions
+
+    def failing(context, o):             # the 10th evaluation (action 'walk') fails
+        calls.append(o)
+        if len(calls) == 10:
+            raise sampling.ExportError("disk on fire")
+        return original(context, o)
+    monkeypatch.setattr(sampling, "evaluated_positions", failing)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        export(bpy, "md2", [obj], tmp_path / "x.md2", frame_source="ACTIONS")
+    assert len(calls) == 10 and not (tmp_path / "x.md2").exists()
+    assert rig.animation_data.action == actions["walk"] and rig.animation_data.use_nla
+    assert getattr(rig.animation_data, "action_slot", None) == slot
+    assert bpy.context.scene.frame_current == 7
