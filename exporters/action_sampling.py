@@ -7,10 +7,10 @@ sits in one of its NLA strips, or (unassigned and kept by a fake user) its F-cur
 (armatures first, then the object, then the shape keys). Actions assigned to other IDs and orphans
 (no users: lost on save) are left out.
 
-Sampling assigns each action in turn to its ID (with a suitable slot on 4.4+, NLA off) while the
-other IDs' listed actions are taken off, steps ``frame_range`` (integer frames, every ``step``-th
-frame from the first, the last frame always included) and evaluates the meshes with modifiers and
-armatures as on the timeline; everything is restored afterwards, also on error. Where a frame is
+Sampling plays each action alone from rest (:mod:`.action_playback`), steps ``frame_range``
+(integer frames, every ``step``-th frame from the first, the last frame always included) and
+evaluates the meshes with modifiers and armatures as on the timeline; everything is restored
+afterwards, also on error. Where a frame is
 exactly one shape key (an imported model's per-animation shape-key actions), the key is read
 directly, as for the timeline.
 """
@@ -24,6 +24,7 @@ import bpy
 
 from ..common.contract import FRAME_NAMES
 from ..formats.animations import group_animations
+from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from .export_error import ExportError
 from .frame_sampling import BASIS, _curve_values, evaluated_positions, has_active_modifiers, read_key_positions
 
@@ -68,19 +69,6 @@ def animated_ids(obj: bpy.types.Object) -> list[bpy.types.ID]:
     return ids
 
 
-def pick_slot(action: bpy.types.Action, id_block: bpy.types.ID):
-    """The action's slot for ``id_block`` (4.4+), else None: its last used one, one named after it, the first."""
-    slots = [s for s in getattr(action, "slots", ()) if s.target_id_type in (id_block.id_type, "UNSPECIFIED")]
-    if not slots:
-        return None
-    anim = id_block.animation_data
-    last = getattr(anim, "last_slot_identifier", "") if anim is not None else ""
-    for slot in slots:
-        if slot.identifier == last or slot.identifier[2:] == id_block.name:
-            return slot
-    return slots[0]
-
-
 def action_fcurves(action: bpy.types.Action, id_block: bpy.types.ID) -> list[bpy.types.FCurve]:
     """The F-curves ``action`` would drive on ``id_block`` (4.2 to 5.x)."""
     if hasattr(action, "slots"):
@@ -95,22 +83,13 @@ def action_fcurves(action: bpy.types.Action, id_block: bpy.types.ID) -> list[bpy
     return list(action.fcurves)
 
 
-def _assigned(id_block: bpy.types.ID) -> set[str]:
-    anim = id_block.animation_data
-    if anim is None:
-        return set()
-    names = {anim.action.name} if anim.action is not None else set()
-    names |= {s.action.name for t in anim.nla_tracks for s in t.strips if s.action is not None}
-    return names
-
-
 def _used_elsewhere(ours: list[bpy.types.ID]) -> set[str]:
     names: set[str] = set()
     for collection in (bpy.data.objects, bpy.data.shape_keys, bpy.data.armatures, bpy.data.meshes,
                        bpy.data.materials, bpy.data.cameras, bpy.data.lights, bpy.data.scenes):
         for id_block in collection:
             if id_block.animation_data is not None and not any(id_block == o for o in ours):
-                names |= _assigned(id_block)
+                names |= assigned_actions(id_block)
     return names
 
 
@@ -136,7 +115,7 @@ def find_actions(objects: list[bpy.types.Object]) -> list[tuple[bpy.types.Action
     elsewhere = _used_elsewhere(ids)
     found: dict[str, tuple[bpy.types.Action, bpy.types.ID]] = {}
     for id_block in ids:
-        for name in _assigned(id_block):
+        for name in assigned_actions(id_block):
             found.setdefault(name, (bpy.data.actions[name], id_block))
     for action in bpy.data.actions:
         if action.name in found or action.name in elsewhere or action.users == 0:
@@ -169,52 +148,6 @@ def action_frames(action: bpy.types.Action, step: int) -> list[int]:
     return frames
 
 
-class _Assignments:
-    """Assign one action at a time; put back every ID's action, slot and NLA switch on exit."""
-
-    def __init__(self, ids: list[bpy.types.ID], listed: set[str]):
-        self.ids = ids
-        self.listed = listed
-        self.saved = []
-
-    def __enter__(self):
-        for id_block in self.ids:
-            anim = id_block.animation_data
-            self.saved.append(None if anim is None else
-                              (anim.action, getattr(anim, "action_slot", None), anim.use_nla))
-        return self
-
-    def play(self, action: bpy.types.Action, target: bpy.types.ID) -> None:
-        for id_block in self.ids:
-            anim = id_block.animation_data
-            if id_block == target:
-                anim = anim or id_block.animation_data_create()
-                anim.use_nla = False
-                if anim.action != action:
-                    anim.action = action
-                slot = pick_slot(action, id_block)
-                if slot is not None and anim.action_slot != slot:
-                    anim.action_slot = slot
-            elif anim is not None and (anim.action is not None and anim.action.name in self.listed
-                                       or _assigned(id_block) & self.listed):
-                anim.action = None
-                anim.use_nla = False
-
-    def __exit__(self, *exc) -> None:
-        for id_block, saved in zip(self.ids, self.saved):
-            if saved is None:
-                if id_block.animation_data is not None:
-                    id_block.animation_data_clear()
-                continue
-            anim = id_block.animation_data
-            action, slot, use_nla = saved
-            if anim.action != action:
-                anim.action = action
-            if slot is not None and anim.action_slot != slot:
-                anim.action_slot = slot
-            anim.use_nla = use_nla
-
-
 @dataclass
 class _KeyState:
     """An object's shape keys read once per export (not once per action)."""
@@ -226,7 +159,26 @@ class _KeyState:
     index: dict[str, int]       # F-curve data path -> key block
 
 
-def _key_state(obj: bpy.types.Object) -> _KeyState | None:
+def _key_paths(key: bpy.types.Key) -> dict[str, int]:
+    return {f'key_blocks["{bpy.utils.escape_identifier(b.name)}"].value': i for i, b in enumerate(key.key_blocks)}
+
+
+def _key_rest(ids: list[bpy.types.ID], actions) -> dict[str, np.ndarray]:
+    """Per Key: its values now, 0 for the blocks any listed action animates (each action starts there)."""
+    rest = {}
+    for key in (i for i in ids if i.id_type == "KEY"):
+        values = np.empty(len(key.key_blocks), np.float32)
+        key.key_blocks.foreach_get("value", values)
+        paths = _key_paths(key)
+        for action, target in actions:
+            if target == key:
+                rows = [paths.get(fc.data_path, 0) for fc in action_fcurves(action, key)]
+                values[[r for r in rows if r]] = 0.0
+        rest[key.name] = values
+    return rest
+
+
+def _key_state(obj: bpy.types.Object, rest: np.ndarray) -> _KeyState | None:
     """The shape keys, if the mesh can equal one of them (relative keys on Basis, no active
     modifiers, not pinned), else None."""
     key = obj.data.shape_keys
@@ -237,14 +189,14 @@ def _key_state(obj: bpy.types.Object) -> _KeyState | None:
         return None
     count = len(blocks)
     arrays = {}
-    for name, dtype in (("value", np.float32), ("slider_min", np.float32), ("slider_max", np.float32),
-                        ("mute", bool)):
+    for name, dtype in (("slider_min", np.float32), ("slider_max", np.float32), ("mute", bool)):
         arrays[name] = np.empty(count, dtype)
         blocks.foreach_get(name, arrays[name])
+    arrays["value"] = rest
     low, high = arrays["slider_min"].astype(np.float64), arrays["slider_max"].astype(np.float64)
     values = np.where(arrays["mute"], 0.0, np.clip(arrays["value"].astype(np.float64), low, high))
     values[0] = 0.0
-    paths = {f'key_blocks["{bpy.utils.escape_identifier(b.name)}"].value': i for i, b in enumerate(blocks)}
+    paths = _key_paths(key)
     grouped = np.array([bool(b.vertex_group) for b in blocks])
     return _KeyState(values, low, high, arrays["mute"], grouped, paths)
 
@@ -299,8 +251,9 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     evaluated = 0
     current = scene.frame_current, scene.frame_subframe
     statics = [np.array(o.matrix_world, np.float64) for o in objects]
-    states = [_key_state(o) for o in objects]
-    with _Assignments(ids, {a.name for a, _ in actions}) as assign:
+    key_rest = _key_rest(ids, actions)
+    states = [_key_state(o, key_rest[o.data.shape_keys.name]) if o.data.shape_keys else None for o in objects]
+    with ActionPlayback(ids, {a.name for a, _ in actions}, key_rest) as playback:
         try:
             row = 0
             for action, target, frames in plans:
@@ -321,7 +274,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
                             positions[k][row + j] = _placed(read_key_positions(block, num_vertices[k]),
                                                             statics[k] if world else None)
                 if slow:
-                    assign.play(action, target)
+                    playback.play(action, target)
                     for j in slow:
                         scene.frame_set(frames[j])
                         depsgraph = context.evaluated_depsgraph_get()
@@ -352,19 +305,26 @@ def _placed(co: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
 
 
 def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin]) -> list[str]:
-    """``<action><nn>``: numbered as the import named that animation's frames (``run1``.. stays
-    1-based unpadded, ``death101``.. keeps its start and width), else two digits from 01. Refuses
-    names over the 15-character limit, naming the action."""
+    """``<action><nn>``. An action with as many frames as the imported animation of its name gets
+    that animation's frame names (``run1``..``run6``; ``pain101``..``pain304`` too); otherwise frames
+    are numbered as that animation's first frame (start and width), else two digits from 01.
+    Refuses names over the 15-character limit, naming the action."""
     stored = [str(n) for n in obj.data.get(FRAME_NAMES, [])] if obj.type == "MESH" else []
-    numbering: dict[str, tuple[int, int]] = {}
+    imported: dict[str, list[str]] = {}
     for anim in group_animations(stored):
-        match = _DIGITS.search(stored[anim.first])
-        if match and anim.name not in numbering:
-            numbering[anim.name] = (int(match.group(1)), len(match.group(1)))
+        imported.setdefault(anim.name, stored[anim.first:anim.last + 1])
+    counts: dict[str, int] = {}
+    for origin in origins:
+        counts[origin.action] = counts.get(origin.action, 0) + 1
     names, too_long = [], {}
     for origin in origins:
-        start, width = numbering.get(origin.action, (1, 2))
-        name = f"{origin.action}{start + origin.index:0{width}d}"
+        own = imported.get(origin.action, [])
+        if len(own) == counts[origin.action]:
+            name = own[origin.index]
+        else:
+            match = _DIGITS.search(own[0]) if own else None
+            start, width = (int(match.group(1)), len(match.group(1))) if match else (1, 2)
+            name = f"{origin.action}{start + origin.index:0{width}d}"
         if len(name.encode("latin-1", "replace")) > FRAME_NAME_LIMIT:
             too_long.setdefault(origin.action, name)
         names.append(name)

@@ -178,7 +178,8 @@ def test_no_actions_is_a_clear_error(bpy_scene, tmp_path):
 
 def _split_into_actions(bpy, obj) -> None:
     """What an import with one shape-key action per animation leaves: actions named after the
-    animations, each playing its frames from scene frame 1 (built here from the keys, independently)."""
+    animations, each playing its frames from scene frame 1 with linear keys (built here from the keys,
+    independently)."""
     key = obj.data.shape_keys
     names = [b.name for b in key.key_blocks[1:]]
     offset = obj.classic_model.frame_offset
@@ -193,6 +194,11 @@ def _split_into_actions(bpy, obj) -> None:
                 block.keyframe_insert("value", frame=frame)
         action = key.animation_data.action
         action.name, action.use_fake_user = anim.name, True
+        curves = (action.layers[0].strips[0].channelbag(key.animation_data.action_slot).fcurves
+                  if hasattr(action, "layers") and len(action.layers) else action.fcurves)
+        for fcurve in curves:
+            for point in fcurve.keyframe_points:
+                point.interpolation = "LINEAR"
         action.use_frame_range = True
         action.frame_start, action.frame_end = 1, last - first + 1
     key.animation_data.action = None
@@ -340,3 +346,48 @@ def test_a_failure_while_sampling_puts_everything_back(bpy_scene, tmp_path, exte
     assert rig.animation_data.action == actions["walk"] and rig.animation_data.use_nla
     assert getattr(rig.animation_data, "action_slot", None) == slot
     assert bpy.context.scene.frame_current == 7
+
+
+@pytest.mark.parametrize("relative", ["mdl/librequake/flame2.mdl", "md2/petaaar88-zarlag/tris.md2"])
+def test_corpus_model_split_into_actions_exports_byte_for_byte(bpy_scene, tmp_path, relative):
+    from conftest import CORPUS
+    path = CORPUS / relative
+    if not path.is_file():
+        pytest.skip(f"corpus file {relative} not found under {CORPUS}")
+    bpy = bpy_scene
+    kind = path.suffix[1:]
+    assert getattr(bpy.ops.import_scene, kind)(filepath=str(path)) == {"FINISHED"}
+    obj = bpy.context.view_layer.objects.active
+    _split_into_actions(bpy, obj)
+    assert len(obj.classic_model.animations) > 1
+    bpy.context.scene.frame_set(2)     # the active action's keys now hold values other actions do not animate
+    start = time.perf_counter()
+    data = export(bpy, kind, [obj], tmp_path / path.name, frame_source="ACTIONS")
+    print(f"{relative}: actions export {time.perf_counter() - start:.3f} s")
+    assert data == path.read_bytes()[:len(data)] and len(data) <= path.stat().st_size
+
+
+def test_each_action_starts_from_rest(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, actions = rigged_model(bpy)
+    rig.animation_data.action = None
+    for f, angle in ((1, 0.0), (3, 0.6)):                 # 'nod' keys only the upper bone
+        rig.pose.bones["upper"].rotation_euler = (angle, 0, 0)
+        rig.pose.bones["upper"].keyframe_insert("rotation_euler", frame=f)
+    nod = rig.animation_data.action
+    nod.name, nod.use_fake_user = "nod", True
+    assign(bpy, rig, actions["walk"])                      # walk's pose is what Blender would keep
+    bpy.context.scene.frame_set(5)
+    scene = bpy.context.scene
+    scene.classic_export_actions.clear()
+    for name in ("walk", "nod"):
+        scene.classic_export_actions.add().name = name
+    scene.classic_export_actions.add().name, scene.classic_export_actions[-1].export = "attack", False
+    model = parse_md2(export(bpy, "md2", [obj], tmp_path / "nod.md2", frame_source="ACTIONS"))
+    assert model.frame_names == [f"walk{i:02d}" for i in range(1, 6)] + ["nod01", "nod02", "nod03"]
+    assert rig.animation_data.action == actions["walk"]
+    rig.animation_data.action = None
+    for bone in rig.pose.bones:                            # rest, then nod alone
+        bone.location, bone.rotation_euler, bone.scale = (0, 0, 0), (0, 0, 0), (1, 1, 1)
+    expected = posed(bpy, obj, rig, nod, range(1, 4))
+    assert np.all(np.abs(model.positions()[5:] - expected) <= model.frame_scale[5:, None, :] / 2 + 1e-5)
