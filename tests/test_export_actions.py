@@ -258,6 +258,13 @@ def test_player_export_writes_body_and_weapon_with_equal_frames(bpy_scene, tmp_p
     assert "Quake II player: tris.md2: 13 frames, a Quake II player has 198" in out
     assert "Quake II player: tris.md2: animation 'stand' is missing (expected 40 frames at frames 0-39)" in out
     assert "Quake II player: tris.md2: animation 'attack' is at frames 0-7, expected frames 46-53" in out
+    from importlib import import_module
+    from tools.load_extension import enable_extension
+    check = import_module(f"{enable_extension()}.cli.player_check")
+    deviations, errors = check.check_player(tmp_path, load_skins=False)
+    warned = [line.removeprefix("Warning: Quake II player: ") for line in out.splitlines()
+              if line.startswith("Warning: Quake II player: ")]
+    assert not errors and deviations == warned and len(warned) > 3
 
 
 def test_player_export_needs_a_body(bpy_scene, tmp_path):
