@@ -124,7 +124,8 @@ def find_actions(objects: list[bpy.types.Object]) -> list[tuple[bpy.types.Action
             if _resolves(id_block, action_fcurves(action, id_block)):
                 found[action.name] = (action, id_block)
                 break
-    listed = [a.name for a in objects[0].classic_model.animations] if objects else []
+    listed = [getattr(a, "action", None).name if getattr(a, "action", None) is not None else a.name
+              for a in objects[0].classic_model.animations] if objects else []
     order = [n for n in dict.fromkeys(listed) if n in found] + sorted(n for n in found if n not in listed)
     return [found[n] for n in order]
 
@@ -304,12 +305,18 @@ def _placed(co: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
     return co.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
 
 
-def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin]) -> list[str]:
+def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin],
+                       stored: list[str] | None = None) -> list[str]:
     """``<action><nn>``. An action with as many frames as the imported animation of its name gets
     that animation's frame names (``run1``..``run6``; ``pain101``..``pain304`` too); otherwise frames
     are numbered as that animation's first frame (start and width), else two digits from 01.
+    An action the animation list points at (``item.action``) is named after its animation.
+    ``stored``: the import's frame names in file order (default: the mesh's ``frame_names``).
     Refuses names over the 15-character limit, naming the action."""
-    stored = [str(n) for n in obj.data.get(FRAME_NAMES, [])] if obj.type == "MESH" else []
+    if stored is None:
+        stored = [str(n) for n in obj.data.get(FRAME_NAMES, [])] if obj.type == "MESH" else []
+    alias = {item.action.name: item.name for item in obj.classic_model.animations
+             if getattr(item, "action", None) is not None}
     imported: dict[str, list[str]] = {}
     for anim in group_animations(stored):
         imported.setdefault(anim.name, stored[anim.first:anim.last + 1])
@@ -318,15 +325,16 @@ def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin]) -> lis
         counts[origin.action] = counts.get(origin.action, 0) + 1
     names, too_long = [], {}
     for origin in origins:
-        own = imported.get(origin.action, [])
+        base = alias.get(origin.action, origin.action)
+        own = imported.get(base, [])
         if len(own) == counts[origin.action]:
             name = own[origin.index]
         else:
             match = _DIGITS.search(own[0]) if own else None
             start, width = (int(match.group(1)), len(match.group(1))) if match else (1, 2)
-            name = f"{origin.action}{start + origin.index:0{width}d}"
+            name = f"{base}{start + origin.index:0{width}d}"
         if len(name.encode("latin-1", "replace")) > FRAME_NAME_LIMIT:
-            too_long.setdefault(origin.action, name)
+            too_long.setdefault(base, name)
         names.append(name)
     if too_long:
         raise ExportError("frame names are limited to 15 characters: " + "; ".join(
