@@ -46,6 +46,7 @@ class FrameOrigin:
 class ActionSamples:
     positions: list[np.ndarray]          # per object (F, V, 3) world or object space as asked
     key_names: list[list[str | None]]    # per object
+    key_indices: list[list[int | None]]  # per object: the shape key each frame equals exactly, else None
     origins: list[FrameOrigin]
     evaluated: int                       # frames that needed a depsgraph evaluation
 
@@ -248,6 +249,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     total = sum(len(f) for _, _, f in plans)
     positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
     key_names: list[list[str | None]] = [[None] * total for _ in objects]
+    key_indices: list[list[int | None]] = [[None] * total for _ in objects]
     origins: list[FrameOrigin] = []
     evaluated = 0
     current = scene.frame_current, scene.frame_subframe
@@ -270,6 +272,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
                     for j in range(len(frames)):
                         if exact[k][j] is not None:
                             key_names[k][row + j] = _key_name(obj, exact[k][j])
+                            key_indices[k][row + j] = exact[k][j]
                         if j in fast:
                             block = obj.data.shape_keys.key_blocks[exact[k][j]]
                             positions[k][row + j] = _placed(read_key_positions(block, num_vertices[k]),
@@ -291,7 +294,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
                 row += len(frames)
         finally:
             scene.frame_set(current[0], subframe=current[1])
-    return ActionSamples(positions, key_names, origins, evaluated)
+    return ActionSamples(positions, key_names, key_indices, origins, evaluated)
 
 
 def _key_name(obj: bpy.types.Object, index: int) -> str | None:

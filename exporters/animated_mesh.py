@@ -83,7 +83,8 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
             positions = positions * options.scale
         if not np.all(np.isfinite(positions)):
             raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
-        parts.append(MeshPart(obj, topology, positions, names, samples.evaluated, samples.origins))
+        parts.append(MeshPart(obj=obj, topology=topology, positions=positions, key_names=names,
+                              frames_evaluated=samples.evaluated, origins=samples.origins))
     return parts, [o.frame for o in samples.origins]
 
 
