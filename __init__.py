@@ -15,8 +15,10 @@ def _classes():
 
 def register() -> None:
     import bpy
+    from .exporters import action_list
     from .ui import menus, panel, properties
     properties.register()
+    action_list.register()
     for cls in _classes():
         bpy.utils.register_class(cls)
     panel.register()
@@ -28,6 +30,8 @@ def unregister() -> None:
     from .ui import menus, panel, properties
     menus.unregister()
     panel.unregister()
+    from .exporters import action_list
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)
+    action_list.unregister()
     properties.unregister()

@@ -274,6 +274,7 @@ def convert(job: ConvertJob) -> list[str]:
     # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
     kwargs, notes = operator_kwargs(importer, settings.import_options, defaults={"load_weapons": False})
     warnings += notes
+    kwargs.update(_actions_import(importer, settings, kwargs))
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
         raise ConvertError("the import created nothing")
     if settings.fps is not None:
@@ -308,6 +309,17 @@ def convert(job: ConvertJob) -> list[str]:
     warnings += notes
     _run_operator(exporter, filepath=str(output), check_existing=False, **kwargs)
     return warnings
+
+
+def _actions_import(importer: str, settings: ConvertSettings, kwargs: dict) -> dict:
+    """``--frame-source actions`` from MD2/MDL: import one action per animation (the import's
+    ``animations='ACTIONS'``, where the operator has it and it was not asked otherwise)."""
+    request = settings.export_options.get("frame_source")
+    if request is None or request.value != "ACTIONS" or "animations" in kwargs:
+        return {}
+    if "animations" not in _operator(importer).get_rna_type().properties.keys():
+        return {}
+    return {"animations": "ACTIONS"}
 
 
 def temporary_output(output: Path, pid: int) -> Path:

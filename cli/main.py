@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
     check.add_argument("--name-encoding", choices=NAME_ENCODING_CHOICES, default="auto",
                        help="MS3D: the code page names were written in")
+    check.add_argument("--profile", choices=("q2-player",),
+                       help="q2-player: check each folder holding a tris.md2 as a Quake II player (the 198 "
+                            "standard frames, weapon models with as many frames, skins, name limits)")
 
     convert = commands.add_parser(
         "convert", help="convert models through the extension's importers and exporters (needs bpy)",
@@ -115,8 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="any property of the import operator, by its Python name (repeatable), "
                               "e.g. axis_up=Z for MS3D")
     exports = convert.add_argument_group("export options (the export operators' properties)")
-    exports.add_argument("--frame-source", choices=("timeline", "shape-keys"),
-                         help="one frame per scene frame or per shape key (frame_source)")
+    exports.add_argument("--frame-source", choices=("timeline", "shape-keys", "actions"),
+                         help="one frame per scene frame, per shape key, or per frame of each action "
+                              "(frame_source)")
     exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
                          help="MDL: limits to check, Quake's or source ports' (target)")
     exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")
@@ -153,6 +157,9 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.profile == "q2-player":
+        from .player_check import run_player_check
+        return run_player_check(args, PROG)
     sources, missing = _inputs(args)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)

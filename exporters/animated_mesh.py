@@ -2,7 +2,8 @@
 
 Each object gives its topology (triangulated as Blender does, per-corner UVs) and its vertex
 positions at every exported frame: one per scene frame of the scene range (``TIMELINE``) or one per
-shape key (``SHAPE_KEYS``), with modifiers and armatures applied, in file units.
+shape key (``SHAPE_KEYS``) or one per frame of each action (``ACTIONS``, see :mod:`.action_sampling`),
+with modifiers and armatures applied, in file units.
 """
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from ..formats.errors import FormatError
 from ..common.frame_table import FrameEntry, frame_table, match_frames
 from .export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
+from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
 from .mesh_topology import Topology, object_topology
 
 
 
 @dataclass
 class FrameExportOptions:
-    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS"
+    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS", "ACTIONS"
+    step: int = 1                       # ACTIONS: every Nth frame of each action (its last always)
+    actions: list[tuple[str, bool]] | None = None   # ACTIONS: the user's list (name, ticked), in order
     scale: float = 1.0
     apply_transform: bool = True
 
@@ -34,6 +38,7 @@ class MeshPart:
     key_names: list[str | None]
     key_indices: list[int | None]
     frames_evaluated: int = 0
+    origins: list[FrameOrigin] | None = None   # ACTIONS: the action and action frame of each frame
 
 
 @dataclass
@@ -44,9 +49,9 @@ class ExportedFrames:
     table: list[FrameEntry]      # the first object's frame table (empty for models made in Blender)
 
     def stored_name(self, f: int) -> bool:
-        """True if frame f still has the name the file stored (so its stored name bytes apply)."""
+        """True if frame f is written with the name the file stored (so its stored name bytes apply)."""
         m = self.match[f]
-        return m >= 0 and not self.table[m].renamed
+        return m >= 0 and self.names[f] == self.table[m].file_name
 
 
 def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
@@ -60,6 +65,8 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
     if not meshes:
         raise ExportError("nothing to export: select at least one mesh object")
     scene = context.scene
+    if options.frame_source == "ACTIONS" or imported_as_actions(meshes[0], options):
+        return _sample_actions(context, meshes, options, format_name, int_attributes, kept_triangles)
     frames = list(range(scene.frame_start, scene.frame_end + 1))
     parts = [_sample(context, obj, frames, options, format_name, int_attributes, kept_triangles) for obj in meshes]
     count = len(parts[0].positions)
@@ -68,6 +75,44 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
             raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
                               f"{parts[0].obj.name!r} has {count}; export them separately")
     return parts, frames
+
+
+def imported_as_actions(obj: bpy.types.Object, options: FrameExportOptions) -> bool:
+    """True for a timeline export of a model imported with one action per animation: its frames are
+    the actions' frames (the import's list order), so an untouched model writes the file it came from."""
+    return options.frame_source == "TIMELINE" and obj.classic_model.animation_mode == "ACTIONS"
+
+
+def _checked_topology(context, obj, format_name: str, int_attributes: tuple[str, ...],
+                      kept_triangles: str = "") -> Topology:
+    topology = object_topology(context, obj, int_attributes)
+    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
+        raise ExportError(f"object {obj.name!r} has no faces")
+    if topology.corner_uvs is None:
+        raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
+    return topology
+
+
+def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExportOptions, format_name: str,
+                    int_attributes: tuple[str, ...], kept_triangles: str) -> tuple[list[MeshPart], list[int]]:
+    """Every mesh at every exported frame of every action (``options.actions`` order, else the default)."""
+    topologies = [_checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
+    found = find_actions(meshes)
+    by_name = {action.name: (action, target) for action, target in found}
+    found = [by_name[n] for n in order_actions(list(by_name), None if imported_as_actions(meshes[0], options)
+                                               else options.actions)]
+    samples = sample_actions(context, meshes, [t.num_vertices for t in topologies], options.step,
+                             options.apply_transform, found)
+    parts = []
+    for obj, topology, positions, names, indices in zip(meshes, topologies, samples.positions, samples.key_names,
+                                                        samples.key_indices):
+        if options.scale != 1.0:
+            positions = positions * options.scale
+        if not np.all(np.isfinite(positions)):
+            raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+        parts.append(MeshPart(obj=obj, topology=topology, positions=positions, key_names=names, key_indices=indices,
+                              frames_evaluated=samples.evaluated, origins=samples.origins))
+    return parts, [o.frame for o in samples.origins]
 
 
 def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExportOptions,
@@ -141,9 +186,12 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[int],
     obj = part.obj
     table = frame_table(obj)
     offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
-    places = [frame - offset if frame_source == "TIMELINE" else None for frame in frames[:len(part.key_indices)]]
+    on_timeline = frame_source == "TIMELINE" and part.origins is None
+    places = [frame - offset if on_timeline else None for frame in frames[:len(part.key_indices)]]
     places += [None] * (len(part.key_indices) - len(places))
     match = match_frames(obj, table, places, part.key_indices)
+    if part.origins is not None:
+        return ExportedFrames(_action_frame_names(obj, part.origins, match, table), match, table)
     markers = sorted((m.frame, m.name) for m in scene.timeline_markers)
     names = []
     for i, (m, key_name) in enumerate(zip(match, part.key_names)):
@@ -158,3 +206,13 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[int],
         base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
         names.append(f"{base}{frame - first + 1:02d}")
     return ExportedFrames(names, match, table)
+
+
+def _action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin], match: np.ndarray,
+                        table: list[FrameEntry]) -> list[str]:
+    """Frames sampled from actions are named after them; a file frame shown by the action the import
+    made for its animation keeps its name from the frame table."""
+    names = action_frame_names(obj, origins, [entry.name for entry in table])
+    own = {item.action.name for item in obj.classic_model.animations if item.action is not None}
+    return [table[m].name if m >= 0 and origin.action in own else name
+            for name, m, origin in zip(names, match, origins)]

@@ -1,8 +1,10 @@
 """File > Export operators (also used as Collection Exporters). Properties -> options -> one call."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
 from ..formats.md2 import parse_md2, serialize_md2
@@ -11,7 +13,10 @@ from ..formats.ms3d import parse_ms3d, serialize_ms3d
 from .md2_build import Md2ExportOptions, build_md2
 from .mdl_build import MdlExportOptions, build_mdl
 from .ms3d_build import Ms3dExportOptions, build_ms3d
-from .run_export import ModelWriter, export_file
+from .action_list import draw_action_list, listed_actions, sync_action_list
+from .action_sampling import find_actions
+from .player_export import PLAYER_BODY_FILE, PlayerWriter
+from .run_export import ModelWriter, export_file, export_objects
 
 export_md2 = ModelWriter(build_md2, serialize_md2, parse_md2)
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
@@ -31,14 +36,39 @@ class FrameExportBase(ExportOperatorBase):
     """Options of the vertex-animation formats (MD2, MDL): where frames come from, scale, transform."""
     frame_source: EnumProperty(name="Frames", default="TIMELINE", items=(
         ("TIMELINE", "Timeline", "One frame per scene frame of the scene range"),
-        ("SHAPE_KEYS", "Shape Keys", "One frame per shape key after Basis")))
+        ("SHAPE_KEYS", "Shape Keys", "One frame per shape key after Basis"),
+        ("ACTIONS", "Actions", "Each action animating the objects (their own, their armature's, their shape "
+                               "keys'), over its own frame range, in the order of the list; frames <action><nn>")))
+    step: IntProperty(name="Step", default=1, min=1, max=100,
+                      description="Actions: write every Nth frame of each action (its last frame always)")
     scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
                          description="Multiply coordinates before writing")
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
 
     def frame_options(self) -> dict:
-        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform}
+        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
+                "step": self.step, "actions": listed_actions(bpy.context.scene)}
+
+    def invoke(self, context, event):
+        meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
+        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes)])
+        return super().invoke(context, event)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        skip = {"rna_type", "filepath", "filename_ext", "check_existing", "directory", "files", "filename"}
+        for prop in self.bl_rna.properties:
+            if prop.identifier in skip or prop.is_hidden:
+                continue
+            row = layout.row()
+            row.prop(self, prop.identifier)
+            if prop.identifier == "step":
+                row.enabled = self.frame_source == "ACTIONS"
+        if self.frame_source == "ACTIONS":
+            draw_action_list(layout, context.scene)
 
 
 class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
@@ -48,6 +78,11 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
+    player: BoolProperty(name="Quake II Player", default=False,
+                         description="Write the selected objects into the chosen folder as a player: the body "
+                                     "as tris.md2, objects named weapon* as weapon.md2 and w_* each as its own "
+                                     "file, with identical frame lists; warn where it differs from the "
+                                     "standard 198 frames")
 
     grid: EnumProperty(name="Grid", default="AUTO", items=(
         ("AUTO", "Auto", "One shared lattice unless its largest error is over 25 % above per-frame grids' "
@@ -57,9 +92,18 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
         ("PER_FRAME", "Per Frame", "Each frame's grid from its own bounds: finest steps, but still "
                                    "vertices move slightly between frames")))
 
+    def check(self, context):
+        changed = super().check(context)
+        if self.player and bpy.path.basename(self.filepath) != PLAYER_BODY_FILE:
+            self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
+            changed = True
+        return changed
+
     def execute(self, context):
         options = Md2ExportOptions(**self.frame_options(), grid=self.grid)
-        return export_file(self, context, export_md2, options)
+        if self.player:      # a folder: tris.md2 and the weapon models next to it
+            self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
+        return export_file(self, context, PlayerWriter(export_md2) if self.player else export_md2, options)
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):

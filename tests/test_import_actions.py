@@ -99,3 +99,18 @@ def test_weapons_can_be_left_out_and_are_not_imported_twice(bpy_scene, tmp_path)
     assert bpy.ops.import_scene.md2(directory=str(folder), files=[{"name": "tris.md2"}, {"name": "weapon.md2"}]) \
         == {"FINISHED"}
     assert sorted(o.name for o in bpy.data.objects) == ["tris", "w_blaster", "weapon"]
+
+
+@pytest.mark.parametrize("fmt", ["md2", "mdl"])
+def test_an_untouched_import_as_actions_exports_the_same_bytes(bpy_scene, tmp_path, fmt):
+    bpy = bpy_scene
+    data = serialize_md2(grid_model(frames=9)) if fmt == "md2" else serialize_mdl(mixed_model())
+    (tmp_path / f"in.{fmt}").write_bytes(data)
+    obj = import_file(bpy, fmt, tmp_path / f"in.{fmt}", animations="ACTIONS")
+    obj.classic_model.active_animation = 1                    # whichever action is showing
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other == obj)
+    for frame_source in ("TIMELINE", "ACTIONS"):
+        out = tmp_path / f"out_{frame_source}.{fmt}"
+        assert getattr(bpy.ops.export_scene, fmt)(filepath=str(out), frame_source=frame_source) == {"FINISHED"}
+        assert out.read_bytes() == data, frame_source

@@ -1,0 +1,342 @@
+"""Frames from actions (``frame_source='ACTIONS'``): each action that animates the exported objects,
+sampled over its own frame range, one after another.
+
+An action animates an object if it drives the object itself, an armature that deforms or parents
+it (Armature modifier object, parent chain) or its shape keys: because it is assigned to that ID,
+sits in one of its NLA strips, or (unassigned and kept by a fake user) its F-curves resolve on it
+(armatures first, then the object, then the shape keys). Actions assigned to other IDs and orphans
+(no users: lost on save) are left out.
+
+Sampling plays each action alone from rest (:mod:`.action_playback`), steps ``frame_range``
+(integer frames, every ``step``-th frame from the first, the last frame always included) and
+evaluates the meshes with modifiers and armatures as on the timeline; everything is restored
+afterwards, also on error. Where a frame is
+exactly one shape key (an imported model's per-animation shape-key actions), the key is read
+directly, as for the timeline.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import bpy
+
+from ..formats.animations import group_animations
+from .action_playback import ActionPlayback, assigned_actions, pick_slot
+from .export_error import ExportError
+from .frame_sampling import BASIS, _curve_values, evaluated_positions, has_active_modifiers, read_key_positions
+
+FRAME_NAME_LIMIT = 15
+_IDENTITY = np.eye(4)
+_DIGITS = re.compile(r"(\d+)$")
+
+
+@dataclass
+class FrameOrigin:
+    """Where an exported frame came from."""
+    action: str                 # the action's name
+    frame: int                  # the action (scene) frame sampled
+    index: int                  # 0-based position among that action's exported frames
+    key_index: int | None       # the shape key the first object equals exactly there, else None
+
+
+@dataclass
+class ActionSamples:
+    positions: list[np.ndarray]          # per object (F, V, 3) world or object space as asked
+    key_names: list[list[str | None]]    # per object
+    key_indices: list[list[int | None]]  # per object: the shape key each frame equals exactly, else None
+    origins: list[FrameOrigin]
+    evaluated: int                       # frames that needed a depsgraph evaluation
+
+
+def animated_ids(obj: bpy.types.Object) -> list[bpy.types.ID]:
+    """The IDs whose animation moves ``obj``'s mesh: armatures (modifier objects, parents), the object,
+    its shape keys."""
+    ids: list[bpy.types.ID] = []
+    for mod in obj.modifiers:
+        if mod.type == "ARMATURE" and mod.object is not None and mod.object not in ids:
+            ids.append(mod.object)
+    parent = obj.parent
+    while parent is not None:
+        if parent.type == "ARMATURE" and parent not in ids:
+            ids.append(parent)
+        parent = parent.parent
+    ids.append(obj)
+    key = obj.data.shape_keys if obj.type == "MESH" else None
+    if key is not None:
+        ids.append(key)
+    return ids
+
+
+def action_fcurves(action: bpy.types.Action, id_block: bpy.types.ID) -> list[bpy.types.FCurve]:
+    """The F-curves ``action`` would drive on ``id_block`` (4.2 to 5.x)."""
+    if hasattr(action, "slots"):
+        slot = pick_slot(action, id_block)
+        if slot is None:
+            return []
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot)
+        return list(bag.fcurves) if bag is not None else []
+    if action.id_root not in (id_block.id_type, "UNSPECIFIED"):
+        return []
+    return list(action.fcurves)
+
+
+def _used_elsewhere(ours: list[bpy.types.ID]) -> set[str]:
+    names: set[str] = set()
+    for collection in (bpy.data.objects, bpy.data.shape_keys, bpy.data.armatures, bpy.data.meshes,
+                       bpy.data.materials, bpy.data.cameras, bpy.data.lights, bpy.data.scenes):
+        for id_block in collection:
+            if id_block.animation_data is not None and not any(id_block == o for o in ours):
+                names |= assigned_actions(id_block)
+    return names
+
+
+def _resolves(id_block: bpy.types.ID, fcurves: list[bpy.types.FCurve]) -> bool:
+    for fcurve in fcurves:
+        try:
+            id_block.path_resolve(fcurve.data_path, False)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def find_actions(objects: list[bpy.types.Object]) -> list[tuple[bpy.types.Action, bpy.types.ID]]:
+    """Every action animating the mesh objects, with the ID it plays on, in default order: the first
+    object's imported animation list (names that are actions), then action name order."""
+    ids: list[bpy.types.ID] = []
+    for obj in objects:
+        for id_block in animated_ids(obj):
+            if not any(id_block == i for i in ids):
+                ids.append(id_block)
+    ids.sort(key=lambda i: 0 if i.id_type == "OBJECT" and i.type == "ARMATURE" else 1 if i.id_type == "OBJECT" else 2)
+    elsewhere = _used_elsewhere(ids)
+    found: dict[str, tuple[bpy.types.Action, bpy.types.ID]] = {}
+    for id_block in ids:
+        for name in assigned_actions(id_block):
+            found.setdefault(name, (bpy.data.actions[name], id_block))
+    for action in bpy.data.actions:
+        if action.name in found or action.name in elsewhere or action.users == 0:
+            continue
+        for id_block in ids:
+            if _resolves(id_block, action_fcurves(action, id_block)):
+                found[action.name] = (action, id_block)
+                break
+    listed = [getattr(a, "action", None).name if getattr(a, "action", None) is not None else a.name
+              for a in objects[0].classic_model.animations] if objects else []
+    order = [n for n in dict.fromkeys(listed) if n in found] + sorted(n for n in found if n not in listed)
+    return [found[n] for n in order]
+
+
+def order_actions(names: list[str], listed: list[tuple[str, bool]] | None) -> list[str]:
+    """``names`` (default order) as the user's list orders and ticks them; unlisted ones at the end."""
+    if not listed:
+        return list(names)
+    position = {name: (i, ticked) for i, (name, ticked) in enumerate(listed)}
+    default = {name: i for i, name in enumerate(names)}
+    kept = [n for n in names if position.get(n, (0, True))[1]]
+    return sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), default[n]))
+
+
+def action_frames(action: bpy.types.Action, step: int) -> list[int]:
+    """Integer frames of ``action.frame_range``, every ``step``-th from the first, the last included."""
+    first, last = (int(round(f)) for f in action.frame_range)
+    frames = list(range(first, last + 1, max(1, step)))
+    if frames[-1] != last:
+        frames.append(last)
+    return frames
+
+
+@dataclass
+class _KeyState:
+    """An object's shape keys read once per export (not once per action)."""
+    values: np.ndarray          # (K,) static values, clipped, 0 where muted (row 0: Basis)
+    low: np.ndarray
+    high: np.ndarray
+    muted: np.ndarray
+    grouped: np.ndarray         # has a vertex group
+    index: dict[str, int]       # F-curve data path -> key block
+
+
+def _key_paths(key: bpy.types.Key) -> dict[str, int]:
+    return {f'key_blocks["{bpy.utils.escape_identifier(b.name)}"].value': i for i, b in enumerate(key.key_blocks)}
+
+
+def _key_rest(ids: list[bpy.types.ID], actions) -> dict[str, np.ndarray]:
+    """Per Key: its values now, 0 for the blocks any listed action animates (each action starts there)."""
+    rest = {}
+    for key in (i for i in ids if i.id_type == "KEY"):
+        values = np.empty(len(key.key_blocks), np.float32)
+        key.key_blocks.foreach_get("value", values)
+        paths = _key_paths(key)
+        for action, target in actions:
+            if target == key:
+                rows = [paths.get(fc.data_path, 0) for fc in action_fcurves(action, key)]
+                values[[r for r in rows if r]] = 0.0
+        rest[key.name] = values
+    return rest
+
+
+def _key_state(obj: bpy.types.Object, rest: np.ndarray) -> _KeyState | None:
+    """The shape keys, if the mesh can equal one of them (relative keys on Basis, no active
+    modifiers, not pinned), else None."""
+    key = obj.data.shape_keys
+    if key is None or obj.type != "MESH" or has_active_modifiers(obj) or obj.show_only_shape_key:
+        return None
+    blocks = key.key_blocks
+    if not key.use_relative or any(b.relative_key != blocks[0] for b in blocks[1:]):
+        return None
+    count = len(blocks)
+    arrays = {}
+    for name, dtype in (("slider_min", np.float32), ("slider_max", np.float32), ("mute", bool)):
+        arrays[name] = np.empty(count, dtype)
+        blocks.foreach_get(name, arrays[name])
+    arrays["value"] = rest
+    low, high = arrays["slider_min"].astype(np.float64), arrays["slider_max"].astype(np.float64)
+    values = np.where(arrays["mute"], 0.0, np.clip(arrays["value"].astype(np.float64), low, high))
+    values[0] = 0.0
+    paths = _key_paths(key)
+    grouped = np.array([bool(b.vertex_group) for b in blocks])
+    return _KeyState(values, low, high, arrays["mute"], grouped, paths)
+
+
+def _exact_keys(state: _KeyState, fcurves: list[bpy.types.FCurve], frames: np.ndarray) -> list[int | None]:
+    """For each frame, the key block the mesh equals with only ``fcurves`` animating the keys, else None."""
+    values = np.repeat(state.values[:, None], len(frames), axis=1)
+    for fcurve in fcurves:
+        i = state.index.get(fcurve.data_path)
+        if i and not fcurve.mute and not state.muted[i]:
+            values[i] = np.clip(_curve_values(fcurve, frames), state.low[i], state.high[i])
+    if np.any(state.grouped[1:] & np.any(values[1:] != 0, axis=1)):
+        return [None] * len(frames)
+    nonzero = values[1:] != 0
+    counts = nonzero.sum(axis=0)
+    first = np.argmax(nonzero, axis=0)
+    one = values[1:][first, np.arange(len(frames))] == 1.0
+    return [BASIS if c == 0 else int(f) + 1 if c == 1 and o else None for c, f, o in zip(counts, first, one)]
+
+
+def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
+    """The shape keys alone move ``obj`` under this action: its key frames can be read directly."""
+    key = obj.data.shape_keys
+    if key is None or target != key or (key.animation_data is not None and len(key.animation_data.drivers)):
+        return False
+    parent = obj
+    while parent is not None:
+        if parent.constraints or (parent.animation_data is not None and (
+                parent.animation_data.action is not None or len(parent.animation_data.drivers)
+                or len(parent.animation_data.nla_tracks))):
+            return False
+        parent = parent.parent
+    return True
+
+
+def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], num_vertices: list[int],
+                   step: int, world: bool,
+                   actions: list[tuple[bpy.types.Action, bpy.types.ID]]) -> ActionSamples:
+    """Positions of every object at every exported frame of every action, in order."""
+    if not actions:
+        raise ExportError("no action animates the exported objects: animate them (or their armature or "
+                          "shape keys) with actions, or export the timeline")
+    scene = context.scene
+    ids: list[bpy.types.ID] = []
+    for obj in objects:
+        ids += [i for i in animated_ids(obj) if not any(i == j for j in ids)]
+    plans = [(action, target, action_frames(action, step)) for action, target in actions]
+    total = sum(len(f) for _, _, f in plans)
+    positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
+    key_names: list[list[str | None]] = [[None] * total for _ in objects]
+    key_indices: list[list[int | None]] = [[None] * total for _ in objects]
+    origins: list[FrameOrigin] = []
+    evaluated = 0
+    current = scene.frame_current, scene.frame_subframe
+    statics = [np.array(o.matrix_world, np.float64) for o in objects]
+    key_rest = _key_rest(ids, actions)
+    states = [_key_state(o, key_rest[o.data.shape_keys.name]) if o.data.shape_keys else None for o in objects]
+    with ActionPlayback(ids, {a.name for a, _ in actions}, key_rest) as playback:
+        try:
+            row = 0
+            for action, target, frames in plans:
+                frame_array = np.asarray(frames, np.float64)
+                exact = [_exact_keys(states[k], action_fcurves(action, target), frame_array)
+                         if states[k] is not None and _fast_path_ok(o, target) else [None] * len(frames)
+                         for k, o in enumerate(objects)]
+                for j, frame in enumerate(frames):
+                    origins.append(FrameOrigin(action.name, frame, j, exact[0][j]))
+                slow = [j for j in range(len(frames)) if any(e[j] is None for e in exact)]
+                fast = set(range(len(frames))) - set(slow)
+                for k, obj in enumerate(objects):
+                    for j in range(len(frames)):
+                        if exact[k][j] is not None:
+                            key_names[k][row + j] = _key_name(obj, exact[k][j])
+                            key_indices[k][row + j] = exact[k][j]
+                        if j in fast:
+                            block = obj.data.shape_keys.key_blocks[exact[k][j]]
+                            positions[k][row + j] = _placed(read_key_positions(block, num_vertices[k]),
+                                                            statics[k] if world else None)
+                if slow:
+                    playback.play(action, target)
+                    for j in slow:
+                        scene.frame_set(frames[j])
+                        depsgraph = context.evaluated_depsgraph_get()
+                        for k, obj in enumerate(objects):
+                            co = evaluated_positions(context, obj)
+                            if len(co) != num_vertices[k]:
+                                raise ExportError(f"object {obj.name!r} has {len(co)} vertices at frame {frames[j]} "
+                                                  f"of action {action.name!r} but {num_vertices[k]} in its mesh; "
+                                                  "every frame needs the same vertices")
+                            matrix = np.array(obj.evaluated_get(depsgraph).matrix_world) if world else None
+                            positions[k][row + j] = _placed(co, matrix)
+                    evaluated += len(slow)
+                row += len(frames)
+        finally:
+            scene.frame_set(current[0], subframe=current[1])
+    return ActionSamples(positions, key_names, key_indices, origins, evaluated)
+
+
+def _key_name(obj: bpy.types.Object, index: int) -> str | None:
+    key = obj.data.shape_keys
+    return key.key_blocks[index].name if key is not None and index != BASIS else None
+
+
+def _placed(co: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
+    if matrix is None or (matrix == _IDENTITY).all():
+        return co
+    return co.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin], stored: list[str]) -> list[str]:
+    """``<action><nn>``. An action with as many frames as the imported animation of its name gets
+    that animation's frame names (``run1``..``run6``; ``pain101``..``pain304`` too); otherwise frames
+    are numbered as that animation's first frame (start and width), else two digits from 01.
+    An action the animation list points at (``item.action``) is named after its animation.
+    ``stored``: the import's frame names in file order (the frame table's names).
+    Refuses names over the 15-character limit, naming the action."""
+    alias = {item.action.name: item.name for item in obj.classic_model.animations
+             if getattr(item, "action", None) is not None}
+    imported: dict[str, list[str]] = {}
+    for anim in group_animations(stored):
+        imported.setdefault(anim.name, stored[anim.first:anim.last + 1])
+    counts: dict[str, int] = {}
+    for origin in origins:
+        counts[origin.action] = counts.get(origin.action, 0) + 1
+    names, too_long = [], {}
+    for origin in origins:
+        base = alias.get(origin.action, origin.action)
+        own = imported.get(base, [])
+        if len(own) == counts[origin.action]:
+            name = own[origin.index]
+        else:
+            match = _DIGITS.search(own[0]) if own else None
+            start, width = (int(match.group(1)), len(match.group(1))) if match else (1, 2)
+            name = f"{base}{start + origin.index:0{width}d}"
+        if len(name.encode("latin-1", "replace")) > FRAME_NAME_LIMIT:
+            too_long.setdefault(base, name)
+        names.append(name)
+    if too_long:
+        raise ExportError("frame names are limited to 15 characters: " + "; ".join(
+            f"action {a!r} gives {n!r} ({len(n)}); rename the action to at most "
+            f"{FRAME_NAME_LIMIT - (len(n) - len(a))} characters" for a, n in too_long.items()))
+    return names

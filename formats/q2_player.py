@@ -1,0 +1,113 @@
+"""The Quake II player model conventions (bpy-free), checked by ``check --profile q2-player`` and by
+the MD2 export's *Quake II Player* option.
+
+A player folder (``baseq2/players/<name>/``) holds the body ``tris.md2`` and weapon models
+(``weapon.md2``, ``w_*.md2``). The game plays the body's frames by index (``m_player.h``): 198
+frames in this order, so every weapon model needs the same number of frames to move with it.
+Frame names are ``<animation><number>`` (``stand01``, ``run1``, ``pain101``); MD2 stores at most
+15 characters of a frame name and 63 of a skin name.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .md2 import LIMITS
+
+STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
+    ("stand", 40), ("run", 6), ("attack", 8), ("pain1", 4), ("pain2", 4), ("pain3", 4), ("jump", 6),
+    ("flip", 12), ("salute", 11), ("taunt", 17), ("wave", 11), ("point", 12), ("crstnd", 19), ("crwalk", 6),
+    ("crattak", 9), ("crpain", 4), ("crdeath", 5), ("death1", 6), ("death2", 6), ("death3", 8))
+STANDARD_FRAMES = sum(n for _, n in STANDARD_ANIMATIONS)   # 198
+BODY_FILE = "tris.md2"
+WEAPON_FILE = "weapon.md2"
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+@dataclass
+class PlayerPart:
+    """What the check needs of one model file: its name, frame names, skins, skins not found."""
+    file: str
+    frame_names: list[str]
+    skins: list[str] = field(default_factory=list)
+    missing_skins: list[str] = field(default_factory=list)
+
+
+def is_weapon_name(name: str) -> bool:
+    """``weapon``, ``weapon.md2``, ``w_railgun``...: a weapon model rather than the body."""
+    lower = name.lower()
+    return lower.startswith("weapon") or lower.startswith("w_")
+
+
+def standard_animation(frame_name: str) -> str | None:
+    """The standard animation a frame name belongs to (``pain101`` -> ``pain1``), else None."""
+    best = None
+    for name, _ in STANDARD_ANIMATIONS:
+        rest = frame_name[len(name):]
+        if frame_name.startswith(name) and rest.isdigit() and (best is None or len(name) > len(best)):
+            best = name
+    return best
+
+
+def _ranges(frame_names: list[str]) -> dict[str | None, list[int]]:
+    found: dict[str | None, list[int]] = {}
+    for i, name in enumerate(frame_names):
+        found.setdefault(standard_animation(name), []).append(i)
+    return found
+
+
+def body_deviations(body: PlayerPart) -> list[str]:
+    """One line per way the body's frames differ from the standard 198."""
+    lines = []
+    count = len(body.frame_names)
+    if count != STANDARD_FRAMES:
+        lines.append(f"{body.file}: {count} frames, a Quake II player has {STANDARD_FRAMES}")
+    found = _ranges(body.frame_names)
+    start = 0
+    for name, length in STANDARD_ANIMATIONS:
+        frames = found.get(name, [])
+        expected = f"frames {start}-{start + length - 1}"
+        if not frames:
+            lines.append(f"{body.file}: animation {name!r} is missing (expected {length} frames at {expected})")
+        elif len(frames) != length:
+            lines.append(f"{body.file}: animation {name!r} has {len(frames)} frames, expected {length}")
+        elif frames != list(range(start, start + length)):
+            lines.append(f"{body.file}: animation {name!r} is at frames {frames[0]}-{frames[-1]}, expected {expected}")
+        start += length
+    other = found.get(None, [])
+    if other:
+        shown = ", ".join(repr(body.frame_names[i]) for i in other[:3]) + (", ..." if len(other) > 3 else "")
+        lines.append(f"{body.file}: {len(other)} frames belong to no standard animation ({shown})")
+    return lines
+
+
+def part_deviations(part: PlayerPart) -> list[str]:
+    """Skins present and found, names within MD2's limits."""
+    lines = []
+    if not part.skins:
+        lines.append(f"{part.file}: no skins")
+    for skin in part.missing_skins:
+        lines.append(f"{part.file}: skin {skin!r} not found")
+    long_frames = [n for n in part.frame_names if len(n.encode("latin-1", "replace")) > LIMITS.frame_name]
+    if long_frames:
+        lines.append(f"{part.file}: {len(long_frames)} frame names over {LIMITS.frame_name} characters "
+                     f"(first {long_frames[0]!r})")
+    for skin in part.skins:
+        if len(skin.encode("latin-1", "replace")) > LIMITS.skin_name:
+            lines.append(f"{part.file}: skin name {skin!r} is over {LIMITS.skin_name} characters")
+    return lines
+
+
+def player_deviations(body: PlayerPart | None, weapons: list[PlayerPart]) -> list[str]:
+    """Every deviation of a player (body and weapon models) from the Quake II conventions."""
+    if body is None:
+        return [f"no {BODY_FILE}"]
+    lines = body_deviations(body) + part_deviations(body)
+    if not weapons:
+        lines.append(f"no weapon model ({WEAPON_FILE} or w_*.md2)")
+    for weapon in weapons:
+        if len(weapon.frame_names) != len(body.frame_names):
+            lines.append(f"{weapon.file}: {len(weapon.frame_names)} frames, {body.file} has "
+                         f"{len(body.frame_names)}; the weapon would not follow the body")
+        lines += part_deviations(weapon)
+    return lines

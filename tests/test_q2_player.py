@@ -1,0 +1,113 @@
+"""The Quake II player profile: ``check --profile q2-player`` on player folders made here (no Blender)."""
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from formats.md2 import serialize_md2
+from formats.q2_player import STANDARD_FRAMES, standard_animation
+from conftest import CORPUS
+from md2_synthetic import grid_model
+from test_cli import package_path, run  # noqa: F401  (fixtures)
+
+# The issue's table, written out here independently of formats.q2_player.
+STANDARD = ("stand 40, run 6, attack 8, pain1 4, pain2 4, pain3 4, jump 6, flip 12, salute 11, taunt 17, "
+            "wave 11, point 12, crstnd 19, crwalk 6, crattak 9, crpain 4, crdeath 5, death1 6, death2 6, death3 8")
+TABLE = [(part.split()[0], int(part.split()[1])) for part in STANDARD.split(", ")]
+
+
+def standard_names() -> list[str]:
+    return [f"{name}{i:02d}" for name, count in TABLE for i in range(1, count + 1)]
+
+
+def write_md2(path, names, skins=("players/test/skin.pcx",)):
+    model = grid_model(nx=3, ny=2, frames=len(names))
+    model.frame_names = list(names)
+    model.skins = list(skins)
+    path.write_bytes(serialize_md2(model))
+
+
+def make_player(folder, body_names, weapon_names, skin=True, skin_names=("players/test/skin.pcx",)):
+    folder.mkdir(parents=True)
+    write_md2(folder / "tris.md2", body_names, skin_names)
+    write_md2(folder / "weapon.md2", weapon_names, skin_names)
+    if skin:
+        (folder / "skin.pcx").write_bytes(b"present")   # the lookup only needs the file to exist
+    return folder
+
+
+def test_table_has_198_frames_and_maps_quake2_names():
+    assert STANDARD_FRAMES == sum(n for _, n in TABLE) == 198
+    assert [standard_animation(n) for n in ("pain101", "crpain1", "death308", "crdeath5", "run1", "walk01")] == [
+        "pain1", "crpain", "death3", "crdeath", "run", None]
+
+
+def test_conforming_player_is_clean(run, tmp_path):
+    folder = make_player(tmp_path / "players" / "good", standard_names(), standard_names())
+    result = run("check", "--profile", "q2-player", tmp_path / "players", block_bpy=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "checked 1 Quake II player(s): 1 conform, 0 with deviations, 0 with errors"
+    assert str(folder) not in result.stdout
+
+
+def test_broken_player_has_one_line_per_deviation(run, tmp_path):
+    names = standard_names()
+    taunt = [i for i, n in enumerate(names) if n.startswith("taunt")]
+    body = names[:taunt[0]] + names[taunt[-1] + 1:]            # no taunt: 181 frames
+    body[0] = "idle01"                                         # one frame of no standard animation
+    weapon = names[:190]
+    folder = make_player(tmp_path / "bad", body, weapon, skin=False, skin_names=("players/test/skin.pcx",))
+    write_md2(folder / "w_railgun.md2", names, ("s" * 63,))
+    data = bytearray((folder / "w_railgun.md2").read_bytes())
+    ofs_skins = struct.unpack_from("<i", data, 44)[0]
+    data[ofs_skins + 63] = ord("s")                             # 64 characters, no NUL: over the limit
+    (folder / "w_railgun.md2").write_bytes(bytes(data))
+    long_skin = "s" * 64
+    result = run("check", "--profile", "q2-player", folder, block_bpy=True)
+    assert result.returncode == 1
+    lines = [line.removeprefix(f"{folder}: warning: ") for line in result.stdout.splitlines()[:-1]]
+    moved = [f"tris.md2: animation {n!r} is at frames {s - 17}-{s - 17 + c - 1}, expected frames {s}-{s + c - 1}"
+             for (n, c), s in zip(TABLE, np.cumsum([0] + [c for _, c in TABLE])[:-1]) if s > taunt[0]]
+    assert lines == [
+        "tris.md2: 181 frames, a Quake II player has 198",
+        "tris.md2: animation 'stand' has 39 frames, expected 40",
+        "tris.md2: animation 'taunt' is missing (expected 17 frames at frames 95-111)",
+        *moved,
+        "tris.md2: 1 frames belong to no standard animation ('idle01')",
+        "tris.md2: skin 'players/test/skin.pcx' not found",
+        "w_railgun.md2: 198 frames, tris.md2 has 181; the weapon would not follow the body",
+        f"w_railgun.md2: skin {long_skin!r} not found",
+        f"w_railgun.md2: skin name {long_skin!r} is over 63 characters",
+        "weapon.md2: 190 frames, tris.md2 has 181; the weapon would not follow the body",
+        "weapon.md2: skin 'players/test/skin.pcx' not found",
+    ]
+    assert result.stdout.splitlines()[-1] == "checked 1 Quake II player(s): 0 conform, 1 with deviations, 0 with errors"
+    # deviations are warnings: --fail-on error passes; --json carries the same lines
+    assert run("check", "--profile", "q2-player", "--fail-on", "error", folder, block_bpy=True).returncode == 0
+    report = json.loads(run("check", "--profile", "q2-player", "--json", folder, block_bpy=True).stdout)
+    assert report["players"][0]["deviations"] == lines
+
+
+def test_unreadable_model_is_an_error_and_no_player_is_a_usage_error(run, tmp_path):
+    folder = make_player(tmp_path / "p", standard_names(), standard_names())
+    (folder / "weapon.md2").write_bytes(b"IDP2 broken")
+    result = run("check", "--profile", "q2-player", "--fail-on", "error", folder, block_bpy=True)
+    assert result.returncode == 1
+    assert f"{folder}: error: weapon.md2: cannot be read" in result.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run("check", "--profile", "q2-player", empty, block_bpy=True)
+    assert result.returncode == 2 and "no tris.md2" in result.stderr
+
+
+def test_a_real_player_has_the_standard_frames(run, tmp_path):
+    folder = CORPUS / "md2" / "petaaar88-zarlag"
+    if not (folder / "tris.md2").is_file():
+        pytest.skip(f"corpus player {folder} not found")
+    result = run("check", "--profile", "q2-player", "--no-skins", folder, block_bpy=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = run("check", "--profile", "q2-player", folder, block_bpy=True)   # its skin name points elsewhere
+    assert result.stdout.splitlines()[0] == f"{folder}: warning: tris.md2: skin 'models/maxx/skin.pcx' not found"
