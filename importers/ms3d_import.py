@@ -53,7 +53,7 @@ from .ms3d_armature import (COMMENT_PROP, animate_joints, assign_weights, build_
                             rest_matrices, store_joint_data, vertex_influences)
 from .results import ImportResult
 from .skin_images import load_skin_image
-from .skin_lookup import find_texture
+from .skin_lookup import describe_texture_search, find_texture
 from .transaction import datablock_transaction
 
 MODEL_PROP = "ms3d_model"
@@ -246,8 +246,8 @@ def _load_images(model: Ms3dModel, path: Path, result: ImportResult) -> list[dic
                 continue
             found = find_texture(path.parent, stored)
             if found is None:
-                result.warnings.append(f"{path.name}: material {source.name!r}: {key} {stored!r} not found "
-                                       f"next to the model")
+                result.warnings.append(f"{path.name}: material {source.name!r}: {key} {stored!r} not found: "
+                                       + describe_texture_search(path.parent, stored))
                 continue
             if found not in loaded:
                 try:
