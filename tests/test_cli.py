@@ -145,7 +145,8 @@ def _importer_warnings(bpy, extension: str, path: Path) -> list[str] | None:
 @pytest.mark.parametrize("path", corpus_params("md2/*/*.md2") + corpus_params("mdl/*/*.mdl")
                          + corpus_params("ms3d/*/*.ms3d"))
 def test_check_warns_as_the_importer_does(cli_modules, bpy_scene, extension, path):
-    """Every importer warning is a check warning; check adds only the engine's limits."""
+    """Every importer warning is a check warning; check adds only the engine's limits and "no drawable
+    triangles" (the importer already warns about each degenerate triangle)."""
     inspect = cli_modules["inspect"]
     info = inspect.inspect_file(path)
     if not info.readable:
@@ -159,7 +160,8 @@ def test_check_warns_as_the_importer_does(cli_modules, bpy_scene, extension, pat
         pytest.skip(f"the extension has no {info.format} importer yet")
     ours = [p.message for p in info.problems]
     assert set(expected) <= set(ours)
-    assert {m for m in ours if m not in info.limits_exceeded} <= set(expected)
+    assert {m for m in ours if m not in info.limits_exceeded and not m.startswith("no drawable triangles")} \
+        <= set(expected)
     if info.format == "ms3d" and info.joints:
         assert info.animations[0].last == bpy_scene.context.scene.frame_end
 
