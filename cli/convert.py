@@ -316,13 +316,12 @@ def convert(job: ConvertJob) -> list[str]:
 
 def no_geometry_warning(scene, source: Path, output_name: str) -> str | None:
     """A warning when the imported model draws nothing (every triangle degenerate, or none at all)."""
-    from .inspect import inspect_file
-    faces = sum(len(obj.data.polygons) for obj in scene.objects if obj.type == "MESH")
-    info = inspect_file(source, load_skins=False)
-    why = next((p.message for p in info.problems if p.message.startswith(NO_DRAWABLE)), None)
-    if faces and why is None:
+    if any(len(obj.data.polygons) for obj in scene.objects if obj.type == "MESH"):
         return None
-    return f"{why or NO_DRAWABLE + ': the import made no faces'}; {output_name} holds no geometry"
+    from .inspect import inspect_file   # only now: the reason, in the words of info/check
+    problems = inspect_file(source, load_skins=False).problems
+    why = next((p.message for p in problems if p.message.startswith(NO_DRAWABLE)), NO_DRAWABLE)
+    return f"{why}; {output_name} holds no geometry"
 
 
 def temporary_output(output: Path, pid: int) -> Path:
