@@ -6,6 +6,23 @@ import this package (and the bpy-free ``formats``) without Blender.
 """
 from __future__ import annotations
 
+import warnings
+
+# The Blender versions this extension is tested on (tools/dev.sh test: 4.2, 4.5 and 5.2 LTS), as in
+# blender_manifest.toml: blender_version_min, and blender_version_max (exclusive).
+BLENDER_MIN = (4, 2, 0)
+BLENDER_MAX = (5, 3, 0)
+
+
+def version_problem(version: tuple[int, ...]) -> str | None:
+    """Why Blender ``version`` is outside the tested range, or None."""
+    shown = ".".join(map(str, version[:3]))
+    if tuple(version[:3]) < BLENDER_MIN:
+        return f"Blender {shown} is too old: this extension needs Blender 4.2 or newer"
+    if tuple(version[:3]) >= BLENDER_MAX:
+        return f"Blender {shown} is newer than this extension was tested with (4.2 to 5.2)"
+    return None
+
 
 def _classes():
     from .exporters import operators as export_operators
@@ -15,6 +32,11 @@ def _classes():
 
 def register() -> None:
     import bpy
+    problem = version_problem(bpy.app.version)
+    if problem and bpy.app.version < BLENDER_MIN:
+        raise RuntimeError(problem)
+    if problem:
+        warnings.warn(f"classic_models: {problem}", stacklevel=2)
     from .exporters import action_list
     from .ui import menus, panel, properties
     properties.register()

@@ -122,9 +122,11 @@ class Progress:
             lines.append(f"[{self.done}/{self.total}] FAILED {result.source}: {_first_line(result.error)}")
         elif not self.tty:
             state = "skipped (exists)" if result.skipped else f"ok {result.seconds:.1f} s"
+            state += ", EMPTY: no drawable triangles" if result.empty else ""
             lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output} ({state})")
-        elif result.warnings and not self.quiet:
-            lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output}")
+        elif (result.warnings and not self.quiet) or result.empty:
+            lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output}"
+                         + (" (EMPTY: no drawable triangles)" if result.empty else ""))
         if not self.quiet:
             lines += [f"    warning: {w}" for w in result.warnings]
         for line in lines:
@@ -294,11 +296,17 @@ def summary(results: list[ConvertResult], seconds: float, workers: int, target: 
     parts.append(f"{len(failed)} failed")
     if warned:
         parts.append(f"{len(warned)} with warnings")
+    empty = [r for r in results if r.ok and r.empty]
+    if empty:
+        parts.append(f"{len(empty)} empty (no drawable triangles)")
     lines = [f"{len(results)} file(s) to {target}: " + ", ".join(parts)
              + f" in {seconds:.1f} s ({workers} worker{'s' if workers != 1 else ''})"]
     if failed:
         lines.append("failed:")
         lines += [f"  {r.source}: {_first_line(r.error)}" for r in failed]
+    if empty:
+        lines.append("empty (no drawable triangles):")
+        lines += [f"  {r.source} -> {r.output}" for r in empty]
     return lines
 
 

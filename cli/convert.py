@@ -42,6 +42,7 @@ GLTF_DEFAULTS = {"export_format": "GLB", "export_morph": True, "export_morph_ani
                  "export_animations": True, "export_animation_mode": "ACTIONS", "use_selection": False}
 # After an import the scene holds just that model: export all of it, whatever the importer selected.
 MODEL_EXPORT_DEFAULTS = {"use_selection": False}
+NO_DRAWABLE = "no drawable triangles"   # how the warning for an output without geometry starts
 READY = "ready"   # what a worker sends once bpy is set up, before its first result
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -89,6 +90,7 @@ class ConvertResult:
     error: str | None = None
     seconds: float = 0.0
     skipped: bool = False
+    empty: bool = False      # the model has no drawable triangles: the output holds no geometry
 
 
 def extension_id() -> str:
@@ -277,6 +279,9 @@ def convert(job: ConvertJob) -> list[str]:
     kwargs.update(_actions_import(importer, settings, kwargs))
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
         raise ConvertError("the import created nothing")
+    empty = no_geometry_warning(bpy.context.scene, Path(job.source), Path(job.output).name)
+    if empty:
+        warnings.append(empty)
     if settings.fps is not None:
         if job.source_format in FRAME_FORMATS:
             warnings.append(f"--fps ignored: {job.source_format.upper()} frames convert one to one")
@@ -320,6 +325,16 @@ def _actions_import(importer: str, settings: ConvertSettings, kwargs: dict) -> d
     if "animations" not in _operator(importer).get_rna_type().properties.keys():
         return {}
     return {"animations": "ACTIONS"}
+
+
+def no_geometry_warning(scene, source: Path, output_name: str) -> str | None:
+    """A warning when the imported model draws nothing (every triangle degenerate, or none at all)."""
+    if any(len(obj.data.polygons) for obj in scene.objects if obj.type == "MESH"):
+        return None
+    from .inspect import inspect_file   # only now: the reason, in the words of info/check
+    problems = inspect_file(source, load_skins=False).problems
+    why = next((p.message for p in problems if p.message.startswith(NO_DRAWABLE)), NO_DRAWABLE)
+    return f"{why}; {output_name} holds no geometry"
 
 
 def temporary_output(output: Path, pid: int) -> Path:
@@ -394,6 +409,7 @@ def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> 
     else:
         result.ok = True
         result.warnings += notes
+        result.empty = any(note.startswith(NO_DRAWABLE) for note in notes)
     if log:
         result.warnings = reported_warnings(log.text_since(position)) + result.warnings
     result.seconds = time.perf_counter() - started

@@ -28,7 +28,7 @@ from ..formats.errors import FormatError
 from ..formats.md2_glcmds import decode_glcmds
 from ..formats.pcx import decode_pcx
 from ..formats.ms3d_joints import joint_parents, last_frame
-from ..importers.skin_lookup import find_skin, find_texture
+from ..importers.skin_lookup import describe_texture_search, find_skin, find_texture, texture_candidates
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
@@ -120,6 +120,13 @@ def _warn(info: ModelInfo, message: str, field: str | None = None, offset: int |
     info.problems.append(Problem("warning", message, field, offset))
 
 
+def _drawable(info: ModelInfo, drawable: int, why: str, field: str, offset: int) -> None:
+    """Record how many triangles the import draws; none is a warning (the model converts to nothing)."""
+    info.details["drawable_triangles"] = drawable
+    if drawable == 0:
+        _warn(info, f"no drawable triangles: {why}", field, offset)
+
+
 def _limit(info: ModelInfo, message: str, field: str | None = None, offset: int | None = None) -> None:
     info.limits_exceeded.append(message)
     _warn(info, message, field, offset)
@@ -177,6 +184,8 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
     if len(degenerate):
         _warn(info, f"dropped {len(degenerate)} degenerate triangle(s) that use a vertex twice",
               f"triangle {int(degenerate[0])}", int(header["ofs_tris"]) + int(degenerate[0]) * md2.TRIANGLE.itemsize)
+    total = len(model.tri_xyz)
+    _drawable(info, total - len(degenerate), _why_none(total), "num_tris", at["num_tris"])
     seen: set[str] = set()
     for i, name in enumerate(model.skins):
         offset = int(header["ofs_skins"]) + i * md2.SKIN.itemsize
@@ -187,6 +196,10 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
             _lookup_skin(info, path, name, f"skin {i}", offset)
         else:
             info.skins.append(SkinInfo(name, False, None, "not looked up"))
+
+
+def _why_none(total: int) -> str:
+    return f"all {total} triangle(s) use a vertex twice" if total else "the model has no triangles"
 
 
 def _mdl_offsets(model: mdl.MdlModel) -> dict[str, int]:
@@ -224,6 +237,8 @@ def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
         _warn(info, f"dropped {len(degenerate)} degenerate triangle(s) that use a vertex twice",
               f"triangle {int(degenerate[0])}",
               _mdl_offsets(model)["triangles"] + int(degenerate[0]) * mdl.TRIANGLE.itemsize)
+    total = len(model.triangles)
+    _drawable(info, total - len(degenerate), _why_none(total), "numtris", mdl.HEADER.fields["numtris"][1])
 
 
 def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
@@ -265,13 +280,19 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, na
               at["animation_fps"])
     for warning in joint_parents(model)[1]:
         _warn(info, warning, "joints")
+    grouped = drawable = 0
     for g, group in enumerate(model.groups):
         triangles = np.asarray(group.triangles, dtype=np.int64)
         degenerate = _degenerate(model.tri_vertices[triangles]) if len(triangles) else []
+        grouped += len(triangles)
+        drawable += len(triangles) - len(degenerate)
         if len(degenerate):
             first = int(triangles[degenerate[0]])
             _warn(info, f"group {group.name!r}: dropped {len(degenerate)} triangle(s) that use a vertex twice",
                   f"triangle {first}", at["triangles"] + first * ms3d.TRIANGLE.itemsize)
+    why = (_why_none(grouped) if grouped or not model.num_triangles
+           else f"none of the {model.num_triangles} triangle(s) is in a group")
+    _drawable(info, drawable, why, "num_triangles", at["triangles"] - 2)
     for i, material in enumerate(model.materials):
         base = at["materials"] + i * ms3d.MATERIAL.itemsize
         for key, stored in (("texture", material.texture), ("alphamap", material.alphamap)):
@@ -282,9 +303,12 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, na
                 info.skins.append(SkinInfo(stored, False, None, "not looked up"))
                 continue
             found = find_texture(path.parent, stored)
-            info.skins.append(SkinInfo(stored, found is not None, str(found) if found else None))
+            search = describe_texture_search(path.parent, stored)
+            fallback = len(texture_candidates(stored)) > 1 or search.startswith("absolute")
+            info.skins.append(SkinInfo(stored, found is not None, str(found) if found else None,
+                                       search if fallback or found is None else None))
             if found is None:
-                _warn(info, f"material {material.name!r}: {key} {stored!r} not found next to the model", field, offset)
+                _warn(info, f"material {material.name!r}: {key} {stored!r} not found: {search}", field, offset)
             elif found.suffix.lower() == ".pcx":
                 try:
                     decode_pcx(found.read_bytes())
@@ -329,7 +353,8 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
             elif skin.found:
                 state = skin.note or "present"
             else:
-                state = "not looked up" if skin.note == "not looked up" else "MISSING (see warnings)"
+                state = ("not looked up" if skin.note == "not looked up" else
+                         f"MISSING: {skin.note}" if info.format == "ms3d" and skin.note else "MISSING (see warnings)")
             lines.append(f"    {skin.name}: {state}")
     if info.animations:
         lines.append(f"  animations ({len(info.animations)}):")

@@ -252,6 +252,8 @@ def run_convert(args: argparse.Namespace) -> int:
         json.dump({"results": [asdict(r) for r in results],
                    "summary": {"files": len(results), "converted": sum(r.ok and not r.skipped for r in results),
                                "skipped": sum(r.skipped for r in results),
+                               "warned": sum(r.ok and bool(r.warnings) for r in results),
+                               "empty": sum(r.ok and r.empty for r in results),
                                "failed": sum(not r.ok for r in results), "missing": missing}},
                   sys.stdout, indent=2)
         print()

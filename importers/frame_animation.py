@@ -33,16 +33,25 @@ def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.
     return keys
 
 
+def ensure_channelbag(action: bpy.types.Action, slot: bpy.types.ActionSlot):
+    """The channel bag of ``slot`` in ``action``, created if missing (4.4 to 5.x; 4.4/4.5 lack the helper)."""
+    from bpy_extras import anim_utils
+    if hasattr(anim_utils, "action_ensure_channelbag_for_slot"):
+        return anim_utils.action_ensure_channelbag_for_slot(action, slot)
+    layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
+    strip = layer.strips[0] if len(layer.strips) else layer.strips.new(type="KEYFRAME")
+    return strip.channelbag(slot, ensure=True)
+
+
 def new_action_fcurves(id_block: bpy.types.ID, action_name: str, data_paths: list[str]) -> list[bpy.types.FCurve]:
     """A new action assigned to ``id_block`` with one F-curve per data path (4.2 to 5.x)."""
     action = bpy.data.actions.new(action_name)
     anim = id_block.animation_data or id_block.animation_data_create()
     if hasattr(action, "slots"):
-        from bpy_extras import anim_utils
         slot = action.slots.new(id_type=id_block.id_type, name=id_block.name)
         anim.action = action
         anim.action_slot = slot
-        channels = anim_utils.action_ensure_channelbag_for_slot(action, slot).fcurves
+        channels = ensure_channelbag(action, slot).fcurves
     else:
         anim.action = action
         channels = action.fcurves

@@ -41,7 +41,7 @@ from ..common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
 from ..formats.ms3d_joints import key_frames
 from ..formats.ms3d_rig import (combined_weights, euler_quaternions, hermite_tangents, hierarchy_order,
                                 nearest_euler, quaternion_rotations, rest_matrices, slerp)
-from .frame_animation import new_action_fcurves
+from .frame_animation import ensure_channelbag, new_action_fcurves
 
 LINEAR = 1
 BEZIER = 2
@@ -108,9 +108,18 @@ def new_bone_fcurves(obj: bpy.types.Object, action_name: str,
     new_action_fcurves(obj, action_name, [])
     anim = obj.animation_data
     if hasattr(anim.action, "slots"):
-        from bpy_extras import anim_utils
-        fcurves = anim_utils.action_ensure_channelbag_for_slot(anim.action, anim.action_slot).fcurves
-        return [fcurves.new(path, index=index, group_name=group) for path, index, group in channels]
+        bag = ensure_channelbag(anim.action, anim.action_slot)
+        if bpy.app.version >= (5, 0, 0):
+            return [bag.fcurves.new(path, index=index, group_name=group) for path, index, group in channels]
+        groups: dict[str, bpy.types.ActionGroup] = {}   # 4.4/4.5: fcurves.new takes no group name
+        curves = []
+        for path, index, group in channels:
+            fcurve = bag.fcurves.new(path, index=index)
+            if group not in groups:
+                groups[group] = bag.groups.new(group)
+            fcurve.group = groups[group]
+            curves.append(fcurve)
+        return curves
     fcurves = anim.action.fcurves
     return [fcurves.new(path, index=index, action_group=group) for path, index, group in channels]
 

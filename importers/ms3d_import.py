@@ -60,7 +60,7 @@ from ..common.skin_images import load_skin_image
 from ..formats.ms3d_rig import pack_skin, rest_matrices, vertex_influences
 from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
 from .results import ImportResult
-from .skin_lookup import find_texture
+from .skin_lookup import describe_texture_search, find_texture
 from .transaction import datablock_transaction
 
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
@@ -176,8 +176,8 @@ def _load_images(model: Ms3dModel, path: Path, result: ImportResult) -> list[dic
                 continue
             found = find_texture(path.parent, stored)
             if found is None:
-                result.warnings.append(f"{path.name}: material {source.name!r}: {key} {stored!r} not found "
-                                       f"next to the model")
+                result.warnings.append(f"{path.name}: material {source.name!r}: {key} {stored!r} not found: "
+                                       + describe_texture_search(path.parent, stored))
                 continue
             if found not in loaded:
                 try:

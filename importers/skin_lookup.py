@@ -179,17 +179,36 @@ def find_skin(model_path: Path, skin_name: str,
     return SkinLookup(found, "; ".join(notes) or None)
 
 
+def texture_candidates(stored: str) -> list[list[str]]:
+    """The relative paths (as parts) a material's texture path is looked up as, in order: the path
+    itself, then its bare file name; an absolute path (``C:\\...``, ``/...``) by its file name only."""
+    text = stored.strip().replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if not parts:
+        return []
+    if text.startswith("/") or _DRIVE.match(text):
+        return [[parts[-1]]]
+    return [parts, [parts[-1]]] if len(parts) > 1 else [parts]
+
+
+def describe_texture_search(folder: Path, stored: str) -> str:
+    """Where :func:`find_texture` looks for ``stored``, in words: which names, in which folder."""
+    candidates = texture_candidates(stored)
+    if not candidates:
+        return "the name is empty"
+    names = ", then ".join("/".join(parts) for parts in candidates)
+    text = stored.strip().replace("\\", "/")
+    why = ("absolute path: only its file name is used; " if text.startswith("/") or _DRIVE.match(text)
+           else "backslashes read as folders; " if "\\" in stored and len(candidates) > 1 else "")
+    return f"{why}looked for {names} in {folder} (any case)"
+
+
 def find_texture(folder: Path, stored: str) -> Path | None:
     """The file a material's texture path names: the relative path under ``folder`` (any case), else the
     bare file name in ``folder``; an absolute path is looked up by its file name only. Nothing outside
     ``folder`` is returned (``..`` or a symbolic link leading out is not followed): a model file must
     not be able to pull arbitrary files of the user into a .blend."""
-    text = stored.strip().replace("\\", "/")
-    parts = [p for p in text.split("/") if p not in ("", ".")]
-    if not parts:
-        return None
-    absolute = text.startswith("/") or bool(_DRIVE.match(text))
-    for candidate in ([parts[-1]],) if absolute else (parts, [parts[-1]]):
+    for candidate in texture_candidates(stored):
         found = _case_insensitive_file(folder, candidate)
         if found is not None:
             return found

@@ -145,7 +145,8 @@ def _importer_warnings(bpy, extension: str, path: Path) -> list[str] | None:
 @pytest.mark.parametrize("path", corpus_params("md2/*/*.md2") + corpus_params("mdl/*/*.mdl")
                          + corpus_params("ms3d/*/*.ms3d"))
 def test_check_warns_as_the_importer_does(cli_modules, bpy_scene, extension, path):
-    """Every importer warning is a check warning; check adds only the engine's limits."""
+    """Every importer warning is a check warning; check adds only the engine's limits and "no drawable
+    triangles" (the importer already warns about each degenerate triangle)."""
     inspect = cli_modules["inspect"]
     info = inspect.inspect_file(path)
     if not info.readable:
@@ -159,7 +160,8 @@ def test_check_warns_as_the_importer_does(cli_modules, bpy_scene, extension, pat
         pytest.skip(f"the extension has no {info.format} importer yet")
     ours = [p.message for p in info.problems]
     assert set(expected) <= set(ours)
-    assert {m for m in ours if m not in info.limits_exceeded} <= set(expected)
+    assert {m for m in ours if m not in info.limits_exceeded and not m.startswith("no drawable triangles")} \
+        <= set(expected)
     if info.format == "ms3d" and info.joints:
         assert info.animations[0].last == bpy_scene.context.scene.frame_end
 
@@ -386,11 +388,15 @@ def test_convert_options_reach_the_operators(run, tmp_path):
 
 def test_timeout_fails_one_file_and_the_batch_goes_on(run, tmp_path):
     needs_bpy()
-    slow, fast = corpus("mdl/librequake/b_g_key.mdl"), corpus("mdl/slipgate/smoke.mdl")
-    result = run("convert", slow, fast, "--to", "glb", "-o", tmp_path, "-j", "1", "--timeout", "0.2")
+    # 512 morph targets of 2025 vertices take the glTF exporter a minute here; smoke.mdl well under a
+    # second even on a loaded machine (a 0.2 s budget for it failed under load).
+    slow, fast = tmp_path / "in" / "big.md2", corpus("mdl/slipgate/smoke.mdl")
+    slow.parent.mkdir()
+    slow.write_bytes(serialize_md2(grid_model(45, 45, 512)))
+    result = run("convert", slow, fast, "--to", "glb", "-o", tmp_path, "-j", "1", "--timeout", "3")
     assert result.returncode == 1
-    assert f"{slow}: gave up after 0.2 s (--timeout)" in result.stdout
-    assert (tmp_path / "smoke.glb").is_file() and not (tmp_path / "b_g_key.glb").exists()
+    assert f"{slow}: gave up after 3 s (--timeout)" in result.stdout
+    assert (tmp_path / "smoke.glb").is_file() and not (tmp_path / "big.glb").exists()
     assert not list(tmp_path.glob(".*.tmp.glb"))
 
 

@@ -1,6 +1,6 @@
 """The main job end to end: MD2 file -> Blender -> .blend, MD2 again, and a contact sheet.
 
-    .venvs/bpy-5.0/bin/python tools/demo.py [MODEL.md2] [-o OUTDIR]
+    bash tools/dev.sh demo [MODEL.md2] [-o OUTDIR]    (the newest bpy here: .venvs/bpy-5.2, else bpy-5.0)
 
 Without MODEL it first builds a sample of its own and exports it as ``OUTDIR/sample.md2``: Suzanne
 with a procedurally generated skin (``OUTDIR/sample.png``) and three 10-frame animations at 10 fps,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for developers and CI. Creates the venvs it needs under .venvs/ on first use.
 #   bash tools/dev.sh demo [MODEL.md2] [-o DIR]   sample model -> MD2 -> import -> .blend, round trip, contact sheet
-#   bash tools/dev.sh test [pytest args]          test suite on bpy 4.2 LTS and bpy 5.0 (the wheel; no Blender binary)
+#                                                 (demo, bench, fuzz, cli, build: the newest bpy here, 5.2 LTS or 5.0)
+#   bash tools/dev.sh test [pytest args]          test suite on bpy 4.2 LTS, 4.5 LTS and 5.2 LTS (wheels; 5.2 needs Python 3.13)
 #   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh bench-ms3d [--markdown]     MS3D import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
@@ -12,62 +13,104 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+# find_python 3.11|3.13 -> the full path of a Python of that version: PATH, pyenv, usual prefixes.
 find_python() {
-  for candidate in python3.11 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-       "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
-      echo "$candidate"; return 0
-    fi
+  local want="$1" candidate real
+  local -a candidates=("python$want")
+  [ "$want" = 3.11 ] && candidates+=(python3)
+  if command -v pyenv >/dev/null 2>&1; then
+    candidates+=("$(pyenv root 2>/dev/null)"/versions/"$want"*/bin/python"$want")
+  fi
+  candidates+=("$HOME"/.pyenv/versions/"$want"*/bin/python"$want" "/usr/bin/python$want" "/usr/local/bin/python$want")
+  for candidate in "${candidates[@]}"; do
+    command -v "$candidate" >/dev/null 2>&1 || continue
+    real="$("$candidate" -c "import sys; assert '%d.%d' % sys.version_info[:2] == '$want'; print(sys.executable)" 2>/dev/null)" || continue
+    [ -n "$real" ] && { echo "$real"; return 0; }
   done
-  echo "error: the bpy wheels need Python 3.11 (python3.11 not found)" >&2
   return 1
 }
 
-# venv NAME BPY_SPEC -> prints the venv's python, creating it when missing
+# venv NAME BPY_SPEC PYTHON_VERSION -> prints the venv's python, creating it when missing
 venv() {
-  local dir="$ROOT/.venvs/$1" spec="$2"
+  local dir="$ROOT/.venvs/$1" spec="$2" want="$3"
   if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c 'import bpy, pytest, numpy' >/dev/null 2>&1; then
-    local py; py="$(find_python)"
-    echo "setting up $dir ($spec)..." >&2
+    local py
+    py="$(find_python "$want")" || { echo "error: $spec needs Python $want (not found on PATH or under pyenv)" >&2; return 1; }
+    echo "setting up $dir ($spec, Python $want)..." >&2
     "$py" -m venv "$dir" >&2
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$spec" pytest pytest-blender >&2
   fi
   echo "$dir/bin/python"
 }
 
+# has_python NAME PYTHON_VERSION: the venv already works, or that Python exists to create it
+has_python() {
+  "$ROOT/.venvs/$1/bin/python" -c 'import bpy' >/dev/null 2>&1 || find_python "$2" >/dev/null
+}
+
+# newest -> the newest Blender this machine can run: bpy 5.2 LTS (Python 3.13), else bpy 5.0 (Python 3.11)
+newest() {
+  if has_python bpy-5.2 3.13; then
+    venv bpy-5.2 'bpy==5.2.*' 3.13
+  else
+    echo "note: no Python 3.13 found, using bpy 5.0 (install Python 3.13, e.g. 'pyenv install 3.13', for Blender 5.2 LTS)" >&2
+    venv bpy-5.0 'bpy==5.0.1' 3.11
+  fi
+}
+
+# The test matrix: oldest supported LTS, the LTS with both action APIs, the newest LTS.
+MATRIX=("bpy-4.2:bpy==4.2.*:3.11" "bpy-4.5:bpy==4.5.*:3.11" "bpy-5.2:bpy==5.2.*:3.13")
+
 cmd="${1:-test}"; shift || true
 case "$cmd" in
   demo)
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     exec "$py" tools/demo.py "$@" ;;
   test)
-    status=0
-    for pair in "bpy-4.2:bpy==4.2.*" "bpy-5.0:bpy==5.0.1"; do
-      name="${pair%%:*}"; spec="${pair#*:}"
-      py="$(venv "$name" "$spec")"
-      echo "=== tests on $("$py" -c 'import bpy; print("Blender", bpy.app.version_string)' 2>/dev/null | tail -1)"
-      "$py" -m pytest -q "$@" || status=$?
+    status=0; results=()
+    for entry in "${MATRIX[@]}"; do
+      IFS=: read -r name spec want <<<"$entry"
+      label="${spec#bpy==}"; label="Blender ${label%.\*}"
+      if ! has_python "$name" "$want"; then
+        echo "=== tests on $label SKIPPED: needs Python $want; install it (e.g. 'pyenv install $want' or your package manager's python$want) and rerun"
+        results+=("$label skipped (no Python $want)"); continue
+      fi
+      if ! py="$(venv "$name" "$spec" "$want")"; then
+        echo "=== tests on $label FAILED: could not set up .venvs/$name"
+        results+=("$label: setup failed"); status=1; continue
+      fi
+      label="Blender $("$py" -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)"
+      echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())'))"
+      started=$SECONDS
+      rc=0; "$py" -m pytest -q "$@" || rc=$?
+      case $rc in
+        0) results+=("$label: passed in $((SECONDS - started)) s") ;;
+        5) results+=("$label: NO TESTS RAN (pytest exit 5)"); status=1 ;;
+        *) results+=("$label: FAILED (pytest exit $rc)"); status=1 ;;
+      esac
     done
+    echo "=== summary"
+    printf '  %s\n' "${results[@]}"
     exit $status ;;
   bench)
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     exec "$py" tools/benchmark.py "$@" ;;
   bench-ms3d)
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     exec "$py" tools/benchmark_ms3d.py "$@" ;;
   fuzz)
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     exec "$py" tools/fuzz_campaign.py "$@" ;;
   build)
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     exec "$py" tools/build_extension.py "$@" ;;
   blender-test)
     blender="${1:?usage: tools/dev.sh blender-test /path/to/blender [pytest args]}"; shift
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     exec "$py" -m pytest -p pytest_blender.plugin --blender-executable "$blender" "$@" ;;
   cli)
     # python -m classic_models from the checkout: PYTHONPATH holds a classic_models -> checkout link.
-    py="$(venv bpy-5.0 'bpy==5.0.1')"
+    py="$(newest)"
     mkdir -p "$ROOT/.venvs/pkgpath"
     ln -sfn "$ROOT" "$ROOT/.venvs/pkgpath/classic_models"
     cd "${OLDPWD:-$ROOT}"
