@@ -103,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("--file-normals", action="store_true",
                          help="use the file's normals as custom normals (use_file_normals)")
     imports.add_argument("--no-skins", action="store_true", help="do not load skins or textures (load_skins / load_images = False)")
-    imports.add_argument("--palette", type=Path,
-                         help="MDL: a 768-byte palette lump to decode and convert skins with (palette_path)")
+    imports.add_argument("--palette", type=_palette_choice,
+                         help="MDL: quake, hexen2 or a 768-byte palette lump to decode and convert skins with "
+                              "(palette / palette_path)")
     imports.add_argument("--import-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the import operator, by its Python name (repeatable), "
                               "e.g. axis_up=Z for MS3D")
@@ -176,6 +177,11 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _palette_choice(text: str) -> str | Path:
+    """'quake' / 'hexen2' name a built-in palette; anything else is a palette lump's path."""
+    return text.upper() if text.lower() in ("quake", "hexen2") else Path(text)
+
+
 def convert_settings(args: argparse.Namespace) -> ConvertSettings:
     settings = ConvertSettings(target=args.target, fps=args.fps)
     imports, exports = settings.import_options, settings.export_options
@@ -186,7 +192,10 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
     if args.no_skins:
         imports["load_skins"] = OptionRequest("--no-skins", False)
         imports["load_images"] = OptionRequest("--no-skins", False)
-    if args.palette is not None:
+    if isinstance(args.palette, str):
+        imports["palette"] = OptionRequest("--palette", args.palette)
+        exports["palette"] = OptionRequest("--palette", args.palette)
+    elif args.palette is not None:
         palette = str(args.palette.resolve())
         imports["palette_path"] = OptionRequest("--palette", palette)
         exports["palette_path"] = OptionRequest("--palette", palette)

@@ -8,6 +8,7 @@ from bpy_extras.io_utils import ExportHelper, orientation_helper
 from ..formats.md2 import parse_md2, serialize_md2
 from ..formats.mdl import parse_mdl, serialize_mdl
 from ..formats.ms3d import parse_ms3d, serialize_ms3d
+from ..common.mdl_skins import PALETTE_ITEMS
 from .md2_build import Md2ExportOptions, build_md2
 from .mdl_build import MdlExportOptions, build_mdl
 from .ms3d_build import Ms3dExportOptions, build_ms3d
@@ -16,6 +17,7 @@ from .run_export import ModelWriter, export_file
 export_md2 = ModelWriter(build_md2, serialize_md2, parse_md2)
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
 export_ms3d = ModelWriter(build_ms3d, serialize_ms3d, parse_ms3d)
+
 
 
 class ExportOperatorBase(ExportHelper):
@@ -68,15 +70,17 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         ("MODERN", "Source Ports", "The larger limits of modern source ports")))
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the palette")
-    palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
-                                 description="A 768-byte palette lump; empty = Quake's palette")
+    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS,
+                          description="The palette skins are converted to")
+    palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump; when set it is used whatever Palette says")
     skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
         ("PAD", "Pad", "Pad a skin whose width is not a multiple of 4"),
         ("REFUSE", "Refuse", "Refuse to export such a skin")))
 
     def execute(self, context):
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
-                                   palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
+                                   palette=self.palette, palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
         return export_file(self, context, export_mdl, options)
 
 

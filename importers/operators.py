@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, FloatProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
+from ..common.mdl_skins import PALETTE_ITEMS
 from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
 from .ms3d_import import Ms3dImportOptions, import_ms3d
@@ -58,11 +59,13 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
-                                 description="A 768-byte palette lump (e.g. Hexen II's); empty = Quake's palette")
+    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS,
+                          description="The palette the skins' indices are decoded with")
+    palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump; when set it is used whatever Palette says")
 
     def execute(self, context):
-        options = MdlImportOptions(**self.frame_options(), palette_path=self.palette_path)
+        options = MdlImportOptions(**self.frame_options(), palette=self.palette, palette_path=self.palette_path)
         return import_files(self, context, operator_paths(self), import_mdl, options)
 
 
