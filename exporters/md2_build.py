@@ -19,8 +19,8 @@ from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, fra
 from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
 from ..formats.quantize import dequantize, frames_on_grid, quantize, quantize_frames
 from .export_error import ExportError
-from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKINS, MD2_ST,
-                               ST_INDEX_ATTRIBUTE)
+from ..common.contract import (FRAME_NAMES, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS, MD2_SKIN_FOUND,
+                               MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import material_image
 from .animated_mesh import FrameExportOptions, MeshPart, frame_names, merged, sample_parts
 from .vertex_normals import vertex_normals
@@ -190,7 +190,7 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str
     for obj in objects:
         for slot in obj.material_slots:
             mat = slot.material
-            if mat is None:
+            if mat is None or mat.get(MD2_SKIN_FOUND):
                 continue
             skin = str(mat.get(MD2_SKIN, ""))
             if not skin:

@@ -45,9 +45,15 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
 
+    skin_image: StringProperty(name="Skin Image", default="", subtype="FILE_PATH",
+                               description="Show this image on the model; empty = find the skin automatically "
+                                           "(the names the file stores, else the model's own image beside it)")
+    pcx_colours: EnumProperty(name="PCX Colours", default="FILE", items=(
+        ("FILE", "File", "The palette stored in the PCX, as it was painted"),
+        ("GAME", "Game", "Quake II's palette, as the game draws 8-bit skins")))
 
     def execute(self, context):
-        options = Md2ImportOptions(**self.frame_options())
+        options = Md2ImportOptions(**self.frame_options(), skin_image=self.skin_image, pcx_colours=self.pcx_colours)
         return import_files(self, context, operator_paths(self), import_md2, options)
 
 
