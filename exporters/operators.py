@@ -5,16 +5,15 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
-from ..formats.md2 import parse_md2, serialize_md2
 from ..formats.mdl import parse_mdl, serialize_mdl
 from ..formats.ms3d import parse_ms3d, serialize_ms3d
 from ..common.mdl_skins import PALETTE_ITEMS
-from .md2_build import Md2ExportOptions, build_md2
+from .md2_build import Md2ExportOptions
+from .md2_export import export_md2
 from .mdl_build import MdlExportOptions, build_mdl
 from .ms3d_build import Ms3dExportOptions, build_ms3d
 from .run_export import ModelWriter, export_file
 
-export_md2 = ModelWriter(build_md2, serialize_md2, parse_md2)
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
 export_ms3d = ModelWriter(build_ms3d, serialize_ms3d, parse_ms3d)
 
@@ -51,9 +50,20 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
 
+    skins: EnumProperty(name="Skins", default="PCX", items=(
+        ("PCX", "PCX", "Write each skin as an 8-bit PCX in the Quake II palette, as the game loads it"),
+        ("PNG", "PNG", "Write each skin as a true-colour PNG (source ports load it in place of the PCX)"),
+        ("TGA", "TGA", "Write each skin as a true-colour TGA (source ports load it in place of the PCX)"),
+        ("NAMES", "Names Only", "Store the skin names and write no skin files")))
+    skin_path: StringProperty(name="Skin Path", default="",
+                              description="Folder part of new skin names (e.g. models/crate); empty = implied by "
+                                          "the export folder under <game>/models or <game>/players")
+    dither: BoolProperty(name="Dither Skins", default=False,
+                         description="Floyd-Steinberg dithering when converting skins to the Quake II palette")
 
     def execute(self, context):
-        options = Md2ExportOptions(**self.frame_options())
+        options = Md2ExportOptions(**self.frame_options(), skins=self.skins, skin_path=self.skin_path,
+                                   dither=self.dither)
         return export_file(self, context, export_md2, options)
 
 

@@ -1,7 +1,7 @@
 """The one "collect objects, build, write, report" path every export operator goes through."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -11,7 +11,17 @@ from ..formats.errors import FormatError
 from .atomic_write import atomic_write
 from .export_error import ExportError
 
-Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], list[str]]
+
+
+@dataclass
+class ExportReport:
+    """What an exporter hands back when it has more to say than warnings: ``written`` lists the
+    other files it wrote (skins, textures)."""
+    warnings: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+
+Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], "list[str] | ExportReport"]
 
 
 def export_objects(operator: bpy.types.Operator, context: bpy.types.Context) -> list[bpy.types.Object]:
@@ -36,7 +46,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     wm = context.window_manager
     wm.progress_begin(0, 1)
     try:
-        warnings = exporter(context, path, objects, options)
+        report = exporter(context, path, objects, options)
     except (ExportError, FormatError) as exc:
         operator.report({"ERROR"}, f"{path.name}: {exc}")
         return {"CANCELLED"}
@@ -45,8 +55,12 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         return {"CANCELLED"}
     finally:
         wm.progress_end()
-    for warning in warnings:
+    if not isinstance(report, ExportReport):
+        report = ExportReport(report)
+    for warning in report.warnings:
         operator.report({"WARNING"}, warning)
+    for line in report.written:
+        operator.report({"INFO"}, line)
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}
 
