@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
                          help="MDL: limits to check, Quake's or source ports' (target)")
     exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")
+    exports.add_argument("--skins", choices=("pcx", "png", "tga", "names"),
+                         help="MD2: write skins as 8-bit PCX in the Quake II palette (default), true-colour "
+                              "PNG or TGA, or store the names only (skins)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--fps", type=_positive_float,
@@ -165,6 +168,8 @@ def run_check(args: argparse.Namespace) -> int:
         if not args.json and not args.quiet:
             for problem in info.problems:
                 print(f"{info.file}: {inspect.format_problem(problem)}")
+            for line in inspect.skin_lines(info):
+                print(f"{info.file}: {line}")
     line = (f"checked {len(sources)} file(s): {counts['clean']} clean, {counts['warning']} with warnings, "
             f"{counts['error']} with errors")
     bad = any(r["status"] in failing for r in reports) or bool(missing)
@@ -205,6 +210,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["target"] = OptionRequest("--target", args.limits.upper())
     if args.dither:
         exports["dither"] = OptionRequest("--dither", True)
+    if args.skins:
+        exports["skins"] = OptionRequest("--skins", args.skins.upper())
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     for key, value in args.import_option:

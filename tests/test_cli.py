@@ -491,3 +491,76 @@ def test_frames_convert_to_ms3d(run, tmp_path, ms3d_operators, source):
     result = run("convert", path, "--to", "ms3d", "-o", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert parse_ms3d((tmp_path / f"{path.stem}.ms3d").read_bytes()).num_triangles > 0
+
+
+# --- skins (issue 14) ---------------------------------------------------------------------------
+
+def test_check_lines_say_where_each_md2_skin_is_and_how_its_palette_differs(run, tmp_path):
+    from image_files import reference_palette, write_pcx
+    quake2 = reference_palette("quake2")
+    if quake2 is None:
+        pytest.skip("reference Quake II palette not found in ../shared/reference")
+    folder = tmp_path / "models" / "thing"
+    folder.mkdir(parents=True)
+    model = grid_model()
+    model.skins = ["models/elsewhere/skin.pcx"]
+    (folder / "thing.md2").write_bytes(serialize_md2(model))
+    indices = np.arange(40, dtype=np.uint8).reshape(4, 10)
+    stored = quake2.copy()
+    stored[[3, 17, 39]] += np.array([[5, 0, 0], [0, 9, 0], [0, 0, 2]], np.uint8)
+    stored[200] = 255 - stored[200]
+    write_pcx(folder / "thing.pcx", indices, stored)
+    other = grid_model()
+    other.skins = ["models/thing/paint.pcx"]
+    (folder / "other.md2").write_bytes(serialize_md2(other))
+    write_pcx(folder / "paint.pcx", indices, quake2)
+    result = run("check", folder, block_bpy=True)
+    lines = result.stdout.splitlines()
+    thing, paint = folder / "thing.md2", folder / "other.md2"
+    assert f"{thing}: skin models/elsewhere/skin.pcx: MISSING (the import shows thing.pcx instead)" in lines
+    assert any(l.startswith(f"{thing}: skin thing.pcx (not named by the file): found {folder / 'thing.pcx'}")
+               and "the model's own name" in l
+               and "3 of the 40 palette entries in use differ from Quake II's by up to 9 of 255" in l for l in lines)
+    assert any(l.startswith(f"{paint}: skin models/thing/paint.pcx: found {folder / 'paint.pcx'}")
+               and "its 40 palette entries in use match Quake II's" in l for l in lines), result.stdout
+
+
+def test_info_reports_the_missing_skin_and_no_own_image(run, tmp_path):
+    (tmp_path / "flag.md2").write_bytes(serialize_md2(grid_model()))
+    (tmp_path / "dolphin.md2").write_bytes(serialize_md2(grid_model()))
+    (tmp_path / "dolphin_f.bmp").write_bytes(b"BM")
+    result = run("info", tmp_path / "flag.md2", block_bpy=True)
+    assert "models/test/skin.pcx: MISSING (see warnings)" in result.stdout
+    assert "dolphin_f" not in result.stdout
+
+
+def test_convert_to_md2_writes_pcx_skins_and_glb_carries_the_found_skin(run, tmp_path):
+    needs_bpy()
+    from image_files import read_pcx, reference_palette, write_png
+    quake2 = reference_palette("quake2")
+    if quake2 is None:
+        pytest.skip("reference Quake II palette not found in ../shared/reference")
+    source = tmp_path / "src"
+    model = grid_model()
+    model.skins = []
+    source.mkdir()
+    (source / "wolf.md2").write_bytes(serialize_md2(model))
+    rgba = np.zeros((32, 64, 4), np.uint8)
+    rgba[..., :3] = quake2[np.arange(64) % 200][None, :]
+    rgba[..., 3] = 255
+    write_png(source / "wolf_texture.png", rgba)
+    result = run("convert", source / "wolf.md2", "--to", "glb", "-o", tmp_path / "web")
+    assert result.returncode == 0, result.stdout + result.stderr
+    gltf = glb_json(tmp_path / "web" / "wolf.glb")
+    assert len(gltf.get("images", [])) == 1 and gltf["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]
+
+    result = run("convert", source / "wolf.md2", "--to", "ms3d", "-o", tmp_path / "ms")
+    assert result.returncode == 0, result.stdout + result.stderr
+    game = tmp_path / "baseq2" / "models" / "wolf"
+    result = run("convert", tmp_path / "ms" / "wolf.ms3d", "--to", "md2", "--skins", "pcx", "-o", game)
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = parse_md2((game / "wolf.md2").read_bytes())
+    assert len(written.skins) == 1 and written.skins[0].startswith("models/wolf/")
+    indices, palette = read_pcx((game / Path(written.skins[0]).name).read_bytes())
+    np.testing.assert_array_equal(palette, quake2)
+    np.testing.assert_array_equal(quake2[indices], rgba[..., :3])
