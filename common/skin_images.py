@@ -63,6 +63,18 @@ def image_unchanged(image: bpy.types.Image) -> bool:
     return bool(stored) and not image.is_dirty and packed_digest(image) == stored
 
 
+def unchanged_source_file(image: bpy.types.Image) -> Path | None:
+    """The file ``image`` still shows unchanged, if any: its import's source, or the file it was
+    loaded from (not packed, not edited)."""
+    if image_unchanged(image):
+        source = Path(str(image[SOURCE_PATH]))
+    elif image.packed_file is None and image.filepath and not image.is_dirty and image.source == "FILE":
+        source = Path(bpy.path.abspath(image.filepath))
+    else:
+        return None
+    return source if source.is_file() else None
+
+
 def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Material:
     """A node material showing ``image`` with nearest-texel sampling, as the old engines did."""
     material = bpy.data.materials.new(name)

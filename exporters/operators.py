@@ -6,16 +6,15 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
 from ..formats.mdl import parse_mdl, serialize_mdl
-from ..formats.ms3d import parse_ms3d, serialize_ms3d
 from ..common.mdl_skins import PALETTE_ITEMS
 from .md2_build import Md2ExportOptions
 from .md2_export import export_md2
 from .mdl_build import MdlExportOptions, build_mdl
-from .ms3d_build import Ms3dExportOptions, build_ms3d
+from .ms3d_build import Ms3dExportOptions
+from .ms3d_textures import export_ms3d
 from .run_export import ModelWriter, export_file
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
-export_ms3d = ModelWriter(build_ms3d, serialize_ms3d, parse_ms3d)
 
 
 
@@ -106,9 +105,14 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
     animation: EnumProperty(name="Animation", default="KEYS", items=(
         ("KEYS", "Keyframes", "A key where the action has one (rotation and location channels per bone)"),
         ("BAKE", "Bake", "A key on every scene frame, from the evaluated pose (constraints included)")))
+    textures: EnumProperty(name="Textures", default="COPY", items=(
+        ("COPY", "Copy", "Copy each material's image beside the model (PNG when it exists only in Blender); "
+                         "the file stores its bare name"),
+        ("NAMES", "Names Only", "Store the texture names and write no image files")))
 
     def execute(self, context):
-        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation)
+        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation,
+                                    textures=self.textures)
         return export_file(self, context, export_ms3d, options)
 
 
