@@ -281,3 +281,36 @@ def test_hostile_stored_names_write_nothing_outside(bpy_scene, tmp_path, name, c
     assert not any(outside.iterdir())
     assert "written beside the model" in capsys.readouterr().out
     assert not Path("/tmp/evil.pcx").exists() or Path("/tmp/evil.pcx").stat().st_mtime < out.stat().st_mtime - 60
+
+
+# -- corpus -----------------------------------------------------------------------------------
+
+from conftest import corpus_params  # noqa: E402
+
+IMAGE_SUFFIXES = {".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp"}
+
+
+def has_own_image(path: Path) -> bool:
+    """Independently of the product: an image in the folder named after the model, a stored skin's
+    file name, ``skin.*``, or a PCX with its ``_i`` icon beside a ``tris.md2``."""
+    model = parse_md2(path.read_bytes())
+    images = {p.name.lower() for p in path.parent.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES}
+    stems = {os.path.splitext(n)[0] for n in images}
+    stored = {s.replace("\\", "/").split("/")[-1].lower() for s in model.skins}
+    players = path.stem.lower() == "tris" and any(f"{s}_i.pcx" in images for s in stems)
+    return (any(s.startswith(path.stem.lower()) for s in stems) or bool(stored & images)
+            or "skin" in stems or players)
+
+
+@pytest.mark.parametrize("path", corpus_params("md2/*/*.md2"))
+def test_every_corpus_md2_with_its_own_image_imports_textured(bpy_scene, path):
+    bpy = bpy_scene
+    try:
+        parse_md2(path.read_bytes())
+    except Exception as exc:
+        pytest.skip(f"{path.name} is deliberately broken: {exc}")
+    if not has_own_image(path):
+        pytest.skip(f"no image of its own beside {path.name}")
+    obj = import_md2(bpy, path)
+    image = shown_image(obj)
+    assert image.size[0] > 0 and image.size[1] > 0 and image.packed_file is not None
