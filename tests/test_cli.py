@@ -182,11 +182,15 @@ def test_check_clean_files_exit_zero(run):
     paths = [corpus("mdl/librequake/player.mdl"), corpus("md2/assimp/faerie.md2")]
     result = run("check", *paths, block_bpy=True)
     assert result.returncode == 0, result.stdout
-    assert result.stdout.strip() == "checked 2 file(s): 2 clean, 0 with warnings, 0 with errors"
+    lines = result.stdout.strip().splitlines()
+    assert lines[-1] == "checked 2 file(s): 2 clean, 0 with warnings, 0 with errors"
+    assert all(": skin " in line and ": found " in line for line in lines[:-1]), "only skin lines before the summary"
 
 
-def test_check_warnings_fail_unless_told_otherwise(run):
-    gun = corpus("md2/irrlicht/gun.md2")
+def test_check_warnings_fail_unless_told_otherwise(run, tmp_path):
+    gun = tmp_path / "alone" / "gun.md2"
+    gun.parent.mkdir()
+    shutil.copy(corpus("md2/irrlicht/gun.md2"), gun)  # without gun.jpg beside it, the stored skin is missing
     result = run("check", gun, block_bpy=True)
     assert result.returncode == 1
     assert f"{gun}: warning: skin 0 @ offset 68: skin 'models/weapons/v_machn/skin.pcx' not found" in result.stdout
@@ -296,7 +300,7 @@ def test_convert_md2_to_blend_opens_in_blender(run, tmp_path):
     source = corpus("md2/irrlicht/gun.md2")
     result = run("convert", source, "--to", "blend", "-o", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "warning: gun.md2: skin 'models/weapons/v_machn/skin.pcx' not found" in result.stdout
+    assert "not found" not in result.stdout, "gun.jpg beside the model stands in for the missing stored skin"
     script = (
         "import json, os, sys, tempfile\n"
         "os.environ['BLENDER_USER_RESOURCES'] = tempfile.mkdtemp()\n"
@@ -306,7 +310,8 @@ def test_convert_md2_to_blend_opens_in_blender(run, tmp_path):
         "scene = bpy.context.scene\n"
         "print('RESULT', json.dumps({'vertices': len(obj.data.vertices), 'polygons': len(obj.data.polygons),\n"
         "    'keys': len(obj.data.shape_keys.key_blocks), 'range': [scene.frame_start, scene.frame_end],\n"
-        "    'fps': scene.render.fps, 'markers': sorted(m.name for m in scene.timeline_markers)}))\n")
+        "    'fps': scene.render.fps, 'markers': sorted(m.name for m in scene.timeline_markers),\n"
+        "    'image': [n.image.name for n in obj.data.materials[0].node_tree.nodes if n.type == 'TEX_IMAGE']}))\n")
     opened = subprocess.run([sys.executable, "-c", script, str(tmp_path / "gun.blend")],
                             capture_output=True, text=True, timeout=300)
     assert opened.returncode == 0, opened.stderr
@@ -314,7 +319,8 @@ def test_convert_md2_to_blend_opens_in_blender(run, tmp_path):
     facts = json.loads(line[len("RESULT "):])
     model = parse_md2(source.read_bytes())
     assert facts == {"vertices": model.num_vertices, "polygons": len(model.tri_xyz), "keys": model.num_frames + 1,
-                     "range": [1, model.num_frames], "fps": 10, "markers": ["active", "idle", "pow", "putway"]}
+                     "range": [1, model.num_frames], "fps": 10, "markers": ["active", "idle", "pow", "putway"],
+                     "image": ["gun.jpg"]}
 
 
 def test_batch_of_a_directory_with_a_corrupt_file(run, tmp_path):
@@ -336,7 +342,8 @@ def test_batch_of_a_directory_with_a_corrupt_file(run, tmp_path):
     failed = out.split("failed:\n", 1)[1]
     assert str(tree / "b" / "broken.md2") in failed and "ofs_end" in failed
     written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert written == ["a/weapon.md2", "b/deep/weaponWaste.md2", "missile.md2"]
+    assert written == ["a/weapon.md2", "b/deep/weaponWaste.md2", "missile.md2", "missile_skin0.pcx"], \
+        "the MDL's skin is written as a PCX skin; the MD2s' skin images were not copied into the tree"
     for original, output in ((sources[0], "a/weapon.md2"), (sources[1], "b/deep/weaponWaste.md2")):
         assert parse_md2((tmp_path / "out" / output).read_bytes()).frame_names == \
             parse_md2(original.read_bytes()).frame_names
@@ -370,8 +377,8 @@ def test_convert_options_reach_the_operators(run, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "--fps ignored: MD2 frames convert one to one" in result.stdout
     assert parse_mdl((tmp_path / "weapon.mdl").read_bytes()).num_poses == 198
-    result = run("convert", source, "--to", "md2", "-o", tmp_path, "--dither")
-    assert result.returncode == 0 and "--dither does not apply to export_scene.md2; ignored" in result.stdout
+    result = run("convert", source, "--to", "md2", "-o", tmp_path, "--skin-width", "pad")
+    assert result.returncode == 0 and "--skin-width does not apply to export_scene.md2; ignored" in result.stdout
     result = run("convert", source, "--to", "md2", "-o", tmp_path, "--export-option", "no_such_option=1")
     assert result.returncode == 1 and "export_scene.md2 has no option 'no_such_option'" in result.stdout
     result = run("convert", source, "--to", "glb", "-o", tmp_path, "--export-option", "export_morph=false",
