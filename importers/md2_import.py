@@ -115,18 +115,17 @@ def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
         own = OwnSkins([given], f"{given.name} given as Skin Image")
     else:
         own = None if any(found) else find_own_skins(path)
-    if own is None or any(found):
-        for skin, lookup in zip(named, lookups):
-            if lookup.warning and not (own and lookup.path is None):
-                result.warnings.append(f"{path.name}: {lookup.warning}")
+    for lookup in lookups:
+        if lookup.warning and not (own is not None and lookup.path is None):
+            result.warnings.append(f"{path.name}: {lookup.warning}")
     images = []
     for skin, lookup in zip(named, lookups):
         images.append(_load(path, lookup.path, palette, result) if lookup.path is not None and own is None else None)
     extra = []
     if own is not None:
         loaded = [_load(path, p, palette, result) for p in own.paths]
-        missing = ("the file names no skin" if not named else
-                   f"the file names {', '.join(repr(s) for s in named)}, not found")
+        missing = ("the file names no skin" if not named else "instead of the skins the file names" if any(found)
+                   else f"the file names {', '.join(repr(s) for s in named)}, not found")
         result.infos.append(f"{path.name}: skin {own.reason}; {missing}")
         images[:len(loaded)] = loaded[:len(images)]
         extra = loaded[len(images):]

@@ -127,7 +127,14 @@ def test_skin_image_option(bpy_scene, tmp_path, capsys):
     given = write_png(tmp_path / "elsewhere" / "paint.png", rgba)
     obj = import_md2(bpy, path, skin_image=str(given))
     np.testing.assert_array_equal(image_rgba(shown_image(obj)), rgba)
-    assert "paint.png given as Skin Image" in capsys.readouterr().out
+    assert "paint.png given as Skin Image; the file names no skin" in capsys.readouterr().out
+
+    named = md2_file(tmp_path / "n" / "crate.md2", ["crate.pcx"])
+    write_pcx(tmp_path / "n" / "crate.pcx", np.zeros((4, 4), np.uint8), np.zeros((256, 3), np.uint8))
+    obj = import_md2(bpy, named, skin_image=str(given))
+    assert obj.data.materials[0]["md2_skin"] == "crate.pcx"
+    np.testing.assert_array_equal(image_rgba(shown_image(obj)), rgba)
+    assert "paint.png given as Skin Image; instead of the skins the file names" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("colours", ["FILE", "GAME"])
