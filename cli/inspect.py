@@ -28,10 +28,13 @@ from ..formats.errors import FormatError
 from ..formats.md2_glcmds import decode_glcmds
 from ..formats.pcx import decode_pcx
 from ..formats.ms3d_joints import joint_parents, last_frame
-from ..importers.skin_lookup import describe_texture_search, find_skin, find_texture, texture_candidates
+from ..formats.palette import quake2_palette
+from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_skin, find_texture,
+                                     texture_candidates)
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
+SHOWN_INSTEAD = "the import shows"  # note of a missing MD2 skin whose model's own image is shown
 MS3D_DEFAULT_FPS = 24.0          # what the MS3D importer plays a file without a usable rate at
 
 
@@ -186,16 +189,59 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
               f"triangle {int(degenerate[0])}", int(header["ofs_tris"]) + int(degenerate[0]) * md2.TRIANGLE.itemsize)
     total = len(model.tri_xyz)
     _drawable(info, total - len(degenerate), _why_none(total), "num_tris", at["num_tris"])
-    seen: set[str] = set()
+    _md2_skins(info, path, model, int(header["ofs_skins"]), load_skins)
+
+
+def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int, load_skins: bool) -> None:
+    """Each stored skin and where it is; when none is found, the images the import shows instead
+    (:func:`find_own_skins`), as the import reports them (a missing name is then no warning)."""
+    first = {}
     for i, name in enumerate(model.skins):
-        offset = int(header["ofs_skins"]) + i * md2.SKIN.itemsize
-        if name in seen:
-            continue
-        seen.add(name)
-        if load_skins:
-            _lookup_skin(info, path, name, f"skin {i}", offset)
+        first.setdefault(name, i)
+    if not load_skins:
+        info.skins += [SkinInfo(name, False, None, "not looked up") for name in first]
+        return
+    lookups = {name: find_skin(path, name) for name in first}
+    own = None if any(l.path is not None for l in lookups.values()) else find_own_skins(path)
+    for name, i in first.items():
+        if own is None:
+            _lookup_skin(info, path, name, f"skin {i}", ofs_skins + i * md2.SKIN.itemsize)
         else:
-            info.skins.append(SkinInfo(name, False, None, "not looked up"))
+            info.skins.append(SkinInfo(name, False, None, f"{SHOWN_INSTEAD} {own.paths[0].name} instead"))
+    for image in own.paths if own else []:
+        info.skins.append(SkinInfo(f"{image.name} (not named by the file)", True, str(image),
+                                   f"{own.reason}; " + _image_note(image)))
+    for skin in info.skins:
+        if skin.found and skin.path and skin.path.lower().endswith(".pcx") and "differ" not in (skin.note or ""):
+            skin.note = _image_note(Path(skin.path)) if skin.note and skin.note.startswith("PCX") else skin.note
+
+
+def _image_note(image: Path) -> str:
+    """``PCX WxH`` and, for an 8-bit PCX, how far the palette its pixels use is from Quake II's
+    (the game draws 8-bit skins through its own palette; format-notes "MD2 skins")."""
+    if image.suffix.lower() != ".pcx":
+        return image.suffix.lstrip(".").upper() or "image"
+    try:
+        pcx = decode_pcx(image.read_bytes())
+    except (FormatError, OSError) as exc:
+        return f"cannot be decoded: {exc}"
+    if pcx.indices is None:
+        return f"PCX {pcx.width}x{pcx.height}, 24-bit"
+    used = np.unique(pcx.indices)
+    delta = np.abs(pcx.palette[used].astype(np.int64) - quake2_palette()[used].astype(np.int64)).max(axis=1)
+    differ = int((delta > 0).sum())
+    if not differ:
+        return f"PCX {pcx.width}x{pcx.height}, 8-bit, its {len(used)} palette entries in use match Quake II's"
+    return (f"PCX {pcx.width}x{pcx.height}, 8-bit, {differ} of the {len(used)} palette entries in use differ "
+            f"from Quake II's by up to {int(delta.max())} of 255: the game shows other colours")
+
+
+def skin_lines(info: ModelInfo) -> list[str]:
+    """One line per MD2 skin for ``check``: where it was found (and by which rule), or missing."""
+    if info.format != "md2":
+        return []
+    return [f"skin {s.name}: " + (f"found {s.path} ({s.note})" if s.found else f"MISSING ({s.note or 'see warnings'})")
+            for s in info.skins]
 
 
 def _why_none(total: int) -> str:
@@ -354,7 +400,9 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
                 state = skin.note or "present"
             else:
                 state = ("not looked up" if skin.note == "not looked up" else
-                         f"MISSING: {skin.note}" if info.format == "ms3d" and skin.note else "MISSING (see warnings)")
+                         f"MISSING: {skin.note}" if info.format == "ms3d" and skin.note
+                         else f"MISSING ({skin.note})" if (skin.note or "").startswith(SHOWN_INSTEAD)
+                         else "MISSING (see warnings)")
             lines.append(f"    {skin.name}: {state}")
     if info.animations:
         lines.append(f"  animations ({len(info.animations)}):")

@@ -112,8 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("--file-normals", action="store_true",
                          help="use the file's normals as custom normals (use_file_normals)")
     imports.add_argument("--no-skins", action="store_true", help="do not load skins or textures (load_skins / load_images = False)")
-    imports.add_argument("--palette", type=Path,
-                         help="MDL: a 768-byte palette lump to decode and convert skins with (palette_path)")
+    imports.add_argument("--palette", type=_palette_choice,
+                         help="MDL: quake, hexen2 or a 768-byte palette lump to decode and convert skins with "
+                              "(palette / palette_path)")
     imports.add_argument("--import-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the import operator, by its Python name (repeatable), "
                               "e.g. axis_up=Z for MS3D")
@@ -124,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
                          help="MDL: limits to check, Quake's or source ports' (target)")
     exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")
+    exports.add_argument("--skins", choices=("pcx", "png", "tga", "names"),
+                         help="MD2: write skins as 8-bit PCX in the Quake II palette (default), true-colour "
+                              "PNG or TGA, or store the names only (skins)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--fps", type=_positive_float,
@@ -179,6 +183,8 @@ def run_check(args: argparse.Namespace) -> int:
         if not args.json and not args.quiet:
             for problem in info.problems:
                 print(f"{info.file}: {inspect.format_problem(problem)}")
+            for line in inspect.skin_lines(info):
+                print(f"{info.file}: {line}")
     line = (f"checked {len(sources)} file(s): {counts['clean']} clean, {counts['warning']} with warnings, "
             f"{counts['error']} with errors")
     bad = any(r["status"] in failing for r in reports) or bool(missing)
@@ -191,6 +197,11 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _palette_choice(text: str) -> str | Path:
+    """'quake' / 'hexen2' name a built-in palette; anything else is a palette lump's path."""
+    return text.upper() if text.lower() in ("quake", "hexen2") else Path(text)
+
+
 def convert_settings(args: argparse.Namespace) -> ConvertSettings:
     settings = ConvertSettings(target=args.target, fps=args.fps)
     imports, exports = settings.import_options, settings.export_options
@@ -201,7 +212,10 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
     if args.no_skins:
         imports["load_skins"] = OptionRequest("--no-skins", False)
         imports["load_images"] = OptionRequest("--no-skins", False)
-    if args.palette is not None:
+    if isinstance(args.palette, str):
+        imports["palette"] = OptionRequest("--palette", args.palette)
+        exports["palette"] = OptionRequest("--palette", args.palette)
+    elif args.palette is not None:
         palette = str(args.palette.resolve())
         imports["palette_path"] = OptionRequest("--palette", palette)
         exports["palette_path"] = OptionRequest("--palette", palette)
@@ -211,6 +225,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["target"] = OptionRequest("--target", args.limits.upper())
     if args.dither:
         exports["dither"] = OptionRequest("--dither", True)
+    if args.skins:
+        exports["skins"] = OptionRequest("--skins", args.skins.upper())
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     for key, value in args.import_option:

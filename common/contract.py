@@ -4,7 +4,9 @@ export to read. Importers and exporters both import it; neither imports the othe
 MD2 (mesh custom properties unless said): ``md2_frames`` the file's frame records (name, grid,
 bytes, normals); ``md2_st`` the ST table as int16 pairs; ``md2_glcmds`` the GL command words;
 ``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; corner attribute
-``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for.
+``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for, ``["md2_skin_found"]`` set
+when it stands for no skin of the file (an image found beside the model; the export leaves it out).
+Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import.
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
 ``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``.
@@ -22,6 +24,7 @@ from ..formats.ms3d import TRIANGLE, VERTEX
 FRAME_NAMES = "frame_names"          # mesh: frame names, as imports before the frame table left them
                                      # (now Object.classic_model.frames, see frame_table.py)
 SOURCE_PATH = "source_path"          # image: the file it was decoded from
+SOURCE_DIGEST = "source_digest"      # image: SHA-1 of its packed data at import (unchanged while equal)
 
 # MD2
 MD2_FRAMES = "md2_frames"
@@ -31,6 +34,7 @@ MD2_SKINS = "md2_skins"
 MD2_SKIN_FIELDS = "md2_skin_fields"
 MD2_SCALE = "md2_scale"
 MD2_SKIN = "md2_skin"                # material
+MD2_SKIN_FOUND = "md2_skin_found"    # material: image found beside the model for a skin the file does not name
 ST_INDEX_ATTRIBUTE = "md2_st_index"  # corner attribute
 
 # MDL

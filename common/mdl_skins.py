@@ -16,9 +16,13 @@ import bpy
 
 from ..formats.errors import FormatError
 from ..formats.mdl import MdlSkin
-from ..formats.palette import FULLBRIGHT_START, indices_to_rgba, load_palette_lmp, quake_palette
+from ..formats.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, load_palette_lmp
 from .contract import FULLBRIGHT_NODE, INDICES, INTERVALS, SKIN_NODE
 from .skin_images import image_from_rgba, skin_material
+
+PALETTE_ITEMS = (("QUAKE", "Quake", "Quake's palette (palette.lmp)"),
+                 ("HEXEN2", "Hexen II", "Hexen II's palette (gfx/palette.lmp)"),
+                 ("FILE", "File", "The 768-byte palette lump named by Palette File"))
 
 
 def skin_images(name: str, indices: np.ndarray, palette: np.ndarray) -> tuple[bpy.types.Image, bpy.types.Image | None]:
@@ -89,10 +93,13 @@ def material_skin_images(material: bpy.types.Material) -> list[tuple[bpy.types.I
     return out
 
 
-def read_palette(path_text: str) -> np.ndarray:
-    """The 768-byte palette lump at ``path_text`` (Blender-relative paths allowed); empty = Quake's."""
+def read_palette(path_text: str, game: str = "QUAKE") -> np.ndarray:
+    """The 768-byte palette lump at ``path_text`` (Blender-relative paths allowed); empty = the
+    built-in palette ``game`` ('QUAKE', 'HEXEN2'; 'FILE' needs a path)."""
     if not path_text:
-        return quake_palette()
+        if game == "FILE":
+            raise FormatError("the Palette option is 'File' but no palette file is given", field="palette")
+        return game_palette(game)
     path = Path(bpy.path.abspath(path_text))
     try:
         return load_palette_lmp(path.read_bytes())

@@ -1,6 +1,7 @@
 """Skin images and materials: PCX through our own decoder, other formats through Blender."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -8,7 +9,7 @@ import bpy
 
 from ..formats.errors import FormatError
 from ..formats.pcx import decode_pcx
-from .contract import SOURCE_PATH
+from .contract import SOURCE_DIGEST, SOURCE_PATH
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -21,22 +22,57 @@ def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
     return image
 
 
-def load_skin_image(path: Path) -> bpy.types.Image:
-    """Load and pack the image at ``path``; raises FormatError or OSError if it cannot be read."""
+def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.Image:
+    """Load and pack the image at ``path``; raises FormatError or OSError if it cannot be read.
+
+    An 8-bit PCX shows its indices through ``palette`` when given (the game's), else through the
+    palette stored in the file. The image remembers its file and packed data (see contract)."""
     if path.suffix.lower() == ".pcx":
-        pcx = decode_pcx(path.read_bytes())
-        image = image_from_rgba(path.name, pcx.rgba)
-        image[SOURCE_PATH] = str(path)
-        return image
-    try:
-        image = bpy.data.images.load(str(path), check_existing=False)
-    except RuntimeError as exc:
-        raise FormatError(f"Blender cannot read this image: {exc}", filename=str(path)) from exc
-    if image.size[0] == 0 or image.size[1] == 0:
-        bpy.data.images.remove(image)
-        raise FormatError("Blender cannot decode this image", filename=str(path))
-    image.pack()
+        try:
+            pcx = decode_pcx(path.read_bytes())
+        except FormatError as exc:
+            raise exc.with_filename(str(path))
+        rgba = pcx.rgba
+        if palette is not None and pcx.indices is not None:
+            rgba = rgba.copy()
+            rgba[..., :3] = palette[pcx.indices]
+        image = image_from_rgba(path.name, rgba)
+    else:
+        try:
+            image = bpy.data.images.load(str(path), check_existing=False)
+        except RuntimeError as exc:
+            raise FormatError(f"Blender cannot read this image: {exc}", filename=str(path)) from exc
+        if image.size[0] == 0 or image.size[1] == 0:
+            bpy.data.images.remove(image)
+            raise FormatError("Blender cannot decode this image", filename=str(path))
+        image.pack()
+    image[SOURCE_PATH] = str(path)
+    image[SOURCE_DIGEST] = packed_digest(image)
     return image
+
+
+def packed_digest(image: bpy.types.Image) -> str:
+    """SHA-1 of the image's packed data ('' when it is not packed)."""
+    packed = image.packed_file
+    return hashlib.sha1(bytes(packed.data)).hexdigest() if packed is not None else ""
+
+
+def image_unchanged(image: bpy.types.Image) -> bool:
+    """True for an imported image nobody painted on or replaced since the import."""
+    stored = image.get(SOURCE_DIGEST)
+    return bool(stored) and not image.is_dirty and packed_digest(image) == stored
+
+
+def unchanged_source_file(image: bpy.types.Image) -> Path | None:
+    """The file ``image`` still shows unchanged, if any: its import's source, or the file it was
+    loaded from (not packed, not edited)."""
+    if image_unchanged(image):
+        source = Path(str(image[SOURCE_PATH]))
+    elif image.packed_file is None and image.filepath and not image.is_dirty and image.source == "FILE":
+        source = Path(bpy.path.abspath(image.filepath))
+    else:
+        return None
+    return source if source.is_file() else None
 
 
 def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Material:

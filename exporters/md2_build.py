@@ -23,10 +23,11 @@ from ..formats.quantize import dequantize, frames_on_grid, quantize
 from ..formats.triangles import drop_degenerate
 from .export_error import ExportError
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
-                               MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
+                               MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import material_image
 from .animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
 from .kept_triangles import insert_at, kept_rows
+from .md2_skins import new_skin_name
 from .vertex_normals import vertex_normals
 
 DEFAULT_SKIN_SIZE = 256
@@ -34,8 +35,14 @@ DEFAULT_SKIN_SIZE = 256
 
 @dataclass
 class Md2ExportOptions(FrameExportOptions):
-    """Frame source, scale and transform, and the grid of new frames: AUTO, SHARED or PER_FRAME."""
+    """Frame source, scale and transform; the grid of new frames: AUTO, SHARED or PER_FRAME; skins:
+    'PCX', 'PNG', 'TGA' or 'NAMES' (names only), ``skin_folder`` the folder part of new skin names
+    (see :mod:`.md2_skins`), ``dither`` for PCX."""
     grid: str = "AUTO"
+    skins: str = "PCX"
+    skin_path: str = ""
+    skin_folder: str = ""
+    dither: bool = False
 
 
 @dataclass
@@ -47,6 +54,7 @@ class BuildResult:
     grid: str = ""            # the grid new frames got ("SHARED" or "PER_FRAME"), "" if every frame was kept
     max_error: float = 0.0    # their largest position error, model units
     info: list[str] = field(default_factory=list)
+    skin_images: dict = field(default_factory=dict)   # skin name -> bpy image
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -57,7 +65,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scene = context.scene
     first = parts[0].obj
     num_frames = len(parts[0].positions)
-    skin_width, skin_height = _skin_size(first)
+    skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
     exported = exported_frames(scene, parts[0], frames, options.frame_source)
     names = exported.names
     positions, tris_ccw, _ = merged(parts)
@@ -67,10 +75,10 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     st_table, tri_st = _st(parts, skin_width, skin_height, degenerate)
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
-    skins = _skins(first, [p.obj for p in parts])
+    skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
-    result = BuildResult(model=None)  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images)  # type: ignore[arg-type]
     stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
@@ -93,15 +101,23 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     return result
 
 
-def _skin_size(obj: bpy.types.Object) -> tuple[int, int]:
+def _skin_size(obj: bpy.types.Object, objects: list[bpy.types.Object], one_size: bool) -> tuple[int, int]:
+    """The imported skin size, else the images' size; with ``one_size`` images of different sizes
+    (which one header size cannot describe) are refused."""
     settings = obj.classic_model
     if settings.skin_width > 0 and settings.skin_height > 0:
         return settings.skin_width, settings.skin_height
-    for slot in obj.material_slots:
-        image = material_image(slot.material)
-        if image is not None and image.size[0] > 0:
-            return int(image.size[0]), int(image.size[1])
-    return DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE
+    sizes: dict[tuple[int, int], str] = {}
+    for each in objects:
+        for slot in each.material_slots:
+            image = material_image(slot.material)
+            if image is not None and image.size[0] > 0:
+                sizes.setdefault((int(image.size[0]), int(image.size[1])), image.name)
+    if one_size and len(sizes) > 1:
+        listed = ", ".join(f"{name!r} {w}x{h}" for (w, h), name in sizes.items())
+        raise ExportError(f"{obj.name}: the skin images differ in size ({listed}); an MD2 has one skin size, "
+                          "so scale them to one size or export with Skins: Names")
+    return next(iter(sizes), (DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE))
 
 
 def _st(parts: list[MeshPart], width: int, height: int,
@@ -221,25 +237,28 @@ def _grid_report(option: str, grids: FrameGrids, frames: int) -> str:
     return f"MD2 grid: {name}{chosen} for {frames} frame(s), largest error {grids.max_error:.4g} units"
 
 
-def _skins(first: bpy.types.Object, objects: list[bpy.types.Object]) -> list[str]:
-    """Skin paths from the materials (the imported path, else ``<material>.pcx``)."""
+def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str) -> tuple[list[str], dict]:
+    """Skin paths from the materials (the imported path, else ``<folder>/<image or material>.pcx``)
+    and the image of each; materials the import added for images the file does not name are left out."""
     names: list[str] = []
+    images: dict = {}
     for obj in objects:
         for slot in obj.material_slots:
             mat = slot.material
-            if mat is None:
+            if mat is None or mat.get(MD2_SKIN_FOUND):
                 continue
             skin = str(mat.get(MD2_SKIN, ""))
             if not skin:
                 image = material_image(mat)
                 stem = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
-                skin = f"{stem}.pcx"
+                skin = new_skin_name(folder, stem)
             if skin not in names:
                 names.append(skin)
+                images[skin] = material_image(mat)
     stored = [str(s) for s in first.data.get(MD2_SKINS, [])]
     if stored and set(stored) == set(names):
-        return stored
-    return names
+        return stored, images
+    return names, images
 
 
 def _stored_skin_fields(obj: bpy.types.Object, skins: list[str]) -> list[bytes] | None:

@@ -39,6 +39,7 @@ class MdlExportOptions(FrameExportOptions):
     target: str = "QUAKE"          # or "MODERN": limits of modern source ports
     dither: bool = False
     palette_path: str = ""
+    palette: str = "QUAKE"
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
 
 
@@ -61,7 +62,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     single = len(parts) == 1
     settings = first.classic_model
     warnings: list[str] = []
-    palette = _palette(options.palette_path)
+    palette = _palette(options.palette_path, options.palette)
     skins, width, height = _skins(first, palette, options, warnings)
     exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
     names = exported.names
@@ -112,9 +113,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
 
 
-def _palette(path_text: str) -> np.ndarray:
+def _palette(path_text: str, game: str) -> np.ndarray:
     try:
-        return read_palette(path_text)
+        return read_palette(path_text, game)
     except (FormatError, OSError) as exc:
         raise ExportError(f"palette: {exc}") from exc
 

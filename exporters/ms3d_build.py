@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -47,6 +48,7 @@ from ..common.contract import (COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN,
                                MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS,
                                TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
 from ..common.ms3d_data import bone_color, bone_rest_poses, material_values
+from ..common.skin_images import unchanged_source_file
 from ..formats.ms3d_rig import (combined_weights, euler_xyz_from_matrices, hierarchy_order, influences_from_raw,
                                 local_matrices, nearest_euler, rigid_inverse, unpack_skin)
 from .export_error import ExportError
@@ -69,12 +71,14 @@ class Ms3dExportOptions:
     axis_forward: str = "-Z"
     axis_up: str = "Y"
     animation: str = "KEYS"       # or "BAKE": every scene frame from the evaluated pose
+    textures: str = "COPY"        # or "NAMES": see :mod:`.ms3d_textures`
 
 
 @dataclass
 class Ms3dBuildResult:
     model: Ms3dModel
     warnings: list[str] = field(default_factory=list)
+    materials: list = field(default_factory=list)   # the Blender materials of model.materials, in order
 
 
 @dataclass
@@ -703,14 +707,18 @@ def _remap(bone: np.ndarray, ids: np.ndarray, original_to_export: dict[int, int]
     return mapped[:, 0], mapped[:, 1:], known
 
 
-def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str) -> bytes:
+def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str, copy: bool) -> bytes:
     if image is None:
         return bytes(PATH_SIZE)
-    path = bpy.path.basename(bpy.path.abspath(image.filepath)) if image.filepath else image.name
+    if copy:
+        source = unchanged_source_file(image)
+        path = source.name if source is not None else f"{Path(image.name).stem or 'texture'}.png"
+    else:
+        path = bpy.path.basename(bpy.path.abspath(image.filepath)) if image.filepath else image.name
     return _encoded(path, PATH_SIZE, what, problems)
 
 
-def _material(material: bpy.types.Material, problems: list[str]) -> tuple[Ms3dMaterial, bytes | None]:
+def _material(material: bpy.types.Material, problems: list[str], copy: bool) -> tuple[Ms3dMaterial, bytes | None]:
     record = material.get(MATERIAL_PROP)
     shown = record.get("shown") if record else None
     values = material_values(material)
@@ -733,7 +741,7 @@ def _material(material: bpy.types.Material, problems: list[str]) -> tuple[Ms3dMa
         if record is not None and (image == previous if image is not None else previous is None):
             paths.append(_raw(record, f"{key}_raw"))
         else:
-            paths.append(_texture_path(image, problems, key))
+            paths.append(_texture_path(image, problems, key, copy))
     ms3d = Ms3dMaterial(
         name_raw=_name_raw(material.name, record, problems, "material name"),
         ambient=np.array(record["ambient"] if record else DEFAULT_AMBIENT, dtype=np.float32),
@@ -956,7 +964,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     materials = [m for m in (record.get("materials", []) if record else []) if m is not None]
     materials += list(dict.fromkeys(p.material for p in parts
                                     if p.material is not None and p.material not in materials))
-    exported_materials = [_material(m, problems) for m in materials]
+    exported_materials = [_material(m, problems, options.textures == "COPY") for m in materials]
     table, triangles, tri_group, groups, group_comments = _geometry(parts, materials, record, joints)
     _check_limits(len(table), len(triangles), len(groups), len(materials), len(joints.joints), problems)
 
@@ -995,7 +1003,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
             warnings.append(f"{len(trailing)} bytes the import could not read are not written back")
     if progress:
         progress(1.0)
-    return Ms3dBuildResult(model, warnings)
+    return Ms3dBuildResult(model, warnings, materials)
 
 
 def _check_limits(vertices: int, triangles: int, groups: int, materials: int, joints: int,

@@ -7,20 +7,20 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
-from ..formats.md2 import parse_md2, serialize_md2
 from ..formats.mdl import parse_mdl, serialize_mdl
-from ..formats.ms3d import parse_ms3d, serialize_ms3d
-from .md2_build import Md2ExportOptions, build_md2
+from ..common.mdl_skins import PALETTE_ITEMS
+from .md2_build import Md2ExportOptions
+from .md2_export import export_md2
 from .mdl_build import MdlExportOptions, build_mdl
-from .ms3d_build import Ms3dExportOptions, build_ms3d
+from .ms3d_build import Ms3dExportOptions
+from .ms3d_textures import export_ms3d
 from .action_list import draw_action_list, listed_actions, sync_action_list
 from .action_sampling import find_actions
-from .player_export import PLAYER_BODY_FILE, PlayerWriter
+from .player_export import PLAYER_BODY_FILE, export_md2_player
 from .run_export import ModelWriter, export_file, export_objects
 
-export_md2 = ModelWriter(build_md2, serialize_md2, parse_md2)
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
-export_ms3d = ModelWriter(build_ms3d, serialize_ms3d, parse_ms3d)
+
 
 
 class ExportOperatorBase(ExportHelper):
@@ -92,6 +92,17 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
         ("PER_FRAME", "Per Frame", "Each frame's grid from its own bounds: finest steps, but still "
                                    "vertices move slightly between frames")))
 
+    skins: EnumProperty(name="Skins", default="PCX", items=(
+        ("PCX", "PCX", "Write each skin as an 8-bit PCX in the Quake II palette, as the game loads it"),
+        ("PNG", "PNG", "Write each skin as a true-colour PNG (source ports load it in place of the PCX)"),
+        ("TGA", "TGA", "Write each skin as a true-colour TGA (source ports load it in place of the PCX)"),
+        ("NAMES", "Names Only", "Store the skin names and write no skin files")))
+    skin_path: StringProperty(name="Skin Path", default="",
+                              description="Folder part of new skin names (e.g. models/crate); empty = implied by "
+                                          "the export folder under <game>/models or <game>/players")
+    dither: BoolProperty(name="Dither Skins", default=False,
+                         description="Floyd-Steinberg dithering when converting skins to the Quake II palette")
+
     def check(self, context):
         changed = super().check(context)
         if self.player and bpy.path.basename(self.filepath) != PLAYER_BODY_FILE:
@@ -100,10 +111,11 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
         return changed
 
     def execute(self, context):
-        options = Md2ExportOptions(**self.frame_options(), grid=self.grid)
+        options = Md2ExportOptions(**self.frame_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
+                                   dither=self.dither)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
-        return export_file(self, context, PlayerWriter(export_md2) if self.player else export_md2, options)
+        return export_file(self, context, export_md2_player if self.player else export_md2, options)
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
@@ -119,15 +131,17 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         ("MODERN", "Source Ports", "The larger limits of modern source ports")))
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the palette")
-    palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
-                                 description="A 768-byte palette lump; empty = Quake's palette")
+    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS,
+                          description="The palette skins are converted to")
+    palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump; when set it is used whatever Palette says")
     skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
         ("PAD", "Pad", "Pad a skin whose width is not a multiple of 4"),
         ("REFUSE", "Refuse", "Refuse to export such a skin")))
 
     def execute(self, context):
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
-                                   palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
+                                   palette=self.palette, palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
         return export_file(self, context, export_mdl, options)
 
 
@@ -143,9 +157,14 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
     animation: EnumProperty(name="Animation", default="KEYS", items=(
         ("KEYS", "Keyframes", "A key where the action has one (rotation and location channels per bone)"),
         ("BAKE", "Bake", "A key on every scene frame, from the evaluated pose (constraints included)")))
+    textures: EnumProperty(name="Textures", default="COPY", items=(
+        ("COPY", "Copy", "Copy each material's image beside the model (PNG when it exists only in Blender); "
+                         "the file stores its bare name"),
+        ("NAMES", "Names Only", "Store the texture names and write no image files")))
 
     def execute(self, context):
-        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation)
+        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation,
+                                    textures=self.textures)
         return export_file(self, context, export_ms3d, options)
 
 

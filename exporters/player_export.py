@@ -8,16 +8,18 @@ The Quake II player conventions (:mod:`..formats.q2_player`) come back as warnin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import bpy
 
 from ..formats.q2_player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
+from ..formats.md2 import parse_md2, serialize_md2
 from .atomic_write import atomic_write
 from .export_error import ExportError
-from .run_export import ModelWriter
+from .md2_build import Md2ExportOptions, build_md2
+from .md2_skins import plan_skin_files, skin_folder, write_skin_files
+from .run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE
 _BLENDER_SUFFIX = re.compile(r"\.\d{3}$")
@@ -41,33 +43,38 @@ def player_files(objects: list[bpy.types.Object]) -> dict[str, list[bpy.types.Ob
     return files
 
 
-@dataclass(frozen=True)
-class PlayerWriter:
-    """Writes a player folder with ``writer``'s builder, serializer and parser (MD2)."""
-    writer: ModelWriter
-
-    def __call__(self, context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
-                 options: Any) -> list[str]:
-        folder = path.parent
-        wm = context.window_manager
-        files = player_files(objects)
-        results = {}
-        for i, (file_name, members) in enumerate(files.items()):
-            results[file_name] = self.writer.build(context, members, options,
-                                                   progress=lambda f, i=i: wm.progress_update(
-                                                       (i + f) / len(files) * 0.9))
-        body = results[BODY_FILE].model
-        for file_name, result in results.items():
-            model = result.model
-            if len(model.frame_names) != len(body.frame_names):
-                raise ExportError(f"{file_name} would get {len(model.frame_names)} frames, {BODY_FILE} "
-                                  f"{len(body.frame_names)}; a weapon needs the same frames as the body")
-            if model.frame_names != body.frame_names:      # the body names the frames for every file
-                model.frame_names, model.frame_name_raw = list(body.frame_names), None
-        data = {name: self.writer.serialize(result.model) for name, result in results.items()}
-        for file_name, blob in data.items():
-            atomic_write(folder / file_name, blob, verify=self.writer.parse)
-        warnings = [w for result in results.values() for w in result.warnings]
-        parts = {name: PlayerPart(name, list(r.model.frame_names), list(r.model.skins)) for name, r in results.items()}
-        deviations = player_deviations(parts[BODY_FILE], [p for n, p in parts.items() if n != BODY_FILE])
-        return warnings + [f"Quake II player: {line}" for line in deviations]
+def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
+                      options: Md2ExportOptions) -> ExportReport:
+    """Build every model of the player folder, check their frames agree, then write each model and
+    its skins (as :func:`.md2_export.export_md2` does for one model)."""
+    folder = path.parent
+    options = replace(options, skin_folder=skin_folder(path, options.skin_path))
+    wm = context.window_manager
+    files = player_files(objects)
+    results = {}
+    for i, (file_name, members) in enumerate(files.items()):
+        results[file_name] = build_md2(context, members, options,
+                                       progress=lambda f, i=i: wm.progress_update((i + f) / len(files) * 0.9))
+    body = results[BODY_FILE].model
+    for file_name, result in results.items():
+        model = result.model
+        if len(model.frame_names) != len(body.frame_names):
+            raise ExportError(f"{file_name} would get {len(model.frame_names)} frames, {BODY_FILE} "
+                              f"{len(body.frame_names)}; a weapon needs the same frames as the body")
+        if model.frame_names != body.frame_names:      # the body names the frames for every file
+            model.frame_names, model.frame_name_raw = list(body.frame_names), None
+    warnings = [w for result in results.values() for w in result.warnings]
+    skin_files = []
+    for file_name, result in results.items():
+        planned, notes = plan_skin_files(folder / file_name, result.model.skins, result.skin_images,
+                                         options.skins, options.dither)
+        skin_files += planned
+        warnings += notes
+    data = {name: serialize_md2(result.model) for name, result in results.items()}
+    for file_name, blob in data.items():
+        atomic_write(folder / file_name, blob, verify=parse_md2)
+    written = write_skin_files(skin_files)
+    parts = {name: PlayerPart(name, list(r.model.frame_names), list(r.model.skins)) for name, r in results.items()}
+    deviations = player_deviations(parts[BODY_FILE], [p for n, p in parts.items() if n != BODY_FILE])
+    return ExportReport(warnings + [f"Quake II player: {line}" for line in deviations], written,
+                        [note for result in results.values() for note in result.info])

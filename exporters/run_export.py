@@ -1,7 +1,7 @@
 """The one "collect objects, build, write, report" path every export operator goes through."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -11,7 +11,18 @@ from ..formats.errors import FormatError
 from .atomic_write import atomic_write
 from .export_error import ExportError
 
-Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], list[str]]
+
+
+@dataclass
+class ExportReport:
+    """What an exporter hands back when it has more to say than warnings: ``written`` lists the
+    other files it wrote (skins, textures), ``info`` notes such as the grid an MD2 export chose."""
+    warnings: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    info: list[str] = field(default_factory=list)
+
+
+Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], "list[str] | ExportReport"]
 
 
 def export_objects(operator: bpy.types.Operator, context: bpy.types.Context) -> list[bpy.types.Object]:
@@ -36,7 +47,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     wm = context.window_manager
     wm.progress_begin(0, 1)
     try:
-        warnings = exporter(context, path, objects, options)
+        report = exporter(context, path, objects, options)
     except (ExportError, FormatError) as exc:
         operator.report({"ERROR"}, f"{path.name}: {exc}")
         return {"CANCELLED"}
@@ -45,10 +56,12 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         return {"CANCELLED"}
     finally:
         wm.progress_end()
-    for warning in warnings:
+    if not isinstance(report, ExportReport):
+        report = ExportReport(report)
+    for warning in report.warnings:
         operator.report({"WARNING"}, warning)
-    for note in getattr(warnings, "info", ()):
-        operator.report({"INFO"}, note)
+    for line in report.info + report.written:
+        operator.report({"INFO"}, line)
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}
 
@@ -62,16 +75,8 @@ class ModelWriter:
     parse: Callable[[bytes], Any]
 
     def __call__(self, context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
-                 options: Any) -> list[str]:
+                 options: Any) -> ExportReport:
         wm = context.window_manager
         result = self.build(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
         atomic_write(path, self.serialize(result.model), verify=self.parse)
-        return Reports(result.warnings, getattr(result, "info", []))
-
-
-class Reports(list):
-    """The warnings of an export (the list) and its informational notes (``info``)."""
-
-    def __init__(self, warnings: list[str], info: list[str]):
-        super().__init__(warnings)
-        self.info = list(info)
+        return ExportReport(result.warnings, info=list(getattr(result, "info", [])))

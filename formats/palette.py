@@ -1,4 +1,4 @@
-"""The Quake palette, and conversion between palette indices and RGBA.
+"""The Quake, Quake II and Hexen II palettes, and conversion between palette indices and RGBA.
 
 Indices ``FULLBRIGHT_START``..255 are drawn unlit by the engine (format-notes.md, MDL), so
 :func:`rgba_to_indices` maps ordinary pixels only onto 0..223 and pixels marked emissive only
@@ -19,23 +19,36 @@ import numpy as np
 from .errors import FormatError
 
 FULLBRIGHT_START = 224
+TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (format-notes "MD2 skins")
 PALETTE_SIZE = 768
-_TABLE = Path(__file__).with_name("quake_palette.tsv")
+PALETTES = {"QUAKE": "quake_palette.tsv", "QUAKE2": "quake2_palette.tsv", "HEXEN2": "hexen2_palette.tsv"}
 _CHUNK = 4096
 
 
-@lru_cache(maxsize=1)
-def _quake_palette() -> np.ndarray:
-    table = np.loadtxt(_TABLE, comments="#", dtype=np.int64)
+@lru_cache(maxsize=None)
+def _palette_table(name: str) -> np.ndarray:
+    table_path = Path(__file__).with_name(PALETTES[name])
+    table = np.loadtxt(table_path, comments="#", dtype=np.int64)
     if table.shape != (256, 4) or not np.array_equal(table[:, 0], np.arange(256)):
         raise FormatError(f"palette table has shape {table.shape}, expected 256 rows of index r g b",
-                          filename=str(_TABLE))
+                          filename=str(table_path))
     return table[:, 1:4].astype(np.uint8)
+
+
+def game_palette(name: str) -> np.ndarray:
+    """(256, 3) uint8 palette of ``name``: 'QUAKE' (palette.lmp), 'QUAKE2' (pics/colormap.pcx) or
+    'HEXEN2' (gfx/palette.lmp)."""
+    return _palette_table(name).copy()
 
 
 def quake_palette() -> np.ndarray:
     """(256, 3) uint8: Quake's palette.lmp."""
-    return _quake_palette().copy()
+    return game_palette("QUAKE")
+
+
+def quake2_palette() -> np.ndarray:
+    """(256, 3) uint8: Quake II's palette (pics/colormap.pcx)."""
+    return game_palette("QUAKE2")
 
 
 def load_palette_lmp(data: bytes) -> np.ndarray:
@@ -87,10 +100,10 @@ class _Matcher:
     in the expansion is ~1e-12, far below the gap between any two distinct palette colours.
     """
 
-    def __init__(self, palette: np.ndarray) -> None:
+    def __init__(self, palette: np.ndarray, ranges=((0, FULLBRIGHT_START), (FULLBRIGHT_START, 256))) -> None:
         self.rgb = palette.astype(np.float64)
         self.classes = []
-        for lo, hi in ((0, FULLBRIGHT_START), (FULLBRIGHT_START, 256)):
+        for lo, hi in ranges:
             _, first = np.unique(palette[lo:hi], axis=0, return_index=True)
             index = np.sort(first) + lo
             lab = srgb_to_lab(palette[index])
@@ -104,16 +117,19 @@ class _Matcher:
             rows = np.flatnonzero(members)
             for start in range(0, len(rows), _CHUNK):
                 part = rows[start:start + _CHUNK]
+                if not len(index):
+                    raise FormatError("no palette entries for these pixels", field="palette")
                 score = pal_norm - 2.0 * (lab[part] @ pal_lab.T)
                 out[part] = index[np.argmin(score, axis=1)]
         return out
 
 
 def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,
-                    dither: bool = False) -> np.ndarray:
+                    dither: bool = False, ordinary: tuple[int, int] = (0, FULLBRIGHT_START)) -> np.ndarray:
     """(h, w) uint8 palette indices for an (h, w, 3 or 4) image with values 0..255 (alpha ignored).
 
-    Pixels where ``emissive_mask`` is True get an index in 224..255, all others one in 0..223.
+    Pixels where ``emissive_mask`` is True get an index in 224..255, all others one in 0..223
+    (``ordinary`` = (lo, hi) sets that range instead; Quake II uses (0, 255) and no mask).
     With ``dither``, Floyd-Steinberg error diffusion (7/16 right, 3/16 down-left, 5/16 down,
     1/16 down-right, in sRGB units, on values clipped to 0..255).  A pixel depends only on its
     left neighbour and the three above it, so all pixels on a line x + 2y = k are independent:
@@ -133,7 +149,7 @@ def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.nda
         if emissive.shape != (height, width):
             raise FormatError(f"emissive_mask is {emissive.shape}, image is {(height, width)}",
                               field="emissive_mask")
-    matcher = _Matcher(palette)
+    matcher = _Matcher(palette, (ordinary, (FULLBRIGHT_START, 256)))
     rgb = image[..., :3]
     if not dither:
         return _match_distinct(matcher, rgb, emissive)

@@ -9,7 +9,7 @@ same data back (only junk bytes after the NUL of a name are not kept).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +22,12 @@ from ..formats.md2 import Md2Model, frame_records, parse_md2
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
-                               MD2_SKIN_FIELDS, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
+                               MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import load_skin_image, skin_material
+from ..formats.palette import quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
-from .skin_lookup import find_skin
+from .skin_lookup import OwnSkins, find_own_skins, find_skin
 from .transaction import datablock_transaction
 
 MD2_FPS = 10
@@ -40,6 +41,8 @@ class Md2ImportOptions:
     animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation
     load_weapons: bool = True        # with a Quake II player's tris.md2, the weapon models beside it
     exclude: tuple[str, ...] = ()    # files imported by the same call (not brought in again as weapons)
+    skin_image: str = ""          # an image to show instead of the lookup's; empty = automatic
+    pcx_colours: str = "FILE"     # 8-bit PCX: 'FILE' its own palette, 'GAME' Quake II's
 
 
 def read_md2(path: Path) -> Md2Model:
@@ -65,9 +68,10 @@ def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions
     with datablock_transaction(context.scene):
         obj = _add_model(context, model, path, options, result)
         weapons = weapon_paths(path, options.exclude) if options.load_weapons else []
+        weapon_options = replace(options, skin_image="")     # the chosen image is the body's
         for weapon_path in weapons:
             try:
-                weapon = _add_model(context, read_md2(weapon_path), weapon_path, options, result)
+                weapon = _add_model(context, read_md2(weapon_path), weapon_path, weapon_options, result)
             except FormatError as exc:
                 result.warnings.append(f"{path.name}: weapon model not loaded: {exc}")
                 continue
@@ -129,24 +133,58 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
         mesh[MD2_DEGENERATE] = kept.tobytes()
     obj = bpy.data.objects.new(path.stem, mesh)
     if options.load_skins:
-        for material in _skin_materials(model, path, result):
+        for material in _skin_materials(model, path, options, result):
             mesh.materials.append(material)
     return obj
 
 
-def _skin_materials(model: Md2Model, path: Path, result: ImportResult) -> list[bpy.types.Material]:
-    materials = []
-    for skin in dict.fromkeys(model.skins):
-        lookup = find_skin(path, skin)
-        image = None
-        if lookup.warning:
+def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
+                    result: ImportResult) -> list[bpy.types.Material]:
+    """One material per stored skin name; when none of them is found (or there are none), the
+    model's own images beside it (:func:`find_own_skins`) or the *Skin Image* option fill in.
+    Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported)."""
+    palette = quake2_palette() if options.pcx_colours == "GAME" else None
+    named = list(dict.fromkeys(model.skins))
+    lookups = [find_skin(path, skin) for skin in named]
+    found = [lookup.path is not None for lookup in lookups]
+    if options.skin_image:
+        given = Path(bpy.path.abspath(options.skin_image))
+        own = OwnSkins([given], f"{given.name} given as Skin Image")
+    else:
+        own = None if any(found) else find_own_skins(path)
+    for lookup in lookups:
+        if lookup.warning and not (own is not None and lookup.path is None):
             result.warnings.append(f"{path.name}: {lookup.warning}")
-        if lookup.path is not None:
-            try:
-                image = load_skin_image(lookup.path)
-            except (FormatError, OSError) as exc:
-                result.warnings.append(f"{path.name}: skin {skin!r} could not be loaded: {exc}")
+    images = []
+    for skin, lookup in zip(named, lookups):
+        images.append(_load(path, lookup.path, palette, result) if lookup.path is not None and own is None else None)
+    extra = []
+    if own is not None:
+        loaded = [_load(path, p, palette, result) for p in own.paths]
+        missing = ("the file names no skin" if not named else "instead of the skins the file names" if any(found)
+                   else f"the file names {', '.join(repr(s) for s in named)}, not found")
+        result.infos.append(f"{path.name}: skin {own.reason}; {missing}")
+        images[:len(loaded)] = loaded[:len(images)]
+        extra = loaded[len(images):]
+    elif not any(found):
+        result.infos.append(f"{path.name}: no skin image found "
+                            f"({'the file names none' if not named else 'the names it stores are missing'} "
+                            "and no image of its own lies beside it)")
+    materials = []
+    for skin, image in zip(named, images):
         material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image)
         material[MD2_SKIN] = skin
         materials.append(material)
+    for image in extra:
+        material = skin_material(Path(image.name).stem if image is not None else "skin", image)
+        material[MD2_SKIN_FOUND] = True
+        materials.append(material)
     return materials
+
+
+def _load(model_path: Path, image_path: Path, palette, result: ImportResult) -> bpy.types.Image | None:
+    try:
+        return load_skin_image(image_path, palette)
+    except (FormatError, OSError) as exc:
+        result.warnings.append(f"{model_path.name}: skin {image_path.name} could not be loaded: {exc}")
+        return None

@@ -39,7 +39,8 @@ class MdlImportOptions:
     scale: float = 1.0
     use_file_normals: bool = False
     load_skins: bool = True
-    palette_path: str = ""          # a 768-byte palette lump; empty = Quake's palette
+    palette_path: str = ""          # a 768-byte palette lump; empty = the built-in ``palette``
+    palette: str = "QUAKE"          # 'QUAKE', 'HEXEN2' or 'FILE' (palette_path)
     animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation or frame group
 
 
@@ -63,7 +64,7 @@ def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -
 def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions) -> ImportResult:
     """Read ``path`` and build its object in the active collection; all or nothing."""
     model = read_mdl(path)
-    palette = read_palette(options.palette_path) if options.load_skins else None
+    palette = read_palette(options.palette_path, options.palette) if options.load_skins else None
     result = ImportResult(warnings=[f"{path.name}: {w}" for w in model.warnings()])
     positions = model.positions()
     if options.scale != 1.0:

@@ -5,6 +5,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
+from ..common.mdl_skins import PALETTE_ITEMS
 from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
 from .ms3d_import import Ms3dImportOptions, import_ms3d
@@ -50,6 +51,12 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
 
+    skin_image: StringProperty(name="Skin Image", default="", subtype="FILE_PATH",
+                               description="Show this image on the model; empty = find the skin automatically "
+                                           "(the names the file stores, else the model's own image beside it)")
+    pcx_colours: EnumProperty(name="PCX Colours", default="FILE", items=(
+        ("FILE", "File", "The palette stored in the PCX, as it was painted"),
+        ("GAME", "Game", "Quake II's palette, as the game draws 8-bit skins")))
 
     load_weapons: BoolProperty(name="Weapon Models", default=True,
                                description="With a Quake II player's tris.md2, also import the weapon models "
@@ -57,8 +64,8 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
 
     def execute(self, context):
         paths = operator_paths(self)
-        options = Md2ImportOptions(**self.frame_options(), load_weapons=self.load_weapons,
-                                   exclude=tuple(str(p) for p in paths))
+        options = Md2ImportOptions(**self.frame_options(), skin_image=self.skin_image, pcx_colours=self.pcx_colours,
+                                   load_weapons=self.load_weapons, exclude=tuple(str(p) for p in paths))
         return import_files(self, context, paths, import_md2, options)
 
 
@@ -70,11 +77,13 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    palette_path: StringProperty(name="Palette", default="", subtype="FILE_PATH",
-                                 description="A 768-byte palette lump (e.g. Hexen II's); empty = Quake's palette")
+    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS,
+                          description="The palette the skins' indices are decoded with")
+    palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump; when set it is used whatever Palette says")
 
     def execute(self, context):
-        options = MdlImportOptions(**self.frame_options(), palette_path=self.palette_path)
+        options = MdlImportOptions(**self.frame_options(), palette=self.palette, palette_path=self.palette_path)
         return import_files(self, context, operator_paths(self), import_mdl, options)
 
 

@@ -10,3 +10,4 @@ import bpy
 class ImportResult:
     objects: list[bpy.types.Object] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    infos: list[str] = field(default_factory=list)

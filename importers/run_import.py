@@ -52,6 +52,8 @@ def import_files(operator: bpy.types.Operator, context: bpy.types.Context, paths
                 errors.append(f"{path}: internal error, please report it: {_describe(exc)}")
             else:
                 imported.extend(result.objects)
+                for info in result.infos:
+                    operator.report({"INFO"}, info)
                 for warning in result.warnings:
                     operator.report({"WARNING"}, warning)
             wm.progress_update(done)

@@ -236,3 +236,73 @@ def _case_insensitive_file(folder: Path, parts: list[str]) -> Path | None:
     except ValueError:
         return None
     return current
+
+
+MODEL_EXTENSIONS = (".md2", ".mdl", ".ms3d")
+PLAYER_MODEL = "tris"
+
+
+@dataclass
+class OwnSkins:
+    """Images in a model's folder that belong to it, found without a stored name (format-notes
+    "MD2 skins"): ``paths`` in material order, ``reason`` says which rule found them."""
+    paths: list[Path]
+    reason: str
+
+
+def find_own_skins(model_path: Path, extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> OwnSkins | None:
+    """The model's own images beside it, by the first rule that finds any:
+
+    1. the model's own name, any image extension (``gun.jpg``, ``tris.pcx``);
+    2. ``skin.*`` (Cube/Sauerbraten and id's ``models/<thing>/``);
+    3. Quake II player skins: every ``<name>.pcx`` whose icon ``<name>_i.pcx`` is there too;
+    4. an image whose name starts with the model's name (``faerie2.bmp``, ``wolf_texture.png``).
+
+    Rules 2 and 3 apply only to ``tris.md2`` or a model alone in its folder, and rule 4 never
+    takes an image whose name starts with another model's longer name: another model's image
+    (``dolphin_f.bmp`` beside ``flag.md2``) is never borrowed. Names match case-insensitively;
+    files whose real path leaves the folder (symlinks) are skipped."""
+    folder = Path(os.path.abspath(model_path)).parent
+    root = _resolve_root(folder)
+    rank = {ext.lower(): i for i, ext in enumerate(extensions)}
+    images: dict[str, list[tuple[int, str]]] = {}
+    models: set[str] = set()
+    try:
+        with os.scandir(folder) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                stem, ext = os.path.splitext(entry.name)
+                if ext.lower() in MODEL_EXTENSIONS:
+                    models.add(stem.lower())
+                elif ext.lower() in rank and entry.is_file() and _inside_any(folder / entry.name, [root]):
+                    images.setdefault(stem.lower(), []).append((rank[ext.lower()], entry.name))
+    except OSError:
+        return None
+    own = Path(model_path).stem.lower()
+    models.add(own)
+
+    def named(stem: str) -> str | None:
+        return min(images[stem])[1] if stem in images else None
+
+    shared_names = own == PLAYER_MODEL or models == {own}
+    found = named(own)
+    if found:
+        return OwnSkins([folder / found], f"{found} beside the model (the model's own name)")
+    found = named("skin") if shared_names else None
+    if found:
+        return OwnSkins([folder / found], f"{found} beside the model")
+    if shared_names:
+        players = sorted((name for stem, choices in images.items() for r, name in choices
+                          if name.lower().endswith(".pcx") and not stem.endswith("_i")
+                          and any(n.lower() == f"{stem}_i.pcx" for _, n in images.get(f"{stem}_i", []))),
+                         key=str.lower)
+        if players:
+            return OwnSkins([folder / p for p in players],
+                            f"{', '.join(players)} beside the model (Quake II player skin"
+                            f"{'s' if len(players) > 1 else ''} with {'their' if len(players) > 1 else 'its'} icon)")
+    prefixed = [(len(stem), r, name) for stem, choices in images.items() for r, name in choices
+                if stem.startswith(own) and stem != own
+                and max((m for m in models if stem.startswith(m)), key=len) == own]
+    if prefixed:
+        found = min(prefixed)[2]
+        return OwnSkins([folder / found], f"{found} beside the model (named after the model)")
+    return None

@@ -184,11 +184,15 @@ def test_check_clean_files_exit_zero(run):
     paths = [corpus("mdl/librequake/player.mdl"), corpus("md2/assimp/faerie.md2")]
     result = run("check", *paths, block_bpy=True)
     assert result.returncode == 0, result.stdout
-    assert result.stdout.strip() == "checked 2 file(s): 2 clean, 0 with warnings, 0 with errors"
+    lines = result.stdout.strip().splitlines()
+    assert lines[-1] == "checked 2 file(s): 2 clean, 0 with warnings, 0 with errors"
+    assert all(": skin " in line and ": found " in line for line in lines[:-1]), "only skin lines before the summary"
 
 
-def test_check_warnings_fail_unless_told_otherwise(run):
-    gun = corpus("md2/irrlicht/gun.md2")
+def test_check_warnings_fail_unless_told_otherwise(run, tmp_path):
+    gun = tmp_path / "alone" / "gun.md2"
+    gun.parent.mkdir()
+    shutil.copy(corpus("md2/irrlicht/gun.md2"), gun)  # without gun.jpg beside it, the stored skin is missing
     result = run("check", gun, block_bpy=True)
     assert result.returncode == 1
     assert f"{gun}: warning: skin 0 @ offset 68: skin 'models/weapons/v_machn/skin.pcx' not found" in result.stdout
@@ -298,7 +302,7 @@ def test_convert_md2_to_blend_opens_in_blender(run, tmp_path):
     source = corpus("md2/irrlicht/gun.md2")
     result = run("convert", source, "--to", "blend", "-o", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "warning: gun.md2: skin 'models/weapons/v_machn/skin.pcx' not found" in result.stdout
+    assert "not found" not in result.stdout, "gun.jpg beside the model stands in for the missing stored skin"
     script = (
         "import json, os, sys, tempfile\n"
         "os.environ['BLENDER_USER_RESOURCES'] = tempfile.mkdtemp()\n"
@@ -308,7 +312,8 @@ def test_convert_md2_to_blend_opens_in_blender(run, tmp_path):
         "scene = bpy.context.scene\n"
         "print('RESULT', json.dumps({'vertices': len(obj.data.vertices), 'polygons': len(obj.data.polygons),\n"
         "    'keys': len(obj.data.shape_keys.key_blocks), 'range': [scene.frame_start, scene.frame_end],\n"
-        "    'fps': scene.render.fps, 'markers': sorted(m.name for m in scene.timeline_markers)}))\n")
+        "    'fps': scene.render.fps, 'markers': sorted(m.name for m in scene.timeline_markers),\n"
+        "    'image': [n.image.name for n in obj.data.materials[0].node_tree.nodes if n.type == 'TEX_IMAGE']}))\n")
     opened = subprocess.run([sys.executable, "-c", script, str(tmp_path / "gun.blend")],
                             capture_output=True, text=True, timeout=300)
     assert opened.returncode == 0, opened.stderr
@@ -316,7 +321,8 @@ def test_convert_md2_to_blend_opens_in_blender(run, tmp_path):
     facts = json.loads(line[len("RESULT "):])
     model = parse_md2(source.read_bytes())
     assert facts == {"vertices": model.num_vertices, "polygons": len(model.tri_xyz), "keys": model.num_frames + 1,
-                     "range": [1, model.num_frames], "fps": 10, "markers": ["active", "idle", "pow", "putway"]}
+                     "range": [1, model.num_frames], "fps": 10, "markers": ["active", "idle", "pow", "putway"],
+                     "image": ["gun.jpg"]}
 
 
 def test_batch_of_a_directory_with_a_corrupt_file(run, tmp_path):
@@ -338,7 +344,8 @@ def test_batch_of_a_directory_with_a_corrupt_file(run, tmp_path):
     failed = out.split("failed:\n", 1)[1]
     assert str(tree / "b" / "broken.md2") in failed and "ofs_end" in failed
     written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert written == ["a/weapon.md2", "b/deep/weaponWaste.md2", "missile.md2"]
+    assert written == ["a/weapon.md2", "b/deep/weaponWaste.md2", "missile.md2", "missile_skin0.pcx"], \
+        "the MDL's skin is written as a PCX skin; the MD2s' skin images were not copied into the tree"
     for original, output in ((sources[0], "a/weapon.md2"), (sources[1], "b/deep/weaponWaste.md2")):
         assert parse_md2((tmp_path / "out" / output).read_bytes()).frame_names == \
             parse_md2(original.read_bytes()).frame_names
@@ -372,8 +379,8 @@ def test_convert_options_reach_the_operators(run, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "--fps ignored: MD2 frames convert one to one" in result.stdout
     assert parse_mdl((tmp_path / "weapon.mdl").read_bytes()).num_poses == 198
-    result = run("convert", source, "--to", "md2", "-o", tmp_path, "--dither")
-    assert result.returncode == 0 and "--dither does not apply to export_scene.md2; ignored" in result.stdout
+    result = run("convert", source, "--to", "md2", "-o", tmp_path, "--skin-width", "pad")
+    assert result.returncode == 0 and "--skin-width does not apply to export_scene.md2; ignored" in result.stdout
     result = run("convert", source, "--to", "md2", "-o", tmp_path, "--export-option", "no_such_option=1")
     assert result.returncode == 1 and "export_scene.md2 has no option 'no_such_option'" in result.stdout
     result = run("convert", source, "--to", "glb", "-o", tmp_path, "--export-option", "export_morph=false",
@@ -497,3 +504,76 @@ def test_frames_convert_to_ms3d(run, tmp_path, ms3d_operators, source):
     result = run("convert", path, "--to", "ms3d", "-o", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert parse_ms3d((tmp_path / f"{path.stem}.ms3d").read_bytes()).num_triangles > 0
+
+
+# --- skins (issue 14) ---------------------------------------------------------------------------
+
+def test_check_lines_say_where_each_md2_skin_is_and_how_its_palette_differs(run, tmp_path):
+    from image_files import reference_palette, write_pcx
+    quake2 = reference_palette("quake2")
+    if quake2 is None:
+        pytest.skip("reference Quake II palette not found in ../shared/reference")
+    folder = tmp_path / "models" / "thing"
+    folder.mkdir(parents=True)
+    model = grid_model()
+    model.skins = ["models/elsewhere/skin.pcx"]
+    (folder / "thing.md2").write_bytes(serialize_md2(model))
+    indices = np.arange(40, dtype=np.uint8).reshape(4, 10)
+    stored = quake2.copy()
+    stored[[3, 17, 39]] += np.array([[5, 0, 0], [0, 9, 0], [0, 0, 2]], np.uint8)
+    stored[200] = 255 - stored[200]
+    write_pcx(folder / "thing.pcx", indices, stored)
+    other = grid_model()
+    other.skins = ["models/thing/paint.pcx"]
+    (folder / "other.md2").write_bytes(serialize_md2(other))
+    write_pcx(folder / "paint.pcx", indices, quake2)
+    result = run("check", folder, block_bpy=True)
+    lines = result.stdout.splitlines()
+    thing, paint = folder / "thing.md2", folder / "other.md2"
+    assert f"{thing}: skin models/elsewhere/skin.pcx: MISSING (the import shows thing.pcx instead)" in lines
+    assert any(l.startswith(f"{thing}: skin thing.pcx (not named by the file): found {folder / 'thing.pcx'}")
+               and "the model's own name" in l
+               and "3 of the 40 palette entries in use differ from Quake II's by up to 9 of 255" in l for l in lines)
+    assert any(l.startswith(f"{paint}: skin models/thing/paint.pcx: found {folder / 'paint.pcx'}")
+               and "its 40 palette entries in use match Quake II's" in l for l in lines), result.stdout
+
+
+def test_info_reports_the_missing_skin_and_no_own_image(run, tmp_path):
+    (tmp_path / "flag.md2").write_bytes(serialize_md2(grid_model()))
+    (tmp_path / "dolphin.md2").write_bytes(serialize_md2(grid_model()))
+    (tmp_path / "dolphin_f.bmp").write_bytes(b"BM")
+    result = run("info", tmp_path / "flag.md2", block_bpy=True)
+    assert "models/test/skin.pcx: MISSING (see warnings)" in result.stdout
+    assert "dolphin_f" not in result.stdout
+
+
+def test_convert_to_md2_writes_pcx_skins_and_glb_carries_the_found_skin(run, tmp_path):
+    needs_bpy()
+    from image_files import read_pcx, reference_palette, write_png
+    quake2 = reference_palette("quake2")
+    if quake2 is None:
+        pytest.skip("reference Quake II palette not found in ../shared/reference")
+    source = tmp_path / "src"
+    model = grid_model()
+    model.skins = []
+    source.mkdir()
+    (source / "wolf.md2").write_bytes(serialize_md2(model))
+    rgba = np.zeros((32, 64, 4), np.uint8)
+    rgba[..., :3] = quake2[np.arange(64) % 200][None, :]
+    rgba[..., 3] = 255
+    write_png(source / "wolf_texture.png", rgba)
+    result = run("convert", source / "wolf.md2", "--to", "glb", "-o", tmp_path / "web")
+    assert result.returncode == 0, result.stdout + result.stderr
+    gltf = glb_json(tmp_path / "web" / "wolf.glb")
+    assert len(gltf.get("images", [])) == 1 and gltf["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]
+
+    result = run("convert", source / "wolf.md2", "--to", "ms3d", "-o", tmp_path / "ms")
+    assert result.returncode == 0, result.stdout + result.stderr
+    game = tmp_path / "baseq2" / "models" / "wolf"
+    result = run("convert", tmp_path / "ms" / "wolf.ms3d", "--to", "md2", "--skins", "pcx", "-o", game)
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = parse_md2((game / "wolf.md2").read_bytes())
+    assert len(written.skins) == 1 and written.skins[0].startswith("models/wolf/")
+    indices, palette = read_pcx((game / Path(written.skins[0]).name).read_bytes())
+    np.testing.assert_array_equal(palette, quake2)
+    np.testing.assert_array_equal(quake2[indices], rgba[..., :3])

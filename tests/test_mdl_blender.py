@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -230,6 +231,36 @@ def test_custom_palette_option(bpy_scene, tmp_path):
     indices = _synthetic().skins[0].images[0]
     shown = _image_indices(image, palette)
     np.testing.assert_array_equal(palette[shown], palette[indices])
+
+
+def _reference_palette(name: str) -> np.ndarray:
+    """The palette from the shared reference TSV (independent of the product's copy)."""
+    text = (Path(__file__).resolve().parents[2] / "shared" / "reference" / f"{name}_palette.tsv")
+    if not text.is_file():
+        pytest.skip(f"reference palette not found at {text}")
+    rows = [line.split() for line in text.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return np.array([[int(v) for v in r[1:4]] for r in rows], dtype=np.uint8)
+
+
+def test_hexen2_palette_option_both_ways(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    hexen = _reference_palette("hexen2")
+    (tmp_path / "g.mdl").write_bytes(serialize_mdl(_synthetic()))
+    obj = import_mdl(bpy, tmp_path / "g.mdl", palette="HEXEN2")
+    image = obj.data.materials[0].node_tree.nodes["mdl_skin_0"].image
+    indices = _synthetic().skins[0].images[0]
+    np.testing.assert_array_equal(hexen[_image_indices(image, hexen)], hexen[indices])
+    exported = parse_mdl(export_mdl(bpy, obj, tmp_path / "h.mdl", palette="HEXEN2"))
+    np.testing.assert_array_equal(exported.skins[0].images[0], indices)
+
+
+def test_palette_file_option_without_a_file_is_refused(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    (tmp_path / "g.mdl").write_bytes(serialize_mdl(_synthetic()))
+    before = len(bpy.data.objects)
+    with pytest.raises(RuntimeError, match="no palette file"):
+        bpy.ops.import_scene.mdl(filepath=str(tmp_path / "g.mdl"), palette="FILE")
+    assert len(bpy.data.objects) == before
 
 
 def test_odd_skin_width_imports_with_a_warning(bpy_scene, tmp_path, capsys):

@@ -11,7 +11,7 @@ import pytest
 from conftest import corpus_params
 from formats import FormatError
 from formats.mdl import parse_mdl
-from formats.palette import (FULLBRIGHT_START, indices_to_rgba, load_palette_lmp, quake_palette,
+from formats.palette import (FULLBRIGHT_START, TRANSPARENT_INDEX as TRANSPARENT, game_palette, indices_to_rgba, load_palette_lmp, quake_palette,
                              rgba_to_indices)
 
 TSV = Path(__file__).resolve().parents[1] / "formats" / "quake_palette.tsv"
@@ -276,3 +276,26 @@ def test_320_by_200_converts_in_under_a_second(dither):
         rgba_to_indices(image, palette, mask, dither=dither)
         best = min(best, time.perf_counter() - start)
     assert best < 1.0
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+
+
+@pytest.mark.parametrize("name, game", [("quake", "QUAKE"), ("quake2", "QUAKE2"), ("hexen2", "HEXEN2")])
+def test_built_in_palettes_match_the_reference_tables(name, game):
+    table = REFERENCE / f"{name}_palette.tsv"
+    if not table.is_file():
+        pytest.skip(f"reference palette not found at {table}")
+    rows = [line.split() for line in table.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    expected = np.array([[int(v) for v in r[1:4]] for r in rows], dtype=np.uint8)
+    assert expected.shape == (256, 3)
+    np.testing.assert_array_equal(game_palette(game), expected)
+
+
+def test_quake2_range_uses_every_index_but_255():
+    palette = game_palette("QUAKE2")
+    _, first = np.unique(palette[:255], axis=0, return_index=True)
+    rgba = indices_to_rgba(np.sort(first).astype(np.uint8)[None, :], palette)
+    found = rgba_to_indices(rgba, palette, ordinary=(0, 255))
+    np.testing.assert_array_equal(found[0], np.sort(first))
+    assert found.max() > FULLBRIGHT_START and TRANSPARENT not in found

@@ -289,3 +289,68 @@ def test_lookup_lists_only_the_folders_it_needs(baseq2: Path, monkeypatch: pytes
     assert not any("maps" in p for p in listed)
     assert len(listed) == len(set(listed))
     assert len(listed) <= 3 + len(model.parents)
+
+
+# -- the model's own images, when the file names none or names a missing one ------------------
+
+from importers.skin_lookup import find_own_skins  # noqa: E402
+
+
+def own(model: Path) -> list[str]:
+    found = find_own_skins(model)
+    return [p.name for p in found.paths] if found else []
+
+
+def test_own_name_first_in_extension_order(tmp_path: Path) -> None:
+    model = touch(tmp_path / "gun.md2")
+    touch(tmp_path / "GUN.JPG")
+    touch(tmp_path / "gun.png")
+    touch(tmp_path / "skin.pcx")
+    assert own(model) == ["gun.png"]
+    assert "own name" in find_own_skins(model).reason
+
+
+def test_skin_star_for_a_model_alone_in_its_folder(tmp_path: Path) -> None:
+    model = touch(tmp_path / "ogro" / "tris.md2")
+    touch(tmp_path / "ogro" / "Skin.JPG")
+    touch(tmp_path / "ogro" / "md2.cfg")
+    assert own(model) == ["Skin.JPG"]
+    assert find_own_skins(model).reason == "Skin.JPG beside the model"
+
+
+def test_quake2_player_skins_need_their_icon(tmp_path: Path) -> None:
+    folder = tmp_path / "players" / "zarlag"
+    model = touch(folder / "tris.md2")
+    touch(folder / "weapon.md2")
+    for name in ("zarlag.pcx", "zarlag_i.pcx", "Blue.PCX", "blue_i.pcx", "nocon.pcx", "weapon.pcx"):
+        touch(folder / name)
+    assert own(model) == ["Blue.PCX", "zarlag.pcx"]
+    assert own(folder / "weapon.md2") == ["weapon.pcx"]
+
+
+def test_image_named_after_the_model(tmp_path: Path) -> None:
+    faerie = touch(tmp_path / "faerie.md2")
+    wolf = touch(tmp_path / "wolf.md2")
+    touch(tmp_path / "faerie2.bmp")
+    touch(tmp_path / "wolf_texture.png")
+    assert own(faerie) == ["faerie2.bmp"]
+    assert own(wolf) == ["wolf_texture.png"]
+
+
+def test_another_models_image_is_never_borrowed(tmp_path: Path) -> None:
+    flag = touch(tmp_path / "flag.md2")
+    touch(tmp_path / "dolphin.md2")
+    touch(tmp_path / "dolphin_f.bmp")
+    touch(tmp_path / "skin.png")
+    touch(tmp_path / "flagpole.md2")
+    touch(tmp_path / "flagpole_wood.png")
+    assert own(flag) == []
+    assert own(tmp_path / "dolphin.md2") == ["dolphin_f.bmp"]
+    assert own(tmp_path / "flagpole.md2") == ["flagpole_wood.png"]
+
+
+def test_own_image_symlinked_out_of_the_folder_is_skipped(tmp_path: Path) -> None:
+    secret = touch(tmp_path / "secret" / "photo.png")
+    model = touch(tmp_path / "m" / "box.md2")
+    symlink_or_skip(tmp_path / "m" / "box.png", secret)
+    assert own(model) == []

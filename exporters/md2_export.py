@@ -1,0 +1,27 @@
+"""The MD2 exporter: build the model, plan its skin files, write the model, then the skins.
+
+Every skin file is encoded before anything is written, so a refused skin leaves the disk as it
+was; the model and each skin file are written atomically (:func:`.atomic_write.atomic_write`).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import bpy
+
+from ..formats.md2 import parse_md2, serialize_md2
+from .atomic_write import atomic_write
+from .md2_build import Md2ExportOptions, build_md2
+from .md2_skins import plan_skin_files, skin_folder, write_skin_files
+from .run_export import ExportReport
+
+
+def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
+               options: Md2ExportOptions) -> ExportReport:
+    options = replace(options, skin_folder=skin_folder(path, options.skin_path))
+    wm = context.window_manager
+    result = build_md2(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
+    files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
+    atomic_write(path, serialize_md2(result.model), verify=parse_md2)
+    return ExportReport(result.warnings + warnings, write_skin_files(files), result.info)

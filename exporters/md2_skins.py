@@ -1,0 +1,191 @@
+"""MD2 skins on export: skin names as game paths, and the skin files the game needs.
+
+Names are paths relative to the game folder (format-notes "MD2 skins"). An export under a folder
+named ``models`` or ``players`` (``baseq2/models/crate/tris.md2``) implies the game folder
+(``baseq2``) and the names' folder part (``models/crate``); *Skin Path* sets that part by hand.
+A skin file goes where the game looks for its name (under the implied game folder), else beside
+the model. Nothing is written outside the export folder or that game folder: a name that is
+absolute, has a drive letter or climbs out with ``..``, or whose target leaves through a
+symlink, is written beside the model instead, with a warning.
+
+PCX skins are 8-bit run-length PCX in the Quake II palette (nearest in CIELAB, optional
+dithering; index 255 only for pixels with alpha below 0.5); PNG and TGA are true colour, for
+source ports that load them in place of the PCX name. An imported image nobody changed is
+copied byte for byte when its file has the target's format; an existing file at the target is
+replaced only by an image made or edited in Blender.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import bpy
+
+from ..common.contract import SOURCE_PATH
+from ..common.skin_images import image_unchanged
+from ..formats.errors import FormatError
+from ..formats.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
+from ..formats.pcx import decode_pcx, encode_pcx
+from ..formats.truecolour import encode_png, encode_tga
+from .atomic_write import atomic_write
+from .export_error import ExportError
+
+SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
+GAME_SUBFOLDERS = ("models", "players")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass
+class SkinFile:
+    """One skin file to write: ``data`` goes to ``target``; ``note`` says what it is for the report."""
+    target: Path
+    data: bytes
+    note: str
+
+
+def game_location(model_path: Path) -> tuple[Path | None, str]:
+    """(game folder, folder part of skin names) implied by the export path, or (None, '')."""
+    folder = Path(os.path.abspath(model_path)).parent
+    parts = folder.parts
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i].lower() in GAME_SUBFOLDERS:
+            return Path(*parts[:i]), "/".join(parts[i:])
+    return None, ""
+
+
+def skin_folder(model_path: Path, skin_path: str) -> str:
+    """The folder part of new skin names: *Skin Path* if set, else the one the export path implies."""
+    given = "/".join(p for p in re.split(r"[\\/]", skin_path.strip()) if p not in ("", "."))
+    return given or game_location(model_path)[1]
+
+
+def new_skin_name(folder: str, stem: str) -> str:
+    return f"{folder}/{stem}.pcx" if folder else f"{stem}.pcx"
+
+
+def _unsafe(name: str) -> str | None:
+    if name.startswith(("/", "\\")) or _DRIVE.match(name):
+        return "is an absolute path"
+    if ".." in re.split(r"[\\/]", name):
+        return "climbs out with '..'"
+    return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
+
+
+def skin_target(model_path: Path, name: str, extension: str) -> tuple[Path | None, str | None]:
+    """Where the skin ``name`` is written, and a warning when it cannot go where the game looks."""
+    model_dir = Path(os.path.abspath(model_path)).parent
+    parts = [p for p in re.split(r"[\\/]", name) if p not in ("", ".")]
+    if not parts:
+        return None, f"skin name {name!r} names no file; not written"
+    file_name = Path(parts[-1]).stem + extension
+    warning = None
+    game_dir, _ = game_location(model_path)
+    reason = _unsafe(name)
+    if reason is not None:
+        warning = f"skin name {name!r} {reason}; not followed, its file is written beside the model"
+    elif game_dir is not None and len(parts) > 1:
+        target = game_dir.joinpath(*parts[:-1], file_name)
+        if _inside(target, game_dir):
+            return target, None
+        warning = f"skin {name!r} leads outside the game folder {game_dir}; its file is written beside the model"
+    beside = model_dir / file_name
+    if not _inside(beside, model_dir):
+        return None, f"{beside} leads outside the export folder; skin {name!r} not written"
+    return beside, warning
+
+
+def image_rgba(image: bpy.types.Image) -> np.ndarray:
+    """(h, w, 4) uint8 pixels of a Blender image, top row first."""
+    width, height = image.size
+    channels = image.channels
+    pixels = np.empty(width * height * channels, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    pixels = pixels.reshape(height, width, channels)[::-1]
+    rgba = np.full((height, width, 4), 255, dtype=np.uint8)
+    colour = np.clip(np.rint(pixels * 255.0), 0, 255).astype(np.uint8)
+    if channels >= 3:
+        rgba[..., :3] = colour[..., :3]
+    else:
+        rgba[..., :3] = colour[..., :1]
+    if channels == 4:
+        rgba[..., 3] = colour[..., 3]
+    elif channels == 2:
+        rgba[..., 3] = colour[..., 1]
+    return rgba
+
+
+def encode_skin(rgba: np.ndarray, mode: str, dither: bool) -> bytes:
+    """The skin file's bytes in ``mode`` ('PCX', 'PNG', 'TGA')."""
+    if mode == "PNG":
+        return encode_png(rgba)
+    if mode == "TGA":
+        return encode_tga(rgba)
+    palette = quake2_palette()
+    indices = rgba_to_indices(rgba, palette, dither=dither, ordinary=(0, TRANSPARENT_INDEX))
+    indices[rgba[..., 3] < 128] = TRANSPARENT_INDEX
+    return encode_pcx(indices, palette)
+
+
+def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.types.Image],
+                    mode: str, dither: bool) -> tuple[list[SkinFile], list[str]]:
+    """Every skin file to write for ``skins`` (names in the file) and their images; nothing is
+    written here, so a refused skin leaves the disk untouched. Also the warnings to report."""
+    if mode not in SKIN_EXTENSIONS:
+        return [], []
+    extension = SKIN_EXTENSIONS[mode]
+    files: list[SkinFile] = []
+    warnings: list[str] = []
+    planned: set[Path] = set()
+    for name in skins:
+        image = images.get(name)
+        if image is None:
+            continue
+        target, warning = skin_target(model_path, name, extension)
+        if warning:
+            warnings.append(warning)
+        if target is None or target in planned:
+            continue
+        planned.add(target)
+        unchanged = image_unchanged(image)
+        source = Path(str(image.get(SOURCE_PATH, ""))) if unchanged else None
+        if source is not None and source.suffix.lower() == extension and source.is_file():
+            if target.exists() and os.path.samefile(source, target):
+                continue
+            data, note = source.read_bytes(), f"copied from {source}"
+        else:
+            if image.size[0] == 0 or image.size[1] == 0:
+                warnings.append(f"image {image.name!r} of skin {name!r} has no pixels; not written")
+                continue
+            try:
+                data = encode_skin(image_rgba(image), mode, dither)
+            except FormatError as exc:
+                raise ExportError(f"skin {name!r} (image {image.name!r}): {exc}") from exc
+            note = f"{mode} from image {image.name!r}"
+        if target.exists() and unchanged:
+            if target.read_bytes() != data:
+                warnings.append(f"{target} exists and differs; kept it, since skin {name!r} was not changed "
+                                "in Blender")
+            continue
+        files.append(SkinFile(target, data, note))
+    if not any("/" in s.replace("\\", "/") for s in skins if images.get(s) is not None) and files:
+        warnings.append("skin names carry no game path, so the game will not find them; export under "
+                        "<game>/models/... or <game>/players/..., or set Skin Path")
+    return files, warnings
+
+
+def write_skin_files(files: list[SkinFile]) -> list[str]:
+    """Write each planned file atomically; the report lines for the files written."""
+    lines = []
+    for skin in files:
+        skin.target.parent.mkdir(parents=True, exist_ok=True)
+        verify = decode_pcx if skin.target.suffix == ".pcx" else None
+        atomic_write(skin.target, skin.data, verify=verify)
+        lines.append(f"wrote skin {skin.target} ({skin.note})")
+    return lines

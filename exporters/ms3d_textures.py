@@ -1,0 +1,84 @@
+"""MS3D textures on export: each material's image beside the model, under the bare name the file stores.
+
+*Textures* 'COPY': an image read from a file and not changed since is copied byte for byte; an
+image that exists only in Blender (made, painted or decoded there) is written as PNG (or in the
+format its stored name asks for: PNG, TGA, PCX). An existing file at the target is replaced only
+by an image made or edited in Blender. 'NAMES' writes the names only.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import bpy
+
+from ..common.ms3d_data import material_values
+from ..common.skin_images import unchanged_source_file
+from ..formats.errors import FormatError
+from ..formats.ms3d import parse_ms3d, serialize_ms3d
+from .atomic_write import atomic_write
+from .export_error import ExportError
+from .md2_skins import SkinFile, encode_skin, image_rgba, write_skin_files
+from .ms3d_build import Ms3dExportOptions, build_ms3d
+from .run_export import ExportReport
+
+ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
+
+
+def _stored_name(raw: bytes) -> str:
+    text = bytes(raw).split(b"\0", 1)[0].decode("utf-8", "replace")
+    return text.replace("\\", "/").split("/")[-1]
+
+
+def plan_texture_files(model_path: Path, materials: list, exported: list) -> tuple[list[SkinFile], list[str]]:
+    """The texture files to write beside ``model_path`` for Blender ``materials`` and their
+    exported records; nothing is written here."""
+    folder = Path(os.path.abspath(model_path)).parent
+    files, warnings, planned = [], [], set()
+    for material, record in zip(materials, exported):
+        values = material_values(material)
+        for key, raw in (("texture", record.texture_raw), ("alphamap", record.alphamap_raw)):
+            image, name = values[key], _stored_name(raw)
+            if image is None or not name or name in (".", ".."):
+                continue
+            target = folder / name
+            if target in planned:
+                continue
+            planned.add(target)
+            if not Path(os.path.realpath(target)).is_relative_to(os.path.realpath(folder)):
+                warnings.append(f"{target} leads outside the export folder; {key} of {material.name!r} not written")
+                continue
+            source = unchanged_source_file(image)
+            if source is not None and source.suffix.lower() == target.suffix.lower():
+                if target.exists() and os.path.samefile(source, target):
+                    continue
+                data, note = source.read_bytes(), f"copied from {source}"
+            elif target.suffix.lower() in ENCODERS and image.size[0] > 0 and image.size[1] > 0:
+                mode = ENCODERS[target.suffix.lower()]
+                try:
+                    data = encode_skin(image_rgba(image), mode, False)
+                except FormatError as exc:
+                    raise ExportError(f"{key} of {material.name!r} (image {image.name!r}): {exc}") from exc
+                note = f"{mode} from image {image.name!r}"
+            else:
+                warnings.append(f"{key} {name!r} of {material.name!r}: cannot write a {target.suffix or 'nameless'} "
+                                "file from this image; not written")
+                continue
+            if target.exists() and source is not None:
+                if target.read_bytes() != data:
+                    warnings.append(f"{target} exists and differs; kept it, since image {image.name!r} was not "
+                                    "changed in Blender")
+                continue
+            files.append(SkinFile(target, data, note))
+    return files, warnings
+
+
+def export_ms3d(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
+                options: Ms3dExportOptions) -> ExportReport:
+    wm = context.window_manager
+    result = build_ms3d(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
+    files, warnings = ([], []) if options.textures != "COPY" else plan_texture_files(
+        path, result.materials, result.model.materials)
+    atomic_write(path, serialize_ms3d(result.model), verify=parse_ms3d)
+    return ExportReport(result.warnings + warnings, [w.replace("wrote skin", "wrote texture", 1)
+                                                      for w in write_skin_files(files)])
