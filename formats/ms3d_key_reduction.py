@@ -1,0 +1,268 @@
+"""Fewest MS3D keys that keep MilkShape's playback of a sampled pose within a tolerance (bpy-free).
+
+Input: per scene frame and joint, the key a joint would need there (local rotation as Euler 'XYZ'
+and position, relative to the rest pose: ``L(t) = L · T(position) · R(rotation)``), the keys an
+action already has (kept at their frames), each joint's reach and the skeleton. MilkShape plays
+keys as :mod:`.ms3d_rig` describes: rotations slerped, positions by Hermite curves (engines and the
+format articles interpolate positions linearly; both rules are held to the tolerance). Before the
+first key a channel holds the first key, after the last the last; no key = rest.
+
+Mesh error from channel errors (exact telescoping of ``G = L_1 · ... · L_k``, all rigid): a vertex
+moved by joint k strays by at most ``Σ_a (|Δp_a| + 2 sin(θ_a / 2) · R_a)`` over k's chain of
+ancestors a, with ``Δp_a`` the position error, ``θ_a`` the rotation error angle and ``R_a`` the
+largest distance from joint a to a posed point it carries (vertex or joint). Each animated channel
+gets an equal share of the tolerance along its longest chain, and keys are added greedily (per
+interval between keys, at its worst frame) until every channel is within its share.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ms3d_rig import euler_quaternions, euler_xyz_from_matrices, nearest_euler, slerp
+
+IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def rotation_at(key_frames: np.ndarray, key_angles: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """(F, 4) quaternions MilkShape shows at ``frames`` (slerp between keys, held outside them)."""
+    frames = np.asarray(frames, dtype=np.float64)
+    if not len(key_frames):
+        return np.tile(IDENTITY, (len(frames), 1))
+    quats = euler_quaternions(key_angles)
+    left, right, t = _intervals(np.asarray(key_frames, dtype=np.float64), frames)
+    return slerp(quats[left], quats[right], t)
+
+
+def position_at(key_frames: np.ndarray, key_values: np.ndarray, frames: np.ndarray, hermite: bool) -> np.ndarray:
+    """(F, 3) positions at ``frames``: MilkShape's Hermite curves, or linear between keys."""
+    return positions_at(key_frames, key_values, frames)[0 if hermite else 1]
+
+
+def positions_at(key_frames: np.ndarray, key_values: np.ndarray, frames: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(F, 3) positions at ``frames`` by MilkShape's Hermite curves and by linear interpolation."""
+    frames = np.asarray(frames, dtype=np.float64)
+    if not len(key_frames):
+        return np.zeros((len(frames), 3)), np.zeros((len(frames), 3))
+    f, v = np.asarray(key_frames, dtype=np.float64), np.asarray(key_values, dtype=np.float64).reshape(-1, 3)
+    left, right, t = _intervals(f, frames)
+    t = t[:, None]
+    linear = v[left] + (v[right] - v[left]) * t
+    t_in, t_out = np.zeros_like(v), np.zeros_like(v)
+    if len(f) > 2:                     # hermite_tangents, all three axes at once
+        prev, nxt = np.roll(np.arange(len(f)), 1), np.roll(np.arange(len(f)), -1)
+        dt1, dt2 = f - f[prev], f[nxt] - f
+        dt = dt1 + dt2
+        ok = dt != 0
+        tangent = v[nxt] - v[prev]
+        t_in[ok] = tangent[ok] * (dt1[ok] / dt[ok])[:, None]
+        t_out[ok] = tangent[ok] * (dt2[ok] / dt[ok])[:, None]
+    t2, t3 = t * t, t * t * t
+    curve = ((2 * t3 - 3 * t2 + 1) * v[left] + (t3 - 2 * t2 + t) * t_out[left] + (3 * t2 - 2 * t3) * v[right]
+             + (t3 - t2) * t_in[right])
+    return np.where((left != right)[:, None], curve, v[left]), linear
+
+
+def _intervals(key_frames: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per frame: the keys before and after it and the fraction between them (equal keys outside)."""
+    right = np.searchsorted(key_frames, frames, side="right")
+    left = np.clip(right - 1, 0, len(key_frames) - 1)
+    right = np.minimum(right, len(key_frames) - 1)
+    before = frames < key_frames[0]
+    left[before] = 0
+    right[before | (frames >= key_frames[-1])] = left[before | (frames >= key_frames[-1])]
+    span = key_frames[right] - key_frames[left]
+    t = np.divide(frames - key_frames[left], span, out=np.zeros(len(frames)), where=span > 0)
+    return left, right, t
+
+
+def continuous_euler(rotations: np.ndarray) -> np.ndarray:
+    """(F, J, 3, 3) rotations per frame -> (F, J, 3) Euler 'XYZ' angles, each frame's nearest the previous."""
+    angles = np.empty(rotations.shape[:2] + (3,))
+    if len(rotations):
+        angles[0] = euler_xyz_from_matrices(rotations[0])
+    for f in range(1, len(rotations)):
+        angles[f] = nearest_euler(rotations[f], angles[f - 1])
+    return angles
+
+
+def rotation_error(quats: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """``2 sin(θ / 2)``: how far a rotation by the error moves a point at distance 1."""
+    q = quats / np.linalg.norm(quats, axis=1, keepdims=True)
+    sign = np.where(np.sum(q * targets, axis=1) < 0, -1.0, 1.0)[:, None]
+    d = np.minimum(np.linalg.norm(q - sign * targets, axis=1), np.sqrt(2.0))   # |q - q'| = 2 sin(θ / 4)
+    return 2.0 * d * np.sqrt(1.0 - d * d / 4.0)
+
+
+def position_error(key_frames, key_values, frames, targets, linear: bool = True) -> np.ndarray:
+    """The larger distance of the Hermite and (if ``linear``) the linear curve from ``targets``."""
+    hermite, straight = positions_at(key_frames, key_values, frames)
+    error = np.linalg.norm(hermite - targets, axis=1)
+    return np.maximum(error, np.linalg.norm(straight - targets, axis=1)) if linear else error
+
+
+@dataclass
+class Channel:
+    """One joint's rotation or position keys: frames (K,), values (K, 3); how many were added, and
+    which keys were added or took a new value."""
+    frames: np.ndarray
+    values: np.ndarray
+    added: int = 0
+    changed: np.ndarray | None = None
+
+
+def fit_channel(frames: np.ndarray, targets: np.ndarray, key_frames: np.ndarray, key_values: np.ndarray,
+                error, budget: float) -> tuple[Channel, np.ndarray]:
+    """Keys ``key_frames`` plus the fewest sampled ``frames`` (greedy, worst frame of each failing
+    interval first) so that ``error(keys, frames)`` stays within ``budget``; a key already at a failing
+    frame takes the sampled value. Returns the channel and its final error per frame."""
+    kf = np.asarray(key_frames, dtype=np.float64)
+    kv = np.asarray(key_values, dtype=np.float64).reshape(len(kf), np.shape(targets)[1])
+    changed = np.zeros(len(kf), dtype=bool)
+    added = 0
+    while True:
+        err = error(kf, kv)
+        bad = np.flatnonzero(err > budget)
+        if not len(bad):
+            return Channel(kf, kv, added, changed), err
+        interval = np.searchsorted(kf, frames[bad], side="right")
+        order = np.lexsort((-err[bad], interval))
+        first = np.concatenate([[True], interval[order][1:] != interval[order][:-1]])
+        chosen = bad[order[first]]
+        at_key = np.searchsorted(kf, frames[chosen])
+        existing = (at_key < len(kf)) & (kf[np.minimum(at_key, max(len(kf) - 1, 0))] == frames[chosen]) \
+            if len(kf) else np.zeros(len(chosen), dtype=bool)
+        kv[at_key[existing]] = targets[chosen[existing]]
+        changed[at_key[existing]] = True
+        new = chosen[~existing] if not existing.any() else chosen[:0]     # corrected keys first
+        kf = np.concatenate([kf, frames[new]])
+        kv = np.concatenate([kv, targets[new]])
+        changed = np.concatenate([changed, np.ones(len(new), dtype=bool)])
+        order = np.argsort(kf, kind="stable")
+        kf, kv, changed = kf[order], kv[order], changed[order]
+        added += len(new)
+
+
+def chain_counts(parents: list[int], animated: np.ndarray) -> np.ndarray:
+    """Per joint, the most animated channels on any root-to-joint chain through it."""
+    count = len(parents)
+    down = np.zeros(count, dtype=np.int64)          # animated channels from the root down to j
+    order = _parents_first(parents)
+    for j in order:
+        down[j] = animated[j] + (down[parents[j]] if parents[j] != -1 else 0)
+    best = down.copy()                               # the most on a chain from the root through j
+    for j in reversed(order):
+        if parents[j] != -1:
+            best[parents[j]] = max(best[parents[j]], best[j])
+    return np.maximum(best, 1)
+
+
+def _parents_first(parents: list[int]) -> list[int]:
+    depth = []
+    for j in range(len(parents)):
+        d, k = 0, parents[j]
+        while k != -1:
+            d, k = d + 1, parents[k]
+        depth.append(d)
+    return sorted(range(len(parents)), key=lambda j: depth[j])
+
+
+def joint_reach(origins: np.ndarray, parents: list[int], radii: np.ndarray) -> np.ndarray:
+    """Per joint a, ``R_a = max over joints k below a (a included) and frames of |o_k - o_a| + r_k``:
+    origins (F, J, 3) posed joint origins, radii (J,) the farthest vertex each joint moves."""
+    count = len(parents)
+    reach = np.asarray(radii, dtype=np.float64).copy()
+    for k in range(count):
+        a = parents[k]
+        while a != -1:
+            distance = float(np.linalg.norm(origins[:, k] - origins[:, a], axis=1).max()) if len(origins) else 0.0
+            reach[a] = max(reach[a], distance + radii[k])
+            a = parents[a]
+    return reach
+
+
+@dataclass
+class Reduction:
+    rotations: list[Channel]
+    positions: list[Channel]
+    bound: float            # the largest mesh deviation the keys leave, at most (model units)
+
+    @property
+    def added(self) -> int:
+        return sum(c.added for c in self.rotations + self.positions)
+
+    @property
+    def written(self) -> int:
+        return sum(len(c.frames) for c in self.rotations + self.positions)
+
+
+def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray, rotation_keys: list,
+                position_keys: list, parents: list[int], reach: np.ndarray, tolerance: float,
+                linear: list[bool] | None = None) -> Reduction:
+    """Keys per joint so that MilkShape's playback stays within ``tolerance`` of the sampled pose.
+
+    frames (F,); rotations (F, J, 3, 3) and positions (F, J, 3) the sampled keys; rotation_keys /
+    position_keys per joint ``(frames, values)`` to keep (or None; rotations as Euler 'XYZ'); reach
+    (J,) from :func:`joint_reach`; ``linear`` per joint whether positions must also hold when
+    interpolated linearly (default: yes), false where the keys already are MilkShape's Hermite
+    curves of the action (an untouched import). Added rotation keys get Euler angles continuous
+    from frame to frame (:func:`continuous_euler`); kept ones their own.
+    """
+    frames = np.asarray(frames, dtype=np.float64)
+    count = len(parents)
+    linear = [True] * count if linear is None else linear
+    empty = (np.zeros(0), np.zeros((0, 3)))
+    rot_keys = [k if k is not None else empty for k in rotation_keys]
+    pos_keys = [k if k is not None else empty for k in position_keys]
+    targets = euler_quaternions(euler_xyz_from_matrices(rotations.reshape(-1, 3, 3))).reshape(len(frames), count, 4)
+    if len(frames):
+        rot_active = np.abs(targets[..., 3]).min(axis=0) < 1 - 1e-12
+        rot_active |= np.abs(np.sum(targets * targets[:1], axis=2)).min(axis=0) < 1 - 1e-12
+        pos_active = (np.ptp(positions, axis=0).max(axis=1) > 1e-9) | (np.abs(positions).max(axis=(0, 2)) > 1e-9)
+    else:
+        rot_active = pos_active = np.zeros(count, dtype=bool)
+    rot_active |= np.array([len(k[0]) > 0 for k in rot_keys], dtype=bool)
+    pos_active |= np.array([len(k[0]) > 0 for k in pos_keys], dtype=bool)
+    share = tolerance / chain_counts(parents, rot_active.astype(np.int64) + pos_active.astype(np.int64))
+    rotation_channels, moved, terms = [], [], np.zeros((len(frames), count))
+    for j in range(count):
+        kept_frames, kept_angles = rot_keys[j]
+        budget = share[j] / reach[j] if reach[j] > 0 else np.inf
+        error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
+        channel, err = fit_channel(frames, targets[:, j], kept_frames, euler_quaternions(kept_angles), error, budget)
+        own = np.isin(channel.frames, kept_frames) & ~channel.changed
+        values = np.zeros((len(channel.frames), 3))
+        values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
+        rotation_channels.append((channel, own, values))
+        terms[:, j] = err * reach[j] if reach[j] > 0 else 0.0
+        error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
+        channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
+        moved.append(channel)
+        terms[:, j] += err
+    needs = [j for j, (_, own, _) in enumerate(rotation_channels) if not own.all()]
+    angles = continuous_euler(rotations[:, needs]) if needs else None
+    out = []
+    for j, (channel, own, values) in enumerate(rotation_channels):
+        if not own.all():
+            index = np.searchsorted(frames, channel.frames[~own])
+            values[~own] = angles[index, needs.index(j)]
+        out.append(Channel(channel.frames, values, channel.added))
+    return Reduction(out, moved, chain_bound(terms, parents))
+
+
+def _slerped(key_frames: np.ndarray, key_quats: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """:func:`rotation_at` with keys given as quaternions."""
+    if not len(key_frames):
+        return np.tile(IDENTITY, (len(frames), 1))
+    left, right, t = _intervals(key_frames, frames)
+    return slerp(key_quats[left], key_quats[right], t)
+
+
+def chain_bound(terms: np.ndarray, parents: list[int]) -> float:
+    """The largest sum of per-joint terms (F, J) along a chain from the root, over frames."""
+    total = np.zeros_like(terms)
+    for j in _parents_first(parents):
+        total[:, j] = terms[:, j] + (total[:, parents[j]] if parents[j] != -1 else 0.0)
+    return float(total.max()) if total.size else 0.0
