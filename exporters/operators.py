@@ -92,9 +92,15 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
     animation: EnumProperty(name="Animation", default="KEYS", items=(
         ("KEYS", "Keyframes", "A key where the action has one (rotation and location channels per bone)"),
         ("BAKE", "Bake", "A key on every scene frame, from the evaluated pose (constraints included)")))
+    tolerance: FloatProperty(
+        name="Tolerance", default=0.1, min=0.0, max=100.0, soft_max=5.0, precision=3, subtype="PERCENTAGE",
+        description="Keyframes: add keys where MilkShape's playback (slerp, linear or Hermite positions) would "
+                    "move the mesh farther than this from Blender's pose at any scene frame, in % of the model's "
+                    "size (largest side of its bounding box); 0 = a key on every frame, as Bake")
 
     def execute(self, context):
-        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation)
+        options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation,
+                                    tolerance=self.tolerance)
         return export_file(self, context, export_ms3d, options)
 
 

@@ -11,6 +11,10 @@ from ..formats.errors import FormatError
 from .atomic_write import atomic_write
 from .export_error import ExportError
 
+class Info(str):
+    """An exporter message reported as information (what was written), not as a warning."""
+
+
 Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], list[str]]
 
 
@@ -46,7 +50,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     finally:
         wm.progress_end()
     for warning in warnings:
-        operator.report({"WARNING"}, warning)
+        operator.report({"INFO"} if isinstance(warning, Info) else {"WARNING"}, warning)
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}
 
@@ -64,4 +68,4 @@ class ModelWriter:
         wm = context.window_manager
         result = self.build(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
         atomic_write(path, self.serialize(result.model), verify=self.parse)
-        return result.warnings
+        return result.warnings + [Info(line) for line in getattr(result, "info", [])]
