@@ -227,18 +227,27 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
     pos_active |= np.array([len(k[0]) > 0 for k in pos_keys], dtype=bool)
     share = tolerance / chain_counts(parents, rot_active.astype(np.int64) + pos_active.astype(np.int64))
     rotation_channels, moved, terms = [], [], np.zeros((len(frames), count))
+    key_quats = [euler_quaternions(angles) for _, angles in rot_keys]
+    rot_first = batch_rotation_errors(frames, [k[0] for k in rot_keys], key_quats, targets)
+    pos_first = batch_position_errors(frames, pos_keys, positions, linear)
     for j in range(count):
         kept_frames, kept_angles = rot_keys[j]
         budget = share[j] / reach[j] if reach[j] > 0 else np.inf
-        error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
-        channel, err = fit_channel(frames, targets[:, j], kept_frames, euler_quaternions(kept_angles), error, budget)
+        if rot_first[:, j].max(initial=0.0) <= budget:
+            channel, err = Channel(kept_frames, key_quats[j], 0, np.zeros(len(kept_frames), bool)), rot_first[:, j]
+        else:
+            error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
+            channel, err = fit_channel(frames, targets[:, j], kept_frames, key_quats[j], error, budget)
         own = np.isin(channel.frames, kept_frames) & ~channel.changed
         values = np.zeros((len(channel.frames), 3))
         values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
         rotation_channels.append((channel, own, values))
         terms[:, j] = err * reach[j] if reach[j] > 0 else 0.0
-        error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
-        channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
+        if pos_first[:, j].max(initial=0.0) <= share[j]:
+            channel, err = Channel(*pos_keys[j], 0, np.zeros(len(pos_keys[j][0]), bool)), pos_first[:, j]
+        else:
+            error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
+            channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
         moved.append(channel)
         terms[:, j] += err
     needs = [j for j, (_, own, _) in enumerate(rotation_channels) if not own.all()]
@@ -258,6 +267,77 @@ def _slerped(key_frames: np.ndarray, key_quats: np.ndarray, frames: np.ndarray) 
         return np.tile(IDENTITY, (len(frames), 1))
     left, right, t = _intervals(key_frames, frames)
     return slerp(key_quats[left], key_quats[right], t)
+
+
+def _segments(key_frames: list, frames: np.ndarray):
+    """Every joint's keys in one array and, per (frame, joint), the keys before and after and the
+    fraction between them (as :func:`_intervals`, for all joints at once). Joints without keys: -1."""
+    counts = np.array([len(k) for k in key_frames], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    flat = np.concatenate([np.asarray(k, dtype=np.float64) for k in key_frames] + [np.zeros(0)])
+    if not len(flat):
+        empty = np.full((len(frames), len(counts)), -1)
+        return flat, empty, empty, np.zeros(empty.shape), counts, starts
+    low = min(flat.min(), frames.min())
+    width = max(flat.max(), frames.max()) - low + 1.0
+    offset = np.arange(len(counts)) * 2.0 * width - low
+    shifted = flat + np.repeat(offset, counts)
+    query = frames[:, None] + offset[None, :]
+    right = np.searchsorted(shifted, query, side="right")
+    first, last = starts[None, :], (starts + counts - 1)[None, :]
+    outside = (query < shifted[np.minimum(first, len(flat) - 1)]) | (query >= shifted[np.clip(last, 0, len(flat) - 1)])
+    left = np.clip(right - 1, first, np.maximum(last, first))
+    right = np.where(outside, np.where(query < shifted[np.minimum(first, len(flat) - 1)], first, last), right)
+    left = np.where(outside, right, left)
+    none = (counts == 0)[None, :]
+    left, right = np.where(none, -1, left), np.where(none, -1, right)
+    span = flat[right] - flat[left]
+    t = np.divide(frames[:, None] - flat[left], span, out=np.zeros(span.shape), where=(span > 0) & ~none)
+    return flat, left, right, t, counts, starts
+
+
+def batch_rotation_errors(frames: np.ndarray, key_frames: list, key_quats: list, targets: np.ndarray) -> np.ndarray:
+    """(F, J) :func:`rotation_error` of every joint's slerped keys, all joints at once."""
+    _, left, right, t, counts, _ = _segments(key_frames, frames)
+    quats = np.concatenate(key_quats + [np.zeros((0, 4))])
+    none = left < 0
+    slerped = np.tile(IDENTITY, (left.size, 1))
+    keyed = ~none.ravel()
+    if keyed.any():
+        slerped[keyed] = slerp(quats[left.ravel()[keyed]], quats[right.ravel()[keyed]], t.ravel()[keyed])
+    return rotation_error(slerped, targets.reshape(-1, 4)).reshape(left.shape)
+
+
+def batch_position_errors(frames: np.ndarray, keys: list, targets: np.ndarray, linear: list[bool]) -> np.ndarray:
+    """(F, J) :func:`position_error` of every joint's keys, all joints at once."""
+    flat, left, right, t, counts, starts = _segments([k[0] for k in keys], frames)
+    values = np.concatenate([np.asarray(k[1], dtype=np.float64).reshape(-1, 3) for k in keys] + [np.zeros((0, 3))])
+    index = np.arange(len(flat))
+    owner = np.repeat(np.arange(len(counts)), counts)
+    first, last = starts[owner], starts[owner] + counts[owner] - 1
+    prev = np.where(index == first, last, index - 1)
+    nxt = np.where(index == last, first, index + 1)
+    dt1, dt2 = flat - flat[prev], flat[nxt] - flat
+    dt = dt1 + dt2
+    ok = (dt != 0) & (counts[owner] > 2)
+    safe = np.where(ok, dt, 1.0)
+    tangent = values[nxt] - values[prev]
+    t_in = np.where(ok[:, None], tangent * (dt1 / safe)[:, None], 0.0)
+    t_out = np.where(ok[:, None], tangent * (dt2 / safe)[:, None], 0.0)
+    none = left < 0
+    lf, rt = np.where(none, 0, left), np.where(none, 0, right)
+    padded = np.vstack([values, np.zeros((1, 3))]) if not len(values) else values
+    t_in = t_in if len(values) else np.zeros((1, 3))
+    t_out = t_out if len(values) else np.zeros((1, 3))
+    v0, v1, tt = padded[lf], padded[rt], t[..., None]
+    t2, t3 = tt * tt, tt * tt * tt
+    curve = ((2 * t3 - 3 * t2 + 1) * v0 + (t3 - 2 * t2 + tt) * t_out[lf] + (3 * t2 - 2 * t3) * v1
+             + (t3 - t2) * t_in[rt])
+    hermite = np.where(((lf != rt) & ~none)[..., None], curve, np.where(none[..., None], 0.0, v0))
+    straight = np.where(none[..., None], 0.0, v0 + (v1 - v0) * tt)
+    error = np.linalg.norm(hermite - targets, axis=2)
+    both = np.maximum(error, np.linalg.norm(straight - targets, axis=2))
+    return np.where(np.asarray(linear, dtype=bool)[None, :], both, error)
 
 
 def chain_bound(terms: np.ndarray, parents: list[int]) -> float:

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import ms3d_skinning
-from formats.ms3d_key_reduction import (chain_counts, fit_channel, joint_reach, position_error, positions_at,
+from formats.ms3d_rig import euler_quaternions
+from formats.ms3d_key_reduction import (batch_position_errors, batch_rotation_errors, chain_counts, fit_channel,
+                                        joint_reach, position_error, positions_at,
                                         reduce_keys, rotation_at, rotation_error)
 
 RNG = np.random.default_rng(15)
@@ -164,3 +166,19 @@ def _affine(rotation, position):
     m = np.eye(4)
     m[:3, :3], m[:3, 3] = rotation, position
     return m
+
+
+def test_all_joints_at_once_equals_one_at_a_time():
+    frames = np.arange(-2.0, 70.0)
+    keys = [_random_keys(n) for n in (0, 1, 2, 3, 7)]
+    keys[4] = (keys[4][0] + 0.25, keys[4][1])                   # keys between sampled frames
+    targets = RNG.normal(size=(len(frames), len(keys), 3))
+    linear = [True, False, True, False, True]
+    batch = batch_position_errors(frames, keys, targets, linear)
+    for j, (kf, kv) in enumerate(keys):
+        np.testing.assert_allclose(batch[:, j], position_error(kf, kv, frames, targets[:, j], linear[j]), atol=1e-12)
+    quats = RNG.normal(size=(len(frames), len(keys), 4))
+    quats /= np.linalg.norm(quats, axis=2, keepdims=True)
+    batch = batch_rotation_errors(frames, [k[0] for k in keys], [euler_quaternions(k[1]) for k in keys], quats)
+    for j, (kf, kv) in enumerate(keys):
+        np.testing.assert_allclose(batch[:, j], rotation_error(rotation_at(kf, kv, frames), quats[:, j]), atol=1e-12)
