@@ -154,7 +154,8 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
                 rest_local: np.ndarray, to_ms: np.ndarray, meshes: list[bpy.types.Object]):
     """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
     (F, J, 3), and the posed joint origins (F, J, 3), in MilkShape space.
-    The meshes' Armature modifiers are switched off meanwhile (only the bones are read)."""
+    The exported meshes are disabled in viewports meanwhile (only the bones are read: a mesh the
+    armature deforms cannot drive its bones without a dependency cycle)."""
     frames = np.arange(scene.frame_start, scene.frame_end + 1)
     count = len(bone_names)
     pose_bones = armature.pose.bones
@@ -162,17 +163,17 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
     buffer = np.empty(len(pose_bones) * 16, dtype=np.float32)
     pose = np.empty((len(frames), count, 4, 4))
     saved = scene.frame_current, scene.frame_subframe
-    switched = [m for obj in meshes for m in obj.modifiers if m.type == "ARMATURE" and m.show_viewport]
+    switched = [obj for obj in meshes if not obj.hide_viewport]
     try:
-        for m in switched:
-            m.show_viewport = False
+        for obj in switched:
+            obj.hide_viewport = True
         for f, frame in enumerate(frames.tolist()):
             scene.frame_set(frame)
             pose_bones.foreach_get("matrix", buffer)
             pose[f] = np.swapaxes(buffer.reshape(-1, 4, 4), 1, 2)[order]
     finally:
-        for m in switched:
-            m.show_viewport = True
+        for obj in switched:
+            obj.hide_viewport = False
         scene.frame_set(saved[0], subframe=saved[1])
     from_blender = np.eye(4)
     from_blender[:3, :3] = to_ms
