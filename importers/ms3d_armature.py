@@ -47,6 +47,7 @@ LINEAR = 1
 BEZIER = 2
 FREE_HANDLE = 0
 SLERP_TOLERANCE = 1e-6   # radians a whole frame's rotation may differ from MilkShape's slerp
+MAX_WHOLE_FRAMES = 65536  # longer key ranges get generated keys at key times only (memory)
 
 
 def set_hermite_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
@@ -87,8 +88,10 @@ def rotation_keys_with_slerp(frames: np.ndarray, angles: np.ndarray, other_frame
     """The joint's rotation keys plus 'generated' ones holding MilkShape's slerp: at ``other_frames``
     inside its key range where it has none (so every key time of the model poses exactly), and at
     the whole frames in between where Blender's linear Euler curve would stray from the slerp by
-    more than ``SLERP_TOLERANCE`` radians (so the timeline plays MilkShape's rotations)."""
-    whole = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1) if len(frames) else np.zeros(0)
+    more than ``SLERP_TOLERANCE`` radians (so the timeline plays MilkShape's rotations; only for key
+    ranges up to ``MAX_WHOLE_FRAMES`` frames)."""
+    span = np.floor(frames[-1]) - np.ceil(frames[0]) + 1 if len(frames) else 0
+    whole = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1) if 0 < span <= MAX_WHOLE_FRAMES else np.zeros(0)
     inside = other_frames[(other_frames > frames[0]) & (other_frames < frames[-1])]
     extra = np.setdiff1d(np.union1d(inside, whole), frames)
     if not len(extra):
