@@ -18,11 +18,13 @@ import bpy
 from mathutils import Euler, Quaternion
 
 from ..common.contract import GENERATED_KEY
+from .export_error import ExportError
 from ..formats.ms3d_key_reduction import continuous_euler, joint_reach, reduce_keys
 from ..formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, hermite_tangents, influences_from_raw,
                                 local_matrices, nearest_euler, rigid_inverse)
 
 BEZIER = 2
+MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)
 
 
 def _action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
@@ -118,7 +120,8 @@ def _is_hermite(curves: list) -> bool:
         t_in, t_out = hermite_tangents(f, v)
         left, right = left.reshape(-1, 2).astype(np.float64), right.reshape(-1, 2).astype(np.float64)
         off = max(np.abs(right[:-1, 1] - (v + t_out / 3)[:-1]).max(), np.abs(left[1:, 1] - (v - t_in / 3)[1:]).max())
-        if off > max(float(np.abs(v).max()), 1.0) * 1e-5 or np.abs(right[:-1, 0] - f[:-1] - np.diff(f) / 3).max() > 1e-3:
+        thirds = np.abs(right[:-1, 0] - f[:-1] - np.diff(f) / 3).max()
+        if off > max(float(np.abs(v).max()), 1.0) * 1e-5 or thirds > 1e-3:
             return False
     return True
 
@@ -210,10 +213,22 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
     rest_local = local_matrices(np.array([j.rotation for j in joints]), np.array([j.position for j in joints]))
     if mode != "BAKE" and tolerance > 0:
         rotations, locations, hermite = action_keys(armature, bone_names, warnings)
-    frames, rotations_sampled, positions, origins = sample_pose(context.scene, armature, bone_names, parents, rest_local,
-                                                     to_ms, meshes)
+    scene = context.scene
+    poses = (scene.frame_end - scene.frame_start + 1) * len(joints)
+    if poses > MAX_POSES:
+        too_long = (f"the scene range ({scene.frame_end - scene.frame_start + 1} frames x {len(joints)} joints) "
+                    f"is over {MAX_POSES} poses")
+        if mode == "BAKE" or tolerance <= 0:
+            raise ExportError(f"cannot bake: {too_long}; shorten the scene range")
+        warnings.append(f"{too_long}: the action's keys are written as they are, without checking every frame")
+        for joint, rotation, location in zip(joints, rotations, locations):
+            joint.rot_keys = keys_array(*rotation, key_fps) if rotation is not None else joint.rot_keys
+            joint.pos_keys = keys_array(*location, key_fps) if location is not None else joint.pos_keys
+        return []
+    frames, sampled, positions, origins = sample_pose(context.scene, armature, bone_names, parents, rest_local,
+                                                      to_ms, meshes)
     if mode == "BAKE" or tolerance <= 0:
-        angles = continuous_euler(rotations_sampled)
+        angles = continuous_euler(sampled)
         for j, joint in enumerate(joints):
             joint.rot_keys = keys_array(frames, angles[:, j], key_fps)
             joint.pos_keys = keys_array(frames, positions[:, j], key_fps)
@@ -221,7 +236,7 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
     rest_global = global_matrices(rest_local, parents)
     radii = vertex_radii(vertices["xyz"], vertices["bone"], vertices["ids"], vertices["weights"], rest_global)
     reach = joint_reach(origins, parents, radii)
-    reduction = reduce_keys(frames, rotations_sampled, positions, rotations, locations, parents, reach, tolerance,
+    reduction = reduce_keys(frames, sampled, positions, rotations, locations, parents, reach, tolerance,
                             linear=[not h for h in hermite])
     for joint, rotation, location in zip(joints, reduction.rotations, reduction.positions):
         joint.rot_keys = keys_array(rotation.frames, rotation.values, key_fps)

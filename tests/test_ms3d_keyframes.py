@@ -249,3 +249,20 @@ def test_imported_animation_plays_milkshape_rotations_on_every_whole_frame(bpy_s
     worst = max(float(np.abs(ms3d_skinning.skin(ref, ref.fps, frame)[index] @ Y_UP_TO_Z_UP.T - positions).max())
                 for frame, positions in expected.items())
     assert len(expected) == 200 and worst < 1e-4 * model_size(ref)
+
+
+def test_a_scene_range_too_long_to_sample_keeps_the_action_keys(bpy_scene, tmp_path, capfd):
+    """Over 2,000,000 poses (frames x joints) Keyframes writes the action's keys with a warning and
+    Bake refuses, naming the range; the old file stays."""
+    bpy = bpy_scene
+    bent_chain(bpy)
+    bpy.context.scene.frame_end = 700_000
+    data, out = export(bpy, tmp_path / "long.ms3d", capfd)
+    ref = decode(data)
+    assert "the action's keys are written as they are" in out
+    assert [len(j["rot_keys"]) for j in ref.joints] == [4, 4, 4]
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(True)
+    with pytest.raises(RuntimeError, match="cannot bake: the scene range .700000 frames x 3 joints"):
+        bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "long.ms3d"), animation="BAKE")
+    assert (tmp_path / "long.ms3d").read_bytes() == data
