@@ -19,11 +19,10 @@ from mathutils import Euler, Quaternion
 
 from ..common.contract import GENERATED_KEY
 from .export_error import ExportError
-from ..formats.ms3d_key_reduction import continuous_euler, joint_reach, reduce_keys
-from ..formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, hermite_tangents, influences_from_raw,
+from ..formats.ms3d_key_reduction import continuous_euler, joint_reach, reduce_keys, tangents
+from ..formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw,
                                 local_matrices, nearest_euler, rigid_inverse)
 
-BEZIER = 2
 MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)
 
 
@@ -101,29 +100,27 @@ def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict) -> tuple | None
 
 
 def _is_hermite(curves: list) -> bool:
-    """True when the location F-curves are MilkShape's own Hermite curves of their keys (Bezier keys
-    with free handles at the thirds of :func:`..formats.ms3d_rig.hermite_tangents`, as the import
-    makes them): the file's keys then reproduce the action by MilkShape's rule."""
-    if any(c is None for c in curves):
+    """True when the location F-curves are MilkShape's own Hermite curves of their keys (handles at
+    the thirds of :func:`..formats.ms3d_rig.hermite_tangents`, as the import makes them): the file's
+    keys then reproduce the action by MilkShape's rule."""
+    if any(c is None for c in curves) or len({len(c.keyframe_points) for c in curves}) != 1:
         return False
-    for curve in curves:
-        points = curve.keyframe_points
-        count = len(points)
-        co, left, right = (np.empty(count * 2, dtype=np.float32) for _ in range(3))
-        kind, interpolation = np.empty(count, dtype=np.int32), np.empty(count, dtype=np.int32)
-        for name, out in (("co", co), ("handle_left", left), ("handle_right", right), ("type", kind),
-                          ("interpolation", interpolation)):
-            points.foreach_get(name, out)
-        if count < 2 or np.any(kind == GENERATED_KEY) or np.any(interpolation[:-1] != BEZIER):
-            return False
-        f, v = co.reshape(-1, 2).astype(np.float64).T
-        t_in, t_out = hermite_tangents(f, v)
-        left, right = left.reshape(-1, 2).astype(np.float64), right.reshape(-1, 2).astype(np.float64)
-        off = max(np.abs(right[:-1, 1] - (v + t_out / 3)[:-1]).max(), np.abs(left[1:, 1] - (v - t_in / 3)[1:]).max())
-        thirds = np.abs(right[:-1, 0] - f[:-1] - np.diff(f) / 3).max()
-        if off > max(float(np.abs(v).max()), 1.0) * 1e-5 or thirds > 1e-3:
-            return False
-    return True
+    count = len(curves[0].keyframe_points)
+    if count < 2:
+        return False
+    co, left, right = (np.empty((len(curves), count * 2), dtype=np.float32) for _ in range(3))
+    for i, curve in enumerate(curves):
+        for name, out in (("co", co), ("handle_left", left), ("handle_right", right)):
+            curve.keyframe_points.foreach_get(name, out[i])
+    co, left, right = (a.reshape(len(curves), count, 2).astype(np.float64) for a in (co, left, right))
+    f, v = co[0, :, 0], co[:, :, 1].T
+    if np.any(co[:, :, 0] != f):
+        return False
+    t_in, t_out = tangents(f, v)
+    off = max(np.abs(right[:, :-1, 1].T - (v + t_out / 3)[:-1]).max(),
+              np.abs(left[:, 1:, 1].T - (v - t_in / 3)[1:]).max())
+    thirds = np.abs(right[:, :-1, 0] - f[:-1] - np.diff(f) / 3).max()
+    return bool(off <= max(float(np.abs(v).max()), 1.0) * 1e-5 and thirds <= 1e-3)
 
 
 def action_keys(armature: bpy.types.Object, bone_names: list[str], warnings: list[str]) -> tuple[list, list, list]:
@@ -166,7 +163,9 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
     buffer = np.empty(len(pose_bones) * 16, dtype=np.float32)
     pose = np.empty((len(frames), count, 4, 4))
     saved = scene.frame_current, scene.frame_subframe
-    switched = [obj for obj in meshes if not obj.hide_viewport]
+    layer = bpy.context.view_layer.objects
+    switched = [obj for obj in meshes if not obj.hide_viewport and obj.mode != "EDIT" and obj.name in layer]
+    selected = [obj.select_get() for obj in switched]            # hiding deselects
     try:
         for obj in switched:
             obj.hide_viewport = True
@@ -175,8 +174,9 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
             pose_bones.foreach_get("matrix", buffer)
             pose[f] = np.swapaxes(buffer.reshape(-1, 4, 4), 1, 2)[order]
     finally:
-        for obj in switched:
+        for obj, was_selected in zip(switched, selected):
             obj.hide_viewport = False
+            obj.select_set(was_selected)
         scene.frame_set(saved[0], subframe=saved[1])
     from_blender = np.eye(4)
     from_blender[:3, :3] = to_ms

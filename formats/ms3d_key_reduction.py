@@ -50,19 +50,25 @@ def positions_at(key_frames: np.ndarray, key_values: np.ndarray, frames: np.ndar
     left, right, t = _intervals(f, frames)
     t = t[:, None]
     linear = v[left] + (v[right] - v[left]) * t
+    t_in, t_out = tangents(f, v)
+    t2, t3 = t * t, t * t * t
+    curve = ((2 * t3 - 3 * t2 + 1) * v[left] + (t3 - 2 * t2 + t) * t_out[left] + (3 * t2 - 2 * t3) * v[right]
+             + (t3 - t2) * t_in[right])
+    return np.where((left != right)[:, None], curve, v[left]), linear
+
+
+def tangents(f: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.ms3d_rig.hermite_tangents` for (K, d) values, every column at once."""
     t_in, t_out = np.zeros_like(v), np.zeros_like(v)
-    if len(f) > 2:                     # hermite_tangents, all three axes at once
-        prev, nxt = np.roll(np.arange(len(f)), 1), np.roll(np.arange(len(f)), -1)
+    if len(f) > 2:
+        prev, nxt = np.arange(-1, len(f) - 1), np.arange(1, len(f) + 1) % len(f)
         dt1, dt2 = f - f[prev], f[nxt] - f
         dt = dt1 + dt2
         ok = dt != 0
         tangent = v[nxt] - v[prev]
         t_in[ok] = tangent[ok] * (dt1[ok] / dt[ok])[:, None]
         t_out[ok] = tangent[ok] * (dt2[ok] / dt[ok])[:, None]
-    t2, t3 = t * t, t * t * t
-    curve = ((2 * t3 - 3 * t2 + 1) * v[left] + (t3 - 2 * t2 + t) * t_out[left] + (3 * t2 - 2 * t3) * v[right]
-             + (t3 - t2) * t_in[right])
-    return np.where((left != right)[:, None], curve, v[left]), linear
+    return t_in, t_out
 
 
 def _intervals(key_frames: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

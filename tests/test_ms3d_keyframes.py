@@ -266,3 +266,20 @@ def test_a_scene_range_too_long_to_sample_keeps_the_action_keys(bpy_scene, tmp_p
     with pytest.raises(RuntimeError, match="cannot bake: the scene range .700000 frames x 3 joints"):
         bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "long.ms3d"), animation="BAKE")
     assert (tmp_path / "long.ms3d").read_bytes() == data
+
+
+def test_export_leaves_selection_visibility_and_frame_as_they_were(bpy_scene, tmp_path, capfd):
+    """Sampling steps the timeline with the meshes disabled in viewports; afterwards everything is as
+    before, so exporting twice writes the same file."""
+    bpy = bpy_scene
+    body, rig = bent_chain(bpy)
+    bpy.context.scene.frame_set(5)
+    first, _ = export(bpy, tmp_path / "a.ms3d", capfd)
+    state = [(o.name, o.select_get(), o.hide_viewport, o.hide_get()) for o in bpy.context.scene.objects]
+    active = bpy.context.view_layer.objects.active
+    second, _ = export(bpy, tmp_path / "b.ms3d", capfd, animation="BAKE")
+    third, _ = export(bpy, tmp_path / "c.ms3d", capfd)
+    assert state == [(o.name, o.select_get(), o.hide_viewport, o.hide_get()) for o in bpy.context.scene.objects]
+    assert all(selected for _, selected, _, _ in state)
+    assert bpy.context.view_layer.objects.active == active and bpy.context.scene.frame_current == 5
+    assert first == third and len(decode(second).vertices) == len(decode(first).vertices) > 0
