@@ -232,35 +232,37 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
     rot_active |= np.array([len(k[0]) > 0 for k in rot_keys], dtype=bool)
     pos_active |= np.array([len(k[0]) > 0 for k in pos_keys], dtype=bool)
     share = tolerance / chain_counts(parents, rot_active.astype(np.int64) + pos_active.astype(np.int64))
-    rotation_channels, moved, terms = [], [], np.zeros((len(frames), count))
+    rotation_channels, moved = [], []
     key_quats = [euler_quaternions(angles) for _, angles in rot_keys]
     rot_first = batch_rotation_errors(frames, [k[0] for k in rot_keys], key_quats, targets)
     pos_first = batch_position_errors(frames, pos_keys, positions, linear)
+    rot_fine = rot_first.max(axis=0, initial=0.0) * reach <= share
+    pos_fine = pos_first.max(axis=0, initial=0.0) <= share
+    terms = rot_first * reach + pos_first
     for j in range(count):
         kept_frames, kept_angles = rot_keys[j]
-        budget = share[j] / reach[j] if reach[j] > 0 else np.inf
-        if rot_first[:, j].max(initial=0.0) <= budget:
-            channel, err = Channel(kept_frames, key_quats[j], 0, np.zeros(len(kept_frames), bool)), rot_first[:, j]
+        if rot_fine[j] or reach[j] <= 0:
+            rotation_channels.append((Channel(kept_frames, kept_angles), None, kept_angles))
         else:
             error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
-            channel, err = fit_channel(frames, targets[:, j], kept_frames, key_quats[j], error, budget)
-        own = np.isin(channel.frames, kept_frames) & ~channel.changed
-        values = np.zeros((len(channel.frames), 3))
-        values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
-        rotation_channels.append((channel, own, values))
-        terms[:, j] = err * reach[j] if reach[j] > 0 else 0.0
-        if pos_first[:, j].max(initial=0.0) <= share[j]:
-            channel, err = Channel(*pos_keys[j], 0, np.zeros(len(pos_keys[j][0]), bool)), pos_first[:, j]
-        else:
-            error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
-            channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
+            channel, err = fit_channel(frames, targets[:, j], kept_frames, key_quats[j], error, share[j] / reach[j])
+            own = np.isin(channel.frames, kept_frames) & ~channel.changed
+            values = np.zeros((len(channel.frames), 3))
+            values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
+            rotation_channels.append((channel, own, values))
+            terms[:, j] = err * reach[j] + pos_first[:, j]
+        if pos_fine[j]:
+            moved.append(Channel(*pos_keys[j]))
+            continue
+        error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
+        channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
         moved.append(channel)
-        terms[:, j] += err
-    needs = [j for j, (_, own, _) in enumerate(rotation_channels) if not own.all()]
+        terms[:, j] += err - pos_first[:, j]
+    needs = [j for j, (_, own, _) in enumerate(rotation_channels) if own is not None and not own.all()]
     angles = continuous_euler(rotations[:, needs]) if needs else None
     out = []
     for j, (channel, own, values) in enumerate(rotation_channels):
-        if not own.all():
+        if j in needs:
             index = np.searchsorted(frames, channel.frames[~own])
             values[~own] = angles[index, needs.index(j)]
         out.append(Channel(channel.frames, values, channel.added))
