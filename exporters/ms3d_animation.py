@@ -19,7 +19,7 @@ from mathutils import Euler, Quaternion
 
 from ..common.contract import GENERATED_KEY
 from .export_error import ExportError
-from ..formats.ms3d_key_reduction import continuous_euler, joint_reach, reduce_keys, tangents
+from ..formats.ms3d_key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
 from ..formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw,
                                 local_matrices, nearest_euler, rigid_inverse)
 
@@ -153,7 +153,7 @@ def keys_array(frames: np.ndarray, values: np.ndarray, key_fps: float) -> np.nda
 def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: list[str], parents: list[int],
                 rest_local: np.ndarray, to_ms: np.ndarray, meshes: list[bpy.types.Object]):
     """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
-    (F, J, 3), and the posed joint origins (F, J, 3), in MilkShape space.
+    (F, J, 3), and the posed joints' global matrices (F, J, 4, 4), in MilkShape space.
     The exported meshes are disabled in viewports meanwhile (only the bones are read: a mesh the
     armature deforms cannot drive its bones without a dependency cycle)."""
     frames = np.arange(scene.frame_start, scene.frame_end + 1)
@@ -186,7 +186,7 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
         if parent != -1:
             local[:, j] = rigid_inverse(globals_ms[:, parent]) @ globals_ms[:, j]
     key = rigid_inverse(rest_local)[None] @ local
-    return frames.astype(np.float64), key[..., :3, :3].copy(), key[..., :3, 3].copy(), globals_ms[..., :3, 3].copy()
+    return frames.astype(np.float64), key[..., :3, :3].copy(), key[..., :3, 3].copy(), globals_ms
 
 
 def vertex_radii(xyz: np.ndarray, bone: np.ndarray, ids: np.ndarray, weights: np.ndarray,
@@ -225,7 +225,7 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
             joint.rot_keys = keys_array(*rotation, key_fps) if rotation is not None else joint.rot_keys
             joint.pos_keys = keys_array(*location, key_fps) if location is not None else joint.pos_keys
         return []
-    frames, sampled, positions, origins = sample_pose(context.scene, armature, bone_names, parents, rest_local,
+    frames, sampled, positions, posed = sample_pose(context.scene, armature, bone_names, parents, rest_local,
                                                       to_ms, meshes)
     if mode == "BAKE" or tolerance <= 0:
         angles = continuous_euler(sampled)
@@ -235,11 +235,15 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
         return [f"{2 * len(frames) * len(joints)} keys baked ({len(frames)} frames x {len(joints)} joints)"]
     rest_global = global_matrices(rest_local, parents)
     radii = vertex_radii(vertices["xyz"], vertices["bone"], vertices["ids"], vertices["weights"], rest_global)
-    reach = joint_reach(origins, parents, radii)
+    reach = joint_reach(posed[..., :3, 3], parents, radii)
+    linear = [not h for h in hermite]
+    skin = influences_from_raw(vertices["bone"], vertices["ids"], vertices["weights"], len(joints))
+    verify = lambda r: mesh_deviation(r, frames, rest_local, parents, posed, vertices["xyz"], *skin, linear)
     reduction = reduce_keys(frames, sampled, positions, rotations, locations, parents, reach, tolerance,
-                            linear=[not h for h in hermite])
+                            linear=linear, verify=verify)
     for joint, rotation, location in zip(joints, reduction.rotations, reduction.positions):
         joint.rot_keys = keys_array(rotation.frames, rotation.values, key_fps)
         joint.pos_keys = keys_array(location.frames, location.values, key_fps)
+    measured = "" if reduction.deviation is not None and reduction.deviation <= reduction.bound else "at most "
     return [f"{reduction.written} keys written, {reduction.added} added so that MilkShape plays the animation "
-            f"as Blender does; largest deviation at most {reduction.bound:.3g} (tolerance {tolerance:.3g})"]
+            f"as Blender does; largest deviation {measured}{reduction.largest:.3g} (tolerance {tolerance:.3g})"]

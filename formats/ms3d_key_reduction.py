@@ -194,6 +194,11 @@ class Reduction:
     rotations: list[Channel]
     positions: list[Channel]
     bound: float            # the largest mesh deviation the keys leave, at most (model units)
+    deviation: float | None = None   # the largest deviation measured by posing the mesh, if it was
+
+    @property
+    def largest(self) -> float:
+        return self.bound if self.deviation is None else min(self.bound, self.deviation)
 
     @property
     def added(self) -> int:
@@ -206,7 +211,7 @@ class Reduction:
 
 def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray, rotation_keys: list,
                 position_keys: list, parents: list[int], reach: np.ndarray, tolerance: float,
-                linear: list[bool] | None = None) -> Reduction:
+                linear: list[bool] | None = None, verify=None) -> Reduction:
     """Keys per joint so that MilkShape's playback stays within ``tolerance`` of the sampled pose.
 
     frames (F,); rotations (F, J, 3, 3) and positions (F, J, 3) the sampled keys; rotation_keys /
@@ -215,6 +220,11 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
     interpolated linearly (default: yes), false where the keys already are MilkShape's Hermite
     curves of the action (an untouched import). Added rotation keys get Euler angles continuous
     from frame to frame (:func:`continuous_euler`); kept ones their own.
+
+    Each channel's share of the tolerance starts large; while the bound from the shares exceeds the
+    tolerance, ``verify(reduction)`` (the posed mesh's real largest deviation, e.g.
+    :func:`mesh_deviation`) decides: within it, done; else the shares halve, down to the equal share
+    along the longest chain, where the bound alone guarantees the tolerance.
     """
     frames = np.asarray(frames, dtype=np.float64)
     count = len(parents)
@@ -231,42 +241,55 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
         rot_active = pos_active = np.zeros(count, dtype=bool)
     rot_active |= np.array([len(k[0]) > 0 for k in rot_keys], dtype=bool)
     pos_active |= np.array([len(k[0]) > 0 for k in pos_keys], dtype=bool)
-    share = tolerance / chain_counts(parents, rot_active.astype(np.int64) + pos_active.astype(np.int64))
-    rotation_channels, moved = [], []
+    counts = chain_counts(parents, rot_active.astype(np.int64) + pos_active.astype(np.int64))
     key_quats = [euler_quaternions(angles) for _, angles in rot_keys]
     rot_first = batch_rotation_errors(frames, [k[0] for k in rot_keys], key_quats, targets)
     pos_first = batch_position_errors(frames, pos_keys, positions, linear)
-    rot_fine = rot_first.max(axis=0, initial=0.0) * reach <= share
-    pos_fine = pos_first.max(axis=0, initial=0.0) <= share
-    terms = rot_first * reach + pos_first
-    for j in range(count):
-        kept_frames, kept_angles = rot_keys[j]
-        if rot_fine[j] or reach[j] <= 0:
-            rotation_channels.append((Channel(kept_frames, kept_angles), None, kept_angles))
-        else:
-            error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
-            channel, err = fit_channel(frames, targets[:, j], kept_frames, key_quats[j], error, share[j] / reach[j])
-            own = np.isin(channel.frames, kept_frames) & ~channel.changed
-            values = np.zeros((len(channel.frames), 3))
-            values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
-            rotation_channels.append((channel, own, values))
-            terms[:, j] = err * reach[j] + pos_first[:, j]
-        if pos_fine[j]:
-            moved.append(Channel(*pos_keys[j]))
-            continue
-        error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
-        channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
-        moved.append(channel)
-        terms[:, j] += err - pos_first[:, j]
-    needs = [j for j, (_, own, _) in enumerate(rotation_channels) if own is not None and not own.all()]
-    angles = continuous_euler(rotations[:, needs]) if needs else None
-    out = []
-    for j, (channel, own, values) in enumerate(rotation_channels):
-        if j in needs:
-            index = np.searchsorted(frames, channel.frames[~own])
-            values[~own] = angles[index, needs.index(j)]
-        out.append(Channel(channel.frames, values, channel.added))
-    return Reduction(out, moved, chain_bound(terms, parents))
+
+    def fit(share: np.ndarray) -> Reduction:
+        rotation_channels, moved = [], []
+        rot_fine = rot_first.max(axis=0, initial=0.0) * reach <= share
+        pos_fine = pos_first.max(axis=0, initial=0.0) <= share
+        terms = rot_first * reach + pos_first
+        for j in range(count):
+            kept_frames, kept_angles = rot_keys[j]
+            if rot_fine[j] or reach[j] <= 0:
+                rotation_channels.append((Channel(kept_frames, kept_angles), None, kept_angles))
+            else:
+                error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
+                channel, err = fit_channel(frames, targets[:, j], kept_frames, key_quats[j], error,
+                                           share[j] / reach[j])
+                own = np.isin(channel.frames, kept_frames) & ~channel.changed
+                values = np.zeros((len(channel.frames), 3))
+                values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
+                rotation_channels.append((channel, own, values))
+                terms[:, j] = err * reach[j] + pos_first[:, j]
+            if pos_fine[j]:
+                moved.append(Channel(*pos_keys[j]))
+                continue
+            error = lambda kf, kv, j=j: position_error(kf, kv, frames, positions[:, j], linear[j])
+            channel, err = fit_channel(frames, positions[:, j], *pos_keys[j], error, share[j])
+            moved.append(channel)
+            terms[:, j] += err - pos_first[:, j]
+        needs = [j for j, (_, own, _) in enumerate(rotation_channels) if own is not None and not own.all()]
+        angles = continuous_euler(rotations[:, needs]) if needs else None
+        out = []
+        for j, (channel, own, values) in enumerate(rotation_channels):
+            if j in needs:
+                index = np.searchsorted(frames, channel.frames[~own])
+                values[~own] = angles[index, needs.index(j)]
+            out.append(Channel(channel.frames, values, channel.added))
+        return Reduction(out, moved, chain_bound(terms, parents))
+
+    scale = float(counts.max()) if verify is not None else 1.0
+    while True:           # shares as large as the posed mesh allows; at scale 1 the bound holds
+        reduction = fit(tolerance * np.minimum(scale / counts, 1.0))
+        if reduction.bound <= tolerance or verify is None:
+            return reduction
+        reduction.deviation = verify(reduction)
+        if reduction.deviation <= tolerance or scale <= 1.0:
+            return reduction
+        scale = max(scale / 2.0, 1.0)
 
 
 def _slerped(key_frames: np.ndarray, key_quats: np.ndarray, frames: np.ndarray) -> np.ndarray:
@@ -354,3 +377,53 @@ def chain_bound(terms: np.ndarray, parents: list[int]) -> float:
     for j in _parents_first(parents):
         total[:, j] = terms[:, j] + (total[:, parents[j]] if parents[j] != -1 else 0.0)
     return float(total.max()) if total.size else 0.0
+
+
+def mesh_deviation(reduction: Reduction, frames: np.ndarray, rest_local: np.ndarray, parents: list[int],
+                   sampled_globals: np.ndarray, xyz: np.ndarray, joints: np.ndarray, percent: np.ndarray,
+                   linear: list[bool]) -> float:
+    """The largest distance, over frames and vertices, between the mesh posed by MilkShape's rules
+    from ``reduction`` (Hermite positions, and linear ones where ``linear``) and the mesh posed by
+    ``sampled_globals`` (F, J, 4, 4); skin as (V, 4) joints and percentages (normalised)."""
+    rest_global = np.empty_like(rest_local)
+    for j in _parents_first(parents):
+        rest_global[j] = rest_local[j] if parents[j] == -1 else rest_global[parents[j]] @ rest_local[j]
+    inverse_rest = np.linalg.inv(rest_global)
+    rotation = np.stack([_quaternion_matrices(_slerped(c.frames, euler_quaternions(c.values), frames))
+                         for c in reduction.rotations], axis=1)
+    weights = np.where(joints >= 0, percent, 0).astype(np.float64)
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
+    points = np.column_stack([np.asarray(xyz, dtype=np.float64), np.ones(len(xyz))])
+    worst = 0.0
+    hermite_linear = [positions_at(c.frames, c.values, frames) for c in reduction.positions]
+    for rule in (0, 1):
+        if rule == 1 and not any(linear):
+            break
+        local = np.zeros((len(frames), len(parents), 4, 4))
+        local[..., :3, :3] = rotation
+        local[..., :3, 3] = np.stack([p[rule] if (rule == 0 or linear[j]) else p[0]
+                                      for j, p in enumerate(hermite_linear)], axis=1)
+        local[..., 3, 3] = 1.0
+        posed = np.empty_like(local)
+        for j in _parents_first(parents):
+            own = rest_local[j] @ local[:, j]
+            posed[:, j] = own if parents[j] == -1 else posed[:, parents[j]] @ own
+        moves = ((posed - sampled_globals) @ inverse_rest)[..., :3, :]           # (F, J, 3, 4)
+        chunk = max(1, 200_000 // max(len(points), 1))
+        for start in range(0, len(frames), chunk):
+            error = np.zeros((min(chunk, len(frames) - start), len(points), 3))
+            for slot in range(joints.shape[1]):
+                used = weights[:, slot] > 0
+                m = moves[start:start + chunk][:, joints[used, slot]]            # (f, v, 3, 4)
+                error[:, used] += weights[used, slot, None] * np.einsum("fvij,vj->fvi", m, points[used])
+            worst = max(worst, float(np.linalg.norm(error, axis=2).max(initial=0.0)))
+    return worst
+
+
+def _quaternion_matrices(q: np.ndarray) -> np.ndarray:
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    x, y, z, w = q.T
+    return np.stack([np.column_stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)]),
+                     np.column_stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)]),
+                     np.column_stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])], axis=1)

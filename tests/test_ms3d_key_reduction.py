@@ -9,7 +9,7 @@ import pytest
 import ms3d_skinning
 from formats.ms3d_rig import euler_quaternions
 from formats.ms3d_key_reduction import (batch_position_errors, batch_rotation_errors, chain_counts, fit_channel,
-                                        joint_reach, position_error, positions_at,
+                                        joint_reach, mesh_deviation, position_error, positions_at,
                                         reduce_keys, rotation_at, rotation_error)
 
 RNG = np.random.default_rng(15)
@@ -138,11 +138,13 @@ def test_reduced_chain_stays_within_the_tolerance_when_posed():
     rest[1][:3, 3] = [0.0, 3.0, 0.0]
     tip = np.array([0.0, 2.0, 0.0, 1.0])                               # a point joint 1 carries
     origins = np.zeros((len(frames), 2, 3))
+    sampled = np.zeros((len(frames), 2, 4, 4))
     expected = []
     for f in range(len(frames)):
         g0 = _affine(rotations[f, 0], positions[f, 0])
         g1 = g0 @ rest[1] @ _affine(rotations[f, 1], np.zeros(3))
         origins[f] = [g0[:3, 3], g1[:3, 3]]
+        sampled[f] = [g0, g1]
         expected.append((g1 @ tip)[:3])
     reach = joint_reach(origins, [-1, 0], np.array([0.0, 2.0]))
     tolerance = 0.01
@@ -150,6 +152,7 @@ def test_reduced_chain_stays_within_the_tolerance_when_posed():
                          [None, None], [-1, 0], reach, tolerance)
     assert result.bound <= tolerance
     assert result.written < 4 * len(frames)
+    worst = 0.0
     for linear in (False, True):
         for f, frame in enumerate(frames):
             r0 = ms3d_skinning._rotation([(k, *v) for k, v in zip(result.rotations[0].frames, result.rotations[0].values)],
@@ -160,6 +163,10 @@ def test_reduced_chain_stays_within_the_tolerance_when_posed():
                                          1.0, frame, linear)
             g1 = _affine(r0, p0) @ rest[1] @ _affine(r1, np.zeros(3))
             assert np.linalg.norm((g1 @ tip)[:3] - expected[f]) <= tolerance
+            worst = max(worst, float(np.linalg.norm((g1 @ tip)[:3] - expected[f])))
+    measured = mesh_deviation(result, frames, np.stack(rest), [-1, 0], sampled, (rest[1] @ tip)[None, :3],
+                              np.array([[1, -1, -1, -1]]), np.array([[100, 0, 0, 0]]), [True, True])
+    assert measured == pytest.approx(worst, abs=1e-12) and 0 < worst <= result.bound
 
 
 def _affine(rotation, position):
