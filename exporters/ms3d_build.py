@@ -860,7 +860,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
             warnings.append(f"{len(trailing)} bytes the import could not read are not written back")
     if progress:
         progress(1.0)
-    return Ms3dBuildResult(model, warnings, info)
+    return Ms3dBuildResult(model, warnings, info=info)
 
 
 def _model_size(table: np.ndarray, joints: JointTable) -> float:
