@@ -8,12 +8,8 @@
   invert the import's ``(x, y, z) -> (x, -z, y)``). Meshes with modifiers other than Armature are
   evaluated with the Armature modifiers switched off (the file holds the bind pose).
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
-  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in :mod:`..formats.ms3d_rig`). Its
-  action's keyed frames become keys: rotation keys where a bone's rotation channels are keyed
-  (converted to Euler 'XYZ' from any rotation mode), position keys where its location is keyed;
-  time = frame / scene fps. Keys of Blender's 'Generated' type are skipped (the import adds them to
-  reproduce MilkShape's slerp). Or every scene frame is baked from the evaluated pose (constraints
-  included).
+  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in
+  :mod:`..formats.ms3d_rig`); its animation becomes keys (:mod:`.ms3d_animation`).
 * Vertex groups named after bones become the skin: the strongest four influences, percentages
   summing to 100 (largest remainder), strongest as the vertex's own joint.
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
@@ -36,22 +32,22 @@ from typing import Callable
 import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
-from mathutils import Euler, Quaternion
 
 from ..formats.errors import FormatError
 from ..formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint,
                             Ms3dJointExtras, Ms3dMaterial, Ms3dModel, Ms3dModelExtras, Ms3dVertexExtras,
                             encode_text)
 from ..common.contract import (COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS,
-                               GENERATED_KEY, GROUP_PROP, JOINT_PROP, KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE,
+                               GROUP_PROP, JOINT_PROP, KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE,
                                KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS,
                                MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS,
                                TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
 from ..common.ms3d_data import bone_color, bone_rest_poses, material_values
 from ..common.skin_images import unchanged_source_file
-from ..formats.ms3d_rig import (combined_weights, euler_xyz_from_matrices, hierarchy_order, influences_from_raw,
-                                local_matrices, nearest_euler, rigid_inverse, unpack_skin)
+from ..formats.ms3d_rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
+                                local_matrices, unpack_skin)
 from .export_error import ExportError
+from .ms3d_animation import animate_joints
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255
@@ -72,6 +68,7 @@ class Ms3dExportOptions:
     axis_up: str = "Y"
     animation: str = "KEYS"       # or "BAKE": every scene frame from the evaluated pose
     textures: str = "COPY"        # or "NAMES": see :mod:`.ms3d_textures`
+    tolerance: float = 0.1        # KEYS: % of the model's size MilkShape's playback may stray; 0 = bake
 
 
 @dataclass
@@ -79,6 +76,7 @@ class Ms3dBuildResult:
     model: Ms3dModel
     warnings: list[str] = field(default_factory=list)
     materials: list = field(default_factory=list)   # the Blender materials of model.materials, in order
+    info: list[str] = field(default_factory=list)      # reported as information, not warnings
 
 
 @dataclass
@@ -91,6 +89,7 @@ class JointTable:
     original_to_export: dict[int, int] = field(default_factory=dict)
     stored_colors: bool = False
     custom_colors: bool = False
+    parents: list[int] = field(default_factory=list)
 
     def index_of(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.bone_names)}
@@ -183,80 +182,6 @@ def _model_root(objects: list[bpy.types.Object], meshes: list[bpy.types.Object],
     return next((o for o in candidates if o is not None and MODEL_PROP in o), None)
 
 
-def _action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
-    anim = obj.animation_data
-    if anim is None or anim.action is None:
-        return []
-    if hasattr(anim, "action_slot"):
-        from bpy_extras import anim_utils
-        if anim.action_slot is None:
-            return []
-        bag = anim_utils.action_get_channelbag_for_slot(anim.action, anim.action_slot)
-        return list(bag.fcurves) if bag is not None else []
-    return list(anim.action.fcurves)
-
-
-def _keyed(fcurve: bpy.types.FCurve) -> tuple[np.ndarray, np.ndarray]:
-    """Frames and values of an F-curve's keys, without those of the 'Generated' type."""
-    points = fcurve.keyframe_points
-    co = np.empty(len(points) * 2, dtype=np.float32)
-    kind = np.empty(len(points), dtype=np.int32)
-    points.foreach_get("co", co)
-    points.foreach_get("type", kind)
-    co = co.reshape(-1, 2)[kind != GENERATED_KEY]
-    return co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
-
-
-def _channel_values(curves: list, defaults, frames_out: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """Frames keyed on any of ``curves`` and every channel's value there (key values where keyed)."""
-    keyed = [_keyed(c) if c is not None else None for c in curves]
-    present = [k[0] for k in keyed if k is not None and len(k[0])]
-    if not present:
-        return None
-    if all(len(f) == len(present[0]) and np.array_equal(f, present[0]) for f in present[1:]) \
-            and np.all(np.diff(present[0]) >= 0):
-        frames = present[0]
-    else:
-        frames = np.unique(np.concatenate(present))
-    values = np.empty((len(frames), len(curves)))
-    for i, (curve, key) in enumerate(zip(curves, keyed)):
-        if curve is None:
-            values[:, i] = defaults[i]
-        elif len(key[0]) == len(frames) and np.array_equal(key[0], frames):   # keys where every channel has them
-            values[:, i] = key[1]
-        else:
-            values[:, i] = [curve.evaluate(float(f)) for f in frames]
-    frames_out.append(frames)
-    return frames, values
-
-
-def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict, frames_out: list) -> tuple | None:
-    mode = pose_bone.rotation_mode
-    path = f'pose.bones["{bpy.utils.escape_identifier(pose_bone.name)}"]'
-    if mode == "QUATERNION":
-        keyed = _channel_values([by_path.get((f"{path}.rotation_quaternion", i)) for i in range(4)],
-                                list(pose_bone.rotation_quaternion), frames_out)
-        to_matrix = lambda v: Quaternion(v).normalized().to_matrix()
-    elif mode == "AXIS_ANGLE":
-        keyed = _channel_values([by_path.get((f"{path}.rotation_axis_angle", i)) for i in range(4)],
-                                list(pose_bone.rotation_axis_angle), frames_out)
-        to_matrix = lambda v: Quaternion(v[1:], v[0]).to_matrix()
-    else:
-        keyed = _channel_values([by_path.get((f"{path}.rotation_euler", i)) for i in range(3)],
-                                list(pose_bone.rotation_euler), frames_out)
-        if mode == "XYZ" or keyed is None:
-            return keyed
-        to_matrix = lambda v: Euler(v, mode).to_matrix()
-    if keyed is None:
-        return None
-    frames, values = keyed
-    rotations = np.array([np.array(to_matrix(v)) for v in values])
-    angles = euler_xyz_from_matrices(rotations)
-    for k in range(1, len(angles)):
-        angles[k] = nearest_euler(rotations[k:k + 1], angles[k - 1:k])[0]
-    return frames, angles
-
-
 def _bone_order(bones: list[bpy.types.Bone]) -> list[bpy.types.Bone]:
     stored = sorted((b for b in bones if JOINT_PROP in b), key=lambda b: int(b[JOINT_PROP].get("index", 0)))
     placed = {b.name for b in stored}
@@ -266,8 +191,7 @@ def _bone_order(bones: list[bpy.types.Bone]) -> list[bpy.types.Bone]:
     return stored + [new[i] for i in hierarchy_order(parents)]
 
 
-def _joints(context: bpy.types.Context, armature: bpy.types.Object, to_ms: np.ndarray, options: Ms3dExportOptions,
-            key_fps: float, problems: list[str], warnings: list[str]) -> JointTable:
+def _joints(armature: bpy.types.Object, to_ms: np.ndarray, problems: list[str]) -> JointTable:
     table = JointTable()
     bones = _bone_order(list(armature.data.bones))
     table.bone_names = [b.name for b in bones]
@@ -304,72 +228,8 @@ def _joints(context: bpy.types.Context, armature: bpy.types.Object, to_ms: np.nd
             parent_raw = names_raw[index[bone.parent.name]]
             same = stored_parent is not None and stored_parent.split(b"\0", 1)[0] == parent_raw.split(b"\0", 1)[0]
             joint.parent_raw = stored_parent if same else parent_raw
-    if options.animation == "BAKE":
-        _bake_keys(context, armature, table, bones, to_ms, key_fps)
-    else:
-        _action_keys(armature, table, key_fps, warnings)
+    table.parents = [index[b.parent.name] if b.parent is not None else -1 for b in bones]
     return table
-
-
-def _action_keys(armature: bpy.types.Object, table: JointTable, key_fps: float, warnings: list[str]) -> None:
-    by_path = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(armature) if not fc.mute}
-    scaled = []
-    for name, joint in zip(table.bone_names, table.joints):
-        pose_bone = armature.pose.bones[name]
-        frames_seen: list = []
-        rotation = _rotation_keys(pose_bone, by_path, frames_seen)
-        path = f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
-        location = _channel_values([by_path.get((f"{path}.location", i)) for i in range(3)],
-                                   list(pose_bone.location), frames_seen)
-        scale = _channel_values([by_path.get((f"{path}.scale", i)) for i in range(3)], list(pose_bone.scale), [])
-        if scale is not None and not np.allclose(scale[1], 1.0):
-            scaled.append(name)
-        if rotation is not None:
-            joint.rot_keys = _keys(rotation[0], rotation[1], key_fps)
-        if location is not None:
-            joint.pos_keys = _keys(location[0], location[1], key_fps)
-    if scaled:
-        warnings.append(f"MS3D joints cannot scale: the scale keys of {', '.join(map(repr, scaled[:5]))} "
-                        f"{'and others ' if len(scaled) > 5 else ''}are not exported")
-
-
-def _keys(frames: np.ndarray, values: np.ndarray, key_fps: float) -> np.ndarray:
-    times = (np.asarray(frames, dtype=np.float64) / key_fps).astype(np.float32)
-    return np.column_stack([times, np.asarray(values, dtype=np.float32)]).astype(np.float32)
-
-
-def _bake_keys(context: bpy.types.Context, armature: bpy.types.Object, table: JointTable,
-               bones: list[bpy.types.Bone], to_ms: np.ndarray, key_fps: float) -> None:
-    """A rotation and a position key per joint at every scene frame, from the evaluated pose."""
-    scene = context.scene
-    frames = list(range(scene.frame_start, scene.frame_end + 1))
-    count = len(bones)
-    index = table.index_of()
-    parents = [index[b.parent.name] if b.parent is not None else -1 for b in bones]
-    rest_local = local_matrices(np.array([j.rotation for j in table.joints]),
-                                np.array([j.position for j in table.joints]))
-    rest_inverse = rigid_inverse(rest_local)
-    from_blender = np.eye(4)
-    from_blender[:3, :3] = to_ms
-    rotations = np.empty((len(frames), count, 3))
-    positions = np.empty((len(frames), count, 3))
-    saved = scene.frame_current, scene.frame_subframe
-    try:
-        for f, frame in enumerate(frames):
-            scene.frame_set(frame)
-            pose = np.array([np.array(armature.pose.bones[n].matrix) for n in table.bone_names])
-            globals_ms = from_blender @ pose
-            for j in range(count):
-                local = globals_ms[j] if parents[j] == -1 else rigid_inverse(globals_ms[parents[j]]) @ globals_ms[j]
-                key = rest_inverse[j] @ local
-                positions[f, j] = key[:3, 3]
-                rotations[f, j] = (euler_xyz_from_matrices(key[None, :3, :3])[0] if f == 0 else
-                                   nearest_euler(key[None, :3, :3], rotations[f - 1, j][None])[0])
-    finally:
-        scene.frame_set(saved[0], subframe=saved[1])
-    for j, joint in enumerate(table.joints):
-        joint.rot_keys = _keys(np.array(frames, dtype=np.float64), rotations[:, j], key_fps)
-        joint.pos_keys = _keys(np.array(frames, dtype=np.float64), positions[:, j], key_fps)
 
 
 def _export_mesh(context: bpy.types.Context, obj: bpy.types.Object):
@@ -953,7 +813,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     key_fps = stored_fps if stored_fps is not None and np.float32(stored_fps) == np.float32(scene_fps) else scene_fps
     joints = JointTable()
     if armature is not None:
-        joints = _joints(context, armature, to_ms, options, key_fps, problems, warnings)
+        joints = _joints(armature, to_ms, problems)
     if progress:
         progress(0.3)
     space = np.linalg.inv(np.array(armature.matrix_world, dtype=np.float64)) if armature else np.eye(4)
@@ -967,6 +827,11 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     exported_materials = [_material(m, problems, options.textures == "COPY") for m in materials]
     table, triangles, tri_group, groups, group_comments = _geometry(parts, materials, record, joints)
     _check_limits(len(table), len(triangles), len(groups), len(materials), len(joints.joints), problems)
+    info = []
+    if armature is not None:
+        info = animate_joints(context, armature, joints.joints, joints.bone_names, joints.parents, to_ms, key_fps,
+                              options.animation, options.tolerance / 100.0 * _model_size(table, joints),
+                              table, meshes, warnings)
 
     fps, current_time, total = _timing(record, joints, key_fps, stored_fps, scene)
     model = Ms3dModel(
@@ -1003,7 +868,18 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
             warnings.append(f"{len(trailing)} bytes the import could not read are not written back")
     if progress:
         progress(1.0)
-    return Ms3dBuildResult(model, warnings, materials)
+    return Ms3dBuildResult(model, warnings, materials, info=info)
+
+
+def _model_size(table: np.ndarray, joints: JointTable) -> float:
+    """The largest side of the bind pose's bounding box (of the joints' rest origins without vertices)."""
+    points = table["xyz"].astype(np.float64)
+    if not len(points) and joints.joints:
+        rest = global_matrices(local_matrices(np.array([j.rotation for j in joints.joints]),
+                                              np.array([j.position for j in joints.joints])), joints.parents)
+        points = rest[:, :3, 3]
+    size = float(np.ptp(points, axis=0).max()) if len(points) else 0.0
+    return size if size > 0 else 1.0
 
 
 def _check_limits(vertices: int, triangles: int, groups: int, materials: int, joints: int,

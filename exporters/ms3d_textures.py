@@ -81,4 +81,4 @@ def export_ms3d(context: bpy.types.Context, path: Path, objects: list[bpy.types.
         path, result.materials, result.model.materials)
     atomic_write(path, serialize_ms3d(result.model), verify=parse_ms3d)
     return ExportReport(result.warnings + warnings, [w.replace("wrote skin", "wrote texture", 1)
-                                                      for w in write_skin_files(files)])
+                                                      for w in write_skin_files(files)], info=result.info)

@@ -157,6 +157,11 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
     animation: EnumProperty(name="Animation", default="KEYS", items=(
         ("KEYS", "Keyframes", "A key where the action has one (rotation and location channels per bone)"),
         ("BAKE", "Bake", "A key on every scene frame, from the evaluated pose (constraints included)")))
+    tolerance: FloatProperty(
+        name="Tolerance", default=0.1, min=0.0, max=100.0, soft_max=5.0, precision=3, subtype="PERCENTAGE",
+        description="Keyframes: add keys where MilkShape's playback (slerp, linear or Hermite positions) would "
+                    "move the mesh farther than this from Blender's pose at any scene frame, in % of the model's "
+                    "size (largest side of its bounding box); 0 = a key on every frame, as Bake")
     textures: EnumProperty(name="Textures", default="COPY", items=(
         ("COPY", "Copy", "Copy each material's image beside the model (PNG when it exists only in Blender); "
                          "the file stores its bare name"),
@@ -164,7 +169,7 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
 
     def execute(self, context):
         options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation,
-                                    textures=self.textures)
+                                    textures=self.textures, tolerance=self.tolerance)
         return export_file(self, context, export_ms3d, options)
 
 

@@ -18,8 +18,8 @@ joint's Y axis; its length (distance to the nearest child) is only for display.
 Key time t (seconds) lands on scene frame t × fps, rounded to a whole frame when that rounding
 still gives back exactly the same float32 time. Rotation keys are linear. Position keys are
 Bezier curves with MilkShape's own Hermite tangents (handles at a third of each interval), so the
-timeline plays positions exactly as MilkShape does; rotations agree at their keys (MilkShape slerps
-quaternions between them).
+timeline plays positions exactly as MilkShape does; rotations agree at their keys and, through
+'generated' keys, at every whole frame between them (MilkShape slerps quaternions between keys).
 
 Skin weights follow format-notes: ``weights[0]`` for the vertex's own joint, ``weights[1]`` and
 ``weights[2]`` for ``bone_ids[0]`` and ``bone_ids[1]``, ``100 - sum`` for ``bone_ids[2]``; all
@@ -46,6 +46,8 @@ from .frame_animation import ensure_channelbag, new_action_fcurves
 LINEAR = 1
 BEZIER = 2
 FREE_HANDLE = 0
+SLERP_TOLERANCE = 1e-6   # radians a whole frame's rotation may differ from MilkShape's slerp
+MAX_WHOLE_FRAMES = 65536  # longer key ranges get generated keys at key times only (memory)
 
 
 def set_hermite_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
@@ -83,10 +85,15 @@ def set_linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.nda
 
 def rotation_keys_with_slerp(frames: np.ndarray, angles: np.ndarray, other_frames: np.ndarray
                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The joint's rotation keys plus 'generated' ones at ``other_frames`` inside its key range where
-    it has none, holding MilkShape's slerp there, so every key time of the model poses exactly."""
+    """The joint's rotation keys plus 'generated' ones holding MilkShape's slerp: at ``other_frames``
+    inside its key range where it has none (so every key time of the model poses exactly), and at
+    the whole frames in between where Blender's linear Euler curve would stray from the slerp by
+    more than ``SLERP_TOLERANCE`` radians (so the timeline plays MilkShape's rotations; only for key
+    ranges up to ``MAX_WHOLE_FRAMES`` frames)."""
+    span = np.floor(frames[-1]) - np.ceil(frames[0]) + 1 if len(frames) else 0
+    whole = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1) if 0 < span <= MAX_WHOLE_FRAMES else np.zeros(0)
     inside = other_frames[(other_frames > frames[0]) & (other_frames < frames[-1])]
-    extra = np.setdiff1d(inside, frames)
+    extra = np.setdiff1d(np.union1d(inside, whole), frames)
     if not len(extra):
         return frames, angles, np.zeros(len(frames), dtype=bool)
     right = np.searchsorted(frames, extra, side="right")
@@ -95,6 +102,12 @@ def rotation_keys_with_slerp(frames: np.ndarray, angles: np.ndarray, other_frame
     quats = euler_quaternions(angles)
     between = slerp(quats[left], quats[right], t)
     linear = angles[left] + (angles[right] - angles[left]) * t[:, None]
+    as_linear = euler_quaternions(linear)
+    strays = 1.0 - np.abs(np.sum(between / np.linalg.norm(between, axis=1, keepdims=True) * as_linear, axis=1))
+    needed = np.isin(extra, inside) | (strays > 0.5 * SLERP_TOLERANCE ** 2 / 4)
+    extra, between, linear = extra[needed], between[needed], linear[needed]
+    if not len(extra):
+        return frames, angles, np.zeros(len(frames), dtype=bool)
     extra_angles = nearest_euler(quaternion_rotations(between), linear)
     all_frames = np.concatenate([frames, extra])
     order = np.argsort(all_frames, kind="stable")

@@ -123,13 +123,17 @@ def _interval(times: list[float], frame: float) -> int | None:
     return None
 
 
-def _position(keys: list, fps: float, frame: float) -> np.ndarray:
+def _position(keys: list, fps: float, frame: float, linear: bool = False) -> np.ndarray:
+    """MilkShape's Hermite curve, or (``linear``) straight lines between keys as engines play them."""
     if not keys:
         return np.zeros(3)
     times = [k[0] * fps for k in keys]
     i = _interval(times, frame)
     if i is None:
         return np.array(keys[0][1:] if frame < times[0] else keys[-1][1:], dtype=np.float64)
+    if linear:
+        t = (frame - times[i]) / (times[i + 1] - times[i])
+        return (1 - t) * np.array(keys[i][1:]) + t * np.array(keys[i + 1][1:])
     t_in, t_out = _tangents([(tt, *k[1:]) for tt, k in zip(times, keys)])
     t = (frame - times[i]) / (times[i + 1] - times[i])
     h1, h2 = 2 * t ** 3 - 3 * t ** 2 + 1, -2 * t ** 3 + 3 * t ** 2
@@ -148,14 +152,15 @@ def _rotation(keys: list, fps: float, frame: float) -> np.ndarray:
     return quaternion_matrix(quaternion_slerp(angle_quaternion(keys[i][1:]), angle_quaternion(keys[i + 1][1:]), t))
 
 
-def animated_globals(ref: RefMs3d, fps: float, frame: float) -> np.ndarray:
-    """``matGlobal`` of every joint at MilkShape frame ``frame`` (key time × fps)."""
+def animated_globals(ref: RefMs3d, fps: float, frame: float, linear: bool = False) -> np.ndarray:
+    """``matGlobal`` of every joint at MilkShape frame ``frame`` (key time × fps); ``linear``: positions
+    interpolated linearly instead of by Hermite curves."""
     parents = parent_indices(ref)
     out = np.zeros((len(ref.joints), 4, 4))
     for i in _parents_first(parents):
         joint = ref.joints[i]
         local = _affine(angle_matrix(joint["rotation"]), joint["position"])
-        animate = _affine(_rotation(joint["rot_keys"], fps, frame), _position(joint["pos_keys"], fps, frame))
+        animate = _affine(_rotation(joint["rot_keys"], fps, frame), _position(joint["pos_keys"], fps, frame, linear))
         local = local @ animate
         out[i] = local if parents[i] == -1 else out[parents[i]] @ local
     return out
@@ -187,12 +192,12 @@ def joint_weights(ref: RefMs3d) -> tuple[np.ndarray, np.ndarray]:
     return indices, weights
 
 
-def skin(ref: RefMs3d, fps: float, frame: float, normalize: bool = False) -> np.ndarray:
+def skin(ref: RefMs3d, fps: float, frame: float, normalize: bool = False, linear: bool = False) -> np.ndarray:
     """(V, 3) vertex positions at ``frame``: ``Σ w · matGlobal · matGlobalSkeleton⁻¹ · v``."""
     positions = np.array([v[1] for v in ref.vertices], dtype=np.float64).reshape(-1, 3)
     if not ref.joints:
         return positions
-    moves = animated_globals(ref, fps, frame) @ np.linalg.inv(rest_globals(ref))
+    moves = animated_globals(ref, fps, frame, linear) @ np.linalg.inv(rest_globals(ref))
     indices, weights = joint_weights(ref)
     if normalize:
         total = weights.sum(axis=1, keepdims=True)

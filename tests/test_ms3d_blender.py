@@ -349,9 +349,13 @@ def test_model_rigged_in_blender_exports_and_reimports(bpy_scene, tmp_path, anim
         expected[frame] = world_positions(bpy, body)
     model = export_ms3d(bpy, tmp_path / "rig.ms3d", animation=animation)
     assert [(j.name, j.parent) for j in model.joints] == [("bone0", ""), ("bone1", "bone0"), ("bone2", "bone1")]
-    keyed = 3 if animation == "KEYS" else 9
-    assert [len(j.rot_keys) for j in model.joints] == [keyed] * 3
-    assert [len(j.pos_keys) for j in model.joints] == ([keyed, 0, 0] if animation == "KEYS" else [keyed] * 3)
+    if animation == "KEYS":    # the action's keys, and more where MilkShape would stray (tests/test_ms3d_keyframes.py)
+        for joint in model.joints:
+            assert set(np.round(joint.rot_keys[:, 0] * 24.0, 4)) >= {1.0, 5.0, 9.0}
+        assert [len(j.pos_keys) == 0 for j in model.joints] == [False, True, True]
+    else:
+        assert [len(j.rot_keys) for j in model.joints] == [9] * 3
+        assert [len(j.pos_keys) for j in model.joints] == [9] * 3
     assert {tuple(w) for w in model.vertex_extras.weights.tolist()} == {(100, 0, 0), (75, 25, 0)}
     shared = model.vertex_extras.weights[:, 1] == 25
     np.testing.assert_array_equal(model.vertex_extras.bone_ids[shared, 0], model.vert_bone[shared] + 1)

@@ -12,7 +12,9 @@ rotation keys); skipped with a note if the corpus is absent.
   one edit bone per joint), per group a mesh with its UVs, custom normals and the importer's
   attributes, the object, its vertex groups (one ``add`` per joint and weight) and Armature
   modifier, and one F-curve per animated channel filled with ``foreach_set``.
-* Export = ``bpy.ops.export_scene.ms3d`` of the freshly imported model. Its floor is the bare bpy
+* Export = ``bpy.ops.export_scene.ms3d`` of the freshly imported model with the default *Animation =
+  Keyframes* (it samples the evaluated pose at every scene frame to hold the tolerance); "bake export"
+  the same with *Animation = Bake* (a key per frame and joint). Its floor is the bare bpy
   reads it needs: per mesh ``foreach_get`` of positions, loop triangles, corner normals, UVs and
   attributes, the vertex-group weights of every vertex, every bone's rest matrix and every F-curve's
   keys.
@@ -35,7 +37,7 @@ from tools.benchmark import exit_without_teardown, format_table, reports_to_stde
 
 CORPUS_MS3D = CHECKOUT.parent / "shared" / "corpus" / "ms3d"
 HEADERS = ("case", "vertices", "triangles", "joints", "rotation keys", "import s", "import floor s", "ratio",
-           "export s", "export floor s", "ratio")
+           "export s", "export floor s", "ratio", "bake export s")
 
 
 _EXTENSION: dict[str, str] = {}
@@ -63,6 +65,7 @@ class Timings:
     import_floor_s: float = float("inf")
     export_s: float = float("inf")
     export_floor_s: float = float("inf")
+    bake_s: float = float("inf")
 
 
 def corpus_cases() -> tuple[list[Case], list[str]]:
@@ -273,14 +276,19 @@ def export_floor(bpy) -> float:
 
 def run_case(bpy, case: Case, repeat: int, out: Path) -> Timings:
     best = Timings()
-    for _ in range(repeat):
+    for run in range(repeat):
         bpy.ops.wm.read_homefile(use_empty=True)
         best.import_floor_s = min(best.import_floor_s, import_floor(bpy, case.path))
         bpy.ops.wm.read_homefile(use_empty=True)
         best.import_s = min(best.import_s, timed(lambda: bpy.ops.import_scene.ms3d(filepath=str(case.path))))
         for obj in bpy.context.scene.objects:
             obj.select_set(True)
-        best.export_s = min(best.export_s, timed(lambda: bpy.ops.export_scene.ms3d(filepath=str(out))))
+        for mode in ("KEYS", "BAKE")[::1 if run % 2 else -1]:    # alternate which runs first after the import
+            seconds = timed(lambda: bpy.ops.export_scene.ms3d(filepath=str(out), animation=mode))
+            if mode == "KEYS":
+                best.export_s = min(best.export_s, seconds)
+            else:
+                best.bake_s = min(best.bake_s, seconds)
         best.export_floor_s = min(best.export_floor_s, export_floor(bpy))
     bpy.ops.wm.read_homefile(use_empty=True)
     return best
@@ -289,7 +297,7 @@ def run_case(bpy, case: Case, repeat: int, out: Path) -> Timings:
 def table_rows(results: list[tuple[Case, Timings]]) -> list[list[str]]:
     return [[c.name, str(c.vertices), str(c.triangles), str(c.joints), str(c.rotation_keys),
              f"{t.import_s:.3f}", f"{t.import_floor_s:.3f}", f"{t.import_s / t.import_floor_s:.1f}x",
-             f"{t.export_s:.3f}", f"{t.export_floor_s:.3f}", f"{t.export_s / t.export_floor_s:.1f}x"]
+             f"{t.export_s:.3f}", f"{t.export_floor_s:.3f}", f"{t.export_s / t.export_floor_s:.1f}x", f"{t.bake_s:.3f}"]
             for c, t in results]
 
 
