@@ -30,6 +30,7 @@ def export_md2(bpy, obj, path: Path, **options) -> bytes:
     for other in bpy.context.view_layer.objects:
         other.select_set(False)
     obj.select_set(True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     assert bpy.ops.export_scene.md2(filepath=str(path), **options) == {"FINISHED"}
     return path.read_bytes()
 

@@ -12,6 +12,7 @@ import pytest
 from formats.md2 import parse_md2, serialize_md2
 from image_files import read_pcx, read_png, read_tga, reference_palette, write_pcx, write_png
 from md2_synthetic import grid_model
+from test_md2_blender import export_md2, import_md2
 
 RNG = np.random.default_rng(14)
 
@@ -22,20 +23,6 @@ def md2_file(path: Path, skins: list[str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(serialize_md2(model))
     return path
-
-
-def import_md2(bpy, path: Path, **options):
-    assert bpy.ops.import_scene.md2(filepath=str(path), **options) == {"FINISHED"}
-    return bpy.context.view_layer.objects.active
-
-
-def export_md2(bpy, obj, path: Path, **options) -> bytes:
-    for other in bpy.context.view_layer.objects:
-        other.select_set(False)
-    obj.select_set(True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    assert bpy.ops.export_scene.md2(filepath=str(path), **options) == {"FINISHED"}
-    return path.read_bytes()
 
 
 def shown_image(obj):

@@ -109,8 +109,8 @@ def _render_settings(scene: bpy.types.Scene) -> list[tuple[object, str]]:
             (scene.view_settings, "exposure"), (scene.view_settings, "gamma")]
 
 
-def _read_png(path: Path, size: int) -> np.ndarray:
-    """(size, size, 4) float32 RGBA, bottom row first, as stored in the file (sRGB, straight alpha)."""
+def read_png(path: Path) -> np.ndarray:
+    """(height, width, 4) float32 RGBA, bottom row first, as stored in the file (sRGB, straight alpha)."""
     image = bpy.data.images.load(str(path), check_existing=False)
     try:
         width, height = image.size
@@ -118,7 +118,13 @@ def _read_png(path: Path, size: int) -> np.ndarray:
         image.pixels.foreach_get(pixels)
     finally:
         bpy.data.images.remove(image)
-    pixels = pixels.reshape(height, width, 4)
+    return pixels.reshape(height, width, 4)
+
+
+def _read_png(path: Path, size: int) -> np.ndarray:
+    """(size, size, 4) float32 RGBA, bottom row first."""
+    pixels = read_png(path)
+    height, width = pixels.shape[:2]
     if (width, height) != (size, size):
         raise RuntimeError(f"render came back {width}x{height}, expected {size}x{size}")
     return pixels

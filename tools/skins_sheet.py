@@ -60,18 +60,11 @@ def import_one(bpy, path: Path) -> tuple[object | None, str, str]:
 
 def tile_of(bpy, obj, tmp: Path) -> np.ndarray:
     """(TILE, TILE, 3) floats, top row first: the model's first frame rendered with its texture."""
-    from tools.contact_sheet import render_contact_sheet
+    from tools.contact_sheet import read_png, render_contact_sheet
     scene = bpy.context.scene
     path = tmp / f"{obj.name}.png"
     render_contact_sheet(bpy.context, obj, path, tile_size=TILE, groups=[[scene.frame_start]])
-    image = bpy.data.images.load(str(path), check_existing=False)
-    try:
-        width, height = image.size
-        pixels = np.empty(width * height * 4, dtype=np.float32)
-        image.pixels.foreach_get(pixels)
-    finally:
-        bpy.data.images.remove(image)
-    return pixels.reshape(height, width, 4)[::-1, :TILE, :3]
+    return read_png(path)[::-1, :TILE, :3]
 
 
 def main() -> int:
