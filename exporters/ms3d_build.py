@@ -33,33 +33,31 @@ import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
 
-from ..formats.errors import FormatError
-from ..formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint,
-                            Ms3dJointExtras, Ms3dMaterial, Ms3dModel, Ms3dModelExtras, Ms3dVertexExtras,
-                            encode_text)
-from ..common.contract import (COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS,
-                               GROUP_PROP, JOINT_PROP, KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE,
-                               KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS,
-                               MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS,
-                               TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
+from ..formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
+                            Ms3dModelExtras, Ms3dVertexExtras)
+from ..common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
+                               KEPT_MEMBERSHIPS, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
+                               SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
+                               TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
 from ..common.ms3d_data import bone_color, bone_rest_poses, material_values
 from ..common.skin_images import unchanged_source_file
 from ..formats.ms3d_rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
                                 local_matrices, unpack_skin)
 from .export_error import ExportError
 from .ms3d_animation import animate_joints
+from .ms3d_kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_vertices, merge_records,
+                        model_comments, remap_joints, triangle_rows, uid_lookup)
+from .ms3d_skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
+                        vertex_weights)
+from .ms3d_values import encoded, float32_equal, kept_comment, kept_name, raw_field
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255
 MAX_MATERIALS = 128
 MAX_JOINTS = 128
-MAX_SMOOTHING_GROUP = 32
 NORMAL_TOLERANCE = 1e-5           # a corner normal this close to the one the import showed is unchanged
 DEFAULT_AMBIENT = (0.2, 0.2, 0.2, 1.0)
 DEFAULT_JOINT_COLOR = (1.0, 1.0, 0.0)
-DEFAULT_BLOCKS = {"comments": 1, "vertex extras": 3, "joint extras": 1, "model extras": 1}
-BLOCK_ORDER = tuple(DEFAULT_BLOCKS)
-NEW = 1 << 40                     # sort key offset for data without a stored file index
 
 
 @dataclass
@@ -116,50 +114,6 @@ class Part:
     group_index: int = NEW          # the file group this part was imported from
 
 
-TRIANGLE_RECORD = np.dtype([("uid", "<i8"), ("vertices", "<i8", (3,)), ("normals", "<f4", (3, 3)),
-                            ("s", "<f4", (3,)), ("t", "<f4", (3,)), ("smoothing", "u1"), ("flags", "<u2")])
-VERTEX_RECORD = np.dtype([("uid", "<i8"), ("xyz", "<f4", (3,)), ("bone", "i1"), ("ids", "i1", (3,)),
-                          ("weights", "u1", (3,)), ("flags", "u1"), ("refcount", "u1"), ("extra", "<u4", (2,))])
-
-
-def _float32_equal(a, b) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
-    return a.shape == b.shape and bool(np.array_equal(a, b))
-
-
-def _raw(record, key: str) -> bytes | None:
-    value = record.get(key) if record else None
-    return bytes.fromhex(value) if isinstance(value, str) else None
-
-
-def _encoded(text: str, size: int | None, what: str, problems: list[str]) -> bytes:
-    try:
-        return encode_text(text, size, field=what)
-    except FormatError:
-        raw = encode_text(text)
-        limit = (size or 0) - 1
-        problems.append(f"{what} {text!r} is {len(raw)} bytes, {len(raw) - limit} over the limit of {limit}")
-        return raw[:limit].ljust(size, b"\0")
-
-
-def _name_raw(current: str, record, problems: list[str], what: str) -> bytes:
-    """The stored raw name while the datablock keeps the name the import gave it, else the new name."""
-    if record and record.get("name") == current and _raw(record, "name_raw") is not None:
-        return _raw(record, "name_raw")
-    return _encoded(current, NAME_SIZE, what, problems)
-
-
-def _comment(id_block, record) -> bytes | None:
-    if COMMENT_PROP not in id_block:
-        return None
-    text = str(id_block[COMMENT_PROP])
-    if record and record.get("comment_shown") == text and _raw(record, "comment_raw") is not None:
-        return _raw(record, "comment_raw")
-    return encode_text(text)
-
-
 def _conversion(options: Ms3dExportOptions) -> np.ndarray:
     """3x3 rotation taking Blender coordinates to MilkShape's."""
     return np.array(axis_conversion(to_forward=options.axis_forward, to_up=options.axis_up), dtype=np.float64)
@@ -201,25 +155,25 @@ def _joints(armature: bpy.types.Object, to_ms: np.ndarray, problems: list[str]) 
         record = bone.get(JOINT_PROP)
         if record is not None and "index" in record:
             table.original_to_export[int(record["index"])] = j
-        names_raw.append(_name_raw(bone.name, record, problems, "joint name"))
+        names_raw.append(kept_name(bone.name, record, problems, "joint name"))
         shown = record.get("rest_shown") if record else None
         if shown is not None and np.allclose(list(shown), [*rotation, *position], rtol=0.0, atol=1e-9, equal_nan=True):
             rotation = np.array(record["rotation"], dtype=np.float32)
             position = np.array(record["position"], dtype=np.float32)
         color = bone_color(bone)
         table.custom_colors |= color is not None
-        if record is not None and "color" in record and _float32_equal(record.get("color_shown"), color):
+        if record is not None and "color" in record and float32_equal(record.get("color_shown"), color):
             color = list(record["color"])
             table.stored_colors = True
         table.colors.append(color if color is not None else list(DEFAULT_JOINT_COLOR))
-        table.comments.append(_comment(bone, record))
+        table.comments.append(kept_comment(bone, record))
         table.joints.append(Ms3dJoint(int(record.get("flags", 0)) if record else 0, names_raw[-1], b"",
                                       np.asarray(rotation, dtype=np.float32), np.asarray(position, dtype=np.float32),
                                       np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32)))
     index = table.index_of()
     for bone, joint in zip(bones, table.joints):
         record = bone.get(JOINT_PROP)
-        stored_parent = _raw(record, "parent_raw")
+        stored_parent = raw_field(record, "parent_raw")
         if bone.parent is None:
             keep = stored_parent is not None and not any(
                 stored_parent.split(b"\0", 1)[0] == n.split(b"\0", 1)[0] for n in names_raw)
@@ -269,121 +223,6 @@ def _attribute(mesh: bpy.types.Mesh, name: str, domain: str, count: int, default
         attr.data.foreach_get("vector", out)
         return out.reshape(count, 3)
     return None
-
-
-def _vertex_weights(mesh: bpy.types.Mesh, obj: bpy.types.Object, joint_index: dict[str, int]
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows (vertex, joint, weight) of the vertex groups named after exported joints."""
-    group_joint = np.array([joint_index.get(g.name, -1) for g in obj.vertex_groups] + [-1], dtype=np.int64)
-    if not np.any(group_joint >= 0):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
-    entries = [(i, e.group, e.weight) for i, v in enumerate(mesh.vertices) for e in v.groups]
-    if not entries:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
-    table = np.array(entries, dtype=np.float64)
-    rows, groups, weights = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2]
-    joints = group_joint[np.minimum(groups, len(group_joint) - 1)]
-    keep = (joints >= 0) & (weights > 0)
-    return rows[keep], joints[keep], weights[keep].astype(np.float32)
-
-
-def _dense(rows: np.ndarray, joints: np.ndarray, weights: np.ndarray, count: int, num_joints: int) -> np.ndarray:
-    width = max(num_joints, 1)
-    flat = np.bincount(rows * width + joints, weights=weights, minlength=count * width)
-    return flat.astype(np.float32).reshape(count, width)
-
-
-def skin_from_weights(rows: np.ndarray, joints: np.ndarray, weights: np.ndarray, count: int
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Own joint (V,), bone_ids (V, 3), weights (V, 3) from weight rows: the strongest four joints,
-    percentages summing to 100 by largest remainder, the strongest as the vertex's own joint."""
-    bone = np.full(count, -1, dtype=np.int64)
-    ids = np.full((count, 3), -1, dtype=np.int64)
-    percent = np.zeros((count, 3), dtype=np.int64)
-    if not len(rows):
-        return bone, ids, percent
-    width = max(int(joints.max()) + 1, 4)
-    dense = np.bincount(rows * width + joints, weights=weights.astype(np.float64),
-                        minlength=count * width).reshape(count, width)
-    order = np.argsort(-dense, axis=1, kind="stable")[:, :4]
-    top = np.take_along_axis(dense, order, axis=1)
-    total = top.sum(axis=1, keepdims=True)
-    share = np.divide(top * 100.0, total, out=np.zeros_like(top), where=total > 0)
-    whole = np.floor(share + 1e-9)
-    missing = np.where(total[:, 0] > 0, 100 - whole.sum(axis=1), 0).astype(np.int64)
-    by_fraction = np.argsort(-(share - whole), axis=1, kind="stable")
-    bonus = (np.arange(4)[None, :] < missing[:, None]).astype(np.float64)
-    np.put_along_axis(whole, by_fraction, np.take_along_axis(whole, by_fraction, axis=1) + bonus, axis=1)
-    rank = np.argsort(-whole, axis=1, kind="stable")
-    whole = np.take_along_axis(whole, rank, axis=1).astype(np.int64)
-    order = np.take_along_axis(order, rank, axis=1)
-    order[whole <= 0] = -1
-    bone[:] = order[:, 0]
-    ids[:] = order[:, 1:]
-    percent[:] = np.where(order[:, :3] >= 0, whole[:, :3], 0)
-    return bone, ids, percent
-
-
-def _smoothing_from_edges(mesh: bpy.types.Mesh) -> np.ndarray:
-    """A smoothing group (1-32) per polygon: regions joined by smooth edges, neighbouring regions
-    different; flat polygons get 0."""
-    polygons = len(mesh.polygons)
-    loop_edge = np.empty(len(mesh.loops), dtype=np.int32)
-    mesh.loops.foreach_get("edge_index", loop_edge)
-    loop_total = np.empty(polygons, dtype=np.int32)
-    mesh.polygons.foreach_get("loop_total", loop_total)
-    loop_poly = np.repeat(np.arange(polygons), loop_total)
-    sharp = np.empty(len(mesh.edges), dtype=bool)
-    mesh.edges.foreach_get("use_edge_sharp", sharp)
-    smooth = np.empty(polygons, dtype=bool)
-    mesh.polygons.foreach_get("use_smooth", smooth)
-    parent = list(range(polygons))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-    order = np.argsort(loop_edge, kind="stable")
-    edges, polys = loop_edge[order], loop_poly[order]
-    same = np.flatnonzero(edges[1:] == edges[:-1])
-    pairs = [(int(polys[i]), int(polys[i + 1]), bool(sharp[edges[i]])) for i in same]
-    for a, b, is_sharp in pairs:
-        if not is_sharp and smooth[a] and smooth[b]:
-            parent[find(a)] = find(b)
-    region = np.array([find(p) for p in range(polygons)], dtype=np.int64)
-    neighbours: dict[int, set[int]] = {}
-    for a, b, _ in pairs:
-        ra, rb = region[a], region[b]
-        if ra != rb:
-            neighbours.setdefault(ra, set()).add(rb)
-            neighbours.setdefault(rb, set()).add(ra)
-    color: dict[int, int] = {}
-    for r in dict.fromkeys(region.tolist()):
-        taken = {color.get(n) for n in neighbours.get(r, ())}
-        color[r] = next((c for c in range(1, MAX_SMOOTHING_GROUP + 1) if c not in taken), 1)
-    groups = np.array([color[r] for r in region.tolist()], dtype=np.int64)
-    return np.where(smooth, groups, 0)
-
-
-def _stored_smoothing_holds(mesh: bpy.types.Mesh, stored: np.ndarray) -> bool:
-    """True when every edge between polygons of different stored groups is sharp."""
-    loop_edge = np.empty(len(mesh.loops), dtype=np.int32)
-    mesh.loops.foreach_get("edge_index", loop_edge)
-    loop_total = np.empty(len(mesh.polygons), dtype=np.int32)
-    mesh.polygons.foreach_get("loop_total", loop_total)
-    groups = np.repeat(stored.astype(np.int64), loop_total)
-    sharp = np.empty(len(mesh.edges), dtype=bool)
-    mesh.edges.foreach_get("use_edge_sharp", sharp)
-    return bool(np.all(sharp[edges_between_groups(loop_edge, groups)]))
-
-
-def edges_between_groups(loop_edge: np.ndarray, loop_group: np.ndarray) -> np.ndarray:
-    """Edges whose corners carry more than one group value (the faces around them differ)."""
-    order = np.argsort(loop_edge, kind="stable")
-    edges, groups = loop_edge[order], loop_group[order]
-    differ = (edges[1:] == edges[:-1]) & (groups[1:] != groups[:-1])
-    return np.unique(edges[1:][differ])
 
 
 def _mesh_parts(context: bpy.types.Context, obj: bpy.types.Object, space: np.ndarray, to_ms: np.ndarray,
@@ -458,10 +297,10 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
 
     polygons = len(mesh.polygons)
     stored_smoothing = _attribute(mesh, SMOOTHING_GROUP, "FACE", polygons)
-    if stored_smoothing is not None and _stored_smoothing_holds(mesh, stored_smoothing):
+    if stored_smoothing is not None and stored_smoothing_holds(mesh, stored_smoothing):
         smoothing = stored_smoothing.astype(np.int64)
     else:
-        smoothing = _smoothing_from_edges(mesh) if polygons else np.zeros(0, np.int64)
+        smoothing = smoothing_from_edges(mesh) if polygons else np.zeros(0, np.int64)
     tri_flags = _attribute(mesh, TRIANGLE_FLAGS, "FACE", polygons)
     tri_flags = tri_flags if tri_flags is not None else np.zeros(polygons, np.int32)
     tri_index = _attribute(mesh, TRIANGLE_INDEX, "FACE", polygons)
@@ -482,11 +321,11 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
         pick = np.flatnonzero(tri_material == slot)
         material = slots[slot] if 0 <= slot < len(slots) else None
         if len(used_slots) == 1:
-            name_raw = _name_raw(obj.name, record, problems, "group name")
-            comment = _comment(obj, record)
+            name_raw = kept_name(obj.name, record, problems, "group name")
+            comment = kept_comment(obj, record)
         else:
             label = f"{obj.name}_{material.name if material else slot}"
-            name_raw = _name_raw(label, None, problems, "group name")
+            name_raw = kept_name(label, None, problems, "group name")
             comment = None
         corners_loops = tri_loops[pick]
         parts.append(Part(
@@ -522,7 +361,7 @@ def _vertex_records(obj: bpy.types.Object, mesh: bpy.types.Mesh, xyz: np.ndarray
             records["extra"][:, column] = extra.view("<u4")
 
     num_joints = len(joints.joints)
-    rows, joint, weight = _vertex_weights(mesh, obj, joints.index_of()) if num_joints else (
+    rows, joint, weight = vertex_weights(mesh, obj, joints.index_of()) if num_joints else (
         np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
     keep = np.zeros(count, dtype=bool)
     packed_joints = _attribute(mesh, SKIN_JOINTS, "POINT", count)
@@ -531,10 +370,10 @@ def _vertex_records(obj: bpy.types.Object, mesh: bpy.types.Mesh, xyz: np.ndarray
         raw_bone, raw_ids, raw_weights = unpack_skin(packed_joints, packed_weights)
         keep[:] = True
         if num_joints:
-            raw_bone, raw_ids, known = _remap(raw_bone, raw_ids, joints.original_to_export)
+            raw_bone, raw_ids, known = remap_joints(raw_bone, raw_ids, joints.original_to_export)
             kj, kp = influences_from_raw(raw_bone, raw_ids, raw_weights, num_joints)
-            current = _dense(rows, joint, weight, count, num_joints)
-            from_raw = _dense(*combined_weights(kj, kp, num_joints), count, num_joints)
+            current = dense_weights(rows, joint, weight, count, num_joints)
+            from_raw = dense_weights(*combined_weights(kj, kp, num_joints), count, num_joints)
             keep = known & np.all(current == from_raw, axis=1)
     if packed_joints is not None and packed_weights is not None and keep.all():
         bone, ids, percent = raw_bone, raw_ids, raw_weights
@@ -550,23 +389,6 @@ def _vertex_records(obj: bpy.types.Object, mesh: bpy.types.Mesh, xyz: np.ndarray
     return records
 
 
-def _remap(bone: np.ndarray, ids: np.ndarray, original_to_export: dict[int, int]
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Raw joint indices (of the imported file) as exported indices; ``known`` is False for a vertex
-    that names a joint no longer exported. Values that were never valid joints are kept."""
-    size = max(list(original_to_export) + [-1]) + 1
-    table = np.full(max(size, 1), -2, dtype=np.int64)
-    for old, new in original_to_export.items():
-        table[old] = new
-    values = np.column_stack([bone, ids]).astype(np.int64)
-    in_table = (values >= 0) & (values < size)
-    mapped = values.copy()
-    mapped[in_table] = table[values[in_table]]
-    known = ~np.any(mapped == -2, axis=1)
-    mapped[mapped == -2] = -1
-    return mapped[:, 0], mapped[:, 1:], known
-
-
 def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str, copy: bool) -> bytes:
     if image is None:
         return bytes(PATH_SIZE)
@@ -575,7 +397,7 @@ def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str,
         path = source.name if source is not None else f"{Path(image.name).stem or 'texture'}.png"
     else:
         path = bpy.path.basename(bpy.path.abspath(image.filepath)) if image.filepath else image.name
-    return _encoded(path, PATH_SIZE, what, problems)
+    return encoded(path, PATH_SIZE, what, problems)
 
 
 def _material(material: bpy.types.Material, problems: list[str], copy: bool) -> tuple[Ms3dMaterial, bytes | None]:
@@ -584,7 +406,7 @@ def _material(material: bpy.types.Material, problems: list[str], copy: bool) -> 
     values = material_values(material)
 
     def stored_or(key: str, current: list[float], default_alpha: float) -> np.ndarray:
-        if shown is not None and _float32_equal(shown.get(key), current):
+        if shown is not None and float32_equal(shown.get(key), current):
             return np.array(record[key], dtype=np.float32)
         alpha = float(record[key][3]) if record else default_alpha
         return np.array([*current, alpha], dtype=np.float32)
@@ -592,137 +414,23 @@ def _material(material: bpy.types.Material, problems: list[str], copy: bool) -> 
     transparency = (values["alpha"], "alpha", "transparency")
     scalars = []
     for derived, shown_key, key in (shininess, transparency):
-        same = shown is not None and _float32_equal(shown.get(shown_key), values[shown_key])
+        same = shown is not None and float32_equal(shown.get(shown_key), values[shown_key])
         scalars.append(float(record[key]) if same else float(derived))
     paths = []
     for key in ("texture", "alphamap"):
         image = values[key]
         previous = record.get(f"{key}_image") if record else None
         if record is not None and (image == previous if image is not None else previous is None):
-            paths.append(_raw(record, f"{key}_raw"))
+            paths.append(raw_field(record, f"{key}_raw"))
         else:
             paths.append(_texture_path(image, problems, key, copy))
     ms3d = Ms3dMaterial(
-        name_raw=_name_raw(material.name, record, problems, "material name"),
+        name_raw=kept_name(material.name, record, problems, "material name"),
         ambient=np.array(record["ambient"] if record else DEFAULT_AMBIENT, dtype=np.float32),
         diffuse=stored_or("diffuse", values["diffuse"], 1.0), specular=stored_or("specular", values["specular"], 1.0),
         emissive=stored_or("emissive", values["emissive"], 1.0), shininess=scalars[0], transparency=scalars[1],
         mode=int(record["mode"]) if record else 0, texture_raw=paths[0], alphamap_raw=paths[1])
-    return ms3d, _comment(material, record)
-
-
-def _merge_records(tables: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """One table of ``tables``' rows with identical rows merged, ordered by ``uid`` (file order first,
-    then new rows in the order given), and each input row's index in it. Only rows of the same file
-    item (``uid`` below NEW) are merged, so only those are compared."""
-    dtype = tables[0].dtype if tables else VERTEX_RECORD
-    everything = np.concatenate(tables) if tables else np.zeros(0, dtype)
-    bounds = np.cumsum([0] + [len(t) for t in tables])
-    key = np.where(everything["uid"] < NEW, everything["uid"], NEW + np.arange(len(everything)))
-    order = np.argsort(key, kind="stable")
-    target = np.arange(len(everything))
-    uids = key[order]
-    shared = np.flatnonzero(uids[1:] == uids[:-1]) + 1
-    if len(shared):
-        raw = everything.view(np.dtype((np.void, dtype.itemsize)))
-        for k in shared.tolist():
-            start = k
-            while start > 0 and uids[start - 1] == uids[k]:
-                start -= 1
-            row = order[k]
-            match = next((order[j] for j in range(start, k) if target[order[j]] == order[j]
-                          and raw[order[j]] == raw[row]), None)
-            if match is not None:
-                target[row] = match
-    keep = order[target[order] == order]
-    rank = np.full(len(everything), -1, dtype=np.int64)
-    rank[keep] = np.arange(len(keep))
-    rank = rank[target]
-    return everything[keep], [rank[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-def _kept_vertices(record, joints: JointTable) -> np.ndarray:
-    """The file's vertices no group held, as the import kept them (joint ids renumbered)."""
-    raw = _raw(record, KEPT_VERTICES)
-    if not raw:
-        return np.zeros(0, VERTEX_RECORD)
-    kept = np.frombuffer(raw, dtype=KEPT_VERTEX)
-    out = np.zeros(len(kept), dtype=VERTEX_RECORD)
-    out["uid"] = kept["index"]
-    for name in ("xyz", "flags", "refcount"):
-        out[name] = kept["record"][name]
-    bone, ids = kept["record"]["bone"].astype(np.int64), kept["ids"].astype(np.int64)
-    if joints.original_to_export:
-        bone, ids, _ = _remap(bone, ids, joints.original_to_export)
-    out["bone"], out["ids"], out["weights"], out["extra"] = bone, ids, kept["weights"], kept["extra"]
-    return out
-
-
-def _kept_triangles(record, by_uid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The file's triangles no group held (TRIANGLE_RECORD rows, their file group bytes, their file
-    indices), for those whose vertices are still exported."""
-    raw = _raw(record, KEPT_TRIANGLES)
-    if not raw:
-        return np.zeros(0, TRIANGLE_RECORD), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    kept = np.frombuffer(raw, dtype=KEPT_TRIANGLE)
-    vertices = kept["record"]["vertices"].astype(np.int64)
-    inside = vertices < len(by_uid)
-    mapped = np.where(inside, by_uid[np.minimum(vertices, max(len(by_uid) - 1, 0))] if len(by_uid) else -1, -1)
-    alive = np.all(mapped >= 0, axis=1)
-    rows = np.zeros(int(alive.sum()), dtype=TRIANGLE_RECORD)
-    rows["uid"], rows["vertices"] = kept["index"][alive], mapped[alive]
-    for name, source in (("normals", "normals"), ("s", "s"), ("t", "t"), ("smoothing", "smoothing_group"),
-                         ("flags", "flags")):
-        rows[name] = kept["record"][source][alive]
-    return rows, kept["record"]["group"][alive].astype(np.int64), kept["index"][alive].astype(np.int64)
-
-
-def _uid_lookup(table: np.ndarray) -> np.ndarray:
-    """File vertex index -> its row in ``table`` (the first one), -1 where it is not exported."""
-    uids = table["uid"]
-    real = np.flatnonzero(uids < NEW)
-    lookup = np.full(int(uids[real].max()) + 1 if len(real) else 0, -1, dtype=np.int64)
-    lookup[uids[real][::-1]] = real[::-1]
-    return lookup
-
-
-def _triangle_rows(part: Part, local_to_global: np.ndarray) -> np.ndarray:
-    rows = np.zeros(len(part.corners), dtype=TRIANGLE_RECORD)
-    rows["uid"], rows["vertices"] = part.tri_order, local_to_global[part.corners]
-    rows["normals"], rows["s"], rows["t"] = part.normals, part.s, part.t
-    rows["smoothing"], rows["flags"] = part.smoothing, part.tri_flags
-    return rows
-
-
-def _ordered_comments(kind: str, entries: list[tuple[int, int | None, bytes]], record) -> list[Ms3dComment]:
-    """Comments ``(exported index, file index or None, text)`` in the file's order: each at the place
-    its item's comment had, the import's stray comments (for no item, or a second one) back at theirs,
-    new ones last."""
-    order = list(record.get(f"{kind}_comment_order", [])) if record else []
-    strays = list(record.get(KEPT_COMMENTS.format(kind), [])) if record else []
-    stray_positions = {int(s["position"]) for s in strays}
-    first: dict[int, int] = {}
-    for position, index in enumerate(order):
-        if position not in stray_positions:
-            first.setdefault(int(index), position)
-    keyed = [(first.get(original, len(order) + exported) if original is not None else len(order) + exported,
-              Ms3dComment(exported, text)) for exported, original, text in entries]
-    keyed += [(int(s["position"]), Ms3dComment(int(s["index"]), bytes.fromhex(s["raw"]))) for s in strays]
-    return [comment for _, comment in sorted(keyed, key=lambda item: item[0])]
-
-
-def _blocks_needed(record: dict, comments: Ms3dComments, vertex_extras_needed: bool,
-                   joint_colors: bool, model_extras: tuple) -> dict[str, int]:
-    stored = dict(record["blocks"]) if record and "blocks" in record else None
-    blocks = dict(DEFAULT_BLOCKS) if stored is None else {k: int(v) for k, v in stored.items()}
-    depth = max([BLOCK_ORDER.index(k) + 1 for k in blocks] + [0])
-    has_comments = (comments.group or comments.material or comments.joint or comments.model_raw is not None)
-    for needed, name in ((has_comments, "comments"), (vertex_extras_needed, "vertex extras"),
-                         (joint_colors, "joint extras"),
-                         (tuple(np.float32(model_extras)) != tuple(np.float32(MODEL_EXTRAS_DEFAULTS)), "model extras")):
-        if needed:
-            depth = max(depth, BLOCK_ORDER.index(name) + 1)
-    return {name: blocks.get(name, DEFAULT_BLOCKS[name]) for name in BLOCK_ORDER[:depth]}
+    return ms3d, kept_comment(material, record)
 
 
 def _geometry(parts: list[Part], materials: list, record, joints: JointTable) -> tuple:
@@ -732,13 +440,13 @@ def _geometry(parts: list[Part], materials: list, record, joints: JointTable) ->
     for part in parts:
         vertex_tables.setdefault(id(part.vertices), part.vertices)
     keys = list(vertex_tables)
-    table, maps = _merge_records(list(vertex_tables.values()) + [_kept_vertices(record, joints)])
+    table, maps = merge_records(list(vertex_tables.values()) + [kept_vertices(record, joints)])
     part_maps = [maps[keys.index(id(part.vertices))] for part in parts]
-    kept_rows, kept_bytes, kept_index = _kept_triangles(record, _uid_lookup(table))
-    rows = [_triangle_rows(part, local_to_global) for part, local_to_global in zip(parts, part_maps)]
-    triangles, tri_maps = _merge_records(rows + [kept_rows])
+    kept_rows, kept_bytes, kept_index = kept_triangles(record, uid_lookup(table))
+    rows = [triangle_rows(part, local_to_global) for part, local_to_global in zip(parts, part_maps)]
+    triangles, tri_maps = merge_records(rows + [kept_rows])
     group_lists = [list(m) for m in tri_maps[:-1]]
-    memberships = np.frombuffer(_raw(record, KEPT_MEMBERSHIPS) or b"", dtype="<i4").reshape(-1, 3)
+    memberships = np.frombuffer(raw_field(record, KEPT_MEMBERSHIPS) or b"", dtype="<i4").reshape(-1, 3)
     for triangle, group, position in memberships.tolist():
         target = next((g for g, p in enumerate(parts) if p.group_index == group), None)
         found = np.flatnonzero(kept_index == triangle)
@@ -776,24 +484,6 @@ def _timing(record, joints: JointTable, key_fps: float, stored_fps: float | None
         if imported_last is None or last > imported_last + 1e-3:
             total = max(total, math.ceil(last - 1e-3))
     return fps, current_time, total
-
-
-def _comments(record, root, group_comments: list, materials: list, exported_materials: list,
-              joints: JointTable) -> Ms3dComments:
-    material_comments = [(i, int(m[MATERIAL_PROP]["index"]) if MATERIAL_PROP in m else None, c)
-                         for i, (m, (_, c)) in enumerate(zip(materials, exported_materials)) if c is not None]
-    joint_original = {new: old for old, new in joints.original_to_export.items()}
-    joint_comments = [(i, joint_original.get(i), c) for i, c in enumerate(joints.comments) if c is not None]
-    comments = Ms3dComments(group=_ordered_comments("group", group_comments, record),
-                            material=_ordered_comments("material", material_comments, record),
-                            joint=_ordered_comments("joint", joint_comments, record))
-    if root is not None:
-        text = root.classic_model.ms3d_comment
-        if record and "comment_raw" in record and record.get("comment_shown") == text:
-            comments.model_raw, comments.model_flag = _raw(record, "comment_raw"), int(record.get("comment_flag", 1))
-        elif text:
-            comments.model_raw = encode_text(text)
-    return comments
 
 
 def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], options: Ms3dExportOptions,
@@ -842,12 +532,12 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
         tri_group=tri_group, groups=groups, materials=[m for m, _ in exported_materials], animation_fps=fps,
         current_time=current_time, total_frames=total, joints=joints.joints,
         version=int(record.get("version", 4)) if record else 4)
-    comments = _comments(record, root, group_comments, materials, exported_materials, joints)
+    comments = model_comments(record, root, group_comments, materials, exported_materials, joints)
     model_extras = ((root.classic_model.ms3d_joint_size, root.classic_model.ms3d_transparency_mode,
                      root.classic_model.ms3d_alpha_ref) if root is not None else MODEL_EXTRAS_DEFAULTS)
     skinned = bool(len(table) and (np.any(table["weights"][:, 1:]) or np.any(table["ids"] >= 0)
                                    or np.any(table["extra"])))
-    blocks = _blocks_needed(record, comments, skinned, joints.custom_colors or joints.stored_colors, model_extras)
+    blocks = blocks_needed(record, comments, skinned, joints.custom_colors or joints.stored_colors, model_extras)
     if "comments" in blocks:
         comments.subversion = blocks["comments"]
         model.comments = comments
@@ -860,7 +550,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
                                              blocks["joint extras"])
     if "model extras" in blocks:
         model.model_extras = Ms3dModelExtras(*model_extras, subversion=blocks["model extras"])
-    trailing = _raw(record, "trailing") or b""
+    trailing = raw_field(record, "trailing") or b""
     if trailing:
         if record and dict(record.get("blocks", {})) == blocks:
             model.trailing = trailing
