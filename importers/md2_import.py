@@ -69,6 +69,7 @@ def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions
         obj = _add_model(context, model, path, options, result)
         weapons = weapon_paths(path, options.exclude) if options.load_weapons else []
         weapon_options = replace(options, skin_image="")     # the chosen image is the body's
+        loaded = []
         for weapon_path in weapons:
             try:
                 weapon = _add_model(context, read_md2(weapon_path), weapon_path, weapon_options, result)
@@ -76,7 +77,10 @@ def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions
                 result.warnings.append(f"{path.name}: weapon model not loaded: {exc}")
                 continue
             weapon.parent = obj
-            result.objects.append(weapon)
+            loaded.append(weapon.name)
+    if loaded:   # children of the player, left unselected: exporting the selection writes the body alone
+        result.infos.append(f"{path.name}: weapon models {', '.join(loaded)} imported as children of "
+                            f"{obj.name} (not selected)")
     result.objects.append(obj)
     return result
 

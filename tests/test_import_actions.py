@@ -77,6 +77,7 @@ def test_a_player_brings_its_weapons(bpy_scene, tmp_path, mode):
     assert player.name == "tris"
     weapons = sorted(c.name for c in player.children)
     assert weapons == ["w_blaster", "weapon"]
+    assert list(bpy.context.selected_objects) == [player]     # exporting the selection writes the body
     scene = bpy.context.scene
     if mode == "ACTIONS":
         player.classic_model.active_animation = 1
