@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ms3d_rig import euler_quaternions, euler_xyz_from_matrices, nearest_euler, slerp
+from .ms3d_rig import euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler, slerp
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -155,7 +155,7 @@ def chain_counts(parents: list[int], animated: np.ndarray) -> np.ndarray:
     """Per joint, the most animated channels on any root-to-joint chain through it."""
     count = len(parents)
     down = np.zeros(count, dtype=np.int64)          # animated channels from the root down to j
-    order = _parents_first(parents)
+    order = hierarchy_order(parents)
     for j in order:
         down[j] = animated[j] + (down[parents[j]] if parents[j] != -1 else 0)
     best = down.copy()                               # the most on a chain from the root through j
@@ -164,15 +164,6 @@ def chain_counts(parents: list[int], animated: np.ndarray) -> np.ndarray:
             best[parents[j]] = max(best[parents[j]], best[j])
     return np.maximum(best, 1)
 
-
-def _parents_first(parents: list[int]) -> list[int]:
-    depth = []
-    for j in range(len(parents)):
-        d, k = 0, parents[j]
-        while k != -1:
-            d, k = d + 1, parents[k]
-        depth.append(d)
-    return sorted(range(len(parents)), key=lambda j: depth[j])
 
 
 def joint_reach(origins: np.ndarray, parents: list[int], radii: np.ndarray) -> np.ndarray:
@@ -374,7 +365,7 @@ def batch_position_errors(frames: np.ndarray, keys: list, targets: np.ndarray, l
 def chain_bound(terms: np.ndarray, parents: list[int]) -> float:
     """The largest sum of per-joint terms (F, J) along a chain from the root, over frames."""
     total = np.zeros_like(terms)
-    for j in _parents_first(parents):
+    for j in hierarchy_order(parents):
         total[:, j] = terms[:, j] + (total[:, parents[j]] if parents[j] != -1 else 0.0)
     return float(total.max()) if total.size else 0.0
 
@@ -386,7 +377,7 @@ def mesh_deviation(reduction: Reduction, frames: np.ndarray, rest_local: np.ndar
     from ``reduction`` (Hermite positions, and linear ones where ``linear``) and the mesh posed by
     ``sampled_globals`` (F, J, 4, 4); skin as (V, 4) joints and percentages (normalised)."""
     rest_global = np.empty_like(rest_local)
-    for j in _parents_first(parents):
+    for j in hierarchy_order(parents):
         rest_global[j] = rest_local[j] if parents[j] == -1 else rest_global[parents[j]] @ rest_local[j]
     inverse_rest = np.linalg.inv(rest_global)
     rotation = np.stack([_quaternion_matrices(_slerped(c.frames, euler_quaternions(c.values), frames))
@@ -406,7 +397,7 @@ def mesh_deviation(reduction: Reduction, frames: np.ndarray, rest_local: np.ndar
                                       for j, p in enumerate(hermite_linear)], axis=1)
         local[..., 3, 3] = 1.0
         posed = np.empty_like(local)
-        for j in _parents_first(parents):
+        for j in hierarchy_order(parents):
             own = rest_local[j] @ local[:, j]
             posed[:, j] = own if parents[j] == -1 else posed[:, parents[j]] @ own
         moves = ((posed - sampled_globals) @ inverse_rest)[..., :3, :]           # (F, J, 3, 4)
