@@ -43,7 +43,7 @@ def import_one(bpy, path: Path) -> tuple[object | None, str, str]:
     bpy.ops.wm.read_homefile(use_empty=True)
     try:
         with reports_to_stderr():
-            bpy.ops.import_scene.md2(filepath=str(path))
+            bpy.ops.import_scene.md2(filepath=str(path), load_weapons=False)   # one tile per file
     except RuntimeError as exc:
         return None, "", "refused: " + str(exc).splitlines()[0].removeprefix("Error: ").removeprefix(f"{path}: ")
     obj = bpy.context.view_layer.objects.active
