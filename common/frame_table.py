@@ -25,11 +25,6 @@ class FrameEntry:
     group: int = -1
     interval: float = 0.0
 
-    @property
-    def renamed(self) -> bool:
-        """True once the user changed the frame's name (its stored name bytes no longer apply)."""
-        return self.name != self.file_name
-
 
 def record_frame_table(obj: bpy.types.Object, names: list[str], keys: list[bpy.types.ShapeKey],
                        groups: list[int] | None = None, intervals: list[float] | None = None) -> None:
