@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ms3d_rig import euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler, slerp
+from .ms3d_rig import (euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler,
+                       quaternion_rotations, slerp)
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -380,7 +381,7 @@ def mesh_deviation(reduction: Reduction, frames: np.ndarray, rest_local: np.ndar
     for j in hierarchy_order(parents):
         rest_global[j] = rest_local[j] if parents[j] == -1 else rest_global[parents[j]] @ rest_local[j]
     inverse_rest = np.linalg.inv(rest_global)
-    rotation = np.stack([_quaternion_matrices(_slerped(c.frames, euler_quaternions(c.values), frames))
+    rotation = np.stack([quaternion_rotations(_slerped(c.frames, euler_quaternions(c.values), frames))
                          for c in reduction.rotations], axis=1)
     weights = np.where(joints >= 0, percent, 0).astype(np.float64)
     total = weights.sum(axis=1, keepdims=True)
@@ -411,10 +412,3 @@ def mesh_deviation(reduction: Reduction, frames: np.ndarray, rest_local: np.ndar
             worst = max(worst, float(np.linalg.norm(error, axis=2).max(initial=0.0)))
     return worst
 
-
-def _quaternion_matrices(q: np.ndarray) -> np.ndarray:
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
-    x, y, z, w = q.T
-    return np.stack([np.column_stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)]),
-                     np.column_stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)]),
-                     np.column_stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])], axis=1)
