@@ -37,7 +37,7 @@ def register() -> None:
         raise RuntimeError(problem)
     if problem:
         warnings.warn(f"classic_models: {problem}", stacklevel=2)
-    from .exporters import action_list
+    from .exporters.sampling import action_list
     from .ui import menus, panel, properties
     properties.register()
     action_list.register()
@@ -52,7 +52,7 @@ def unregister() -> None:
     from .ui import menus, panel, properties
     menus.unregister()
     panel.unregister()
-    from .exporters import action_list
+    from .exporters.sampling import action_list
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)
     action_list.unregister()

@@ -9,14 +9,14 @@ from bpy_extras.io_utils import ExportHelper, orientation_helper
 
 from ..formats.mdl import parse_mdl, serialize_mdl
 from ..common.mdl_skins import PALETTE_ITEMS
-from .md2_build import Md2ExportOptions
-from .md2_export import export_md2
-from .mdl_build import MdlExportOptions, build_mdl
-from .ms3d_build import Ms3dExportOptions
-from .ms3d_textures import export_ms3d
-from .action_list import draw_action_list, listed_actions, sync_action_list
-from .action_sampling import find_actions
-from .player_export import PLAYER_BODY_FILE, export_md2_player
+from .md2.build import Md2ExportOptions
+from .md2.export import export_md2
+from .mdl.build import MdlExportOptions, build_mdl
+from .ms3d.build import Ms3dExportOptions
+from .ms3d.textures import export_ms3d
+from .sampling.action_list import draw_action_list, listed_actions, sync_action_list
+from .sampling.action_sampling import find_actions
+from .md2.player import PLAYER_BODY_FILE, export_md2_player
 from .run_export import ModelWriter, export_file, export_objects
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)

@@ -218,7 +218,7 @@ def test_imported_actions_export_byte_for_byte_without_evaluating(bpy_scene, tmp
     _select_only(bpy, [obj])
     from importlib import import_module
     from tools.load_extension import enable_extension
-    build = import_module(f"{enable_extension()}.exporters.md2_build")
+    build = import_module(f"{enable_extension()}.exporters.md2.build")
     result = build.build_md2(bpy.context, [obj], build.Md2ExportOptions(frame_source="ACTIONS"))
     assert result.frames_evaluated == 0                   # every frame read from its shape key
     assert serialize_md2(result.model) == source
@@ -303,14 +303,14 @@ def test_object_action_is_baked_and_other_objects_actions_left_out(bpy_scene, tm
 
 def test_action_list_keeps_order_and_ticks(bpy_scene, extension):
     from importlib import import_module
-    action_list = import_module(f"{extension}.exporters.action_list")
+    action_list = import_module(f"{extension}.exporters.sampling.action_list")
     scene = bpy_scene.context.scene
     action_list.sync_action_list(scene, ["a", "b", "c"])
     scene.classic_export_actions.move(2, 0)                 # c, a, b
     scene.classic_export_actions[1].export = False          # a unticked
     action_list.sync_action_list(scene, ["a", "b", "d"])    # c gone, d new
     assert action_list.listed_actions(scene) == [("a", False), ("b", True), ("d", True)]
-    order = import_module(f"{extension}.exporters.action_sampling").order_actions
+    order = import_module(f"{extension}.exporters.sampling.action_sampling").order_actions
     assert order(["a", "b", "d", "e"], [("d", True), ("a", False), ("b", True)]) == ["d", "b", "e"]
 
 
@@ -333,7 +333,7 @@ def test_dialog_draws_every_option_and_the_list_for_actions(bpy_scene, extension
 def test_a_failure_while_sampling_puts_everything_back(bpy_scene, tmp_path, extension, monkeypatch):
     bpy = bpy_scene
     from importlib import import_module
-    sampling = import_module(f"{extension}.exporters.action_sampling")
+    sampling = import_module(f"{extension}.exporters.sampling.action_sampling")
     obj, rig, actions = rigged_model(bpy)
     assign(bpy, rig, actions["walk"])
     rig.animation_data.use_nla = True

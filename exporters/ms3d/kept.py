@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..formats.ms3d import Ms3dComment, Ms3dComments, encode_text
-from ..common.contract import (KEPT_COMMENTS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES,
+from ...formats.ms3d import Ms3dComment, Ms3dComments, encode_text
+from ...common.contract import (KEPT_COMMENTS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS)
-from .ms3d_values import raw_field
+from .values import raw_field
 
 if TYPE_CHECKING:
-    from .ms3d_build import JointTable, Part
+    from .build import JointTable, Part
 
 DEFAULT_BLOCKS = {"comments": 1, "vertex extras": 3, "joint extras": 1, "model extras": 1}
 BLOCK_ORDER = tuple(DEFAULT_BLOCKS)

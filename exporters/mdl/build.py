@@ -15,19 +15,19 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ..formats.anorms import nearest_normal_index
-from ..formats.errors import FormatError
-from ..formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
-from ..formats.mdl_texcoords import assign_texcoords
-from ..formats.palette import indices_to_rgba, rgba_to_indices
-from ..formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
-from ..common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
+from ...formats.anorms import nearest_normal_index
+from ...formats.errors import FormatError
+from ...formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.mdl_texcoords import assign_texcoords
+from ...formats.palette import indices_to_rgba, rgba_to_indices
+from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
+from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
-from ..common.mdl_skins import material_skin_images, read_palette
-from .animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
-from .export_error import ExportError
-from .kept_triangles import insert_at, kept_rows
-from .vertex_normals import vertex_normals
+from ...common.mdl_skins import material_skin_images, read_palette
+from ..sampling.animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
+from ..export_error import ExportError
+from ..sampling.kept_triangles import insert_at, kept_rows
+from ..sampling.vertex_normals import vertex_normals
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
 FRAME_NAME_SIZE = 16

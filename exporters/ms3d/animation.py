@@ -17,10 +17,10 @@ import numpy as np
 import bpy
 from mathutils import Euler, Quaternion
 
-from ..common.contract import GENERATED_KEY
-from .export_error import ExportError
-from ..formats.ms3d_key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
-from ..formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw,
+from ...common.contract import GENERATED_KEY
+from ..export_error import ExportError
+from ...formats.ms3d_key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
+from ...formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw,
                                 local_matrices, nearest_euler, rigid_inverse)
 
 MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)

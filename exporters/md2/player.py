@@ -13,13 +13,13 @@ from pathlib import Path
 
 import bpy
 
-from ..formats.q2_player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
-from ..formats.md2 import parse_md2, serialize_md2
-from .atomic_write import atomic_write
-from .export_error import ExportError
-from .md2_build import Md2ExportOptions, build_md2
-from .md2_skins import plan_skin_files, skin_folder, write_skin_files
-from .run_export import ExportReport
+from ...formats.q2_player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
+from ...formats.md2 import parse_md2, serialize_md2
+from ..atomic_write import atomic_write
+from ..export_error import ExportError
+from .build import Md2ExportOptions, build_md2
+from .skins import plan_skin_files, skin_folder, write_skin_files
+from ..run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE
 _BLENDER_SUFFIX = re.compile(r"\.\d{3}$")
@@ -46,7 +46,7 @@ def player_files(objects: list[bpy.types.Object]) -> dict[str, list[bpy.types.Ob
 def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
                       options: Md2ExportOptions) -> ExportReport:
     """Build every model of the player folder, check their frames agree, then write each model and
-    its skins (as :func:`.md2_export.export_md2` does for one model)."""
+    its skins (as :func:`.export.export_md2` does for one model)."""
     folder = path.parent
     options = replace(options, skin_folder=skin_folder(path, options.skin_path))
     wm = context.window_manager

@@ -14,21 +14,21 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ..formats.anorms import steady_normal_indices
-from ..formats.errors import FormatError
-from ..formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
-from ..formats.md2_glcmds import build_glcmds, glcmd_triangles
-from ..formats.md2_lattice import FrameGrids, frame_grids
-from ..formats.quantize import dequantize, frames_on_grid, quantize
-from ..formats.triangles import drop_degenerate
-from .export_error import ExportError
-from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
+from ...formats.anorms import steady_normal_indices
+from ...formats.errors import FormatError
+from ...formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
+from ...formats.md2_glcmds import build_glcmds, glcmd_triangles
+from ...formats.md2_lattice import FrameGrids, frame_grids
+from ...formats.quantize import dequantize, frames_on_grid, quantize
+from ...formats.triangles import drop_degenerate
+from ..export_error import ExportError
+from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
-from ..common.skin_images import material_image
-from .animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
-from .kept_triangles import insert_at, kept_rows
-from .md2_skins import new_skin_name
-from .vertex_normals import vertex_normals
+from ...common.skin_images import material_image
+from ..sampling.animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
+from ..sampling.kept_triangles import insert_at, kept_rows
+from .skins import new_skin_name
+from ..sampling.vertex_normals import vertex_normals
 
 DEFAULT_SKIN_SIZE = 256
 
@@ -37,7 +37,7 @@ DEFAULT_SKIN_SIZE = 256
 class Md2ExportOptions(FrameExportOptions):
     """Frame source, scale and transform; the grid of new frames: AUTO, SHARED or PER_FRAME; skins:
     'PCX', 'PNG', 'TGA' or 'NAMES' (names only), ``skin_folder`` the folder part of new skin names
-    (see :mod:`.md2_skins`), ``dither`` for PCX."""
+    (see :mod:`.skins`), ``dither`` for PCX."""
     grid: str = "AUTO"
     skins: str = "PCX"
     skin_path: str = ""

@@ -9,7 +9,7 @@
   evaluated with the Armature modifiers switched off (the file holds the bind pose).
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
   (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in
-  :mod:`..formats.ms3d_rig`); its animation becomes keys (:mod:`.ms3d_animation`).
+  :mod:`...formats.ms3d_rig`); its animation becomes keys (:mod:`.animation`).
 * Vertex groups named after bones become the skin: the strongest four influences, percentages
   summing to 100 (largest remainder), strongest as the vertex's own joint.
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
@@ -33,23 +33,23 @@ import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
 
-from ..formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
+from ...formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
                             Ms3dModelExtras, Ms3dVertexExtras)
-from ..common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
+from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
                                KEPT_MEMBERSHIPS, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
                                SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
                                TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
-from ..common.ms3d_data import bone_color, bone_rest_poses, material_values
-from ..common.skin_images import unchanged_source_file
-from ..formats.ms3d_rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
+from ...common.ms3d_data import bone_color, bone_rest_poses, material_values
+from ...common.skin_images import unchanged_source_file
+from ...formats.ms3d_rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
                                 local_matrices, unpack_skin)
-from .export_error import ExportError
-from .ms3d_animation import animate_joints
-from .ms3d_kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_vertices, merge_records,
+from ..export_error import ExportError
+from .animation import animate_joints
+from .kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_vertices, merge_records,
                         model_comments, remap_joints, triangle_rows, uid_lookup)
-from .ms3d_skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
+from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
                         vertex_weights)
-from .ms3d_values import encoded, float32_equal, kept_comment, kept_name, raw_field
+from .values import encoded, float32_equal, kept_comment, kept_name, raw_field
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255
@@ -65,7 +65,7 @@ class Ms3dExportOptions:
     axis_forward: str = "-Z"
     axis_up: str = "Y"
     animation: str = "KEYS"       # or "BAKE": every scene frame from the evaluated pose
-    textures: str = "COPY"        # or "NAMES": see :mod:`.ms3d_textures`
+    textures: str = "COPY"        # or "NAMES": see :mod:`.textures`
     tolerance: float = 0.1        # KEYS: % of the model's size MilkShape's playback may stray; 0 = bake
 
 

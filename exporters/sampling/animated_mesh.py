@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import bpy
 
-from ..formats.errors import FormatError
-from ..common.frame_table import FrameEntry, frame_table, match_frames
-from .export_error import ExportError
+from ...formats.errors import FormatError
+from ...common.frame_table import FrameEntry, frame_table, match_frames
+from ..export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
 from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
 from .mesh_topology import Topology, object_topology

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import bpy
 
-from ..common.ms3d_data import material_values
-from ..common.skin_images import unchanged_source_file
-from ..formats.errors import FormatError
-from ..formats.ms3d import parse_ms3d, serialize_ms3d
-from .atomic_write import atomic_write
-from .export_error import ExportError
-from .md2_skins import SkinFile, encode_skin, image_rgba, write_skin_files
-from .ms3d_build import Ms3dExportOptions, build_ms3d
-from .run_export import ExportReport
+from ...common.ms3d_data import material_values
+from ...common.skin_images import unchanged_source_file
+from ...formats.errors import FormatError
+from ...formats.ms3d import parse_ms3d, serialize_ms3d
+from ..atomic_write import atomic_write
+from ..export_error import ExportError
+from ..md2.skins import SkinFile, encode_skin, image_rgba, write_skin_files
+from .build import Ms3dExportOptions, build_ms3d
+from ..run_export import ExportReport
 
 ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import bpy
 
-from ..formats.errors import FormatError
+from ...formats.errors import FormatError
 
 BASIS = 0
 

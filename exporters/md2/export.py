@@ -10,11 +10,11 @@ from pathlib import Path
 
 import bpy
 
-from ..formats.md2 import parse_md2, serialize_md2
-from .atomic_write import atomic_write
-from .md2_build import Md2ExportOptions, build_md2
-from .md2_skins import plan_skin_files, skin_folder, write_skin_files
-from .run_export import ExportReport
+from ...formats.md2 import parse_md2, serialize_md2
+from ..atomic_write import atomic_write
+from .build import Md2ExportOptions, build_md2
+from .skins import plan_skin_files, skin_folder, write_skin_files
+from ..run_export import ExportReport
 
 
 def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],

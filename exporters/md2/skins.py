@@ -24,14 +24,14 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ..common.contract import SOURCE_PATH
-from ..common.skin_images import image_unchanged
-from ..formats.errors import FormatError
-from ..formats.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
-from ..formats.pcx import decode_pcx, encode_pcx
-from ..formats.truecolour import encode_png, encode_tga
-from .atomic_write import atomic_write
-from .export_error import ExportError
+from ...common.contract import SOURCE_PATH
+from ...common.skin_images import image_unchanged
+from ...formats.errors import FormatError
+from ...formats.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
+from ...formats.pcx import decode_pcx, encode_pcx
+from ...formats.truecolour import encode_png, encode_tga
+from ..atomic_write import atomic_write
+from ..export_error import ExportError
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
 GAME_SUBFOLDERS = ("models", "players")

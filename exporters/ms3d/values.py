@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats.errors import FormatError
-from ..formats.ms3d import NAME_SIZE, encode_text
-from ..common.contract import COMMENT_PROP
+from ...formats.errors import FormatError
+from ...formats.ms3d import NAME_SIZE, encode_text
+from ...common.contract import COMMENT_PROP
 
 
 def float32_equal(a, b) -> bool:

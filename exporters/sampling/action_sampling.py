@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import bpy
 
-from ..formats.animations import group_animations
+from ...formats.animations import group_animations
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
-from .export_error import ExportError
+from ..export_error import ExportError
 from .frame_sampling import BASIS, _curve_values, evaluated_positions, has_active_modifiers, read_key_positions
 
 FRAME_NAME_LIMIT = 15

@@ -1,0 +1,1 @@
+"""MD2 export: model build, file and skins, Quake II player folders."""

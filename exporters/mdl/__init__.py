@@ -1,0 +1,1 @@
+"""MDL export: model build."""
