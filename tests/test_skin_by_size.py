@@ -140,7 +140,7 @@ def test_import_shows_the_image_and_names_the_rule(bpy_scene, tmp_path, capfd):
     objects = {o.name: o for o in bpy.context.scene.objects}
     for name in ("tris", "weapon"):
         images = [m.node_tree.nodes["Image Texture"].image for m in objects[name].data.materials
-                  if m.use_nodes and "Image Texture" in m.node_tree.nodes]
+                  if m.node_tree is not None and "Image Texture" in m.node_tree.nodes]
         assert [Path(i["source_path"]).name for i in images if i is not None] == ["jorg.pcx"], name
 
 
