@@ -62,3 +62,20 @@ def test_a_retimed_body_still_follows_the_scene_range(bpy_scene, tmp_path, playe
     assert out.num_frames == max(FRAMES.values())
     original = parse_md2(data["tris.md2"])
     np.testing.assert_array_equal(out.frame_verts[1:FRAMES["tris.md2"] + 1], original.frame_verts)
+
+
+def test_an_mdl_beside_a_longer_md2_exports_its_own_frames(bpy_scene, tmp_path, player):
+    """The rule is the Timeline export's, not the player import's: an MDL sharing the scene with a
+    longer model writes its own poses too."""
+    from formats.mdl import serialize_mdl
+    from test_frame_table_mdl import mixed_model
+    from test_mdl_blender import export_mdl, import_mdl
+    bpy = bpy_scene
+    folder, data = player
+    import_md2(bpy, folder / "w_long.md2")
+    mdl = serialize_mdl(mixed_model())
+    (tmp_path / "m.mdl").write_bytes(mdl)
+    obj = import_mdl(bpy, tmp_path / "m.mdl")
+    scene = bpy.context.scene
+    assert scene.frame_end - scene.frame_start + 1 == FRAMES["w_long.md2"] > len(obj.classic_model.frames)
+    assert export_mdl(bpy, obj, tmp_path / "out.mdl") == mdl
