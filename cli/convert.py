@@ -301,6 +301,10 @@ def convert(job: ConvertJob) -> list[str]:
     if settings.target == "glb":
         kwargs, notes = operator_kwargs(exporter, settings.export_options, GLTF_DEFAULTS)
         warnings += notes
+        dropped = drop_faceless_frames(bpy.context.scene)
+        if dropped:
+            warnings.append(f"the frames of {', '.join(dropped)} are left out of {output.name}: glTF animates "
+                            "frames as morph targets, which a mesh without triangles cannot have")
         temporary = temporary_output(output, os.getpid())
         try:
             _run_operator(exporter, filepath=str(temporary), **kwargs)
@@ -335,6 +339,20 @@ def no_geometry_warning(scene, source: Path, output_name: str) -> str | None:
     problems = inspect_file(source, load_skins=False).problems
     why = next((p.message for p in problems if p.message.startswith(NO_DRAWABLE)), NO_DRAWABLE)
     return f"{why}; {output_name} holds no geometry"
+
+
+def drop_faceless_frames(scene) -> list[str]:
+    """Remove the shape keys (and so their animation) of meshes without faces, before a glTF export.
+
+    Blender's glTF exporter writes such a mesh as an empty node but still writes its shape-key
+    animation as a ``weights`` channel, which glTF forbids on a node without morph targets (Khronos
+    validator: ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS). Returns the objects' names."""
+    dropped = []
+    for obj in scene.objects:
+        if obj.type == "MESH" and not len(obj.data.polygons) and obj.data.shape_keys is not None:
+            obj.shape_key_clear()
+            dropped.append(obj.name)
+    return dropped
 
 
 def temporary_output(output: Path, pid: int) -> Path:

@@ -29,8 +29,8 @@ from ..formats.md2_glcmds import decode_glcmds
 from ..formats.pcx import decode_pcx
 from ..formats.ms3d_joints import joint_parents, last_frame
 from ..formats.palette import quake2_palette
-from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_skin, find_texture,
-                                     texture_candidates)
+from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
+                                     find_texture, texture_candidates)
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
@@ -194,7 +194,7 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
 
 def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int, load_skins: bool) -> None:
     """Each stored skin and where it is; when none is found, the images the import shows instead
-    (:func:`find_own_skins`), as the import reports them (a missing name is then no warning)."""
+    (:func:`find_own_skins`, then :func:`find_sized_skin`), as the import reports them (a missing name is then no warning)."""
     first = {}
     for i, name in enumerate(model.skins):
         first.setdefault(name, i)
@@ -202,7 +202,8 @@ def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int,
         info.skins += [SkinInfo(name, False, None, "not looked up") for name in first]
         return
     lookups = {name: find_skin(path, name) for name in first}
-    own = None if any(l.path is not None for l in lookups.values()) else find_own_skins(path)
+    own = None if any(l.path is not None for l in lookups.values()) else (
+        find_own_skins(path) or find_sized_skin(path, model.skin_width, model.skin_height))
     for name, i in first.items():
         if own is None:
             _lookup_skin(info, path, name, f"skin {i}", ofs_skins + i * md2.SKIN.itemsize)

@@ -83,3 +83,25 @@ def match_frames(obj: bpy.types.Object, table: list[FrameEntry], positions_in_ta
         elif position is not None and 0 <= position < len(table):
             out[f] = position
     return out
+
+
+def own_frame_span(obj: bpy.types.Object, frames: list[int], key_indices: list[int | None]) -> slice | None:
+    """The stretch of the sampled scene ``frames`` (consecutive) that plays the object's own file
+    frames, when the scene range is longer than them only because a longer model shares the scene
+    (a Quake II player's weapon models): each of its frames is exactly its own entry in file order
+    (``key_indices``: the key each sampled frame equals) and the frames outside only hold its first
+    or last frame. None when the range is the object's own, does not cover it, or anything was
+    re-timed or edited there (then the scene range is what the user asks for)."""
+    table = frame_table(obj)
+    key = obj.data.shape_keys if obj.type == "MESH" else None
+    if not table or key is None or not obj.classic_model.source_format or not frames:
+        return None
+    count, first = len(table), obj.classic_model.frame_offset - frames[0]
+    if len(frames) <= count or first < 0 or first + count > len(frames):
+        return None
+    by_key = entries_of_keys(table, [b.name for b in key.key_blocks])
+    entries = [by_key.get(k, -1) if k else -1 for k in key_indices]
+    if (entries[first:first + count] != list(range(count)) or any(e != 0 for e in entries[:first])
+            or any(e != count - 1 for e in entries[first + count:])):
+        return None
+    return slice(first, first + count)

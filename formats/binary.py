@@ -44,8 +44,23 @@ def encode_name(name: str, size: int, field: str) -> bytes:
     except UnicodeEncodeError as exc:
         raise FormatError(f"name {name!r} has characters outside Latin-1", field=field) from exc
     if len(raw) >= size:
-        raise FormatError(f"name {name!r} is {len(raw)} bytes, at most {size - 1} fit", field=field)
+        raise FormatError(f"name {name!r} is {len(raw)} bytes, at most {size - 1} fit "
+                          f"(the last byte of the field is kept for the NUL that ends the name)", field=field)
     return raw.ljust(size, b"\0")
+
+
+def name_length_problem(what: str, name: str, size: int) -> str | None:
+    """Why a new or changed ``name`` cannot go into a ``size``-byte field, or None if it fits.
+
+    Engines read these fields as C strings (Quake's ``Mod_LoadAliasFrame`` copies the frame name with
+    ``strcpy``; Quake II's ``Mod_LoadAliasModel`` passes each 64-byte skin field to ``GL_FindImage``), so a
+    name the export writes anew leaves room for its NUL: ``size - 1`` characters at most. A name the
+    file filled to the last byte is only written back from the field it was read from (byte for byte)."""
+    length = len(name.encode("latin-1", "replace"))
+    if length < size:
+        return None
+    return (f"{what} {name!r} is {length} characters, {length - size + 1} over the limit of {size - 1} "
+            f"(a new or changed name leaves the last of the field's {size} bytes for the NUL that ends it)")
 
 
 def require_finite(values: np.ndarray, field: str, offset: int) -> None:

@@ -219,7 +219,7 @@ def _has_junk(fields: list[bytes]) -> bool:
 def _name_fields(names: list[str], raw: list[bytes] | None, size: int, what: str) -> list[bytes]:
     if raw is not None and len(raw) != len(names):
         raw = None
-    return [raw[i] if raw is not None and len(raw[i]) == size and b"\0" in raw[i] and decode_name(raw[i]) == name
+    return [raw[i] if raw is not None and len(raw[i]) == size and decode_name(raw[i]) == name
             else encode_name(name, size, what) for i, name in enumerate(names)]
 
 

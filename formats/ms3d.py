@@ -18,7 +18,9 @@ and the optional blocks the seed omits)::
                                   {float time; float rotation[3]}[nrot]; {float time; float position[3]}[npos]}
 
 Then up to four optional blocks, in this order, each opened by ``int32 subversion``. The file may end
-exactly before any of them; ending inside one is an error::
+before any of them, or inside one (released files do: a vertex-extras block cut after its subversion
+and 3 bytes): the cut block and what follows are kept in ``trailing`` with a warning naming the block,
+its offset and what was missing. Ending inside the required blocks above is an error::
 
     comments (1)       for groups, materials, joints in turn:
                        int32 count; {int32 index; int32 length; char text[length]}[count]
@@ -268,6 +270,10 @@ class Ms3dModel:
         return [(name, block.subversion) for name, block in blocks if block is not None]
 
 
+class _CutShort(FormatError):
+    """A read that runs past the end of the file (the file was cut short there)."""
+
+
 class _Cursor:
     """Sequential bounds-checked reads; ``pos`` is the next unread byte."""
 
@@ -279,17 +285,25 @@ class _Cursor:
     def remaining(self) -> int:
         return len(self.data) - self.pos
 
+    def _within(self, size: int, field: str) -> None:
+        if 0 <= size and self.pos + size > len(self.data):
+            raise _CutShort(f"needs {size} bytes at offset {self.pos}, file has {len(self.data)}",
+                            field=field, offset=self.pos)
+
     def records(self, dtype: np.dtype, count: int, field: str) -> np.ndarray:
+        self._within(dtype.itemsize * count, field)
         out = read_records(self.data, self.pos, dtype, count, field)
         self.pos += dtype.itemsize * count
         return out
 
     def one(self, dtype: np.dtype, field: str) -> np.void:
+        self._within(dtype.itemsize, field)
         out = read_struct(self.data, self.pos, dtype, field)
         self.pos += dtype.itemsize
         return out
 
     def raw(self, size: int, field: str) -> bytes:
+        self._within(size, field)
         check_span(self.data, self.pos, size, field)
         self.pos += size
         return self.data[self.pos - size:self.pos]
@@ -301,8 +315,8 @@ class _Cursor:
         if n < 0:
             raise FormatError(f"negative count {n}", field=field, offset=at)
         if n * min_item_size > self.remaining:
-            raise FormatError(f"{n} records need at least {n * min_item_size} bytes, {self.remaining} are left",
-                              field=field, offset=at)
+            raise _CutShort(f"{n} records need at least {n * min_item_size} bytes at offset {self.pos}, "
+                            f"file has {len(self.data)}", field=field, offset=at)
         return n
 
 
@@ -434,14 +448,21 @@ def _read_optional_blocks(cur: _Cursor, model: Ms3dModel, counts: tuple[int, int
     for name, attribute, known in OPTIONAL_BLOCKS:
         if not cur.remaining:
             break
-        at = cur.pos
-        subversion = int(cur.one(I32, f"{name} subversion"))
-        if subversion not in known:
+        at, warned = cur.pos, len(model.warnings)
+        try:
+            subversion = int(cur.one(I32, f"{name} subversion"))
+            if subversion not in known:
+                cur.pos = at
+                model.warnings.append(f"{name} subversion {subversion} at offset {at} is not understood: "
+                                      f"the last {cur.remaining} bytes are kept unread")
+                break
+            setattr(model, attribute, readers[attribute](cur, subversion, model, counts))
+        except _CutShort as exc:
             cur.pos = at
-            model.warnings.append(f"{name} subversion {subversion} at offset {at} is not understood: "
-                                  f"the last {cur.remaining} bytes are kept unread")
+            del model.warnings[warned:]
+            model.warnings.append(f"the {name} block at offset {at} is cut short ({exc.field}: {exc.message}): "
+                                  f"its {cur.remaining} bytes are kept unread and written back as they are")
             break
-        setattr(model, attribute, readers[attribute](cur, subversion, model, counts))
     else:
         if cur.remaining:
             model.warnings.append(f"{cur.remaining} bytes after the last optional block are kept unread")

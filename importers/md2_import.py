@@ -27,7 +27,7 @@ from ..common.skin_images import load_skin_image, skin_material
 from ..formats.palette import quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
-from .skin_lookup import OwnSkins, find_own_skins, find_skin
+from .skin_lookup import OwnSkins, find_own_skins, find_sized_skin, find_skin
 from .transaction import datablock_transaction
 
 MD2_FPS = 10
@@ -145,7 +145,8 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
 def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
                     result: ImportResult) -> list[bpy.types.Material]:
     """One material per stored skin name; when none of them is found (or there are none), the
-    model's own images beside it (:func:`find_own_skins`) or the *Skin Image* option fill in.
+    model's own images beside it (:func:`find_own_skins`, then :func:`find_sized_skin`: looser names,
+    only at the header's skin size) or the *Skin Image* option fill in.
     Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported)."""
     palette = quake2_palette() if options.pcx_colours == "GAME" else None
     named = list(dict.fromkeys(model.skins))
@@ -155,7 +156,8 @@ def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
         given = Path(bpy.path.abspath(options.skin_image))
         own = OwnSkins([given], f"{given.name} given as Skin Image")
     else:
-        own = None if any(found) else find_own_skins(path)
+        own = None if any(found) else (find_own_skins(path)
+                                       or find_sized_skin(path, model.skin_width, model.skin_height))
     for lookup in lookups:
         if lookup.warning and not (own is not None and lookup.path is None):
             result.warnings.append(f"{path.name}: {lookup.warning}")

@@ -579,9 +579,9 @@ def _truncations(data: bytes) -> dict[str, tuple[int, bool]]:
     return {"in vertices": (off["vertices"] + 7, False), "in triangles": (off["triangles"] + 100, False),
             "in a group": (off["group0.tris"] + 3, False), "in materials": (off["nmaterials"] + 40, False),
             "in joint keys": (off["joint3"] + 120, False), "at the end of the joints": (off["required_end"], True),
-            "in comments": (off["comments.subversion"] + 9, False), "after comments": (off["comments.end"], True),
-            "in vertex extras": (off["vertex extras.subversion"] + 30, False),
-            "in model extras": (len(data) - 2, False)}
+            "in comments": (off["comments.subversion"] + 9, True), "after comments": (off["comments.end"], True),
+            "in vertex extras": (off["vertex extras.subversion"] + 30, True),
+            "in model extras": (len(data) - 2, True)}
 
 
 @pytest.mark.parametrize("cut", ["in vertices", "in triangles", "in a group", "in materials", "in joint keys",
@@ -597,9 +597,11 @@ def test_truncated_files(bpy_scene, tmp_path, cut):
     target = tmp_path / "cut.ms3d"
     target.write_bytes(data[:length])
     before = counts(bpy)
-    if valid:
+    if valid:       # a cut inside an optional block keeps its bytes (issue 19) and writes them back
         import_ms3d(bpy, target)
         assert len(group_objects(bpy)) == 10
+        export_ms3d(bpy, tmp_path / "again.ms3d")
+        assert (tmp_path / "again.ms3d").read_bytes() == data[:length]
     else:
         with pytest.raises(RuntimeError, match="cut.ms3d"):
             bpy.ops.import_scene.ms3d(filepath=str(target))

@@ -258,20 +258,45 @@ def test_version_3_is_accepted():
 # truncation and unknown data
 
 def test_truncation_at_every_byte():
-    """A cut exactly at a block boundary parses with the blocks before it; any other cut raises."""
+    """A cut at a block boundary parses with the blocks before it; a cut inside an optional block
+    parses with the blocks before it, keeps the cut block's bytes as ``trailing`` with a warning naming
+    the block and its offset, and writes the file again byte for byte; a cut inside the required
+    blocks raises."""
     full = _synthetic(4)
     data = serialize_ms3d(full)
     boundaries = {len(serialize_ms3d(_synthetic(k))): k for k in range(5)}
     assert boundaries[len(data)] == 4
+    starts = sorted(boundaries)
     for size in range(len(data)):
         if size in boundaries:
             model = parse_ms3d(data[:size])
             assert model.optional_blocks() == ALL_FOUR[:boundaries[size]], size
             assert model.warnings == [] and model.trailing == b""
             assert serialize_ms3d(model) == data[:size]
+        elif size > starts[0]:
+            start = max(b for b in starts if b < size)
+            model = parse_ms3d(data[:size])
+            complete = boundaries[start]
+            assert model.optional_blocks() == ALL_FOUR[:complete], size
+            assert model.trailing == data[start:size]
+            assert len(model.warnings) == 1
+            assert model.warnings[0].startswith(f"the {BLOCK_NAMES[complete]} block at offset {start} is cut short")
+            assert serialize_ms3d(model) == data[:size]
         else:
             with pytest.raises(FormatError):
                 parse_ms3d(data[:size])
+
+
+def test_released_cut_vertex_extras_keep_what_milkshape_needs():
+    """As four models of a released game: the vertex-extras block ends after its subversion and 3 bytes."""
+    base = serialize_ms3d(_synthetic(1))
+    data = base + struct.pack("<i", 2) + b"\x01\x02\x03"
+    model = parse_ms3d(data)
+    assert model.optional_blocks() == [("comments", 1)]
+    assert model.warnings == [f"the vertex extras block at offset {len(base)} is cut short (vertex extras: needs "
+                              f"{4 * 10} bytes at offset {len(base) + 4}, file has {len(data)}): its 7 bytes are "
+                              "kept unread and written back as they are"]
+    assert serialize_ms3d(model) == data
 
 
 @pytest.mark.parametrize("blocks", range(4))
@@ -303,11 +328,11 @@ def _patched(fmt: str, field: str, value, blocks: int = 4) -> bytes:
 
 INFLATED = [("<H", name, 0xFFFF) for name in ("nverts", "ntris", "ngroups", "nmaterials", "njoints")] + [
     ("<H", "group0", 0xFFFF), ("<H", "joint0", 0xFFFF), ("<H", "joint1", 0xFFFF),
-    ("<i", "group comment count", 2**31 - 1), ("<i", "group comment count", -1),
-    ("<i", "joint comment count", 2**31 - 1),
-    ("<i", "group comment 0 length", 2**31 - 1), ("<i", "group comment 0 length", -1),
-    ("<i", "model comment length", 2**31 - 1), ("<i", "model comment length", -5),
+    ("<i", "group comment count", -1), ("<i", "group comment 0 length", -1), ("<i", "model comment length", -5),
 ]
+# Counts in an optional block that claim more than the file holds read as a block cut short there.
+INFLATED_OPTIONAL = [("<i", "group comment count", 2**31 - 1), ("<i", "joint comment count", 2**31 - 1),
+                     ("<i", "group comment 0 length", 2**31 - 1), ("<i", "model comment length", 2**31 - 1)]
 FIELD_SHIFT = {"group0": 33, "joint0": 89, "joint1": 91}       # group n; joint0 nrot; joint1 npos
 
 
@@ -319,6 +344,19 @@ def test_inflated_counts_raise_at_once(fmt, field, value):
     with pytest.raises(FormatError):
         parse_ms3d(bytes(data))
     assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("fmt,field,value", INFLATED_OPTIONAL)
+def test_inflated_counts_in_the_comments_block_stop_at_once_and_keep_the_bytes(fmt, field, value):
+    data = bytearray(serialize_ms3d(_synthetic()))
+    struct.pack_into(fmt, data, decode(bytes(data)).offsets[field], value)
+    start = time.perf_counter()
+    model = parse_ms3d(bytes(data))
+    assert time.perf_counter() - start < 0.5
+    comments_at = len(serialize_ms3d(_synthetic(0)))
+    assert model.optional_blocks() == [] and model.trailing == bytes(data[comments_at:])
+    assert model.warnings[0].startswith(f"the comments block at offset {comments_at} is cut short")
+    assert serialize_ms3d(model) == bytes(data)
 
 
 @pytest.mark.parametrize("ident,version,needle", [

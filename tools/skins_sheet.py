@@ -39,7 +39,7 @@ def shown_image(obj):
 def import_one(bpy, path: Path) -> tuple[object | None, str, str]:
     """(object or None, image name, the import's skin report line) for ``path``."""
     from tools.benchmark import reports_to_stderr
-    from importers.skin_lookup import find_own_skins
+    from importers.skin_lookup import find_own_skins, find_sized_skin
     bpy.ops.wm.read_homefile(use_empty=True)
     try:
         with reports_to_stderr():
@@ -54,7 +54,8 @@ def import_one(bpy, path: Path) -> tuple[object | None, str, str]:
     source = Path(str(image.get("source_path", image.name))).name
     if named and source.lower() == named[0].replace("\\", "/").split("/")[-1].lower():
         return obj, source, "the name the file stores"
-    own = find_own_skins(path)
+    settings = obj.classic_model
+    own = find_own_skins(path) or find_sized_skin(path, settings.skin_width, settings.skin_height)
     return obj, source, own.reason.split(" (", 1)[-1].rstrip(")") if own else "?"
 
 

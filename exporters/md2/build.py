@@ -15,6 +15,7 @@ import numpy as np
 import bpy
 
 from ...formats.anorms import steady_normal_indices
+from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
 from ...formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ...formats.md2_glcmds import build_glcmds, glcmd_triangles
@@ -76,10 +77,14 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
     skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
-    _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
+    stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
+    name_raw = ([stored.name_fields[m] if exported.stored_name(f) else b"" for f, m in enumerate(exported.match)]
+                if stored else None)
+    skin_raw = _stored_skin_fields(first, skins)
+    _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames,
+                  _new_names(names, name_raw), _new_names(skins, skin_raw))
 
     result = BuildResult(model=None, skin_images=skin_images)  # type: ignore[arg-type]
-    stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
@@ -93,9 +98,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
                             frame_translate=translate, frame_verts=verts, frame_normals=normals,
-                            glcmds=glcmds, skin_name_raw=_stored_skin_fields(first, skins),
-                            frame_name_raw=[stored.name_fields[m] if exported.stored_name(f) else b""
-                                            for f, m in enumerate(exported.match)] if stored else None)
+                            glcmds=glcmds, skin_name_raw=skin_raw, frame_name_raw=name_raw)
     if progress:
         progress(1.0)
     return result
@@ -270,24 +273,26 @@ def _stored_skin_fields(obj: bpy.types.Object, skins: list[str]) -> list[bytes] 
     return [blob[i:i + SKIN_NAME_SIZE] for i in range(0, len(blob), SKIN_NAME_SIZE)]
 
 
-def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_names: list[str],
-                  skins: list[str]) -> None:
+def _new_names(names: list[str], stored_fields: list[bytes] | None) -> list[str | None]:
+    """``names`` with None for each name written back from the field the file stored it in (a name
+    that filled its field to the last byte is kept byte for byte while it is unchanged)."""
+    if stored_fields is None or len(stored_fields) != len(names):
+        return list(names)
+    return [None if raw and decode_name(raw) == name else name for name, raw in zip(names, stored_fields)]
+
+
+def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_names: list[str | None],
+                  skins: list[str | None]) -> None:
+    """Counts against the engine's limits; names (None: written back from the file's own field) against
+    their fields, leaving room for the NUL."""
     problems = []
     for what, count, limit in (("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
                                ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)):
         if count > limit:
             problems.append(f"{count} {what}, {count - limit} over the limit of {limit}")
-    for frame_name in frame_names:
-        size = len(frame_name.encode("latin-1", "replace"))
-        if size >= FRAME_NAME_SIZE:
-            problems.append(f"frame name {frame_name!r} is {size} characters, "
-                            f"{size - LIMITS.frame_name} over the limit of {LIMITS.frame_name}")
-    for skin in skins:
-        size = len(skin.encode("latin-1", "replace"))
-        if size >= SKIN_NAME_SIZE:
-            problems.append(f"skin name {skin!r} is {size} characters, "
-                            f"{size - LIMITS.skin_name} over the limit of {LIMITS.skin_name}")
-    for text in frame_names + skins:
+    for what, texts, size in (("frame name", frame_names, FRAME_NAME_SIZE), ("skin name", skins, SKIN_NAME_SIZE)):
+        problems += [p for n in texts if n is not None and (p := name_length_problem(what, n, size))]
+    for text in [n for n in frame_names + skins if n is not None]:
         try:
             text.encode("latin-1")
         except UnicodeEncodeError:

@@ -16,6 +16,7 @@ import numpy as np
 import bpy
 
 from ...formats.anorms import nearest_normal_index
+from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
 from ...formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl_texcoords import assign_texcoords
@@ -85,14 +86,18 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if degenerate is not None:
         triangles = insert_at(triangles, degenerate["vertices"].astype(triangles.dtype), degenerate["index"])
         facesfront = insert_at(facesfront, degenerate["facesfront"], degenerate["index"])
+    stored = (_stored_poses(mesh, positions.shape[1], len(exported.table))
+              if single and not tex.vertices_added else None)
+    name_raw = ([bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
+                 for f, m in enumerate(exported.match)] if stored is not None else None)
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
-    _check_limits(first.name, positions.shape[1], len(triangles), len(names), names, height, limits, options)
+    new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
+                 for f, n in enumerate(names)]
+    _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
 
     grid_scale, grid_translate = _grid(mesh if single else None, positions)
     verts = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                      np.broadcast_to(grid_translate, (len(positions), 3)))
-    stored = (_stored_poses(mesh, positions.shape[1], len(exported.table))
-              if single and not tex.vertices_added else None)
     normals, bbox_min, bbox_max, kept = _poses(verts, exported.match, stored, grid_scale, grid_translate,
                                                tex.triangles[:, ::-1])
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
@@ -108,8 +113,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         skins=skins, onseam=tex.onseam, s=tex.s, t=tex.t, facesfront=facesfront,
         triangles=triangles, pose_names=names, pose_verts=verts, pose_normals=normals,
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
-        pose_name_raw=[bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
-                       for f, m in enumerate(exported.match)] if stored is not None else None)
+        pose_name_raw=name_raw)
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
 
 
@@ -287,10 +291,11 @@ def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlL
                                ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)):
         if count > limit:
             problems.append(f"{count} {what}, {count - limit} over {where}'s limit of {limit}")
-    for frame_name in names:
-        size = len(frame_name.encode("latin-1", "replace"))
-        if size >= FRAME_NAME_SIZE:
-            problems.append(f"frame name {frame_name!r} is {size} characters, {size - 15} over the limit of 15")
+    for frame_name in names:     # None: a full 16-byte name written back from the file's own field
+        if frame_name is None:
+            continue
+        if problem := name_length_problem("frame name", frame_name, FRAME_NAME_SIZE):
+            problems.append(problem)
         try:
             frame_name.encode("latin-1")
         except UnicodeEncodeError:

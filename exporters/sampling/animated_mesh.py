@@ -7,13 +7,13 @@ with modifiers and armatures applied, in file units.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import bpy
 
 from ...formats.errors import FormatError
-from ...common.frame_table import FrameEntry, frame_table, match_frames
+from ...common.frame_table import FrameEntry, frame_table, match_frames, own_frame_span
 from ..export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
 from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
@@ -69,12 +69,25 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
         return _sample_actions(context, meshes, options, format_name, int_attributes, kept_triangles)
     frames = list(range(scene.frame_start, scene.frame_end + 1))
     parts = [_sample(context, obj, frames, options, format_name, int_attributes, kept_triangles) for obj in meshes]
+    if options.frame_source == "TIMELINE":
+        parts, frames = _own_frames(parts, frames)
     count = len(parts[0].positions)
     for part in parts[1:]:
         if len(part.positions) != count:
             raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
                               f"{parts[0].obj.name!r} has {count}; export them separately")
     return parts, frames
+
+
+def _own_frames(parts: list[MeshPart], frames: list[int]) -> tuple[list[MeshPart], list[int]]:
+    """Imported models whose scene range is longer than their own frames only because a longer model
+    shares the scene (a player's weapons) export their own frames (:func:`own_frame_span`)."""
+    spans = [own_frame_span(p.obj, frames, p.key_indices) for p in parts]
+    span = spans[0]
+    if span is None or any(s != span for s in spans):
+        return parts, frames
+    return [replace(p, positions=p.positions[span], key_names=p.key_names[span], key_indices=p.key_indices[span])
+            for p in parts], frames[span]
 
 
 def imported_as_actions(obj: bpy.types.Object, options: FrameExportOptions) -> bool:
