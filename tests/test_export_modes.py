@@ -74,7 +74,12 @@ def test_export_from_edit_mode_writes_the_edit_and_stays_in_edit_mode(bpy_scene,
     path, result = run_export(bpy, kind, tmp_path)
     assert result == {"FINISHED"}
     assert obj.mode == "EDIT" and bpy.context.object == obj and obj.select_get()
-    verts = file_vertices(kind, path)
+    assert_moved_corner(kind, file_vertices(kind, path))
+    bm = bmesh.from_edit_mesh(obj.data)       # the edit is still there, in Edit Mode
+    assert any(np.allclose(tuple(v.co), MOVED) for v in bm.verts)
+
+
+def assert_moved_corner(kind: str, verts: np.ndarray) -> None:
     if kind == "ms3d":      # MilkShape's axes: y up, z towards the viewer (Blender -y); x is x
         moved, old = verts[:, 0] == np.float32(0.5), np.isclose(verts[:, 0], -1.0)
         assert moved.sum() == 1 and np.allclose(np.abs(verts[moved][0, 1:]), 1.0) and old.sum() == 3
@@ -82,8 +87,20 @@ def test_export_from_edit_mode_writes_the_edit_and_stays_in_edit_mode(bpy_scene,
         step = 0.02     # a 2-unit cube on 255 steps: under 0.008 per step; half of it is the error bound
         assert np.linalg.norm(verts - MOVED, axis=1).min() < step
         assert np.linalg.norm(verts - (-1.0, -1.0, -1.0), axis=1).min() > 1.0
-    bm = bmesh.from_edit_mesh(obj.data)       # the edit is still there, in Edit Mode
-    assert any(np.allclose(tuple(v.co), MOVED) for v in bm.verts)
+
+
+@pytest.mark.parametrize("kind", ("md2", "mdl", "ms3d"))
+def test_collection_exporter_from_edit_mode_writes_the_edit(bpy_scene, tmp_path, kind):
+    bpy = bpy_scene
+    obj = edited_cube(bpy)
+    models = bpy.data.collections["Models"]
+    path = tmp_path / f"c.{kind}"
+    with bpy.context.temp_override(collection=models):
+        bpy.ops.collection.exporter_add(name=f"IO_FH_classic_models_{kind}")
+        models.exporters[0].export_properties.filepath = str(path)
+        assert bpy.ops.collection.exporter_export(index=0) == {"FINISHED"}
+    assert obj.mode == "EDIT"
+    assert_moved_corner(kind, file_vertices(kind, path))
 
 
 def mode_scene(bpy):
