@@ -25,7 +25,9 @@ from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, qu
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
-from ..sampling.animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
+from ..sampling.animated_mesh import ExportedFrames
+from ..sampling.options import FrameExportOptions
+from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.vertex_normals import vertex_normals
@@ -50,24 +52,24 @@ class MdlBuildResult:
     warnings: list[str] = field(default_factory=list)
     vertices_added: int = 0
     poses_kept: int = 0
+    info: list[str] = field(default_factory=list)
 
 
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
-    parts, frames = sample_parts(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
     if progress:
         progress(0.4)
-    first = parts[0].obj
+    parts, first, exported = sampled.parts, sampled.first, sampled.exported
     mesh = first.data
     single = len(parts) == 1
     settings = first.classic_model
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette)
     skins, width, height = _skins(first, palette, options, warnings)
-    exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
     names = exported.names
-    positions, tris_ccw, uvs = merged(parts)
+    positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     file_tris = tris_ccw[:, ::-1]
     uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
     corner_uv = uvs[:, ::-1]
@@ -114,7 +116,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         triangles=triangles, pose_names=names, pose_verts=verts, pose_normals=normals,
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
         pose_name_raw=name_raw)
-    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), list(sampled.info))
 
 
 def _palette(path_text: str, game: str) -> np.ndarray:
