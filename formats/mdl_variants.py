@@ -121,3 +121,15 @@ def decode16(high: np.ndarray, low: np.ndarray, scale: np.ndarray, translate: np
     scale = np.asarray(scale, np.float32)
     return (np.asarray(high, np.float32) * scale + np.asarray(low, np.float32) * (scale / np.float32(256))
             + np.asarray(translate, np.float32)).astype(np.float32)
+
+
+def frames_on_lattice16(positions: np.ndarray, scale: np.ndarray, translate: np.ndarray) -> np.ndarray:
+    """(F,) True where every position of the frame is the MD16 decoding of its nearest 16-bit value
+    (within a thousandth of the 16-bit step plus float32 rounding of the largest coordinate)."""
+    fine = quantize16(positions, scale, translate)
+    decoded = decode16(fine >> 8, fine & 255, scale, translate)
+    scale = np.asarray(scale, np.float32)
+    extent = np.maximum(np.abs(np.asarray(translate, np.float32)) + 256 * np.abs(scale), 1.0)
+    tolerance = 1e-3 * scale / 256 + 4e-7 * extent
+    error = np.abs(decoded - np.asarray(positions, np.float32))
+    return np.all(error <= tolerance, axis=(1, 2))
