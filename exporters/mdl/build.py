@@ -32,6 +32,7 @@ from ..sampling.vertex_normals import vertex_normals
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
+HEXEN2_LIMITS = MdlLimits(vertices=2000)   # uHexen2 gl_model.h MAXALIASVERTS (RAPO is Hexen II's)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
 
@@ -101,7 +102,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if kept_st is not None:
         tex = kept_st[1]
         st_triangles = insert_at(st_triangles, kept_st[0], degenerate["index"])
-    limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
+    limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     _check_limits(first.name, positions.shape[1], len(triangles), len(names), names, height, limits, options)
 
     sixteen = variant == MD16
