@@ -328,7 +328,9 @@ def parse_mdl(data: bytes) -> MdlModel:
     texcoords, facesfront, triangles, st_triangles, pos = _texcoords_and_triangles(
         data, pos, variant, num_verts, num_st, num_tris)
 
-    dtype = pose_dtype(num_verts, variant == MD16)
+    pose_size = POSE_HEADER.itemsize + VERTEX.itemsize * num_verts * (2 if variant == MD16 else 1)
+    _reserve(data, pos, 4 + pose_size, "numverts", f"a pose of {num_verts} vertices")   # RAPO: numverts
+    dtype = pose_dtype(num_verts, variant == MD16)                    # is not bounded by the texcoords
     slots, pose_offsets, pos = _parse_frames(data, pos, num_frames, dtype.itemsize)
     poses = np.frombuffer(b"".join(data[o:o + dtype.itemsize] for o in pose_offsets), dtype=dtype)
     heads = poses["head"]
