@@ -94,6 +94,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     degenerate = kept_rows(mesh, MDL_DEGENERATE, DEGENERATE_MDL, len(tex.source_vertex), "vertices") if single else None
     kept_st = rapo_kept_st(mesh, tex, len(degenerate)) if degenerate is not None and variant == RAPO else None
     if degenerate is not None and variant == RAPO and kept_st is None:
+        warnings.append(f"{len(degenerate)} triangle(s) that use a vertex twice (kept from the import, drawing "
+                        "nothing) were left out: they have no RAPO texture indices")
         degenerate = None
     if degenerate is not None:
         triangles = insert_at(triangles, degenerate["vertices"].astype(triangles.dtype), degenerate["index"])
