@@ -8,6 +8,9 @@ Frame groups keep all their poses in file order; every pose is one scene frame. 
 no place for is kept for export: the file's poses (``mdl_poses``), grid (``mdl_grid``), frame
 structure (``mdl_frame_slots``), per-vertex texture records (point attributes ``mdl_onseam``,
 ``mdl_s``, ``mdl_t``) and per-triangle ``mdl_facesfront``.
+MD16 poses decode at 16 bits (their low bytes stay in the stored pose records); a RAPO's corners read
+their own texcoord table through ``stindex`` (kept as ``mdl_st`` and corner attribute
+``mdl_st_index``); the object's ``["mdl_variant"]`` names the flavour (see formats/mdl_variants.py).
 """
 from __future__ import annotations
 

@@ -185,3 +185,26 @@ def test_broken_variant_files_are_refused_with_nothing_left(bpy_scene, tmp_path,
         with pytest.raises(RuntimeError, match="cut"):
             bpy.ops.import_scene.mdl(filepath=str(path))
         assert datablock_counts(bpy) == before
+
+
+def _corner_frames(obj) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, T, 3, 3) positions of every polygon corner in every shape key, and (T, 3, 2) corner UVs."""
+    corners = polygon_vertices(obj.data)
+    keys = [key_positions(obj, k.name)[corners] for k in obj.data.shape_keys.key_blocks]
+    return np.array(keys), corner_uvs(obj.data)
+
+
+def test_rapo_exported_as_idpo_imports_identically_corner_by_corner(bpy_scene, tmp_path):
+    """A RAPO whose vertices are shared across UV seams, and the IDPO the export makes of it by
+    splitting those vertices: the same positions at every corner of every frame, the same UVs."""
+    bpy = bpy_scene
+    (tmp_path / "r.mdl").write_bytes(serialize_mdl(rapo_model()))
+    rapo = import_mdl(bpy, tmp_path / "r.mdl")
+    idpo_model = parse_mdl(export_mdl(bpy, rapo, tmp_path / "i.mdl", mdl_format="IDPO"))
+    assert idpo_model.variant == "IDPO" and idpo_model.num_vertices > rapo_model().num_vertices
+    idpo = import_mdl(bpy, tmp_path / "i.mdl")
+    (a_pos, a_uv), (b_pos, b_uv) = _corner_frames(rapo), _corner_frames(idpo)
+    np.testing.assert_array_equal(a_pos, b_pos)
+    np.testing.assert_allclose(a_uv, b_uv, rtol=0, atol=1e-7)
+    assert [(f.name, f.group, f.interval) for f in rapo.classic_model.frames] == \
+        [(f.name, f.group, f.interval) for f in idpo.classic_model.frames]

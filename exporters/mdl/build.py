@@ -5,6 +5,8 @@ normals, bounding boxes, texture records, frame groups with their intervals, ski
 palette indices) and header values. Changed parts are rebuilt as id's tools build them: the grid
 from the bounds of every frame, normals from the mesh, bounding radius from the farthest bounding
 box corner, size as the mean triangle area of the first frame.
+The flavour (IDPO, MD16, RAPO) is the option's, else the one the object was imported as; what MD16
+and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
 """
 from __future__ import annotations
 
