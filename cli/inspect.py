@@ -267,7 +267,7 @@ def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
     info.counts = {"vertices": model.num_vertices, "triangles": len(model.triangles),
                    "frames": len(model.frames), "poses": model.num_poses, "frame_groups": len(groups),
                    "skins": len(model.skins), "skin_images": sum(len(s.images) for s in model.skins)}
-    info.details = {"engine": "Quake", "skin_width": model.skin_width, "skin_height": model.skin_height,
+    info.details = {"engine": "Hexen II" if model.variant == RAPO else "Quake", "skin_width": model.skin_width, "skin_height": model.skin_height,
                     "flags": model.flags, "synctype": model.synctype,
                     "eye_position": [float(x) for x in model.eye_position],
                     "bounding_radius": float(model.bounding_radius), "size": float(model.size),

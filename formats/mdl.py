@@ -77,6 +77,7 @@ class MdlLimits:
 
 
 LIMITS = MdlLimits()
+HEXEN2_LIMITS = MdlLimits(vertices=2000)   # uHexen2 engine/h2shared/gl_model.h MAXALIASVERTS
 
 
 @dataclass(eq=False)
@@ -155,34 +156,39 @@ class MdlModel:
         return out
 
     def warnings(self, limits: MdlLimits = LIMITS) -> list[str]:
-        """Facts the original Quake engine refuses although the file imports fine."""
+        """Facts the original Quake engine (for RAPO: Hexen II) refuses although the file imports fine."""
+        engine = "Hexen II" if self.variant == RAPO else "Quake"
+        if self.variant == RAPO and limits is LIMITS:
+            limits = HEXEN2_LIMITS
         out = []
         if self.skin_width % limits.skin_width_multiple:
             out.append(f"skin width {self.skin_width} is not a multiple of "
-                       f"{limits.skin_width_multiple}; Quake refuses to load the model")
+                       f"{limits.skin_width_multiple}; {engine} refuses to load the model")
         if self.skin_height > limits.skin_height:
-            out.append(f"skin height {self.skin_height} exceeds Quake's {limits.skin_height}")
+            out.append(f"skin height {self.skin_height} exceeds {engine}'s {limits.skin_height}")
         if not 1 <= len(self.skins) <= limits.skins:
-            out.append(f"{len(self.skins)} skins; Quake needs 1 to {limits.skins}")
+            out.append(f"{len(self.skins)} skins; {engine} needs 1 to {limits.skins}")
         if self.num_vertices > limits.vertices:
-            out.append(f"{self.num_vertices} vertices exceed Quake's {limits.vertices}")
+            out.append(f"{self.num_vertices} vertices exceed {engine}'s {limits.vertices}")
+        if self.variant == RAPO and len(self.s) > limits.vertices:
+            out.append(f"{len(self.s)} texture coordinates exceed {engine}'s {limits.vertices}")
         if len(self.triangles) == 0:
-            out.append("the model has no triangles; Quake refuses to load it")
+            out.append(f"the model has no triangles; {engine} refuses to load it")
         elif len(self.triangles) > limits.triangles:
-            out.append(f"{len(self.triangles)} triangles exceed Quake's {limits.triangles}")
+            out.append(f"{len(self.triangles)} triangles exceed {engine}'s {limits.triangles}")
         if len(self.frames) > limits.frames:
-            out.append(f"{len(self.frames)} frames exceed Quake's {limits.frames}")
+            out.append(f"{len(self.frames)} frames exceed {engine}'s {limits.frames}")
         if self.num_poses > limits.frames:
-            out.append(f"{self.num_poses} poses exceed Quake's {limits.frames}")
+            out.append(f"{self.num_poses} poses exceed {engine}'s {limits.frames}")
         if self.pose_normals.size and int(self.pose_normals.max()) >= NUM_NORMALS:
             out.append(f"normal index {int(self.pose_normals.max())} is outside the "
                        f"{NUM_NORMALS}-entry table")
         for i, skin in enumerate(self.skins):
             if skin.intervals is not None and np.any(skin.intervals <= 0):
-                out.append(f"skin {i} has an interval <= 0; Quake refuses to load the model")
+                out.append(f"skin {i} has an interval <= 0; {engine} refuses to load the model")
         for i, slot in enumerate(self.frames):
             if slot.intervals is not None and np.any(slot.intervals <= 0):
-                out.append(f"frame {i} has an interval <= 0; Quake refuses to load the model")
+                out.append(f"frame {i} has an interval <= 0; {engine} refuses to load the model")
         return out
 
 

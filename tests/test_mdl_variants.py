@@ -163,3 +163,13 @@ def test_st_table_keeps_the_stored_one_and_rebuilds_when_corners_move():
                        model.skin_width)
     np.testing.assert_array_equal(got, moved)
     assert len(rebuilt.source_vertex) == V and rebuilt.vertices_added == 0
+
+
+def test_rapo_warnings_name_hexen2_and_its_limits():
+    model = rapo_model()
+    assert model.warnings() == []
+    big = dataclasses.replace(model, onseam=np.zeros(2001, np.int32), s=np.zeros(2001, np.int32),
+                              t=np.zeros(2001, np.int32))
+    assert big.warnings() == ["2001 texture coordinates exceed Hexen II's 2000"]
+    odd = dataclasses.replace(model, skin_width=7)
+    assert any("Hexen II refuses" in w for w in odd.warnings())

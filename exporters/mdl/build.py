@@ -19,7 +19,7 @@ import bpy
 
 from ...formats.anorms import nearest_normal_index
 from ...formats.errors import FormatError
-from ...formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.mdl import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl_texcoords import assign_texcoords
 from ...formats.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
@@ -34,7 +34,6 @@ from ..sampling.vertex_normals import vertex_normals
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
-HEXEN2_LIMITS = MdlLimits(vertices=2000)   # uHexen2 gl_model.h MAXALIASVERTS (RAPO is Hexen II's)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
 
@@ -108,6 +107,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         st_triangles = insert_at(st_triangles, kept_st[0], degenerate["index"])
     limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     _check_limits(first.name, positions.shape[1], len(triangles), len(names), names, height, limits, options)
+    if limits is HEXEN2_LIMITS and len(tex.s) > limits.vertices:
+        raise ExportError(f"{first.name}: cannot export as MDL: {len(tex.s)} texture coordinates, "
+                          f"{len(tex.s) - limits.vertices} over Hexen II's limit of {limits.vertices}")
 
     sixteen = variant == MD16
     grid_scale, grid_translate = _grid(mesh if single else None, positions, sixteen)
@@ -314,7 +316,8 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
 
 
 def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
-    where = "modern source ports" if options.target == "MODERN" else "Quake"
+    where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
+        else "Quake"
     problems = []
     for what, count, limit in (("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
                                ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)):
