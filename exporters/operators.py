@@ -146,6 +146,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                                    "and FTE load it"),
         ("RAPO", "Hexen II mission pack (RAPO)", "Hexen II: Portal of Praevus: texture coordinates of their "
                                                  "own, so UV seams split no vertex; Hexen II engines load it")),
+        options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
 
     def invoke(self, context, event):
