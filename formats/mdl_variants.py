@@ -11,7 +11,7 @@ MD16     6      QuakeForge's 16-bit MDL: each pose stores ``numverts`` trivertx 
                 position = translate + scale x (high + low / 256).  QuakeForge
                 ``libs/models/alias/model_alias.c`` (``HEADER_MDL16``: ``extra`` skips a second
                 ``numverts`` block in every pose of single frames and groups, version must be 6) and
-                ``libs/models/alias/vulkan_mesh.c`` (``pos = 256 * high + low``, scale / 256); FTE
+                ``libs/models/alias/vulkan_model_alias.c`` (``pos = 256 * high + low``, scale / 256); FTE
                 ``engine/common/com_mesh.c`` (``Q1MDL_LoadPose16``: ``high * scale + low * scale / 256
                 + scale_origin``, normal from the high block).
 RAPO     50     Hexen II: Portal of Praevus: header + int32 ``num_st_verts`` (88 bytes); skins;
