@@ -103,7 +103,8 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
     mesh = build_triangle_mesh(path.stem, first_pose, corners, corner_uvs(model, st_corners, facesfront))
     mesh.attributes.new(FACESFRONT, "INT", "FACE").data.foreach_set("value", facesfront.astype(np.int32))
     if rapo:
-        mesh.attributes.new(MDL_ST_INDEX, "INT", "CORNER").data.foreach_set("value", st_corners.ravel().astype(np.int32))
+        st_index = mesh.attributes.new(MDL_ST_INDEX, "INT", "CORNER")
+        st_index.data.foreach_set("value", st_corners.ravel().astype(np.int32))
         records = np.zeros(len(model.s), TEXCOORD)
         records["onseam"], records["s"], records["t"] = model.onseam, model.s, model.t
         mesh[MDL_ST] = records.tobytes()
