@@ -25,7 +25,9 @@ RAPO     50     Hexen II: Portal of Praevus: header + int32 ``num_st_verts`` (88
 =======  =====  ===============================================================================
 
 The flags field is Quake's ``EF_`` bits 0-7; Hexen II gives bits 8-24 meanings of its own
-(uHexen2 ``engine/h2shared/gl_model.h``), listed in :data:`HEXEN2_FLAGS`.
+(uHexen2 ``engine/h2shared/gl_model.h``), listed in :data:`HEXEN2_FLAGS`.  Bit 14 (Hexen II's
+``EF_HOLEY``, palette index 0 see-through) is also read by Quake source ports: QuakeSpasm's
+``MF_HOLEY`` (``Quake/gl_model.h``) makes index 255 transparent.
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ RAPO_INDEX_LIMIT = 65536                                # uint16 indices
 HEXEN2_FLAGS = (
     (8, "fireball", "Fireball Trail"), (9, "ice", "Ice Trail"), (10, "mip_map", "Mip Maps"),
     (11, "spit", "Spit Trail"), (12, "transparent", "Transparent"), (13, "spell", "Spell Spray"),
-    (14, "holey", "Holey (colour 0 see-through)"), (15, "special_trans", "Special Translucency"),
+    (14, "holey", "Holey (see-through texels)"), (15, "special_trans", "Special Translucency"),
     (16, "face_view", "Faces Viewer"), (17, "vorp_missile", "Vorpal Missile Trail"),
     (18, "set_staff", "Set Staff Bob"), (19, "magic_missile", "Magic Missile Trail"),
     (20, "boneshard", "Bone Shard Trail"), (21, "scarab", "Scarab Trail"), (22, "acidball", "Acid Ball Trail"),
