@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..formats import md2, mdl, ms3d
+from ..formats.mdl_variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names
 from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.errors import FormatError
 from ..formats.md2_glcmds import decode_glcmds
@@ -251,27 +252,32 @@ def _why_none(total: int) -> str:
 
 def _mdl_offsets(model: mdl.MdlModel) -> dict[str, int]:
     """File offsets of the texcoord and triangle blocks (they follow the variable-size skins)."""
-    pos = mdl.HEADER.itemsize
+    pos = mdl.HEADER.itemsize + (RAPO_EXTRA.itemsize if model.variant == RAPO else 0)
     pixels = model.skin_width * model.skin_height
     for skin in model.skins:
         count = len(skin.images)
         pos += 4 + pixels if skin.intervals is None else 8 + count * (4 + pixels)
     texcoords = pos
-    return {"texcoords": texcoords, "triangles": texcoords + model.num_vertices * mdl.TEXCOORD.itemsize}
+    return {"texcoords": texcoords, "triangles": texcoords + len(model.s) * mdl.TEXCOORD.itemsize}
 
 
 def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
     model = mdl.parse_mdl(data)
-    info.version = mdl.VERSION
+    info.version = VERSIONS[model.variant]
     groups = [s for s in model.frames if s.intervals is not None]
     info.counts = {"vertices": model.num_vertices, "triangles": len(model.triangles),
                    "frames": len(model.frames), "poses": model.num_poses, "frame_groups": len(groups),
                    "skins": len(model.skins), "skin_images": sum(len(s.images) for s in model.skins)}
-    info.details = {"engine": "Quake", "skin_width": model.skin_width, "skin_height": model.skin_height,
+    info.details = {"engine": "Hexen II" if model.variant == RAPO else "Quake", "skin_width": model.skin_width, "skin_height": model.skin_height,
                     "flags": model.flags, "synctype": model.synctype,
                     "eye_position": [float(x) for x in model.eye_position],
                     "bounding_radius": float(model.bounding_radius), "size": float(model.size),
-                    "trailing_bytes": model.trailing_bytes}
+                    "trailing_bytes": model.trailing_bytes, "variant": model.variant,
+                    "hexen2_flags": hexen2_flag_names(model.flags)}
+    if model.variant == RAPO:
+        info.counts["texcoords"] = len(model.s)
+    if model.variant != IDPO:
+        _warn(info, f"{model.variant} variant: {ENGINES[model.variant]} load it", "ident", 0)
     info.animations = slot_animations(model)
     for i, skin in enumerate(model.skins):
         kind = "single" if skin.intervals is None else f"group of {len(skin.images)}"
@@ -380,6 +386,9 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
     if "skin_width" in details:
         lines.append(f"  skin size {details['skin_width']}x{details['skin_height']}")
     if info.format == "mdl":
+        hexen2 = details["hexen2_flags"]
+        lines.append(f"  variant {details['variant']} ({ENGINES[details['variant']]})"
+                     + (f"; Hexen II flags: {', '.join(hexen2)}" if hexen2 else ""))
         lines.append(f"  flags {details['flags']}, synctype {details['synctype']}, "
                      f"eye position {tuple(round(x, 3) for x in details['eye_position'])}"
                      + (f", {details['trailing_bytes']} trailing bytes ignored" if details["trailing_bytes"] else ""))

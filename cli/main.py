@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "PNG or TGA, or store the names only (skins)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
+    exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
+                         help="MDL: flavour to write: idpo (Quake), md16 (16-bit: QuakeForge, FTE) or rapo "
+                              "(Hexen II mission pack); default: an MDL input's own, else idpo (mdl_format)")
     exports.add_argument("--fps", type=_positive_float,
                          help="MS3D: bake the skeletal animation at this many frames per second "
                               "(default for md2/mdl output: 10, the rate Quake and Quake II play; another "
@@ -235,6 +238,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["skins"] = OptionRequest("--skins", args.skins.upper())
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
+    if args.mdl_format:
+        exports["mdl_format"] = OptionRequest("--mdl-format", args.mdl_format.upper())
     for key, value in args.import_option:
         imports[key] = OptionRequest(f"--import-option {key}={value}", value, strict=True)
     for key, value in args.export_option:

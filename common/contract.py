@@ -9,7 +9,10 @@ when it stands for no skin of the file (an image found beside the model; the exp
 Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import.
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
-``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``.
+``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
+records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``) and corner indices
+into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
+the flavour.
 MS3D: see :mod:`..importers.ms3d_import` for what each name holds.
 The file's frame table is ``Object.classic_model.frames`` (fields ``name``, ``file_name``,
 ``shape_key``, ``group``, ``interval``; see ``ui/properties.py``), read and written only through
@@ -48,6 +51,10 @@ SKIN_NODE = "mdl_skin_{}"
 FULLBRIGHT_NODE = "mdl_fullbright_{}"
 INTERVALS = "mdl_skin_intervals"
 INDICES = "mdl_indices"
+MDL_VARIANT = "mdl_variant"          # object: "IDPO", "MD16" or "RAPO", the flavour the file was (export default)
+MDL_ST = "mdl_st"                    # mesh (RAPO): the num_st_verts texcoord records as read
+MDL_ST_INDEX = "mdl_st_index"        # corner attribute (RAPO): the triangle's stindex for the corner
+MDL_DEGENERATE_ST = "mdl_degenerate_st"  # mesh (RAPO): stindex rows parallel to MDL_DEGENERATE
 
 # MS3D
 MODEL_PROP = "ms3d_model"
@@ -84,3 +91,4 @@ MD2_DEGENERATE = "md2_degenerate"    # mesh: rows of DEGENERATE_MD2 (file triang
 DEGENERATE_MD2 = np.dtype([("index", "<i4"), ("xyz", "<u2", (3,)), ("st", "<u2", (3,))])
 MDL_DEGENERATE = "mdl_degenerate"    # mesh: rows of DEGENERATE_MDL (file triangle index, facesfront, vertices)
 DEGENERATE_MDL = np.dtype([("index", "<i4"), ("facesfront", "<i4"), ("vertices", "<i4", (3,))])
+DEGENERATE_MDL_ST = np.dtype([("st", "<i4", (3,))])

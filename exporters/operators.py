@@ -12,6 +12,7 @@ from ..common.mdl_skins import PALETTE_ITEMS
 from .md2.build import Md2ExportOptions
 from .md2.export import export_md2
 from .mdl.build import MdlExportOptions, build_mdl
+from .mdl.variant import export_variant
 from .ms3d.build import Ms3dExportOptions
 from .ms3d.textures import export_ms3d
 from .sampling.action_list import draw_action_list, listed_actions, sync_action_list
@@ -147,10 +148,28 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
     skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
         ("PAD", "Pad", "Pad a skin whose width is not a multiple of 4"),
         ("REFUSE", "Refuse", "Refuse to export such a skin")))
+    mdl_format: EnumProperty(name="Format", default="IDPO", items=(
+        ("IDPO", "Quake (IDPO)", "The MDL every Quake engine loads: 8-bit positions, one texture coordinate "
+                                 "per vertex"),
+        ("MD16", "16-bit (MD16: QuakeForge, FTE)", "Positions on a lattice 256 times finer; only QuakeForge "
+                                                   "and FTE load it"),
+        ("RAPO", "Hexen II mission pack (RAPO)", "Hexen II: Portal of Praevus: texture coordinates of their "
+                                                 "own, so UV seams split no vertex; Hexen II engines load it")),
+        options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
+        description="MDL flavour to write (an imported model starts with its own)")
+
+    def invoke(self, context, event):
+        if not self.properties.is_property_set("mdl_format"):
+            meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
+            if meshes:
+                self.mdl_format = export_variant(meshes[0], "")
+        return super().invoke(context, event)
 
     def execute(self, context):
+        chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
-                                   palette=self.palette, palette_path=self.palette_path, skin_width_rule=self.skin_width_rule)
+                                   palette=self.palette, palette_path=self.palette_path,
+                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen)
         return export_file(self, context, export_mdl, options)
 
 

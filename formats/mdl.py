@@ -1,5 +1,8 @@
 """Quake MDL ("IDPO", version 6): parse bytes into :class:`MdlModel` and serialize it back.
 
+The 16-bit "MD16" (QuakeForge, FTE) and Hexen II mission pack "RAPO" flavours share this reader and
+writer; what they change (header, texcoord/triangle blocks, pose size) is in :mod:`.mdl_variants`.
+
 Layout (all little-endian; see seeds/001 and reference/format-notes.md)::
 
     header      84 bytes: char ident[4] "IDPO", int32 version 6,
@@ -36,6 +39,8 @@ import numpy as np
 
 from .binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
 from .errors import FormatError
+from .mdl_variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16,
+                           rapo_triangle_bytes, read_rapo_triangles, variant_of)
 
 IDENT = b"IDPO"
 VERSION = 6
@@ -52,8 +57,6 @@ HEADER = np.dtype([
 ])
 INT32 = np.dtype("<i4")
 FLOAT32 = np.dtype("<f4")
-TEXCOORD = np.dtype([("onseam", "<i4"), ("s", "<i4"), ("t", "<i4")])
-TRIANGLE = np.dtype([("facesfront", "<i4"), ("vertindex", "<i4", (3,))])
 VERTEX = np.dtype([("v", "u1", (3,)), ("normal_index", "u1")])
 POSE_HEADER = np.dtype([("bbox_min", "u1", (4,)), ("bbox_max", "u1", (4,)), ("name", "S16")])
 GROUP_HEADER = np.dtype([("count", "<i4"), ("bbox_min", "u1", (4,)), ("bbox_max", "u1", (4,))])
@@ -74,6 +77,7 @@ class MdlLimits:
 
 
 LIMITS = MdlLimits()
+HEXEN2_LIMITS = MdlLimits(vertices=2000)   # uHexen2 engine/h2shared/gl_model.h MAXALIASVERTS
 
 
 @dataclass(eq=False)
@@ -129,6 +133,9 @@ class MdlModel:
     frames: list[MdlFrameSlot]
     trailing_bytes: int = 0
     pose_name_raw: list[bytes] | None = field(default=None)
+    variant: str = IDPO              # IDPO, MD16 or RAPO (see mdl_variants)
+    pose_low: np.ndarray | None = None       # MD16: (P, V, 4) uint8 low-byte records (x, y, z, unused)
+    st_triangles: np.ndarray | None = None   # RAPO: (T, 3) int32 indices into onseam/s/t (num_st_verts)
 
     @property
     def num_vertices(self) -> int:
@@ -139,41 +146,49 @@ class MdlModel:
         return int(self.pose_verts.shape[0])
 
     def positions(self) -> np.ndarray:
-        """(P, V, 3) float32 decoded positions: byte * scale + translate."""
+        """(P, V, 3) float32 decoded positions: byte * scale + translate (MD16: (high + low / 256) * scale
+        + translate)."""
+        if self.pose_low is not None:
+            return decode16(self.pose_verts, self.pose_low[..., :3], self.scale, self.translate)
         out = self.pose_verts.astype(np.float32)
         out *= np.asarray(self.scale, np.float32)
         out += np.asarray(self.translate, np.float32)
         return out
 
     def warnings(self, limits: MdlLimits = LIMITS) -> list[str]:
-        """Facts the original Quake engine refuses although the file imports fine."""
+        """Facts the original Quake engine (for RAPO: Hexen II) refuses although the file imports fine."""
+        engine = "Hexen II" if self.variant == RAPO else "Quake"
+        if self.variant == RAPO and limits is LIMITS:
+            limits = HEXEN2_LIMITS
         out = []
         if self.skin_width % limits.skin_width_multiple:
             out.append(f"skin width {self.skin_width} is not a multiple of "
-                       f"{limits.skin_width_multiple}; Quake refuses to load the model")
+                       f"{limits.skin_width_multiple}; {engine} refuses to load the model")
         if self.skin_height > limits.skin_height:
-            out.append(f"skin height {self.skin_height} exceeds Quake's {limits.skin_height}")
+            out.append(f"skin height {self.skin_height} exceeds {engine}'s {limits.skin_height}")
         if not 1 <= len(self.skins) <= limits.skins:
-            out.append(f"{len(self.skins)} skins; Quake needs 1 to {limits.skins}")
+            out.append(f"{len(self.skins)} skins; {engine} needs 1 to {limits.skins}")
         if self.num_vertices > limits.vertices:
-            out.append(f"{self.num_vertices} vertices exceed Quake's {limits.vertices}")
+            out.append(f"{self.num_vertices} vertices exceed {engine}'s {limits.vertices}")
+        if self.variant == RAPO and len(self.s) > limits.vertices:
+            out.append(f"{len(self.s)} texture coordinates exceed {engine}'s {limits.vertices}")
         if len(self.triangles) == 0:
-            out.append("the model has no triangles; Quake refuses to load it")
+            out.append(f"the model has no triangles; {engine} refuses to load it")
         elif len(self.triangles) > limits.triangles:
-            out.append(f"{len(self.triangles)} triangles exceed Quake's {limits.triangles}")
+            out.append(f"{len(self.triangles)} triangles exceed {engine}'s {limits.triangles}")
         if len(self.frames) > limits.frames:
-            out.append(f"{len(self.frames)} frames exceed Quake's {limits.frames}")
+            out.append(f"{len(self.frames)} frames exceed {engine}'s {limits.frames}")
         if self.num_poses > limits.frames:
-            out.append(f"{self.num_poses} poses exceed Quake's {limits.frames}")
+            out.append(f"{self.num_poses} poses exceed {engine}'s {limits.frames}")
         if self.pose_normals.size and int(self.pose_normals.max()) >= NUM_NORMALS:
             out.append(f"normal index {int(self.pose_normals.max())} is outside the "
                        f"{NUM_NORMALS}-entry table")
         for i, skin in enumerate(self.skins):
             if skin.intervals is not None and np.any(skin.intervals <= 0):
-                out.append(f"skin {i} has an interval <= 0; Quake refuses to load the model")
+                out.append(f"skin {i} has an interval <= 0; {engine} refuses to load the model")
         for i, slot in enumerate(self.frames):
             if slot.intervals is not None and np.any(slot.intervals <= 0):
-                out.append(f"frame {i} has an interval <= 0; Quake refuses to load the model")
+                out.append(f"frame {i} has an interval <= 0; {engine} refuses to load the model")
         return out
 
 
@@ -207,9 +222,32 @@ def _group_count(value: int, field: str, offset: int) -> int:
     return value
 
 
-def pose_dtype(num_verts: int) -> np.dtype:
-    """One pose record (a simple frame without its type field): 24 + 4 * num_verts bytes."""
-    return np.dtype([("head", POSE_HEADER), ("verts", VERTEX, (num_verts,))])
+def pose_dtype(num_verts: int, sixteen_bit: bool = False) -> np.dtype:
+    """One pose record (a simple frame without its type field): 24 + 4 * num_verts bytes; MD16 adds
+    ``low``, num_verts more trivertx records."""
+    fields = [("head", POSE_HEADER), ("verts", VERTEX, (num_verts,))]
+    return np.dtype(fields + [("low", VERTEX, (num_verts,))] if sixteen_bit else fields)
+
+
+def _texcoords_and_triangles(data: bytes, pos: int, variant: str, num_verts: int, num_st: int, num_tris: int):
+    """(texcoord records, facesfront, vertex indices, st indices or None, position after the blocks)."""
+    _reserve(data, pos, num_st * TEXCOORD.itemsize, "num_st_verts" if variant == RAPO else "numverts",
+             f"{num_st} texture coordinates")
+    texcoords = read_records(data, pos, TEXCOORD, num_st, "texcoords")
+    pos += num_st * TEXCOORD.itemsize
+    _reserve(data, pos, num_tris * TRIANGLE.itemsize, "numtris", f"{num_tris} triangles")
+    if variant == RAPO:
+        facesfront, triangles, st_triangles = read_rapo_triangles(data, pos, num_tris, num_verts, num_st)
+        return texcoords, facesfront, triangles, st_triangles, pos + num_tris * TRIANGLE.itemsize
+    tris = read_records(data, pos, TRIANGLE, num_tris, "triangles")
+    triangles = np.ascontiguousarray(tris["vertindex"], dtype=np.int32)
+    bad = (triangles < 0) | (triangles >= num_verts)
+    if bad.any():
+        tri, corner = (int(i) for i in np.argwhere(bad)[0])
+        raise FormatError(f"triangle {tri} vertindex[{corner}] = {int(triangles[tri, corner])} is out of "
+                          f"range (numverts {num_verts})", field="vertindex",
+                          offset=pos + tri * TRIANGLE.itemsize + 4 + 4 * corner)
+    return texcoords, np.ascontiguousarray(tris["facesfront"]), triangles, None, pos + num_tris * TRIANGLE.itemsize
 
 
 def _parse_skins(data: bytes, pos: int, num_skins: int, width: int, height: int) -> tuple[list[MdlSkin], int]:
@@ -271,11 +309,7 @@ def parse_mdl(data: bytes) -> MdlModel:
     """Decode an MDL file; raises :class:`FormatError` for anything malformed."""
     data = bytes(data)
     header = read_struct(data, 0, HEADER, "header")
-    if header["ident"] != IDENT:
-        raise FormatError(f"magic is {bytes(header['ident'])!r}, expected {IDENT!r}", field="ident", offset=0)
-    if int(header["version"]) != VERSION:
-        raise FormatError(f"version is {int(header['version'])}, expected {VERSION}", field="version",
-                          offset=_field_offset("version"))
+    variant = variant_of(header["ident"], int(header["version"]))
     for name in ("scale", "translate", "boundingradius", "eyeposition", "size"):
         require_finite(np.atleast_1d(header[name]), name, _field_offset(name))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -289,25 +323,20 @@ def parse_mdl(data: bytes) -> MdlModel:
     num_verts = _header_int(header, "numverts", 1)
     num_tris = _header_int(header, "numtris", 0)
     num_frames = _header_int(header, "numframes", 1)
+    pos, num_st = HEADER.itemsize, num_verts
+    if variant == RAPO:
+        num_st = int(read_struct(data, pos, RAPO_EXTRA, "num_st_verts")["num_st_verts"])
+        if num_st < 0:
+            raise FormatError(f"negative num_st_verts {num_st}", field="num_st_verts", offset=pos)
+        pos += RAPO_EXTRA.itemsize
 
-    skins, pos = _parse_skins(data, HEADER.itemsize, num_skins, width, height)
+    skins, pos = _parse_skins(data, pos, num_skins, width, height)
+    texcoords, facesfront, triangles, st_triangles, pos = _texcoords_and_triangles(
+        data, pos, variant, num_verts, num_st, num_tris)
 
-    _reserve(data, pos, num_verts * TEXCOORD.itemsize, "numverts", f"{num_verts} texture coordinates")
-    texcoords = read_records(data, pos, TEXCOORD, num_verts, "texcoords")
-    pos += num_verts * TEXCOORD.itemsize
-
-    _reserve(data, pos, num_tris * TRIANGLE.itemsize, "numtris", f"{num_tris} triangles")
-    tris = read_records(data, pos, TRIANGLE, num_tris, "triangles")
-    triangles = np.ascontiguousarray(tris["vertindex"], dtype=np.int32)
-    bad = (triangles < 0) | (triangles >= num_verts)
-    if bad.any():
-        tri, corner = (int(i) for i in np.argwhere(bad)[0])
-        raise FormatError(f"triangle {tri} vertindex[{corner}] = {int(triangles[tri, corner])} is out of "
-                          f"range (numverts {num_verts})", field="vertindex",
-                          offset=pos + tri * TRIANGLE.itemsize + 4 + 4 * corner)
-    pos += num_tris * TRIANGLE.itemsize
-
-    dtype = pose_dtype(num_verts)
+    pose_size = POSE_HEADER.itemsize + VERTEX.itemsize * num_verts * (2 if variant == MD16 else 1)
+    _reserve(data, pos, 4 + pose_size, "numverts", f"a pose of {num_verts} vertices")   # RAPO: numverts
+    dtype = pose_dtype(num_verts, variant == MD16)                    # is not bounded by the texcoords
     slots, pose_offsets, pos = _parse_frames(data, pos, num_frames, dtype.itemsize)
     poses = np.frombuffer(b"".join(data[o:o + dtype.itemsize] for o in pose_offsets), dtype=dtype)
     heads = poses["head"]
@@ -328,7 +357,9 @@ def parse_mdl(data: bytes) -> MdlModel:
         flags=int(header["flags"]), size=float(header["size"]), skins=skins,
         onseam=np.ascontiguousarray(texcoords["onseam"]), s=np.ascontiguousarray(texcoords["s"]),
         t=np.ascontiguousarray(texcoords["t"]),
-        facesfront=np.ascontiguousarray(tris["facesfront"]), triangles=triangles,
+        facesfront=facesfront, triangles=triangles, variant=variant, st_triangles=st_triangles,
+        pose_low=np.ascontiguousarray(poses["low"]).view(np.uint8).reshape(len(poses), num_verts, 4)
+        if variant == MD16 else None,
         pose_names=[decode_name(n) for n in raw_names],
         pose_verts=np.ascontiguousarray(poses["verts"]["v"]),
         pose_normals=np.ascontiguousarray(poses["verts"]["normal_index"]),
@@ -353,6 +384,9 @@ def pose_name_fields(model: MdlModel) -> list[bytes]:
 
 def _pose_records(model: MdlModel) -> np.ndarray:
     num_poses, num_verts = model.pose_verts.shape[:2]
+    sixteen = model.variant == MD16
+    if sixteen and np.shape(model.pose_low) != (num_poses, num_verts, 4):
+        raise FormatError(f"shape {np.shape(model.pose_low)}, expected {(num_poses, num_verts, 4)}", field="pose_low")
     for name, array, shape in (("pose_normals", model.pose_normals, (num_poses, num_verts)),
                                ("pose_bbox_min", model.pose_bbox_min, (num_poses, 4)),
                                ("pose_bbox_max", model.pose_bbox_max, (num_poses, 4))):
@@ -360,12 +394,14 @@ def _pose_records(model: MdlModel) -> np.ndarray:
             raise FormatError(f"shape {np.shape(array)}, expected {shape}", field=name)
     if len(model.pose_names) != num_poses:
         raise FormatError(f"{len(model.pose_names)} names for {num_poses} poses", field="pose_names")
-    poses = np.zeros(num_poses, pose_dtype(num_verts))
+    poses = np.zeros(num_poses, pose_dtype(num_verts, sixteen))
     poses["head"]["bbox_min"] = model.pose_bbox_min
     poses["head"]["bbox_max"] = model.pose_bbox_max
     poses["head"]["name"] = pose_name_fields(model)
     poses["verts"]["v"] = model.pose_verts
     poses["verts"]["normal_index"] = model.pose_normals
+    if sixteen:
+        poses["low"] = np.ascontiguousarray(model.pose_low, np.uint8).view(VERTEX).reshape(num_poses, num_verts)
     return poses
 
 
@@ -417,28 +453,38 @@ def _frame_bytes(model: MdlModel, poses: np.ndarray) -> list[bytes]:
 
 
 def serialize_mdl(model: MdlModel) -> bytes:
-    """Encode ``model`` in file order: header, skins, texcoords, triangles, frames (no trailing block)."""
+    """Encode ``model`` in file order: header, skins, texcoords, triangles, frames (no trailing block),
+    as its ``variant`` lays them out."""
     num_verts = model.num_vertices
+    if model.variant not in VERSIONS:
+        raise FormatError(f"unknown variant {model.variant!r}", field="variant")
+    rapo = model.variant == RAPO
+    num_st = len(np.atleast_1d(model.s)) if rapo else num_verts
     for name in ("onseam", "s", "t"):
-        if np.shape(getattr(model, name)) != (num_verts,):
-            raise FormatError(f"shape {np.shape(getattr(model, name))}, expected ({num_verts},)", field=name)
+        if np.shape(getattr(model, name)) != (num_st,):
+            raise FormatError(f"shape {np.shape(getattr(model, name))}, expected ({num_st},)", field=name)
     triangles = np.asarray(model.triangles)
     if triangles.ndim != 2 or triangles.shape[1] != 3 or np.shape(model.facesfront) != (len(triangles),):
         raise FormatError(f"triangles {triangles.shape} and facesfront {np.shape(model.facesfront)} "
                           f"do not match", field="triangles")
-    texcoords = np.zeros(num_verts, TEXCOORD)
+    texcoords = np.zeros(num_st, TEXCOORD)
     texcoords["onseam"], texcoords["s"], texcoords["t"] = model.onseam, model.s, model.t
-    tris = np.zeros(len(triangles), TRIANGLE)
-    tris["facesfront"], tris["vertindex"] = model.facesfront, triangles
+    if rapo:
+        tris = rapo_triangle_bytes(model.facesfront, triangles, np.asarray(model.st_triangles))
+    else:
+        records = np.zeros(len(triangles), TRIANGLE)
+        records["facesfront"], records["vertindex"] = model.facesfront, triangles
+        tris = records.tobytes()
     skins = _skin_bytes(model)
     frames = _frame_bytes(model, _pose_records(model))
 
     header = np.zeros((), HEADER)
-    header["ident"], header["version"] = IDENT, VERSION
+    header["ident"], header["version"] = model.variant.encode("ascii"), VERSIONS[model.variant]
     header["scale"], header["translate"] = model.scale, model.translate
     header["boundingradius"], header["eyeposition"] = model.bounding_radius, model.eye_position
     header["numskins"] = len(model.skins)
     header["skinwidth"], header["skinheight"] = model.skin_width, model.skin_height
-    header["numverts"], header["numtris"], header["numframes"] = num_verts, len(tris), len(model.frames)
+    header["numverts"], header["numtris"], header["numframes"] = num_verts, len(triangles), len(model.frames)
     header["synctype"], header["flags"], header["size"] = model.synctype, model.flags, model.size
-    return b"".join([header.tobytes(), *skins, texcoords.tobytes(), tris.tobytes(), *frames])
+    extra = np.array([num_st], RAPO_EXTRA).tobytes() if rapo else b""
+    return b"".join([header.tobytes(), extra, *skins, texcoords.tobytes(), tris, *frames])

@@ -6,6 +6,9 @@ front-facing corners sit at ``s`` and back-facing corners exactly half a skin to
 ``s + skinwidth // 2`` needs only one record (on the seam). Any other disagreement between a
 vertex's corners needs a copy of the vertex with a record of its own: those copies are appended
 after the original vertices, which keep their indices.
+
+Hexen II's RAPO lifts the rule: triangles index a texcoord table of their own (``stindex``), so a
+vertex keeps one position whatever texels its corners use (:func:`assign_st_table`).
 """
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ class TexcoordAssignment:
     t: np.ndarray              # (V',) int32
     triangles: np.ndarray      # (T, 3) int32, indices into the V' records
     source_vertex: np.ndarray  # (V',) int64: the original vertex each record belongs to
+    st_triangles: np.ndarray | None = None   # RAPO: (T, 3) int32 indices into the records; then
+                                              # ``triangles`` are vertex indices and V' is the record count
 
     @property
     def vertices_added(self) -> int:
@@ -93,3 +98,36 @@ def assign_texcoords(triangles: np.ndarray, corner_st: np.ndarray, facesfront: n
     return TexcoordAssignment(table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(),
                               corner_record.reshape(-1, 3).astype(np.int32),
                               np.array(owner + extra_owner, dtype=np.int64))
+
+
+def assign_st_table(triangles: np.ndarray, corner_st: np.ndarray, facesfront: np.ndarray, num_vertices: int,
+                    skin_width: int,
+                    stored: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+                    ) -> TexcoordAssignment:
+    """RAPO: a texcoord table and per-corner indices into it; no vertex is split.
+
+    ``stored`` (onseam, s, t, stindex (T, 3)) is kept while every corner still reads its texel
+    through it (seam rule included); otherwise one record per distinct texel, in first-use order.
+    """
+    triangles = np.asarray(triangles, dtype=np.int64)
+    corner_st = np.asarray(corner_st, dtype=np.int64).reshape(len(triangles), 3, 2)
+    facesfront = np.asarray(facesfront, dtype=np.int64)
+    if stored is not None:
+        onseam, s, t, index = (np.asarray(a, dtype=np.int64) for a in stored)
+        if (index.shape == triangles.shape and len(s) and (index.size == 0 or (index.min() >= 0
+                                                                                and index.max() < len(s)))
+                and np.array_equal(effective_st(onseam, s, t, index, facesfront, skin_width), corner_st)):
+            return TexcoordAssignment(onseam.astype(np.int32), s.astype(np.int32), t.astype(np.int32),
+                                      triangles.astype(np.int32), np.arange(num_vertices), index.astype(np.int32))
+    flat = corner_st.reshape(-1, 2)
+    if len(flat):
+        unique, first, inverse = np.unique(flat, axis=0, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        table, index = unique[order], rank[np.ravel(inverse)]
+    else:
+        table, index = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+    return TexcoordAssignment(np.zeros(len(table), np.int32), table[:, 0].astype(np.int32),
+                              table[:, 1].astype(np.int32), triangles.astype(np.int32),
+                              np.arange(num_vertices), index.reshape(-1, 3).astype(np.int32))

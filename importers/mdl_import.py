@@ -8,6 +8,9 @@ Frame groups keep all their poses in file order; every pose is one scene frame. 
 no place for is kept for export: the file's poses (``mdl_poses``), grid (``mdl_grid``), frame
 structure (``mdl_frame_slots``), per-vertex texture records (point attributes ``mdl_onseam``,
 ``mdl_s``, ``mdl_t``) and per-triangle ``mdl_facesfront``.
+MD16 poses decode at 16 bits (their low bytes stay in the stored pose records); a RAPO's corners read
+their own texcoord table through ``stindex`` (kept as ``mdl_st`` and corner attribute
+``mdl_st_index``); the object's ``["mdl_variant"]`` names the flavour (see formats/mdl_variants.py).
 """
 from __future__ import annotations
 
@@ -24,8 +27,10 @@ from ..formats.mdl import MdlModel, parse_mdl, pose_dtype, pose_name_fields
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..formats.animations import slot_animations
-from ..common.contract import (DEGENERATE_MDL, FACESFRONT, MDL_DEGENERATE, MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES,
-                               MDL_SCALE, TEXCOORD_ATTRIBUTES)
+from ..formats.mdl_variants import MD16, RAPO, TEXCOORD
+from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
+                               MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX, MDL_VARIANT,
+                               TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import read_palette, skin_slot_material
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
@@ -53,7 +58,8 @@ def read_mdl(path: Path) -> MdlModel:
 
 
 def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -> np.ndarray:
-    """(T * 3, 2) UVs for (T, 3) vertex indices (any corner order) with the seam rule."""
+    """(T * 3, 2) UVs for (T, 3) texcoord indices (vertex indices; RAPO: stindex), any corner order,
+    with the seam rule."""
     back_seam = (model.onseam[triangles] != 0) & (facesfront[:, None] == 0)
     s = model.s[triangles] + np.where(back_seam, model.skin_width // 2, 0)
     u = (s.astype(np.float64) + 0.5) / model.skin_width
@@ -91,16 +97,27 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
         result.warnings.append(f"{path.name}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
                                "has no face for them; they are kept for export")
     corners = model.triangles[keep][:, ::-1]
+    rapo = model.variant == RAPO
+    st_corners = model.st_triangles[keep][:, ::-1] if rapo else corners
     facesfront = model.facesfront[keep]
-    mesh = build_triangle_mesh(path.stem, first_pose, corners, corner_uvs(model, corners, facesfront))
+    mesh = build_triangle_mesh(path.stem, first_pose, corners, corner_uvs(model, st_corners, facesfront))
     mesh.attributes.new(FACESFRONT, "INT", "FACE").data.foreach_set("value", facesfront.astype(np.int32))
-    for name, values in zip(TEXCOORD_ATTRIBUTES, (model.onseam, model.s, model.t)):
-        mesh.attributes.new(name, "INT", "POINT").data.foreach_set("value", values.astype(np.int32))
+    if rapo:
+        st_index = mesh.attributes.new(MDL_ST_INDEX, "INT", "CORNER")
+        st_index.data.foreach_set("value", st_corners.ravel().astype(np.int32))
+        records = np.zeros(len(model.s), TEXCOORD)
+        records["onseam"], records["s"], records["t"] = model.onseam, model.s, model.t
+        mesh[MDL_ST] = records.tobytes()
+    else:
+        for name, values in zip(TEXCOORD_ATTRIBUTES, (model.onseam, model.s, model.t)):
+            mesh.attributes.new(name, "INT", "POINT").data.foreach_set("value", values.astype(np.int32))
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[np.minimum(model.pose_normals[0], 161)])
-    poses = np.zeros(model.num_poses, pose_dtype(model.num_vertices))
+    poses = np.zeros(model.num_poses, pose_dtype(model.num_vertices, model.variant == MD16))
     poses["head"]["bbox_min"], poses["head"]["bbox_max"] = model.pose_bbox_min, model.pose_bbox_max
     poses["verts"]["v"], poses["verts"]["normal_index"] = model.pose_verts, model.pose_normals
+    if model.variant == MD16:
+        poses["low"]["v"], poses["low"]["normal_index"] = model.pose_low[..., :3], model.pose_low[..., 3]
     poses["head"]["name"] = pose_name_fields(model)
     mesh[MDL_POSES] = poses.tobytes()
     if not keep.all():
@@ -108,13 +125,19 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
         kept["index"], kept["facesfront"] = np.flatnonzero(~keep), model.facesfront[~keep]
         kept["vertices"] = model.triangles[~keep]
         mesh[MDL_DEGENERATE] = kept.tobytes()
+        if rapo:
+            kept_st = np.zeros(len(kept), dtype=DEGENERATE_MDL_ST)
+            kept_st["st"] = model.st_triangles[~keep]
+            mesh[MDL_DEGENERATE_ST] = kept_st.tobytes()
     mesh[MDL_GRID] = [float(x) for x in (*model.scale, *model.translate)]
     mesh[MDL_FRAME_SLOTS] = json.dumps([
         {"first": s.first_pose, "count": s.num_poses,
          "intervals": None if s.intervals is None else [float(x) for x in s.intervals],
          "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
     mesh[MDL_SCALE] = options.scale
-    return bpy.data.objects.new(path.stem, mesh)
+    obj = bpy.data.objects.new(path.stem, mesh)
+    obj[MDL_VARIANT] = model.variant
+    return obj
 
 
 def pose_groups(model: MdlModel) -> tuple[list[int], list[float]]:

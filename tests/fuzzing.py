@@ -14,10 +14,12 @@ Two families of generators, mixed fairly (round robin) by :func:`iter_cases`:
   seed once, in a seeded order, then cuts next to boundaries), ``inflate`` (each count and size
   field set to -1, 0, 2**31-1, 65535, one more than the file can hold...), ``blocks`` (a block
   duplicated, removed or swapped with its neighbour) and ``offsets`` (MD2: ``ofs_*`` fields swapped
-  or pointing into other blocks; MDL: skin and frame type fields retyped; MS3D: version and
+  or pointing into other blocks; MDL: skin and frame type fields retyped, or the ident and version
+  rewritten to another flavour (IDPO, MD16, RAPO); MS3D: version and
   optional-block subversions rewritten, optional blocks repeated, dropped or moved to the end);
 * structure-aware generators that build random but valid-ish models through the codecs' own
-  dataclasses (random sizes, groups or none, optional blocks) and serialize them: ``generated``
+  dataclasses (random sizes, groups or none, optional blocks; MDL in all three flavours, and the
+  MDL seeds always include generated MD16 and RAPO files, the corpus having none) and serialize them: ``generated``
   yields them as they are, ``generated+corrupt`` after one of the mutations above.
 
 Block boundaries and typed fields come from :func:`layout`, which walks a file the codec accepts
@@ -161,17 +163,22 @@ def _md2_layout(data: bytes) -> Layout:
 
 
 def _mdl_layout(data: bytes) -> Layout:
-    out = Layout(boundaries=[4, 8, mdl.HEADER.itemsize])
+    rapo = data[:4] == b"RAPO"
+    header_end = mdl.HEADER.itemsize + (4 if rapo else 0)
+    out = Layout(boundaries=[4, 8, header_end])
     roles = {"numskins": "count", "skinwidth": "size", "skinheight": "size", "numverts": "count",
              "numtris": "count", "numframes": "count", "synctype": "type", "flags": "type"}
     roles.update({n: "float" for n in ("scale", "translate", "boundingradius", "eyeposition", "size")})
     out.fields += _header_fields(mdl.HEADER, roles)
+    if rapo:
+        out.fields.append(Field("num_st_verts", mdl.HEADER.itemsize, "<i4", "count"))
     try:
         model = mdl.parse_mdl(data)
     except FormatError:
         return out.finish(len(data))
     w, h, v = model.skin_width, model.skin_height, model.num_vertices
-    pos = mdl.HEADER.itemsize
+    st = len(model.s)
+    pos = header_end
     for i, skin in enumerate(model.skins):
         out.fields.append(Field(f"skin {i} type", pos, "<i4", "type"))
         if skin.intervals is None:
@@ -184,18 +191,26 @@ def _mdl_layout(data: bytes) -> Layout:
             out.boundaries += [pos + 8 + 4 * n + k * w * h for k in range(n)]
         out.blocks.append((f"skin {i}", pos, pos + size))
         pos += size
-    out.blocks.append(("texcoords", pos, pos + 12 * v))
-    out.fields += [Field("texcoord 0 onseam", pos, "<i4", "index"), Field("texcoord 0 s", pos + 4, "<i4", "index"),
-                   Field(f"texcoord {v - 1} t", pos + 12 * v - 4, "<i4", "index")]
-    pos += 12 * v
+    if st:
+        out.blocks.append(("texcoords", pos, pos + 12 * st))
+        out.fields += [Field("texcoord 0 onseam", pos, "<i4", "index"),
+                       Field("texcoord 0 s", pos + 4, "<i4", "index"),
+                       Field(f"texcoord {st - 1} t", pos + 12 * st - 4, "<i4", "index")]
+    pos += 12 * st
     t = len(model.triangles)
-    if t:
+    if t and rapo:             # {int32 facesfront, uint16 vertindex[3], uint16 stindex[3]}
+        out.blocks.append(("triangles", pos, pos + 16 * t))
+        out.fields += [Field("triangle 0 facesfront", pos, "<i4", "type"),
+                       Field("triangle 0 vertindex[0]", pos + 4, "<u2", "index"),
+                       Field("triangle 0 stindex[0]", pos + 10, "<u2", "index"),
+                       Field(f"triangle {t - 1} stindex[2]", pos + 16 * t - 2, "<u2", "index")]
+    elif t:
         out.blocks.append(("triangles", pos, pos + 16 * t))
         out.fields += [Field("triangle 0 facesfront", pos, "<i4", "type"),
                        Field("triangle 0 vertindex[0]", pos + 4, "<i4", "index"),
                        Field(f"triangle {t - 1} vertindex[2]", pos + 16 * t - 4, "<i4", "index")]
     pos += 16 * t
-    pose = 24 + 4 * v
+    pose = 24 + (8 if model.variant == "MD16" else 4) * v
     for i, slot in enumerate(model.frames):
         out.fields.append(Field(f"frame {i} type", pos, "<i4", "type"))
         if slot.intervals is None:
@@ -326,6 +341,11 @@ def seeds(fmt: str) -> tuple[Seed, ...]:
         if fmt == "md2":
             from md2_synthetic import grid_model
             found.append(("synthetic-grid", md2.serialize_md2(grid_model())))
+    if fmt == "mdl":           # the corpus holds IDPO only: MD16 and RAPO seeds are always generated
+        for variant in ("MD16", "RAPO"):
+            rng = random.Random(f"synthetic seeds/mdl/{variant}")
+            found += [(f"synthetic-{variant.lower()}{k}", _serialized_model(fmt, rng, variant=variant))
+                      for k in range(2)]
     return tuple(Seed(name, data, layout(fmt, data)) for name, data in found)
 
 
@@ -388,7 +408,10 @@ def _random_md2(rng: random.Random, tame: bool = False) -> md2.Md2Model:
     return model
 
 
-def _random_mdl(rng: random.Random, tame: bool = False) -> mdl.MdlModel:
+def _random_mdl(rng: random.Random, tame: bool = False, variant: str | None = None) -> mdl.MdlModel:
+    """A random MDL; ``variant`` None picks IDPO, MD16 or RAPO (60/20/20)."""
+    if variant is None:
+        variant = rng.choice(["IDPO"] * 3 + ["MD16", "RAPO"])
     nrng = np.random.default_rng(rng.getrandbits(64))
     nverts = rng.choice([1, 3, rng.randint(1, 60)])
     ntris = rng.choice([0, 1, rng.randint(0, 80)])
@@ -410,22 +433,28 @@ def _random_mdl(rng: random.Random, tame: bool = False) -> mdl.MdlModel:
             poses, n, np.cumsum(nrng.random(n)).astype(np.float32) if grouped else None,
             nrng.integers(0, 256, 4).astype(np.uint8), nrng.integers(0, 256, 4).astype(np.uint8)))
         poses += n
-    return mdl.MdlModel(
+    nst = rng.choice([nverts, 1, rng.randint(1, 90)]) if variant == "RAPO" else nverts
+    model = mdl.MdlModel(
         scale=np.abs(_floats(nrng, 3, rng, tame)), translate=_floats(nrng, 3, rng, tame),
         bounding_radius=float(abs(nrng.standard_normal()) * 100), eye_position=_floats(nrng, 3, rng, tame),
         skin_width=width, skin_height=height, synctype=rng.choice([0, 1, rng.randint(-5, 5)]),
         flags=rng.choice([0, 1, 8, rng.randint(-2**31, 2**31 - 1)]), size=float(nrng.random() * 10),
         skins=skins,
-        onseam=nrng.choice(np.array([0, 0x20, 1, -1], np.int32), nverts).astype(np.int32),
-        s=nrng.integers(-width, 2 * width + 1, nverts).astype(np.int32),
-        t=nrng.integers(-height, 2 * height + 1, nverts).astype(np.int32),
+        onseam=nrng.choice(np.array([0, 0x20, 1, -1], np.int32), nst).astype(np.int32),
+        s=nrng.integers(-width, 2 * width + 1, nst).astype(np.int32),
+        t=nrng.integers(-height, 2 * height + 1, nst).astype(np.int32),
         facesfront=nrng.choice(np.array([0, 1, 2], np.int32), ntris).astype(np.int32),
         triangles=nrng.integers(0, nverts, (ntris, 3)).astype(np.int32),
         pose_names=_frame_names(rng, poses, tame),
         pose_verts=nrng.integers(0, 256, (poses, nverts, 3)).astype(np.uint8),
         pose_normals=nrng.integers(0, rng.choice([162, 256]), (poses, nverts)).astype(np.uint8),
         pose_bbox_min=nrng.integers(0, 256, (poses, 4)).astype(np.uint8),
-        pose_bbox_max=nrng.integers(0, 256, (poses, 4)).astype(np.uint8), frames=frames)
+        pose_bbox_max=nrng.integers(0, 256, (poses, 4)).astype(np.uint8), frames=frames, variant=variant)
+    if variant == "MD16":
+        model.pose_low = nrng.integers(0, 256, (poses, nverts, 4)).astype(np.uint8)
+    if variant == "RAPO":
+        model.st_triangles = nrng.integers(0, nst, (ntris, 3)).astype(np.int32)
+    return model
 
 
 def _raw(rng: random.Random, size: int, tame: bool = False) -> bytes:
@@ -510,13 +539,13 @@ def _random_ms3d(rng: random.Random, tame: bool = False) -> ms3d.Ms3dModel:
 _BUILDERS = {"md2": _random_md2, "mdl": _random_mdl, "ms3d": _random_ms3d}
 
 
-def _serialized_model(fmt: str, rng: random.Random, tame: bool = False) -> bytes:
+def _serialized_model(fmt: str, rng: random.Random, tame: bool = False, **choices) -> bytes:
     """A random model of ``fmt`` as bytes; retries the rare model its serializer refuses.
 
     ``tame`` keeps floats near 1 (no 1e30 scales or key times) and adds no trailing junk."""
     for _ in range(20):
         try:
-            data = SERIALIZERS[fmt](_BUILDERS[fmt](rng, tame))
+            data = SERIALIZERS[fmt](_BUILDERS[fmt](rng, tame, **choices))
         except FormatError:
             continue
         if fmt == "mdl" and not tame and rng.random() < 0.2:
@@ -696,7 +725,16 @@ def _ms3d_blocks_offsets(rng: random.Random, seed: Seed) -> tuple[str, bytes]:
     return _retype(rng, seed)
 
 
-OFFSET_MUTATIONS = {"md2": _md2_offsets, "mdl": _retype, "ms3d": _ms3d_blocks_offsets}
+def _mdl_flavour(rng: random.Random, seed: Seed) -> tuple[str, bytes]:
+    """MDL: the ident and version of another flavour (or only one of them), else a type field retyped."""
+    if rng.random() < 0.35:
+        ident = rng.choice([b"IDPO", b"MD16", b"RAPO"])
+        version = rng.choice([6, 50, struct.unpack_from("<i", seed.data, 4)[0] if len(seed.data) >= 8 else 6])
+        return f"ident={ident.decode()},version={version}", ident + struct.pack("<i", version) + seed.data[8:]
+    return _retype(rng, seed)
+
+
+OFFSET_MUTATIONS = {"md2": _md2_offsets, "mdl": _mdl_flavour, "ms3d": _ms3d_blocks_offsets}
 CORRUPTIONS = (mutate_bitflip, mutate_overwrite, mutate_truncate, mutate_inflate, mutate_blocks)
 
 GENERATORS = ("bitflip", "overwrite", "truncate", "inflate", "blocks", "offsets", "generated", "generated+corrupt")

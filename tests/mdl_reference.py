@@ -22,6 +22,7 @@ class RefPose:
     bbox_min: tuple[int, int, int, int]
     bbox_max: tuple[int, int, int, int]
     verts: list[tuple[int, int, int, int]]  # x, y, z, normal index
+    low: list[tuple[int, int, int, int]] | None = None   # MD16: the second block (low bytes)
 
 
 @dataclass
@@ -49,9 +50,10 @@ class RefMdl:
     size: float
     skins: list[RefSkin]
     texcoords: list[tuple[int, int, int]]   # onseam, s, t
-    tris: list[tuple[int, int, int, int]]   # facesfront, v0, v1, v2
+    tris: list[tuple[int, ...]]             # facesfront, v0, v1, v2 (RAPO: then st0, st1, st2)
     frames: list[RefFrame]
     end: int                                # offset just past the last frame
+    ident: bytes = b"IDPO"
 
     @property
     def pose_names(self) -> list[str]:
@@ -60,12 +62,16 @@ class RefMdl:
 
 def decode(data: bytes) -> RefMdl:
     ident, version = struct.unpack_from("<4si", data, 0)
-    assert ident == b"IDPO" and version == 6
+    assert (ident, version) in ((b"IDPO", 6), (b"MD16", 6), (b"RAPO", 50))
     floats = struct.unpack_from("<10f", data, 8)
     ints = struct.unpack_from("<8i", data, 48)
     (size,) = struct.unpack_from("<f", data, 80)
     num_skins, sw, sh, nv, nt, nf, synctype, flags = ints
     pos = 84
+    num_st = nv
+    if ident == b"RAPO":                    # uHexen2 genmodel.h newmdl_t: int num_st_verts after size
+        (num_st,) = struct.unpack_from("<i", data, 84)
+        pos = 88
     npix = sw * sh
 
     skins = []
@@ -87,12 +93,12 @@ def decode(data: bytes) -> RefMdl:
             skins.append(RefSkin(intervals, images))
 
     texcoords = []
-    for _ in range(nv):
+    for _ in range(num_st):
         texcoords.append(struct.unpack_from("<3i", data, pos))
         pos += 12
     tris = []
-    for _ in range(nt):
-        tris.append(struct.unpack_from("<4i", data, pos))
+    for _ in range(nt):                     # RAPO: dnewtriangle_t {int facesfront; ushort vert[3], st[3]}
+        tris.append(struct.unpack_from("<i6H" if ident == b"RAPO" else "<4i", data, pos))
         pos += 16
 
     def pose(at: int) -> tuple[RefPose, int]:
@@ -104,7 +110,13 @@ def decode(data: bytes) -> RefMdl:
         for _ in range(nv):
             verts.append(struct.unpack_from("<4B", data, at))
             at += 4
-        return RefPose(name, lo, hi, verts), at
+        low = None
+        if ident == b"MD16":                # QuakeForge: a second numverts block of low bytes
+            low = []
+            for _ in range(nv):
+                low.append(struct.unpack_from("<4B", data, at))
+                at += 4
+        return RefPose(name, lo, hi, verts, low), at
 
     frames = []
     for _ in range(nf):
@@ -127,4 +139,4 @@ def decode(data: bytes) -> RefMdl:
             frames.append(RefFrame(intervals, lo, hi, poses))
 
     return RefMdl(floats[0:3], floats[3:6], floats[6], floats[7:10], num_skins, sw, sh, nv, nt, nf,
-                  synctype, flags, size, skins, texcoords, tris, frames, pos)
+                  synctype, flags, size, skins, texcoords, tris, frames, pos, ident)

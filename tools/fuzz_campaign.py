@@ -17,7 +17,8 @@ Every failure is written to ``<out>/<format>/<phase>-<outcome>-<n>.<format>`` (a
 with a ``.txt`` beside it naming the case and the error; what Blender prints during the imports goes
 to ``<out>/blender-<format>.log`` (``--verbose`` keeps it on the terminal). The run stops by itself:
 after the given counts, or at ``--time-limit`` (default one hour) with what it has. Also the
-codec phase with a plain ``python3`` (numpy, no bpy). Exit status 1 if anything failed.
+codec phase with a plain ``python3`` (numpy, no bpy). Exit status 1 if anything failed. MDL cases come
+in all three flavours (IDPO, MD16, RAPO); the codec line per flavour says how many of each parsed.
 """
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ class Tally:
     worst_memory: float = 0.0            # peak / file size, over files of 64 KiB or more
     written: Counter = field(default_factory=Counter)
     note: str = ""
+    flavours: Counter = field(default_factory=Counter)   # MDL: "<ident>/<outcome>" (IDPO, MD16, RAPO)
 
     def failures(self, ok: tuple[str, ...]) -> int:
         return sum(n for outcome, n in self.outcomes.items() if outcome not in ok)
@@ -122,6 +124,10 @@ def codec_phase(fmt: str, count: int, seed: int, deadline: float, out: Reproduce
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         tally.outcomes[result.outcome] += 1
+        if fmt == "mdl":
+            ident = case.data[:4]
+            flavour = ident.decode("ascii") if ident in (b"IDPO", b"MD16", b"RAPO") else "other"
+            tally.flavours[f"{flavour}/{result.outcome}"] += 1
         if result.seconds > tally.slowest:
             tally.slowest, tally.slowest_case = result.seconds, case.name
         if len(case.data) >= 65536:
@@ -258,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(_row(fmt, codec, blender))
             print(f"{fmt}: codec {dict(codec.outcomes)} slowest {codec.slowest * 1e3:.1f} ms "
                   f"({codec.slowest_case}){codec.note}", file=sys.stderr)
+            if codec.flavours:
+                print(f"{fmt}: by flavour {dict(sorted(codec.flavours.items()))}", file=sys.stderr)
             if blender is not None:
                 print(f"{fmt}: blender {dict(blender.outcomes)} slowest {blender.slowest:.2f} s "
                       f"({blender.slowest_case}) {blender.note}", file=sys.stderr)

@@ -9,8 +9,10 @@ fast; shape keys keyed on the timeline, 40 frames) and a corpus player model who
 edited (every frame scaled by 1.1 and turned 20 degrees about Z through the object transform, so
 no frame keeps its imported grid).
 
-Each model is exported through the operators (MD2 with grid Per Frame, Shared and Auto; MDL) and
-the file decoded as engines decode it (``byte * scale + translate`` in float32). The truth is
+Each model is exported through the operators (MD2 with grid Per Frame, Shared and Auto; MDL; MDL
+as MD16, QuakeForge's 16-bit flavour, whose steps are 1/256 of the 8-bit grid's) and the file
+decoded as engines decode it (``byte * scale + translate`` in float32; MD16 ``(high + low / 256) *
+scale + translate``). The truth is
 Blender's evaluated mesh at every frame, in world space. Columns: largest and mean position error
 (model units, and in grid steps: the largest per-axis error over that axis's step), RMS error of the
 frame-to-frame motion, and the largest distance a vertex that is still in Blender moves between
@@ -107,6 +109,18 @@ def true_positions(bpy, obj) -> np.ndarray:
     return np.array(out)
 
 
+LARGEST: dict[tuple[str, str], float] = {}    # (model, format) -> largest error, unrounded
+
+
+def _largest(truth: np.ndarray, decoded: np.ndarray) -> float:
+    return float(np.linalg.norm(decoded[:, : truth.shape[1]].astype(np.float64) - truth, axis=-1).max())
+
+
+def _units(value: float) -> str:
+    """Model units: 4 decimals, or 3 significant digits below 0.001 (MD16's errors)."""
+    return f"{value:.4f}" if value >= 0.001 or value == 0 else f"{value:.3g}"
+
+
 def quality(truth: np.ndarray, decoded: np.ndarray, steps: np.ndarray, still: np.ndarray) -> list[str]:
     """The table cells for one export (``steps``: (F, 3) grid steps, ``still``: (V,) mask)."""
     delta = decoded[:, : truth.shape[1]].astype(np.float64) - truth
@@ -115,8 +129,8 @@ def quality(truth: np.ndarray, decoded: np.ndarray, steps: np.ndarray, still: np
     in_steps = (np.abs(delta) / safe).max(axis=-1)
     motion = np.diff(delta, axis=0)
     motion_rms = float(np.sqrt((motion ** 2).sum(axis=-1).mean())) if len(motion) else 0.0
-    cells = [f"{distance.max():.4f}", f"{distance.mean():.4f}", f"{in_steps.max():.3f}", f"{in_steps.mean():.3f}",
-             f"{motion_rms:.4f}", str(int(still.sum()))]
+    cells = [_units(distance.max()), _units(distance.mean()), f"{in_steps.max():.3f}", f"{in_steps.mean():.3f}",
+             _units(motion_rms), str(int(still.sum()))]
     if still.any():
         moved = decoded[:, : truth.shape[1]][:, still].astype(np.float64)
         shift = np.abs(moved - moved[:1])
@@ -146,6 +160,13 @@ def export_rows(bpy, obj, name: str, still: np.ndarray, out_dir: Path) -> list[l
     model = parse_mdl(path.read_bytes())
     steps = np.broadcast_to(np.asarray(model.scale, np.float64), (len(truth), 3))
     rows.append([name, "MDL", "one grid", *quality(truth, model.positions(), steps, still)])
+    LARGEST[(name, "MDL")] = _largest(truth, model.positions())
+    path = out_dir / f"{abs(hash(name))}_md16.mdl"
+    assert bpy.ops.export_scene.mdl(filepath=str(path), target="MODERN", mdl_format="MD16") == {"FINISHED"}
+    model = parse_mdl(path.read_bytes())
+    steps = np.broadcast_to(np.asarray(model.scale, np.float64) / 256, (len(truth), 3))   # the 16-bit step
+    rows.append([name, "MD16", "one 16-bit lattice", *quality(truth, model.positions(), steps, still)])
+    LARGEST[(name, "MD16")] = _largest(truth, model.positions())
     return rows
 
 
@@ -193,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         print(note)
     print()
     print(format_table(rows, args.markdown))
+    for name in dict.fromkeys(r[0] for r in rows):
+        largest = {fmt: LARGEST[(name, fmt)] for fmt in ("MDL", "MD16")}
+        print(f"\n{name}: MD16 largest error {largest['MD16']:.3g} = 1/{largest['MDL'] / largest['MD16']:.0f} "
+              f"of the 8-bit MDL's {largest['MDL']:.4f}")
     return 0
 
 

@@ -91,7 +91,7 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         if settings.skin_width:
             col.label(text=f"Skin size {settings.skin_width} x {settings.skin_height}")
         if settings.source_format == "MDL":
-            self._draw_mdl(layout, settings)
+            self._draw_mdl(layout, settings, context.object)
         if settings.source_format == "MS3D":
             self._draw_ms3d(layout, context.object)
             return
@@ -109,12 +109,19 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
 
 
     @staticmethod
-    def _draw_mdl(layout, settings) -> None:
+    def _draw_mdl(layout, settings, obj) -> None:
         from .properties import MDL_FLAG_NAMES
+        from ..common.contract import MDL_VARIANT
+        from ..formats.mdl_variants import HEXEN2_FLAGS
         box = layout.box()
-        box.label(text="Quake MDL header")
+        box.label(text=f"Quake MDL header ({obj.get(MDL_VARIANT, 'IDPO')})")
         grid = box.grid_flow(columns=2, align=True)
         for name, _label in MDL_FLAG_NAMES:
+            grid.prop(settings, f"mdl_flag_{name}")
+        sub = box.box()
+        sub.label(text="Hexen II flags")
+        grid = sub.grid_flow(columns=2, align=True)
+        for _bit, name, _label in HEXEN2_FLAGS:
             grid.prop(settings, f"mdl_flag_{name}")
         box.prop(settings, "mdl_flags")
         box.prop(settings, "mdl_synctype")

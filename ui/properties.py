@@ -6,6 +6,7 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
                        IntProperty, PointerProperty, StringProperty)
 
 from ..common.actions import activate_animation
+from ..formats.mdl_variants import HEXEN2_FLAGS
 
 MDL_FLAG_NAMES = (("rocket", "Rocket Trail"), ("grenade", "Grenade Smoke"), ("gib", "Blood Gib"),
                   ("rotate", "Rotate"), ("tracer", "Green Tracer"), ("zombie_gib", "Zombie Gib"),
@@ -18,7 +19,8 @@ def _flag_property(bit: int, label: str) -> BoolProperty:
 
     def set(self, value: bool) -> None:
         self.mdl_flags = (self.mdl_flags | (1 << bit)) if value else (self.mdl_flags & ~(1 << bit))
-    return BoolProperty(name=label, get=get, set=set, description=f"MDL effect flag {1 << bit}")
+    return BoolProperty(name=label, get=get, set=set, description=f"MDL effect flag {1 << bit}"
+                        + (" (Hexen II)" if bit >= len(MDL_FLAG_NAMES) else ""))
 
 
 def _animation_chosen(settings, context) -> None:
@@ -76,6 +78,8 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
 
 
 for _bit, (_name, _label) in enumerate(MDL_FLAG_NAMES):
+    ClassicModelSettings.__annotations__[f"mdl_flag_{_name}"] = _flag_property(_bit, _label)
+for _bit, _name, _label in HEXEN2_FLAGS:      # Hexen II's EF_ bits 8-24 (uHexen2 gl_model.h)
     ClassicModelSettings.__annotations__[f"mdl_flag_{_name}"] = _flag_property(_bit, _label)
 
 CLASSES = (ClassicModelAnimation, ClassicModelFrame, ClassicModelSettings)

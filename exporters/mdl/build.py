@@ -5,6 +5,8 @@ normals, bounding boxes, texture records, frame groups with their intervals, ski
 palette indices) and header values. Changed parts are rebuilt as id's tools build them: the grid
 from the bounds of every frame, normals from the mesh, bounding radius from the farthest bounding
 box corner, size as the mean triangle area of the first frame.
+The flavour (IDPO, MD16, RAPO) is the option's, else the one the object was imported as; what MD16
+and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
 """
 from __future__ import annotations
 
@@ -18,12 +20,13 @@ import bpy
 from ...formats.anorms import nearest_normal_index
 from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
-from ...formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.mdl import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl_texcoords import assign_texcoords
 from ...formats.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
+from ...formats.mdl_variants import decode16, frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
+                               MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import FrameExportOptions
@@ -31,6 +34,7 @@ from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.vertex_normals import vertex_normals
+from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
 FRAME_NAME_SIZE = 16
@@ -44,6 +48,7 @@ class MdlExportOptions(FrameExportOptions):
     palette_path: str = ""
     palette: str = "QUAKE"
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
+    mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
 
 
 @dataclass
@@ -57,7 +62,7 @@ class MdlBuildResult:
 
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
-    attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
+    attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES, MDL_ST_INDEX)
     sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
     if progress:
         progress(0.4)
@@ -65,6 +70,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     mesh = first.data
     single = len(parts) == 1
     settings = first.classic_model
+    variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette)
     skins, width, height = _skins(first, palette, options, warnings)
@@ -78,30 +84,51 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if not np.all(np.isfinite(corner_st)):
         raise ExportError(f"object {first.name!r} has non-finite UV coordinates")
     facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single)
-    tex = assign_texcoords(file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1], width, stored_tex)
+    if variant == RAPO:
+        tex = rapo_texcoords(parts[0], single, file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1],
+                             width)
+    else:
+        tex = assign_texcoords(file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1], width,
+                               stored_tex)
     if tex.vertices_added:
         warnings.append(f"MDL stores one texture coordinate per vertex: {tex.vertices_added} vertices were "
                         "split where corners of a vertex use different texels")
     positions = positions[:, tex.source_vertex]
     triangles, facesfront = tex.triangles, facesfront.astype(np.int32)
     degenerate = kept_rows(mesh, MDL_DEGENERATE, DEGENERATE_MDL, len(tex.source_vertex), "vertices") if single else None
+    kept_st = rapo_kept_st(mesh, tex, len(degenerate)) if degenerate is not None and variant == RAPO else None
+    if degenerate is not None and variant == RAPO and kept_st is None:
+        warnings.append(f"{len(degenerate)} triangle(s) that use a vertex twice (kept from the import, drawing "
+                        "nothing) were left out: they have no RAPO texture indices")
+        degenerate = None
     if degenerate is not None:
         triangles = insert_at(triangles, degenerate["vertices"].astype(triangles.dtype), degenerate["index"])
         facesfront = insert_at(facesfront, degenerate["facesfront"], degenerate["index"])
-    stored = (_stored_poses(mesh, positions.shape[1], len(exported.table))
+    st_triangles = tex.st_triangles
+    if kept_st is not None:
+        tex = kept_st[1]
+        st_triangles = insert_at(st_triangles, kept_st[0], degenerate["index"])
+    sixteen = variant == MD16
+    stored = (_stored_poses(mesh, positions.shape[1], len(exported.table), sixteen)
               if single and not tex.vertices_added else None)
     name_raw = ([bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
                  for f, m in enumerate(exported.match)] if stored is not None else None)
-    limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
+    limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
     _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
+    if limits is HEXEN2_LIMITS and len(tex.s) > limits.vertices:
+        raise ExportError(f"{first.name}: cannot export as MDL: {len(tex.s)} texture coordinates, "
+                          f"{len(tex.s) - limits.vertices} over Hexen II's limit of {limits.vertices}")
 
-    grid_scale, grid_translate = _grid(mesh if single else None, positions)
-    verts = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
-                     np.broadcast_to(grid_translate, (len(positions), 3)))
+    grid_scale, grid_translate = _grid(mesh if single else None, positions, sixteen)
+    if sixteen:
+        verts, low = sixteen_bit(positions, grid_scale, grid_translate)
+    else:
+        verts, low = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
+                              np.broadcast_to(grid_translate, (len(positions), 3))), None
     normals, bbox_min, bbox_max, kept = _poses(verts, exported.match, stored, grid_scale, grid_translate,
-                                               tex.triangles[:, ::-1])
+                                               tex.triangles[:, ::-1], low)
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     all_kept = bool(kept.all()) and stored is not None
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
@@ -114,7 +141,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         synctype=1 if settings.mdl_synctype == "RAND" else 0, flags=int(settings.mdl_flags), size=float(size),
         skins=skins, onseam=tex.onseam, s=tex.s, t=tex.t, facesfront=facesfront,
         triangles=triangles, pose_names=names, pose_verts=verts, pose_normals=normals,
-        pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
+        pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
+        pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), list(sampled.info))
 
@@ -138,29 +166,33 @@ def _facesfront_and_records(parts, corner_uv: np.ndarray, single: bool):
     return np.asarray(facesfront), (records if all(r is not None for r in records) else None)
 
 
-def _grid(mesh, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The imported grid while every position still lies on it, else one from the bounds of all frames."""
+def _grid(mesh, positions: np.ndarray, sixteen: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The imported grid while every position still lies on it (MD16: on its 16-bit lattice), else one
+    from the bounds of all frames."""
     grid = mesh.get(MDL_GRID) if mesh is not None else None
     if grid is not None and len(grid) == 6:
         scale, translate = np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
         count = len(positions)
         s, t = np.broadcast_to(scale, (count, 3)), np.broadcast_to(translate, (count, 3))
-        if frames_on_grid(positions, quantize(positions, s, t), s, t).all():
+        if (frames_on_lattice16(positions, scale, translate) if sixteen
+                else frames_on_grid(positions, quantize(positions, s, t), s, t)).all():
             return scale, translate
     flat = positions.reshape(-1, 3)
     return grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
 
 
-def _stored_poses(mesh, num_vertices: int, num_entries: int) -> np.ndarray | None:
+def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = False) -> np.ndarray | None:
     """The imported pose records, one per frame-table entry, if they still fit the mesh."""
     blob = mesh.get(MDL_POSES)
-    if blob is None or not num_entries or len(bytes(blob)) != num_entries * pose_dtype(num_vertices).itemsize:
+    dtype = pose_dtype(num_vertices, sixteen)
+    if blob is None or not num_entries or len(bytes(blob)) != num_entries * dtype.itemsize:
         return None
-    return np.frombuffer(bytes(blob), dtype=pose_dtype(num_vertices))
+    return np.frombuffer(bytes(blob), dtype=dtype)
 
 
-def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translate, tris_ccw):
-    """Normals and bounding boxes per pose, kept from the import where the bytes are unchanged."""
+def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translate, tris_ccw, low=None):
+    """Normals and bounding boxes per pose, kept from the import where the bytes (MD16: and the low
+    bytes) are unchanged."""
     count = len(match)
     normals = np.zeros(verts.shape[:2], np.uint8)
     bbox_min = np.zeros((count, 4), np.uint8)
@@ -169,14 +201,17 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translat
     if records is not None:
         has = np.flatnonzero(match >= 0)
         same = np.all(records["verts"]["v"][match[has]] == verts[has], axis=(1, 2))
+        if low is not None:
+            same &= np.all(records["low"]["v"][match[has]] == low[has], axis=(1, 2))
         kept[has[same]] = True
         source = match[kept]
         normals[kept] = records["verts"]["normal_index"][source]
         bbox_min[kept], bbox_max[kept] = records["head"]["bbox_min"][source], records["head"]["bbox_max"][source]
     redo = np.flatnonzero(~kept)
     if len(redo):
-        decoded = dequantize(verts[redo], np.broadcast_to(scale, (len(redo), 3)),
-                             np.broadcast_to(translate, (len(redo), 3)))
+        decoded = (decode16(verts[redo], low[redo], scale, translate) if low is not None else
+                   dequantize(verts[redo], np.broadcast_to(scale, (len(redo), 3)),
+                              np.broadcast_to(translate, (len(redo), 3))))
         normals[redo] = nearest_normal_index(vertex_normals(decoded, tris_ccw))
         bbox_min[redo, :3] = verts[redo].min(axis=1)
         bbox_max[redo, :3] = verts[redo].max(axis=1)
@@ -287,7 +322,8 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
 
 
 def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
-    where = "modern source ports" if options.target == "MODERN" else "Quake"
+    where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
+        else "Quake"
     problems = []
     for what, count, limit in (("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
                                ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)):
