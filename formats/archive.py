@@ -69,7 +69,8 @@ def member_key(name: str) -> str:
 
 
 def unsafe_name(name: str) -> str | None:
-    """Why ``name`` is not a plain relative path (absolute, ``..``, drive letter, empty part), or None."""
+    """Why ``name`` is not a plain relative path (absolute, ``..``, a drive letter or any ``:``, an
+    empty part, a control character), or None."""
     if not name:
         return "empty name"
     if any(ord(c) < 32 for c in name):
@@ -79,6 +80,8 @@ def unsafe_name(name: str) -> str | None:
         return "absolute name"
     if _DRIVE.match(path):
         return "name with a drive letter"
+    if ":" in path:
+        return "name with ':' (a drive or stream name on Windows)"
     parts = path.split("/")
     if ".." in parts:
         return "name with '..'"
