@@ -44,6 +44,7 @@ ZIP_LOCAL_MAGIC = b"PK\x03\x04"
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 ARCHIVE_SUFFIXES = (".pak", ".pk3")
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f]")
 _CHUNK = 1 << 20
 
 
@@ -73,7 +74,7 @@ def unsafe_name(name: str) -> str | None:
     empty part, a control character), or None."""
     if not name:
         return "empty name"
-    if any(ord(c) < 32 for c in name):
+    if _CONTROL.search(name):
         return "control character in the name"
     path = name.replace("\\", "/")
     if path.startswith("/"):
