@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..formats import md2, ms3d
-from ..formats.archive import Archive, ArchiveError, Member, is_archive_name, member_key, open_archive, unsafe_name
+from ..formats.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
 from ..formats.game_folder import GameFolder
 from .inspect import FORMATS, ModelInfo, Problem
@@ -96,6 +96,7 @@ class ArchiveSession:
         self.work = Path(tempfile.mkdtemp(prefix="classic_models_archive_", dir=work))
         self._archives: dict[Path, Archive | ArchiveError] = {}
         self._folders: dict[Path, GameFolder | None] = {}
+        self._files: dict[Path, list[str]] = {}
         self._count = 0
 
     def __enter__(self) -> "ArchiveSession":
@@ -186,7 +187,9 @@ class ArchiveSession:
     def _companions(self, folder: GameFolder, entry: ArchiveEntry, data: bytes, result: Extracted) -> None:
         wanted = _named_files(entry.format, entry.name, data)
         if entry.format in ("md2", "ms3d"):
-            wanted += _siblings(folder, entry.name, entry.format)
+            if folder.root not in self._files:
+                self._files[folder.root] = [f.name for f in folder.files()]
+            wanted += _siblings(self._files[folder.root], entry.name, entry.format)
         budget = COMPANION_LIMIT
         done = {member_key(entry.name)}
         for name in wanted:
@@ -245,15 +248,16 @@ def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
     return []
 
 
-def _siblings(folder: GameFolder, name: str, fmt: str) -> list[str]:
-    """Images (and for MD2 the other models: a player's weapons) in the member's own folder."""
+def _siblings(files: list[str], name: str, fmt: str) -> list[str]:
+    """Images (and for MD2 the other models: a player's weapons) among the game folder's ``files``
+    in the member's own folder."""
     parent = member_key(str(PurePosixPath(name.replace("\\", "/")).parent))
     suffixes = IMAGE_SUFFIXES + ((".md2",) if fmt == "md2" else ())
     found = []
-    for item in folder.files():
-        path = PurePosixPath(item.name.replace("\\", "/"))
+    for item in files:
+        path = PurePosixPath(item.replace("\\", "/"))
         if member_key(str(path.parent)) == parent and path.suffix.lower() in suffixes:
-            found.append(item.name)
+            found.append(item)
     return found
 
 

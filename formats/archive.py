@@ -45,7 +45,7 @@ ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 ARCHIVE_SUFFIXES = (".pak", ".pk3")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f]")
-_CHUNK = 1 << 20
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 class ArchiveError(FormatError):
@@ -403,7 +403,7 @@ def write_archive(path: str | os.PathLike, members: list[tuple[str, bytes]]) -> 
             else:
                 with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
                     for name, data in members:
-                        archive.writestr(name, data)
+                        archive.writestr(_zip_info(name), data)
             handle.flush()
             os.fsync(handle.fileno())
         _verify(tmp, members, path)
@@ -412,6 +412,14 @@ def write_archive(path: str | os.PathLike, members: list[tuple[str, bytes]]) -> 
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _zip_info(name: str) -> zipfile.ZipInfo:
+    """A deflated member with a fixed date (1980-01-01) and mode 0644: the same files give the same archive."""
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o100644 << 16
+    return info
 
 
 def _verify(tmp: Path, members: list[tuple[str, bytes]], path: Path) -> None:

@@ -18,7 +18,6 @@ Prints a Markdown table; the folder is removed afterwards unless ``--keep``.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
