@@ -153,6 +153,9 @@ class ArchiveSession:
         for problem in archive.problems:
             entries.append(ArchiveEntry(member_label(archive.path, problem.member), problem.member,
                                         _format_of(problem.member), archive.path, error=problem.message))
+        if not entries:
+            entries.append(ArchiveEntry(str(archive.path), "", None, archive.path,
+                                        error=f"no {', '.join(FORMATS)} members in this archive"))
         return entries
 
     def _entry(self, archive: Archive, name: str) -> ArchiveEntry:

@@ -133,6 +133,13 @@ def test_skins_come_from_the_game_folder_in_engine_order(run, tmp_path):
     assert result["skins"][0]["path"] == str(game / "players" / "male" / "grunt.pcx")  # loose lookup unchanged
 
 
+def test_an_archive_without_models_is_an_error(run, tmp_path):
+    archive = write(tmp_path / "sounds.pk3", zip_bytes([("sound/a.wav", b"RIFF")]))
+    result = run("check", archive, block_bpy=True)
+    assert result.returncode == 1
+    assert f"{archive}: error: no .md2, .mdl, .ms3d members in this archive" in result.stdout
+
+
 def test_member_arguments_that_name_nothing_are_errors(run, tmp_path):
     path = quess()
     result = run("check", f"{path}:progs/nothere.mdl", f"{path}:quake.rc", f"{path}:PROGS/Ogre.MDL", block_bpy=True)
