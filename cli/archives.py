@@ -212,8 +212,16 @@ class ArchiveSession:
             target = _target(result.root, found.name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(payload)
-            origin = member_label(found.archive, found.name) if found.archive else str(folder.root / found.name)
-            result.origins[str(target)] = origin
+            source = _as_given(found.archive or folder.root / found.name, entry.archive)
+            result.origins[str(target)] = member_label(source, found.name) if found.archive else str(source)
+
+
+def _as_given(path: Path, archive: Path) -> Path:
+    """``path`` (absolute, in the game folder) spelled from the folder of ``archive`` as the user gave it."""
+    try:
+        return archive.parent / path.relative_to(archive.resolve().parent)
+    except ValueError:
+        return path
 
 
 def _format_of(name: str) -> str | None:

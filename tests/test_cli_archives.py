@@ -114,6 +114,19 @@ def test_a_quake2_player_in_an_archive_finds_its_skins_there(run, tmp_path, kind
     assert "/tmp/classic_models_archive_" not in out and "classic_models_archive_" not in result.stderr
 
 
+def test_an_ms3d_member_finds_its_texture_in_the_archive(run, tmp_path):
+    folder = CORPUS / "ms3d" / "sge"
+    if not (folder / "zombie.ms3d").is_file():
+        pytest.skip(f"corpus file ms3d/sge/zombie.ms3d not found under {CORPUS}")
+    members = [("models/zombie/zombie.ms3d", (folder / "zombie.ms3d").read_bytes()),
+               ("models/zombie/zombie.tga", (folder / "zombie.tga").read_bytes())]
+    write(tmp_path / "mod" / "pak0.pk3", zip_bytes(members))
+    result = run("info", "mod/pak0.pk3", block_bpy=True)    # a relative path stays relative in the report
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mod/pak0.pk3:models/zombie/zombie.ms3d: MilkShape 3D MS3D version 4" in result.stdout
+    assert ".\\zombie.tga: found mod/pak0.pk3:models/zombie/zombie.tga" in result.stdout
+
+
 def test_skins_come_from_the_game_folder_in_engine_order(run, tmp_path):
     """pak0 holds the player and its skin; pak1 overrides the skin; a loose copy loses to both."""
     members = q2_player_members(tmp_path)
