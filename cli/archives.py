@@ -172,7 +172,15 @@ class ArchiveSession:
         return entry
 
     def extract(self, entry: ArchiveEntry) -> Extracted:
-        """Write ``entry``'s member and its companions into a fresh folder; ArchiveError if unreadable."""
+        """Write ``entry``'s member and its companions into a fresh folder; ArchiveError if unreadable
+        (or if the temporary folder cannot be written)."""
+        try:
+            return self._extract(entry)
+        except OSError as exc:
+            raise ArchiveError(entry.archive, f"cannot extract to {self.work}: {exc.strerror or exc}",
+                               entry.name) from exc
+
+    def _extract(self, entry: ArchiveEntry) -> Extracted:
         archive = self.archive(entry.archive)
         data = archive.read(entry.name)
         self._count += 1
