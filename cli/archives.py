@@ -288,6 +288,8 @@ def relabel(info: ModelInfo, extracted: Extracted, archive: Path) -> ModelInfo:
     for skin in info.skins:
         if skin.path:
             skin.path = extracted.origins.get(skin.path, skin.path.replace(root + os.sep, f"{archive}:"))
+        if skin.note:
+            skin.note = _replace_paths(skin.note, extracted, archive)
     for problem in info.problems:
         problem.message = _replace_paths(problem.message, extracted, archive)
     return info

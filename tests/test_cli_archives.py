@@ -129,6 +129,10 @@ def test_an_ms3d_member_finds_its_texture_in_the_archive(run, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mod/pak0.pk3:models/zombie/zombie.ms3d: MilkShape 3D MS3D version 4" in result.stdout
     assert ".\\zombie.tga: found mod/pak0.pk3:models/zombie/zombie.tga" in result.stdout
+    write(tmp_path / "other" / "pak0.pk3", zip_bytes(members[:1]))
+    missing = run("check", "other/pak0.pk3", block_bpy=True)
+    assert "texture '.\\\\zombie.tga' not found: looked for zombie.tga in other/pak0.pk3:models/zombie" in missing.stdout
+    assert str(tmp_path) not in missing.stdout and "classic_models_archive_" not in missing.stdout
 
 
 def test_skins_come_from_the_game_folder_in_engine_order(run, tmp_path):
