@@ -1,0 +1,204 @@
+"""A game folder (``id1/``, ``baseq2/``, ``data1/``, a mod) seen the way the engines search it.
+
+Search order, first match wins (see README "Game archives" for the engine code each rule follows):
+
+1. ``*.pk3`` in name order, the later overriding the earlier (DarkPlaces ``fs.c``
+   ``FS_AddGameDirectory``: every pk3 is put in front of the paks; FTE ``engine/common/fs.c``
+   registers ``pak`` before ``pk3`` and adds the archives of each format in that order);
+2. ``pakN.pak`` by number, a higher number overriding a lower one (Quake ``common.c``
+   ``COM_AddGameDirectory``, Quake II ``files.c`` ``FS_AddGameDirectory``: each pak goes in front of
+   the search path), then any other ``*.pak`` in name order below them (DarkPlaces, FTE);
+3. loose files under the folder, which every archive overrides: Quake (``WinQuake/common.c``) and
+   Quake II (``qcommon/files.c``) add the directory before its paks, so each pak lands in front of it.
+
+Raven's Hexen II (``H2MP/code/COMMON.C`` ``COM_AddGameDirectory``, kept by uHexen2) and DarkPlaces
+add the directory *after* the archives, so loose files win there: ``loose_first=True`` searches
+that way, and it is the default for the Hexen II folders ``data1``, ``portals`` and ``hw``.
+
+Names compare without case and with ``/``; loose files are found case-insensitively too, so a
+model that names ``Skins/Red.PCX`` finds ``skins/red.pcx`` on a case-sensitive file system.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
+
+_NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
+HEXEN2_FOLDERS = ("data1", "portals", "hw")
+
+
+@dataclass(frozen=True)
+class GameFile:
+    """A file the game sees: ``archive`` None means a loose file under the folder."""
+    name: str
+    archive: Path | None
+    size: int
+
+
+def search_archives(root: Path) -> list[Path]:
+    """The folder's archives, highest priority first."""
+    try:
+        names = [p for p in root.iterdir() if p.is_file() and is_archive_name(p)]
+    except OSError:
+        return []
+    numbered = sorted((p for p in names if _NUMBERED_PAK.match(p.name)),
+                      key=lambda p: (int(_NUMBERED_PAK.match(p.name).group(1)), p.name))
+    other_paks = sorted((p for p in names if p.suffix.lower() == ".pak" and not _NUMBERED_PAK.match(p.name)),
+                        key=lambda p: p.name.lower())
+    pk3s = sorted((p for p in names if p.suffix.lower() == ".pk3"), key=lambda p: p.name.lower())
+    lowest_first = other_paks + numbered + pk3s
+    return list(reversed(lowest_first))
+
+
+class GameFolder:
+    """Loose files plus archives of one folder; archives open on first use. A context manager."""
+
+    def __init__(self, root: str | os.PathLike, loose_first: bool | None = None) -> None:
+        self.root = Path(root)
+        if loose_first is None:
+            loose_first = self.root.name.lower() in HEXEN2_FOLDERS
+        self.loose_first = loose_first
+        self.archive_paths = search_archives(self.root)
+        self.problems: list[ArchiveError] = []
+        self._open: dict[Path, Archive | None] = {}
+        self._dirs: dict[Path, dict[str, Path]] = {}
+
+    def __enter__(self) -> "GameFolder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"GameFolder({str(self.root)!r}, {len(self.archive_paths)} archives)"
+
+    @staticmethod
+    def around(path: str | os.PathLike) -> "GameFolder | None":
+        """The game folder ``path`` sits in: an archive's own folder, else the nearest ancestor
+        holding ``pak*.pak`` or ``*.pk3``; None when there is none."""
+        path = Path(path).resolve()
+        if is_archive_name(path) and path.is_file():
+            return GameFolder(path.parent)
+        for folder in path.parents:
+            if search_archives(folder):
+                return GameFolder(folder)
+        return None
+
+    def archive(self, path: Path) -> Archive | None:
+        """The open archive at ``path`` (one of :attr:`archive_paths`), None if it cannot be opened
+        (the error goes to :attr:`problems`)."""
+        if path not in self._open:
+            try:
+                self._open[path] = open_archive(path)
+            except ArchiveError as exc:
+                self._open[path] = None
+                self.problems.append(exc)
+        return self._open[path]
+
+    def find(self, name: str) -> GameFile | None:
+        """The file the engine would load for ``name`` (any case, ``\\`` or ``/``), or None."""
+        if unsafe_name(name):
+            return None
+        if self.loose_first:
+            return self._find_loose(name) or self._find_packed(name)
+        return self._find_packed(name) or self._find_loose(name)
+
+    def _find_packed(self, name: str) -> GameFile | None:
+        for path in self.archive_paths:
+            archive = self.archive(path)
+            member = archive.find(name) if archive else None
+            if member is not None:
+                return GameFile(member.name, path, member.size)
+        return None
+
+    def _find_loose(self, name: str) -> GameFile | None:
+        loose = self._loose(name)
+        if loose is None:
+            return None
+        try:
+            size = loose.stat().st_size
+        except OSError:
+            return None
+        return GameFile(loose.relative_to(self.root).as_posix(), None, size)
+
+    def read(self, name: str) -> bytes:
+        """The bytes of :meth:`find`'s file; :class:`ArchiveError` naming folder and name if absent."""
+        found = self.find(name)
+        if found is None:
+            raise ArchiveError(self.root, "not in this game folder (archives and loose files)", name)
+        if found.archive is not None:
+            return self.archive(found.archive).read(found.name)
+        loose = self.root / found.name
+        try:
+            return loose.read_bytes()
+        except OSError as exc:
+            raise ArchiveError(self.root, f"cannot read: {exc.strerror or exc}", found.name) from exc
+
+    def files(self) -> list[GameFile]:
+        """The winning entry of every name, sorted by name."""
+        packed: dict[str, GameFile] = {}
+        for path in self.archive_paths:
+            archive = self.archive(path)
+            for member in archive.members() if archive else []:
+                key = member_key(member.name)
+                if key not in packed:
+                    winner = archive.find(member.name)
+                    packed[key] = GameFile(winner.name, path, winner.size)
+        loose = self._loose_files()
+        first, second = (loose, packed) if self.loose_first else (packed, loose)
+        winners = dict(second)
+        winners.update(first)
+        return sorted(winners.values(), key=lambda f: member_key(f.name))
+
+    def _loose_files(self) -> dict[str, GameFile]:
+        winners: dict[str, GameFile] = {}
+        archives = {p.resolve() for p in self.archive_paths}
+        for dirpath, _dirs, filenames in os.walk(self.root):
+            for filename in filenames:
+                full = Path(dirpath, filename)
+                if full.resolve() in archives:
+                    continue
+                name = full.relative_to(self.root).as_posix()
+                try:
+                    size = full.stat().st_size
+                except OSError:
+                    continue
+                winners.setdefault(member_key(name), GameFile(name, None, size))
+        return winners
+
+    def close(self) -> None:
+        for archive in self._open.values():
+            if archive is not None:
+                archive.close()
+        self._open.clear()
+
+    def _loose(self, name: str) -> Path | None:
+        """``name`` under the root, matching each part without case; None if absent."""
+        folder = self.root
+        parts = name.replace("\\", "/").split("/")
+        for depth, part in enumerate(parts):
+            listing = self._listing(folder)
+            found = listing.get(part.lower())
+            if found is None:
+                return None
+            if depth == len(parts) - 1:
+                return found if found.is_file() else None
+            if not found.is_dir():
+                return None
+            folder = found
+        return None
+
+    def _listing(self, folder: Path) -> dict[str, Path]:
+        if folder not in self._dirs:
+            entries: dict[str, Path] = {}
+            try:
+                for child in sorted(folder.iterdir()):
+                    entries.setdefault(child.name.lower(), child)
+            except OSError:
+                pass
+            self._dirs[folder] = entries
+        return self._dirs[folder]
