@@ -26,6 +26,8 @@ from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
 from ..sampling.animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
+from ..sampling.skin_packing import alternate_note, pack_skin
+from ...formats.skin_atlas import MAX_LBM_HEIGHT
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.vertex_normals import vertex_normals
@@ -37,12 +39,16 @@ DEFAULT_SKIN_SIZE = 256
 class Md2ExportOptions(FrameExportOptions):
     """Frame source, scale and transform; the grid of new frames: AUTO, SHARED or PER_FRAME; skins:
     'PCX', 'PNG', 'TGA' or 'NAMES' (names only), ``skin_folder`` the folder part of new skin names
-    (see :mod:`.skins`), ``dither`` for PCX."""
+    (see :mod:`.skins`), ``dither`` for PCX; ``materials``: 'ONE_SKIN' packs the images of the
+    materials the faces use into one skin named after ``model_stem`` (see
+    :mod:`..sampling.skin_packing`), 'ALTERNATE' writes one skin per material."""
     grid: str = "AUTO"
     skins: str = "PCX"
     skin_path: str = ""
     skin_folder: str = ""
     dither: bool = False
+    materials: str = "ONE_SKIN"
+    model_stem: str = ""
 
 
 @dataclass
@@ -65,20 +71,32 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scene = context.scene
     first = parts[0].obj
     num_frames = len(parts[0].positions)
-    skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
+    packed = pack_skin(parts, options.materials, MAX_LBM_HEIGHT)
+    if packed is None:
+        skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
+    else:
+        skin_width, skin_height = packed.layout.width, packed.layout.height
     exported = exported_frames(scene, parts[0], frames, options.frame_source)
     names = exported.names
     positions, tris_ccw, _ = merged(parts)
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
                   if len(parts) == 1 else None)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
-    st_table, tri_st = _st(parts, skin_width, skin_height, degenerate)
+    st_table, tri_st = _st(parts, skin_width, skin_height, degenerate,
+                           None if packed is None else packed.corner_uvs)
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
-    skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
+    if packed is None:
+        skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
+    else:
+        skins = [new_skin_name(options.skin_folder, f"{options.model_stem or first.name}_skin")]
+        skin_images = {skins[0]: packed}
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
     result = BuildResult(model=None, skin_images=skin_images)  # type: ignore[arg-type]
+    note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
+    if note:
+        result.info.append(note)
     stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
@@ -120,11 +138,14 @@ def _skin_size(obj: bpy.types.Object, objects: list[bpy.types.Object], one_size:
     return next(iter(sizes), (DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE))
 
 
-def _st(parts: list[MeshPart], width: int, height: int,
-        degenerate: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray | None,
+        packed_uvs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """ST table and per-triangle ST indices in file corner order (the inverse of the import's UVs),
-    with the kept ``degenerate`` triangles' STs (from the imported table) at their places."""
-    uvs = np.concatenate([p.topology.corner_uvs for p in parts])[:, ::-1]
+    with the kept ``degenerate`` triangles' STs (from the imported table) at their places;
+    ``packed_uvs`` are the corners' UVs in a packed skin (else the meshes' own)."""
+    if packed_uvs is None:
+        packed_uvs = np.concatenate([p.topology.corner_uvs for p in parts])
+    uvs = packed_uvs[:, ::-1]
     s = np.rint(uvs[..., 0] * width - 0.5)
     t = np.rint((1.0 - uvs[..., 1]) * height - 0.5)
     if not (np.all(np.isfinite(s)) and np.all(np.isfinite(t))):

@@ -53,7 +53,7 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     files = player_files(objects)
     results = {}
     for i, (file_name, members) in enumerate(files.items()):
-        results[file_name] = build_md2(context, members, options,
+        results[file_name] = build_md2(context, members, replace(options, model_stem=Path(file_name).stem),
                                        progress=lambda f, i=i: wm.progress_update((i + f) / len(files) * 0.9))
     body = results[BODY_FILE].model
     for file_name, result in results.items():

@@ -27,6 +27,8 @@ from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
+from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
+from ...formats.skin_atlas import pack_images
 from ..sampling.vertex_normals import vertex_normals
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
@@ -41,6 +43,7 @@ class MdlExportOptions(FrameExportOptions):
     palette_path: str = ""
     palette: str = "QUAKE"
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
+    materials: str = "ONE_SKIN"    # or "ALTERNATE" (see exporters/sampling/skin_packing.py)
 
 
 @dataclass
@@ -49,6 +52,7 @@ class MdlBuildResult:
     warnings: list[str] = field(default_factory=list)
     vertices_added: int = 0
     poses_kept: int = 0
+    info: list[str] = field(default_factory=list)
 
 
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
@@ -63,18 +67,30 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     settings = first.classic_model
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette)
-    skins, width, height = _skins(first, palette, options, warnings)
+    limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
+    info: list[str] = []
+    packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
+    if packed is None:
+        skins, width, height = _skins(first, palette, options, warnings)
+        note = alternate_note(parts, options.materials)
+        info += [note] if note else []
+    else:
+        skins, width, height = _packed_skins(packed, palette, options.dither)
+        info.append(packed.report("0"))
     exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
     names = exported.names
     positions, tris_ccw, uvs = merged(parts)
+    if packed is not None:
+        uvs = packed.corner_uvs
     file_tris = tris_ccw[:, ::-1]
-    uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
+    uv_width = (settings.skin_width if packed is None and settings.source_format == "MDL" and settings.skin_width
+                else width)
     corner_uv = uvs[:, ::-1]
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
                           np.rint((1.0 - corner_uv[..., 1]) * height - 0.5)], axis=-1)
     if not np.all(np.isfinite(corner_st)):
         raise ExportError(f"object {first.name!r} has non-finite UV coordinates")
-    facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single)
+    facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single and packed is None)
     tex = assign_texcoords(file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1], width, stored_tex)
     if tex.vertices_added:
         warnings.append(f"MDL stores one texture coordinate per vertex: {tex.vertices_added} vertices were "
@@ -85,7 +101,6 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if degenerate is not None:
         triangles = insert_at(triangles, degenerate["vertices"].astype(triangles.dtype), degenerate["index"])
         facesfront = insert_at(facesfront, degenerate["facesfront"], degenerate["index"])
-    limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     _check_limits(first.name, positions.shape[1], len(triangles), len(names), names, height, limits, options)
 
     grid_scale, grid_translate = _grid(mesh if single else None, positions)
@@ -110,7 +125,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
         pose_name_raw=[bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
                        for f, m in enumerate(exported.match)] if stored is not None else None)
-    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
 
 
 def _palette(path_text: str, game: str) -> np.ndarray:
@@ -278,6 +293,19 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
         warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
         skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
     return skins, padded, height
+
+
+def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:
+    """One skin: each source converted to the palette on its own (an imported image keeps its
+    indices, fullbright masks apply), then packed."""
+    cells = []
+    for source in packed.sources:
+        if source.image is not None:
+            cells.append(_image_indices(source.image, source.mask, palette, dither))
+        else:
+            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither))
+    atlas = pack_images(cells, packed.layout, fill=0)
+    return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
 
 def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:

@@ -15,6 +15,7 @@ class Topology:
     triangles: np.ndarray              # (T, 3) vertex indices, counter-clockwise (Blender order)
     corner_uvs: np.ndarray | None      # (T, 3, 2) float64 UVs of each triangle corner
     int_attributes: dict[str, np.ndarray]  # integer attributes by name: corner (T, 3), face (T,), point (V,)
+    material_index: np.ndarray | None = None  # (T,) material slot of each triangle
 
 
 def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Topology:
@@ -47,7 +48,9 @@ def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Top
             extra[name] = values[polygons]
         else:
             extra[name] = values
-    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra)
+    material_index = np.empty(count, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("material_index", material_index)
+    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra, material_index)
 
 
 def object_topology(context: bpy.types.Context, obj: bpy.types.Object,
