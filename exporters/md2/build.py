@@ -25,7 +25,9 @@ from ..export_error import ExportError
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
-from ..sampling.animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
+from ..sampling.animated_mesh import MeshPart
+from ..sampling.options import FrameExportOptions
+from ..sampling.pipeline import sample_model
 from ..sampling.skin_packing import alternate_note, pack_skin
 from ...formats.skin_atlas import MAX_LBM_HEIGHT
 from ..sampling.kept_triangles import insert_at, kept_rows
@@ -65,20 +67,18 @@ class BuildResult:
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
-    parts, frames = sample_parts(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
     if progress:
         progress(0.5)
-    scene = context.scene
-    first = parts[0].obj
-    num_frames = len(parts[0].positions)
+    parts, first, exported = sampled.parts, sampled.first, sampled.exported
+    num_frames = len(sampled.positions)
     packed = pack_skin(parts, options.materials, MAX_LBM_HEIGHT)
     if packed is None:
         skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
     else:
         skin_width, skin_height = packed.layout.width, packed.layout.height
-    exported = exported_frames(scene, parts[0], frames, options.frame_source)
     names = exported.names
-    positions, tris_ccw, _ = merged(parts)
+    positions, tris_ccw = sampled.positions, sampled.triangles
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
                   if len(parts) == 1 else None)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
@@ -93,7 +93,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         skin_images = {skins[0]: packed}
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
-    result = BuildResult(model=None, skin_images=skin_images)  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if note:
         result.info.append(note)
@@ -106,7 +106,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
-    result.frames_evaluated = sum(p.frames_evaluated for p in parts)
+    result.frames_evaluated = sampled.frames_evaluated
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,

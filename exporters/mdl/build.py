@@ -24,7 +24,9 @@ from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, qu
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
-from ..sampling.animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
+from ..sampling.animated_mesh import ExportedFrames
+from ..sampling.options import FrameExportOptions
+from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
@@ -58,17 +60,17 @@ class MdlBuildResult:
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
-    parts, frames = sample_parts(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
     if progress:
         progress(0.4)
-    first = parts[0].obj
+    parts, first, exported = sampled.parts, sampled.first, sampled.exported
     mesh = first.data
     single = len(parts) == 1
     settings = first.classic_model
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette)
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
-    info: list[str] = []
+    info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
     if packed is None:
         skins, width, height = _skins(first, palette, options, warnings)
@@ -77,9 +79,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     else:
         skins, width, height = _packed_skins(packed, palette, options.dither)
         info.append(packed.report("0"))
-    exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
     names = exported.names
-    positions, tris_ccw, uvs = merged(parts)
+    positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     if packed is not None:
         uvs = packed.corner_uvs
     file_tris = tris_ccw[:, ::-1]
