@@ -62,7 +62,9 @@ class BuildResult:
     grid: str = ""            # the grid new frames got ("SHARED" or "PER_FRAME"), "" if every frame was kept
     max_error: float = 0.0    # their largest position error, model units
     info: list[str] = field(default_factory=list)
-    skin_images: dict = field(default_factory=dict)   # skin name -> bpy image
+    skin_images: dict = field(default_factory=dict)   # skin name -> bpy image (or a packed skin)
+    positions: np.ndarray | None = None   # (F, V, 3) the positions the frames were quantised from
+    kept: np.ndarray | None = None        # (F,) True where a frame was written back as imported
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -106,6 +108,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
+    result.positions, result.kept = positions, kept
     result.frames_evaluated = sampled.frames_evaluated
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
