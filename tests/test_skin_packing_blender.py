@@ -15,6 +15,7 @@ from md2_reference import decode as decode_md2
 from mdl_reference import decode as decode_mdl
 from test_md2_blender import export_md2
 from test_mdl_blender import export_mdl
+from test_cli import package_path, run  # noqa: F401  (fixtures: the command line in a subprocess)
 
 RNG = np.random.default_rng(18)
 SIZES = {2: [(32, 16), (8, 8)], 4: [(64, 32), (16, 16), (8, 24), (12, 4)]}
@@ -181,3 +182,17 @@ def test_material_without_image_gets_its_colour(bpy_scene, tmp_path):
     assert plain_faces.sum() == 6
     np.testing.assert_array_equal(got[plain_faces], np.broadcast_to(target, (6, 3)))
     np.testing.assert_array_equal(got[~plain_faces], blender_face_colours(obj, images + [np.zeros((4, 4, 3), np.uint8)])[~plain_faces])
+
+
+def test_command_line_materials_flag(bpy_scene, tmp_path, run):
+    bpy = bpy_scene
+    colours, _ = palette_colours("quake2", 0)
+    cube_with_materials(bpy, [(16, 16), (16, 16)], colours)
+    source = tmp_path / "crate.ms3d"                     # MilkShape groups, one material each, images beside
+    assert bpy.ops.export_scene.ms3d(filepath=str(source)) == {"FINISHED"}
+    for flag, skins in ((None, ["crate_skin.pcx"]), ("alternate", ["paint0.pcx", "paint1.pcx"])):
+        out = tmp_path / (flag or "default")
+        args = ["convert", source, "--to", "md2", "-o", out] + (["--materials", flag] if flag else [])
+        result = run(*args)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert decode_md2((out / "crate.md2").read_bytes()).skins == skins
