@@ -27,7 +27,7 @@ import tempfile
 import time
 import tomllib
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -322,8 +322,8 @@ def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:
     the file holds frames at the rate asked for, unless the user chose a frame rate."""
     if settings.target not in FRAME_FORMATS or "frame_rate" in settings.export_options:
         return settings
-    options = dict(settings.export_options, frame_rate=OptionRequest("--fps", "SCENE"))
-    return ConvertSettings(settings.target, settings.import_options, options, settings.fps)
+    return replace(settings, export_options=dict(settings.export_options,
+                                                  frame_rate=OptionRequest("--fps", "SCENE")))
 
 
 def _actions_import(importer: str, settings: ConvertSettings, kwargs: dict) -> dict:

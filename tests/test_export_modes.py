@@ -189,6 +189,8 @@ def test_every_exporter_from_every_mode_gives_a_file_or_a_clear_refusal(bpy_scen
         assert outcomes[what].startswith("refused"), (what, outcomes[what])
     if kind in ("md2", "mdl"):
         assert "select at least one mesh object" in outcomes["text"]
+        assert "'Text' (font)" in outcomes["text"] and f"{objects['curve'].name!r} (curve)" in outcomes["curve"]
+        assert "Convert > Mesh" in outcomes["curve"] and "Make Instances Real" in outcomes["instanced"]
 
 
 def test_collection_with_hidden_and_instanced_objects_exports_its_meshes(bpy_scene, tmp_path):

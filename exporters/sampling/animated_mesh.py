@@ -58,7 +58,7 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
     the mesh property holding the file's degenerate triangles, e.g. of a placeholder model)."""
     meshes = [o for o in objects if o.type == "MESH"]
     if not meshes:
-        raise ExportError("nothing to export: select at least one mesh object")
+        raise ExportError("nothing to export: select at least one mesh object" + _not_meshes(objects))
     scene = context.scene
     if options.frame_source == "ACTIONS" or imported_as_actions(meshes[0], options):
         return _sample_actions(context, meshes, options, format_name, int_attributes, kept_triangles)
@@ -70,6 +70,15 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
             raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
                               f"{parts[0].obj.name!r} has {count}; export them separately")
     return parts, frames
+
+
+def _not_meshes(objects: list[bpy.types.Object]) -> str:
+    """What the selection held instead of meshes, and how to make meshes of it."""
+    if not objects:
+        return ""
+    listed = ", ".join(f"{o.name!r} ({o.type.lower()})" for o in objects[:3]) + (" ..." if len(objects) > 3 else "")
+    return (f" (selected: {listed}; Object > Convert > Mesh makes meshes of text and curves, "
+            "Object > Apply > Make Instances Real of collection instances)")
 
 
 def imported_as_actions(obj: bpy.types.Object, options: FrameExportOptions) -> bool:
@@ -189,7 +198,7 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[float],
     every = spacing(scene, options.frame_rate)
     table = frame_table(obj)
     offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
-    on_timeline = frame_source == "TIMELINE" and part.origins is None and every == 1.0
+    on_timeline = frame_source == "TIMELINE" and part.origins is None and abs(every - 1.0) < 1e-9
     places = [int(whole(frame)) - offset if on_timeline else None for frame in frames[:len(part.key_indices)]]
     places += [None] * (len(part.key_indices) - len(places))
     match = match_frames(obj, table, places, part.key_indices)
