@@ -97,6 +97,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
     result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
+    if packed is not None and options.skins == "NAMES":
+        note += "; Skins: Names Only, so its file is not written"
     if note:
         result.info.append(note)
     stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None

@@ -38,6 +38,7 @@ class SkinSource:
     image: bpy.types.Image | None
     mask: bpy.types.Image | None
     colour: tuple[int, int, int, int]   # sRGB 0-255, used when there is no image
+    group_images: int = 1               # images of an MDL skin group (only the first is packed)
 
     @property
     def size(self) -> tuple[int, int]:
@@ -73,6 +74,9 @@ class PackedSkin:
                      "tile border) and were clamped to the image")
         if self.left_out:
             line += f"; materials no face uses are not written: {', '.join(self.left_out)}"
+        groups = [s.label for s in self.sources if s.group_images > 1]
+        if groups:
+            line += f"; only the first image of each skin group is packed: {', '.join(groups)}"
         return line
 
 
@@ -98,7 +102,8 @@ def _source(material: bpy.types.Material | None) -> tuple[tuple, SkinSource]:
     if pairs:
         image, mask = pairs[0]
         label = f"{material.name!r} ({image.name})" if image.name != material.name else repr(material.name)
-        return ("image", image.name, mask.name if mask else ""), SkinSource(label, image, mask, (0, 0, 0, 255))
+        return (("image", image.name, mask.name if mask else ""),
+                SkinSource(label, image, mask, (0, 0, 0, 255), len(pairs)))
     if material is None:
         return ("none",), SkinSource("faces without a material", None, None, _base_colour(None))
     return ("colour", material.name), SkinSource(f"{material.name!r} (colour)", None, None, _base_colour(material))
