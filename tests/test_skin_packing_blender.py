@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import CORPUS
 from image_files import read_pcx, reference_palette
 from md2_reference import decode as decode_md2
 from mdl_reference import decode as decode_mdl
@@ -196,3 +197,47 @@ def test_command_line_materials_flag(bpy_scene, tmp_path, run):
         result = run(*args)
         assert result.returncode == 0, result.stdout + result.stderr
         assert decode_md2((out / "crate.md2").read_bytes()).skins == skins
+
+
+def find_block(atlas: np.ndarray, block: np.ndarray) -> tuple[int, int] | None:
+    """Top-left (x, y) where ``block`` lies in ``atlas`` exactly, if anywhere."""
+    h, w = block.shape
+    for y, x in np.argwhere(atlas[:atlas.shape[0] - h + 1, :atlas.shape[1] - w + 1] == block[0, 0]):
+        if np.array_equal(atlas[y:y + h, x:x + w], block):
+            return int(x), int(y)
+    return None
+
+
+def test_imported_mdl_skins_keep_their_indices_when_packed(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    path = CORPUS / "mdl" / "librequake" / "armor.mdl"
+    if not path.is_file():
+        pytest.skip(f"corpus file {path} not found")
+    original = decode_mdl(path.read_bytes())
+    assert bpy.ops.import_scene.mdl(filepath=str(path)) == {"FINISHED"}
+    obj = bpy.context.view_layer.objects.active
+    for poly in obj.data.polygons:             # the import puts every face on skin 0; give half skin 1
+        poly.material_index = poly.index % 2
+    images = []
+    for material in obj.data.materials[:2]:
+        image = next(n.image for n in material.node_tree.nodes if n.type == "TEX_IMAGE")
+        w, h = image.size
+        pixels = np.empty(w * h * 4, np.float32)
+        image.pixels.foreach_get(pixels)
+        images.append(np.rint(pixels.reshape(h, w, 4)[::-1, :, :3] * 255).astype(np.uint8))
+    expected = blender_face_colours(obj, images)
+    ref = decode_mdl(export_mdl(bpy, obj, tmp_path / "armor.mdl"))
+    assert ref.num_skins == 1 and ref.skin_width % 4 == 0
+    atlas = np.frombuffer(ref.skins[0].images[0], np.uint8).reshape(ref.skin_height, ref.skin_width)
+    for skin in original.skins[:2]:
+        block = np.frombuffer(skin.images[0], np.uint8).reshape(original.skin_height, original.skin_width)
+        assert find_block(atlas, block) is not None
+    quake = reference_palette("quake")
+    if quake is None:
+        pytest.skip("reference Quake palette not found in ../shared/reference")
+    texcoords = np.array(ref.texcoords)
+    corners = [[(texcoords[v, 1] + (texcoords[v, 0] != 0 and ff == 0) * (ref.skin_width // 2), texcoords[v, 2])
+                for v in verts] for ff, *verts in ref.tris]
+    got = file_triangle_colours(np.array(corners, float), quake[atlas])
+    # corners at texel centres in the file; Blender shows the same texel at each triangle's centroid
+    np.testing.assert_array_equal(got, expected)
