@@ -138,6 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--skins", choices=("pcx", "png", "tga", "names"),
                          help="MD2: write skins as 8-bit PCX in the Quake II palette (default), true-colour "
                               "PNG or TGA, or store the names only (skins)")
+    exports.add_argument("--materials", choices=("one-skin", "alternate"),
+                         help="MD2/MDL: faces with several materials get one skin packing their images "
+                              "(one-skin, the default; the game draws one skin) or one skin per material "
+                              "(alternate) (materials)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
@@ -247,6 +251,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["dither"] = OptionRequest("--dither", True)
     if args.skins:
         exports["skins"] = OptionRequest("--skins", args.skins.upper())
+    if args.materials:
+        exports["materials"] = OptionRequest("--materials", args.materials.upper().replace("-", "_"))
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:

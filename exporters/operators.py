@@ -24,6 +24,13 @@ export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
 
 
 
+MATERIALS_ITEMS = (
+    ("ONE_SKIN", "One Skin", "The game draws one skin on every face: pack the images of the materials the faces "
+                             "use into one skin, each face's UVs moved into its image's cell"),
+    ("ALTERNATE", "Alternate Skins", "One skin per material, for materials that are alternatives (team colours); "
+                                     "the game draws one of them on every face"))
+
+
 class ExportOperatorBase(ExportHelper):
     bl_options = {"REGISTER", "PRESET"}
 
@@ -53,6 +60,10 @@ class FrameExportBase(ExportOperatorBase):
                          description="Multiply coordinates before writing")
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
+
+    materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
+                            description="What several materials on the faces become: one packed skin, or "
+                                        "alternative skins")
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
@@ -122,7 +133,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         options = Md2ExportOptions(**self.frame_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
-                                   dither=self.dither)
+                                   dither=self.dither, materials=self.materials)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
         return export_file(self, context, export_md2_player if self.player else export_md2, options)
@@ -169,7 +180,8 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
                                    palette=self.palette, palette_path=self.palette_path,
-                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen)
+                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen,
+                                   materials=self.materials)
         return export_file(self, context, export_mdl, options)
 
 

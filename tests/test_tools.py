@@ -53,3 +53,10 @@ def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
                          ("built in Blender", "MD2", "Auto (shared)"), ("built in Blender", "MDL", "one grid")}
     assert float(rows["built in Blender", "MD2", "Shared"][9]) == 0.0
     assert float(rows["built in Blender", "MD2", "Per Frame"][9]) > 0.0
+
+
+def test_packed_skin_sheet_runs(tmp_path):
+    pytest.importorskip("bpy", reason="the sheet builds, exports and renders in Blender")
+    out = _run("tools/packed_skin_sheet.py", "-o", str(tmp_path / "sheet.png"))
+    assert "skin models/crate/tris_skin.pcx: 104x88" in out
+    assert (tmp_path / "sheet.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -29,6 +29,8 @@ from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
 from ..sampling.options import FrameExportOptions
 from ..sampling.pipeline import sample_model
+from ..sampling.skin_packing import alternate_note, pack_skin
+from ...formats.skin_atlas import MAX_LBM_HEIGHT
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.vertex_normals import vertex_normals
@@ -40,12 +42,16 @@ DEFAULT_SKIN_SIZE = 256
 class Md2ExportOptions(FrameExportOptions):
     """Frame source, scale and transform; the grid of new frames: AUTO, SHARED or PER_FRAME; skins:
     'PCX', 'PNG', 'TGA' or 'NAMES' (names only), ``skin_folder`` the folder part of new skin names
-    (see :mod:`.skins`), ``dither`` for PCX."""
+    (see :mod:`.skins`), ``dither`` for PCX; ``materials``: 'ONE_SKIN' packs the images of the
+    materials the faces use into one skin named after ``model_stem`` (see
+    :mod:`..sampling.skin_packing`), 'ALTERNATE' writes one skin per material."""
     grid: str = "AUTO"
     skins: str = "PCX"
     skin_path: str = ""
     skin_folder: str = ""
     dither: bool = False
+    materials: str = "ONE_SKIN"
+    model_stem: str = ""
 
 
 @dataclass
@@ -57,7 +63,9 @@ class BuildResult:
     grid: str = ""            # the grid new frames got ("SHARED" or "PER_FRAME"), "" if every frame was kept
     max_error: float = 0.0    # their largest position error, model units
     info: list[str] = field(default_factory=list)
-    skin_images: dict = field(default_factory=dict)   # skin name -> bpy image
+    skin_images: dict = field(default_factory=dict)   # skin name -> bpy image (or a packed skin)
+    positions: np.ndarray | None = None   # (F, V, 3) the positions the frames were quantised from
+    kept: np.ndarray | None = None        # (F,) True where a frame was written back as imported
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -67,16 +75,25 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         progress(0.5)
     parts, first, exported = sampled.parts, sampled.first, sampled.exported
     num_frames = len(sampled.positions)
-    skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
+    packed = pack_skin(parts, options.materials, MAX_LBM_HEIGHT)
+    if packed is None:
+        skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
+    else:
+        skin_width, skin_height = packed.layout.width, packed.layout.height
     names = exported.names
     positions, tris_ccw = sampled.positions, sampled.triangles
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
                   if len(parts) == 1 else None)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
-    st_table, tri_st = _st(parts, skin_width, skin_height, degenerate)
+    st_table, tri_st = _st(parts, skin_width, skin_height, degenerate,
+                           None if packed is None else packed.corner_uvs)
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
-    skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
+    if packed is None:
+        skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
+    else:
+        skins = [new_skin_name(options.skin_folder, f"{options.model_stem or first.name}_skin")]
+        skin_images = {skins[0]: packed}
     stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
     name_raw = ([stored.name_fields[m] if exported.stored_name(f) else b"" for f, m in enumerate(exported.match)]
                 if stored else None)
@@ -85,6 +102,11 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                   _new_names(names, name_raw), _new_names(skins, skin_raw))
 
     result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
+    note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
+    if packed is not None and options.skins == "NAMES":
+        note += "; Skins: Names Only, so its file is not written"
+    if note:
+        result.info.append(note)
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
@@ -93,6 +115,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
+    result.positions, result.kept = positions, kept
     result.frames_evaluated = sampled.frames_evaluated
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
@@ -123,11 +146,14 @@ def _skin_size(obj: bpy.types.Object, objects: list[bpy.types.Object], one_size:
     return next(iter(sizes), (DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE))
 
 
-def _st(parts: list[MeshPart], width: int, height: int,
-        degenerate: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray | None,
+        packed_uvs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """ST table and per-triangle ST indices in file corner order (the inverse of the import's UVs),
-    with the kept ``degenerate`` triangles' STs (from the imported table) at their places."""
-    uvs = np.concatenate([p.topology.corner_uvs for p in parts])[:, ::-1]
+    with the kept ``degenerate`` triangles' STs (from the imported table) at their places;
+    ``packed_uvs`` are the corners' UVs in a packed skin (else the meshes' own)."""
+    if packed_uvs is None:
+        packed_uvs = np.concatenate([p.topology.corner_uvs for p in parts])
+    uvs = packed_uvs[:, ::-1]
     s = np.rint(uvs[..., 0] * width - 0.5)
     t = np.rint((1.0 - uvs[..., 1]) * height - 0.5)
     if not (np.all(np.isfinite(s)) and np.all(np.isfinite(t))):

@@ -19,7 +19,7 @@ from ..run_export import ExportReport
 
 def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
                options: Md2ExportOptions) -> ExportReport:
-    options = replace(options, skin_folder=skin_folder(path, options.skin_path))
+    options = replace(options, skin_folder=skin_folder(path, options.skin_path), model_stem=path.stem)
     wm = context.window_manager
     result = build_md2(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)

@@ -1,6 +1,7 @@
 """MD2 export as a Quake II player: the selected objects into one folder as ``tris.md2`` (the body:
 every object not named like a weapon), ``weapon.md2`` (objects named ``weapon*``) and ``w_<name>.md2``
-(each object named ``w_*``), all sampled with the same options so their frame lists are identical.
+(each object named ``w_*``), all sampled with the same options so their frame lists are identical,
+and quantised on one grid per frame (:mod:`.player_grid`) so the points they share coincide.
 
 Every model is built and checked before any file is written; then each is written atomically.
 The Quake II player conventions (:mod:`..formats.q2_player`) come back as warnings.
@@ -18,6 +19,7 @@ from ...formats.md2 import parse_md2, serialize_md2
 from ..atomic_write import atomic_write
 from ..export_error import ExportError
 from .build import Md2ExportOptions, build_md2
+from .player_grid import share_player_grid
 from .skins import plan_skin_files, skin_folder, write_skin_files
 from ..run_export import ExportReport
 
@@ -53,7 +55,7 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     files = player_files(objects)
     results = {}
     for i, (file_name, members) in enumerate(files.items()):
-        results[file_name] = build_md2(context, members, options,
+        results[file_name] = build_md2(context, members, replace(options, model_stem=Path(file_name).stem),
                                        progress=lambda f, i=i: wm.progress_update((i + f) / len(files) * 0.9))
     body = results[BODY_FILE].model
     for file_name, result in results.items():
@@ -63,6 +65,7 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
                               f"{len(body.frame_names)}; a weapon needs the same frames as the body")
         if model.frame_names != body.frame_names:      # the body names the frames for every file
             model.frame_names, model.frame_name_raw = list(body.frame_names), None
+    grid_note = share_player_grid(results, options.grid)
     warnings = [w for result in results.values() for w in result.warnings]
     skin_files = []
     for file_name, result in results.items():
@@ -77,4 +80,5 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     parts = {name: PlayerPart(name, list(r.model.frame_names), list(r.model.skins)) for name, r in results.items()}
     deviations = player_deviations(parts[BODY_FILE], [p for n, p in parts.items() if n != BODY_FILE])
     return ExportReport(warnings + [f"Quake II player: {line}" for line in deviations], written,
-                        [note for result in results.values() for note in result.info])
+                        [note for result in results.values() for note in result.info]
+                        + ([grid_note] if grid_note else []))

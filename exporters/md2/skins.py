@@ -136,7 +136,10 @@ def encode_skin(rgba: np.ndarray, mode: str, dither: bool) -> bytes:
 def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.types.Image],
                     mode: str, dither: bool) -> tuple[list[SkinFile], list[str]]:
     """Every skin file to write for ``skins`` (names in the file) and their images; nothing is
-    written here, so a refused skin leaves the disk untouched. Also the warnings to report."""
+    written here, so a refused skin leaves the disk untouched. Also the warnings to report.
+
+    An image may also be a packed skin (anything with ``rgba()`` and ``sources``, see
+    :mod:`..sampling.skin_packing`): it is always encoded, being made at export."""
     if mode not in SKIN_EXTENSIONS:
         return [], []
     extension = SKIN_EXTENSIONS[mode]
@@ -153,6 +156,13 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
         if target is None or target in planned:
             continue
         planned.add(target)
+        if not isinstance(image, bpy.types.Image):
+            try:
+                data = encode_skin(image.rgba(), mode, dither)
+            except FormatError as exc:
+                raise ExportError(f"packed skin {name!r}: {exc}") from exc
+            files.append(SkinFile(target, data, f"{mode} packing the images of {len(image.sources)} materials"))
+            continue
         unchanged = image_unchanged(image)
         source = Path(str(image.get(SOURCE_PATH, ""))) if unchanged else None
         if source is not None and source.suffix.lower() == extension and source.is_file():

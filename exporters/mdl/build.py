@@ -33,6 +33,8 @@ from ..sampling.options import FrameExportOptions
 from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
+from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
+from ...formats.skin_atlas import pack_images
 from ..sampling.vertex_normals import vertex_normals
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 
@@ -49,6 +51,7 @@ class MdlExportOptions(FrameExportOptions):
     palette: str = "QUAKE"
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
+    materials: str = "ONE_SKIN"    # or "ALTERNATE" (see exporters/sampling/skin_packing.py)
 
 
 @dataclass
@@ -73,20 +76,32 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette)
-    skins, width, height = _skins(first, palette, options, warnings)
+    limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
+    info: list[str] = list(sampled.info)
+    packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
+    if packed is None:
+        skins, width, height = _skins(first, palette, options, warnings)
+        note = alternate_note(parts, options.materials)
+        info += [note] if note else []
+    else:
+        skins, width, height = _packed_skins(packed, palette, options.dither)
+        info.append(packed.report("0"))
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
+    if packed is not None:
+        uvs = packed.corner_uvs
     file_tris = tris_ccw[:, ::-1]
-    uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
+    uv_width = (settings.skin_width if packed is None and settings.source_format == "MDL" and settings.skin_width
+                else width)
     corner_uv = uvs[:, ::-1]
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
                           np.rint((1.0 - corner_uv[..., 1]) * height - 0.5)], axis=-1)
     if not np.all(np.isfinite(corner_st)):
         raise ExportError(f"object {first.name!r} has non-finite UV coordinates")
-    facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single)
+    facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single and packed is None)
     if variant == RAPO:
-        tex = rapo_texcoords(parts[0], single, file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1],
-                             width)
+        tex = rapo_texcoords(parts[0], single and packed is None, file_tris, corner_st.astype(np.int64), facesfront,
+                             positions.shape[1], width)
     else:
         tex = assign_texcoords(file_tris, corner_st.astype(np.int64), facesfront, positions.shape[1], width,
                                stored_tex)
@@ -144,7 +159,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
         pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
-    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), list(sampled.info))
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
 
 
 def _palette(path_text: str, game: str) -> np.ndarray:
@@ -319,6 +334,19 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
         warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
         skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
     return skins, padded, height
+
+
+def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:
+    """One skin: each source converted to the palette on its own (an imported image keeps its
+    indices, fullbright masks apply), then packed."""
+    cells = []
+    for source in packed.sources:
+        if source.image is not None:
+            cells.append(_image_indices(source.image, source.mask, palette, dither))
+        else:
+            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither))
+    atlas = pack_images(cells, packed.layout, fill=0)
+    return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
 
 def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:

@@ -17,6 +17,7 @@ class Topology:
     corner_uvs: np.ndarray | None      # (T, 3, 2) float64 UVs of each triangle corner
     int_attributes: dict[str, np.ndarray]  # integer attributes by name: corner (T, 3), face (T,), point (V,)
     at: TopologyAt                     # its vertex and face counts and the scene frame it was read at
+    material_index: np.ndarray | None = None  # (T,) material slot of each triangle
 
 
 def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...], frame: float) -> Topology:
@@ -49,8 +50,10 @@ def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...], frame:
             extra[name] = values[polygons]
         else:
             extra[name] = values
+    material_index = np.empty(count, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("material_index", material_index)
     return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra,
-                    TopologyAt(frame, len(mesh.vertices), len(mesh.polygons)))
+                    TopologyAt(frame, len(mesh.vertices), len(mesh.polygons)), material_index)
 
 
 def object_topology(context: bpy.types.Context, obj: bpy.types.Object,

@@ -1,0 +1,175 @@
+"""One skin for the materials a model's faces use (MD2 and MDL export option *Materials*).
+
+The games draw one skin on every face of an MD2 or MDL model: skin 0, or the one the entity
+picks. A model whose faces use several materials therefore shows, in the game, the first
+material's image on every face. *One Skin* (the default) packs the images of the materials the
+faces use side by side into one skin (:mod:`...formats.skin_atlas`) and moves each face's UVs into
+its image's cell, so every face shows its own image; a material without an image gets a small cell
+of its base colour. *Alternate Skins* writes one skin per material as before, for models whose
+materials really are alternatives (team colours), and the report says the game draws one of them
+on every face.
+
+Packing happens only when the faces use two or more materials (or images) and at least one has
+an image, so a model with one material, and every untouched import, is written as before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import bpy
+
+from ...common.mdl_skins import material_skin_images
+from ...formats.errors import FormatError
+from ...formats.skin_atlas import AtlasLayout, atlas_uvs, pack_images, plan_atlas
+from ..export_error import ExportError
+from ..md2.skins import image_rgba
+from .animated_mesh import MeshPart
+
+MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
+COLOUR_CELL = 4          # pixels per side of the cell of a material without an image
+_DEFAULT_GREY = (0.8, 0.8, 0.8, 1.0)   # Blender's colour for faces without a material
+
+
+@dataclass
+class SkinSource:
+    """What one group of faces shows: a material's image (and MDL fullbright mask) or its colour."""
+    label: str                          # for the report: material and image
+    image: bpy.types.Image | None
+    mask: bpy.types.Image | None
+    colour: tuple[int, int, int, int]   # sRGB 0-255, used when there is no image
+    group_images: int = 1               # images of an MDL skin group (only the first is packed)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        if self.image is not None:
+            return int(self.image.size[0]), int(self.image.size[1])
+        return COLOUR_CELL, COLOUR_CELL
+
+    def rgba(self) -> np.ndarray:
+        """(h, w, 4) uint8, top row first."""
+        if self.image is not None:
+            return image_rgba(self.image)
+        return np.broadcast_to(np.array(self.colour, np.uint8), (COLOUR_CELL, COLOUR_CELL, 4)).copy()
+
+
+@dataclass
+class PackedSkin:
+    """The sources the faces use, their atlas layout and the merged parts' UVs in the atlas."""
+    sources: list[SkinSource]
+    layout: AtlasLayout
+    corner_uvs: np.ndarray              # (T, 3, 2) of the merged parts, as animated_mesh.merged orders them
+    clamped: int                        # triangles whose UVs left their image and were clamped
+    left_out: list[str] = field(default_factory=list)   # materials no face uses
+
+    def rgba(self) -> np.ndarray:
+        return pack_images([s.rgba() for s in self.sources], self.layout, fill=(0, 0, 0, 255))
+
+    def report(self, skin: str) -> str:
+        cells = ", ".join(f"{s.label} {w}x{h}" for s, (w, h) in zip(self.sources, (s.size for s in self.sources)))
+        line = (f"Materials: One Skin: the faces use {len(self.sources)} materials ({cells}); packed into one "
+                f"{self.layout.width}x{self.layout.height} skin {skin}, the one the game draws")
+        if self.clamped:
+            line += (f"; {self.clamped} triangle(s) had UVs reaching past their image's edge (tiling across a "
+                     "tile border) and were clamped to the image")
+        if self.left_out:
+            line += f"; materials no face uses are not written: {', '.join(self.left_out)}"
+        groups = [s.label for s in self.sources if s.group_images > 1]
+        if groups:
+            line += f"; only the first image of each skin group is packed: {', '.join(groups)}"
+        return line
+
+
+def _linear_to_srgb(value: float) -> int:
+    value = min(max(float(value), 0.0), 1.0)
+    encoded = value * 12.92 if value <= 0.0031308 else 1.055 * value ** (1 / 2.4) - 0.055
+    return int(round(encoded * 255))
+
+
+def _base_colour(material: bpy.types.Material | None) -> tuple[int, int, int, int]:
+    colour = _DEFAULT_GREY
+    if material is not None:
+        colour = tuple(material.diffuse_color)
+        tree = material.node_tree
+        bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None) if tree is not None else None
+        if bsdf is not None:
+            colour = tuple(bsdf.inputs["Base Color"].default_value)
+    return (*(_linear_to_srgb(c) for c in colour[:3]), 255)
+
+
+def _source(material: bpy.types.Material | None) -> tuple[tuple, SkinSource]:
+    pairs = material_skin_images(material) if material is not None else []
+    if pairs:
+        image, mask = pairs[0]
+        label = f"{material.name!r} ({image.name})" if image.name != material.name else repr(material.name)
+        return (("image", image.name, mask.name if mask else ""),
+                SkinSource(label, image, mask, (0, 0, 0, 255), len(pairs)))
+    if material is None:
+        return ("none",), SkinSource("faces without a material", None, None, _base_colour(None))
+    return ("colour", material.name), SkinSource(f"{material.name!r} (colour)", None, None, _base_colour(material))
+
+
+def face_sources(parts: list[MeshPart]) -> tuple[list[SkinSource], np.ndarray, list[str]]:
+    """The distinct sources the faces use (in order of first use), each triangle's source, and the
+    names of materials on the objects that no face uses."""
+    keys: dict[tuple, int] = {}
+    sources: list[SkinSource] = []
+    cells = []
+    used_materials: set[str] = set()
+    all_materials: list[str] = []
+    for part in parts:
+        slots = [slot.material for slot in part.obj.material_slots]
+        all_materials += [m.name for m in slots if m is not None and m.name not in all_materials]
+        count = len(part.topology.triangles)
+        index = part.topology.material_index
+        if index is None:
+            index = np.zeros(count, np.int32)
+        slot_cell = np.zeros(max(len(slots), 1), np.int64)
+        for s, material in enumerate(slots or [None]):
+            if not np.any(np.minimum(index, max(len(slots) - 1, 0)) == s):
+                continue
+            key, source = _source(material)
+            if key not in keys:
+                keys[key] = len(sources)
+                sources.append(source)
+            slot_cell[s] = keys[key]
+            if material is not None:
+                used_materials.add(material.name)
+        cells.append(slot_cell[np.clip(index, 0, len(slot_cell) - 1)])
+    tri_cell = np.concatenate(cells) if cells else np.zeros(0, np.int64)
+    return sources, tri_cell, [name for name in all_materials if name not in used_materials]
+
+
+def pack_skin(parts: list[MeshPart], mode: str, max_height: int, width_multiple: int = 1) -> PackedSkin | None:
+    """The packed skin for *One Skin* when the faces use two or more sources, one with an image;
+    None when the export writes skins as before."""
+    if mode != "ONE_SKIN":
+        return None
+    sources, tri_cell, left_out = face_sources(parts)
+    if len(sources) < 2 or all(s.image is None for s in sources):
+        return None
+    for source in sources:
+        if source.image is not None and (source.image.size[0] == 0 or source.image.size[1] == 0):
+            raise ExportError(f"image {source.image.name!r} has no pixels (missing file?); it cannot be packed "
+                              "into the skin")
+    try:
+        layout = plan_atlas([s.size for s in sources], max_height=max_height, width_multiple=width_multiple)
+    except FormatError as exc:
+        raise ExportError(f"{parts[0].obj.name}: Materials: One Skin: {exc}; scale the images down or export "
+                          "with Materials: Alternate Skins") from exc
+    uvs = np.concatenate([p.topology.corner_uvs for p in parts])
+    if not np.all(np.isfinite(uvs)):
+        raise ExportError(f"object {parts[0].obj.name!r} has non-finite UV coordinates")
+    corner_uvs, clamped = atlas_uvs(uvs, tri_cell, layout)
+    return PackedSkin(sources, layout, corner_uvs, int(clamped.sum()), left_out)
+
+
+def alternate_note(parts: list[MeshPart], mode: str) -> str | None:
+    """For *Alternate Skins*: a note when the faces use several materials (the game shows one)."""
+    if mode != "ALTERNATE":
+        return None
+    sources, _, _ = face_sources(parts)
+    if len(sources) < 2:
+        return None
+    return (f"Materials: Alternate Skins: the faces use {len(sources)} materials, written as alternative skins; "
+            "the game draws one skin (the first, unless the entity picks another) on every face")
