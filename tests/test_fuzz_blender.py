@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import fuzzing
+import fuzzing_blender
 from blender_helpers import datablock_counts
 from formats.errors import FormatError
 
@@ -32,15 +33,15 @@ SHOWN = 10
 
 
 def _operator(bpy, fmt: str):
-    operator = fuzzing.import_operator(bpy, fmt)
+    operator = fuzzing_blender.import_operator(bpy, fmt)
     if operator is None:
         pytest.skip(f"bpy.ops.import_scene.{fmt} is not registered in this build of the extension")
     return operator
 
 
 def _clean_baseline(bpy) -> dict[str, int]:
-    fuzzing.purge_orphans(bpy)
-    return fuzzing.data_counts(bpy)
+    fuzzing_blender.purge_orphans(bpy)
+    return fuzzing_blender.data_counts(bpy)
 
 
 @pytest.mark.parametrize("fmt", fuzzing.FORMATS)
@@ -56,14 +57,14 @@ def test_fuzzed_files_import_or_report_and_leave_nothing(bpy_scene, tmp_path, fm
     for i, case in enumerate(islice(fuzzing.iter_cases(fmt, SEED), CASES)):
         path = tmp_path / f"case{i:04d}.{fmt}"
         path.write_bytes(case.data)
-        outcome, detail = fuzzing.import_outcome(bpy, operator, path)
+        outcome, detail = fuzzing_blender.import_outcome(bpy, operator, path)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
         if outcome not in ("finished", "error"):
             failures.append(f"{case.name} [{outcome}]: {detail[-600:]}\n    {fuzzing.hex_snippet(case.data)}")
         path.unlink()
     assert not failures, (f"{len(failures)} of {CASES} {fmt} imports misbehaved (FUZZ_SEED={SEED}), "
                           f"outcomes {outcomes}:\n" + "\n".join(failures[:SHOWN]))
-    assert fuzzing.data_counts(bpy) == baseline
+    assert fuzzing_blender.data_counts(bpy) == baseline
     assert datablock_counts(bpy) == legacy
 
 
@@ -86,12 +87,12 @@ def test_two_hundred_files_in_one_operation(bpy_scene, tmp_path, fmt):
     names = _small_files(fmt, tmp_path, LOAD_FILES)
     baseline = _clean_baseline(bpy)
     objects = {o.session_uid for o in bpy.data.objects}
-    rss_before = fuzzing.rss_bytes()
+    rss_before = fuzzing_blender.rss_bytes()
     assert _import_batch(bpy, operator, tmp_path, names) == {"FINISHED"}
     assert len(bpy.data.objects) - len(objects) >= LOAD_FILES
-    assert fuzzing.rss_bytes() - rss_before < LOAD_RSS_LIMIT
-    fuzzing.remove_new_objects(bpy, objects, set())
-    assert fuzzing.data_counts(bpy) == baseline
+    assert fuzzing_blender.rss_bytes() - rss_before < LOAD_RSS_LIMIT
+    fuzzing_blender.remove_new_objects(bpy, objects, set())
+    assert fuzzing_blender.data_counts(bpy) == baseline
 
 
 @pytest.mark.parametrize("fmt", fuzzing.FORMATS)
@@ -112,8 +113,8 @@ def test_a_batch_with_bad_files_keeps_only_the_good_ones(bpy_scene, tmp_path, fm
     stems = {o.name.split(".")[0] for o in bpy.data.objects if o.session_uid not in objects}
     assert not any(s.startswith("bad") for s in stems)
     assert {f"model{i:03d}" for i in range(10)} <= stems
-    fuzzing.remove_new_objects(bpy, objects, set())
-    assert fuzzing.data_counts(bpy) == baseline
+    fuzzing_blender.remove_new_objects(bpy, objects, set())
+    assert fuzzing_blender.data_counts(bpy) == baseline
 
 
 def test_an_unexpected_error_is_reported_and_undone(bpy_scene, tmp_path, monkeypatch, extension):
@@ -138,8 +139,8 @@ def test_an_unexpected_error_is_reported_and_undone(bpy_scene, tmp_path, monkeyp
         _import_batch(bpy, bpy.ops.import_scene.md2, tmp_path, names)
     assert "Traceback" not in str(info.value)
     assert sorted(o.name for o in bpy.data.objects if o.session_uid not in objects) == ["model000", "model002"]
-    fuzzing.remove_new_objects(bpy, objects, set())
-    assert fuzzing.data_counts(bpy) == baseline
+    fuzzing_blender.remove_new_objects(bpy, objects, set())
+    assert fuzzing_blender.data_counts(bpy) == baseline
 
 
 @pytest.mark.parametrize("fmt", fuzzing.FORMATS)
@@ -154,9 +155,9 @@ def test_repeated_import_and_delete_keeps_memory_steady(bpy_scene, tmp_path, fmt
     rss = []
     for cycle in range(CYCLES):
         assert _import_batch(bpy, operator, tmp_path, names) == {"FINISHED"}
-        assert fuzzing.remove_new_objects(bpy, objects, set()) >= CYCLE_FILES
-        assert fuzzing.data_counts(bpy) == baseline, f"cycle {cycle}"
-        rss.append(fuzzing.rss_bytes())
+        assert fuzzing_blender.remove_new_objects(bpy, objects, set()) >= CYCLE_FILES
+        assert fuzzing_blender.data_counts(bpy) == baseline, f"cycle {cycle}"
+        rss.append(fuzzing_blender.rss_bytes())
     growth = max(rss[1:]) - rss[0]
     assert growth < RSS_GROWTH_LIMIT, f"RSS after each cycle (MB): {[r >> 20 for r in rss]}"
 

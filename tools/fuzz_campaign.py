@@ -42,6 +42,7 @@ for folder in (CHECKOUT, CHECKOUT / "tests"):
         sys.path.insert(0, str(folder))
 
 import fuzzing  # noqa: E402
+import fuzzing_blender  # noqa: E402
 import fuzzing_archives  # noqa: E402
 
 CASE_TIMEOUT = 30.0
@@ -169,7 +170,7 @@ def blender_phase(fmt: str, count: int, seed: int, deadline: float, out: Reprodu
     import bpy
     tally = Tally()
     bpy.ops.wm.read_homefile(use_empty=True)
-    operator = fuzzing.import_operator(bpy, fmt)
+    operator = fuzzing_blender.import_operator(bpy, fmt)
     if operator is None:
         tally.note = f"bpy.ops.import_scene.{fmt} is not registered: skipped"
         return tally
@@ -177,7 +178,7 @@ def blender_phase(fmt: str, count: int, seed: int, deadline: float, out: Reprodu
     work.mkdir(exist_ok=True)
     for image in fuzzing.skin_files(fmt):
         shutil.copyfile(image, work / image.name)
-    fuzzing.purge_orphans(bpy)
+    fuzzing_blender.purge_orphans(bpy)
     for case in _streams(fmt, seed, Tally()):
         if tally.run >= count:
             break
@@ -190,7 +191,7 @@ def blender_phase(fmt: str, count: int, seed: int, deadline: float, out: Reprodu
         started = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, CASE_TIMEOUT)
         try:
-            outcome, detail = fuzzing.import_outcome(bpy, operator, path)
+            outcome, detail = fuzzing_blender.import_outcome(bpy, operator, path)
         except CaseTimeout as exc:
             outcome, detail = "hang", str(exc)
         except Exception as exc:  # noqa: BLE001
@@ -205,8 +206,8 @@ def blender_phase(fmt: str, count: int, seed: int, deadline: float, out: Reprodu
         if outcome not in ("finished", "error"):
             out.write(tally, "blender", case, outcome, detail)
             bpy.ops.wm.read_homefile(use_empty=True)
-            fuzzing.purge_orphans(bpy)
-            operator = fuzzing.import_operator(bpy, fmt)
+            fuzzing_blender.purge_orphans(bpy)
+            operator = fuzzing_blender.import_operator(bpy, fmt)
     return tally
 
 
