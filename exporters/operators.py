@@ -45,10 +45,14 @@ class FrameExportBase(ExportOperatorBase):
                          description="Multiply coordinates before writing")
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
+    split_normals: BoolProperty(name="Split Normals", default=False,
+                                description="Flat faces and sharp edges (and split custom normals) become copies "
+                                            "of their vertices with their own normals, so the game lights them "
+                                            "as Blender shades them; costs vertices (the report says how many)")
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
-                "step": self.step, "actions": listed_actions(bpy.context.scene)}
+                "step": self.step, "actions": listed_actions(bpy.context.scene), "split_normals": self.split_normals}
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]

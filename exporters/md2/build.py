@@ -14,7 +14,6 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.anorms import steady_normal_indices
 from ...formats.errors import FormatError
 from ...formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ...formats.md2_glcmds import build_glcmds, glcmd_triangles
@@ -28,7 +27,7 @@ from ...common.skin_images import material_image
 from ..sampling.animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
-from ..sampling.vertex_normals import vertex_normals
+from ..sampling.shading import merged_shading, normal_indices, orient_parts, split_report, split_vertices
 
 DEFAULT_SKIN_SIZE = 256
 
@@ -43,6 +42,7 @@ class Md2ExportOptions(FrameExportOptions):
     skin_path: str = ""
     skin_folder: str = ""
     dither: bool = False
+    split_normals: bool = False
 
 
 @dataclass
@@ -60,6 +60,7 @@ class BuildResult:
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
     parts, frames = sample_parts(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
+    orient_parts(parts, options.apply_transform, options.scale)
     if progress:
         progress(0.5)
     scene = context.scene
@@ -69,6 +70,10 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     exported = exported_frames(scene, parts[0], frames, options.frame_source)
     names = exported.names
     positions, tris_ccw, _ = merged(parts)
+    shading = merged_shading([p.topology.shading for p in parts], [p.topology.num_vertices for p in parts])
+    copies = None
+    if options.split_normals:
+        positions, tris_ccw, copies = split_vertices(positions, shading)
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
                   if len(parts) == 1 else None)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
@@ -83,7 +88,9 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
-        normals[recompute] = steady_normal_indices(vertex_normals(positions[recompute], tris_ccw))
+        normals[recompute] = normal_indices(positions[recompute], shading, copies)
+    if copies is not None:
+        result.info.append(split_report("MD2", copies))
     if grids is not None:
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))

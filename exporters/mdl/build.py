@@ -15,19 +15,18 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.anorms import nearest_normal_index
 from ...formats.errors import FormatError
 from ...formats.mdl import LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl_texcoords import assign_texcoords
 from ...formats.palette import indices_to_rgba, rgba_to_indices
-from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
+from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
-from ..sampling.vertex_normals import vertex_normals
+from ..sampling.shading import merged_shading, normal_indices, orient_parts, split_report, split_vertices
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
 FRAME_NAME_SIZE = 16
@@ -41,6 +40,7 @@ class MdlExportOptions(FrameExportOptions):
     palette_path: str = ""
     palette: str = "QUAKE"
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
+    split_normals: bool = False
 
 
 @dataclass
@@ -49,12 +49,14 @@ class MdlBuildResult:
     warnings: list[str] = field(default_factory=list)
     vertices_added: int = 0
     poses_kept: int = 0
+    info: list[str] = field(default_factory=list)
 
 
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
     parts, frames = sample_parts(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    orient_parts(parts, options.apply_transform, options.scale)
     if progress:
         progress(0.4)
     first = parts[0].obj
@@ -62,11 +64,17 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     single = len(parts) == 1
     settings = first.classic_model
     warnings: list[str] = []
+    info: list[str] = []
     palette = _palette(options.palette_path, options.palette)
     skins, width, height = _skins(first, palette, options, warnings)
     exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
     names = exported.names
     positions, tris_ccw, uvs = merged(parts)
+    shading = merged_shading([p.topology.shading for p in parts], [p.topology.num_vertices for p in parts])
+    copies = None
+    if options.split_normals:
+        positions, tris_ccw, copies = split_vertices(positions, shading)
+        info.append(split_report("MDL", copies))
     file_tris = tris_ccw[:, ::-1]
     uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
     corner_uv = uvs[:, ::-1]
@@ -79,6 +87,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if tex.vertices_added:
         warnings.append(f"MDL stores one texture coordinate per vertex: {tex.vertices_added} vertices were "
                         "split where corners of a vertex use different texels")
+    unsplit = positions
     positions = positions[:, tex.source_vertex]
     triangles, facesfront = tex.triangles, facesfront.astype(np.int32)
     degenerate = kept_rows(mesh, MDL_DEGENERATE, DEGENERATE_MDL, len(tex.source_vertex), "vertices") if single else None
@@ -93,8 +102,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                      np.broadcast_to(grid_translate, (len(positions), 3)))
     stored = (_stored_poses(mesh, positions.shape[1], len(exported.table))
               if single and not tex.vertices_added else None)
-    normals, bbox_min, bbox_max, kept = _poses(verts, exported.match, stored, grid_scale, grid_translate,
-                                               tex.triangles[:, ::-1])
+    normals, bbox_min, bbox_max, kept = _poses(
+        verts, exported.match, stored,
+        lambda redo: normal_indices(unsplit[redo], shading, copies)[:, tex.source_vertex])
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     all_kept = bool(kept.all()) and stored is not None
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
@@ -110,7 +120,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
         pose_name_raw=[bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
                        for f, m in enumerate(exported.match)] if stored is not None else None)
-    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()))
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
 
 
 def _palette(path_text: str, game: str) -> np.ndarray:
@@ -153,8 +163,9 @@ def _stored_poses(mesh, num_vertices: int, num_entries: int) -> np.ndarray | Non
     return np.frombuffer(bytes(blob), dtype=pose_dtype(num_vertices))
 
 
-def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translate, tris_ccw):
-    """Normals and bounding boxes per pose, kept from the import where the bytes are unchanged."""
+def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals):
+    """Normals and bounding boxes per pose, kept from the import where the bytes are unchanged;
+    ``fresh_normals(frames)`` gives the normal indices of other poses (of the vertices as written)."""
     count = len(match)
     normals = np.zeros(verts.shape[:2], np.uint8)
     bbox_min = np.zeros((count, 4), np.uint8)
@@ -169,9 +180,7 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translat
         bbox_min[kept], bbox_max[kept] = records["head"]["bbox_min"][source], records["head"]["bbox_max"][source]
     redo = np.flatnonzero(~kept)
     if len(redo):
-        decoded = dequantize(verts[redo], np.broadcast_to(scale, (len(redo), 3)),
-                             np.broadcast_to(translate, (len(redo), 3)))
-        normals[redo] = nearest_normal_index(vertex_normals(decoded, tris_ccw))
+        normals[redo] = fresh_normals(redo)
         bbox_min[redo, :3] = verts[redo].min(axis=1)
         bbox_max[redo, :3] = verts[redo].max(axis=1)
     return normals, bbox_min, bbox_max, kept

@@ -257,6 +257,8 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
     mesh.loop_triangles.foreach_get("loops", tri_loops)
     mesh.loop_triangles.foreach_get("polygon_index", tri_polygon)
     tri_vertices, tri_loops = tri_vertices.reshape(-1, 3), tri_loops.reshape(-1, 3)
+    if np.linalg.det(linear) < 0:     # mirrored: reversed corners keep every face facing as in Blender
+        tri_vertices, tri_loops = tri_vertices[:, ::-1].copy(), tri_loops[:, ::-1].copy()
 
     loops = len(mesh.loops)
     shown = np.empty(loops * 3, dtype=np.float32)

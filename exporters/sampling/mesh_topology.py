@@ -7,6 +7,7 @@ import numpy as np
 import bpy
 
 from .frame_sampling import has_active_modifiers
+from .shading import Shading, read_shading
 
 
 @dataclass
@@ -15,6 +16,7 @@ class Topology:
     triangles: np.ndarray              # (T, 3) vertex indices, counter-clockwise (Blender order)
     corner_uvs: np.ndarray | None      # (T, 3, 2) float64 UVs of each triangle corner
     int_attributes: dict[str, np.ndarray]  # integer attributes by name: corner (T, 3), face (T,), point (V,)
+    shading: Shading | None = None     # polygons and corner normals, for normals as Blender shades them
 
 
 def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Topology:
@@ -47,7 +49,7 @@ def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Top
             extra[name] = values[polygons]
         else:
             extra[name] = values
-    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra)
+    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra, read_shading(mesh, loops))
 
 
 def object_topology(context: bpy.types.Context, obj: bpy.types.Object,

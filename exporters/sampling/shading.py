@@ -1,0 +1,153 @@
+"""What MD2 and MDL need to light a model as Blender shades it: polygons, custom normals, mirroring,
+split normals, and the normal index of every written vertex at every frame.
+
+* Normals are Blender's vertex normals (:mod:`.vertex_normals`) of the mesh's vertices, taken
+  before MDL splits vertices at UV seams, so every copy of a vertex carries the same index; the
+  index is the nearest of the 162 anorms (``formats/anorms.py``) and a vertex whose normal did not
+  change since the previous frame keeps its index.
+* A mirrored object (the transform written has a negative determinant) has its triangles reversed
+  so every face keeps facing as in Blender, and its normals follow (they point out).
+* *Split Normals*: corners of a vertex whose Blender corner normals differ (flat faces, sharp
+  edges, custom normals) become copies of the vertex, each lit by its own corners.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import bpy
+
+from ...formats.anorms import steady_normal_indices
+from .vertex_normals import PolygonCorners, custom_coefficients, grouped_normals, polygon_corners
+
+
+@dataclass
+class Shading:
+    """A mesh's polygons by corner, its loop triangles by corner and its corner normals."""
+    corners: PolygonCorners
+    triangle_corners: np.ndarray       # (T, 3) corners of each loop triangle, as Topology.triangles
+    corner_normals: np.ndarray         # (C, 3) float32 Blender's corner normals of the mesh read
+
+
+def read_shading(mesh: bpy.types.Mesh, triangle_loops: np.ndarray) -> Shading:
+    """Polygons, corner normals and custom normals of ``mesh`` (loop triangles already computed)."""
+    num_loops, num_polygons = len(mesh.loops), len(mesh.polygons)
+    corner_vertex = np.empty(num_loops, dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corner_vertex)
+    start = np.empty(num_polygons, dtype=np.int32)
+    size = np.empty(num_polygons, dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", start)
+    mesh.polygons.foreach_get("loop_total", size)
+    corners = polygon_corners(corner_vertex, start, size)
+    normals = np.empty(num_loops * 3, dtype=np.float32)
+    mesh.corner_normals.foreach_get("vector", normals)
+    normals = normals.reshape(-1, 3)
+    if mesh.has_custom_normals and num_loops:
+        positions = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", positions)
+        corners.custom = custom_coefficients(positions.reshape(-1, 3), corners, normals)
+    return Shading(corners, np.asarray(triangle_loops, dtype=np.int64).reshape(-1, 3), normals)
+
+
+def merged_shading(shadings: list[Shading], vertex_counts: list[int]) -> Shading:
+    """Several meshes' shading as one mesh's (vertices and corners numbered on, in order)."""
+    if len(shadings) == 1:
+        return shadings[0]
+    vertex_offsets = np.cumsum([0] + vertex_counts)
+    corner_offsets = np.cumsum([0] + [len(s.corners.corner_vertex) for s in shadings])
+    polygon_offsets = np.cumsum([0] + [len(s.corners.polygon_first) for s in shadings])
+    parts = [s.corners for s in shadings]
+
+    def joined(name, offsets):
+        return np.concatenate([getattr(p, name) + off for p, off in zip(parts, offsets)])
+    custom = None
+    if any(p.custom is not None for p in parts):
+        custom = np.concatenate([p.custom if p.custom is not None else np.full((len(p.corner_vertex), 3), np.nan)
+                                 for p in parts])
+    corners = PolygonCorners(joined("corner_vertex", vertex_offsets), joined("corner_polygon", polygon_offsets),
+                             joined("corner_next", corner_offsets), joined("corner_prev", corner_offsets),
+                             joined("polygon_first", corner_offsets),
+                             np.concatenate([p.polygon_flip for p in parts]), custom)
+    return Shading(corners, np.concatenate([s.triangle_corners + off for s, off in zip(shadings, corner_offsets)]),
+                   np.concatenate([s.corner_normals for s in shadings]))
+
+
+def flips_handedness(obj: bpy.types.Object, apply_transform: bool, scale: float = 1.0) -> bool:
+    """True if the coordinates written for ``obj`` are mirrored: its world matrix (with Apply
+    Transform) times ``scale`` has a negative determinant."""
+    linear = np.array(obj.matrix_world, dtype=np.float64)[:3, :3] if apply_transform else np.eye(3)
+    return bool(np.linalg.det(linear) * scale ** 3 < 0)
+
+
+def orient_topology(topology, flip: bool):
+    """``topology`` (a :class:`.mesh_topology.Topology`) with every triangle's corners in reverse
+    order when ``flip``: triangles, corner UVs, corner attributes and the shading's triangles."""
+    if not flip:
+        return topology
+    shading = topology.shading
+    if shading is not None:
+        corners = replace(shading.corners, polygon_flip=np.ones(len(shading.corners.polygon_first), dtype=bool))
+        shading = replace(shading, corners=corners, triangle_corners=shading.triangle_corners[:, ::-1].copy())
+    attributes = {name: (values[:, ::-1].copy() if np.ndim(values) == 2 else values)
+                  for name, values in topology.int_attributes.items()}
+    uvs = topology.corner_uvs[:, ::-1].copy() if topology.corner_uvs is not None else None
+    return replace(topology, triangles=topology.triangles[:, ::-1].copy(), corner_uvs=uvs,
+                   int_attributes=attributes, shading=shading)
+
+
+def orient_parts(parts, apply_transform: bool, scale: float = 1.0) -> None:
+    """Reverse the triangles of every mirrored part (:class:`.animated_mesh.MeshPart`) in place."""
+    for part in parts:
+        part.topology = orient_topology(part.topology, flips_handedness(part.obj, apply_transform, scale))
+
+
+@dataclass
+class VertexCopies:
+    """Split Normals: each corner's vertex copy and each copy's source vertex. A vertex's first copy
+    keeps its index; further copies are appended after the mesh's vertices."""
+    corner_copy: np.ndarray     # (C,) int64
+    source_vertex: np.ndarray   # (N,) int64, N >= V
+    added: int
+
+
+def split_copies(shading: Shading, num_vertices: int) -> VertexCopies:
+    """One copy per vertex and distinct corner normal (as Blender shades the mesh read)."""
+    vertex = shading.corners.corner_vertex
+    if not len(vertex):
+        return VertexCopies(vertex.copy(), np.arange(num_vertices, dtype=np.int64), 0)
+    normals = np.ascontiguousarray(shading.corner_normals, dtype=np.float32)
+    keys = np.concatenate([vertex[:, None].astype(np.float64), normals.astype(np.float64)], axis=1)
+    keys = np.where(keys == 0, 0.0, keys)                          # -0.0 and 0.0 are one normal
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    group_vertex = vertex[first]
+    order = np.lexsort((first, group_vertex))                      # by vertex, then first corner
+    leading = np.ones(len(order), dtype=bool)
+    leading[1:] = group_vertex[order][1:] != group_vertex[order][:-1]
+    index = np.empty(len(first), dtype=np.int64)
+    index[order[leading]] = group_vertex[order[leading]]
+    extra = order[~leading]
+    extra = extra[np.argsort(first[extra], kind="stable")]          # appended in corner order
+    index[extra] = num_vertices + np.arange(len(extra))
+    source = np.concatenate([np.arange(num_vertices, dtype=np.int64), group_vertex[extra].astype(np.int64)])
+    return VertexCopies(index[inverse], source, len(extra))
+
+
+def split_vertices(positions: np.ndarray, shading: Shading) -> tuple[np.ndarray, np.ndarray, VertexCopies]:
+    """Split Normals: (F, N, 3) positions of the copies, (T, 3) counter-clockwise triangles of copies
+    (in ``shading.triangle_corners`` order) and the copies."""
+    copies = split_copies(shading, positions.shape[1])
+    return positions[:, copies.source_vertex], copies.corner_copy[shading.triangle_corners], copies
+
+
+def normal_indices(positions: np.ndarray, shading: Shading, copies: VertexCopies | None = None) -> np.ndarray:
+    """(F, V) uint8 anorm indices of (F, V, 3) positions of the mesh's vertices (or of its copies)."""
+    if copies is None:
+        return steady_normal_indices(grouped_normals(positions, shading.corners))
+    return steady_normal_indices(grouped_normals(positions, shading.corners, copies.corner_copy, positions.shape[1]))
+
+
+def split_report(format_name: str, copies: VertexCopies) -> str:
+    """What Split Normals did, for the export report."""
+    return (f"{format_name} Split Normals: {copies.added} vertices added for flat faces, sharp edges and "
+            f"split normals ({len(copies.source_vertex)} in all)")
