@@ -24,10 +24,12 @@ from ..export_error import ExportError
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
-from ..sampling.animated_mesh import FrameExportOptions, MeshPart, exported_frames, merged, sample_parts
+from ..sampling.animated_mesh import MeshPart
+from ..sampling.options import FrameExportOptions
+from ..sampling.pipeline import sample_model
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
-from ..sampling.shading import merged_shading, normal_indices, orient_parts, split_report, split_vertices
+from ..sampling.shading import normal_indices, shade_model
 
 DEFAULT_SKIN_SIZE = 256
 
@@ -59,21 +61,15 @@ class BuildResult:
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
-    parts, frames = sample_parts(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
-    orient_parts(parts, options.apply_transform, options.scale)
+    sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
+    shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.5)
-    scene = context.scene
-    first = parts[0].obj
-    num_frames = len(parts[0].positions)
+    parts, first, exported = sampled.parts, sampled.first, sampled.exported
+    num_frames = len(sampled.positions)
     skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
-    exported = exported_frames(scene, parts[0], frames, options.frame_source)
     names = exported.names
-    positions, tris_ccw, _ = merged(parts)
-    shading = merged_shading([p.topology.shading for p in parts], [p.topology.num_vertices for p in parts])
-    copies = None
-    if options.split_normals:
-        positions, tris_ccw, copies = split_vertices(positions, shading)
+    positions, tris_ccw = sampled.positions, sampled.triangles
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
                   if len(parts) == 1 else None)
     tri_xyz = tris_ccw[:, ::-1].astype(np.uint16)
@@ -83,19 +79,17 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
     _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames, names, skins)
 
-    result = BuildResult(model=None, skin_images=skin_images)  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
     stored = _stored_frames(first, positions.shape[1], len(exported.table)) if len(parts) == 1 else None
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
-        normals[recompute] = normal_indices(positions[recompute], shading, copies)
-    if copies is not None:
-        result.info.append(split_report("MD2", copies))
+        normals[recompute] = normal_indices(positions[recompute], shading)
     if grids is not None:
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
-    result.frames_evaluated = sum(p.frames_evaluated for p in parts)
+    result.frames_evaluated = sampled.frames_evaluated
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,

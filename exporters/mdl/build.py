@@ -23,10 +23,12 @@ from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
-from ..sampling.animated_mesh import ExportedFrames, FrameExportOptions, exported_frames, merged, sample_parts
+from ..sampling.animated_mesh import ExportedFrames
+from ..sampling.options import FrameExportOptions
+from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
-from ..sampling.shading import merged_shading, normal_indices, orient_parts, split_report, split_vertices
+from ..sampling.shading import normal_indices, shade_model
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
 FRAME_NAME_SIZE = 16
@@ -55,26 +57,19 @@ class MdlBuildResult:
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES)
-    parts, frames = sample_parts(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
-    orient_parts(parts, options.apply_transform, options.scale)
+    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.4)
-    first = parts[0].obj
+    parts, first, exported = sampled.parts, sampled.first, sampled.exported
     mesh = first.data
     single = len(parts) == 1
     settings = first.classic_model
     warnings: list[str] = []
-    info: list[str] = []
     palette = _palette(options.palette_path, options.palette)
     skins, width, height = _skins(first, palette, options, warnings)
-    exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
     names = exported.names
-    positions, tris_ccw, uvs = merged(parts)
-    shading = merged_shading([p.topology.shading for p in parts], [p.topology.num_vertices for p in parts])
-    copies = None
-    if options.split_normals:
-        positions, tris_ccw, copies = split_vertices(positions, shading)
-        info.append(split_report("MDL", copies))
+    positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     file_tris = tris_ccw[:, ::-1]
     uv_width = settings.skin_width if settings.source_format == "MDL" and settings.skin_width else width
     corner_uv = uvs[:, ::-1]
@@ -104,7 +99,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
               if single and not tex.vertices_added else None)
     normals, bbox_min, bbox_max, kept = _poses(
         verts, exported.match, stored,
-        lambda redo: normal_indices(unsplit[redo], shading, copies)[:, tex.source_vertex])
+        lambda redo: normal_indices(unsplit[redo], shading)[:, tex.source_vertex])
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     all_kept = bool(kept.all()) and stored is not None
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
@@ -120,7 +115,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
         pose_name_raw=[bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
                        for f, m in enumerate(exported.match)] if stored is not None else None)
-    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), list(sampled.info))
 
 
 def _palette(path_text: str, game: str) -> np.ndarray:

@@ -26,6 +26,7 @@ from ...formats.animations import group_animations
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from ..export_error import ExportError
 from .frame_sampling import BASIS, _curve_values, evaluated_positions, has_active_modifiers, read_key_positions
+from .options import FrameExportOptions
 
 FRAME_NAME_LIMIT = 15
 _IDENTITY = np.eye(4)
@@ -234,9 +235,10 @@ def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
 
 
 def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], num_vertices: list[int],
-                   step: int, world: bool,
+                   options: FrameExportOptions,
                    actions: list[tuple[bpy.types.Action, bpy.types.ID]]) -> ActionSamples:
-    """Positions of every object at every exported frame of every action, in order."""
+    """Positions of every object at every exported frame of every action, in order (world space
+    with ``options.apply_transform``, every ``options.step``-th frame)."""
     if not actions:
         raise ExportError("no action animates the exported objects: animate them (or their armature or "
                           "shape keys) with actions, or export the timeline")
@@ -244,7 +246,8 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     ids: list[bpy.types.ID] = []
     for obj in objects:
         ids += [i for i in animated_ids(obj) if not any(i == j for j in ids)]
-    plans = [(action, target, action_frames(action, step)) for action, target in actions]
+    world = options.apply_transform
+    plans = [(action, target, action_frames(action, options.step)) for action, target in actions]
     total = sum(len(f) for _, _, f in plans)
     positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
     key_names: list[list[str | None]] = [[None] * total for _ in objects]

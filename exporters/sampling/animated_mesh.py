@@ -18,16 +18,8 @@ from ..export_error import ExportError
 from .frame_sampling import sample_shape_keys, sample_timeline
 from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
 from .mesh_topology import Topology, object_topology
+from .options import FrameExportOptions
 
-
-
-@dataclass
-class FrameExportOptions:
-    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS", "ACTIONS"
-    step: int = 1                       # ACTIONS: every Nth frame of each action (its last always)
-    actions: list[tuple[str, bool]] | None = None   # ACTIONS: the user's list (name, ticked), in order
-    scale: float = 1.0
-    apply_transform: bool = True
 
 
 @dataclass
@@ -101,8 +93,7 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
     by_name = {action.name: (action, target) for action, target in found}
     found = [by_name[n] for n in order_actions(list(by_name), None if imported_as_actions(meshes[0], options)
                                                else options.actions)]
-    samples = sample_actions(context, meshes, [t.num_vertices for t in topologies], options.step,
-                             options.apply_transform, found)
+    samples = sample_actions(context, meshes, [t.num_vertices for t in topologies], options, found)
     parts = []
     for obj, topology, positions, names, indices in zip(meshes, topologies, samples.positions, samples.key_names,
                                                         samples.key_indices):
@@ -117,11 +108,7 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
 
 def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExportOptions,
             format_name: str, int_attributes: tuple[str, ...], kept_triangles: str) -> MeshPart:
-    topology = object_topology(context, obj, int_attributes)
-    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
-        raise ExportError(f"object {obj.name!r} has no faces")
-    if topology.corner_uvs is None:
-        raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
+    topology = _checked_topology(context, obj, format_name, int_attributes, kept_triangles)
     try:
         if options.frame_source == "SHAPE_KEYS":
             sampled = sample_shape_keys(context, obj, topology.num_vertices)

@@ -27,6 +27,7 @@ class Shading:
     corners: PolygonCorners
     triangle_corners: np.ndarray       # (T, 3) corners of each loop triangle, as Topology.triangles
     corner_normals: np.ndarray         # (C, 3) float32 Blender's corner normals of the mesh read
+    copies: "VertexCopies | None" = None   # Split Normals: the vertex copies written
 
 
 def read_shading(mesh: bpy.types.Mesh, triangle_loops: np.ndarray) -> Shading:
@@ -95,12 +96,6 @@ def orient_topology(topology, flip: bool):
                    int_attributes=attributes, shading=shading)
 
 
-def orient_parts(parts, apply_transform: bool, scale: float = 1.0) -> None:
-    """Reverse the triangles of every mirrored part (:class:`.animated_mesh.MeshPart`) in place."""
-    for part in parts:
-        part.topology = orient_topology(part.topology, flips_handedness(part.obj, apply_transform, scale))
-
-
 @dataclass
 class VertexCopies:
     """Split Normals: each corner's vertex copy and each copy's source vertex. A vertex's first copy
@@ -133,21 +128,39 @@ def split_copies(shading: Shading, num_vertices: int) -> VertexCopies:
     return VertexCopies(index[inverse], source, len(extra))
 
 
-def split_vertices(positions: np.ndarray, shading: Shading) -> tuple[np.ndarray, np.ndarray, VertexCopies]:
-    """Split Normals: (F, N, 3) positions of the copies, (T, 3) counter-clockwise triangles of copies
-    (in ``shading.triangle_corners`` order) and the copies."""
-    copies = split_copies(shading, positions.shape[1])
-    return positions[:, copies.source_vertex], copies.corner_copy[shading.triangle_corners], copies
+def shade_model(sampled, apply_transform: bool, scale: float, split_normals: bool) -> Shading:
+    """Prepare a :class:`.pipeline.SampledModel` for lighting and return its shading: mirrored parts
+    get their triangles reversed (``sampled.triangles``, ``sampled.uvs`` and the parts' topology);
+    with ``split_normals`` vertices are split into copies (``sampled.positions``, ``sampled.triangles``)
+    and ``sampled.info`` says how many were added."""
+    parts = sampled.parts
+    flips = [flips_handedness(p.obj, apply_transform, scale) for p in parts]
+    for part, flip in zip(parts, flips):
+        part.topology = orient_topology(part.topology, flip)
+    if any(flips):
+        offsets = np.cumsum([0] + [p.topology.num_vertices for p in parts])
+        sampled.triangles = np.concatenate([p.topology.triangles + off for p, off in zip(parts, offsets)])
+        sampled.uvs = np.concatenate([p.topology.corner_uvs for p in parts])
+    shading = merged_shading([p.topology.shading for p in parts], [p.topology.num_vertices for p in parts])
+    if split_normals:
+        copies = split_copies(shading, sampled.positions.shape[1])
+        sampled.positions = sampled.positions[:, copies.source_vertex]
+        sampled.triangles = copies.corner_copy[shading.triangle_corners]
+        shading = replace(shading, copies=copies)
+        sampled.info.append(split_report(copies))
+    return shading
 
 
-def normal_indices(positions: np.ndarray, shading: Shading, copies: VertexCopies | None = None) -> np.ndarray:
-    """(F, V) uint8 anorm indices of (F, V, 3) positions of the mesh's vertices (or of its copies)."""
+def normal_indices(positions: np.ndarray, shading: Shading) -> np.ndarray:
+    """(F, V) uint8 anorm indices of (F, V, 3) positions of the mesh's vertices (or of its copies
+    with Split Normals)."""
+    copies = shading.copies
     if copies is None:
         return steady_normal_indices(grouped_normals(positions, shading.corners))
     return steady_normal_indices(grouped_normals(positions, shading.corners, copies.corner_copy, positions.shape[1]))
 
 
-def split_report(format_name: str, copies: VertexCopies) -> str:
+def split_report(copies: VertexCopies) -> str:
     """What Split Normals did, for the export report."""
-    return (f"{format_name} Split Normals: {copies.added} vertices added for flat faces, sharp edges and "
-            f"split normals ({len(copies.source_vertex)} in all)")
+    return (f"Split Normals: {copies.added} vertices added for flat faces, sharp edges and split custom "
+            f"normals ({len(copies.source_vertex)} in all)")

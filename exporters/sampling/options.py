@@ -1,0 +1,14 @@
+"""The sampling options of the vertex-animation exports (MD2, MDL): one object, handed once to
+:func:`.pipeline.sample_model` and read where it is needed (timeline, shape keys, actions)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class FrameExportOptions:
+    frame_source: str = "TIMELINE"      # or "SHAPE_KEYS", "ACTIONS"
+    step: int = 1                       # ACTIONS: every Nth frame of each action (its last always)
+    actions: list[tuple[str, bool]] | None = None   # ACTIONS: the user's list (name, ticked), in order
+    scale: float = 1.0
+    apply_transform: bool = True
