@@ -28,6 +28,8 @@ class Shading:
     triangle_corners: np.ndarray       # (T, 3) corners of each loop triangle, as Topology.triangles
     corner_normals: np.ndarray         # (C, 3) float32 Blender's corner normals of the mesh read
     copies: "VertexCopies | None" = None   # Split Normals: the vertex copies written
+    vertex_part: np.ndarray | None = None  # (V,) which object (of ``linears``) each vertex belongs to
+    linears: np.ndarray | None = None      # (objects, 3, 3) each object's linear map, local -> file
 
 
 def read_shading(mesh: bpy.types.Mesh, triangle_loops: np.ndarray) -> Shading:
@@ -67,17 +69,16 @@ def merged_shading(shadings: list[Shading], vertex_counts: list[int]) -> Shading
                                  for p in parts])
     corners = PolygonCorners(joined("corner_vertex", vertex_offsets), joined("corner_polygon", polygon_offsets),
                              joined("corner_next", corner_offsets), joined("corner_prev", corner_offsets),
-                             joined("polygon_first", corner_offsets),
-                             np.concatenate([p.polygon_flip for p in parts]), custom)
+                             joined("polygon_first", corner_offsets), custom)
     return Shading(corners, np.concatenate([s.triangle_corners + off for s, off in zip(shadings, corner_offsets)]),
                    np.concatenate([s.corner_normals for s in shadings]))
 
 
-def flips_handedness(obj: bpy.types.Object, apply_transform: bool, scale: float = 1.0) -> bool:
-    """True if the coordinates written for ``obj`` are mirrored: its world matrix (with Apply
-    Transform) times ``scale`` has a negative determinant."""
+def written_linear(obj: bpy.types.Object, apply_transform: bool, scale: float = 1.0) -> np.ndarray:
+    """The 3x3 linear map from ``obj``'s coordinates to the file's: its world matrix (with Apply
+    Transform; now, for an animated transform) times ``scale``. A negative determinant mirrors."""
     linear = np.array(obj.matrix_world, dtype=np.float64)[:3, :3] if apply_transform else np.eye(3)
-    return bool(np.linalg.det(linear) * scale ** 3 < 0)
+    return linear * scale
 
 
 def orient_topology(topology, flip: bool):
@@ -87,8 +88,7 @@ def orient_topology(topology, flip: bool):
         return topology
     shading = topology.shading
     if shading is not None:
-        corners = replace(shading.corners, polygon_flip=np.ones(len(shading.corners.polygon_first), dtype=bool))
-        shading = replace(shading, corners=corners, triangle_corners=shading.triangle_corners[:, ::-1].copy())
+        shading = replace(shading, triangle_corners=shading.triangle_corners[:, ::-1].copy())
     attributes = {name: (values[:, ::-1].copy() if np.ndim(values) == 2 else values)
                   for name, values in topology.int_attributes.items()}
     uvs = topology.corner_uvs[:, ::-1].copy() if topology.corner_uvs is not None else None
@@ -134,14 +134,17 @@ def shade_model(sampled, apply_transform: bool, scale: float, split_normals: boo
     with ``split_normals`` vertices are split into copies (``sampled.positions``, ``sampled.triangles``)
     and ``sampled.info`` says how many were added."""
     parts = sampled.parts
-    flips = [flips_handedness(p.obj, apply_transform, scale) for p in parts]
+    linears = np.array([written_linear(p.obj, apply_transform, scale) for p in parts])
+    flips = np.linalg.det(linears) < 0
     for part, flip in zip(parts, flips):
         part.topology = orient_topology(part.topology, flip)
     if any(flips):
         offsets = np.cumsum([0] + [p.topology.num_vertices for p in parts])
         sampled.triangles = np.concatenate([p.topology.triangles + off for p, off in zip(parts, offsets)])
         sampled.uvs = np.concatenate([p.topology.corner_uvs for p in parts])
-    shading = merged_shading([p.topology.shading for p in parts], [p.topology.num_vertices for p in parts])
+    counts = [p.topology.num_vertices for p in parts]
+    shading = merged_shading([p.topology.shading for p in parts], counts)
+    shading = replace(shading, linears=linears, vertex_part=np.repeat(np.arange(len(parts)), counts))
     if split_normals:
         copies = split_copies(shading, sampled.positions.shape[1])
         sampled.positions = sampled.positions[:, copies.source_vertex]
@@ -154,10 +157,40 @@ def shade_model(sampled, apply_transform: bool, scale: float, split_normals: boo
 def normal_indices(positions: np.ndarray, shading: Shading) -> np.ndarray:
     """(F, V) uint8 anorm indices of (F, V, 3) positions of the mesh's vertices (or of its copies
     with Split Normals)."""
+    return steady_normal_indices(shaded_normals(positions, shading))
+
+
+def shaded_normals(positions: np.ndarray, shading: Shading) -> np.ndarray:
+    """(F, V, 3) unit normals of the written vertices (or copies) as Blender shades the objects: taken
+    on each object's own coordinates (the file's through the inverse of its linear map) and carried
+    to the file's by the inverse transpose, as Blender draws a scaled, sheared or mirrored object."""
     copies = shading.copies
-    if copies is None:
-        return steady_normal_indices(grouped_normals(positions, shading.corners))
-    return steady_normal_indices(grouped_normals(positions, shading.corners, copies.corner_copy, positions.shape[1]))
+    groups = copies.corner_copy if copies is not None else None
+    part = shading.vertex_part
+    if part is not None and copies is not None:
+        part = part[copies.source_vertex]
+    inverse = _inverses(shading.linears)
+    if inverse is None or part is None:
+        return grouped_normals(positions, shading.corners, groups, positions.shape[1] if groups is not None else None)
+    local = np.einsum("fvk,vjk->fvj", np.asarray(positions, dtype=np.float64), inverse[part])
+    normals = grouped_normals(local, shading.corners, groups, positions.shape[1] if groups is not None else None)
+    normals = np.einsum("fvk,vkj->fvj", normals.astype(np.float64), inverse[part])
+    return (normals / np.maximum(np.linalg.norm(normals, axis=-1, keepdims=True), 1e-300)).astype(np.float32)
+
+
+def _inverses(linears: np.ndarray | None) -> np.ndarray | None:
+    """Each object's inverse linear map, or None when there is nothing to undo: every map a rotation
+    times a uniform positive scale (normals are the same either way) or one cannot be inverted."""
+    if linears is None:
+        return None
+    gram = np.einsum("pki,pkj->pij", linears, linears)
+    size = np.einsum("pii->p", gram)[:, None, None] / 3.0
+    similar = np.allclose(gram, size * np.eye(3), rtol=0.0, atol=1e-9 * size.max()) and np.all(np.linalg.det(linears) > 0)
+    if similar:
+        return None
+    if np.any(np.abs(np.linalg.det(linears)) <= 1e-12 * np.maximum(size[:, 0, 0], 1e-300) ** 1.5):
+        return None
+    return np.linalg.inv(linears)
 
 
 def split_report(copies: VertexCopies) -> str:

@@ -12,9 +12,10 @@ corner angles.
 Custom normals are carried from the mesh they were read on (the reference) to each frame in each
 corner's own frame of reference (polygon normal, direction of the corner's next edge and their
 cross product), which is exact for the reference positions and for rigid or uniformly scaled
-frames, mirrored or not, and follows each polygon's turn otherwise (Blender's own corner spaces
+frames and follows each polygon's turn otherwise (Blender's own corner spaces
 are built from the fan's normal and an edge the same way). A vertex (or copy) with custom normals
-gets the normalised mean of its corners' normals.
+gets the mean of its corners' normals weighted by the corner angles, normalised: what Blender 5
+reports as the vertex normal of such a mesh (``mix_normals_corner_to_vert``).
 """
 from __future__ import annotations
 
@@ -31,16 +32,13 @@ class PolygonCorners:
 
     ``corner_vertex`` (C,) vertex of each corner; ``corner_polygon`` (C,) its polygon;
     ``corner_next`` / ``corner_prev`` (C,) the next / previous corner of the same polygon (Blender's
-    order); ``polygon_first`` (P,) the first corner of each polygon; ``polygon_flip`` (P,) True for a
-    polygon whose written winding is reversed (a mirrored object), whose normal is then negated;
-    ``custom`` (C, 3) coefficients of each corner's custom normal in its frame of reference (NaN
+    order); ``polygon_first`` (P,) the first corner of each polygon; ``custom`` (C, 3) coefficients of each corner's custom normal in its frame of reference (NaN
     rows for corners without one), None when no corner has one."""
     corner_vertex: np.ndarray
     corner_polygon: np.ndarray
     corner_next: np.ndarray
     corner_prev: np.ndarray
     polygon_first: np.ndarray
-    polygon_flip: np.ndarray
     custom: np.ndarray | None = None
 
 
@@ -60,7 +58,7 @@ def polygon_corners(corner_vertex: np.ndarray, polygon_start: np.ndarray, polygo
     corner_prev = np.arange(num_corners, dtype=np.int64)
     corner_polygon[corners], corner_next[corners], corner_prev[corners] = polygon, nxt, prv
     return PolygonCorners(np.asarray(corner_vertex, dtype=np.int64), corner_polygon, corner_next, corner_prev,
-                          start, np.zeros(len(start), dtype=bool))
+                          start)
 
 
 def _unit(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
@@ -72,7 +70,7 @@ def _unit(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
 
 
 def polygon_normals(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
-    """(F, P, 3) unit polygon normals of (F, V, 3) positions (winding of ``polygon_flip`` reversed)."""
+    """(F, P, 3) unit polygon normals of (F, V, 3) positions."""
     frames = len(pos)
     num_polygons = len(corners.polygon_first)
     origin = pos[:, corners.corner_vertex[corners.polygon_first[corners.corner_polygon]]]
@@ -81,9 +79,7 @@ def polygon_normals(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
     area = np.cross(here, there)                           # (F, C, 3): twice the vector area, summed
     index = (np.arange(frames)[:, None] * num_polygons + corners.corner_polygon[None, :]).ravel()
     total = np.stack([np.bincount(index, area[..., k].ravel(), frames * num_polygons) for k in range(3)], axis=-1)
-    normals = _unit(total.reshape(frames, num_polygons, 3), np.array([0.0, 0.0, 1.0]))
-    normals[:, corners.polygon_flip] *= -1.0
-    return normals
+    return _unit(total.reshape(frames, num_polygons, 3), np.array([0.0, 0.0, 1.0]))
 
 
 def corner_angles(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
@@ -101,9 +97,7 @@ def corner_frames(pos: np.ndarray, corners: PolygonCorners, face: np.ndarray | N
     normal = face[:, corners.corner_polygon]
     edge = pos[:, corners.corner_vertex[corners.corner_next]] - pos[:, corners.corner_vertex]
     edge = _unit(edge - np.einsum("fck,fck->fc", edge, normal)[..., None] * normal)
-    side = np.cross(normal, edge)
-    side[:, corners.polygon_flip[corners.corner_polygon]] *= -1.0    # keeps handedness through a mirror
-    return np.stack([edge, side, normal], axis=-2)
+    return np.stack([edge, np.cross(normal, edge), normal], axis=-2)
 
 
 def custom_coefficients(reference: np.ndarray, corners: PolygonCorners, corner_normals: np.ndarray) -> np.ndarray:
@@ -130,12 +124,13 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:
     frames = len(pos)
     face = polygon_normals(pos, corners)
-    contribution = face[:, corners.corner_polygon] * corner_angles(pos, corners)[..., None]
+    angles = corner_angles(pos, corners)[..., None]
+    contribution = face[:, corners.corner_polygon] * angles
     if corners.custom is not None:
         has = np.all(np.isfinite(corners.custom), axis=1)
         if has.any():
             basis = corner_frames(pos, corners, face)[:, has]
-            contribution[:, has] = _unit(np.einsum("fcjk,cj->fck", basis, corners.custom[has]))
+            contribution[:, has] = _unit(np.einsum("fcjk,cj->fck", basis, corners.custom[has])) * angles[:, has]
     index = (np.arange(frames)[:, None] * num_groups + groups[None, :]).ravel()
     total = np.stack([np.bincount(index, contribution[..., k].ravel(), frames * num_groups) for k in range(3)],
                      axis=-1)
