@@ -164,12 +164,9 @@ def one_frame(bpy) -> None:
     bpy.context.scene.frame_set(1)
 
 
-@pytest.mark.parametrize("kind", ("md2", "mdl"))
-def test_suzanne_vertex_normals_are_blenders_in_every_frame(bpy_scene, tmp_path, kind):
-    """Smooth Suzanne with non-planar quads, animated by a shape key read directly (frames 1, 2) and
-    by an evaluated mix (frame 3): every written vertex, every copy at a UV seam, every frame."""
-    bpy = bpy_scene
-    obj = monkey(bpy, jitter=0.03)
+def _squash_key(obj) -> None:
+    """A shape key squashing and rippling the mesh, 0 at frame 1, 1 at frame 2 (both read directly
+    by the export), 0.5 at frame 3 (evaluated)."""
     obj.shape_key_add(name="Basis")
     key = obj.shape_key_add(name="Squash", from_mix=False)
     co = np.empty(len(key.data) * 3, dtype=np.float32)
@@ -179,6 +176,15 @@ def test_suzanne_vertex_normals_are_blenders_in_every_frame(bpy_scene, tmp_path,
     for frame, value in ((1, 0.0), (2, 1.0), (3, 0.5)):
         key.value = value
         key.keyframe_insert("value", frame=frame)
+
+
+@pytest.mark.parametrize("kind", ("md2", "mdl"))
+def test_suzanne_vertex_normals_are_blenders_in_every_frame(bpy_scene, tmp_path, kind):
+    """Smooth Suzanne with non-planar quads, animated by a shape key: every written vertex, every
+    copy at a UV seam, every frame."""
+    bpy = bpy_scene
+    obj = monkey(bpy, jitter=0.03)
+    _squash_key(obj)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 3
     written = export(bpy, kind, [obj], tmp_path / f"suzanne.{kind}")
@@ -224,6 +230,8 @@ def _custom_normals(bpy, obj, seed: int = 5) -> None:
 @pytest.mark.parametrize("kind", ("md2", "mdl"))
 @pytest.mark.parametrize("scale", ((1.0, 1.0, 1.0), (-1.5, 1.5, 1.5)), ids=("turned", "turned-mirrored"))
 def test_custom_normals_are_the_mean_of_the_corner_normals(bpy_scene, tmp_path, kind, scale):
+    """Suzanne with custom normals, turned (and mirrored), deformed by a shape key: in every frame the
+    angle-weighted mean of Blender's corner normals (which carries the custom normals along)."""
     bpy = bpy_scene
     obj = monkey(bpy)
     obj.rotation_euler = (0.4, -0.7, 1.1)
@@ -231,14 +239,23 @@ def test_custom_normals_are_the_mean_of_the_corner_normals(bpy_scene, tmp_path, 
     one_frame(bpy)
     automatic = blender_truth(bpy, obj)["vertex"]
     _custom_normals(bpy, obj)
-    truth = blender_truth(bpy, obj)
-    expected = mean_corner_normals(truth, np.array([p.loop_total for p in obj.data.polygons]))
-    assert np.degrees(np.arccos(np.clip(np.einsum("ij,ij->i", expected, automatic), -1, 1))).max() > 10, \
-        "the custom normals should differ from the automatic ones"
-    if bpy.app.version >= (5, 0):     # Blender 5 reports this mean as the vertex normal
-        assert np.einsum("ij,ij->i", expected, truth["vertex"]).min() > 1 - 1e-6
+    _squash_key(obj)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 3
+    sizes = np.array([p.loop_total for p in obj.data.polygons])
     written = export(bpy, kind, [obj], tmp_path / f"custom.{kind}")
-    check_vertex_normals(written, 0, truth, expected)
+    which = None
+    for frame in (1, 2, 3):
+        scene.frame_set(frame)
+        truth = blender_truth(bpy, obj)
+        expected = mean_corner_normals(truth, sizes)
+        if frame == 1:
+            exported_tris = truth["tri_vertices"]
+            assert np.degrees(np.arccos(np.clip(np.einsum("ij,ij->i", expected, automatic), -1, 1))).max() > 10, \
+                "the custom normals should differ from the automatic ones"
+        if bpy.app.version >= (5, 0):     # Blender 5 reports this mean as the vertex normal
+            assert np.einsum("ij,ij->i", expected, truth["vertex"]).min() > 1 - 1e-6
+        which = check_vertex_normals(written, frame - 1, truth, expected, exported_tris, which)
 
 
 MIRRORS = {"none": (1, 1, 1), "x": (-1, 1, 1), "xy": (-1, -1, 1), "xyz": (-1, -1, -1), "z": (1, 1, -2)}

@@ -9,11 +9,8 @@ weighted by the polygon's angle at that corner (``acos`` of the two edge directi
 Blender shows it with, is the unit: a non-planar quad counts once, with its own normal and its two
 corner angles.
 
-Custom normals are carried from the mesh they were read on (the reference) to each frame in each
-corner's own frame of reference (polygon normal, direction of the corner's next edge and their
-cross product), which is exact for the reference positions and for rigid or uniformly scaled
-frames and follows each polygon's turn otherwise (Blender's own corner spaces
-are built from the fan's normal and an edge the same way). A vertex (or copy) with custom normals
+Custom normals are carried from the mesh they were read on (the reference) to each frame in
+their vertex's space, as Blender carries them (:mod:`.custom_normals`). A vertex (or copy) with custom normals
 gets the mean of its corners' normals weighted by the corner angles, normalised: what Blender 5
 reports as the vertex normal of such a mesh (``mix_normals_corner_to_vert``).
 """
@@ -23,7 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CHUNK_VALUES = 1 << 21       # frames are processed in chunks of about this many corner values
+from .custom_normals import VertexEdges, decode, encode, vertex_edges, vertex_spaces
+
+CHUNK_VALUES = 1 << 19       # frames are processed in chunks of about this many corner values
 
 
 @dataclass
@@ -32,14 +31,17 @@ class PolygonCorners:
 
     ``corner_vertex`` (C,) vertex of each corner; ``corner_polygon`` (C,) its polygon;
     ``corner_next`` / ``corner_prev`` (C,) the next / previous corner of the same polygon (Blender's
-    order); ``polygon_first`` (P,) the first corner of each polygon; ``custom`` (C, 3) coefficients of each corner's custom normal in its frame of reference (NaN
-    rows for corners without one), None when no corner has one."""
+    order); ``polygon_first`` (P,) the first corner of each polygon; ``custom`` (C, 2)
+    coefficients of each corner's custom normal in its vertex's space (NaN rows for corners without
+    one; :mod:`.custom_normals`), None when no corner has one; ``edges`` the vertices' edges those
+    spaces are built on."""
     corner_vertex: np.ndarray
     corner_polygon: np.ndarray
     corner_next: np.ndarray
     corner_prev: np.ndarray
     polygon_first: np.ndarray
     custom: np.ndarray | None = None
+    edges: VertexEdges | None = None
 
 
 def polygon_corners(corner_vertex: np.ndarray, polygon_start: np.ndarray, polygon_size: np.ndarray) -> PolygonCorners:
@@ -90,20 +92,20 @@ def corner_angles(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
     return np.arccos(np.clip(np.einsum("fck,fck->fc", to_prev, to_next), -1.0, 1.0))
 
 
-def corner_frames(pos: np.ndarray, corners: PolygonCorners, face: np.ndarray | None = None) -> np.ndarray:
-    """(F, C, 3, 3) each corner's frame of reference: rows edge direction, its perpendicular, normal."""
-    if face is None:
-        face = polygon_normals(pos, corners)
-    normal = face[:, corners.corner_polygon]
-    edge = pos[:, corners.corner_vertex[corners.corner_next]] - pos[:, corners.corner_vertex]
-    edge = _unit(edge - np.einsum("fck,fck->fc", edge, normal)[..., None] * normal)
-    return np.stack([edge, np.cross(normal, edge), normal], axis=-2)
+def _auto_vertex_normals(face_weighted: np.ndarray, corners: PolygonCorners, num_vertices: int) -> np.ndarray:
+    """(F, V, 3) automatic vertex normals from (F, C, 3) angle-weighted polygon normals per corner."""
+    return _sum_by(face_weighted, corners.corner_vertex, num_vertices)
 
 
 def custom_coefficients(reference: np.ndarray, corners: PolygonCorners, corner_normals: np.ndarray) -> np.ndarray:
-    """(C, 3) each corner normal (read on the (V, 3) ``reference`` positions) in its corner's frame."""
-    frames = corner_frames(np.asarray(reference, dtype=np.float64)[None], corners)[0]
-    return np.einsum("cjk,ck->cj", frames, np.asarray(corner_normals, dtype=np.float64))
+    """(C, 2) each corner normal (read on the (V, 3) ``reference`` positions) in its vertex's space
+    (:mod:`.custom_normals`); also sets ``corners.edges``."""
+    pos = np.asarray(reference, dtype=np.float64)[None]
+    corners.edges = vertex_edges(corners.corner_vertex, corners.corner_next, corners.corner_prev, pos.shape[1])
+    weighted = polygon_normals(pos, corners)[:, corners.corner_polygon] * corner_angles(pos, corners)[..., None]
+    lnor = _auto_vertex_normals(weighted, corners, pos.shape[1])
+    spaces = vertex_spaces(pos, lnor, corners.edges)
+    return encode(corner_normals, corners.corner_vertex, lnor[0], *(space[0] for space in spaces))
 
 
 def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.ndarray | None = None,
@@ -126,12 +128,20 @@ def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_gro
     face = polygon_normals(pos, corners)
     angles = corner_angles(pos, corners)[..., None]
     contribution = face[:, corners.corner_polygon] * angles
-    if corners.custom is not None:
+    if corners.custom is not None and corners.edges is not None:
         has = np.all(np.isfinite(corners.custom), axis=1)
         if has.any():
-            basis = corner_frames(pos, corners, face)[:, has]
-            contribution[:, has] = _unit(np.einsum("fcjk,cj->fck", basis, corners.custom[has])) * angles[:, has]
+            num_vertices = len(corners.edges.reference)        # copies (Split Normals) follow them
+            lnor = _auto_vertex_normals(contribution, corners, num_vertices)
+            spaces = vertex_spaces(pos[:, :num_vertices], lnor, corners.edges)
+            custom = decode(corners.custom[has], corners.corner_vertex[has], lnor, *spaces)
+            contribution[:, has] = _unit(custom) * angles[:, has]
+    return _sum_by(contribution, groups, num_groups)
+
+
+def _sum_by(values: np.ndarray, groups: np.ndarray, num_groups: int) -> np.ndarray:
+    """(F, G, 3) unit sums of (F, C, 3) ``values`` by ``groups`` (+Z for a group summing to zero)."""
+    frames = len(values)
     index = (np.arange(frames)[:, None] * num_groups + groups[None, :]).ravel()
-    total = np.stack([np.bincount(index, contribution[..., k].ravel(), frames * num_groups) for k in range(3)],
-                     axis=-1)
+    total = np.stack([np.bincount(index, values[..., k].ravel(), frames * num_groups) for k in range(3)], axis=-1)
     return _unit(total.reshape(frames, num_groups, 3), np.array([0.0, 0.0, 1.0]))
