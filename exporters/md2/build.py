@@ -3,7 +3,8 @@
 Frames come from the timeline (one MD2 frame per scene frame) or one per shape key. A frame the
 import created and the user did not change is written back with its original grid, bytes and
 normal indices; other frames are quantised on the grid the ``grid`` option picks (see
-formats/md2_lattice.py) and get normals from the mesh.
+formats/md2_lattice.py) and get normals as Blender shades the mesh (:mod:`..sampling.shading`;
+mirrored objects have their triangles reversed there).
 """
 from __future__ import annotations
 

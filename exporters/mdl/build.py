@@ -3,8 +3,9 @@
 A model that came from an import and was not changed is written back with its grid, bytes,
 normals, bounding boxes, texture records, frame groups with their intervals, skins (the same
 palette indices) and header values. Changed parts are rebuilt as id's tools build them: the grid
-from the bounds of every frame, normals from the mesh, bounding radius from the farthest bounding
-box corner, size as the mean triangle area of the first frame.
+from the bounds of every frame, bounding radius from the farthest bounding box corner, size as the
+mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
+taken before the split at UV seams).
 """
 from __future__ import annotations
 
