@@ -27,7 +27,7 @@ import tempfile
 import time
 import tomllib
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -287,6 +287,7 @@ def convert(job: ConvertJob) -> list[str]:
             warnings.append(f"--fps ignored: {job.source_format.upper()} frames convert one to one")
         else:
             retime_scene(bpy.context.scene, settings.fps)
+            settings = _bake_at_scene_rate(settings)
     output = Path(job.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     if settings.target == "blend":
@@ -314,6 +315,15 @@ def convert(job: ConvertJob) -> list[str]:
     warnings += notes
     _run_operator(exporter, filepath=str(output), check_existing=False, **kwargs)
     return warnings
+
+
+def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:
+    """After ``--fps`` retimed the scene: MD2/MDL write every scene frame (``frame_rate='SCENE'``), so
+    the file holds frames at the rate asked for, unless the user chose a frame rate."""
+    if settings.target not in FRAME_FORMATS or "frame_rate" in settings.export_options:
+        return settings
+    return replace(settings, export_options=dict(settings.export_options,
+                                                  frame_rate=OptionRequest("--fps", "SCENE")))
 
 
 def _actions_import(importer: str, settings: ConvertSettings, kwargs: dict) -> dict:

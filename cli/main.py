@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--frame-source", choices=("timeline", "shape-keys", "actions"),
                          help="one frame per scene frame, per shape key, or per frame of each action "
                               "(frame_source)")
+    exports.add_argument("--frame-rate", choices=("game", "scene"),
+                         help="MD2/MDL: sample the animation every 0.1 s of scene time, as the game plays it "
+                              "(game, the default), or every scene frame (scene) (frame_rate)")
     exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
                          help="MDL: limits to check, Quake's or source ports' (target)")
     exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")
@@ -132,8 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--fps", type=_positive_float,
                          help="MS3D: bake the skeletal animation at this many frames per second "
-                              "(default for md2/mdl output: 10, the rate Quake and Quake II play); "
-                              "MD2 and MDL frames always convert one to one")
+                              "(default for md2/mdl output: 10, the rate Quake and Quake II play; another "
+                              "rate writes every scene frame, frame_rate=scene, unless --frame-rate says "
+                              "otherwise); MD2 and MDL frames always convert one to one")
     exports.add_argument("--export-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the export operator (for glb: of export_scene.gltf), "
                               "by its Python name (repeatable)")
@@ -221,6 +225,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["palette_path"] = OptionRequest("--palette", palette)
     if args.frame_source:
         exports["frame_source"] = OptionRequest("--frame-source", args.frame_source.upper().replace("-", "_"))
+    if args.frame_rate:
+        exports["frame_rate"] = OptionRequest("--frame-rate", args.frame_rate.upper())
     if args.limits:
         exports["target"] = OptionRequest("--target", args.limits.upper())
     if args.dither:

@@ -39,6 +39,13 @@ class FrameExportBase(ExportOperatorBase):
         ("SHAPE_KEYS", "Shape Keys", "One frame per shape key after Basis"),
         ("ACTIONS", "Actions", "Each action animating the objects (their own, their armature's, their shape "
                                "keys'), over its own frame range, in the order of the list; frames <action><nn>")))
+    frame_rate: EnumProperty(name="Frame Rate", default="GAME", items=(
+        ("GAME", "Game (10 per second)", "Sample the animation every 0.1 s of scene time (subframes where the scene "
+                                         "rate is not a multiple of 10), so Quake and Quake II, which play 10 model "
+                                         "frames a second, play it as long as Blender does"),
+        ("SCENE", "Every Scene Frame", "One frame per scene frame: at another scene rate than 10 fps the game "
+                                       "plays the animation faster or slower than Blender")),
+        description="Timeline and Actions: how often frames are sampled (Shape Keys: one per key, always)")
     step: IntProperty(name="Step", default=1, min=1, max=100,
                       description="Actions: write every Nth frame of each action (its last frame always)")
     scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
@@ -52,7 +59,8 @@ class FrameExportBase(ExportOperatorBase):
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
-                "step": self.step, "actions": listed_actions(bpy.context.scene), "split_normals": self.split_normals}
+                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
+                "split_normals": self.split_normals}
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
@@ -71,6 +79,8 @@ class FrameExportBase(ExportOperatorBase):
             row.prop(self, prop.identifier)
             if prop.identifier == "step":
                 row.enabled = self.frame_source == "ACTIONS"
+            elif prop.identifier == "frame_rate":
+                row.enabled = self.frame_source != "SHAPE_KEYS"
         if self.frame_source == "ACTIONS":
             draw_action_list(layout, context.scene)
 

@@ -10,6 +10,7 @@ import bpy
 from ..formats.errors import FormatError
 from .atomic_write import atomic_write
 from .export_error import ExportError
+from .object_mode import in_object_mode
 
 
 
@@ -40,14 +41,11 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
                 options: Any) -> set[str]:
     """Run ``exporter`` with progress; report its warnings, or the reason nothing was written."""
     path = Path(bpy.path.abspath(operator.filepath))
-    objects = export_objects(operator, context)
-    for obj in objects:
-        if obj.mode == "EDIT":
-            obj.update_from_editmode()
     wm = context.window_manager
     wm.progress_begin(0, 1)
     try:
-        report = exporter(context, path, objects, options)
+        with in_object_mode(context):      # what Blender shows, unsaved Edit Mode changes included
+            report = exporter(context, path, export_objects(operator, context), options)
     except (ExportError, FormatError) as exc:
         operator.report({"ERROR"}, f"{path.name}: {exc}")
         return {"CANCELLED"}
@@ -60,7 +58,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         report = ExportReport(report)
     for warning in report.warnings:
         operator.report({"WARNING"}, warning)
-    for line in report.info + report.written:
+    for line in dict.fromkeys(report.info + report.written):     # a player's models share one rate line
         operator.report({"INFO"}, line)
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}

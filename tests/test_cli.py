@@ -495,6 +495,22 @@ def test_animated_ms3d_bakes_into_frames(run, tmp_path, ms3d_operators, target):
     assert not np.allclose(positions[0], positions[len(positions) // 2]), "the skeletal animation was baked"
 
 
+def test_fps_writes_every_scene_frame_unless_frame_rate_says_game(run, tmp_path, ms3d_operators):
+    if not ms3d_operators["import_scene.ms3d"]:
+        pytest.skip("the extension has no import_scene.ms3d operator yet")
+    source = corpus("ms3d/sge/zombie.ms3d")
+    counts = {}
+    for name, flags in (("default", []), ("fps20", ["--fps", "20"]),
+                        ("fps20game", ["--fps", "20", "--frame-rate", "game"])):
+        result = run("convert", source, "--to", "md2", "-o", tmp_path / name, "--no-skins", *flags)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "does not apply" not in result.stdout
+        counts[name] = len(parse_md2((tmp_path / name / "zombie.md2").read_bytes()).frame_names)
+    # 10 fps by default; --fps 20 bakes twice as many frames; the game rate samples those every 0.1 s again
+    assert counts["fps20game"] == counts["default"] > 1
+    assert counts["fps20"] == 2 * counts["default"] - 1
+
+
 @pytest.mark.parametrize("source", ["md2/petaaar88-zarlag/weapon.md2", "mdl/slipgate/missile.mdl"])
 def test_frames_convert_to_ms3d(run, tmp_path, ms3d_operators, source):
     if not ms3d_operators["export_scene.ms3d"]:

@@ -25,6 +25,7 @@ def _select_only(bpy, objects):
 def export(bpy, kind: str, objects, path: Path, **options) -> bytes:
     _select_only(bpy, objects)
     operator = getattr(bpy.ops.export_scene, kind)
+    options.setdefault("frame_rate", "SCENE")     # these scenes check frames per action frame
     assert operator(filepath=str(path), **options) == {"FINISHED"}
     return path.read_bytes()
 
@@ -244,7 +245,7 @@ def test_player_export_writes_body_and_weapon_with_equal_frames(bpy_scene, tmp_p
     weapon = weapon_on(bpy, rig)
     _select_only(bpy, [body, weapon])
     assert bpy.ops.export_scene.md2(filepath=str(tmp_path / "anything.md2"), frame_source="ACTIONS",
-                                    player=True) == {"FINISHED"}
+                                    player=True, frame_rate="SCENE") == {"FINISHED"}
     out = capfd.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tris.md2", "weapon.md2"]
     tris, gun = (parse_md2((tmp_path / name).read_bytes()) for name in ("tris.md2", "weapon.md2"))
@@ -339,14 +340,14 @@ def test_a_failure_while_sampling_puts_everything_back(bpy_scene, tmp_path, exte
     rig.animation_data.use_nla = True
     slot = getattr(rig.animation_data, "action_slot", None)
     bpy.context.scene.frame_set(7)
-    calls, original = [], sampling.evaluated_positions
+    calls, original = [], sampling.checked_positions
 
-    def failing(context, o):             # the 10th evaluation (action 'walk') fails
+    def failing(context, o, *args):      # the 10th evaluation (action 'walk') fails
         calls.append(o)
         if len(calls) == 10:
             raise sampling.ExportError("disk on fire")
-        return original(context, o)
-    monkeypatch.setattr(sampling, "evaluated_positions", failing)
+        return original(context, o, *args)
+    monkeypatch.setattr(sampling, "checked_positions", failing)
     with pytest.raises(RuntimeError, match="disk on fire"):
         export(bpy, "md2", [obj], tmp_path / "x.md2", frame_source="ACTIONS")
     assert len(calls) == 10 and not (tmp_path / "x.md2").exists()

@@ -168,7 +168,7 @@ def test_blender_built_model_exports_timeline_with_marker_names(bpy_scene, tmp_p
     for f in range(1, 7):
         scene.frame_set(f)
         expected.append(evaluated_positions(bpy, obj))
-    model = parse_md2(export_md2(bpy, obj, tmp_path / "monkey.md2"))
+    model = parse_md2(export_md2(bpy, obj, tmp_path / "monkey.md2", frame_rate="SCENE"))
     assert model.frame_names == ["idle01", "idle02", "twist01", "twist02", "twist03", "twist04"]
     assert model.num_vertices == len(obj.data.vertices)
     decoded = model.positions().astype(np.float64)
@@ -316,7 +316,7 @@ def test_object_transform_animation_is_baked_into_the_frames(bpy_scene, tmp_path
         obj.location = (x, 0.0, 0.0)
         obj.keyframe_insert("location", frame=frame)
     scene.frame_start, scene.frame_end = 1, 3
-    model = parse_md2(export_md2(bpy, obj, tmp_path / "moving.md2"))
+    model = parse_md2(export_md2(bpy, obj, tmp_path / "moving.md2", frame_rate="SCENE"))
     centres = model.positions().astype(np.float64).mean(axis=1)
     np.testing.assert_allclose(centres[:, 0], [0.0, 5.0, 10.0], atol=0.05)
     np.testing.assert_allclose(centres[:, 1:], 0.0, atol=0.05)

@@ -18,6 +18,7 @@ def export(bpy, obj, path, **options):
     bpy.context.view_layer.update()
     for other in bpy.context.view_layer.objects:
         other.select_set(other == obj)
+    options.setdefault("frame_rate", "SCENE")     # the truth is one frame per scene frame
     assert bpy.ops.export_scene.md2(filepath=str(path), **options) == {"FINISHED"}
     return path.read_bytes()
 

@@ -294,7 +294,7 @@ def test_blender_built_animation_exports_on_one_grid(bpy_scene, tmp_path):
     for f in range(1, 5):
         scene.frame_set(f)
         expected.append(evaluated_positions(bpy, obj))
-    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "monkey.mdl"))
+    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "monkey.mdl", frame_rate="SCENE"))
     assert model.pose_names == ["bend01", "bend02", "bend03", "bend04"]
     assert model.num_vertices >= len(obj.data.vertices)        # split copies come after the originals
     decoded = model.positions().astype(np.float64)[:, :len(obj.data.vertices)]

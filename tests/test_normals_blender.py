@@ -124,7 +124,7 @@ def export(bpy, kind: str, objects, path, **options) -> Written:
     select_only(bpy, objects)
     operator = bpy.ops.export_scene.md2 if kind == "md2" else bpy.ops.export_scene.mdl
     extra = {"skins": "NAMES"} if kind == "md2" else {}
-    assert operator(filepath=str(path), **extra, **options) == {"FINISHED"}
+    assert operator(filepath=str(path), frame_rate="SCENE", **extra, **options) == {"FINISHED"}
     return Written(kind, path)
 
 

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         obj.select_set(obj == head)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "head.md2"
-        bpy.ops.export_scene.md2(filepath=str(path), frame_source="ACTIONS")
+        bpy.ops.export_scene.md2(filepath=str(path), frame_source="ACTIONS", frame_rate="SCENE")
         names = parse_md2(path.read_bytes()).frame_names
         for anim in group_animations(names):
             print(f"{anim.name}: {names[anim.first]} .. {names[anim.last]} ({anim.frames} frames)")

@@ -135,14 +135,14 @@ def export_rows(bpy, obj, name: str, still: np.ndarray, out_dir: Path) -> list[l
     rows = []
     for grid in ("PER_FRAME", "SHARED", "AUTO"):
         path = out_dir / f"{len(rows)}_{grid}.md2"
-        assert bpy.ops.export_scene.md2(filepath=str(path), grid=grid) == {"FINISHED"}
+        assert bpy.ops.export_scene.md2(filepath=str(path), grid=grid, frame_rate="SCENE") == {"FINISHED"}
         model = parse_md2(path.read_bytes())
         steps = np.asarray(model.frame_scale, np.float64)
         shared = bool(np.all(model.frame_scale == model.frame_scale[:1]))
         label = {"PER_FRAME": "Per Frame", "SHARED": "Shared", "AUTO": f"Auto ({'shared' if shared else 'per frame'})"}
         rows.append([name, "MD2", label[grid], *quality(truth, model.positions(), steps, still)])
     path = out_dir / f"{abs(hash(name))}.mdl"
-    assert bpy.ops.export_scene.mdl(filepath=str(path), target="MODERN") == {"FINISHED"}
+    assert bpy.ops.export_scene.mdl(filepath=str(path), target="MODERN", frame_rate="SCENE") == {"FINISHED"}
     model = parse_mdl(path.read_bytes())
     steps = np.broadcast_to(np.asarray(model.scale, np.float64), (len(truth), 3))
     rows.append([name, "MDL", "one grid", *quality(truth, model.positions(), steps, still)])

@@ -25,8 +25,10 @@ import bpy
 from ...formats.animations import group_animations
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from ..export_error import ExportError
-from .frame_sampling import BASIS, _curve_values, evaluated_positions, has_active_modifiers, read_key_positions
+from .frame_rate import frames_between, set_frame, spacing
+from .frame_sampling import BASIS, _curve_values, checked_positions, has_active_modifiers, read_key_positions
 from .options import FrameExportOptions
+from .topology_change import TopologyAt
 
 FRAME_NAME_LIMIT = 15
 _IDENTITY = np.eye(4)
@@ -37,7 +39,7 @@ _DIGITS = re.compile(r"(\d+)$")
 class FrameOrigin:
     """Where an exported frame came from."""
     action: str                 # the action's name
-    frame: int                  # the action (scene) frame sampled
+    frame: int | float          # the action (scene) frame sampled (a subframe at the game rate)
     index: int                  # 0-based position among that action's exported frames
     key_index: int | None       # the shape key the first object equals exactly there, else None
 
@@ -141,11 +143,13 @@ def order_actions(names: list[str], listed: list[tuple[str, bool]] | None) -> li
     return sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), default[n]))
 
 
-def action_frames(action: bpy.types.Action, step: int) -> list[int]:
-    """Integer frames of ``action.frame_range``, every ``step``-th from the first, the last included."""
+def action_frames(action: bpy.types.Action, step: int, every: float = 1.0) -> list[int | float]:
+    """Frames of ``action.frame_range`` (rounded to whole frames) ``every`` scene frames apart (1, or
+    fps / 10 at the game rate), every ``step``-th from the first; with a step over 1 the last frame
+    is always included."""
     first, last = (int(round(f)) for f in action.frame_range)
-    frames = list(range(first, last + 1, max(1, step)))
-    if frames[-1] != last:
+    frames = frames_between(first, last, every * max(1, step))
+    if step > 1 and frames[-1] != last:
         frames.append(last)
     return frames
 
@@ -234,11 +238,12 @@ def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
     return True
 
 
-def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], num_vertices: list[int],
+def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], topologies: list[TopologyAt],
                    options: FrameExportOptions,
                    actions: list[tuple[bpy.types.Action, bpy.types.ID]]) -> ActionSamples:
     """Positions of every object at every exported frame of every action, in order (world space
-    with ``options.apply_transform``, every ``options.step``-th frame)."""
+    with ``options.apply_transform``, every ``options.step``-th frame at ``options.frame_rate``);
+    every evaluated frame must have the object's topology."""
     if not actions:
         raise ExportError("no action animates the exported objects: animate them (or their armature or "
                           "shape keys) with actions, or export the timeline")
@@ -247,7 +252,9 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     for obj in objects:
         ids += [i for i in animated_ids(obj) if not any(i == j for j in ids)]
     world = options.apply_transform
-    plans = [(action, target, action_frames(action, options.step)) for action, target in actions]
+    num_vertices = [t.vertices for t in topologies]
+    every = spacing(scene, options.frame_rate)
+    plans = [(action, target, action_frames(action, options.step, every)) for action, target in actions]
     total = sum(len(f) for _, _, f in plans)
     positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
     key_names: list[list[str | None]] = [[None] * total for _ in objects]
@@ -282,14 +289,10 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
                 if slow:
                     playback.play(action, target)
                     for j in slow:
-                        scene.frame_set(frames[j])
+                        set_frame(scene, frames[j])
                         depsgraph = context.evaluated_depsgraph_get()
                         for k, obj in enumerate(objects):
-                            co = evaluated_positions(context, obj)
-                            if len(co) != num_vertices[k]:
-                                raise ExportError(f"object {obj.name!r} has {len(co)} vertices at frame {frames[j]} "
-                                                  f"of action {action.name!r} but {num_vertices[k]} in its mesh; "
-                                                  "every frame needs the same vertices")
+                            co = checked_positions(context, obj, topologies[k], frames[j], action.name)
                             matrix = np.array(obj.evaluated_get(depsgraph).matrix_world) if world else None
                             positions[k][row + j] = _placed(co, matrix)
                     evaluated += len(slow)

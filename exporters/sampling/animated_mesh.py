@@ -1,12 +1,14 @@
 """Mesh objects sampled frame by frame, shared by the MD2 and MDL builders.
 
 Each object gives its topology (triangulated as Blender does, per-corner UVs) and its vertex
-positions at every exported frame: one per scene frame of the scene range (``TIMELINE``) or one per
-shape key (``SHAPE_KEYS``) or one per frame of each action (``ACTIONS``, see :mod:`.action_sampling`),
-with modifiers and armatures applied, in file units.
+positions at every exported frame: over the scene range (``TIMELINE``), every 0.1 s of scene time
+or every scene frame (:mod:`.frame_rate`), or one per shape key (``SHAPE_KEYS``) or over each
+action (``ACTIONS``, see :mod:`.action_sampling`), with modifiers and armatures applied, in file
+units. Every frame must have the topology the export writes (:mod:`.topology_change`).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +17,8 @@ import bpy
 from ...formats.errors import FormatError
 from ...common.frame_table import FrameEntry, frame_table, match_frames
 from ..export_error import ExportError
-from .frame_sampling import sample_shape_keys, sample_timeline
+from .frame_rate import set_frame, spacing, timeline_frames, whole
+from .frame_sampling import has_active_modifiers, sample_shape_keys, sample_timeline
 from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
@@ -55,11 +58,11 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
     the mesh property holding the file's degenerate triangles, e.g. of a placeholder model)."""
     meshes = [o for o in objects if o.type == "MESH"]
     if not meshes:
-        raise ExportError("nothing to export: select at least one mesh object")
+        raise ExportError("nothing to export: select at least one mesh object" + _not_meshes(objects))
     scene = context.scene
     if options.frame_source == "ACTIONS" or imported_as_actions(meshes[0], options):
         return _sample_actions(context, meshes, options, format_name, int_attributes, kept_triangles)
-    frames = list(range(scene.frame_start, scene.frame_end + 1))
+    frames = timeline_frames(scene, options.frame_rate)
     parts = [_sample(context, obj, frames, options, format_name, int_attributes, kept_triangles) for obj in meshes]
     count = len(parts[0].positions)
     for part in parts[1:]:
@@ -67,6 +70,15 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
             raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
                               f"{parts[0].obj.name!r} has {count}; export them separately")
     return parts, frames
+
+
+def _not_meshes(objects: list[bpy.types.Object]) -> str:
+    """What the selection held instead of meshes, and how to make meshes of it."""
+    if not objects:
+        return ""
+    listed = ", ".join(f"{o.name!r} ({o.type.lower()})" for o in objects[:3]) + (" ..." if len(objects) > 3 else "")
+    return (f" (selected: {listed}; Object > Convert > Mesh makes meshes of text and curves, "
+            "Object > Apply > Make Instances Real of collection instances)")
 
 
 def imported_as_actions(obj: bpy.types.Object, options: FrameExportOptions) -> bool:
@@ -77,12 +89,20 @@ def imported_as_actions(obj: bpy.types.Object, options: FrameExportOptions) -> b
 
 def _checked_topology(context, obj, format_name: str, int_attributes: tuple[str, ...],
                       kept_triangles: str = "") -> Topology:
+    """The topology, refused without a UV map or (with no modifier that may add faces later) faces."""
     topology = object_topology(context, obj, int_attributes)
-    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
-        raise ExportError(f"object {obj.name!r} has no faces")
+    if not has_active_modifiers(obj):
+        _refuse_faceless(obj, topology, kept_triangles)
     if topology.corner_uvs is None:
         raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
     return topology
+
+
+def _refuse_faceless(obj: bpy.types.Object, topology: Topology, kept_triangles: str) -> None:
+    """No faces (and no triangles the import kept): refused. With modifiers this is checked after
+    sampling, where faces appearing on a later frame are refused as a topology change instead."""
+    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
+        raise ExportError(f"object {obj.name!r} has no faces")
 
 
 def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExportOptions, format_name: str,
@@ -93,10 +113,11 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
     by_name = {action.name: (action, target) for action, target in found}
     found = [by_name[n] for n in order_actions(list(by_name), None if imported_as_actions(meshes[0], options)
                                                else options.actions)]
-    samples = sample_actions(context, meshes, [t.num_vertices for t in topologies], options, found)
+    samples = sample_actions(context, meshes, [t.at for t in topologies], options, found)
     parts = []
     for obj, topology, positions, names, indices in zip(meshes, topologies, samples.positions, samples.key_names,
                                                         samples.key_indices):
+        _refuse_faceless(obj, topology, kept_triangles)
         if options.scale != 1.0:
             positions = positions * options.scale
         if not np.all(np.isfinite(positions)):
@@ -106,16 +127,17 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
     return parts, [o.frame for o in samples.origins]
 
 
-def _sample(context, obj: bpy.types.Object, frames: list[int], options: FrameExportOptions,
+def _sample(context, obj: bpy.types.Object, frames: list[float], options: FrameExportOptions,
             format_name: str, int_attributes: tuple[str, ...], kept_triangles: str) -> MeshPart:
     topology = _checked_topology(context, obj, format_name, int_attributes, kept_triangles)
     try:
         if options.frame_source == "SHAPE_KEYS":
             sampled = sample_shape_keys(context, obj, topology.num_vertices)
         else:
-            sampled = sample_timeline(context, obj, frames, topology.num_vertices)
+            sampled = sample_timeline(context, obj, frames, topology.at)
     except FormatError as exc:
         raise ExportError(str(exc)) from exc
+    _refuse_faceless(obj, topology, kept_triangles)
     positions = sampled.positions
     if options.apply_transform:
         matrices = _world_matrices(context, obj, frames if options.frame_source == "TIMELINE" else None)
@@ -140,7 +162,7 @@ def _transform_animated(obj: bpy.types.Object) -> bool:
     return False
 
 
-def _world_matrices(context, obj: bpy.types.Object, frames: list[int] | None) -> np.ndarray:
+def _world_matrices(context, obj: bpy.types.Object, frames: list[float] | None) -> np.ndarray:
     """(F, 4, 4) world matrices at the exported frames (one, repeated, when the transform is static)."""
     if frames is None or not _transform_animated(obj):
         return np.array(obj.matrix_world, dtype=np.float64)[None]
@@ -149,7 +171,7 @@ def _world_matrices(context, obj: bpy.types.Object, frames: list[int] | None) ->
     try:
         out = np.empty((len(frames), 4, 4))
         for i, frame in enumerate(frames):
-            scene.frame_set(int(frame))
+            set_frame(scene, frame)
             out[i] = np.array(obj.evaluated_get(context.evaluated_depsgraph_get()).matrix_world)
         return out
     finally:
@@ -165,16 +187,19 @@ def merged(parts: list[MeshPart]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return positions, triangles, uvs
 
 
-def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[int],
-                    frame_source: str) -> ExportedFrames:
+def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[float],
+                    options: FrameExportOptions) -> ExportedFrames:
     """Each frame's file frame (by the key it is, else by its place on the timeline) and name: the
     frame table's name for a file frame, the shape key's name for a key the user added, else
-    ``<marker><nn>`` from the last marker at or before it."""
+    ``<marker><nn>`` from the last marker at or before it, nn counting exported frames from the
+    marker (one per scene frame, or per 0.1 s at the game rate)."""
     obj = part.obj
+    frame_source = options.frame_source
+    every = spacing(scene, options.frame_rate)
     table = frame_table(obj)
     offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
-    on_timeline = frame_source == "TIMELINE" and part.origins is None
-    places = [frame - offset if on_timeline else None for frame in frames[:len(part.key_indices)]]
+    on_timeline = frame_source == "TIMELINE" and part.origins is None and every == 1.0
+    places = [int(whole(frame)) - offset if on_timeline else None for frame in frames[:len(part.key_indices)]]
     places += [None] * (len(part.key_indices) - len(places))
     match = match_frames(obj, table, places, part.key_indices)
     if part.origins is not None:
@@ -188,10 +213,10 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[int],
         if key_name:
             names.append(key_name)
             continue
-        frame = frames[i] if frame_source == "TIMELINE" else scene.frame_start + i
-        before = [fm for fm in markers if fm[0] <= frame]
+        frame, step = (frames[i], every) if frame_source == "TIMELINE" else (scene.frame_start + i, 1.0)
+        before = [fm for fm in markers if fm[0] <= frame + 1e-6]
         base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
-        names.append(f"{base}{frame - first + 1:02d}")
+        names.append(f"{base}{int(math.floor((frame - first) / step + 1e-6)) + 1:02d}")
     return ExportedFrames(names, match, table)
 
 

@@ -13,6 +13,8 @@ import numpy as np
 import bpy
 
 from ...formats.errors import FormatError
+from .frame_rate import set_frame
+from .topology_change import TopologyAt
 
 BASIS = 0
 
@@ -126,9 +128,23 @@ def evaluated_positions(context: bpy.types.Context, obj: bpy.types.Object) -> np
         obj_eval.to_mesh_clear()
 
 
-def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: list[int],
-                    num_verts: int) -> SampledFrames:
-    """Positions at each scene frame in ``frames``."""
+def checked_positions(context: bpy.types.Context, obj: bpy.types.Object, at: TopologyAt, frame: float,
+                      action: str = "") -> np.ndarray:
+    """Evaluated positions now (scene frame ``frame``), refused if the topology is not ``at``'s."""
+    obj_eval = obj.evaluated_get(context.evaluated_depsgraph_get())
+    mesh = obj_eval.to_mesh()
+    try:
+        at.check(obj, frame, mesh, action)
+        return read_mesh_positions(mesh)
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: list[float],
+                    at: TopologyAt) -> SampledFrames:
+    """Positions at each scene frame in ``frames`` (subframes allowed); every evaluated frame must
+    have the topology ``at`` describes."""
+    num_verts = at.vertices
     frame_array = np.asarray(frames, dtype=np.float64)
     exact = exact_key_per_frame(obj, frame_array)
     blocks = obj.data.shape_keys.key_blocks if obj.data.shape_keys else None
@@ -153,12 +169,8 @@ def sample_timeline(context: bpy.types.Context, obj: bpy.types.Object, frames: l
         current = scene.frame_current, scene.frame_subframe
         try:
             for i in slow:
-                scene.frame_set(int(frames[i]))
-                co = evaluated_positions(context, obj)
-                if len(co) != num_verts:
-                    raise FormatError(f"object {obj.name!r} has {len(co)} vertices at frame {frames[i]} "
-                                      f"but {num_verts} at the first frame; every frame needs the same vertices")
-                positions[i] = co
+                set_frame(scene, frames[i])
+                positions[i] = checked_positions(context, obj, at, frames[i])
         finally:
             scene.frame_set(current[0], subframe=current[1])
     return SampledFrames(positions, names, indices, len(slow))

@@ -8,6 +8,7 @@ import bpy
 
 from .frame_sampling import has_active_modifiers
 from .shading import Shading, read_shading
+from .topology_change import TopologyAt
 
 
 @dataclass
@@ -16,10 +17,11 @@ class Topology:
     triangles: np.ndarray              # (T, 3) vertex indices, counter-clockwise (Blender order)
     corner_uvs: np.ndarray | None      # (T, 3, 2) float64 UVs of each triangle corner
     int_attributes: dict[str, np.ndarray]  # integer attributes by name: corner (T, 3), face (T,), point (V,)
+    at: TopologyAt                     # its vertex and face counts and the scene frame it was read at
     shading: Shading | None = None     # polygons and corner normals, for normals as Blender shades them
 
 
-def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Topology:
+def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...], frame: float) -> Topology:
     mesh.calc_loop_triangles()
     count = len(mesh.loop_triangles)
     tris = np.empty(count * 3, dtype=np.int32)
@@ -49,17 +51,19 @@ def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...]) -> Top
             extra[name] = values[polygons]
         else:
             extra[name] = values
-    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra, read_shading(mesh, loops))
+    return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra,
+                    TopologyAt(frame, len(mesh.vertices), len(mesh.polygons)), read_shading(mesh, loops))
 
 
 def object_topology(context: bpy.types.Context, obj: bpy.types.Object,
                     int_attributes: tuple[str, ...] = ()) -> Topology:
-    """Topology of ``obj`` as exported: the evaluated mesh when modifiers are active."""
+    """Topology of ``obj`` as exported: the evaluated mesh (at the current frame) when modifiers are active."""
+    frame = context.scene.frame_current + context.scene.frame_subframe
     if not has_active_modifiers(obj):
-        return _read_topology(obj.data, int_attributes)
+        return _read_topology(obj.data, int_attributes, frame)
     obj_eval = obj.evaluated_get(context.evaluated_depsgraph_get())
     mesh = obj_eval.to_mesh()
     try:
-        return _read_topology(mesh, int_attributes)
+        return _read_topology(mesh, int_attributes, frame)
     finally:
         obj_eval.to_mesh_clear()

@@ -12,3 +12,4 @@ class FrameExportOptions:
     actions: list[tuple[str, bool]] | None = None   # ACTIONS: the user's list (name, ticked), in order
     scale: float = 1.0
     apply_transform: bool = True
+    frame_rate: str = "GAME"            # TIMELINE/ACTIONS: "GAME" every 0.1 s of scene time, "SCENE" every scene frame

@@ -2,7 +2,8 @@
 the frames, merge the parts into one mesh. The builders quantise, pick normals and pack skins on
 what :func:`sample_model` hands back.
 
-    options ──► sample_parts (timeline | shape keys | actions) ──► exported_frames ──► merged
+    options ──► sample_parts (timeline | shape keys | actions, at the game rate or every scene
+                frame; one topology) ──► exported_frames ──► merged
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import bpy
 
 from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sample_parts
+from .frame_rate import rate_report
 from .options import FrameExportOptions
 
 
@@ -19,7 +21,7 @@ from .options import FrameExportOptions
 class SampledModel:
     """Every exported frame of the objects, as one mesh, with its frame names."""
     parts: list[MeshPart]          # one per mesh object, in export order
-    frames: list                   # the scene frame each exported frame was sampled at
+    frames: list                   # the scene frame each exported frame was sampled at (subframes at the game rate)
     exported: ExportedFrames       # names and the file frame each frame was (if any)
     positions: np.ndarray          # (F, V, 3) every part's vertices, file units
     triangles: np.ndarray          # (T, 3) counter-clockwise (Blender order)
@@ -43,6 +45,7 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
     is refused unless it has them)."""
     parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles)
-    exported = exported_frames(context.scene, parts[0], frames, options.frame_source)
+    exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
-    return SampledModel(parts, frames, exported, positions, triangles, uvs)
+    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, len(frames))]
+    return SampledModel(parts, frames, exported, positions, triangles, uvs, info)

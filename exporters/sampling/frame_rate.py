@@ -1,0 +1,74 @@
+"""When MD2 and MDL frames are sampled: at the game's rate or on every scene frame.
+
+Quake and Quake II step model animations 10 times a second: Quake II's game advances one model
+frame per server frame, ``#define FRAMETIME 0.1`` (id-Software/Quake-2 ``game/g_local.h``), and
+Quake's QuakeC animations advance one frame per think, ``self.nextthink = time + 0.1``. With *Frame Rate:
+Game* the scene's animation is sampled every 0.1 s of scene time, starting at ``frame_start``:
+frame ``frame_start + k * fps / 10`` for every k that stays at or before ``frame_end`` (a subframe
+where the scene rate is not a multiple of 10; scene fps = ``render.fps / render.fps_base``), so the
+game plays it as long as Blender does. A 10 fps scene (what an import leaves) samples every scene
+frame, as *Every Scene Frame* does.
+"""
+from __future__ import annotations
+
+import math
+
+import bpy
+
+GAME_RATE = 10.0            # model frames per second in Quake and Quake II
+_EPS = 1e-6
+
+
+def scene_fps(scene: bpy.types.Scene) -> float:
+    return scene.render.fps / scene.render.fps_base
+
+
+def spacing(scene: bpy.types.Scene, rate: str) -> float:
+    """Scene frames between two exported frames: fps / 10 for ``GAME``, 1 for ``SCENE``."""
+    return scene_fps(scene) / GAME_RATE if rate == "GAME" else 1.0
+
+
+def whole(frame: float) -> int | float:
+    """``frame`` as an int when it is one (to rounding), else as it is."""
+    nearest = round(frame)
+    return int(nearest) if abs(frame - nearest) < _EPS else frame
+
+
+def frames_between(first: float, last: float, step: float) -> list[int | float]:
+    """``first``, ``first + step``, ... while at or before ``last``."""
+    count = int(math.floor((last - first) / step + _EPS)) + 1 if last >= first else 1
+    return [whole(first + k * step) for k in range(count)]
+
+
+def timeline_frames(scene: bpy.types.Scene, rate: str) -> list[int | float]:
+    """The scene frames a timeline export samples (integers, or fractional frames at the game rate)."""
+    if rate != "GAME":
+        return list(range(scene.frame_start, scene.frame_end + 1))
+    return frames_between(scene.frame_start, scene.frame_end, spacing(scene, rate))
+
+
+def set_frame(scene: bpy.types.Scene, frame: float) -> None:
+    """Go to scene time ``frame`` (a whole frame plus a subframe)."""
+    base = math.floor(frame + _EPS)
+    scene.frame_set(int(base), subframe=max(0.0, float(frame - base)))
+
+
+def frame_text(frame: float) -> str:
+    """12, or 3.4 for a subframe."""
+    frame = whole(frame)
+    return str(frame) if isinstance(frame, int) else f"{frame:.4g}"
+
+
+def rate_report(scene: bpy.types.Scene, rate: str, count: int) -> str:
+    """The report line naming the rate the frames were sampled at."""
+    fps = scene_fps(scene)
+    fps_text = f"{fps:.4g} fps scene"
+    if rate == "GAME":
+        if abs(fps - GAME_RATE) < _EPS:
+            return f"Frame rate: Game, 10 per second: {count} frame(s), one per frame of the {fps_text}"
+        return (f"Frame rate: Game, 10 per second: {count} frame(s), one every {fps / GAME_RATE:.4g} "
+                f"scene frames of the {fps_text}")
+    if abs(fps - GAME_RATE) < _EPS:
+        return f"Frame rate: every scene frame: {count} frame(s) of the {fps_text}, the game's rate"
+    return (f"Frame rate: every scene frame: {count} frame(s) of the {fps_text}; the game plays 10 per "
+            f"second, so the animation runs {fps / GAME_RATE:.3g} times as long in the game")

@@ -1,0 +1,156 @@
+"""Frame Rate (MD2, MDL): *Game* samples the scene every 0.1 s of scene time, so Quake and Quake II
+(10 model frames a second) play the animation as long as Blender does; *Every Scene Frame* writes
+one frame per scene frame. The truth is Blender's own evaluation at that scene time
+(``scene.frame_set(frame, subframe=...)``), decoded by the independent readers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from md2_reference import decode as decode_md2
+from mdl_reference import decode as decode_mdl
+
+SECONDS = 2
+
+
+def animated_scene(bpy, fps: float, fps_base: float = 1.0):
+    """A sphere that moves, turns and twists for SECONDS seconds at ``fps`` scene frames a second."""
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = int(round(fps * fps_base)), fps_base
+    rate = scene.render.fps / scene.render.fps_base
+    scene.frame_start = 1
+    scene.frame_end = int(round(SECONDS * rate))
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=12, ring_count=6)
+    obj = bpy.context.object
+    twist = obj.modifiers.new("twist", "SIMPLE_DEFORM")
+    twist.deform_axis = "Z"
+    for frame, x, angle in ((1, 0.0, 0.0), (scene.frame_end, 12.0, 2.5)):
+        obj.location.x, obj.rotation_euler.z, twist.angle = x, angle / 2, angle
+        obj.keyframe_insert("location", frame=frame)
+        obj.keyframe_insert("rotation_euler", frame=frame)
+        twist.keyframe_insert("angle", frame=frame)
+    scene.frame_set(1)
+    return obj, rate
+
+
+def blender_positions(bpy, obj, frame: float) -> np.ndarray:
+    """World-space evaluated vertices at scene time ``frame``, straight from Blender."""
+    scene = bpy.context.scene
+    whole = math.floor(frame + 1e-9)
+    scene.frame_set(whole, subframe=max(0.0, frame - whole))
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    co = np.empty(len(mesh.vertices) * 3, np.float32)
+    mesh.vertices.foreach_get("co", co)
+    matrix = np.array(evaluated.matrix_world, np.float64)
+    evaluated.to_mesh_clear()
+    return co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def export(bpy, obj, path, **options) -> bytes:
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other == obj)
+    kind = path.suffix[1:]
+    assert getattr(bpy.ops.export_scene, kind)(filepath=str(path), **options) == {"FINISHED"}
+    return path.read_bytes()
+
+
+def decoded(kind: str, data: bytes) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(F, V, 3) positions, (F, 3) half quantisation steps, frame names."""
+    if kind == "md2":
+        ref = decode_md2(data)
+        return np.array(ref.positions, np.float64), np.array(ref.scale, np.float64) / 2, ref.frame_names
+    ref = decode_mdl(data)
+    poses = [pose for frame in ref.frames for pose in frame.poses]
+    verts = np.array([[v[:3] for v in pose.verts] for pose in poses], np.float64)
+    half = np.broadcast_to(np.array(ref.scale, np.float64) / 2, (len(poses), 3))
+    names = [pose.name_raw.split(b"\0")[0].decode("latin-1") for pose in poses]
+    return verts * np.array(ref.scale) + np.array(ref.translate), half, names
+
+
+def within_half_a_step(positions: np.ndarray, half: np.ndarray, truth: np.ndarray) -> bool:
+    """Every file vertex within half a quantisation step of its Blender vertex. MDL splits vertices
+    on UV seams (one texture coordinate per vertex): a split vertex is matched to the Blender vertex
+    it lies nearest to (the sphere's vertices are far apart next to the step)."""
+    if len(positions) != len(truth):
+        nearest = np.linalg.norm(positions[:, None] - truth[None], axis=-1).argmin(axis=1)
+        if set(nearest) != set(range(len(truth))):
+            return False
+        truth = truth[nearest]
+    return bool(np.all(np.abs(positions - truth) <= half + 1e-4))
+
+
+@pytest.mark.parametrize("kind", ("md2", "mdl"))
+@pytest.mark.parametrize("fps,fps_base", ((24, 1.0), (25, 1.0), (30, 1.0), (60, 1.0), (30, 1.001)))
+def test_game_rate_samples_every_tenth_of_a_second(bpy_scene, tmp_path, capfd, kind, fps, fps_base):
+    bpy = bpy_scene
+    obj, rate = animated_scene(bpy, fps, fps_base)
+    positions, half, _ = decoded(kind, export(bpy, obj, tmp_path / f"m.{kind}"))
+    scene = bpy.context.scene
+    # k / 10 s for every k whose scene time is within the range: SECONDS * 10 frames
+    expected_count = SECONDS * 10
+    assert len(positions) == expected_count
+    assert scene.frame_current == 1 and scene.frame_subframe == 0.0       # put back
+    for k in range(expected_count):
+        truth = blender_positions(bpy, obj, scene.frame_start + k / 10 * rate)
+        assert within_half_a_step(positions[k], half[k], truth), k
+    assert f"Frame rate: Game, 10 per second: {expected_count} frame(s), one every {rate / 10:.4g} scene frames" \
+        in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("kind", ("md2", "mdl"))
+def test_every_scene_frame_writes_one_frame_per_scene_frame(bpy_scene, tmp_path, capfd, kind):
+    bpy = bpy_scene
+    obj, rate = animated_scene(bpy, 24)
+    positions, half, _ = decoded(kind, export(bpy, obj, tmp_path / f"m.{kind}", frame_rate="SCENE"))
+    assert len(positions) == SECONDS * 24
+    for f in (1, 2, 17, 48):
+        assert within_half_a_step(positions[f - 1], half[f - 1], blender_positions(bpy, obj, f)), f
+    assert "the animation runs 2.4 times as long in the game" in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("kind", ("md2", "mdl"))
+def test_a_10_fps_scene_gives_the_same_file_either_way(bpy_scene, tmp_path, kind):
+    bpy = bpy_scene
+    obj, _ = animated_scene(bpy, 10)
+    game = export(bpy, obj, tmp_path / f"game.{kind}")
+    assert export(bpy, obj, tmp_path / f"scene.{kind}", frame_rate="SCENE") == game
+    assert len(decoded(kind, game)[0]) == SECONDS * 10
+
+
+def test_markers_name_the_game_rate_frames(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, _ = animated_scene(bpy, 24)
+    scene = bpy.context.scene
+    scene.timeline_markers.new("idle", frame=1)
+    scene.timeline_markers.new("run", frame=25)        # 1 s in: the game frame k = 10
+    scene.timeline_markers.new("jump", frame=40)       # between k = 16 (scene frame 39.4) and k = 17 (41.8)
+    _, _, names = decoded("md2", export(bpy, obj, tmp_path / "m.md2"))
+    assert names == ([f"idle{i:02d}" for i in range(1, 11)] + [f"run{i:02d}" for i in range(1, 8)]
+                     + [f"jump{i:02d}" for i in range(1, 4)])
+
+
+def test_actions_sample_at_the_game_rate(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rate = animated_scene(bpy, 24)
+    action = obj.animation_data.action
+    first, last = (int(round(f)) for f in action.frame_range)
+    positions, half, names = decoded("md2", export(bpy, obj, tmp_path / "a.md2", frame_source="ACTIONS"))
+    times = [first + k * rate / 10 for k in range(int((last - first) / (rate / 10) + 1e-6) + 1)]
+    assert len(positions) == len(times) == SECONDS * 10
+    assert names == [f"{action.name}{i:02d}" for i in range(1, len(times) + 1)]
+    for k in (0, 7, len(times) - 1):
+        assert within_half_a_step(positions[k], half[k], blender_positions(bpy, obj, times[k])), k
+
+
+def test_shape_keys_mode_ignores_the_rate(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, _ = animated_scene(bpy, 24)
+    obj.shape_key_add(name="Basis")
+    obj.shape_key_add(name="wide").data[0].co.x += 1.0
+    game = export(bpy, obj, tmp_path / "g.md2", frame_source="SHAPE_KEYS")
+    assert export(bpy, obj, tmp_path / "s.md2", frame_source="SHAPE_KEYS", frame_rate="SCENE") == game
+    assert decode_md2(game).frame_names == ["wide"]
