@@ -1,20 +1,25 @@
 """What Blender shows is what the game shows: lighting normals and facing of models made in Blender.
 
 Every check decodes the written file and compares it with what Blender itself evaluates: vertex
-normals (``mesh.vertex_normals``), corner normals (``mesh.corner_normals``) and polygon normals of
-the evaluated mesh, taken to world space by the object's matrix (normals by its inverse transpose).
+normals (``mesh.vertex_normals``), corner normals (``mesh.corner_normals``), polygon normals and the
+triangles Blender draws (``loop_triangles``) of the evaluated mesh, taken to world space by the
+object's matrix (normals by its inverse transpose, as Blender draws a scaled or mirrored object).
 
+* A written vertex is mapped to its Blender vertex by index (the file keeps the mesh's vertex order
+  and appends copies: MDL's at UV seams, Split Normals'), a copy to the vertex with the same bytes
+  in every frame; file triangle i is Blender's loop triangle i (objects one after the other).
 * A written normal index passes when it is the anorm nearest to Blender's normal, ties allowed:
   its dot product with Blender's normal is within ``TIE`` of the best of the 162 (the exporter's
   own normals agree with Blender's to about 1e-4 rad: Blender weights corner angles with an
   approximate acos).
-* A written triangle faces as in Blender when its geometric normal (in the format's front-face
-  winding: clockwise for MD2 and MDL, whose exporters reverse Blender's order; counter-clockwise
-  for MS3D) has a positive dot product with Blender's polygon normal in world space.
-Corners of the file are matched to Blender's loop triangles by position (file triangle i is loop
-triangle i), so the checks do not rely on the exporter's corner order.
+* A written triangle faces as in Blender when its front (clockwise for MD2 and MDL, as Quake culls;
+  counter-clockwise for MS3D), taken on Blender's own positions of its vertices so that
+  quantisation cannot turn a tiny triangle, has a positive dot product with the normal of the
+  triangle Blender draws, in world space, and (objects scaled evenly) with Blender's polygon normal.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
@@ -33,7 +38,8 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def blender_truth(bpy, obj) -> dict:
-    """The evaluated mesh in world space: positions, vertex, corner and polygon normals, loop triangles."""
+    """The evaluated mesh in world space: positions, vertex, corner, polygon and drawn-triangle
+    normals, loop triangles."""
     bpy.context.view_layer.update()
     obj_eval = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
     mesh = obj_eval.to_mesh()
@@ -45,20 +51,36 @@ def blender_truth(bpy, obj) -> dict:
         mesh.calc_loop_triangles()
         matrix = np.array(obj.matrix_world, dtype=np.float64)
         normal_matrix = np.linalg.inv(matrix[:3, :3]).T
-        co = read(mesh.vertices, "co", 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+        local = read(mesh.vertices, "co", 3).astype(np.float64)
+        tris = read(mesh.loop_triangles, "vertices", 3, np.int32)
+        p = local[tris]
+        drawn = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])           # Blender's counter-clockwise front
         truth = {
-            "co": co,
+            "co": local @ matrix[:3, :3].T + matrix[:3, 3],
             "vertex": _unit(read(mesh.vertex_normals, "vector", 3).astype(np.float64) @ normal_matrix.T),
             "corner": _unit(read(mesh.corner_normals, "vector", 3).astype(np.float64) @ normal_matrix.T),
             "polygon": _unit(read(mesh.polygon_normals, "vector", 3).astype(np.float64) @ normal_matrix.T),
+            "triangle": _unit(drawn @ normal_matrix.T),
             "corner_vertex": read(mesh.loops, "vertex_index", 1, np.int32),
-            "tri_vertices": read(mesh.loop_triangles, "vertices", 3, np.int32),
+            "tri_vertices": tris,
             "tri_loops": read(mesh.loop_triangles, "loops", 3, np.int32),
             "tri_polygon": read(mesh.loop_triangles, "polygon_index", 1, np.int32),
         }
     finally:
         obj_eval.to_mesh_clear()
     return truth
+
+
+def merged_truth(truths: list[dict]) -> dict:
+    """Several objects' truths as one mesh's, in the order the file holds them."""
+    vertex_offsets = np.cumsum([0] + [len(t["co"]) for t in truths])
+    loop_offsets = np.cumsum([0] + [len(t["corner"]) for t in truths])
+    polygon_offsets = np.cumsum([0] + [len(t["polygon"]) for t in truths])
+    out = {key: np.concatenate([t[key] for t in truths]) for key in ("co", "vertex", "corner", "polygon", "triangle")}
+    for key, offsets in (("corner_vertex", vertex_offsets), ("tri_vertices", vertex_offsets),
+                         ("tri_loops", loop_offsets), ("tri_polygon", polygon_offsets)):
+        out[key] = np.concatenate([t[key] + off for t, off in zip(truths, offsets)])
+    return out
 
 
 def mean_corner_normals(truth: dict, polygon_sizes: np.ndarray) -> np.ndarray:
@@ -84,20 +106,6 @@ def anorm_ok(indices: np.ndarray, normals: np.ndarray) -> np.ndarray:
     return (got >= dots.max(axis=1) - TIE).reshape(np.shape(indices))
 
 
-PERMUTATIONS = np.array([(0, 1, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0), (1, 0, 2), (0, 2, 1)])
-
-
-def match_corners(decoded: np.ndarray, truth_tris: np.ndarray) -> np.ndarray:
-    """(T, 3) for each file corner, which corner (0-2) of the Blender triangle it is: the order of
-    the three that puts the decoded corners nearest to Blender's (quantised files are off by up to
-    half a step)."""
-    error = np.stack([np.linalg.norm(decoded - truth_tris[:, perm], axis=-1).sum(axis=1) for perm in PERMUTATIONS])
-    best = np.argmin(error, axis=0)
-    scale = np.ptp(truth_tris.reshape(-1, 3), axis=0).max()
-    assert error[best, np.arange(len(best))].max() < 0.05 * scale, "file triangles do not match Blender's"
-    return PERMUTATIONS[best]
-
-
 def select_only(bpy, objects) -> None:
     bpy.context.view_layer.update()
     for other in bpy.context.view_layer.objects:
@@ -105,9 +113,11 @@ def select_only(bpy, objects) -> None:
 
 
 class Written:
-    """A written MD2 or MDL, decoded: positions per frame, triangles, normal index per vertex and frame."""
+    """A written MD2 or MDL, decoded: positions and normal indices per frame, triangles; ``objects``
+    in the file's order, their ``truth`` (merged) when written, and each written vertex's Blender
+    vertex in it (``source``)."""
 
-    def __init__(self, kind: str, path):
+    def __init__(self, bpy, kind: str, path, objects: list):
         if kind == "md2":
             model = parse_md2(path.read_bytes())
             self.positions = (model.frame_verts.astype(np.float64) * model.frame_scale[:, None, :]
@@ -118,6 +128,45 @@ class Written:
             self.positions = model.pose_verts.astype(np.float64) * model.scale + model.translate
             self.triangles, self.normals = model.triangles.astype(np.int64), model.pose_normals
         self.model = model
+        self.objects = _file_order(bpy, self.positions[0], objects)
+        self.truth = merged_truth([blender_truth(bpy, o) for o in self.objects])
+        self.source = _sources(self.positions[0], self.triangles, self.truth)
+
+
+def _file_order(bpy, positions: np.ndarray, objects: list) -> list:
+    """The objects in the order the file holds their vertices (the order whose blocks lie nearest)."""
+    def distance(order) -> float:
+        offsets = np.cumsum([0] + [len(o.data.vertices) for o in order])
+        return sum(np.linalg.norm(positions[a:b].mean(axis=0) - blender_truth(bpy, o)["co"].mean(axis=0))
+                   for o, a, b in zip(order, offsets[:-1], offsets[1:]))
+    return list(min(itertools.permutations(objects), key=distance))
+
+
+def _sources(positions: np.ndarray, triangles: np.ndarray, truth: dict) -> np.ndarray:
+    """Each written vertex's Blender vertex: itself for the mesh's vertices; a copy appended after
+    them (MDL at UV seams, Split Normals) the vertex of Blender's triangle its corner is in that no
+    other corner is, nearest to it."""
+    count = len(truth["co"])
+    tris = truth["tri_vertices"]
+    assert len(triangles) == len(tris), "file triangle i is Blender's loop triangle i"
+    source = np.where(np.arange(len(positions)) < count, np.arange(len(positions)), -1)
+    for i in np.flatnonzero((triangles >= count).any(axis=1)):
+        taken = [v for v in triangles[i] if v < count]
+        left = [v for v in tris[i] if v not in taken]
+        for v in triangles[i]:
+            if v >= count:
+                pick = min(left, key=lambda w: np.linalg.norm(truth["co"][w] - positions[v]))
+                left.remove(pick)
+                assert source[v] in (-1, pick), f"copy {v} stands for two vertices"
+                source[v] = pick
+    return source
+
+
+def corner_match(written: Written) -> np.ndarray:
+    """(T, 3) for each file corner, which corner (0-2) of Blender's loop triangle it is."""
+    same = written.source[written.triangles][:, :, None] == written.truth["tri_vertices"][:, None, :]
+    assert np.all(same.sum(axis=2) == 1), "file triangles are not Blender's loop triangles"
+    return np.argmax(same, axis=2)
 
 
 def export(bpy, kind: str, objects, path, **options) -> Written:
@@ -125,23 +174,27 @@ def export(bpy, kind: str, objects, path, **options) -> Written:
     operator = bpy.ops.export_scene.md2 if kind == "md2" else bpy.ops.export_scene.mdl
     extra = {"skins": "NAMES"} if kind == "md2" else {}
     assert operator(filepath=str(path), frame_rate="SCENE", **extra, **options) == {"FINISHED"}
-    return Written(kind, path)
+    return Written(bpy, kind, path, objects)
 
 
-def check_vertex_normals(written: Written, frame: int, truth: dict, expected: np.ndarray,
-                         tris: np.ndarray | None = None, which: np.ndarray | None = None) -> np.ndarray:
-    """Assert every written corner's normal index is nearest to ``expected`` (per Blender vertex)
-    of the Blender vertex it is; returns the corner match. ``tris``: Blender's loop triangles as
-    exported (a non-planar quad's diagonal may change from frame to frame); ``which``: the corner
-    match of another frame (a frame may bring vertices closer than the file's step)."""
-    tris = truth["tri_vertices"] if tris is None else tris
-    assert len(written.triangles) == len(tris)
-    if which is None:
-        which = match_corners(written.positions[frame][written.triangles], truth["co"][tris])
-    blender_vertex = np.take_along_axis(tris, which, axis=1)
-    ok = anorm_ok(written.normals[frame][written.triangles], expected[blender_vertex])
-    assert ok.all(), f"{int((~ok).sum())} of {ok.size} corners lit by a normal that is not the nearest anorm"
-    return which
+def check_vertex_normals(written: Written, frame: int, expected: np.ndarray) -> None:
+    """Every written vertex's normal index (every copy) is nearest to ``expected`` of its Blender vertex."""
+    used = np.unique(written.triangles)
+    ok = anorm_ok(written.normals[frame][used], expected[written.source[used]])
+    assert ok.all(), f"{int((~ok).sum())} of {ok.size} vertices lit by a normal that is not the nearest anorm"
+
+
+def check_facing(written: Written, polygons: bool) -> None:
+    """Every file triangle's clockwise front, on Blender's positions, faces as Blender draws it."""
+    truth = written.truth
+    corner_match(written)
+    p = truth["co"][written.source[written.triangles]]
+    front = _unit(np.cross(p[:, 2] - p[:, 0], p[:, 1] - p[:, 0]))
+    drawn = np.einsum("ij,ij->i", front, truth["triangle"])
+    assert (drawn > 0).all(), f"{int((drawn <= 0).sum())} of {len(drawn)} triangles inside out"
+    if polygons:
+        facing = np.einsum("ij,ij->i", front, truth["polygon"][truth["tri_polygon"]])
+        assert (facing > 0).all(), f"{int((facing <= 0).sum())} of {len(facing)} against their polygon's normal"
 
 
 def monkey(bpy, jitter: float = 0.0, seed: int = 7):
@@ -190,13 +243,9 @@ def test_suzanne_vertex_normals_are_blenders_in_every_frame(bpy_scene, tmp_path,
     written = export(bpy, kind, [obj], tmp_path / f"suzanne.{kind}")
     if kind == "mdl":
         assert written.positions.shape[1] > len(obj.data.vertices), "the test needs vertices split at UV seams"
-    which = None
     for frame in (1, 2, 3):
         scene.frame_set(frame)
-        truth = blender_truth(bpy, obj)
-        if which is None:
-            exported_tris = truth["tri_vertices"]
-        which = check_vertex_normals(written, frame - 1, truth, truth["vertex"], exported_tris, which)
+        check_vertex_normals(written, frame - 1, blender_truth(bpy, obj)["vertex"])
 
 
 @pytest.mark.parametrize("kind", ("md2", "mdl"))
@@ -213,8 +262,7 @@ def test_ngons_use_their_own_polygon_normal(bpy_scene, tmp_path, kind):
     obj.data.update()
     one_frame(bpy)
     written = export(bpy, kind, [obj], tmp_path / f"cylinder.{kind}")
-    truth = blender_truth(bpy, obj)
-    check_vertex_normals(written, 0, truth, truth["vertex"])
+    check_vertex_normals(written, 0, blender_truth(bpy, obj)["vertex"])
 
 
 def _custom_normals(bpy, obj, seed: int = 5) -> None:
@@ -244,21 +292,20 @@ def test_custom_normals_are_the_mean_of_the_corner_normals(bpy_scene, tmp_path, 
     scene.frame_start, scene.frame_end = 1, 3
     sizes = np.array([p.loop_total for p in obj.data.polygons])
     written = export(bpy, kind, [obj], tmp_path / f"custom.{kind}")
-    which = None
     for frame in (1, 2, 3):
         scene.frame_set(frame)
         truth = blender_truth(bpy, obj)
         expected = mean_corner_normals(truth, sizes)
         if frame == 1:
-            exported_tris = truth["tri_vertices"]
             assert np.degrees(np.arccos(np.clip(np.einsum("ij,ij->i", expected, automatic), -1, 1))).max() > 10, \
                 "the custom normals should differ from the automatic ones"
         if bpy.app.version >= (5, 0):     # Blender 5 reports this mean as the vertex normal
             assert np.einsum("ij,ij->i", expected, truth["vertex"]).min() > 1 - 1e-6
-        which = check_vertex_normals(written, frame - 1, truth, expected, exported_tris, which)
+        check_vertex_normals(written, frame - 1, expected)
 
 
 MIRRORS = {"none": (1, 1, 1), "x": (-1, 1, 1), "xy": (-1, -1, 1), "xyz": (-1, -1, -1), "z": (1, 1, -2)}
+EVEN = ("none", "x", "xy", "xyz")     # scaled evenly: a polygon's normal and its triangles' agree in world space too
 
 
 def _mirrored_monkey(bpy, scale) -> object:
@@ -269,11 +316,6 @@ def _mirrored_monkey(bpy, scale) -> object:
     return obj
 
 
-def _facing(file_front: np.ndarray, truth: dict) -> np.ndarray:
-    """Dot products of each file triangle's front normal with Blender's polygon normal (world)."""
-    return np.einsum("ij,ij->i", _unit(file_front), truth["polygon"][truth["tri_polygon"]])
-
-
 @pytest.mark.parametrize("kind", ("md2", "mdl"))
 @pytest.mark.parametrize("mirror", MIRRORS)
 def test_mirrored_objects_face_and_are_lit_as_in_blender(bpy_scene, tmp_path, kind, mirror):
@@ -282,11 +324,8 @@ def test_mirrored_objects_face_and_are_lit_as_in_blender(bpy_scene, tmp_path, ki
     one_frame(bpy)
     truth = blender_truth(bpy, obj)
     written = export(bpy, kind, [obj], tmp_path / f"mirror.{kind}")
-    p = written.positions[0][written.triangles]
-    front = np.cross(p[:, 2] - p[:, 0], p[:, 1] - p[:, 0])      # clockwise is the front in Quake
-    facing = _facing(front, truth)
-    assert (facing > 0).sum() == len(facing), f"{int((facing <= 0).sum())} of {len(facing)} triangles inside out"
-    check_vertex_normals(written, 0, truth, truth["vertex"])
+    check_facing(written, polygons=mirror in EVEN)
+    check_vertex_normals(written, 0, truth["vertex"])
 
 
 @pytest.mark.parametrize("mirror", MIRRORS)
@@ -303,34 +342,36 @@ def test_mirrored_objects_face_as_in_blender_in_ms3d(bpy_scene, tmp_path, mirror
     tris = model.tri_vertices.astype(np.int64)
     assert len(tris) == len(truth["tri_vertices"])
     p = xyz[tris]
-    facing = _facing(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), truth)
-    assert (facing > 0).sum() == len(facing), f"{int((facing <= 0).sum())} of {len(facing)} triangles inside out"
-    which = match_corners(p, truth["co"][truth["tri_vertices"]])
+    distance = np.linalg.norm(p[:, :, None, :] - truth["co"][truth["tri_vertices"]][:, None, :, :], axis=-1)
+    which = np.argmin(distance, axis=2)                       # float32 positions: each corner's own vertex
+    assert np.all(np.sort(which, axis=1) == np.arange(3)) and distance.min(axis=2).max() < 1e-5
+    front = _unit(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]))       # counter-clockwise in MS3D
+    drawn = np.einsum("ij,ij->i", front, truth["triangle"])
+    assert (drawn > 0).all(), f"{int((drawn <= 0).sum())} of {len(drawn)} triangles inside out"
+    if mirror in EVEN:
+        assert (np.einsum("ij,ij->i", front, truth["polygon"][truth["tri_polygon"]]) > 0).all()
     expected = truth["corner"][np.take_along_axis(truth["tri_loops"], which, axis=1)]
     written = _unit(model.tri_normals.astype(np.float64) @ MS3D_TO_BLENDER.T)
     assert np.einsum("tck,tck->tc", written, expected).min() > 0.9999, "corner normals do not point as in Blender"
 
 
-def test_two_objects_one_mirrored_in_one_md2(bpy_scene, tmp_path):
-    """Each object's triangles are reversed or not by its own transform."""
+@pytest.mark.parametrize("kind", ("md2", "mdl"))
+def test_two_objects_in_one_file_each_with_its_own_transform_and_normals(bpy_scene, tmp_path, kind):
+    """A plain Suzanne and a mirrored, unevenly scaled one with custom normals, merged into one file:
+    each object's triangles face, and its vertices are lit, as Blender shows that object."""
     bpy = bpy_scene
     plain = _mirrored_monkey(bpy, (1, 1, 1))
-    mirrored = _mirrored_monkey(bpy, (-1, 1, 1))
+    mirrored = _mirrored_monkey(bpy, (-1, 1.3, 1))
     mirrored.location = (4.0, 0.0, 0.0)
     one_frame(bpy)
-    truths = [blender_truth(bpy, o) for o in (plain, mirrored)]
-    written = export(bpy, "md2", [plain, mirrored], tmp_path / "pair.md2")
-    p = written.positions[0][written.triangles]
-    front = np.cross(p[:, 2] - p[:, 0], p[:, 1] - p[:, 0])
-    first = len(truths[0]["tri_vertices"])
-    halves = (slice(0, first), slice(first, None))
-    facing = []
-    for half in halves:     # which object a half is: the one whose vertices it lies on (they are 3.5 apart)
-        centre = p[half].reshape(-1, 3).mean(axis=0)
-        truth = min(truths, key=lambda t: np.linalg.norm(t["co"].mean(axis=0) - centre))
-        facing.append(_facing(front[half], truth))
-    facing = np.concatenate(facing)
-    assert (facing > 0).all()
+    _custom_normals(bpy, mirrored)
+    written = export(bpy, kind, [plain, mirrored], tmp_path / f"pair.{kind}",
+                     **({"target": "MODERN"} if kind == "mdl" else {}))
+    sizes = np.array([p.loop_total for p in mirrored.data.polygons])
+    truths = [blender_truth(bpy, o) for o in written.objects]
+    expected = [mean_corner_normals(t, sizes) if o == mirrored else t["vertex"] for o, t in zip(written.objects, truths)]
+    check_facing(written, polygons=False)
+    check_vertex_normals(written, 0, np.concatenate(expected))
 
 
 def _flat_cube(bpy):
@@ -341,10 +382,10 @@ def _flat_cube(bpy):
     return obj
 
 
-def _check_corner_normals(written: Written, truth: dict) -> None:
+def _check_corner_normals(written: Written) -> None:
     """Every written corner's normal index is nearest to Blender's corner normal there."""
-    tris = truth["tri_vertices"]
-    which = match_corners(written.positions[0][written.triangles], truth["co"][tris])
+    truth = written.truth
+    which = corner_match(written)
     expected = truth["corner"][np.take_along_axis(truth["tri_loops"], which, axis=1)]
     ok = anorm_ok(written.normals[0][written.triangles], expected)
     assert ok.all(), f"{int((~ok).sum())} of {ok.size} corners not lit by their corner normal"
@@ -361,7 +402,7 @@ def test_split_normals_light_a_flat_cube_flat(bpy_scene, tmp_path, kind, capsys)
     if kind == "md2":
         assert written.positions.shape[1] == 24
         assert "Split Normals: 16 vertices added" in capsys.readouterr().out
-    _check_corner_normals(written, truth)
+    _check_corner_normals(written)
     face = truth["polygon"][truth["tri_polygon"]]
     assert anorm_ok(written.normals[0][written.triangles], np.repeat(face[:, None], 3, axis=1)).all()
     plain = export(bpy, kind, [obj], tmp_path / f"cube-plain.{kind}")
@@ -384,7 +425,7 @@ def test_split_normals_follow_sharp_edges_and_custom_normals(bpy_scene, tmp_path
         edge.use_edge_sharp = abs(a.z - b.z) < 1e-6            # the rims of the caps
     one_frame(bpy)
     written = export(bpy, kind, [cylinder], tmp_path / f"cylinder.{kind}", split_normals=True)
-    _check_corner_normals(written, blender_truth(bpy, cylinder))
+    _check_corner_normals(written)
     bpy.data.objects.remove(cylinder)
 
     suzanne = monkey(bpy)
@@ -402,4 +443,4 @@ def test_split_normals_follow_sharp_edges_and_custom_normals(bpy_scene, tmp_path
     written = export(bpy, kind, [suzanne], tmp_path / f"custom-split.{kind}", split_normals=True,
                      **({"target": "MODERN"} if kind == "mdl" else {}))
     assert written.positions.shape[1] > smooth.positions.shape[1]
-    _check_corner_normals(written, blender_truth(bpy, suzanne))
+    _check_corner_normals(written)

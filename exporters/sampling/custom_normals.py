@@ -69,6 +69,19 @@ def vertex_edges(corner_vertex: np.ndarray, corner_next: np.ndarray, corner_prev
     return VertexEdges(source, target, reference, other)
 
 
+def merged_edges(parts: list[VertexEdges], vertex_counts: list[int]) -> VertexEdges:
+    """Several meshes' edges as one mesh's (vertices numbered on, in order)."""
+    vertex_offsets = np.cumsum([0] + list(vertex_counts))
+    edge_offsets = np.cumsum([0] + [len(e.source) for e in parts])
+
+    def shifted(values: np.ndarray, offset: int) -> np.ndarray:
+        return np.where(values >= 0, values + offset, -1)
+    return VertexEdges(np.concatenate([e.source + off for e, off in zip(parts, vertex_offsets)]),
+                       np.concatenate([e.target + off for e, off in zip(parts, vertex_offsets)]),
+                       np.concatenate([shifted(e.reference, off) for e, off in zip(parts, edge_offsets)]),
+                       np.concatenate([shifted(e.other, off) for e, off in zip(parts, edge_offsets)]))
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-300)
 

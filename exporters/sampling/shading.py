@@ -18,6 +18,7 @@ import numpy as np
 import bpy
 
 from ...formats.anorms import steady_normal_indices
+from .custom_normals import merged_edges, vertex_edges
 from .vertex_normals import PolygonCorners, custom_coefficients, grouped_normals, polygon_corners
 
 
@@ -63,13 +64,16 @@ def merged_shading(shadings: list[Shading], vertex_counts: list[int]) -> Shading
 
     def joined(name, offsets):
         return np.concatenate([getattr(p, name) + off for p, off in zip(parts, offsets)])
-    custom = None
+    custom = edges = None
     if any(p.custom is not None for p in parts):
-        custom = np.concatenate([p.custom if p.custom is not None else np.full((len(p.corner_vertex), 3), np.nan)
+        custom = np.concatenate([p.custom if p.custom is not None else np.full((len(p.corner_vertex), 2), np.nan)
                                  for p in parts])
+        edges = merged_edges([p.edges if p.edges is not None else
+                              vertex_edges(p.corner_vertex, p.corner_next, p.corner_prev, count)
+                              for p, count in zip(parts, vertex_counts)], vertex_counts)
     corners = PolygonCorners(joined("corner_vertex", vertex_offsets), joined("corner_polygon", polygon_offsets),
                              joined("corner_next", corner_offsets), joined("corner_prev", corner_offsets),
-                             joined("polygon_first", corner_offsets), custom)
+                             joined("polygon_first", corner_offsets), custom, edges)
     return Shading(corners, np.concatenate([s.triangle_corners + off for s, off in zip(shadings, corner_offsets)]),
                    np.concatenate([s.corner_normals for s in shadings]))
 
