@@ -1,6 +1,6 @@
 """Blender -> :class:`Md2Model`: frames, quantisation, normals, ST, skins, GL commands, limits.
 
-Frames come from the timeline (one MD2 frame per scene frame) or one per shape key. A frame the
+Frames come from :func:`..sampling.pipeline.sample_model` (timeline, shape keys or actions). A frame the
 import created and the user did not change is written back with its original grid, bytes and
 normal indices; other frames are quantised on the grid the ``grid`` option picks (see
 formats/md2_lattice.py) and get normals as Blender shades the mesh (:mod:`..sampling.shading`;
