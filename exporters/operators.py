@@ -86,7 +86,7 @@ class FrameExportBase(ExportOperatorBase):
 
 
 class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
-    """Export Quake II MD2: one frame per scene frame (or per shape key)"""
+    """Export Quake II MD2: a frame every 0.1 s of the animation, as the game plays it"""
     bl_idname = "export_scene.md2"
     bl_label = "Export Quake II Model"
 
@@ -133,7 +133,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
-    """Export Quake MDL: one pose per scene frame (or per shape key), paletted skins"""
+    """Export Quake MDL: a pose every 0.1 s of the animation, as the game plays it; paletted skins"""
     bl_idname = "export_scene.mdl"
     bl_label = "Export Quake Model"
 

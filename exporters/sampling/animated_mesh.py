@@ -198,7 +198,7 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[float],
     every = spacing(scene, options.frame_rate)
     table = frame_table(obj)
     offset = obj.classic_model.frame_offset if obj.classic_model.source_format else scene.frame_start
-    on_timeline = frame_source == "TIMELINE" and part.origins is None and every == 1.0
+    on_timeline = frame_source == "TIMELINE" and part.origins is None and abs(every - 1.0) < 1e-9
     places = [int(whole(frame)) - offset if on_timeline else None for frame in frames[:len(part.key_indices)]]
     places += [None] * (len(part.key_indices) - len(places))
     match = match_frames(obj, table, places, part.key_indices)
