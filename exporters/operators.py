@@ -60,6 +60,10 @@ class FrameExportBase(ExportOperatorBase):
                          description="Multiply coordinates before writing")
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
+    split_normals: BoolProperty(name="Split Normals", default=False,
+                                description="Flat faces and sharp edges (and split custom normals) become copies "
+                                            "of their vertices with their own normals, so the game lights them "
+                                            "as Blender shades them; costs vertices (the report says how many)")
 
     materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
                             description="What several materials on the faces become: one packed skin, or "
@@ -67,7 +71,8 @@ class FrameExportBase(ExportOperatorBase):
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
-                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate}
+                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
+                "split_normals": self.split_normals}
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]

@@ -3,7 +3,8 @@
 Frames come from :func:`..sampling.pipeline.sample_model` (timeline, shape keys or actions). A frame the
 import created and the user did not change is written back with its original grid, bytes and
 normal indices; other frames are quantised on the grid the ``grid`` option picks (see
-formats/md2_lattice.py) and get normals from the mesh.
+formats/md2_lattice.py) and get normals as Blender shades the mesh (:mod:`..sampling.shading`;
+mirrored objects have their triangles reversed there).
 """
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.anorms import steady_normal_indices
 from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
 from ...formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
@@ -33,7 +33,7 @@ from ..sampling.skin_packing import alternate_note, pack_skin
 from ...formats.skin_atlas import MAX_LBM_HEIGHT
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
-from ..sampling.vertex_normals import vertex_normals
+from ..sampling.shading import normal_indices, shade_model
 
 DEFAULT_SKIN_SIZE = 256
 
@@ -52,6 +52,7 @@ class Md2ExportOptions(FrameExportOptions):
     dither: bool = False
     materials: str = "ONE_SKIN"
     model_stem: str = ""
+    split_normals: bool = False
 
 
 @dataclass
@@ -71,6 +72,7 @@ class BuildResult:
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
     sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
+    shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.5)
     parts, first, exported = sampled.parts, sampled.first, sampled.exported
@@ -110,7 +112,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
-        normals[recompute] = steady_normal_indices(vertex_normals(positions[recompute], tris_ccw))
+        normals[recompute] = normal_indices(positions[recompute], shading)
     if grids is not None:
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))

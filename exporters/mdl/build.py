@@ -3,8 +3,9 @@
 A model that came from an import and was not changed is written back with its grid, bytes,
 normals, bounding boxes, texture records, frame groups with their intervals, skins (the same
 palette indices) and header values. Changed parts are rebuilt as id's tools build them: the grid
-from the bounds of every frame, normals from the mesh, bounding radius from the farthest bounding
-box corner, size as the mean triangle area of the first frame.
+from the bounds of every frame, bounding radius from the farthest bounding box corner, size as the
+mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
+taken before the split at UV seams).
 The flavour (IDPO, MD16, RAPO) is the option's, else the one the object was imported as; what MD16
 and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
 """
@@ -17,14 +18,13 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.anorms import nearest_normal_index
 from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
 from ...formats.mdl import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl_texcoords import assign_texcoords
 from ...formats.palette import indices_to_rgba, rgba_to_indices
-from ...formats.quantize import dequantize, frames_on_grid, grid_from_bounds, quantize
-from ...formats.mdl_variants import decode16, frames_on_lattice16
+from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
+from ...formats.mdl_variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
@@ -35,8 +35,8 @@ from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
 from ...formats.skin_atlas import pack_images
-from ..sampling.vertex_normals import vertex_normals
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
+from ..sampling.shading import normal_indices, shade_model
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
 FRAME_NAME_SIZE = 16
@@ -52,6 +52,7 @@ class MdlExportOptions(FrameExportOptions):
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
     materials: str = "ONE_SKIN"    # or "ALTERNATE" (see exporters/sampling/skin_packing.py)
+    split_normals: bool = False
 
 
 @dataclass
@@ -67,6 +68,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES, MDL_ST_INDEX)
     sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.4)
     parts, first, exported = sampled.parts, sampled.first, sampled.exported
@@ -108,7 +110,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if tex.vertices_added:
         warnings.append(f"MDL stores one texture coordinate per vertex: {tex.vertices_added} vertices were "
                         "split where corners of a vertex use different texels")
-    positions = positions[:, tex.source_vertex]
+    unsplit = positions
+    unsplit, source_vertex = positions, tex.source_vertex
+    positions = positions[:, source_vertex]
     triangles, facesfront = tex.triangles, facesfront.astype(np.int32)
     degenerate = kept_rows(mesh, MDL_DEGENERATE, DEGENERATE_MDL, len(tex.source_vertex), "vertices") if single else None
     kept_st = rapo_kept_st(mesh, tex, len(degenerate)) if degenerate is not None and variant == RAPO else None
@@ -142,8 +146,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     else:
         verts, low = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                               np.broadcast_to(grid_translate, (len(positions), 3))), None
-    normals, bbox_min, bbox_max, kept = _poses(verts, exported.match, stored, grid_scale, grid_translate,
-                                               tex.triangles[:, ::-1], low)
+    normals, bbox_min, bbox_max, kept = _poses(
+        verts, exported.match, stored,
+        lambda redo: normal_indices(unsplit[redo], shading)[:, source_vertex], low)
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     all_kept = bool(kept.all()) and stored is not None
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
@@ -205,9 +210,10 @@ def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = Fal
     return np.frombuffer(bytes(blob), dtype=dtype)
 
 
-def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translate, tris_ccw, low=None):
+def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, low=None):
     """Normals and bounding boxes per pose, kept from the import where the bytes (MD16: and the low
-    bytes) are unchanged."""
+    bytes) are unchanged; ``fresh_normals(frames)`` gives the normal indices of other poses (of the
+    vertices as written)."""
     count = len(match)
     normals = np.zeros(verts.shape[:2], np.uint8)
     bbox_min = np.zeros((count, 4), np.uint8)
@@ -224,10 +230,7 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, scale, translat
         bbox_min[kept], bbox_max[kept] = records["head"]["bbox_min"][source], records["head"]["bbox_max"][source]
     redo = np.flatnonzero(~kept)
     if len(redo):
-        decoded = (decode16(verts[redo], low[redo], scale, translate) if low is not None else
-                   dequantize(verts[redo], np.broadcast_to(scale, (len(redo), 3)),
-                              np.broadcast_to(translate, (len(redo), 3))))
-        normals[redo] = nearest_normal_index(vertex_normals(decoded, tris_ccw))
+        normals[redo] = fresh_normals(redo)
         bbox_min[redo, :3] = verts[redo].min(axis=1)
         bbox_max[redo, :3] = verts[redo].max(axis=1)
     return normals, bbox_min, bbox_max, kept

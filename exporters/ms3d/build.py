@@ -6,7 +6,9 @@
   get group 0). Coordinates are in the armature's space when there is an armature, else in world
   space, converted to MilkShape's axes (``axis_conversion`` to the forward/up options; the defaults
   invert the import's ``(x, y, z) -> (x, -z, y)``). Meshes with modifiers other than Armature are
-  evaluated with the Armature modifiers switched off (the file holds the bind pose).
+  evaluated with the Armature modifiers switched off (the file holds the bind pose). A mirrored
+  object (negative determinant of that transform) has every triangle's corners reversed, so its
+  faces keep facing as in Blender; its normals go through the inverse transpose and point out.
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
   (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in
   :mod:`...formats.ms3d_rig`); its animation becomes keys (:mod:`.animation`).
@@ -257,6 +259,8 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
     mesh.loop_triangles.foreach_get("loops", tri_loops)
     mesh.loop_triangles.foreach_get("polygon_index", tri_polygon)
     tri_vertices, tri_loops = tri_vertices.reshape(-1, 3), tri_loops.reshape(-1, 3)
+    if np.linalg.det(linear) < 0:     # mirrored: reversed corners keep every face facing as in Blender
+        tri_vertices, tri_loops = tri_vertices[:, ::-1].copy(), tri_loops[:, ::-1].copy()
 
     loops = len(mesh.loops)
     shown = np.empty(loops * 3, dtype=np.float32)

@@ -7,6 +7,7 @@ import numpy as np
 import bpy
 
 from .frame_sampling import has_active_modifiers
+from .shading import Shading, read_shading
 from .topology_change import TopologyAt
 
 
@@ -18,6 +19,7 @@ class Topology:
     int_attributes: dict[str, np.ndarray]  # integer attributes by name: corner (T, 3), face (T,), point (V,)
     at: TopologyAt                     # its vertex and face counts and the scene frame it was read at
     material_index: np.ndarray | None = None  # (T,) material slot of each triangle
+    shading: Shading | None = None     # polygons and corner normals, for normals as Blender shades them
 
 
 def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...], frame: float) -> Topology:
@@ -53,7 +55,8 @@ def _read_topology(mesh: bpy.types.Mesh, int_attributes: tuple[str, ...], frame:
     material_index = np.empty(count, dtype=np.int32)
     mesh.loop_triangles.foreach_get("material_index", material_index)
     return Topology(len(mesh.vertices), tris.reshape(count, 3), uvs, extra,
-                    TopologyAt(frame, len(mesh.vertices), len(mesh.polygons)), material_index)
+                    TopologyAt(frame, len(mesh.vertices), len(mesh.polygons)), material_index=material_index,
+                    shading=read_shading(mesh, loops))
 
 
 def object_topology(context: bpy.types.Context, obj: bpy.types.Object,

@@ -1,39 +1,147 @@
-"""Angle-weighted vertex normals of many frames at once (Blender's own weighting), in numpy."""
+"""Vertex normals of many frames at once, as Blender computes them, in numpy (no bpy).
+
+Blender (``blenkernel/intern/mesh_normals.cc``, ``normals_calc_verts`` and the corner fans of
+``normals_calc_corners``): a polygon's normal is its vector area (Newell's method for n-gons; the
+same direction as ``normal_tri_v3`` / ``normal_quad_v3`` for triangles and quads, ``(0, 0, 1)``
+when degenerate); a vertex (or a fan of corners) sums the unit normals of its polygons, each
+weighted by the polygon's angle at that corner (``acos`` of the two edge directions; Blender uses
+``safe_acos_approx``, within about 1e-4 rad of it), and normalises. The polygon, not the triangles
+Blender shows it with, is the unit: a non-planar quad counts once, with its own normal and its two
+corner angles.
+
+Custom normals are carried from the mesh they were read on (the reference) to each frame in
+their vertex's space, as Blender carries them (:mod:`.custom_normals`). A vertex (or copy) with custom normals
+gets the mean of its corners' normals weighted by the corner angles, normalised: what Blender 5
+reports as the vertex normal of such a mesh (``mix_normals_corner_to_vert``).
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
+from .custom_normals import VertexEdges, decode, encode, vertex_edges, vertex_spaces
 
-def vertex_normals(positions: np.ndarray, triangles: np.ndarray, chunk: int = 64) -> np.ndarray:
-    """(F, V, 3) unit normals for (F, V, 3) positions and (T, 3) counter-clockwise triangles.
+CHUNK_VALUES = 1 << 19       # frames are processed in chunks of about this many corner values
 
-    Each triangle adds its unit face normal weighted by the corner angle; a vertex no triangle
-    uses gets +Z.
-    """
-    pos = np.asarray(positions, dtype=np.float64)
-    out = np.empty(pos.shape, dtype=np.float32)
-    for start in range(0, len(pos), chunk):
-        out[start:start + chunk] = _chunk_normals(pos[start:start + chunk], np.asarray(triangles, np.int64))
+
+@dataclass
+class PolygonCorners:
+    """The polygons of a mesh by corner: what normals need besides positions.
+
+    ``corner_vertex`` (C,) vertex of each corner; ``corner_polygon`` (C,) its polygon;
+    ``corner_next`` / ``corner_prev`` (C,) the next / previous corner of the same polygon (Blender's
+    order); ``polygon_first`` (P,) the first corner of each polygon; ``custom`` (C, 2)
+    coefficients of each corner's custom normal in its vertex's space (NaN rows for corners without
+    one; :mod:`.custom_normals`), None when no corner has one; ``edges`` the vertices' edges those
+    spaces are built on."""
+    corner_vertex: np.ndarray
+    corner_polygon: np.ndarray
+    corner_next: np.ndarray
+    corner_prev: np.ndarray
+    polygon_first: np.ndarray
+    custom: np.ndarray | None = None
+    edges: VertexEdges | None = None
+
+
+def polygon_corners(corner_vertex: np.ndarray, polygon_start: np.ndarray, polygon_size: np.ndarray) -> PolygonCorners:
+    """Corner links from Blender's ``loop_start`` / ``loop_total`` per polygon and ``vertex_index`` per loop."""
+    start = np.asarray(polygon_start, dtype=np.int64)
+    size = np.asarray(polygon_size, dtype=np.int64)
+    count = int(size.sum())
+    within = np.arange(count, dtype=np.int64) - np.repeat(np.cumsum(size) - size, size)
+    corners = np.repeat(start, size) + within
+    polygon = np.repeat(np.arange(len(start), dtype=np.int64), size)
+    nxt = np.repeat(start, size) + (within + 1) % np.repeat(size, size)
+    prv = np.repeat(start, size) + (within - 1) % np.repeat(size, size)
+    num_corners = len(corner_vertex)
+    corner_polygon = np.zeros(num_corners, dtype=np.int64)
+    corner_next = np.arange(num_corners, dtype=np.int64)
+    corner_prev = np.arange(num_corners, dtype=np.int64)
+    corner_polygon[corners], corner_next[corners], corner_prev[corners] = polygon, nxt, prv
+    return PolygonCorners(np.asarray(corner_vertex, dtype=np.int64), corner_polygon, corner_next, corner_prev,
+                          start)
+
+
+def _unit(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    out = v / np.maximum(length, 1e-300)
+    if fallback is not None:
+        out = np.where(length > 0, out, fallback)
     return out
 
 
-def _chunk_normals(pos: np.ndarray, tris: np.ndarray) -> np.ndarray:
-    frames, num_verts = pos.shape[:2]
-    acc = np.zeros((frames * num_verts, 3))
-    if len(tris):
-        p = pos[:, tris]                                   # (F, T, 3 corners, 3)
-        face = np.cross(p[:, :, 1] - p[:, :, 0], p[:, :, 2] - p[:, :, 0])
-        face /= np.maximum(np.linalg.norm(face, axis=-1, keepdims=True), 1e-30)
-        base = (np.arange(frames) * num_verts)[:, None]
-        for corner in range(3):
-            a = p[:, :, (corner + 1) % 3] - p[:, :, corner]
-            b = p[:, :, (corner + 2) % 3] - p[:, :, corner]
-            cos = np.einsum("ftk,ftk->ft", a, b) / np.maximum(
-                np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-30)
-            weighted = face * np.arccos(np.clip(cos, -1.0, 1.0))[..., None]
-            index = (base + tris[:, corner][None, :]).ravel()
-            for axis in range(3):
-                acc[:, axis] += np.bincount(index, weighted[..., axis].ravel(), frames * num_verts)
-    length = np.linalg.norm(acc, axis=-1, keepdims=True)
-    acc = np.where(length > 1e-12, acc / np.maximum(length, 1e-30), np.array([0.0, 0.0, 1.0]))
-    return acc.reshape(frames, num_verts, 3)
+def polygon_normals(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
+    """(F, P, 3) unit polygon normals of (F, V, 3) positions."""
+    frames = len(pos)
+    num_polygons = len(corners.polygon_first)
+    origin = pos[:, corners.corner_vertex[corners.polygon_first[corners.corner_polygon]]]
+    here = pos[:, corners.corner_vertex] - origin
+    there = pos[:, corners.corner_vertex[corners.corner_next]] - origin
+    area = np.cross(here, there)                           # (F, C, 3): twice the vector area, summed
+    index = (np.arange(frames)[:, None] * num_polygons + corners.corner_polygon[None, :]).ravel()
+    total = np.stack([np.bincount(index, area[..., k].ravel(), frames * num_polygons) for k in range(3)], axis=-1)
+    return _unit(total.reshape(frames, num_polygons, 3), np.array([0.0, 0.0, 1.0]))
+
+
+def corner_angles(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
+    """(F, C) the polygon's angle at each corner, in radians."""
+    here = pos[:, corners.corner_vertex]
+    to_prev = _unit(pos[:, corners.corner_vertex[corners.corner_prev]] - here)
+    to_next = _unit(pos[:, corners.corner_vertex[corners.corner_next]] - here)
+    return np.arccos(np.clip(np.einsum("fck,fck->fc", to_prev, to_next), -1.0, 1.0))
+
+
+def _auto_vertex_normals(face_weighted: np.ndarray, corners: PolygonCorners, num_vertices: int) -> np.ndarray:
+    """(F, V, 3) automatic vertex normals from (F, C, 3) angle-weighted polygon normals per corner."""
+    return _sum_by(face_weighted, corners.corner_vertex, num_vertices)
+
+
+def custom_coefficients(reference: np.ndarray, corners: PolygonCorners, corner_normals: np.ndarray) -> np.ndarray:
+    """(C, 2) each corner normal (read on the (V, 3) ``reference`` positions) in its vertex's space
+    (:mod:`.custom_normals`); also sets ``corners.edges``."""
+    pos = np.asarray(reference, dtype=np.float64)[None]
+    corners.edges = vertex_edges(corners.corner_vertex, corners.corner_next, corners.corner_prev, pos.shape[1])
+    weighted = polygon_normals(pos, corners)[:, corners.corner_polygon] * corner_angles(pos, corners)[..., None]
+    lnor = _auto_vertex_normals(weighted, corners, pos.shape[1])
+    spaces = vertex_spaces(pos, lnor, corners.edges)
+    return encode(corner_normals, corners.corner_vertex, lnor[0], *(space[0] for space in spaces))
+
+
+def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.ndarray | None = None,
+                    num_groups: int | None = None) -> np.ndarray:
+    """(F, G, 3) float32 unit normals of (F, V, 3) positions for groups of corners (default: one
+    group per vertex, ``groups`` = ``corner_vertex``); a group without corners gets +Z."""
+    pos = np.asarray(positions, dtype=np.float64)
+    if groups is None:
+        groups, num_groups = corners.corner_vertex, pos.shape[1]
+    groups = np.asarray(groups, dtype=np.int64)
+    out = np.empty((len(pos), num_groups, 3), dtype=np.float32)
+    chunk = max(1, CHUNK_VALUES // max(len(groups), 1))
+    for start in range(0, len(pos), chunk):
+        out[start:start + chunk] = _chunk(pos[start:start + chunk], corners, groups, num_groups)
+    return out
+
+
+def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:
+    frames = len(pos)
+    face = polygon_normals(pos, corners)
+    angles = corner_angles(pos, corners)[..., None]
+    contribution = face[:, corners.corner_polygon] * angles
+    if corners.custom is not None and corners.edges is not None:
+        has = np.all(np.isfinite(corners.custom), axis=1)
+        if has.any():
+            num_vertices = len(corners.edges.reference)        # copies (Split Normals) follow them
+            lnor = _auto_vertex_normals(contribution, corners, num_vertices)
+            spaces = vertex_spaces(pos[:, :num_vertices], lnor, corners.edges)
+            custom = decode(corners.custom[has], corners.corner_vertex[has], lnor, *spaces)
+            contribution[:, has] = _unit(custom) * angles[:, has]
+    return _sum_by(contribution, groups, num_groups)
+
+
+def _sum_by(values: np.ndarray, groups: np.ndarray, num_groups: int) -> np.ndarray:
+    """(F, G, 3) unit sums of (F, C, 3) ``values`` by ``groups`` (+Z for a group summing to zero)."""
+    frames = len(values)
+    index = (np.arange(frames)[:, None] * num_groups + groups[None, :]).ravel()
+    total = np.stack([np.bincount(index, values[..., k].ravel(), frames * num_groups) for k in range(3)], axis=-1)
+    return _unit(total.reshape(frames, num_groups, 3), np.array([0.0, 0.0, 1.0]))
