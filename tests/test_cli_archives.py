@@ -85,7 +85,8 @@ def test_check_of_the_quess_archive_reports_the_truncated_member_and_goes_on(run
     assert all(f["status"] == "clean" for name, f in files.items() if "null" not in name)
     batch = run("info", path, block_bpy=True)
     assert batch.returncode == 1
-    assert f"{path}:progs/null.mdl: cannot be read\n  error: numframes @ offset 49348:" in batch.stdout
+    assert f"{path}:progs/null.mdl: cannot be read\n  error: " in batch.stdout
+    assert "@ offset 49348: " in batch.stdout and "only 4 remain" in batch.stdout
     assert batch.stdout.count(": Quake MDL version 6, ") == 7
     info = run("info", f"{path}:progs/knight.mdl", block_bpy=True)
     assert info.returncode == 0

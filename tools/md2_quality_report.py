@@ -162,7 +162,8 @@ def export_rows(bpy, obj, name: str, still: np.ndarray, out_dir: Path) -> list[l
     rows.append([name, "MDL", "one grid", *quality(truth, model.positions(), steps, still)])
     LARGEST[(name, "MDL")] = _largest(truth, model.positions())
     path = out_dir / f"{abs(hash(name))}_md16.mdl"
-    assert bpy.ops.export_scene.mdl(filepath=str(path), target="MODERN", mdl_format="MD16") == {"FINISHED"}
+    assert bpy.ops.export_scene.mdl(filepath=str(path), target="MODERN", mdl_format="MD16",
+                                     frame_rate="SCENE") == {"FINISHED"}
     model = parse_mdl(path.read_bytes())
     steps = np.broadcast_to(np.asarray(model.scale, np.float64) / 256, (len(truth), 3))   # the 16-bit step
     rows.append([name, "MD16", "one 16-bit lattice", *quality(truth, model.positions(), steps, still)])
