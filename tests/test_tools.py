@@ -50,9 +50,12 @@ def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
     rows = {tuple(c.strip() for c in line.split("|")[1:4]): line.split("|")[1:-1]
             for line in out.splitlines() if line.startswith("| built in Blender")}
     assert set(rows) == {("built in Blender", "MD2", "Per Frame"), ("built in Blender", "MD2", "Shared"),
-                         ("built in Blender", "MD2", "Auto (shared)"), ("built in Blender", "MDL", "one grid")}
+                         ("built in Blender", "MD2", "Auto (shared)"), ("built in Blender", "MDL", "one grid"),
+                         ("built in Blender", "MD16", "one 16-bit lattice")}
     assert float(rows["built in Blender", "MD2", "Shared"][9]) == 0.0
     assert float(rows["built in Blender", "MD2", "Per Frame"][9]) > 0.0
+    md16, mdl = rows["built in Blender", "MD16", "one 16-bit lattice"], rows["built in Blender", "MDL", "one grid"]
+    assert float(md16[3]) * 100 < float(mdl[3])         # largest error: 1/256 of the 8-bit step
 
 
 def test_packed_skin_sheet_runs(tmp_path):
