@@ -157,8 +157,9 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         ("MODERN", "Source Ports", "The larger limits of modern source ports")))
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the palette")
-    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS,
-                          description="The palette skins are converted to")
+    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS, options={"SKIP_SAVE"},
+                          description="The palette skins are converted to (left alone: Hexen II's when the "
+                                      "model is written as RAPO, Quake's otherwise)")
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
     skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
@@ -179,12 +180,15 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
             meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
             if meshes:
                 self.mdl_format = export_variant(meshes[0], "")
+        if not self.properties.is_property_set("palette") and self.mdl_format == "RAPO":
+            self.palette = "HEXEN2"
         return super().invoke(context, event)
 
     def execute(self, context):
         chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
-                                   palette=self.palette, palette_path=self.palette_path,
+                                   palette=self.palette if self.properties.is_property_set("palette") else "",
+                                   palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,
                                    materials=self.materials)
         return export_file(self, context, export_mdl, options)

@@ -45,7 +45,8 @@ class MdlImportOptions:
     use_file_normals: bool = False
     load_skins: bool = True
     palette_path: str = ""          # a 768-byte palette lump; empty = the built-in ``palette``
-    palette: str = "QUAKE"          # 'QUAKE', 'HEXEN2' or 'FILE' (palette_path)
+    palette: str = ""               # 'QUAKE', 'HEXEN2' or 'FILE' (palette_path); '' by flavour: Hexen II's
+                                    # for RAPO (only Hexen II loads it), Quake's for the others
     animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation or frame group
 
 
@@ -70,7 +71,8 @@ def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -
 def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions) -> ImportResult:
     """Read ``path`` and build its object in the active collection; all or nothing."""
     model = read_mdl(path)
-    palette = read_palette(options.palette_path, options.palette) if options.load_skins else None
+    game = options.palette or ("HEXEN2" if model.variant == RAPO else "QUAKE")
+    palette = read_palette(options.palette_path, game) if options.load_skins else None
     result = ImportResult(warnings=[f"{path.name}: {w}" for w in model.warnings()])
     positions = model.positions()
     if options.scale != 1.0:

@@ -77,13 +77,15 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS,
-                          description="The palette the skins' indices are decoded with")
+    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS, options={"SKIP_SAVE"},
+                          description="The palette the skins' indices are decoded with (left alone: Hexen II's "
+                                      "for a Hexen II mission-pack RAPO model, Quake's for the others)")
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
 
     def execute(self, context):
-        options = MdlImportOptions(**self.frame_options(), palette=self.palette, palette_path=self.palette_path)
+        palette = self.palette if self.properties.is_property_set("palette") else ""
+        options = MdlImportOptions(**self.frame_options(), palette=palette, palette_path=self.palette_path)
         return import_files(self, context, operator_paths(self), import_mdl, options)
 
 

@@ -209,3 +209,22 @@ def test_rapo_exported_as_idpo_imports_identically_corner_by_corner(bpy_scene, t
     np.testing.assert_allclose(a_uv, b_uv, rtol=0, atol=1e-7)
     assert [(f.name, f.group, f.interval) for f in rapo.classic_model.frames] == \
         [(f.name, f.group, f.interval) for f in idpo.classic_model.frames]
+
+
+@pytest.mark.parametrize("option, palette_name", [(None, "HEXEN2"), ("QUAKE", "QUAKE"), ("HEXEN2", "HEXEN2")])
+def test_rapo_skins_decode_with_hexen2_palette_unless_told(bpy_scene, tmp_path, option, palette_name):
+    """Only Hexen II loads RAPO, so its skins default to Hexen II's palette; an explicit choice wins."""
+    from formats.palette import game_palette
+    bpy = bpy_scene
+    model = rapo_model()
+    (tmp_path / "in.mdl").write_bytes(serialize_mdl(model))
+    obj = import_mdl(bpy, tmp_path / "in.mdl", **({"palette": option} if option else {}))
+    indices = np.asarray(model.skins[0].images[0], np.uint8)
+    wanted, other = game_palette(palette_name)[indices], game_palette(
+        "QUAKE" if palette_name == "HEXEN2" else "HEXEN2")[indices]
+    assert not np.array_equal(wanted, other)          # the two palettes tell these pixels apart
+    image = obj.data.materials[0].node_tree.nodes["mdl_skin_0"].image
+    pixels = np.empty(image.size[0] * image.size[1] * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    shown = np.rint(pixels.reshape(image.size[1], image.size[0], 4)[::-1, :, :3] * 255).astype(np.uint8)
+    np.testing.assert_array_equal(shown, wanted)

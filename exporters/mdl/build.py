@@ -48,7 +48,7 @@ class MdlExportOptions(FrameExportOptions):
     target: str = "QUAKE"          # or "MODERN": limits of modern source ports
     dither: bool = False
     palette_path: str = ""
-    palette: str = "QUAKE"
+    palette: str = ""              # '' by flavour: Hexen II's for RAPO (as its import decodes it), else Quake's
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
     materials: str = "ONE_SKIN"    # or "ALTERNATE" (see exporters/sampling/skin_packing.py)
@@ -77,7 +77,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     settings = first.classic_model
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
-    palette = _palette(options.palette_path, options.palette)
+    palette = _palette(options.palette_path, options.palette or ("HEXEN2" if variant == RAPO else "QUAKE"))
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
