@@ -51,6 +51,34 @@ def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.
     return image
 
 
+def skin_image_from_data(name: str, data: bytes, source: str,
+                         palette: np.ndarray | None = None) -> bpy.types.Image:
+    """:func:`load_skin_image` for a file held in memory (an archive member): PCX through our decoder,
+    other formats packed as they are and decoded by Blender from the packed bytes. ``source`` names
+    where the bytes came from (``pak0.pak:players/male/grunt.pcx``); nothing touches the disk."""
+    if name.lower().endswith(".pcx"):
+        try:
+            pcx = decode_pcx(data)
+        except FormatError as exc:
+            raise exc.with_filename(source)
+        rgba = pcx.rgba
+        if palette is not None and pcx.indices is not None:
+            rgba = rgba.copy()
+            rgba[..., :3] = palette[pcx.indices]
+        image = image_from_rgba(name, rgba)
+    else:
+        image = bpy.data.images.new(name, 1, 1)
+        image.pack(data=data, data_len=len(data))
+        image.source = "FILE"
+        image.filepath_raw = f"//{name}"
+        if image.size[0] == 0 or image.size[1] == 0:
+            bpy.data.images.remove(image)
+            raise FormatError("Blender cannot decode this image", filename=source)
+    image[SOURCE_PATH] = source
+    image[SOURCE_DIGEST] = packed_digest(image)
+    return image
+
+
 def packed_digest(image: bpy.types.Image) -> str:
     """SHA-1 of the image's packed data ('' when it is not packed)."""
     packed = image.packed_file

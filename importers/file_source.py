@@ -1,0 +1,321 @@
+"""Where a model and the files it names come from: a loose file, or a member of a game archive.
+
+Importers read the model's bytes and look up its skins, textures and weapon models through a
+:class:`ModelSource`, never through the disk directly, so the same code builds
+``players/male/tris.md2`` from a folder or from ``baseq2/pak0.pak`` (nothing is extracted).
+
+- :class:`LooseSource` keeps the loose-file rules of :mod:`.skin_lookup` exactly; when a stored skin
+  name is not found on disk it also asks the archives of the game folder the model sits in
+  (``formats/game_folder.py``: a loose ``baseq2/models/x/tris.md2`` gets its skin from
+  ``baseq2/pak0.pak``).
+- :class:`ArchiveSource` is a member of an opened archive. Files it names are looked up in that
+  archive first, then in its game folder (the other archives and the loose files, in the engine's
+  order), with the same rules as for loose files: beside the model, then the stored path from the
+  game folder's root (member names are game paths), any case, the other image extensions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+import bpy
+import numpy as np
+
+from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
+from ..common.skin_images import load_skin_image, skin_image_from_data
+from ..formats.archive import Archive
+from ..formats.errors import FormatError
+from ..formats.game_folder import GameFolder
+from .skin_lookup import (DEFAULT_EXTENSIONS, _SEPARATORS, _candidate_names, _refusal, describe_texture_search,
+                          find_own_skins, find_skin, find_texture, own_skins_among, texture_candidates)
+
+
+def member_label(archive: Path, member: str) -> str:
+    """How messages name a member: ``/games/quake2/baseq2/pak0.pak:players/male/tris.md2``."""
+    return f"{archive}:{member}"
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    """A file found for a model: loose (``path``) or an archive member (``archive``, ``member``)."""
+    name: str                                   # its own name: grunt.pcx
+    where: str                                  # for messages and ``image["source_path"]``
+    read: Callable[[], bytes] = field(compare=False, repr=False)
+    path: Path | None = None
+    archive: Path | None = None
+    member: str = ""
+
+
+@dataclass
+class SkinFound:
+    """The skin a stored name refers to (None if not found or refused) and what the user should hear."""
+    file: FoundFile | None
+    warning: str | None = None
+
+
+@dataclass
+class OwnFound:
+    """Images beside the model that belong to it (see :func:`.skin_lookup.find_own_skins`)."""
+    files: list[FoundFile]
+    reason: str
+
+
+def loose_file(path: Path) -> FoundFile:
+    return FoundFile(path.name, str(path), path.read_bytes, path=path)
+
+
+class ModelSource:
+    """A model file and the files beside it. ``label`` prefixes the import's messages."""
+    name: str
+    where: str
+    archive: Path | None = None
+    member: str = ""
+
+    @property
+    def stem(self) -> str:
+        return PurePosixPath(self.name).stem
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def read(self) -> bytes:
+        raise NotImplementedError
+
+    def skin(self, skin_name: str) -> SkinFound:
+        raise NotImplementedError
+
+    def own_skins(self) -> OwnFound | None:
+        raise NotImplementedError
+
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list["ModelSource"]:
+        raise NotImplementedError
+
+    def texture(self, stored: str) -> FoundFile | None:
+        raise NotImplementedError
+
+    def texture_search(self, stored: str) -> str:
+        raise NotImplementedError
+
+
+def as_source(model: "Path | str | ModelSource") -> ModelSource:
+    return model if isinstance(model, ModelSource) else LooseSource(Path(model))
+
+
+class LooseSource(ModelSource):
+    """A model file on disk; the lookups of :mod:`.skin_lookup`, then its game folder's archives."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.name = self.path.name
+        self.where = str(self.path)
+        self._game: GameFolder | None | bool = False
+
+    def read(self) -> bytes:
+        return self.path.read_bytes()
+
+    def game_folder(self) -> GameFolder | None:
+        if self._game is False:
+            try:
+                self._game = GameFolder.around(self.path)
+            except (FormatError, OSError):
+                self._game = None
+        return self._game
+
+    def skin(self, skin_name: str) -> SkinFound:
+        lookup = find_skin(self.path, skin_name)
+        if lookup.path is not None:
+            return SkinFound(loose_file(lookup.path), lookup.warning)
+        if _refusal(skin_name.strip()) is None:
+            game = self.game_folder()
+            found = _stored_path(_GameFiles(None, game), skin_name) if game is not None else None
+            if found is not None and found.archive is not None:
+                note = None if PurePosixPath(found.member).name.lower() == _base(skin_name).lower() else \
+                    f"skin {skin_name!r} not found as stored; using {found.name}"
+                return SkinFound(found, "; ".join(filter(None, [note, f"skin {skin_name!r} found in "
+                                                                      f"{found.where}"])))
+        return SkinFound(None, lookup.warning)
+
+    def own_skins(self) -> OwnFound | None:
+        own = find_own_skins(self.path)
+        return None if own is None else OwnFound([loose_file(p) for p in own.paths], own.reason)
+
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        return [LooseSource(p) for p in weapon_paths(self.path, exclude)]
+
+    def texture(self, stored: str) -> FoundFile | None:
+        found = find_texture(self.path.parent, stored)
+        return None if found is None else loose_file(found)
+
+    def texture_search(self, stored: str) -> str:
+        return describe_texture_search(self.path.parent, stored)
+
+
+def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
+    """The weapon models a Quake II player folder holds beside ``tris.md2``: ``weapon.md2``, ``w_*.md2``."""
+    if path.name.lower() != "tris.md2":
+        return []
+    skip = {str(Path(p).resolve()) for p in exclude}
+    try:
+        entries = sorted(path.parent.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if p.is_file() and p.suffix.lower() == ".md2" and str(p.resolve()) not in skip
+            and (p.stem.lower() == "weapon" or p.stem.lower().startswith("w_"))]
+
+
+def _base(skin_name: str) -> str:
+    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    return parts[-1] if parts else ""
+
+
+class _GameFiles:
+    """The files a member model reaches: its own archive first, then its game folder (engine order).
+    Names compare case-insensitively; a folder's listing is built once."""
+
+    def __init__(self, archive: Archive | None, game: GameFolder | None) -> None:
+        self.archive, self.game = archive, game
+        self._folders: dict[str, dict[str, FoundFile]] | None = None
+
+    def _found(self, name: str, archive_path: Path | None) -> FoundFile:
+        if archive_path is None and self.game is not None:
+            path = self.game.root / name
+            return FoundFile(PurePosixPath(name).name, str(path), path.read_bytes, path=path)
+        if self.archive is not None and archive_path == self.archive.path:
+            reader = self.archive.read
+        else:
+            reader = self.game.read
+        return FoundFile(PurePosixPath(name).name, member_label(archive_path, name), lambda: reader(name),
+                         archive=archive_path, member=name)
+
+    def find(self, name: str) -> FoundFile | None:
+        if self.archive is not None:
+            member = self.archive.find(name)
+            if member is not None:
+                return self._found(member.name, self.archive.path)
+        if self.game is not None:
+            found = self.game.find(name)
+            if found is not None:
+                return self._found(found.name, found.archive)
+        return None
+
+    def folder(self, folder: str) -> dict[str, FoundFile]:
+        """Lower-cased base name -> file, for the files directly in ``folder`` ('' = the root)."""
+        if self._folders is None:
+            self._folders = {}
+            entries = []
+            if self.archive is not None:
+                entries += [(m.name, self.archive.path) for m in self.archive.members()]
+            if self.game is not None:
+                entries += [(f.name, f.archive) for f in self.game.files()]
+            for name, archive_path in entries:
+                parent, _, base = name.rpartition("/")
+                self._folders.setdefault(parent.lower(), {}).setdefault(base.lower(), (name, archive_path))
+        return {base: self._found(*entry) for base, entry in self._folders.get(folder.lower(), {}).items()}
+
+
+def _stored_path(files: _GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
+    """A stored skin name looked up as :func:`.skin_lookup.find_skin` does on disk: beside the model
+    (folder ``beside``), then the stored path from the game folder's root; any case, other extensions."""
+    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    if not parts:
+        return None
+    names = _candidate_names(parts[-1], DEFAULT_EXTENSIONS)
+    folders = ([beside] if beside is not None else []) + (["/".join(parts[:-1])] if len(parts) > 1 else [])
+    for folder in dict.fromkeys(folders):
+        for name in names:
+            found = files.find(f"{folder}/{name}" if folder else name)
+            if found is not None:
+                return found
+    return None
+
+
+class ArchiveSource(ModelSource):
+    """A member of an opened archive; ``game`` is the game folder the archive sits in (or None)."""
+
+    def __init__(self, archive: Archive, member: str, game: GameFolder | None = None,
+                 files: _GameFiles | None = None, found: FoundFile | None = None) -> None:
+        self.files = files if files is not None else _GameFiles(archive, game)
+        self.game = game
+        self.member = member
+        self.archive = Path(found.archive if found is not None else archive.path)
+        self.name = PurePosixPath(member).name
+        self.where = member_label(self.archive, member)
+        self.folder = member.rpartition("/")[0]
+        self._read = found.read if found is not None else (lambda: archive.read(member))
+
+    @property
+    def label(self) -> str:
+        return self.member
+
+    def read(self) -> bytes:
+        return self._read()
+
+    def skin(self, skin_name: str) -> SkinFound:
+        refusal = _refusal(skin_name.strip())
+        if refusal is not None:
+            return SkinFound(None, refusal)
+        found = _stored_path(self.files, skin_name, self.folder)
+        if found is None:
+            return SkinFound(None, f"skin {skin_name!r} not found in {self.archive.name}"
+                                   f"{' or its game folder' if self.game is not None else ''}")
+        if found.name.lower() != _base(skin_name).lower():
+            return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}")
+        return SkinFound(found)
+
+    def own_skins(self) -> OwnFound | None:
+        listing = self.files.folder(self.folder)
+        own = own_skins_among(self.name, sorted(f.name for f in listing.values()))
+        if own is None:
+            return None
+        names, reason = own
+        return OwnFound([listing[n.lower()] for n in names], reason)
+
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        """``weapon.md2`` and ``w_*.md2`` in a player's folder (``exclude``: members imported anyway)."""
+        if self.name.lower() != "tris.md2":
+            return []
+        skip = {e.lower() for e in exclude} | {self.member.lower()}
+        found = []
+        for base, file in sorted(self.files.folder(self.folder).items()):
+            stem, _, ext = base.rpartition(".")
+            if ext == "md2" and (stem == "weapon" or stem.startswith("w_")) and file.member.lower() not in skip:
+                found.append(ArchiveSource(None, file.member, self.game, self.files, file))
+        return found
+
+    def texture(self, stored: str) -> FoundFile | None:
+        """As :func:`.skin_lookup.find_texture`: the relative path under the model's folder, else the bare
+        name there; nothing outside the model's folder."""
+        home = [p for p in self.folder.split("/") if p]
+        for parts in texture_candidates(stored):
+            folder = list(home)
+            for part in parts:
+                if part != "..":
+                    folder.append(part)
+                elif folder:
+                    folder.pop()
+            if folder[:len(home)] != home or len(folder) <= len(home):
+                continue
+            found = self.files.find("/".join(folder))
+            if found is not None:
+                return found
+        return None
+
+    def texture_search(self, stored: str) -> str:
+        return describe_texture_search(member_label(self.archive, self.folder + "/"), stored)
+
+
+def load_found_image(found: FoundFile, palette: np.ndarray | None = None) -> bpy.types.Image:
+    """The packed image of a found file: read from disk as before for a loose file, from memory for a
+    member. Raises FormatError (``ArchiveError`` for a broken member) or OSError."""
+    if found.path is not None:
+        return load_skin_image(found.path, palette)
+    return skin_image_from_data(found.name, found.read(), found.where, palette)
+
+
+def remember_source(obj: bpy.types.Object, source: ModelSource) -> None:
+    """An object read from an archive keeps the archive and its member name (see contract)."""
+    if source.archive is not None:
+        obj[ARCHIVE_PATH] = str(source.archive)
+        obj[ARCHIVE_MEMBER] = source.member
