@@ -82,23 +82,28 @@ def _tick_shown_set(self, value: bool) -> None:
             model.ticked = value
 
 
-def fill_models(models, path: Path) -> str:
-    """Fill ``models`` from the archive's directory (no member is read); '' or the error to show."""
-    models.clear()
+def archive_models(path: Path) -> tuple[list[tuple[str, str, int, str]], str]:
+    """(member name, format, size, problem) of every model in the archive's directory, by name, then
+    entries the directory lists but cannot be read; and '' or why the archive cannot be opened."""
     try:
         with open_archive(path) as archive:
             listed = {member_key(m.name): m for m in archive.members()}
             problems = [p for p in archive.problems if p.member and model_format(p.member)]
     except ArchiveError as exc:
-        return str(exc)
-    for member in sorted(listed.values(), key=lambda m: m.name.lower()):
-        if model_format(member.name):
-            item = models.add()
-            item.name, item.format, item.size = member.name, model_format(member.name), member.size
-    for problem in problems:
+        return [], str(exc)
+    models = [(m.name, model_format(m.name), m.size, "") for m in sorted(listed.values(), key=lambda m: m.name.lower())
+              if model_format(m.name)]
+    return models + [(p.member, model_format(p.member), 0, p.message) for p in problems], ""
+
+
+def fill_models(models, path: Path) -> str:
+    """Fill the dialog's list from the archive's directory (no member is read); '' or the error."""
+    models.clear()
+    listed, error = archive_models(path)
+    for name, kind, size, problem in listed:
         item = models.add()
-        item.name, item.format, item.problem = problem.member, model_format(problem.member), problem.message
-    return ""
+        item.name, item.format, item.size, item.problem = name, kind, size, problem
+    return error
 
 
 class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
