@@ -12,9 +12,12 @@ import sys
 import time
 import tomllib
 from dataclasses import asdict, replace
+from functools import partial
+from itertools import chain
 from pathlib import Path
 
-from . import inspect
+from . import archives, inspect
+from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
 from .convert import TARGETS, ConvertSettings, OptionRequest
 
@@ -60,13 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Inspect, validate and convert Quake II MD2, Quake MDL and MilkShape 3D "
                                "MS3D models without opening Blender.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{info,check,convert}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{info,check,convert,list,pack}")
 
     info = commands.add_parser("info", help="summarise model files (no Blender needed)",
                                description="A readable summary per file: format and version, counts, skins "
                                            "and whether each image is found, animations with frame ranges, "
                                            "joints, and the original engine's limits the file exceeds.")
-    info.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
+    info.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR",
+                      help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER")
     info.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     info.add_argument("--no-skins", action="store_true", help="do not look for skin images")
     info.add_argument("-v", "--verbose", action="store_true", help="list every joint")
@@ -77,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Every problem the importer refuses (error) or warns about "
                                             "(warning), and every engine limit exceeded (warning), with "
                                             "file, field and byte offset. Exit status 0 only if all are clean.")
-    check.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR")
+    check.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR",
+                       help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER")
     check.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     check.add_argument("--no-skins", action="store_true", help="do not look for skin images")
     check.add_argument("--fail-on", choices=("warning", "error"), default="warning",
@@ -96,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "morph targets with their animation), blend as a Blender file. Directories are searched "
                     "recursively. Files convert in parallel worker processes; a failed file never stops the "
                     "others.")
-    convert.add_argument("inputs", nargs="+", metavar="INPUT")
+    convert.add_argument("inputs", nargs="+", metavar="INPUT",
+                         help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER (needs -o: each "
+                              "member is written at its path under it)")
     convert.add_argument("--to", required=True, choices=TARGETS, dest="target", help="output format")
     convert.add_argument("-o", "--output-dir", type=Path,
                          help="where to write (default: next to each input); sub-folders of directory "
@@ -137,21 +144,25 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--export-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the export operator (for glb: of export_scene.gltf), "
                               "by its Python name (repeatable)")
+    add_archive_commands(commands)
     return parser
 
 
 def _inputs(args: argparse.Namespace) -> tuple[list[Source], list[str]]:
-    return expand_inputs(args.inputs)
+    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``."""
+    plain, args.archive_inputs = archives.split_inputs(args.inputs)
+    return expand_inputs(plain) if plain else ([], [])
 
 
 def run_info(args: argparse.Namespace) -> int:
     sources, missing = _inputs(args)
     for text in missing:
         print(f"{PROG} info: {text}", file=sys.stderr)
-    if not sources:
+    if not sources and not args.archive_inputs:
         return USAGE_ERROR
-    infos = [inspect.inspect_file(s.path, load_skins=not args.no_skins, name_encoding=args.name_encoding.upper())
-             for s in sources]
+    inspect_one = partial(inspect.inspect_file, load_skins=not args.no_skins, name_encoding=args.name_encoding.upper())
+    infos = [inspect_one(s.path) for s in sources]
+    infos += archives.inspect_archive_inputs(args.archive_inputs, inspect_one)
     if args.json:
         json.dump({"files": [i.to_json() for i in infos]}, sys.stdout, indent=2)
         print()
@@ -167,14 +178,14 @@ def run_check(args: argparse.Namespace) -> int:
     sources, missing = _inputs(args)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)
-    if not sources:
+    if not sources and not args.archive_inputs:
         return USAGE_ERROR
     failing = {"warning": {"warning", "error"}, "error": {"error"}}[args.fail_on]
     reports = []
     counts = {"clean": 0, "warning": 0, "error": 0}
-    for source in sources:
-        info = inspect.inspect_file(source.path, load_skins=not args.no_skins,
-                                    name_encoding=args.name_encoding.upper())
+    inspect_one = partial(inspect.inspect_file, load_skins=not args.no_skins, name_encoding=args.name_encoding.upper())
+    infos = (inspect_one(s.path) for s in sources)
+    for info in chain(infos, archives.inspect_archive_inputs(args.archive_inputs, inspect_one)):
         severities = {p.severity for p in info.problems}
         status = "error" if "error" in severities else "warning" if severities else "clean"
         counts[status] += 1
@@ -185,11 +196,11 @@ def run_check(args: argparse.Namespace) -> int:
                 print(f"{info.file}: {inspect.format_problem(problem)}")
             for line in inspect.skin_lines(info):
                 print(f"{info.file}: {line}")
-    line = (f"checked {len(sources)} file(s): {counts['clean']} clean, {counts['warning']} with warnings, "
+    line = (f"checked {len(reports)} file(s): {counts['clean']} clean, {counts['warning']} with warnings, "
             f"{counts['error']} with errors")
     bad = any(r["status"] in failing for r in reports) or bool(missing)
     if args.json:
-        json.dump({"files": reports, "summary": {"files": len(sources), **counts, "missing": missing}},
+        json.dump({"files": reports, "summary": {"files": len(reports), **counts, "missing": missing}},
                   sys.stdout, indent=2)
         print()
     else:
@@ -245,16 +256,32 @@ def run_convert(args: argparse.Namespace) -> int:
     sources, missing = _inputs(args)
     for text in missing:
         print(f"{PROG} convert: {text}", file=sys.stderr)
-    if not sources:
+    if not sources and not args.archive_inputs:
         return USAGE_ERROR
+    if args.archive_inputs and args.output_dir is None:
+        print(f"{PROG} convert: archive inputs need -o DIR (each member is written at its path under it)",
+              file=sys.stderr)
+        return USAGE_ERROR
+    with archives.ArchiveSession() as session:
+        return _convert(args, sources, missing, session, started)
+
+
+def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str],
+             session: archives.ArchiveSession, started: float) -> int:
     settings = convert_settings(args)
     jobs, known = plan(sources, settings, args.output_dir, args.skip_existing)
+    member_jobs, member_known, extractions = archives.plan_archive_jobs(
+        args.archive_inputs, settings, args.output_dir, args.skip_existing, session,
+        {Path(job.output).resolve() for job in jobs} | {s.path.resolve() for s in sources})
+    jobs += member_jobs
+    known += member_known
     for job in jobs:
         if job.source_format == "ms3d" and settings.fps is None and settings.target in ("md2", "mdl"):
             job.settings = replace(settings, fps=MS3D_BAKE_FPS)
     workers = min(args.jobs or default_workers(), max(len(jobs), 1))
     line_stream = sys.stderr if args.json else sys.stdout
     progress = Progress(len(jobs) + len(known), line_stream, sys.stderr, quiet=args.quiet)
+    archives.relabel_progress(progress, extractions)
     progress.start(workers)
     for result in known:
         progress.update(result)
@@ -281,7 +308,8 @@ def run_convert(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"info": run_info, "check": run_check, "convert": run_convert}
+    handlers = {"info": run_info, "check": run_check, "convert": run_convert, "list": partial(run_list, prog=PROG),
+                "pack": partial(run_pack, prog=PROG)}
     try:
         return handlers[args.command](args)
     except KeyboardInterrupt:

@@ -69,7 +69,8 @@ def member_key(name: str) -> str:
 
 
 def unsafe_name(name: str) -> str | None:
-    """Why ``name`` is not a plain relative path (absolute, ``..``, drive letter, empty part), or None."""
+    """Why ``name`` is not a plain relative path (absolute, ``..``, a drive letter or any ``:``, an
+    empty part, a control character), or None."""
     if not name:
         return "empty name"
     if any(ord(c) < 32 for c in name):
@@ -79,6 +80,8 @@ def unsafe_name(name: str) -> str | None:
         return "absolute name"
     if _DRIVE.match(path):
         return "name with a drive letter"
+    if ":" in path:
+        return "name with ':' (a drive or stream name on Windows)"
     parts = path.split("/")
     if ".." in parts:
         return "name with '..'"
@@ -106,11 +109,12 @@ class Archive:
     """An open archive. Use as a context manager or call :meth:`close`."""
 
     def __init__(self, path: Path, kind: str, stream, entries: list[_Entry],
-                 problems: list[ArchiveError], warnings: list[str], winners: dict[str, _Entry]) -> None:
+                 problems: list[ArchiveError], notes: list[tuple[str, str]], winners: dict[str, _Entry]) -> None:
         self.path = path
         self.kind = kind
         self.problems = problems
-        self.warnings = warnings
+        self.warnings = [message for _, message in notes]
+        self._notes = notes
         self._stream = stream
         self._entries = entries
         self._winners = winners
@@ -128,6 +132,11 @@ class Archive:
     def members(self) -> list[Member]:
         """Every readable entry in directory order (duplicates included; see :meth:`find`)."""
         return [e.member for e in self._entries]
+
+    def warnings_for(self, name: str) -> list[str]:
+        """The :attr:`warnings` that concern member ``name`` (duplicates, shared bytes)."""
+        key = member_key(name)
+        return [message for about, message in self._notes if member_key(about) == key]
 
     def find(self, name: str) -> Member | None:
         """The member the engine would read for ``name`` (any case, ``\\`` or ``/``), or None."""
@@ -217,15 +226,15 @@ def _file_size(stream) -> int:
 
 
 def _pick_winners(path: Path, entries: list[_Entry], first_wins: bool,
-                  warnings: list[str]) -> dict[str, _Entry]:
+                  notes: list[tuple[str, str]]) -> dict[str, _Entry]:
     winners: dict[str, _Entry] = {}
     for entry in entries:
         key = member_key(entry.member.name)
         if key in winners:
             earlier = winners[key]
             keep = earlier if first_wins else entry
-            warnings.append(f"{path}: duplicate member {entry.member.name!r} (entries {earlier.index} and "
-                            f"{entry.index}); entry {keep.index} is read, as the engine would")
+            notes.append((entry.member.name, f"{path}: duplicate member {entry.member.name!r} (entries "
+                          f"{earlier.index} and {entry.index}); entry {keep.index} is read, as the engine would"))
             winners[key] = keep
         else:
             winners[key] = entry
@@ -274,19 +283,19 @@ def _open_pack(path: Path, stream) -> Archive:
             problems.append(ArchiveError(path, problem, label))
             continue
         entries.append(_Entry(Member(name, int(size)), int(offset), index))
-    warnings: list[str] = []
-    _warn_overlaps(path, [(e.offset, e.member.size, e.member.name) for e in entries], warnings)
-    winners = _pick_winners(path, entries, True, warnings)
-    return Archive(path, "pak", stream, entries, problems, warnings, winners)
+    notes: list[tuple[str, str]] = []
+    _warn_overlaps(path, [(e.offset, e.member.size, e.member.name) for e in entries], notes)
+    winners = _pick_winners(path, entries, True, notes)
+    return Archive(path, "pak", stream, entries, problems, notes, winners)
 
 
-def _warn_overlaps(path: Path, spans: list[tuple[int, int, str]], warnings: list[str]) -> None:
+def _warn_overlaps(path: Path, spans: list[tuple[int, int, str]], notes: list[tuple[str, str]]) -> None:
     """A warning per member whose bytes overlap the member before it in file order."""
     spans = sorted((s for s in spans if s[1] > 0), key=lambda s: (s[0], s[1]))
     reach, owner = -1, ""
     for start, size, name in spans:
         if start < reach:
-            warnings.append(f"{path}: members {owner!r} and {name!r} share bytes at offset {start}")
+            notes.append((name, f"{path}: members {owner!r} and {name!r} share bytes at offset {start}"))
         if start + size > reach:
             reach, owner = start + size, name
 
@@ -324,16 +333,16 @@ def _open_zip(path: Path, stream) -> Archive:
             continue
         entries.append(_Entry(Member(name, info.file_size), info.header_offset, index,
                               info.compress_size, info.compress_type, info.CRC))
-    warnings: list[str] = []
+    notes: list[tuple[str, str]] = []
     spans = [(e.offset, ZIP_LOCAL_HEADER.size + len(e.member.name.encode("utf-8")) + e.packed, e.member.name)
              for e in entries]
-    overlaps: list[str] = []
+    overlaps: list[tuple[str, str]] = []
     _warn_overlaps(path, spans, overlaps)
     if overlaps:
         raise ArchiveError(path, "overlapping zip members, refused (the shape of a zip bomb): "
-                                 + overlaps[0].split(": ", 1)[1])
-    winners = _pick_winners(path, entries, False, warnings)
-    return Archive(path, "pk3", stream, entries, problems, warnings, winners)
+                                 + overlaps[0][1].split(": ", 1)[1])
+    winners = _pick_winners(path, entries, False, notes)
+    return Archive(path, "pk3", stream, entries, problems, notes, winners)
 
 
 def _pack_bytes(path: Path, members: list[tuple[str, bytes]]) -> bytes:

@@ -7,8 +7,12 @@ Search order, first match wins (see README "Game archives" for the engine code e
 2. ``pakN.pak`` by number, a higher number overriding a lower one (Quake ``common.c``
    ``COM_AddGameDirectory``, Quake II ``files.c`` ``FS_AddGameDirectory``: each pak goes in front of
    the search path), then any other ``*.pak`` in name order below them (DarkPlaces, FTE);
-3. loose files under the folder, which every archive overrides (Quake, Quake II, Hexen II add the
-   directory before its paks).
+3. loose files under the folder, which every archive overrides: Quake (``WinQuake/common.c``) and
+   Quake II (``qcommon/files.c``) add the directory before its paks, so each pak lands in front of it.
+
+Raven's Hexen II (``H2MP/code/COMMON.C`` ``COM_AddGameDirectory``, kept by uHexen2) and DarkPlaces
+add the directory *after* the archives, so loose files win there: ``loose_first=True`` searches
+that way, and it is the default for the Hexen II folders ``data1``, ``portals`` and ``hw``.
 
 Names compare without case and with ``/``; loose files are found case-insensitively too, so a
 model that names ``Skins/Red.PCX`` finds ``skins/red.pcx`` on a case-sensitive file system.
@@ -23,6 +27,7 @@ from pathlib import Path
 from .archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 
 _NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
+HEXEN2_FOLDERS = ("data1", "portals", "hw")
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,11 @@ def search_archives(root: Path) -> list[Path]:
 class GameFolder:
     """Loose files plus archives of one folder; archives open on first use. A context manager."""
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    def __init__(self, root: str | os.PathLike, loose_first: bool | None = None) -> None:
         self.root = Path(root)
+        if loose_first is None:
+            loose_first = self.root.name.lower() in HEXEN2_FOLDERS
+        self.loose_first = loose_first
         self.archive_paths = search_archives(self.root)
         self.problems: list[ArchiveError] = []
         self._open: dict[Path, Archive | None] = {}
@@ -94,11 +102,19 @@ class GameFolder:
         """The file the engine would load for ``name`` (any case, ``\\`` or ``/``), or None."""
         if unsafe_name(name):
             return None
+        if self.loose_first:
+            return self._find_loose(name) or self._find_packed(name)
+        return self._find_packed(name) or self._find_loose(name)
+
+    def _find_packed(self, name: str) -> GameFile | None:
         for path in self.archive_paths:
             archive = self.archive(path)
             member = archive.find(name) if archive else None
             if member is not None:
                 return GameFile(member.name, path, member.size)
+        return None
+
+    def _find_loose(self, name: str) -> GameFile | None:
         loose = self._loose(name)
         if loose is None:
             return None
@@ -123,11 +139,22 @@ class GameFolder:
 
     def files(self) -> list[GameFile]:
         """The winning entry of every name, sorted by name."""
-        winners: dict[str, GameFile] = {}
+        packed: dict[str, GameFile] = {}
         for path in self.archive_paths:
             archive = self.archive(path)
             for member in archive.members() if archive else []:
-                winners.setdefault(member_key(member.name), GameFile(member.name, path, member.size))
+                key = member_key(member.name)
+                if key not in packed:
+                    winner = archive.find(member.name)
+                    packed[key] = GameFile(winner.name, path, winner.size)
+        loose = self._loose_files()
+        first, second = (loose, packed) if self.loose_first else (packed, loose)
+        winners = dict(second)
+        winners.update(first)
+        return sorted(winners.values(), key=lambda f: member_key(f.name))
+
+    def _loose_files(self) -> dict[str, GameFile]:
+        winners: dict[str, GameFile] = {}
         archives = {p.resolve() for p in self.archive_paths}
         for dirpath, _dirs, filenames in os.walk(self.root):
             for filename in filenames:
@@ -140,7 +167,7 @@ class GameFolder:
                 except OSError:
                     continue
                 winners.setdefault(member_key(name), GameFile(name, None, size))
-        return sorted(winners.values(), key=lambda f: member_key(f.name))
+        return winners
 
     def close(self) -> None:
         for archive in self._open.values():

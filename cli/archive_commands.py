@@ -1,0 +1,127 @@
+"""``list ARCHIVE...`` (every member with its size) and ``pack FOLDER... -o ARCHIVE`` (a mod's archive).
+
+``pack`` takes every file under each folder, named relative to that folder with ``/``, in name
+order, and writes a PACK (``.pak``) or zip (``.pk3``) through :func:`..formats.archive.write_archive`:
+names that are not plain relative paths or do not fit a PACK's 55 bytes are refused (naming the
+file), as are two files with the same name; the archive appears only complete and read back equal.
+The archive being written is never packed into itself.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..formats.archive import ArchiveError, is_archive_name, open_archive, write_archive
+
+USAGE_ERROR = 2
+
+
+def add_archive_commands(commands) -> None:
+    """The ``list`` and ``pack`` sub-commands on the main parser's ``commands``."""
+    listing = commands.add_parser("list", help="list the members of .pak/.pk3 archives with their sizes",
+                                  description="Every member of each archive in directory order with its size "
+                                              "in bytes, then the entries that cannot be read (exit status 1) "
+                                              "and duplicate names (which one the engine reads).")
+    listing.add_argument("archives", nargs="+", metavar="ARCHIVE", type=Path)
+    listing.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+
+    pack = commands.add_parser("pack", help="write a .pak or .pk3 of game files from folders",
+                               description="Every file under each FOLDER becomes a member named by its path "
+                                           "relative to that FOLDER (e.g. pack mymod -o mymod/pak1.pak). "
+                                           "Names must be plain relative paths, at most 55 bytes in a .pak; "
+                                           "the archive is written whole or not at all.")
+    pack.add_argument("folders", nargs="+", metavar="FOLDER", type=Path)
+    pack.add_argument("-o", "--output", required=True, type=Path, metavar="ARCHIVE",
+                      help="the archive to write: .pak (Quake PACK) or .pk3 (zip, deflate)")
+    pack.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+
+
+def run_list(args: argparse.Namespace, prog: str = "classic_models") -> int:
+    documents, bad = [], False
+    for path in args.archives:
+        try:
+            with open_archive(path) as archive:
+                members = archive.members()
+                problems = [str(p) for p in archive.problems]
+                warnings = list(archive.warnings)
+                kind = archive.kind
+        except ArchiveError as exc:
+            bad = True
+            documents.append({"archive": str(path), "error": str(exc)})
+            if not args.json:
+                print(f"{prog} list: {exc}", file=sys.stderr)
+            continue
+        bad = bad or bool(problems)
+        documents.append({"archive": str(path), "kind": kind,
+                          "members": [{"name": m.name, "size": m.size} for m in members],
+                          "errors": problems, "warnings": warnings})
+        if args.json:
+            continue
+        width = max((len(str(m.size)) for m in members), default=1)
+        print(f"{path}: {kind}, {len(members)} member(s), {sum(m.size for m in members)} bytes")
+        for member in members:
+            print(f"  {member.size:>{width}}  {member.name}")
+        for text in problems:
+            print(f"  error: {text}")
+        for text in warnings:
+            print(f"  warning: {text}")
+    if args.json:
+        json.dump({"archives": documents}, sys.stdout, indent=2)
+        print()
+    return 1 if bad else 0
+
+
+def collect_files(folders: list[Path], output: Path) -> list[tuple[str, Path]]:
+    """(member name, file) for every file under ``folders``, sorted by name within each folder;
+    the ``output`` archive itself is left out. ArchiveError for a folder that is not one."""
+    skip = output.resolve()
+    found: list[tuple[str, Path]] = []
+    for folder in folders:
+        if not folder.is_dir():
+            raise ArchiveError(folder, "not a folder (pack takes folders; members are named relative to them)")
+        items = []
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames.sort()
+            for filename in filenames:
+                path = Path(dirpath, filename)
+                if path.resolve() == skip:
+                    continue
+                items.append((path.relative_to(folder).as_posix(), path))
+        found += sorted(items, key=lambda item: item[0])
+    return found
+
+
+def run_pack(args: argparse.Namespace, prog: str = "classic_models") -> int:
+    output: Path = args.output
+    if not is_archive_name(output):
+        print(f"{prog} pack: {output}: the archive must end in .pak or .pk3", file=sys.stderr)
+        return USAGE_ERROR
+    if not output.parent.is_dir():
+        print(f"{prog} pack: {output.parent}: no such folder", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        files = collect_files(args.folders, output)
+        if not files:
+            raise ArchiveError(output, "nothing to pack: the folders hold no files")
+        members = []
+        for name, path in files:
+            try:
+                members.append((name, path.read_bytes()))
+            except OSError as exc:
+                raise ArchiveError(path, f"cannot read: {exc.strerror or exc}") from exc
+        write_archive(output, members)
+    except ArchiveError as exc:
+        print(f"{prog} pack: {exc}; nothing written", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{prog} pack: {output}: cannot write: {exc.strerror or exc}; nothing written", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        for name, data in members:
+            print(f"  {len(data):>10}  {name}")
+    print(f"wrote {output}: {len(members)} member(s), {sum(len(d) for _, d in members)} bytes")
+    return 0
+

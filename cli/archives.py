@@ -1,0 +1,372 @@
+"""Archive inputs for ``info``, ``check`` and ``convert``: a whole ``.pak``/``.pk3``, or ``ARCHIVE:MEMBER``.
+
+A member is read through :mod:`..formats.archive` and written, with the files its import would
+look for, into a temporary folder laid out like the game folder (``progs/player.mdl``,
+``players/male/tris.md2`` beside its skins and weapon models), where the importers and ``info``
+find them as they find loose files. The companions come from the game folder the archive sits in
+(:class:`..formats.game_folder.GameFolder`, the engine's search order): for MD2 the skins it names
+and the images and ``.md2`` models of its own folder (a player's skins, icons and weapons), for
+MS3D the images of its folder and the textures it names; an MDL carries its skins. Reports then
+name ``ARCHIVE:MEMBER`` and the archive (or loose file) each skin came from, never the temporary
+folder. Every name written is a plain relative path checked by the archive reader, and each
+target is checked to lie inside the temporary folder, whatever a member is called.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..formats import md2, ms3d
+from ..formats.archive import Archive, ArchiveError, Member, is_archive_name, member_key, open_archive, unsafe_name
+from ..formats.errors import FormatError
+from ..formats.game_folder import GameFolder
+from .inspect import FORMATS, ModelInfo, Problem
+
+IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")
+COMPANION_LIMIT = 64 << 20      # bytes of companions extracted for one member at most
+
+
+@dataclass(frozen=True)
+class ArchiveInput:
+    """A command-line argument naming an archive, or one member (``member``) in it."""
+    text: str
+    archive: Path
+    member: str | None = None
+
+
+def parse_archive_input(text: str) -> ArchiveInput | None:
+    """``pak0.pak`` or ``pak0.pak:progs/player.mdl`` (an existing ``.pak``/``.pk3`` before the colon)."""
+    path = Path(text)
+    if is_archive_name(path) and path.is_file():
+        return ArchiveInput(text, path)
+    start = 0
+    while (colon := text.find(":", start)) >= 0:
+        head = Path(text[:colon])
+        if is_archive_name(head) and head.is_file():
+            return ArchiveInput(text, head, text[colon + 1:])
+        start = colon + 1
+    return None
+
+
+def split_inputs(inputs: list[str]) -> tuple[list[str], list[ArchiveInput]]:
+    """Plain file/folder arguments and archive arguments, each in argument order."""
+    plain, archives = [], []
+    for text in inputs:
+        found = parse_archive_input(text)
+        if found is None:
+            plain.append(text)
+        else:
+            archives.append(found)
+    return plain, archives
+
+
+def member_label(archive: Path | str, name: str) -> str:
+    return f"{archive}:{name}"
+
+
+@dataclass
+class Extracted:
+    """A member written to ``path`` under ``root`` with its companions; ``origins`` maps each written
+    file to where it came from (``ARCHIVE:NAME`` or a loose file's path)."""
+    root: Path
+    path: Path
+    label: str
+    origins: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ArchiveEntry:
+    """One model member to inspect or convert, or a failure (``error``) to report for it."""
+    label: str
+    name: str
+    format: str | None
+    archive: Path
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+class ArchiveSession:
+    """The archives and game folders opened for one command; :meth:`close` releases them."""
+
+    def __init__(self, work: Path | None = None) -> None:
+        self.work = Path(tempfile.mkdtemp(prefix="classic_models_archive_", dir=work))
+        self._archives: dict[Path, Archive | ArchiveError] = {}
+        self._folders: dict[Path, GameFolder | None] = {}
+        self._count = 0
+
+    def __enter__(self) -> "ArchiveSession":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for archive in self._archives.values():
+            if isinstance(archive, Archive):
+                archive.close()
+        for folder in self._folders.values():
+            if folder is not None:
+                folder.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def archive(self, path: Path) -> Archive:
+        """The open archive (raises its :class:`ArchiveError` again on each call if it is bad)."""
+        key = path.resolve()
+        if key not in self._archives:
+            try:
+                self._archives[key] = open_archive(path)
+            except ArchiveError as exc:
+                self._archives[key] = exc
+        found = self._archives[key]
+        if isinstance(found, ArchiveError):
+            raise found
+        return found
+
+    def game_folder(self, archive_path: Path) -> GameFolder | None:
+        key = archive_path.resolve().parent
+        if key not in self._folders:
+            self._folders[key] = GameFolder.around(archive_path)
+        return self._folders[key]
+
+    def entries(self, item: ArchiveInput) -> list[ArchiveEntry]:
+        """The model members ``item`` names: every MD2/MDL/MS3D of the archive (each name once, the
+        entry the engine reads), its broken entries as errors; or the one member asked for."""
+        try:
+            archive = self.archive(item.archive)
+        except ArchiveError as exc:
+            return [ArchiveEntry(str(item.archive) if item.member is None else item.text,
+                                 item.member or "", None, item.archive, error=str(exc))]
+        if item.member is not None:
+            return [self._entry(archive, item.member)]
+        entries, seen = [], set()
+        for member in archive.members():
+            key = member_key(member.name)
+            if key in seen or FORMATS.get(PurePosixPath(member.name.replace("\\", "/")).suffix.lower()) is None:
+                continue
+            seen.add(key)
+            entries.append(self._entry(archive, member.name))
+        for problem in archive.problems:
+            entries.append(ArchiveEntry(member_label(archive.path, problem.member), problem.member,
+                                        _format_of(problem.member), archive.path, error=problem.message))
+        return entries
+
+    def _entry(self, archive: Archive, name: str) -> ArchiveEntry:
+        member = archive.find(name)
+        label = member_label(archive.path, member.name if member else name)
+        fmt = _format_of(name)
+        entry = ArchiveEntry(label, member.name if member else name, fmt, archive.path,
+                             warnings=archive.warnings_for(name))
+        if member is None:
+            bad = [p for p in archive.problems if member_key(p.member or "") == member_key(name)]
+            entry.error = bad[0].message if bad else "no such member in the archive"
+        elif fmt is None:
+            entry.error = f"not a model: expected a member ending in {', '.join(FORMATS)}"
+        return entry
+
+    def extract(self, entry: ArchiveEntry) -> Extracted:
+        """Write ``entry``'s member and its companions into a fresh folder; ArchiveError if unreadable."""
+        archive = self.archive(entry.archive)
+        data = archive.read(entry.name)
+        self._count += 1
+        root = self.work / f"m{self._count}"
+        root.mkdir()
+        target = _target(root, entry.name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        result = Extracted(root, target, entry.label, {str(target): entry.label})
+        folder = self.game_folder(entry.archive)
+        if folder is not None:
+            self._companions(folder, entry, data, result)
+        return result
+
+    def _companions(self, folder: GameFolder, entry: ArchiveEntry, data: bytes, result: Extracted) -> None:
+        wanted = _named_files(entry.format, entry.name, data)
+        if entry.format in ("md2", "ms3d"):
+            wanted += _siblings(folder, entry.name, entry.format)
+        budget = COMPANION_LIMIT
+        done = {member_key(entry.name)}
+        for name in wanted:
+            found = folder.find(name)
+            if found is None or member_key(found.name) in done:
+                continue
+            done.add(member_key(found.name))
+            if found.size > budget:
+                result.notes.append(f"{found.name} not extracted: companions are limited to {COMPANION_LIMIT} bytes")
+                continue
+            try:
+                payload = folder.read(found.name)
+            except ArchiveError as exc:
+                result.notes.append(str(exc))
+                continue
+            budget -= len(payload)
+            target = _target(result.root, found.name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(payload)
+            origin = member_label(found.archive, found.name) if found.archive else str(folder.root / found.name)
+            result.origins[str(target)] = origin
+
+
+def _format_of(name: str) -> str | None:
+    return FORMATS.get(PurePosixPath(name.replace("\\", "/")).suffix.lower())
+
+
+def _target(root: Path, name: str) -> Path:
+    """``name`` under ``root``; refuses anything that is not a plain relative path inside it."""
+    problem = unsafe_name(name)
+    if problem:
+        raise ArchiveError(root, problem, name)
+    target = root.joinpath(*name.replace("\\", "/").split("/"))
+    if os.path.commonpath([root.resolve(), target.resolve()]) != str(root.resolve()):
+        raise ArchiveError(root, "would be written outside the folder", name)
+    return target
+
+
+def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
+    """Game paths a model names: MD2 skins; MS3D textures (beside the model, then as game paths)."""
+    try:
+        if fmt == "md2":
+            return [skin for skin in md2.parse_md2(data).skins if skin]
+        if fmt == "ms3d":
+            folder = PurePosixPath(name.replace("\\", "/")).parent
+            names = []
+            for material in ms3d.parse_ms3d(data).materials:
+                for stored in (material.texture, material.alphamap):
+                    stored = stored.replace("\\", "/").strip()
+                    if stored:
+                        base = stored.rsplit("/", 1)[-1]
+                        names += [str(folder / base), stored.lstrip("./")]
+            return names
+    except FormatError:
+        return []
+    return []
+
+
+def _siblings(folder: GameFolder, name: str, fmt: str) -> list[str]:
+    """Images (and for MD2 the other models: a player's weapons) in the member's own folder."""
+    parent = member_key(str(PurePosixPath(name.replace("\\", "/")).parent))
+    suffixes = IMAGE_SUFFIXES + ((".md2",) if fmt == "md2" else ())
+    found = []
+    for item in folder.files():
+        path = PurePosixPath(item.name.replace("\\", "/"))
+        if member_key(str(path.parent)) == parent and path.suffix.lower() in suffixes:
+            found.append(item.name)
+    return found
+
+
+def relabel(info: ModelInfo, extracted: Extracted, archive: Path) -> ModelInfo:
+    """``info`` of an extracted member as if read in place: its label, and skin paths and messages
+    naming the archive (or loose file) instead of the temporary folder."""
+    info.file = extracted.label
+    root = str(extracted.root)
+    for skin in info.skins:
+        if skin.path:
+            skin.path = extracted.origins.get(skin.path, skin.path.replace(root + os.sep, f"{archive}:"))
+    for problem in info.problems:
+        problem.message = _replace_paths(problem.message, extracted, archive)
+    return info
+
+
+def _replace_paths(text: str, extracted: Extracted, archive: Path) -> str:
+    for temp, origin in sorted(extracted.origins.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(temp, origin)
+    return text.replace(str(extracted.root) + os.sep, f"{archive}:").replace(str(extracted.root), str(archive))
+
+
+def failed_info(entry: ArchiveEntry) -> ModelInfo:
+    info = ModelInfo(file=entry.label, format=entry.format)
+    info.problems.append(Problem("error", entry.error or "cannot be read"))
+    return info
+
+
+def inspect_archive_inputs(items: list[ArchiveInput], inspect_one) -> list[ModelInfo]:
+    """``info``/``check`` of archive arguments: one :class:`ModelInfo` per model member (or failure).
+
+    ``inspect_one(path)`` is the command's own call of :func:`.inspect.inspect_file`."""
+    infos: list[ModelInfo] = []
+    with ArchiveSession() as session:
+        for item in items:
+            for entry in session.entries(item):
+                if entry.error:
+                    infos.append(failed_info(entry))
+                    continue
+                try:
+                    extracted = session.extract(entry)
+                except ArchiveError as exc:
+                    entry.error = exc.message
+                    infos.append(failed_info(entry))
+                    continue
+                info = relabel(inspect_one(extracted.path), extracted, entry.archive)
+                info.problems += [Problem("warning", w) for w in entry.warnings + extracted.notes]
+                infos.append(info)
+                shutil.rmtree(extracted.root, ignore_errors=True)
+    return infos
+
+
+def member_output(out_dir: Path, name: str, target: str) -> Path:
+    """``out_dir/<member path>.<target>``: ``progs/player.mdl`` -> ``out/progs/player.glb``."""
+    relative = PurePosixPath(name.replace("\\", "/")).with_suffix(f".{target}")
+    output = _target(out_dir, str(relative))
+    return output
+
+
+def plan_archive_jobs(items: list[ArchiveInput], settings, out_dir: Path, skip_existing: bool,
+                      session: ArchiveSession, claimed: set[Path]):
+    """Convert jobs for archive arguments (members extracted into ``session``), the results already
+    known (failures, skipped outputs) and, per job source, the label and extraction to report it by."""
+    from .convert import ConvertJob, ConvertResult
+    jobs, known, extractions = [], [], {}
+    for item in items:
+        for entry in session.entries(item):
+            output = None
+            error = entry.error
+            if error is None:
+                try:
+                    output = member_output(out_dir, entry.name, settings.target)
+                except ArchiveError as exc:
+                    error = exc.message
+            if error is None and output.resolve() in claimed:
+                error = f"the output {output} is already another input or another input's output"
+            if error is not None:
+                known.append(ConvertResult(entry.label, None, ok=False, error=error))
+                continue
+            claimed.add(output.resolve())
+            if skip_existing and output.exists():
+                known.append(ConvertResult(entry.label, str(output), ok=True, skipped=True))
+                continue
+            try:
+                extracted = session.extract(entry)
+            except ArchiveError as exc:
+                known.append(ConvertResult(entry.label, str(output), ok=False, error=exc.message))
+                continue
+            extracted.notes += entry.warnings
+            jobs.append(ConvertJob(str(extracted.path), entry.format, str(output), settings))
+            extractions[str(extracted.path)] = (entry.archive, extracted)
+    return jobs, known, extractions
+
+
+def relabel_result(result, extractions) -> None:
+    """A converted member's result naming ``ARCHIVE:MEMBER`` instead of its temporary copy."""
+    found = extractions.get(result.source)
+    if found is None:
+        return
+    archive, extracted = found
+    result.source = extracted.label
+    result.warnings = [_replace_paths(w, extracted, archive) for w in extracted.notes + result.warnings]
+    if result.error:
+        result.error = _replace_paths(result.error, extracted, archive)
+
+
+def relabel_progress(progress, extractions) -> None:
+    """Make ``progress`` relabel each member's result before it prints it (and for the summary)."""
+    if not extractions:
+        return
+    update = progress.update
+
+    def labelled_update(result) -> None:
+        relabel_result(result, extractions)
+        update(result)
+    progress.update = labelled_update
