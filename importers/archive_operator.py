@@ -190,6 +190,8 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         try:
             files = _GameFiles(archive, game)
             jobs = []
+            for warning in (w for name in ticked for w in archive.warnings_for(name)):
+                self.report({"WARNING"}, warning)
             for name in ticked:
                 _, operator_class, importer = FORMATS[PurePosixPath(name).suffix.lower()]
                 options = operator_class.import_options(self, exclude=tuple(ticked))
