@@ -39,11 +39,14 @@ def game_folder_target(path: Path, folders: str) -> Path:
     return chosen.joinpath(*parts) / path.name
 
 
-def make_folders(folder: Path) -> list[Path]:
-    """Create ``folder`` and its missing parents; the ones created, deepest first (for removal)."""
+def make_folders(folder: Path, chosen: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents below the existing folder ``chosen``; the ones
+    created, deepest first (for removal). Nothing when ``chosen`` does not exist."""
+    if folder == chosen or not chosen.is_dir():
+        return []
     missing = []
     current = folder
-    while not current.exists():
+    while current != chosen and not current.exists():
         missing.append(current)
         current = current.parent
     folder.mkdir(parents=True, exist_ok=True)

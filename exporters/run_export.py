@@ -62,8 +62,8 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     wm.progress_begin(0, 1)
     created: list[Path] = []
     try:
-        path = game_folder_target(path, getattr(operator, "game_folder_path", ""))
-        created = make_folders(path.parent)
+        chosen, path = path.parent, game_folder_target(path, getattr(operator, "game_folder_path", ""))
+        created = make_folders(path.parent, chosen)
         report = exporter(context, path, objects, options)
     except (ExportError, FormatError) as exc:
         remove_empty(created)

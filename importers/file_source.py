@@ -15,7 +15,9 @@ Importers read the model's bytes and look up its skins, textures and weapon mode
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -24,7 +26,7 @@ import numpy as np
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
 from ..common.skin_images import load_skin_image, skin_image_from_data
-from ..formats.archive import Archive
+from ..formats.archive import Archive, open_archive
 from ..formats.errors import FormatError
 from ..formats.game_folder import GameFolder
 from .skin_lookup import (DEFAULT_EXTENSIONS, _SEPARATORS, _candidate_names, _refusal, describe_texture_search,
@@ -49,9 +51,11 @@ class FoundFile:
 
 @dataclass
 class SkinFound:
-    """The skin a stored name refers to (None if not found or refused) and what the user should hear."""
+    """The skin a stored name refers to (None if not found or refused) and what the user should hear:
+    ``warning`` a miss, a refusal or a substitute; ``note`` where a skin found elsewhere came from."""
     file: FoundFile | None
     warning: str | None = None
+    note: str | None = None
 
 
 @dataclass
@@ -110,31 +114,28 @@ class LooseSource(ModelSource):
         self.path = Path(path)
         self.name = self.path.name
         self.where = str(self.path)
-        self._game: GameFolder | None | bool = False
 
     def read(self) -> bytes:
         return self.path.read_bytes()
 
-    def game_folder(self) -> GameFolder | None:
-        if self._game is False:
-            try:
-                self._game = GameFolder.around(self.path)
-            except (FormatError, OSError):
-                self._game = None
-        return self._game
-
     def skin(self, skin_name: str) -> SkinFound:
+        """:func:`.skin_lookup.find_skin` on disk; if it finds nothing, the stored path in the archives
+        of the game folder the model sits in (their loose files were searched already)."""
         lookup = find_skin(self.path, skin_name)
         if lookup.path is not None:
             return SkinFound(loose_file(lookup.path), lookup.warning)
         if _refusal(skin_name.strip()) is None:
-            game = self.game_folder()
-            found = _stored_path(_GameFiles(None, game), skin_name) if game is not None else None
-            if found is not None and found.archive is not None:
-                note = None if PurePosixPath(found.member).name.lower() == _base(skin_name).lower() else \
-                    f"skin {skin_name!r} not found as stored; using {found.name}"
-                return SkinFound(found, "; ".join(filter(None, [note, f"skin {skin_name!r} found in "
-                                                                      f"{found.where}"])))
+            try:
+                game = GameFolder.around(self.path)
+            except (FormatError, OSError):
+                game = None
+            if game is not None:
+                with game:
+                    found = _stored_path(_GameFiles(None, game), skin_name)
+                if found is not None and found.archive is not None:
+                    other = found.name.lower() != _base(skin_name).lower()
+                    return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}" if other
+                                     else None, f"skin {skin_name!r} found in {found.where}")
         return SkinFound(None, lookup.warning)
 
     def own_skins(self) -> OwnFound | None:
@@ -176,7 +177,7 @@ class _GameFiles:
 
     def __init__(self, archive: Archive | None, game: GameFolder | None) -> None:
         self.archive, self.game = archive, game
-        self._folders: dict[str, dict[str, FoundFile]] | None = None
+        self._folders: dict[str, dict[str, tuple[str, Path | None]]] | None = None
 
     def _found(self, name: str, archive_path: Path | None) -> FoundFile:
         if archive_path is None and self.game is not None:
@@ -185,8 +186,8 @@ class _GameFiles:
         if self.archive is not None and archive_path == self.archive.path:
             reader = self.archive.read
         else:
-            reader = self.game.read
-        return FoundFile(PurePosixPath(name).name, member_label(archive_path, name), lambda: reader(name),
+            reader = partial(_read_member, archive_path)
+        return FoundFile(PurePosixPath(name).name, member_label(archive_path, name), partial(reader, name),
                          archive=archive_path, member=name)
 
     def find(self, name: str) -> FoundFile | None:
@@ -201,18 +202,47 @@ class _GameFiles:
         return None
 
     def folder(self, folder: str) -> dict[str, FoundFile]:
-        """Lower-cased base name -> file, for the files directly in ``folder`` ('' = the root)."""
+        """Lower-cased base name -> file, for the files directly in ``folder`` ('' = the root): the
+        directories of the archives in search order, then that one loose folder (nothing is walked)."""
         if self._folders is None:
             self._folders = {}
-            entries = []
-            if self.archive is not None:
-                entries += [(m.name, self.archive.path) for m in self.archive.members()]
+            archives = [self.archive] if self.archive is not None else []
             if self.game is not None:
-                entries += [(f.name, f.archive) for f in self.game.files()]
-            for name, archive_path in entries:
-                parent, _, base = name.rpartition("/")
-                self._folders.setdefault(parent.lower(), {}).setdefault(base.lower(), (name, archive_path))
-        return {base: self._found(*entry) for base, entry in self._folders.get(folder.lower(), {}).items()}
+                archives += [a for a in map(self.game.archive, self.game.archive_paths) if a is not None]
+            for archive in archives:
+                for member in archive.members():
+                    parent, _, base = member.name.rpartition("/")
+                    self._folders.setdefault(parent.lower(), {}).setdefault(base.lower(), (member.name, archive.path))
+        listing = dict(self._folders.get(folder.lower(), {}))
+        if self.game is not None:
+            for name in _loose_folder(self.game.root, folder):
+                listing.setdefault(name.rpartition("/")[2].lower(), (name, None))
+        return {base: self._found(*entry) for base, entry in listing.items()}
+
+
+def _loose_folder(root: Path, folder: str) -> list[str]:
+    """The files directly in ``root/folder`` (each part matched without case), as game paths."""
+    current, parts = root, []
+    for part in [p for p in folder.split("/") if p]:
+        try:
+            match = next((e.name for e in sorted(os.scandir(current), key=lambda e: e.name)
+                          if e.name.lower() == part.lower() and e.is_dir()), None)
+        except OSError:
+            return []
+        if match is None:
+            return []
+        current, parts = current / match, parts + [match]
+    try:
+        with os.scandir(current) as entries:
+            return sorted("/".join(parts + [e.name]) for e in entries if e.is_file())
+    except OSError:
+        return []
+
+
+def _read_member(archive: Path, name: str) -> bytes:
+    """One member of another archive of the game folder, opened for this read only."""
+    with open_archive(archive) as opened:
+        return opened.read(name)
 
 
 def _stored_path(files: _GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
@@ -281,7 +311,8 @@ class ArchiveSource(ModelSource):
         for base, file in sorted(self.files.folder(self.folder).items()):
             stem, _, ext = base.rpartition(".")
             if ext == "md2" and (stem == "weapon" or stem.startswith("w_")) and file.member.lower() not in skip:
-                found.append(ArchiveSource(None, file.member, self.game, self.files, file))
+                found.append(LooseSource(file.path) if file.path is not None
+                             else ArchiveSource(None, file.member, self.game, self.files, file))
         return found
 
     def texture(self, stored: str) -> FoundFile | None:

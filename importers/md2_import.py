@@ -150,6 +150,8 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
     for lookup in lookups:
         if lookup.warning and not (own is not None and lookup.file is None):
             result.warnings.append(f"{source.label}: {lookup.warning}")
+        if lookup.note and own is None:
+            result.infos.append(f"{source.label}: {lookup.note}")
     images = []
     for skin, lookup in zip(named, lookups):
         images.append(_load(source, lookup.file, palette, result) if lookup.file is not None and own is None else None)

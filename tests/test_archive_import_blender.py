@@ -365,6 +365,11 @@ def test_a_game_folder_path_cannot_lead_outside(bpy_scene, tmp_path):
         with pytest.raises(RuntimeError, match="must stay under the chosen folder"):
             bpy.ops.export_scene.mdl(filepath=str(chosen / "ogre.mdl"), game_folder_path=bad)
     assert not any((tmp_path / "out").rglob("*.mdl")) and not (tmp_path / "escape").exists()
+    for obj in bpy.data.objects:
+        obj.select_set(False)
+    with pytest.raises(RuntimeError, match="nothing to export"):
+        bpy.ops.export_scene.mdl(filepath=str(chosen / "ogre.mdl"), game_folder_path="progs/new")
+    assert list(chosen.iterdir()) == []          # the folders made for the failed export are gone
 
 
 # -- the user interface ------------------------------------------------------------------------------
