@@ -17,7 +17,7 @@ from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringPrope
 
 from ..formats.archive import ArchiveError, member_key, open_archive
 from ..formats.game_folder import GameFolder
-from .file_source import ArchiveSource, _GameFiles
+from .file_source import ArchiveSource, GameFiles
 from .md2_import import import_md2
 from .mdl_import import import_mdl
 from .ms3d_import import import_ms3d
@@ -188,7 +188,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
             return {"CANCELLED"}
         game = GameFolder.around(path)
         try:
-            files = _GameFiles(archive, game)
+            files = GameFiles(archive, game)
             jobs = []
             for warning in (w for name in ticked for w in archive.warnings_for(name)):
                 self.report({"WARNING"}, warning)

@@ -131,7 +131,7 @@ class LooseSource(ModelSource):
                 game = None
             if game is not None:
                 with game:
-                    found = _stored_path(_GameFiles(None, game), skin_name)
+                    found = _stored_path(GameFiles(None, game), skin_name)
                 if found is not None and found.archive is not None:
                     other = found.name.lower() != _base(skin_name).lower()
                     return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}" if other
@@ -171,7 +171,7 @@ def _base(skin_name: str) -> str:
     return parts[-1] if parts else ""
 
 
-class _GameFiles:
+class GameFiles:
     """The files a member model reaches: its own archive first, then its game folder (engine order).
     Names compare case-insensitively; a folder's listing is built once."""
 
@@ -245,7 +245,7 @@ def _read_member(archive: Path, name: str) -> bytes:
         return opened.read(name)
 
 
-def _stored_path(files: _GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
+def _stored_path(files: GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
     """A stored skin name looked up as :func:`.skin_lookup.find_skin` does on disk: beside the model
     (folder ``beside``), then the stored path from the game folder's root; any case, other extensions."""
     parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
@@ -265,8 +265,8 @@ class ArchiveSource(ModelSource):
     """A member of an opened archive; ``game`` is the game folder the archive sits in (or None)."""
 
     def __init__(self, archive: Archive, member: str, game: GameFolder | None = None,
-                 files: _GameFiles | None = None, found: FoundFile | None = None) -> None:
-        self.files = files if files is not None else _GameFiles(archive, game)
+                 files: GameFiles | None = None, found: FoundFile | None = None) -> None:
+        self.files = files if files is not None else GameFiles(archive, game)
         self.game = game
         self.member = member
         self.archive = Path(found.archive if found is not None else archive.path)

@@ -5,6 +5,7 @@ game folder in the engine's order, broken members are reported while the others 
 export writes the member's bytes under the game folder."""
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
-from conftest import CORPUS
+from conftest import CHECKOUT, CORPUS
 from formats.archive import open_archive, write_archive
 from formats.md2 import serialize_md2
 from formats.mdl import serialize_mdl
@@ -405,3 +406,17 @@ def test_the_sidebar_names_the_archive_and_member(bpy_scene, tmp_path, extension
     lines: list[str] = []
     extension_module(extension, "ui.panel")._draw_archive(_Layout(lines), group)
     assert lines == ["Archive: pak0.pak", "Member: models/thing/thing.ms3d"]
+
+
+def test_the_archive_sheet_tool_lists_imports_and_errors(bpy_scene, tmp_path):
+    files = quake2_tree(tmp_path)
+    archive = tmp_path / "pak0.pak"
+    write_archive(archive, [("progs/ogre.mdl", files["progs/ogre.mdl"]), ("progs/null.mdl", files["progs/ogre.mdl"][:90])])
+    sheet = tmp_path / "sheet.png"
+    result = subprocess.run([sys.executable, "tools/archive_sheet.py", str(archive), "--markdown", "-o", str(sheet)],
+                            cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"| progs/ogre.mdl | MDL | {len(files['progs/ogre.mdl'])} | ogre, 8 frames |" in result.stdout
+    assert "| progs/null.mdl | MDL | 90 | error: " in result.stdout
+    assert "1 of 2 models imported in one call" in result.stdout
+    assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
