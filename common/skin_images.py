@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import bpy
 
+from ..formats.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.pcx import decode_pcx
-from .contract import SOURCE_DIGEST, SOURCE_PATH
+from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -51,8 +52,8 @@ def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.
     return image
 
 
-def skin_image_from_data(name: str, data: bytes, source: str,
-                         palette: np.ndarray | None = None) -> bpy.types.Image:
+def skin_image_from_data(name: str, data: bytes, source: str, palette: np.ndarray | None = None,
+                         archive: Path | None = None, member: str = "") -> bpy.types.Image:
     """:func:`load_skin_image` for a file held in memory (an archive member): PCX through our decoder,
     other formats packed as they are and decoded by Blender from the packed bytes. ``source`` names
     where the bytes came from (``pak0.pak:players/male/grunt.pcx``); nothing touches the disk."""
@@ -76,7 +77,22 @@ def skin_image_from_data(name: str, data: bytes, source: str,
             raise FormatError("Blender cannot decode this image", filename=source)
     image[SOURCE_PATH] = source
     image[SOURCE_DIGEST] = packed_digest(image)
+    if archive is not None:
+        image[SOURCE_ARCHIVE], image[SOURCE_MEMBER] = str(archive), member
     return image
+
+
+def unchanged_member_bytes(image: bpy.types.Image, suffix: str) -> tuple[bytes, str] | None:
+    """The bytes of the archive member an unchanged ``image`` was read from, if its name ends with
+    ``suffix``, and where they came from; None otherwise or when the archive cannot be read now."""
+    archive, member = image.get(SOURCE_ARCHIVE), image.get(SOURCE_MEMBER)
+    if not archive or not member or not str(member).lower().endswith(suffix.lower()) or not image_unchanged(image):
+        return None
+    try:
+        with open_archive(str(archive)) as opened:
+            return opened.read(str(member)), f"{archive}:{member}"
+    except ArchiveError:
+        return None
 
 
 def packed_digest(image: bpy.types.Image) -> str:

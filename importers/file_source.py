@@ -342,7 +342,7 @@ def load_found_image(found: FoundFile, palette: np.ndarray | None = None) -> bpy
     member. Raises FormatError (``ArchiveError`` for a broken member) or OSError."""
     if found.path is not None:
         return load_skin_image(found.path, palette)
-    return skin_image_from_data(found.name, found.read(), found.where, palette)
+    return skin_image_from_data(found.name, found.read(), found.where, palette, found.archive, found.member)
 
 
 def remember_source(obj: bpy.types.Object, source: ModelSource) -> None:

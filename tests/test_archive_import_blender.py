@@ -420,3 +420,24 @@ def test_the_archive_sheet_tool_lists_imports_and_errors(bpy_scene, tmp_path):
     assert "| progs/null.mdl | MDL | 90 | error: " in result.stdout
     assert "1 of 2 models imported in one call" in result.stdout
     assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unchanged_skins_and_textures_from_an_archive_are_copied_byte_for_byte(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    files = quake2_tree(tmp_path)
+    archive = tmp_path / "baseq2" / "pak0.pak"
+    archive.parent.mkdir()
+    write_archive(archive, sorted(files.items()))
+    mod = tmp_path / "mymod"
+    mod.mkdir()
+    for name, operator, options in (("players/male/tris.md2", bpy.ops.export_scene.md2, {"skins": "PCX"}),
+                                    ("models/thing/thing.ms3d", bpy.ops.export_scene.ms3d, {"textures": "COPY"})):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        assert import_members(bpy, archive, [name], load_weapons=False) == {"FINISHED"}
+        for obj in bpy.data.objects:
+            obj.select_set(True)
+        folders = str(Path(name).parent)
+        assert operator(filepath=str(mod / Path(name).name), game_folder_path=folders, **options) == {"FINISHED"}
+        assert (mod / name).read_bytes() == files[name]
+    assert (mod / "players/male/grunt.pcx").read_bytes() == files["players/male/grunt.pcx"]
+    assert (mod / "models/thing/Paint.PNG").read_bytes() == files["models/thing/textures/paint.png"]
