@@ -441,3 +441,32 @@ def test_unchanged_skins_and_textures_from_an_archive_are_copied_byte_for_byte(b
         assert (mod / name).read_bytes() == files[name]
     assert (mod / "players/male/grunt.pcx").read_bytes() == files["players/male/grunt.pcx"]
     assert (mod / "models/thing/Paint.PNG").read_bytes() == files["models/thing/textures/paint.png"]
+
+
+def test_all_shown_ticks_the_models_the_filter_shows(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    files = quake2_tree(tmp_path)
+    archive = tmp_path / "pak0.pak"
+    write_archive(archive, sorted(files.items()))
+    models = [entry(n, ticked=False) for n in files if Path(n).suffix in OPERATORS]
+    assert bpy.ops.import_scene.game_archive(filepath=str(archive), models=models, model_filter="ITEMS/",
+                                             tick_shown=True) == {"FINISHED"}
+    assert sorted(o["archive_member"] for o in bpy.data.objects) == ["models/items/box/tris.md2",
+                                                                    "models/items/crate/tris.md2"]
+
+
+def test_an_unreadable_directory_entry_is_listed_with_its_problem_and_reported(bpy_scene, tmp_path, extension):
+    bpy = bpy_scene
+    files = quake2_tree(tmp_path)
+    archive = tmp_path / "pak0.pak"
+    write_archive(archive, [("progs/ogre.mdl", files["progs/ogre.mdl"]), ("progs/far.mdl", files["progs/ogre.mdl"])])
+    data = bytearray(archive.read_bytes())
+    dirofs = int.from_bytes(data[4:8], "little")
+    data[dirofs + 64 + 60:dirofs + 64 + 64] = (10 ** 8).to_bytes(4, "little")      # far.mdl's filelen
+    archive.write_bytes(bytes(data))
+    listed, error = extension_module(extension, "importers.archive_operator").archive_models(archive)
+    assert error == "" and [m[0] for m in listed] == ["progs/ogre.mdl", "progs/far.mdl"]
+    assert listed[0][3] == "" and "outside the file" in listed[1][3]
+    with pytest.raises(RuntimeError, match=r"pak0\.pak:progs/far\.mdl: data .* outside the file"):
+        import_members(bpy, archive, ["progs/ogre.mdl", "progs/far.mdl"])
+    assert [o["archive_member"] for o in bpy.data.objects] == ["progs/ogre.mdl"]
