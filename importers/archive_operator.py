@@ -160,8 +160,12 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         row.prop(self, "tick_shown")
         layout.template_list("CLASSIC_MODELS_UL_archive_models", "", self, "models", self, "active_model", rows=10)
         shown: set[str] = set()
-        sections = [("MD2 and MDL", FrameImportBase)] + [(label, cls) for label, cls, _ in FORMATS.values()]
-        for label, operator_class in sections:
+        present = set(formats) or {"MD2", "MDL", "MS3D"}
+        sections = [("MD2 and MDL", FrameImportBase, {"MD2", "MDL"})] + [
+            (label, cls, {label}) for label, cls, _ in FORMATS.values()]
+        for label, operator_class, kinds in sections:
+            if not kinds & present:
+                continue
             names = [n for n in format_options(operator_class) if n not in shown]
             if names:
                 box = layout.box()
@@ -173,7 +177,9 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
     def execute(self, context):
         if not self.models:          # called from a script with the archive only
             self._refresh()
-        ticked = [m.name for m in self.models if m.ticked]
+        ticked = [m.name for m in self.models if m.ticked and model_format(m.name)]
+        for name in (m.name for m in self.models if m.ticked and not model_format(m.name)):
+            self.report({"ERROR"}, f"{self.filepath}:{name}: not a model this importer reads (MD2, MDL, MS3D)")
         if self.list_error:
             self.report({"ERROR"}, self.list_error)
             return {"CANCELLED"}

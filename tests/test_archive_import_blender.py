@@ -470,3 +470,14 @@ def test_an_unreadable_directory_entry_is_listed_with_its_problem_and_reported(b
     with pytest.raises(RuntimeError, match=r"pak0\.pak:progs/far\.mdl: data .* outside the file"):
         import_members(bpy, archive, ["progs/ogre.mdl", "progs/far.mdl"])
     assert [o["archive_member"] for o in bpy.data.objects] == ["progs/ogre.mdl"]
+
+
+def test_the_dialog_counts_the_models_and_shows_the_options_of_their_formats(bpy_scene, extension):
+    from types import SimpleNamespace
+    module = extension_module(extension, "importers.archive_operator")
+    models = [SimpleNamespace(name=n, format=f, ticked=t) for n, f, t in
+              (("progs/a.mdl", "MDL", True), ("progs/b.mdl", "MDL", False), ("models/c.ms3d", "MS3D", True))]
+    lines: list[str] = []
+    fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models)
+    module.IMPORT_SCENE_OT_game_archive.draw(fake, bpy_scene.context)
+    assert lines == ["3 models (2 MDL, 1 MS3D), 2 ticked", "MD2 and MDL", "MDL", "MS3D"]
