@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import axis_conversion_ensure
 
 from ..formats.archive import ArchiveError, member_key, open_archive
 from ..formats.game_folder import GameFolder
@@ -145,7 +146,8 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def check(self, context):
-        return self._refresh()
+        axes = axis_conversion_ensure(self, "axis_forward", "axis_up")    # as ImportHelper does for MS3D
+        return self._refresh() or axes
 
     def draw(self, context):
         layout = self.layout
