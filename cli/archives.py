@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..formats import md2, ms3d
-from ..formats.archive import Archive, ArchiveError, Member, is_archive_name, member_key, open_archive, unsafe_name
+from ..formats.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
 from ..formats.game_folder import GameFolder
 from .inspect import FORMATS, ModelInfo, Problem
@@ -96,6 +96,7 @@ class ArchiveSession:
         self.work = Path(tempfile.mkdtemp(prefix="classic_models_archive_", dir=work))
         self._archives: dict[Path, Archive | ArchiveError] = {}
         self._folders: dict[Path, GameFolder | None] = {}
+        self._files: dict[Path, list[str]] = {}
         self._count = 0
 
     def __enter__(self) -> "ArchiveSession":
@@ -152,6 +153,9 @@ class ArchiveSession:
         for problem in archive.problems:
             entries.append(ArchiveEntry(member_label(archive.path, problem.member), problem.member,
                                         _format_of(problem.member), archive.path, error=problem.message))
+        if not entries:
+            entries.append(ArchiveEntry(str(archive.path), "", None, archive.path,
+                                        error=f"no {', '.join(FORMATS)} members in this archive"))
         return entries
 
     def _entry(self, archive: Archive, name: str) -> ArchiveEntry:
@@ -168,7 +172,15 @@ class ArchiveSession:
         return entry
 
     def extract(self, entry: ArchiveEntry) -> Extracted:
-        """Write ``entry``'s member and its companions into a fresh folder; ArchiveError if unreadable."""
+        """Write ``entry``'s member and its companions into a fresh folder; ArchiveError if unreadable
+        (or if the temporary folder cannot be written)."""
+        try:
+            return self._extract(entry)
+        except OSError as exc:
+            raise ArchiveError(entry.archive, f"cannot extract to {self.work}: {exc.strerror or exc}",
+                               entry.name) from exc
+
+    def _extract(self, entry: ArchiveEntry) -> Extracted:
         archive = self.archive(entry.archive)
         data = archive.read(entry.name)
         self._count += 1
@@ -186,7 +198,9 @@ class ArchiveSession:
     def _companions(self, folder: GameFolder, entry: ArchiveEntry, data: bytes, result: Extracted) -> None:
         wanted = _named_files(entry.format, entry.name, data)
         if entry.format in ("md2", "ms3d"):
-            wanted += _siblings(folder, entry.name, entry.format)
+            if folder.root not in self._files:
+                self._files[folder.root] = [f.name for f in folder.files()]
+            wanted += _siblings(self._files[folder.root], entry.name, entry.format)
         budget = COMPANION_LIMIT
         done = {member_key(entry.name)}
         for name in wanted:
@@ -206,8 +220,16 @@ class ArchiveSession:
             target = _target(result.root, found.name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(payload)
-            origin = member_label(found.archive, found.name) if found.archive else str(folder.root / found.name)
-            result.origins[str(target)] = origin
+            source = _as_given(found.archive or folder.root / found.name, entry.archive)
+            result.origins[str(target)] = member_label(source, found.name) if found.archive else str(source)
+
+
+def _as_given(path: Path, archive: Path) -> Path:
+    """``path`` (absolute, in the game folder) spelled from the folder of ``archive`` as the user gave it."""
+    try:
+        return archive.parent / path.relative_to(archive.resolve().parent)
+    except ValueError:
+        return path
 
 
 def _format_of(name: str) -> str | None:
@@ -245,15 +267,16 @@ def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
     return []
 
 
-def _siblings(folder: GameFolder, name: str, fmt: str) -> list[str]:
-    """Images (and for MD2 the other models: a player's weapons) in the member's own folder."""
+def _siblings(files: list[str], name: str, fmt: str) -> list[str]:
+    """Images (and for MD2 the other models: a player's weapons) among the game folder's ``files``
+    in the member's own folder."""
     parent = member_key(str(PurePosixPath(name.replace("\\", "/")).parent))
     suffixes = IMAGE_SUFFIXES + ((".md2",) if fmt == "md2" else ())
     found = []
-    for item in folder.files():
-        path = PurePosixPath(item.name.replace("\\", "/"))
+    for item in files:
+        path = PurePosixPath(item.replace("\\", "/"))
         if member_key(str(path.parent)) == parent and path.suffix.lower() in suffixes:
-            found.append(item.name)
+            found.append(item)
     return found
 
 
@@ -265,6 +288,8 @@ def relabel(info: ModelInfo, extracted: Extracted, archive: Path) -> ModelInfo:
     for skin in info.skins:
         if skin.path:
             skin.path = extracted.origins.get(skin.path, skin.path.replace(root + os.sep, f"{archive}:"))
+        if skin.note:
+            skin.note = _replace_paths(skin.note, extracted, archive)
     for problem in info.problems:
         problem.message = _replace_paths(problem.message, extracted, archive)
     return info

@@ -44,7 +44,8 @@ ZIP_LOCAL_MAGIC = b"PK\x03\x04"
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 ARCHIVE_SUFFIXES = (".pak", ".pk3")
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_CHUNK = 1 << 20
+_CONTROL = re.compile(r"[\x00-\x1f]")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 class ArchiveError(FormatError):
@@ -73,7 +74,7 @@ def unsafe_name(name: str) -> str | None:
     empty part, a control character), or None."""
     if not name:
         return "empty name"
-    if any(ord(c) < 32 for c in name):
+    if _CONTROL.search(name):
         return "control character in the name"
     path = name.replace("\\", "/")
     if path.startswith("/"):
@@ -402,7 +403,7 @@ def write_archive(path: str | os.PathLike, members: list[tuple[str, bytes]]) -> 
             else:
                 with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
                     for name, data in members:
-                        archive.writestr(name, data)
+                        archive.writestr(_zip_info(name), data)
             handle.flush()
             os.fsync(handle.fileno())
         _verify(tmp, members, path)
@@ -411,6 +412,14 @@ def write_archive(path: str | os.PathLike, members: list[tuple[str, bytes]]) -> 
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _zip_info(name: str) -> zipfile.ZipInfo:
+    """A deflated member with a fixed date (1980-01-01) and mode 0644: the same files give the same archive."""
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o100644 << 16
+    return info
 
 
 def _verify(tmp: Path, members: list[tuple[str, bytes]], path: Path) -> None:

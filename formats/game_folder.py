@@ -3,7 +3,8 @@
 Search order, first match wins (see README "Game archives" for the engine code each rule follows):
 
 1. ``*.pk3`` in name order, the later overriding the earlier (DarkPlaces ``fs.c``
-   ``FS_AddGameDirectory``: every pk3 is put in front of the paks);
+   ``FS_AddGameDirectory``: every pk3 is put in front of the paks; FTE ``engine/common/fs.c``
+   registers ``pak`` before ``pk3`` and adds the archives of each format in that order);
 2. ``pakN.pak`` by number, a higher number overriding a lower one (Quake ``common.c``
    ``COM_AddGameDirectory``, Quake II ``files.c`` ``FS_AddGameDirectory``: each pak goes in front of
    the search path), then any other ``*.pak`` in name order below them (DarkPlaces, FTE);

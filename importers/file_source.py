@@ -8,10 +8,11 @@ Importers read the model's bytes and look up its skins, textures and weapon mode
   name is not found on disk it also asks the archives of the game folder the model sits in
   (``formats/game_folder.py``: a loose ``baseq2/models/x/tris.md2`` gets its skin from
   ``baseq2/pak0.pak``).
-- :class:`ArchiveSource` is a member of an opened archive. Files it names are looked up in that
-  archive first, then in its game folder (the other archives and the loose files, in the engine's
-  order), with the same rules as for loose files: beside the model, then the stored path from the
-  game folder's root (member names are game paths), any case, the other image extensions.
+- :class:`ArchiveSource` is a member of an opened archive. Files it names are looked up in the game
+  folder the archive sits in (its archives, this one among them, and its loose files, in the engine's
+  order: what the game would show), with the same rules as for loose files: beside the model, then the
+  stored path from the game folder's root (member names are game paths), any case, the other image
+  extensions.
 """
 from __future__ import annotations
 
@@ -172,12 +173,13 @@ def _base(skin_name: str) -> str:
 
 
 class GameFiles:
-    """The files a member model reaches: its own archive first, then its game folder (engine order).
-    Names compare case-insensitively; a folder's listing is built once."""
+    """The files a member model reaches: those of the game folder its archive sits in, in the engine's
+    order (the archive is one of the folder's archives; without a game folder, the archive alone).
+    Names compare case-insensitively; the archives' folder listings are built once."""
 
     def __init__(self, archive: Archive | None, game: GameFolder | None) -> None:
         self.archive, self.game = archive, game
-        self._folders: dict[str, dict[str, tuple[str, Path | None]]] | None = None
+        self._folders: dict[str, dict[str, tuple[str, Path | None, float]]] | None = None
 
     def _found(self, name: str, archive_path: Path | None) -> FoundFile:
         if archive_path is None and self.game is not None:
@@ -191,33 +193,53 @@ class GameFiles:
                          archive=archive_path, member=name)
 
     def find(self, name: str) -> FoundFile | None:
-        if self.archive is not None:
-            member = self.archive.find(name)
-            if member is not None:
-                return self._found(member.name, self.archive.path)
         if self.game is not None:
             found = self.game.find(name)
             if found is not None:
                 return self._found(found.name, found.archive)
+        if self.archive is not None and not self._in_game():
+            member = self.archive.find(name)
+            if member is not None:
+                return self._found(member.name, self.archive.path)
         return None
 
+    def _in_game(self) -> bool:
+        """True when the own archive is one of the game folder's (so the folder's order covers it)."""
+        if self.game is None or self.archive is None:
+            return False
+        own = Path(os.path.abspath(self.archive.path)).resolve()
+        return any(Path(p).resolve() == own for p in self.game.archive_paths)
+
     def folder(self, folder: str) -> dict[str, FoundFile]:
-        """Lower-cased base name -> file, for the files directly in ``folder`` ('' = the root): the
-        directories of the archives in search order, then that one loose folder (nothing is walked)."""
+        """Lower-cased base name -> file, for the files directly in ``folder`` ('' = the root): the game
+        folder's archives in search order and that one loose folder (last, or first where the folder
+        reads loose files first); nothing is walked."""
         if self._folders is None:
             self._folders = {}
-            archives = [self.archive] if self.archive is not None else []
-            if self.game is not None:
-                archives += [a for a in map(self.game.archive, self.game.archive_paths) if a is not None]
-            for archive in archives:
+            for rank, archive in self._archives():
                 for member in archive.members():
                     parent, _, base = member.name.rpartition("/")
-                    self._folders.setdefault(parent.lower(), {}).setdefault(base.lower(), (member.name, archive.path))
+                    entry = (member.name, archive.path, rank)
+                    self._folders.setdefault(parent.lower(), {}).setdefault(base.lower(), entry)
         listing = dict(self._folders.get(folder.lower(), {}))
         if self.game is not None:
+            loose_rank = 0.5 if self.game.loose_first else float("inf")
             for name in _loose_folder(self.game.root, folder):
-                listing.setdefault(name.rpartition("/")[2].lower(), (name, None))
-        return {base: self._found(*entry) for base, entry in listing.items()}
+                base = name.rpartition("/")[2].lower()
+                if base not in listing or listing[base][2] > loose_rank:
+                    listing[base] = (name, None, loose_rank)
+        return {base: self._found(name, where) for base, (name, where, _) in listing.items()}
+
+    def _archives(self) -> list[tuple[float, Archive]]:
+        """(rank, archive) in search order: the game folder's (1, 2, ...), then the own archive if it
+        is not one of them."""
+        ranked = []
+        if self.game is not None:
+            opened = [self.game.archive(path) for path in self.game.archive_paths]
+            ranked += [(1.0 + i, a) for i, a in enumerate(opened) if a is not None]
+        if self.archive is not None and not self._in_game():
+            ranked.append((1.0 + len(ranked), self.archive))
+        return ranked
 
 
 def _loose_folder(root: Path, folder: str) -> list[str]:

@@ -76,6 +76,15 @@ def test_pk3_stored_members_and_content_not_suffix_decide_the_kind(tmp_path):
         assert archive.read("maps/e1m1.bsp") == bytes(1000)
 
 
+def test_unsafe_names():
+    for name in ("progs/player.mdl", "a b/c.d", "players/male/tris.md2", "x"):
+        assert unsafe_name(name) is None, name
+    for name, why in (("", "empty"), ("/a", "absolute"), ("\\a", "absolute"), ("C:a", "drive letter"),
+                      ("a/b:c", "':'"), ("a/../b", "'..'"), ("a\\..\\b", "'..'"), ("a//b", "empty"),
+                      ("./a", "'.'"), ("a/", "empty"), ("a\tb", "control character")):
+        assert why in unsafe_name(name), name
+
+
 def test_is_archive_name():
     assert is_archive_name("x/PAK0.PAK") and is_archive_name("mod.pk3")
     assert not is_archive_name("pak0.zip") and not is_archive_name("tris.md2")
@@ -273,6 +282,9 @@ def test_write_archive_round_trips(tmp_path, kind):
     write_archive(path, FILES)
     with open_archive(path) as archive:
         assert [(m.name, archive.read(m.name)) for m in archive.members()] == FILES
+    again = tmp_path / f"again.{kind}"
+    write_archive(again, FILES)
+    assert again.read_bytes() == path.read_bytes(), "the same files give the same archive"
     if kind == "pak":
         data = path.read_bytes()
         assert [(n, s) for n, _, s in directory_by_struct(data)] == [(n, len(d)) for n, d in FILES]

@@ -228,8 +228,8 @@ def test_skins_follow_the_engine_order_of_the_game_folder(bpy_scene, tmp_path):
     obj = bpy.context.view_layer.objects.active
     sources = [next(n.image for n in m.node_tree.nodes if n.type == "TEX_IMAGE")["source_path"]
                for m in obj.data.materials]
-    # the model's own archive first, then pak1 over pak0 over loose files
-    assert sources == [f"{game / 'pak0.pak'}:models/x/skin.pcx", f"{game / 'pak0.pak'}:models/x/other.pcx",
+    # pak1 over pak0 (the model's own archive) over loose files, as the game shows it
+    assert sources == [f"{game / 'pak1.pak'}:models/x/skin.pcx", f"{game / 'pak0.pak'}:models/x/other.pcx",
                        str(game / "models/x/third.pcx")]
     bpy.ops.wm.read_homefile(use_empty=True)
     write_archive(game / "pak2.pak", [("models/y/tris.md2", md2_bytes(["models/x/skin.pcx"]))])
@@ -481,3 +481,18 @@ def test_the_dialog_counts_the_models_and_shows_the_options_of_their_formats(bpy
     fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models)
     module.IMPORT_SCENE_OT_game_archive.draw(fake, bpy_scene.context)
     assert lines == ["3 models (2 MDL, 1 MS3D), 2 ticked", "MD2 and MDL", "MDL", "MS3D"]
+
+
+def test_hexen2_folders_read_loose_files_before_their_paks(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    w, h = grid_model().skin_width, grid_model().skin_height
+    game = tmp_path / "data1"
+    write_loose(game, {"models/x/skin.pcx": pcx_bytes(tmp_path, h, w, 50),
+                       "models/x/skin_i.pcx": pcx_bytes(tmp_path, 4, 4, 51)})
+    write_archive(game / "pak0.pak", [("models/x/tris.md2", md2_bytes(["models/x/skin.pcx"])),
+                                      ("models/x/skin.pcx", pcx_bytes(tmp_path, h, w, 52)),
+                                      ("models/y/tris.md2", md2_bytes([]))])
+    assert import_members(bpy, game / "pak0.pak", ["models/x/tris.md2"]) == {"FINISHED"}
+    image = next(n.image for n in bpy.context.view_layer.objects.active.data.materials[0].node_tree.nodes
+                 if n.type == "TEX_IMAGE")
+    assert image["source_path"] == str(game / "models/x/skin.pcx")

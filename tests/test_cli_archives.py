@@ -83,6 +83,10 @@ def test_check_of_the_quess_archive_reports_the_truncated_member_and_goes_on(run
     null = files[f"{path}:progs/null.mdl"]
     assert null["status"] == "error" and "only 4 remain" in null["problems"][0]["message"]
     assert all(f["status"] == "clean" for name, f in files.items() if "null" not in name)
+    batch = run("info", path, block_bpy=True)
+    assert batch.returncode == 1
+    assert f"{path}:progs/null.mdl: cannot be read\n  error: numframes @ offset 49348:" in batch.stdout
+    assert batch.stdout.count(": Quake MDL version 6, ") == 7
     info = run("info", f"{path}:progs/knight.mdl", block_bpy=True)
     assert info.returncode == 0
     assert info.stdout.startswith(f"{path}:progs/knight.mdl: Quake MDL version 6, 277312 bytes")
@@ -114,6 +118,23 @@ def test_a_quake2_player_in_an_archive_finds_its_skins_there(run, tmp_path, kind
     assert "/tmp/classic_models_archive_" not in out and "classic_models_archive_" not in result.stderr
 
 
+def test_an_ms3d_member_finds_its_texture_in_the_archive(run, tmp_path):
+    folder = CORPUS / "ms3d" / "sge"
+    if not (folder / "zombie.ms3d").is_file():
+        pytest.skip(f"corpus file ms3d/sge/zombie.ms3d not found under {CORPUS}")
+    members = [("models/zombie/zombie.ms3d", (folder / "zombie.ms3d").read_bytes()),
+               ("models/zombie/zombie.tga", (folder / "zombie.tga").read_bytes())]
+    write(tmp_path / "mod" / "pak0.pk3", zip_bytes(members))
+    result = run("info", "mod/pak0.pk3", block_bpy=True)    # a relative path stays relative in the report
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mod/pak0.pk3:models/zombie/zombie.ms3d: MilkShape 3D MS3D version 4" in result.stdout
+    assert ".\\zombie.tga: found mod/pak0.pk3:models/zombie/zombie.tga" in result.stdout
+    write(tmp_path / "other" / "pak0.pk3", zip_bytes(members[:1]))
+    missing = run("check", "other/pak0.pk3", block_bpy=True)
+    assert "texture '.\\\\zombie.tga' not found: looked for zombie.tga in other/pak0.pk3:models/zombie" in missing.stdout
+    assert str(tmp_path) not in missing.stdout and "classic_models_archive_" not in missing.stdout
+
+
 def test_skins_come_from_the_game_folder_in_engine_order(run, tmp_path):
     """pak0 holds the player and its skin; pak1 overrides the skin; a loose copy loses to both."""
     members = q2_player_members(tmp_path)
@@ -131,6 +152,13 @@ def test_skins_come_from_the_game_folder_in_engine_order(run, tmp_path):
     data.write_bytes(serialize_md2(model))
     result = json.loads(run("info", "--json", data, block_bpy=True).stdout)["files"][0]
     assert result["skins"][0]["path"] == str(game / "players" / "male" / "grunt.pcx")  # loose lookup unchanged
+
+
+def test_an_archive_without_models_is_an_error(run, tmp_path):
+    archive = write(tmp_path / "sounds.pk3", zip_bytes([("sound/a.wav", b"RIFF")]))
+    result = run("check", archive, block_bpy=True)
+    assert result.returncode == 1
+    assert f"{archive}: error: no .md2, .mdl, .ms3d members in this archive" in result.stdout
 
 
 def test_member_arguments_that_name_nothing_are_errors(run, tmp_path):

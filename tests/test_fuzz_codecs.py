@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from itertools import islice
 import tracemalloc
 
@@ -241,3 +242,40 @@ def test_mdl_grid_that_overflows_float32_is_refused():
     with pytest.raises(FormatError) as info:
         parse_mdl(bytes(data))
     assert (info.value.field, info.value.offset) == ("scale", 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# archives (PACK and PK3): open, list and read every member, or refuse with ArchiveError
+
+@pytest.mark.parametrize("kind", ["pak", "pk3"])
+def test_every_archive_case_opens_or_raises_archive_error(kind, traced, tmp_path):
+    import fuzzing_archives
+    failures, outcomes = [], set()
+    for case in islice(fuzzing_archives.iter_cases(kind, SEED), CASES):
+        result = fuzzing_archives.run_archive_case(case, tmp_path)
+        outcomes.add(result.outcome)
+        if result.outcome in fuzzing.CODEC_FAILURES:
+            failures.append(f"{case.name}: {result.outcome}: {result.detail}\n    {fuzzing.hex_snippet(case.data)}")
+    assert not failures, (f"{len(failures)} of {CASES} {kind} cases failed (FUZZ_SEED={SEED}):\n"
+                          + "\n".join(failures[:SHOWN]))
+    assert outcomes == {"parsed", "refused"}, outcomes
+
+
+@pytest.mark.parametrize("kind", ["pak", "pk3"])
+def test_archive_layouts_find_every_member(kind, tmp_path):
+    """The member blocks the archive mutations move are where the directory says: a PACK member's
+    bytes, a zip member's local header."""
+    import fuzzing_archives
+    from formats.archive import open_archive
+    for seed in fuzzing_archives.seeds(kind):
+        blocks = [(s, e) for name, s, e in seed.layout.blocks if name.startswith("member")]
+        path = tmp_path / f"{len(seed.data)}.{kind}"
+        path.write_bytes(seed.data)
+        with open_archive(path) as archive:
+            members = archive.members()
+            assert len(blocks) == len(members), seed.name
+            for (start, end), member in zip(blocks, members):
+                if kind == "pak":
+                    assert seed.data[start:end] == archive.read(member.name), (seed.name, member.name)
+                else:
+                    assert seed.data[start:start + 4] == b"PK\x03\x04", (seed.name, member.name)

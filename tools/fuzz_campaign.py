@@ -1,9 +1,10 @@
 """The long fuzz campaign: many seeded cases through the parsers, then through the import operators.
 
     .venvs/bpy-5.0/bin/python tools/fuzz_campaign.py --cases 20000 --blender-cases 500 \\
-        [--seed N] [--format md2|mdl|ms3d|all] [--out out/fuzz] [--time-limit SECONDS] [--markdown] [--verbose]
+        [--seed N] [--format md2|mdl|ms3d|pak|pk3|all] [--out out/fuzz] [--time-limit SECONDS] [--markdown] [--verbose]
 
-The cases are those of ``tests/fuzzing.py`` (the test suite runs the first few hundred of the same
+The cases are those of ``tests/fuzzing.py`` and, for the archives (``pak``, ``pk3``: the reader only,
+no Blender phase), ``tests/fuzzing_archives.py`` (the test suite runs the first few hundred of the same
 streams). Codec phase, per format: ``--cases`` cases; each must parse or raise FormatError, within
 2 s and 20x its size + 1 MB of memory, and a parsed model must serialize (or raise FormatError)
 into bytes that parse again. Blender phase (only where ``bpy`` imports; ``--blender-cases 0`` skips
@@ -40,6 +41,7 @@ for folder in (CHECKOUT, CHECKOUT / "tests"):
         sys.path.insert(0, str(folder))
 
 import fuzzing  # noqa: E402
+import fuzzing_archives  # noqa: E402
 
 CASE_TIMEOUT = 30.0
 MAX_REPRODUCERS = 20
@@ -90,7 +92,8 @@ class Reproducers:
 def _streams(fmt: str, seed: int, tally: Tally) -> Iterator[fuzzing.Case]:
     """The fair mix of :func:`fuzzing.iter_cases`, surviving a generator that raises: a builder's
     serializer crashing is counted as a codec crash and the generator restarts from a new seed."""
-    streams = fuzzing.generators(fmt, seed)
+    make = fuzzing_archives.generators if fmt in fuzzing_archives.KINDS else fuzzing.generators
+    streams = make(fmt, seed)
     restarts = 0
     while True:
         for name in list(streams):
@@ -100,11 +103,12 @@ def _streams(fmt: str, seed: int, tally: Tally) -> Iterator[fuzzing.Case]:
                 restarts += 1
                 tally.outcomes["crash"] += 1
                 tally.note += f" generator {name} crashed: {fuzzing.describe(exc)};"
-                streams[name] = fuzzing.generators(fmt, seed + 1_000_003 * restarts)[name]
+                streams[name] = make(fmt, seed + 1_000_003 * restarts)[name]
 
 
 def codec_phase(fmt: str, count: int, seed: int, deadline: float, out: Reproducers) -> Tally:
     tally = Tally()
+    run_case = fuzzing_archives.run_archive_case if fmt in fuzzing_archives.KINDS else fuzzing.run_codec_case
     for case in _streams(fmt, seed, tally):
         if tally.run >= count:
             break
@@ -114,7 +118,7 @@ def codec_phase(fmt: str, count: int, seed: int, deadline: float, out: Reproduce
         tally.run += 1
         signal.setitimer(signal.ITIMER_REAL, CASE_TIMEOUT)
         try:
-            result = fuzzing.run_codec_case(case)
+            result = run_case(case)
         except CaseTimeout as exc:
             result = fuzzing.CodecResult("hang", str(exc), CASE_TIMEOUT)
         except Exception as exc:  # noqa: BLE001 - the harness itself must not stop the campaign
@@ -230,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=20000, help="codec cases per format")
     parser.add_argument("--blender-cases", type=int, default=500, help="operator imports per format (0: none)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--format", choices=[*fuzzing.FORMATS, "all"], default="all")
+    parser.add_argument("--format", choices=[*fuzzing.FORMATS, *fuzzing_archives.KINDS, "all"], default="all")
     parser.add_argument("--out", type=Path, default=CHECKOUT / "out" / "fuzz", help="where reproducers go")
     parser.add_argument("--time-limit", type=float, default=3600.0, help="stop after this many seconds")
     parser.add_argument("--markdown", action="store_true", help="print the summary as a Markdown table")
@@ -238,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="let Blender print its reports instead of logging them to <out>/blender-<format>.log")
     args = parser.parse_args(argv)
 
-    formats = fuzzing.FORMATS if args.format == "all" else (args.format,)
+    formats = fuzzing.FORMATS + fuzzing_archives.KINDS if args.format == "all" else (args.format,)
     started = time.monotonic()
     deadline = started + args.time_limit
     signal.signal(signal.SIGALRM, _alarm)
@@ -249,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         for fmt in formats:
             codec = codec_phase(fmt, args.cases, args.seed, deadline, out)
             blender = None
-            if use_blender:
+            if use_blender and fmt not in fuzzing_archives.KINDS:   # archives: the reader alone
                 with _output_to(None if args.verbose else args.out / f"blender-{fmt}.log"):
                     blender = blender_phase(fmt, args.blender_cases, args.seed, deadline, out, Path(work))
             failed += codec.failures(("parsed", "refused"))
