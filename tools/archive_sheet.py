@@ -67,7 +67,8 @@ def main() -> int:
                 why = next((e.split(f"{name}: ", 1)[-1] for e in errors if f":{name}:" in e), "not imported")
                 rows.append((name, kind, size, f"error: {why}"))
                 continue
-            rows.append((name, kind, size, f"{obj.name}, {len(obj.classic_model.frames)} frames"))
+            frames = len(obj.classic_model.frames)
+            rows.append((name, kind, size, f"{obj.name}, {frames} frame{'s' if frames != 1 else ''}"))
             for other in bpy.data.objects:
                 other.hide_render = other is not obj and other.parent is not obj
             tiles.append(tile_of(bpy, obj, Path(tmp)))
