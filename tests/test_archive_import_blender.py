@@ -496,3 +496,32 @@ def test_hexen2_folders_read_loose_files_before_their_paks(bpy_scene, tmp_path):
     image = next(n.image for n in bpy.context.view_layer.objects.active.data.materials[0].node_tree.nodes
                  if n.type == "TEX_IMAGE")
     assert image["source_path"] == str(game / "models/x/skin.pcx")
+
+
+@pytest.mark.parametrize("cut", [0, 4, 50, 68, 200, 1000, -7, -1])
+def test_truncated_members_are_reported_and_leave_nothing(bpy_scene, tmp_path, cut):
+    bpy = bpy_scene
+    files = quake2_tree(tmp_path)
+    archive = tmp_path / "pak0.pk3"
+    body = files["players/male/tris.md2"]
+    write_archive(archive, [("players/male/tris.md2", body[:cut]), ("models/items/box/tris.md2", files["models/items/box/tris.md2"])])
+    before = datablock_counts(bpy)
+    with pytest.raises(RuntimeError) as raised:
+        import_members(bpy, archive, ["players/male/tris.md2"])
+    assert f"{archive}:players/male/tris.md2: " in str(raised.value) and "internal error" not in str(raised.value)
+    assert datablock_counts(bpy) == before
+
+
+def test_a_broken_skin_member_is_a_warning_and_the_model_imports(bpy_scene, tmp_path, capsys):
+    bpy = bpy_scene
+    files = quake2_tree(tmp_path)
+    archive = tmp_path / "pak0.pak"
+    write_archive(archive, [("models/items/box/tris.md2", files["models/items/box/tris.md2"]),
+                            ("models/items/box/skin.pcx", files["models/items/box/skin.pcx"][:60])])
+    assert import_members(bpy, archive, ["models/items/box/tris.md2"]) == {"FINISHED"}
+    out = capsys.readouterr().out
+    assert f"skin skin.pcx could not be loaded: {archive}:models/items/box/skin.pcx" in out
+    material = bpy.context.view_layer.objects.active.data.materials[0]
+    assert material["md2_skin"] == "Models/Items/Box/Skin.PCX"
+    assert not [n for n in material.node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert not bpy.data.images
