@@ -2,7 +2,7 @@
 
 An object read from ``baseq2/pak0.pak`` as ``players/male/tris.md2`` keeps the archive and member
 (``common/contract.py``). Its export dialog opens in the archive's folder (the game folder) with the
-member's file name, and *Path in Game Folder* holds the member's folders (``players/male``): the file
+member's file name (or in the folder it was last exported to under that name), and *Path in Game Folder* holds the member's folders (``players/male``): the file
 is written at ``<chosen folder>/players/male/tris.md2``, creating the missing folders, so choosing the
 game folder or a mod folder puts it where the game looks for that name. A chosen folder that already
 ends with those folders (``.../baseq2/players/male``) is used as it is. Bpy-free.
@@ -20,6 +20,16 @@ def default_export_path(archive: str, member: str, extension: str) -> tuple[str,
     name = PurePosixPath(member.replace("\\", "/"))
     stem = name.stem if extension else name.name
     return str(Path(archive).parent / f"{stem}{extension}"), str(name.parent) if str(name.parent) != "." else ""
+
+
+def export_dialog_path(remembered: str, archive: str, member: str, extension: str) -> tuple[str, str]:
+    """The export dialog's (file path, Path in Game Folder) for an object read from ``member``: the
+    archive's folder and the member's name, unless the dialog remembers a path with that same file
+    name (an earlier export of it to a game or mod folder), whose folder is kept."""
+    default, folders = default_export_path(archive, member, extension)
+    if remembered and Path(remembered).name.lower() == Path(default).name.lower():
+        return remembered, folders
+    return default, folders
 
 
 def game_folder_target(path: Path, folders: str) -> Path:

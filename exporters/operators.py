@@ -17,7 +17,7 @@ from .ms3d.textures import export_ms3d
 from .sampling.action_list import draw_action_list, listed_actions, sync_action_list
 from .sampling.action_sampling import find_actions
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
-from .game_path import default_export_path
+from .game_path import export_dialog_path
 from .run_export import ModelWriter, archive_source, export_file, export_objects
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
@@ -38,8 +38,8 @@ class ExportOperatorBase(ExportHelper):
 
     def invoke(self, context, event):
         source = archive_source(context, export_objects(self, context))
-        if source is not None and not self.properties.is_property_set("filepath"):
-            self.filepath, self.game_folder_path = default_export_path(*source, self.filename_ext)
+        if source is not None:
+            self.filepath, self.game_folder_path = export_dialog_path(self.filepath, *source, self.filename_ext)
         return super().invoke(context, event)
 
 

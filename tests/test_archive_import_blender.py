@@ -340,9 +340,12 @@ def test_an_untouched_export_writes_the_members_bytes_under_the_game_folder(bpy_
     source = run_export.archive_source(bpy.context, exported)
     assert source == (str(archive), name)
     extension_name = Path(name).suffix
-    filepath, folders = game_path.default_export_path(*source, extension_name)
+    filepath, folders = game_path.export_dialog_path("", *source, extension_name)
     assert filepath == str(archive.parent / Path(name).name) and folders == str(Path(name).parent)
     mod = tmp_path / "mymod"
+    assert game_path.export_dialog_path(str(mod / Path(name).name), *source, extension_name) == (
+        str(mod / Path(name).name), folders)                   # the last export's folder is kept
+    assert game_path.export_dialog_path(str(mod / "other.mdl"), *source, extension_name)[0] == filepath
     mod.mkdir()
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj in exported)
