@@ -2,10 +2,11 @@
 
 An object read from ``baseq2/pak0.pak`` as ``players/male/tris.md2`` keeps the archive and member
 (``common/contract.py``). Its export dialog opens in the archive's folder (the game folder) with the
-member's file name (or in the folder it was last exported to under that name), and *Path in Game Folder* holds the member's folders (``players/male``): the file
-is written at ``<chosen folder>/players/male/tris.md2``, creating the missing folders, so choosing the
-game folder or a mod folder puts it where the game looks for that name. A chosen folder that already
-ends with those folders (``.../baseq2/players/male``) is used as it is. Bpy-free.
+member's file name (or in the folder it was last exported to under that name), and *Path in Game
+Folder* holds the member's folders (``players/male``): the file is written at
+``<chosen folder>/players/male/tris.md2``, creating the missing folders, so choosing the game folder or
+a mod folder puts it where the game looks for that name. A chosen folder that already ends with those
+folders (``.../baseq2/players/male``) is used as it is. Bpy-free.
 """
 from __future__ import annotations
 

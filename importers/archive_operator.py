@@ -186,7 +186,8 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
             self.report({"ERROR"}, self.list_error)
             return {"CANCELLED"}
         if not ticked:
-            self.report({"ERROR"}, f"{self.filepath}: no model ticked; tick the models to import")
+            self.report({"ERROR"}, f"{self.filepath}: no model ticked; select the archive once and tick the "
+                                   "models to import in the list beside the file browser")
             return {"CANCELLED"}
         path = Path(bpy.path.abspath(self.filepath))
         try:

@@ -276,7 +276,8 @@ def test_a_broken_member_is_reported_and_the_others_import(bpy_scene, tmp_path):
     bpy = bpy_scene
     files = quake2_tree(tmp_path)
     archive = tmp_path / "pak0.pak"
-    write_archive(archive, [("progs/bad.mdl", files["progs/ogre.mdl"][:200]), ("progs/ogre.mdl", files["progs/ogre.mdl"]),
+    write_archive(archive, [("progs/bad.mdl", files["progs/ogre.mdl"][:200]),
+                            ("progs/ogre.mdl", files["progs/ogre.mdl"]),
                             ("models/bad.ms3d", b"MS3D000000")])
     before = None
     with pytest.raises(RuntimeError) as error:
@@ -350,7 +351,7 @@ def test_an_untouched_export_writes_the_members_bytes_under_the_game_folder(bpy_
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj in exported)
     operator = getattr(bpy.ops.export_scene, OPERATORS[extension_name])
-    options = {"skins": "NAMES"} if extension_name == ".md2" else {"textures": "NAMES"} if extension_name == ".ms3d" else {}
+    options = {".md2": {"skins": "NAMES"}, ".ms3d": {"textures": "NAMES"}}.get(extension_name, {})
     assert operator(filepath=str(mod / Path(name).name), game_folder_path=folders, **options) == {"FINISHED"}
     assert (mod / name).read_bytes() == files[name]
     assert operator(filepath=str(mod / name), game_folder_path=folders, **options) == {"FINISHED"}
@@ -414,7 +415,8 @@ def test_the_sidebar_names_the_archive_and_member(bpy_scene, tmp_path, extension
 def test_the_archive_sheet_tool_lists_imports_and_errors(bpy_scene, tmp_path):
     files = quake2_tree(tmp_path)
     archive = tmp_path / "pak0.pak"
-    write_archive(archive, [("progs/ogre.mdl", files["progs/ogre.mdl"]), ("progs/null.mdl", files["progs/ogre.mdl"][:90])])
+    write_archive(archive, [("progs/ogre.mdl", files["progs/ogre.mdl"]),
+                            ("progs/null.mdl", files["progs/ogre.mdl"][:90])])
     sheet = tmp_path / "sheet.png"
     result = subprocess.run([sys.executable, "tools/archive_sheet.py", str(archive), "--markdown", "-o", str(sheet)],
                             cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
@@ -507,7 +509,8 @@ def test_truncated_members_are_reported_and_leave_nothing(bpy_scene, tmp_path, c
     files = quake2_tree(tmp_path)
     archive = tmp_path / "pak0.pk3"
     body = files["players/male/tris.md2"]
-    write_archive(archive, [("players/male/tris.md2", body[:cut]), ("models/items/box/tris.md2", files["models/items/box/tris.md2"])])
+    write_archive(archive, [("players/male/tris.md2", body[:cut]),
+                            ("models/items/box/tris.md2", files["models/items/box/tris.md2"])])
     before = datablock_counts(bpy)
     with pytest.raises(RuntimeError) as raised:
         import_members(bpy, archive, ["players/male/tris.md2"])
