@@ -205,7 +205,10 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
                 _, operator_class, importer = FORMATS[PurePosixPath(name).suffix.lower()]
                 options = operator_class.import_options(self, exclude=tuple(ticked))
                 jobs.append((ArchiveSource(archive, name, game, files), importer, options))
-            return import_jobs(self, context, jobs)
+            status = import_jobs(self, context, jobs)
+            for problem in game.problems if game is not None else []:
+                self.report({"WARNING"}, f"skipped in the skin search of the game folder: {problem}")
+            return status
         finally:
             archive.close()
             if game is not None:

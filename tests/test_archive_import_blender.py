@@ -5,6 +5,7 @@ game folder in the engine's order, broken members are reported while the others 
 export writes the member's bytes under the game folder."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -211,7 +212,7 @@ def test_player_skins_weapons_and_member_names(bpy_scene, tmp_path):
 
 # -- the game folder's search order ------------------------------------------------------------------
 
-def test_skins_follow_the_engine_order_of_the_game_folder(bpy_scene, tmp_path):
+def test_skins_follow_the_engine_order_of_the_game_folder(bpy_scene, tmp_path, capsys):
     bpy = bpy_scene
     w, h = grid_model().skin_width, grid_model().skin_height
     game = tmp_path / "baseq2"
@@ -237,6 +238,12 @@ def test_skins_follow_the_engine_order_of_the_game_folder(bpy_scene, tmp_path):
     image = next(n.image for n in bpy.context.view_layer.objects.active.data.materials[0].node_tree.nodes
                  if n.type == "TEX_IMAGE")
     assert image["source_path"] == f"{game / 'pak1.pak'}:models/x/skin.pcx"
+    bpy.ops.wm.read_homefile(use_empty=True)
+    (game / "pak3.pak").write_bytes(b"PACK" + bytes(4))                    # a broken archive beside them
+    capsys.readouterr()
+    assert import_members(bpy, game / "pak2.pak", ["models/y/tris.md2"]) == {"FINISHED"}
+    assert re.search(r"Warning: skipped in the skin search of the game folder: .*pak3\.pak: truncated",
+                     capsys.readouterr().out)
 
 
 def test_a_loose_model_finds_its_skin_in_the_game_folders_archives(bpy_scene, tmp_path, capsys):
