@@ -26,8 +26,8 @@ def version_problem(version: tuple[int, ...]) -> str | None:
 
 def _classes():
     from .exporters import operators as export_operators
-    from .importers import operators as import_operators
-    return (*import_operators.CLASSES, *export_operators.CLASSES)
+    from .importers import archive_operator, operators as import_operators
+    return (*import_operators.CLASSES, *archive_operator.CLASSES, *export_operators.CLASSES)
 
 
 def register() -> None:

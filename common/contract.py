@@ -6,7 +6,10 @@ bytes, normals); ``md2_st`` the ST table as int16 pairs; ``md2_glcmds`` the GL c
 ``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; corner attribute
 ``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for, ``["md2_skin_found"]`` set
 when it stands for no skin of the file (an image found beside the model; the export leaves it out).
-Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import.
+Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import, and
+``["source_archive"]``, ``["source_member"]`` when they were read from a game archive.
+Objects imported from a game archive keep ``["archive_path"]`` and ``["archive_member"]`` (shown in
+the sidebar; the export dialog offers the member's path under the chosen game folder).
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
 ``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
@@ -28,6 +31,12 @@ FRAME_NAMES = "frame_names"          # mesh: frame names, as imports before the 
                                      # (now Object.classic_model.frames, see frame_table.py)
 SOURCE_PATH = "source_path"          # image: the file it was decoded from
 SOURCE_DIGEST = "source_digest"      # image: SHA-1 of its packed data at import (unchanged while equal)
+SOURCE_ARCHIVE = "source_archive"    # image: the game archive it was read from (with SOURCE_MEMBER)
+SOURCE_MEMBER = "source_member"      # image: its member name there; an unchanged image exports those bytes
+
+# Every format: an object imported from a game archive (importers/file_source.py)
+ARCHIVE_PATH = "archive_path"        # object: the .pak/.pk3 file it was read from
+ARCHIVE_MEMBER = "archive_member"    # object: its member name there (a game path: players/male/tris.md2)
 
 # MD2
 MD2_FRAMES = "md2_frames"

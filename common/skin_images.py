@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import bpy
 
+from ..formats.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.pcx import decode_pcx
-from .contract import SOURCE_DIGEST, SOURCE_PATH
+from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -49,6 +50,49 @@ def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.
     image[SOURCE_PATH] = str(path)
     image[SOURCE_DIGEST] = packed_digest(image)
     return image
+
+
+def skin_image_from_data(name: str, data: bytes, source: str, palette: np.ndarray | None = None,
+                         archive: Path | None = None, member: str = "") -> bpy.types.Image:
+    """:func:`load_skin_image` for a file held in memory (an archive member): PCX through our decoder,
+    other formats packed as they are and decoded by Blender from the packed bytes. ``source`` names
+    where the bytes came from (``pak0.pak:players/male/grunt.pcx``); nothing touches the disk."""
+    if name.lower().endswith(".pcx"):
+        try:
+            pcx = decode_pcx(data)
+        except FormatError as exc:
+            raise exc.with_filename(source)
+        rgba = pcx.rgba
+        if palette is not None and pcx.indices is not None:
+            rgba = rgba.copy()
+            rgba[..., :3] = palette[pcx.indices]
+        image = image_from_rgba(name, rgba)
+    else:
+        image = bpy.data.images.new(name, 1, 1)
+        image.pack(data=data, data_len=len(data))
+        image.source = "FILE"
+        image.filepath_raw = f"//{name}"
+        if image.size[0] == 0 or image.size[1] == 0:
+            bpy.data.images.remove(image)
+            raise FormatError("Blender cannot decode this image", filename=source)
+    image[SOURCE_PATH] = source
+    image[SOURCE_DIGEST] = packed_digest(image)
+    if archive is not None:
+        image[SOURCE_ARCHIVE], image[SOURCE_MEMBER] = str(archive), member
+    return image
+
+
+def unchanged_member_bytes(image: bpy.types.Image, suffix: str) -> tuple[bytes, str] | None:
+    """The bytes of the archive member an unchanged ``image`` was read from, if its name ends with
+    ``suffix``, and where they came from; None otherwise or when the archive cannot be read now."""
+    archive, member = image.get(SOURCE_ARCHIVE), image.get(SOURCE_MEMBER)
+    if not archive or not member or not str(member).lower().endswith(suffix.lower()) or not image_unchanged(image):
+        return None
+    try:
+        with open_archive(str(archive)) as opened:
+            return opened.read(str(member)), f"{archive}:{member}"
+    except ArchiveError:
+        return None
 
 
 def packed_digest(image: bpy.types.Image) -> str:

@@ -18,7 +18,8 @@ from .ms3d.textures import export_ms3d
 from .sampling.action_list import draw_action_list, listed_actions, sync_action_list
 from .sampling.action_sampling import find_actions
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
-from .run_export import ModelWriter, export_file, export_objects
+from .game_path import export_dialog_path
+from .run_export import ModelWriter, archive_source, export_file, export_objects
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
 
@@ -38,6 +39,16 @@ class ExportOperatorBase(ExportHelper):
                                 description="Export the selected objects only (else every visible object)")
     collection: StringProperty(name="Source Collection", default="",
                                description="Export the objects of this collection (used by Collection Exporters)")
+    game_folder_path: StringProperty(
+        name="Path in Game Folder", default="", options={"SKIP_SAVE", "SKIP_PRESET"},
+        description="Folders under the chosen folder the file goes into (created when missing), e.g. players/male; "
+                    "set to the archive member's folders for a model imported from a game archive")
+
+    def invoke(self, context, event):
+        source = archive_source(context, export_objects(self, context))
+        if source is not None:
+            self.filepath, self.game_folder_path = export_dialog_path(self.filepath, *source, self.filename_ext)
+        return super().invoke(context, event)
 
 
 class FrameExportBase(ExportOperatorBase):

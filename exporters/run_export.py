@@ -7,10 +7,12 @@ from typing import Any, Callable
 
 import bpy
 
+from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
 from ..formats.errors import FormatError
 from .atomic_write import atomic_write
 from .export_error import ExportError
 from .object_mode import in_object_mode
+from .game_path import game_folder_target, make_folders, remove_empty
 
 
 
@@ -37,19 +39,36 @@ def export_objects(operator: bpy.types.Operator, context: bpy.types.Context) -> 
     return [o for o in context.view_layer.objects if o.visible_get()]
 
 
+def archive_source(context: bpy.types.Context, objects: list[bpy.types.Object]) -> tuple[str, str] | None:
+    """(archive, member) the exported objects were imported from: the active object's (or a parent's)
+    if it is exported, else the first exported object's that has one."""
+    active = context.view_layer.objects.active
+    for obj in ([active] if active in objects else []) + objects:
+        while obj is not None:
+            if obj.get(ARCHIVE_PATH) and obj.get(ARCHIVE_MEMBER):
+                return str(obj[ARCHIVE_PATH]), str(obj[ARCHIVE_MEMBER])
+            obj = obj.parent
+    return None
+
+
 def export_file(operator: bpy.types.Operator, context: bpy.types.Context, exporter: Exporter,
                 options: Any) -> set[str]:
     """Run ``exporter`` with progress; report its warnings, or the reason nothing was written."""
     path = Path(bpy.path.abspath(operator.filepath))
     wm = context.window_manager
     wm.progress_begin(0, 1)
+    created: list[Path] = []
     try:
+        chosen, path = path.parent, game_folder_target(path, getattr(operator, "game_folder_path", ""))
+        created = make_folders(path.parent, chosen)
         with in_object_mode(context):      # what Blender shows, unsaved Edit Mode changes included
             report = exporter(context, path, export_objects(operator, context), options)
     except (ExportError, FormatError) as exc:
+        remove_empty(created)
         operator.report({"ERROR"}, f"{path.name}: {exc}")
         return {"CANCELLED"}
     except OSError as exc:
+        remove_empty(created)
         operator.report({"ERROR"}, f"{path}: could not write: {exc.strerror or exc}; the old file is untouched")
         return {"CANCELLED"}
     finally:

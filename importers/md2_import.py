@@ -23,11 +23,11 @@ from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
-from ..common.skin_images import load_skin_image, skin_material
+from ..common.skin_images import skin_material
 from ..formats.palette import quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
-from .skin_lookup import OwnSkins, find_own_skins, find_sized_skin, find_skin
+from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
 from .transaction import datablock_transaction
 
 MD2_FPS = 10
@@ -45,11 +45,12 @@ class Md2ImportOptions:
     pcx_colours: str = "FILE"     # 8-bit PCX: 'FILE' its own palette, 'GAME' Quake II's
 
 
-def read_md2(path: Path) -> Md2Model:
+def read_md2(path: Path | ModelSource) -> Md2Model:
+    source = as_source(path)
     try:
-        return parse_md2(path.read_bytes())
+        return parse_md2(source.read())
     except FormatError as exc:
-        raise exc.with_filename(str(path))
+        raise exc.with_filename(source.where)
 
 
 def md2_corner_uvs(model: Md2Model, tri_st: np.ndarray) -> np.ndarray:
@@ -60,67 +61,57 @@ def md2_corner_uvs(model: Md2Model, tri_st: np.ndarray) -> np.ndarray:
     return np.column_stack([u, v]).astype(np.float32)
 
 
-def import_md2(context: bpy.types.Context, path: Path, options: Md2ImportOptions) -> ImportResult:
-    """Read ``path`` and build its object in the active collection; all or nothing. A Quake II
-    player's ``tris.md2`` also brings in the weapon models beside it, parented to the player."""
-    model = read_md2(path)
+def import_md2(context: bpy.types.Context, path: Path | ModelSource, options: Md2ImportOptions) -> ImportResult:
+    """Read ``path`` (a file, or a :class:`.file_source.ModelSource` such as an archive member) and build
+    its object in the active collection; all or nothing. A Quake II player's ``tris.md2`` also brings
+    in the weapon models beside it, parented to the player."""
+    source = as_source(path)
+    model = read_md2(source)
     result = ImportResult()
     with datablock_transaction(context.scene):
-        obj = _add_model(context, model, path, options, result)
-        weapons = weapon_paths(path, options.exclude) if options.load_weapons else []
+        obj = _add_model(context, model, source, options, result)
+        weapons = source.weapons(options.exclude) if options.load_weapons else []
         weapon_options = replace(options, skin_image="")     # the chosen image is the body's
         loaded = []
-        for weapon_path in weapons:
+        for weapon_source in weapons:
             try:
-                weapon = _add_model(context, read_md2(weapon_path), weapon_path, weapon_options, result)
+                weapon = _add_model(context, read_md2(weapon_source), weapon_source, weapon_options, result)
             except FormatError as exc:
-                result.warnings.append(f"{path.name}: weapon model not loaded: {exc}")
+                result.warnings.append(f"{source.label}: weapon model not loaded: {exc}")
                 continue
             weapon.parent = obj
             loaded.append(weapon.name)
     if loaded:   # children of the player, left unselected: exporting the selection writes the body alone
-        result.infos.append(f"{path.name}: weapon models {', '.join(loaded)} imported as children of "
+        result.infos.append(f"{source.label}: weapon models {', '.join(loaded)} imported as children of "
                             f"{obj.name} (not selected)")
     result.objects.append(obj)
     return result
 
 
-def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
-    """The weapon models a Quake II player folder holds beside ``tris.md2``: ``weapon.md2``, ``w_*.md2``."""
-    if path.name.lower() != "tris.md2":
-        return []
-    skip = {str(Path(p).resolve()) for p in exclude}
-    try:
-        entries = sorted(path.parent.iterdir())
-    except OSError:
-        return []
-    return [p for p in entries if p.is_file() and p.suffix.lower() == ".md2" and str(p.resolve()) not in skip
-            and (p.stem.lower() == "weapon" or p.stem.lower().startswith("w_"))]
-
-
-def _add_model(context: bpy.types.Context, model: Md2Model, path: Path, options: Md2ImportOptions,
+def _add_model(context: bpy.types.Context, model: Md2Model, source: ModelSource, options: Md2ImportOptions,
                result: ImportResult) -> bpy.types.Object:
     positions = model.positions()
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
-    obj = _build_object(model, path, positions[0], options, result)
+    obj = _build_object(model, source, positions[0], options, result)
     play_frames_on_timeline(context, obj, "MD2", model.frame_names, positions,
-                            group_animations(model.frame_names), MD2_FPS, f"{path.stem}_frames",
+                            group_animations(model.frame_names), MD2_FPS, f"{source.stem}_frames",
                             mode=options.animations)
     obj.classic_model.skin_width, obj.classic_model.skin_height = model.skin_width, model.skin_height
+    remember_source(obj, source)
     context.view_layer.active_layer_collection.collection.objects.link(obj)
     return obj
 
 
-def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options: Md2ImportOptions,
+def _build_object(model: Md2Model, source: ModelSource, first_frame: np.ndarray, options: Md2ImportOptions,
                   result: ImportResult) -> bpy.types.Object:
     keep = drop_degenerate(model.tri_xyz)
     if not keep.all():
-        result.warnings.append(f"{path.name}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
+        result.warnings.append(f"{source.label}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
                                "has no face for them; they are kept for export")
     corners = model.tri_xyz[keep][:, ::-1]
     uvs = md2_corner_uvs(model, model.tri_st[keep][:, ::-1])
-    mesh = build_triangle_mesh(path.stem, first_frame, corners, uvs)
+    mesh = build_triangle_mesh(source.stem, first_frame, corners, uvs)
     st_index = mesh.attributes.new(ST_INDEX_ATTRIBUTE, "INT", "CORNER")
     st_index.data.foreach_set("value", model.tri_st[keep][:, ::-1].astype(np.int32).ravel())
     mesh[MD2_ST] = np.ascontiguousarray(model.st, dtype="<i2").tobytes()
@@ -135,14 +126,14 @@ def _build_object(model: Md2Model, path: Path, first_frame: np.ndarray, options:
         kept = np.zeros(int((~keep).sum()), dtype=DEGENERATE_MD2)
         kept["index"], kept["xyz"], kept["st"] = np.flatnonzero(~keep), model.tri_xyz[~keep], model.tri_st[~keep]
         mesh[MD2_DEGENERATE] = kept.tobytes()
-    obj = bpy.data.objects.new(path.stem, mesh)
+    obj = bpy.data.objects.new(source.stem, mesh)
     if options.load_skins:
-        for material in _skin_materials(model, path, options, result):
+        for material in _skin_materials(model, source, options, result):
             mesh.materials.append(material)
     return obj
 
 
-def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
+def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOptions,
                     result: ImportResult) -> list[bpy.types.Material]:
     """One material per stored skin name; when none of them is found (or there are none), the
     model's own images beside it (:func:`find_own_skins`, then :func:`find_sized_skin`: looser names,
@@ -150,30 +141,31 @@ def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
     Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported)."""
     palette = quake2_palette() if options.pcx_colours == "GAME" else None
     named = list(dict.fromkeys(model.skins))
-    lookups = [find_skin(path, skin) for skin in named]
-    found = [lookup.path is not None for lookup in lookups]
+    lookups = [source.skin(skin) for skin in named]
+    found = [lookup.file is not None for lookup in lookups]
     if options.skin_image:
         given = Path(bpy.path.abspath(options.skin_image))
-        own = OwnSkins([given], f"{given.name} given as Skin Image")
+        own = OwnFound([loose_file(given)], f"{given.name} given as Skin Image")
     else:
-        own = None if any(found) else (find_own_skins(path)
-                                       or find_sized_skin(path, model.skin_width, model.skin_height))
+        own = None if any(found) else source.own_skins(model.skin_width, model.skin_height)
     for lookup in lookups:
-        if lookup.warning and not (own is not None and lookup.path is None):
-            result.warnings.append(f"{path.name}: {lookup.warning}")
+        if lookup.warning and not (own is not None and lookup.file is None):
+            result.warnings.append(f"{source.label}: {lookup.warning}")
+        if lookup.note and own is None:
+            result.infos.append(f"{source.label}: {lookup.note}")
     images = []
     for skin, lookup in zip(named, lookups):
-        images.append(_load(path, lookup.path, palette, result) if lookup.path is not None and own is None else None)
+        images.append(_load(source, lookup.file, palette, result) if lookup.file is not None and own is None else None)
     extra = []
     if own is not None:
-        loaded = [_load(path, p, palette, result) for p in own.paths]
+        loaded = [_load(source, f, palette, result) for f in own.files]
         missing = ("the file names no skin" if not named else "instead of the skins the file names" if any(found)
                    else f"the file names {', '.join(repr(s) for s in named)}, not found")
-        result.infos.append(f"{path.name}: skin {own.reason}; {missing}")
+        result.infos.append(f"{source.label}: skin {own.reason}; {missing}")
         images[:len(loaded)] = loaded[:len(images)]
         extra = loaded[len(images):]
     elif not any(found):
-        result.infos.append(f"{path.name}: no skin image found "
+        result.infos.append(f"{source.label}: no skin image found "
                             f"({'the file names none' if not named else 'the names it stores are missing'} "
                             "and no image of its own lies beside it)")
     materials = []
@@ -188,9 +180,9 @@ def _skin_materials(model: Md2Model, path: Path, options: Md2ImportOptions,
     return materials
 
 
-def _load(model_path: Path, image_path: Path, palette, result: ImportResult) -> bpy.types.Image | None:
+def _load(source: ModelSource, image: FoundFile, palette, result: ImportResult) -> bpy.types.Image | None:
     try:
-        return load_skin_image(image_path, palette)
+        return load_found_image(image, palette)
     except (FormatError, OSError) as exc:
-        result.warnings.append(f"{model_path.name}: skin {image_path.name} could not be loaded: {exc}")
+        result.warnings.append(f"{source.label}: skin {image.name} could not be loaded: {exc}")
         return None

@@ -33,6 +33,7 @@ from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MD
                                TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import read_palette, skin_slot_material
 from .frame_animation import play_frames_on_timeline
+from .file_source import ModelSource, as_source, remember_source
 from .results import ImportResult
 from .transaction import datablock_transaction
 
@@ -50,11 +51,12 @@ class MdlImportOptions:
     animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation or frame group
 
 
-def read_mdl(path: Path) -> MdlModel:
+def read_mdl(path: Path | ModelSource) -> MdlModel:
+    source = as_source(path)
     try:
-        return parse_mdl(path.read_bytes())
+        return parse_mdl(source.read())
     except FormatError as exc:
-        raise exc.with_filename(str(path))
+        raise exc.with_filename(source.where)
 
 
 
@@ -68,41 +70,44 @@ def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -
     return np.stack([u, v], axis=-1).reshape(-1, 2).astype(np.float32)
 
 
-def import_mdl(context: bpy.types.Context, path: Path, options: MdlImportOptions) -> ImportResult:
-    """Read ``path`` and build its object in the active collection; all or nothing."""
-    model = read_mdl(path)
+def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: MdlImportOptions) -> ImportResult:
+    """Read ``path`` (a file or an archive member, see :mod:`.file_source`) and build its object in the
+    active collection; all or nothing."""
+    source = as_source(path)
+    model = read_mdl(source)
     game = options.palette or ("HEXEN2" if model.variant == RAPO else "QUAKE")
     palette = read_palette(options.palette_path, game) if options.load_skins else None
-    result = ImportResult(warnings=[f"{path.name}: {w}" for w in model.warnings()])
+    result = ImportResult(warnings=[f"{source.label}: {w}" for w in model.warnings()])
     positions = model.positions()
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
     scene = context.scene
     with datablock_transaction(scene):
-        obj = _build_object(model, path, positions[0], options, result)
+        obj = _build_object(model, source, positions[0], options, result)
         if palette is not None:
             for i, skin in enumerate(model.skins):
-                obj.data.materials.append(skin_slot_material(f"{path.stem}_skin{i}", skin, palette))
+                obj.data.materials.append(skin_slot_material(f"{source.stem}_skin{i}", skin, palette))
         groups, intervals = pose_groups(model)
         play_frames_on_timeline(context, obj, "MDL", model.pose_names, positions, slot_animations(model),
-                                MDL_FPS, f"{path.stem}_frames", groups, intervals, mode=options.animations)
+                                MDL_FPS, f"{source.stem}_frames", groups, intervals, mode=options.animations)
         _keep_header(obj.classic_model, model)
+        remember_source(obj, source)
         context.view_layer.active_layer_collection.collection.objects.link(obj)
     result.objects.append(obj)
     return result
 
 
-def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: MdlImportOptions,
+def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, options: MdlImportOptions,
                   result: ImportResult) -> bpy.types.Object:
     keep = drop_degenerate(model.triangles)
     if not keep.all():
-        result.warnings.append(f"{path.name}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
+        result.warnings.append(f"{source.label}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
                                "has no face for them; they are kept for export")
     corners = model.triangles[keep][:, ::-1]
     rapo = model.variant == RAPO
     st_corners = model.st_triangles[keep][:, ::-1] if rapo else corners
     facesfront = model.facesfront[keep]
-    mesh = build_triangle_mesh(path.stem, first_pose, corners, corner_uvs(model, st_corners, facesfront))
+    mesh = build_triangle_mesh(source.stem, first_pose, corners, corner_uvs(model, st_corners, facesfront))
     mesh.attributes.new(FACESFRONT, "INT", "FACE").data.foreach_set("value", facesfront.astype(np.int32))
     if rapo:
         st_index = mesh.attributes.new(MDL_ST_INDEX, "INT", "CORNER")
@@ -137,7 +142,7 @@ def _build_object(model: MdlModel, path: Path, first_pose: np.ndarray, options: 
          "intervals": None if s.intervals is None else [float(x) for x in s.intervals],
          "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
     mesh[MDL_SCALE] = options.scale
-    obj = bpy.data.objects.new(path.stem, mesh)
+    obj = bpy.data.objects.new(source.stem, mesh)
     obj[MDL_VARIANT] = model.variant
     return obj
 

@@ -56,11 +56,10 @@ from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, K
                                SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
                                VERTEX_FLAGS, VERTEX_INDEX)
 from ..common.ms3d_data import material_values, principled
-from ..common.skin_images import load_skin_image
 from ..formats.ms3d_rig import pack_skin, rest_matrices, vertex_influences
 from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
 from .results import ImportResult
-from .skin_lookup import describe_texture_search, find_texture
+from .file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source
 from .transaction import datablock_transaction
 
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
@@ -80,11 +79,12 @@ def conversion_matrix(forward: str, up: str) -> np.ndarray:
     return np.array(axis_conversion(from_forward=forward, from_up=up), dtype=np.float64)
 
 
-def read_ms3d(path: Path, name_encoding: str = "AUTO") -> Ms3dModel:
+def read_ms3d(path: Path | ModelSource, name_encoding: str = "AUTO") -> Ms3dModel:
+    source = as_source(path)
     try:
-        return parse_ms3d(path.read_bytes(), NAME_ENCODINGS[name_encoding])
+        return parse_ms3d(source.read(), NAME_ENCODINGS[name_encoding])
     except FormatError as exc:
-        raise exc.with_filename(str(path))
+        raise exc.with_filename(source.where)
 
 
 def animation_fps(model: Ms3dModel) -> float:
@@ -165,8 +165,8 @@ def build_material(source: Ms3dMaterial, index: int, images: dict, comment) -> b
     return material
 
 
-def _load_images(model: Ms3dModel, path: Path, result: ImportResult) -> list[dict]:
-    loaded: dict[Path, bpy.types.Image] = {}
+def _load_images(model: Ms3dModel, model_source: ModelSource, result: ImportResult) -> list[dict]:
+    loaded: dict[FoundFile, bpy.types.Image] = {}
     per_material = []
     for source in model.materials:
         images = {}
@@ -174,16 +174,16 @@ def _load_images(model: Ms3dModel, path: Path, result: ImportResult) -> list[dic
             images[key] = None
             if not stored.strip():
                 continue
-            found = find_texture(path.parent, stored)
+            found = model_source.texture(stored)
             if found is None:
-                result.warnings.append(f"{path.name}: material {source.name!r}: {key} {stored!r} not found: "
-                                       + describe_texture_search(path.parent, stored))
+                result.warnings.append(f"{model_source.label}: material {source.name!r}: {key} {stored!r} not found: "
+                                       + model_source.texture_search(stored))
                 continue
             if found not in loaded:
                 try:
-                    loaded[found] = load_skin_image(found)
+                    loaded[found] = load_found_image(found)
                 except (FormatError, OSError) as exc:
-                    result.warnings.append(f"{path.name}: material {source.name!r}: {key} {stored!r} "
+                    result.warnings.append(f"{model_source.label}: material {source.name!r}: {key} {stored!r} "
                                            f"could not be loaded: {exc}")
                     continue
             images[key] = loaded[found]
@@ -209,14 +209,14 @@ def _sharp_edges(mesh: bpy.types.Mesh, smoothing: np.ndarray) -> None:
 
 
 def _build_group(model: Ms3dModel, g: int, conversion: np.ndarray, materials: list[bpy.types.Material],
-                 skin: tuple[np.ndarray, np.ndarray], path: Path, result: ImportResult
+                 skin: tuple[np.ndarray, np.ndarray], source: ModelSource, result: ImportResult
                  ) -> tuple[bpy.types.Object, np.ndarray]:
     group = model.groups[g]
     triangles = np.asarray(group.triangles, dtype=np.int64)
     corners = model.tri_vertices[triangles].astype(np.int64)
     keep = drop_degenerate(corners)
     if not keep.all():
-        result.warnings.append(f"{path.name}: group {group.name!r}: dropped {int((~keep).sum())} "
+        result.warnings.append(f"{source.label}: group {group.name!r}: dropped {int((~keep).sum())} "
                                "triangle(s) that use a vertex twice")
         triangles, corners = triangles[keep], corners[keep]
     used = np.unique(corners)
@@ -366,34 +366,36 @@ def _store_model(root: bpy.types.Object, model: Ms3dModel, materials: list[bpy.t
     root[MODEL_PROP] = record
 
 
-def import_ms3d(context: bpy.types.Context, path: Path, options: Ms3dImportOptions) -> ImportResult:
-    """Read ``path`` and build its objects in the active collection; all or nothing."""
-    model = read_ms3d(path, options.name_encoding)
-    result = ImportResult(warnings=[f"{path.name}: {w}" for w in model.warnings])
+def import_ms3d(context: bpy.types.Context, path: Path | ModelSource, options: Ms3dImportOptions) -> ImportResult:
+    """Read ``path`` (a file or an archive member, see :mod:`.file_source`) and build its objects in the
+    active collection; all or nothing."""
+    source = as_source(path)
+    model = read_ms3d(source, options.name_encoding)
+    result = ImportResult(warnings=[f"{source.label}: {w}" for w in model.warnings])
     conversion = conversion_matrix(options.axis_forward, options.axis_up)
     scene = context.scene
     collection = context.view_layer.active_layer_collection.collection
     fps = animation_fps(model)
     if model.joints and fps != model.animation_fps:
-        result.warnings.append(f"{path.name}: animation fps is {model.animation_fps}: using {DEFAULT_FPS:g}")
+        result.warnings.append(f"{source.label}: animation fps is {model.animation_fps}: using {DEFAULT_FPS:g}")
     try:
         last_key = last_key_frame(model, fps)
     except FormatError as exc:
-        raise exc.with_filename(str(path))
+        raise exc.with_filename(source.where)
     _ensure_object_mode(context)
     with datablock_transaction(scene):
-        images = _load_images(model, path, result) if options.load_images else [{} for _ in model.materials]
+        images = _load_images(model, source, result) if options.load_images else [{} for _ in model.materials]
         material_comments = first_comments(model.comments.material if model.comments else [])
         materials = [build_material(m, i, images[i], material_comments.get(i)) for i, m in enumerate(model.materials)]
         armature = None
         if model.joints:
             parents, warnings = joint_parents(model)
-            result.warnings += [f"{path.name}: {w}" for w in warnings]
-            armature = build_armature(context, path.stem, model, parents, conversion, collection, _model_size(model))
+            result.warnings += [f"{source.label}: {w}" for w in warnings]
+            armature = build_armature(context, source.stem, model, parents, conversion, collection, _model_size(model))
             store_joint_data(armature, model, conversion)
             root = armature.obj
         else:
-            root = bpy.data.objects.new(path.stem, None)
+            root = bpy.data.objects.new(source.stem, None)
             root.empty_display_size = max(_model_size(model) * 0.1, 0.01)
             collection.objects.link(root)
         if armature is not None:
@@ -405,7 +407,7 @@ def import_ms3d(context: bpy.types.Context, path: Path, options: Ms3dImportOptio
         influences = vertex_influences(model)
         groups = []
         for g in range(len(model.groups)):
-            obj, used = _build_group(model, g, conversion, materials, skin, path, result)
+            obj, used = _build_group(model, g, conversion, materials, skin, source, result)
             collection.objects.link(obj)
             obj.parent = root
             if armature is not None:
@@ -414,7 +416,9 @@ def import_ms3d(context: bpy.types.Context, path: Path, options: Ms3dImportOptio
                 modifier.object = root
             groups.append(obj)
         if armature is not None:
-            animate_joints(root, model, armature.bone_names, path.stem, fps)
+            animate_joints(root, model, armature.bone_names, source.stem, fps)
         _store_model(root, model, materials, fps, last_key, options)
+        for obj in [root, *groups]:
+            remember_source(obj, source)
     result.objects.extend(groups + [root])
     return result

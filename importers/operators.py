@@ -62,11 +62,13 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
                                description="With a Quake II player's tris.md2, also import the weapon models "
                                            "beside it (weapon.md2, w_*.md2), parented to the player")
 
+    def import_options(self, exclude: tuple[str, ...] = ()) -> Md2ImportOptions:
+        return Md2ImportOptions(**self.frame_options(), skin_image=getattr(self, "skin_image", ""),
+                                pcx_colours=self.pcx_colours, load_weapons=self.load_weapons, exclude=exclude)
+
     def execute(self, context):
         paths = operator_paths(self)
-        options = Md2ImportOptions(**self.frame_options(), skin_image=self.skin_image, pcx_colours=self.pcx_colours,
-                                   load_weapons=self.load_weapons, exclude=tuple(str(p) for p in paths))
-        return import_files(self, context, paths, import_md2, options)
+        return import_files(self, context, paths, import_md2, self.import_options(tuple(str(p) for p in paths)))
 
 
 class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
@@ -83,10 +85,12 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
 
-    def execute(self, context):
+    def import_options(self, exclude: tuple[str, ...] = ()) -> MdlImportOptions:
         palette = self.palette if self.properties.is_property_set("palette") else ""
-        options = MdlImportOptions(**self.frame_options(), palette=palette, palette_path=self.palette_path)
-        return import_files(self, context, operator_paths(self), import_mdl, options)
+        return MdlImportOptions(**self.frame_options(), palette=palette, palette_path=self.palette_path)
+
+    def execute(self, context):
+        return import_files(self, context, operator_paths(self), import_mdl, self.import_options())
 
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
@@ -110,10 +114,12 @@ class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
         description="The code page the model's names, texture paths and comments were written in "
                     "(the bytes are kept as they are, so the export is unchanged)")
 
+    def import_options(self, exclude: tuple[str, ...] = ()) -> Ms3dImportOptions:
+        return Ms3dImportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up,
+                                 load_images=self.load_images, name_encoding=self.name_encoding)
+
     def execute(self, context):
-        options = Ms3dImportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up,
-                                    load_images=self.load_images, name_encoding=self.name_encoding)
-        return import_files(self, context, operator_paths(self), import_ms3d, options)
+        return import_files(self, context, operator_paths(self), import_ms3d, self.import_options())
 
 
 CLASSES = (IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl, IMPORT_SCENE_OT_ms3d,)

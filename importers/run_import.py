@@ -11,7 +11,7 @@ from ..formats.errors import FormatError
 from .results import ImportResult
 from .transaction import datablock_transaction
 
-Importer = Callable[[bpy.types.Context, Path, Any], ImportResult]
+Importer = Callable[[bpy.types.Context, Path, Any], ImportResult]   # also takes a file_source.ModelSource
 
 
 def _describe(exc: Exception) -> str:
@@ -33,15 +33,23 @@ def operator_paths(operator: bpy.types.Operator) -> list[Path]:
 def import_files(operator: bpy.types.Operator, context: bpy.types.Context, paths: list[Path],
                  importer: Importer, options: Any) -> set[str]:
     """Import each path with progress; report warnings and per-file errors through ``operator``."""
+    return import_jobs(operator, context, [(path, importer, options) for path in paths])
+
+
+def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
+                jobs: list[tuple[Any, Importer, Any]]) -> set[str]:
+    """Run each (file or model source, importer, options) with progress, each all or nothing; report
+    warnings and per-file errors through ``operator`` and go on with the next file after an error."""
     wm = context.window_manager
     imported: list[bpy.types.Object] = []
     errors: list[str] = []
-    wm.progress_begin(0, max(len(paths), 1))
+    wm.progress_begin(0, max(len(jobs), 1))
     try:
-        for done, path in enumerate(paths, 1):
+        for done, (source, importer, options) in enumerate(jobs, 1):
+            path = getattr(source, "where", source)
             try:
                 with datablock_transaction(context.scene):
-                    result = importer(context, path, options)
+                    result = importer(context, source, options)
             except FormatError as exc:
                 errors.append(str(exc) if exc.filename else f"{path}: {exc}")
             except OSError as exc:
@@ -65,7 +73,7 @@ def import_files(operator: bpy.types.Operator, context: bpy.types.Context, paths
         for obj in imported:
             obj.select_set(True)
         context.view_layer.objects.active = imported[-1]
-        operator.report({"INFO"}, f"Imported {len(imported)} object(s) from {len(paths) - len(errors)} file(s)")
+        operator.report({"INFO"}, f"Imported {len(imported)} object(s) from {len(jobs) - len(errors)} file(s)")
     for error in errors:
         operator.report({"ERROR"}, error)
     return {"FINISHED"} if imported else {"CANCELLED"}

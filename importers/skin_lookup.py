@@ -266,20 +266,31 @@ def find_own_skins(model_path: Path, extensions: tuple[str, ...] = DEFAULT_EXTEN
     files whose real path leaves the folder (symlinks) are skipped."""
     folder = Path(os.path.abspath(model_path)).parent
     root = _resolve_root(folder)
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries
+                     if os.path.splitext(entry.name)[1].lower() in MODEL_EXTENSIONS
+                     or (entry.is_file() and _inside_any(folder / entry.name, [root]))]
+    except OSError:
+        return None
+    own = own_skins_among(Path(model_path).name, names, extensions)
+    return None if own is None else OwnSkins([folder / name for name in own[0]], own[1])
+
+
+def own_skins_among(model_name: str, names: list[str],
+                    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> tuple[list[str], str] | None:
+    """:func:`find_own_skins`'s rules over the names of the files in a model's folder (a folder on
+    disk, or a folder of an archive): the chosen image names in material order and the reason."""
     rank = {ext.lower(): i for i, ext in enumerate(extensions)}
     images: dict[str, list[tuple[int, str]]] = {}
     models: set[str] = set()
-    try:
-        with os.scandir(folder) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                stem, ext = os.path.splitext(entry.name)
-                if ext.lower() in MODEL_EXTENSIONS:
-                    models.add(stem.lower())
-                elif ext.lower() in rank and entry.is_file() and _inside_any(folder / entry.name, [root]):
-                    images.setdefault(stem.lower(), []).append((rank[ext.lower()], entry.name))
-    except OSError:
-        return None
-    own = Path(model_path).stem.lower()
+    for name in sorted(names):
+        stem, ext = os.path.splitext(name)
+        if ext.lower() in MODEL_EXTENSIONS:
+            models.add(stem.lower())
+        elif ext.lower() in rank:
+            images.setdefault(stem.lower(), []).append((rank[ext.lower()], name))
+    own = Path(model_name).stem.lower()
     models.add(own)
 
     def named(stem: str) -> str | None:
@@ -288,25 +299,24 @@ def find_own_skins(model_path: Path, extensions: tuple[str, ...] = DEFAULT_EXTEN
     shared_names = own == PLAYER_MODEL or models == {own}
     found = named(own)
     if found:
-        return OwnSkins([folder / found], f"{found} beside the model (the model's own name)")
+        return [found], f"{found} beside the model (the model's own name)"
     found = named("skin") if shared_names else None
     if found:
-        return OwnSkins([folder / found], f"{found} beside the model")
+        return [found], f"{found} beside the model"
     if shared_names:
         players = sorted((name for stem, choices in images.items() for r, name in choices
                           if name.lower().endswith(".pcx") and not stem.endswith("_i")
                           and any(n.lower() == f"{stem}_i.pcx" for _, n in images.get(f"{stem}_i", []))),
                          key=str.lower)
         if players:
-            return OwnSkins([folder / p for p in players],
-                            f"{', '.join(players)} beside the model (Quake II player skin"
-                            f"{'s' if len(players) > 1 else ''} with {'their' if len(players) > 1 else 'its'} icon)")
+            return players, (f"{', '.join(players)} beside the model (Quake II player skin"
+                             f"{'s' if len(players) > 1 else ''} with {'their' if len(players) > 1 else 'its'} icon)")
     prefixed = [(len(stem), r, name) for stem, choices in images.items() for r, name in choices
                 if stem.startswith(own) and stem != own
                 and max((m for m in models if stem.startswith(m)), key=len) == own]
     if prefixed:
         found = min(prefixed)[2]
-        return OwnSkins([folder / found], f"{found} beside the model (named after the model)")
+        return [found], f"{found} beside the model (named after the model)"
     return None
 
 

@@ -21,6 +21,7 @@ FORMATS = (FormatEntry("md2", "Quake II Model", ".md2"), FormatEntry("mdl", "Qua
 def _menu_import(self, context):
     for entry in FORMATS:
         self.layout.operator(f"import_scene.{entry.key}", text=f"{entry.label} ({entry.extension})")
+    self.layout.operator("import_scene.game_archive", text="Game Archive (.pak, .pk3)")
 
 
 def _menu_export(self, context):
@@ -39,7 +40,19 @@ def _file_handler(entry: FormatEntry) -> type:
     })
 
 
-FILE_HANDLERS = tuple(_file_handler(entry) for entry in FORMATS)
+class IO_FH_classic_models_archive(bpy.types.FileHandler):
+    """Dropping a .pak or .pk3 opens the archive's model list (import only)."""
+    bl_idname = "IO_FH_classic_models_archive"
+    bl_label = "Game Archive"
+    bl_import_operator = "import_scene.game_archive"
+    bl_file_extensions = ".pak;.pk3"
+
+    @classmethod
+    def poll_drop(cls, context):
+        return poll_file_object_drop(context)
+
+
+FILE_HANDLERS = (*(_file_handler(entry) for entry in FORMATS), IO_FH_classic_models_archive)
 
 
 def register() -> None:

@@ -1,10 +1,13 @@
 """Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import bpy
 from bpy.props import BoolProperty
 
 from ..common.actions import activate_animation
+from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
 
 
 def _active_animation(context: bpy.types.Context):
@@ -14,6 +17,15 @@ def _active_animation(context: bpy.types.Context):
     settings = obj.classic_model
     index = min(settings.active_animation, len(settings.animations) - 1)
     return settings.animations[index]
+
+
+def _draw_archive(layout, obj) -> None:
+    """The game archive and member the object (or the model it belongs to) was read from."""
+    while obj is not None and ARCHIVE_MEMBER not in obj:
+        obj = obj.parent
+    if obj is not None:
+        layout.label(text=f"Archive: {Path(str(obj.get(ARCHIVE_PATH, ''))).name}", icon="PACKAGE")
+        layout.label(text=f"Member: {obj[ARCHIVE_MEMBER]}", icon="FILE")
 
 
 class CLASSIC_MODELS_UL_animations(bpy.types.UIList):
@@ -88,6 +100,7 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         settings = context.object.classic_model
         col = layout.column(align=True)
         col.label(text=f"Imported from {settings.source_format}")
+        _draw_archive(col, context.object)
         if settings.skin_width:
             col.label(text=f"Skin size {settings.skin_width} x {settings.skin_height}")
         if settings.source_format == "MDL":

@@ -25,7 +25,7 @@ import numpy as np
 import bpy
 
 from ...common.contract import SOURCE_PATH
-from ...common.skin_images import image_unchanged
+from ...common.skin_images import image_unchanged, unchanged_member_bytes
 from ...formats.errors import FormatError
 from ...formats.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
 from ...formats.pcx import decode_pcx, encode_pcx
@@ -165,10 +165,13 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
             continue
         unchanged = image_unchanged(image)
         source = Path(str(image.get(SOURCE_PATH, ""))) if unchanged else None
+        member = unchanged_member_bytes(image, extension)
         if source is not None and source.suffix.lower() == extension and source.is_file():
             if target.exists() and os.path.samefile(source, target):
                 continue
             data, note = source.read_bytes(), f"copied from {source}"
+        elif member is not None:
+            data, note = member[0], f"copied from {member[1]}"
         else:
             if image.size[0] == 0 or image.size[1] == 0:
                 warnings.append(f"image {image.name!r} of skin {name!r} has no pixels; not written")

@@ -39,10 +39,10 @@ from ...formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJoi
                             Ms3dModelExtras, Ms3dVertexExtras)
 from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
                                KEPT_MEMBERSHIPS, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
-                               SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
+                               SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, SOURCE_MEMBER, TRIANGLE_FLAGS, TRIANGLE_GROUP,
                                TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
 from ...common.ms3d_data import bone_color, bone_rest_poses, material_values
-from ...common.skin_images import unchanged_source_file
+from ...common.skin_images import image_unchanged, unchanged_source_file
 from ...formats.ms3d_rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
                                 local_matrices, unpack_skin)
 from ..export_error import ExportError
@@ -398,7 +398,9 @@ def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str,
         return bytes(PATH_SIZE)
     if copy:
         source = unchanged_source_file(image)
-        path = source.name if source is not None else f"{Path(image.name).stem or 'texture'}.png"
+        member = str(image.get(SOURCE_MEMBER, "")) if image_unchanged(image) else ""
+        path = (source.name if source is not None else member.rpartition("/")[2] if member
+                else f"{Path(image.name).stem or 'texture'}.png")
     else:
         path = bpy.path.basename(bpy.path.abspath(image.filepath)) if image.filepath else image.name
     return encoded(path, PATH_SIZE, what, problems)

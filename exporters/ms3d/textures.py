@@ -13,7 +13,7 @@ from pathlib import Path
 import bpy
 
 from ...common.ms3d_data import material_values
-from ...common.skin_images import unchanged_source_file
+from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
 from ...formats.ms3d import parse_ms3d, serialize_ms3d
 from ..atomic_write import atomic_write
@@ -49,10 +49,13 @@ def plan_texture_files(model_path: Path, materials: list, exported: list) -> tup
                 warnings.append(f"{target} leads outside the export folder; {key} of {material.name!r} not written")
                 continue
             source = unchanged_source_file(image)
+            member = unchanged_member_bytes(image, target.suffix) if source is None else None
             if source is not None and source.suffix.lower() == target.suffix.lower():
                 if target.exists() and os.path.samefile(source, target):
                     continue
                 data, note = source.read_bytes(), f"copied from {source}"
+            elif member is not None:
+                data, note = member[0], f"copied from {member[1]}"
             elif target.suffix.lower() in ENCODERS and image.size[0] > 0 and image.size[1] > 0:
                 mode = ENCODERS[target.suffix.lower()]
                 try:
@@ -64,7 +67,7 @@ def plan_texture_files(model_path: Path, materials: list, exported: list) -> tup
                 warnings.append(f"{key} {name!r} of {material.name!r}: cannot write a {target.suffix or 'nameless'} "
                                 "file from this image; not written")
                 continue
-            if target.exists() and source is not None:
+            if target.exists() and (source is not None or member is not None):
                 if target.read_bytes() != data:
                     warnings.append(f"{target} exists and differs; kept it, since image {image.name!r} was not "
                                     "changed in Blender")

@@ -1,0 +1,73 @@
+"""Exporting an object imported from a game archive back into a game folder.
+
+An object read from ``baseq2/pak0.pak`` as ``players/male/tris.md2`` keeps the archive and member
+(``common/contract.py``). Its export dialog opens in the archive's folder (the game folder) with the
+member's file name (or in the folder it was last exported to under that name), and *Path in Game
+Folder* holds the member's folders (``players/male``): the file is written at
+``<chosen folder>/players/male/tris.md2``, creating the missing folders, so choosing the game folder or
+a mod folder puts it where the game looks for that name. A chosen folder that already ends with those
+folders (``.../baseq2/players/male``) is used as it is. Bpy-free.
+"""
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from ..formats.archive import unsafe_name
+from .export_error import ExportError
+
+
+def default_export_path(archive: str, member: str, extension: str) -> tuple[str, str]:
+    """(file path for the dialog, folders in the game folder) for an object read from ``member``."""
+    name = PurePosixPath(member.replace("\\", "/"))
+    stem = name.stem if extension else name.name
+    return str(Path(archive).parent / f"{stem}{extension}"), str(name.parent) if str(name.parent) != "." else ""
+
+
+def export_dialog_path(remembered: str, archive: str, member: str, extension: str) -> tuple[str, str]:
+    """The export dialog's (file path, Path in Game Folder) for an object read from ``member``: the
+    archive's folder and the member's name, unless the dialog remembers a path with that same file
+    name (an earlier export of it to a game or mod folder), whose folder is kept."""
+    default, folders = default_export_path(archive, member, extension)
+    if remembered and Path(remembered).name.lower() == Path(default).name.lower():
+        return remembered, folders
+    return default, folders
+
+
+def game_folder_target(path: Path, folders: str) -> Path:
+    """Where the file goes: ``folders`` under the chosen file's folder, unless that folder already
+    ends with them (any case). Refuses folders that could lead outside (absolute, ``..``)."""
+    folders = folders.strip().replace("\\", "/").rstrip("/")
+    if not folders:
+        return path
+    problem = unsafe_name(folders)
+    if problem:
+        raise ExportError(f"Path in Game Folder {folders!r}: {problem}; it must stay under the chosen folder")
+    parts = folders.split("/")
+    chosen = path.parent
+    tail = [p.lower() for p in chosen.parts[-len(parts):]]
+    if tail == [p.lower() for p in parts]:
+        return path
+    return chosen.joinpath(*parts) / path.name
+
+
+def make_folders(folder: Path, chosen: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents below the existing folder ``chosen``; the ones
+    created, deepest first (for removal). Nothing when ``chosen`` does not exist."""
+    if folder == chosen or not chosen.is_dir():
+        return []
+    missing = []
+    current = folder
+    while current != chosen and not current.exists():
+        missing.append(current)
+        current = current.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove folders :func:`make_folders` created, deepest first, if nothing was written in them."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

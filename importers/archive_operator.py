@@ -1,0 +1,233 @@
+"""File > Import > Game Archive (.pak, .pk3): tick models in an archive's directory and import them.
+
+The dialog reads only the archive's directory (``formats/archive.py``) and lists its MD2, MDL and
+MS3D members; each ticked member is imported by its format's importer with the options of that
+format's own operator (the annotations are shared, so the options and their meaning are the same),
+reading the member from memory through :class:`.file_source.ArchiveSource`: skins, textures and a
+player's weapon models come from the archive, then from its game folder in the engine's order.
+A broken member is reported and the others are imported.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path, PurePosixPath
+
+import bpy
+from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import axis_conversion_ensure
+
+from ..formats.archive import ArchiveError, member_key, open_archive
+from ..formats.game_folder import GameFolder
+from .file_source import ArchiveSource, GameFiles
+from .md2_import import import_md2
+from .mdl_import import import_mdl
+from .ms3d_import import import_ms3d
+from .operators import FrameImportBase, IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl, IMPORT_SCENE_OT_ms3d
+from .run_import import import_jobs
+
+FORMATS = {".md2": ("MD2", IMPORT_SCENE_OT_md2, import_md2), ".mdl": ("MDL", IMPORT_SCENE_OT_mdl, import_mdl),
+           ".ms3d": ("MS3D", IMPORT_SCENE_OT_ms3d, import_ms3d)}
+_NOT_SHARED = {"filepath", "files", "directory", "filter_glob", "skin_image"}   # per file, not per archive
+
+
+def model_format(name: str) -> str | None:
+    """"MD2", "MDL" or "MS3D" for a member name, else None."""
+    entry = FORMATS.get(PurePosixPath(name).suffix.lower())
+    return entry[0] if entry else None
+
+
+def format_options(operator_class: type) -> list[str]:
+    """The option names a format's import operator shows (those the archive dialog shares)."""
+    names = []
+    for cls in reversed(operator_class.__mro__):
+        names += [n for n in getattr(cls, "__annotations__", {}) if n not in _NOT_SHARED and n not in names]
+    return names
+
+
+class ArchiveModel(bpy.types.PropertyGroup):
+    """One model of the archive's directory (``name`` is the member name)."""
+    format: StringProperty(name="Format")
+    size: IntProperty(name="Size")
+    problem: StringProperty(name="Problem", description="Why the directory entry cannot be read")
+    ticked: BoolProperty(name="Import", default=False, description="Import this model")
+
+
+def _matches(item: ArchiveModel, text: str) -> bool:
+    return not text or text.lower() in item.name.lower()
+
+
+class CLASSIC_MODELS_UL_archive_models(bpy.types.UIList):
+    """The archive's models: tick box, member name, format and size; filtered by the dialog's Filter."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.prop(item, "ticked", text="")
+        row.label(text=item.name, icon="ERROR" if item.problem else "MESH_DATA")
+        row.label(text=item.problem or f"{item.format}  {item.size:,} B")
+
+    def filter_items(self, context, data, propname):
+        items = getattr(data, propname)
+        text = getattr(data, "model_filter", "")
+        flags = [self.bitflag_filter_item if _matches(item, text) else 0 for item in items]
+        return flags, []
+
+
+def _tick_shown_get(self) -> bool:
+    shown = [m for m in self.models if _matches(m, self.model_filter)]
+    return bool(shown) and all(m.ticked for m in shown)
+
+
+def _tick_shown_set(self, value: bool) -> None:
+    for model in self.models:
+        if _matches(model, self.model_filter):
+            model.ticked = value
+
+
+def archive_models(path: Path) -> tuple[list[tuple[str, str, int, str]], str]:
+    """(member name, format, size, problem) of every model in the archive's directory, by name, then
+    entries the directory lists but cannot be read; and '' or why the archive cannot be opened."""
+    try:
+        with open_archive(path) as archive:
+            listed = {member_key(m.name): m for m in archive.members()}
+            problems = [p for p in archive.problems if p.member and model_format(p.member)]
+    except ArchiveError as exc:
+        return [], str(exc)
+    models = [(m.name, model_format(m.name), m.size, "") for m in sorted(listed.values(), key=lambda m: m.name.lower())
+              if model_format(m.name)]
+    return models + [(p.member, model_format(p.member), 0, p.message) for p in problems], ""
+
+
+def fill_models(models, path: Path) -> str:
+    """Fill the dialog's list from the archive's directory (no member is read); '' or the error."""
+    models.clear()
+    listed, error = archive_models(path)
+    for name, kind, size, problem in listed:
+        item = models.add()
+        item.name, item.format, item.size, item.problem = name, kind, size, problem
+    return error
+
+
+class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
+    """Import models from a Quake PAK or PK3 archive: tick them in the list; skins come from the archive
+    and its game folder"""
+    bl_idname = "import_scene.game_archive"
+    bl_label = "Import Game Archive"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filepath: StringProperty(name="File Path", subtype="FILE_PATH", options={"SKIP_PRESET", "HIDDEN"})
+    filter_glob: StringProperty(default="*.pak;*.pk3", options={"HIDDEN"})
+    models: CollectionProperty(type=ArchiveModel, options={"SKIP_SAVE"})
+    active_model: IntProperty(options={"HIDDEN", "SKIP_SAVE"})
+    listed_path: StringProperty(options={"HIDDEN", "SKIP_SAVE"})
+    list_error: StringProperty(options={"HIDDEN", "SKIP_SAVE"})
+    model_filter: StringProperty(name="Filter", options={"SKIP_SAVE", "TEXTEDIT_UPDATE"},
+                                 description="Show only models whose member name contains this text")
+    tick_shown: BoolProperty(name="All Shown", get=_tick_shown_get, set=_tick_shown_set, options={"SKIP_SAVE"},
+                             description="Tick (or untick) every model the filter shows")
+
+    def _refresh(self) -> bool:
+        """List the archive ``filepath`` names, once per archive chosen."""
+        path = bpy.path.abspath(self.filepath)
+        if path == self.listed_path:
+            return False
+        self.listed_path = path
+        if Path(path).is_file():
+            self.list_error = fill_models(self.models, Path(path))
+        else:
+            self.models.clear()
+            self.list_error = ""
+        return True
+
+    def invoke(self, context, event):
+        if self.properties.is_property_set("filepath") and self.filepath:   # dropped on the viewport
+            self._refresh()
+            return context.window_manager.invoke_props_dialog(self, width=560, title=Path(self.filepath).name)
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def check(self, context):
+        axes = axis_conversion_ensure(self, "axis_forward", "axis_up")    # as ImportHelper does for MS3D
+        return self._refresh() or axes
+
+    def draw(self, context):
+        layout = self.layout
+        if self.list_error:
+            layout.label(text=self.list_error, icon="ERROR")
+        formats = [m.format for m in self.models]
+        counts = ", ".join(f"{formats.count(f)} {f}" for f in ("MD2", "MDL", "MS3D") if f in formats)
+        ticked = sum(m.ticked for m in self.models)
+        layout.label(text=f"{len(formats)} models ({counts or 'none'}), {ticked} ticked")
+        row = layout.row(align=True)
+        row.prop(self, "model_filter", text="", icon="VIEWZOOM")
+        row.prop(self, "tick_shown")
+        layout.template_list("CLASSIC_MODELS_UL_archive_models", "", self, "models", self, "active_model", rows=10)
+        shown: set[str] = set()
+        present = set(formats) or {"MD2", "MDL", "MS3D"}
+        sections = [("MD2 and MDL", FrameImportBase, {"MD2", "MDL"})] + [
+            (label, cls, {label}) for label, cls, _ in FORMATS.values()]
+        for label, operator_class, kinds in sections:
+            if not kinds & present:
+                continue
+            names = [n for n in format_options(operator_class) if n not in shown]
+            if names:
+                box = layout.box()
+                box.label(text=label)
+                for name in names:
+                    box.prop(self, name)
+                shown.update(names)
+
+    def execute(self, context):
+        if not self.models:          # called from a script with the archive only
+            self._refresh()
+        ticked = [m.name for m in self.models if m.ticked and model_format(m.name)]
+        for name in (m.name for m in self.models if m.ticked and not model_format(m.name)):
+            self.report({"ERROR"}, f"{self.filepath}:{name}: not a model this importer reads (MD2, MDL, MS3D)")
+        if self.list_error:
+            self.report({"ERROR"}, self.list_error)
+            return {"CANCELLED"}
+        if not ticked:
+            self.report({"ERROR"}, f"{self.filepath}: no model ticked; select the archive once and tick the "
+                                   "models to import in the list beside the file browser")
+            return {"CANCELLED"}
+        path = Path(bpy.path.abspath(self.filepath))
+        try:
+            archive = open_archive(path)
+        except ArchiveError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        game = GameFolder.around(path)
+        try:
+            files = GameFiles(archive, game)
+            jobs = []
+            for warning in (w for name in ticked for w in archive.warnings_for(name)):
+                self.report({"WARNING"}, warning)
+            for name in ticked:
+                _, operator_class, importer = FORMATS[PurePosixPath(name).suffix.lower()]
+                options = operator_class.import_options(self, exclude=tuple(ticked))
+                jobs.append((ArchiveSource(archive, name, game, files), importer, options))
+            status = import_jobs(self, context, jobs)
+            for problem in game.problems if game is not None else []:
+                self.report({"WARNING"}, f"skipped in the skin search of the game folder: {problem}")
+            return status
+        finally:
+            archive.close()
+            if game is not None:
+                game.close()
+
+
+def _share_options() -> None:
+    """Give the archive operator every option of the three format operators (the same properties;
+    annotations written as strings are evaluated where they were written)."""
+    for _, operator_class, _ in FORMATS.values():
+        for cls in reversed(operator_class.__mro__):
+            for name, prop in getattr(cls, "__annotations__", {}).items():
+                if name not in _NOT_SHARED and name not in IMPORT_SCENE_OT_game_archive.__annotations__:
+                    if isinstance(prop, str):
+                        prop = eval(prop, vars(sys.modules[cls.__module__]))  # noqa: S307 - our own source
+                    IMPORT_SCENE_OT_game_archive.__annotations__[name] = prop
+    IMPORT_SCENE_OT_game_archive.frame_options = FrameImportBase.frame_options
+
+
+_share_options()
+
+CLASSES = (ArchiveModel, CLASSIC_MODELS_UL_archive_models, IMPORT_SCENE_OT_game_archive)

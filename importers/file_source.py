@@ -1,0 +1,378 @@
+"""Where a model and the files it names come from: a loose file, or a member of a game archive.
+
+Importers read the model's bytes and look up its skins, textures and weapon models through a
+:class:`ModelSource`, never through the disk directly, so the same code builds
+``players/male/tris.md2`` from a folder or from ``baseq2/pak0.pak`` (nothing is extracted).
+
+- :class:`LooseSource` keeps the loose-file rules of :mod:`.skin_lookup` exactly; when a stored skin
+  name is not found on disk it also asks the archives of the game folder the model sits in
+  (``formats/game_folder.py``: a loose ``baseq2/models/x/tris.md2`` gets its skin from
+  ``baseq2/pak0.pak``).
+- :class:`ArchiveSource` is a member of an opened archive. Files it names are looked up in the game
+  folder the archive sits in (its archives, this one among them, and its loose files, in the engine's
+  order: what the game would show), with the same rules as for loose files: beside the model, then the
+  stored path from the game folder's root (member names are game paths), any case, the other image
+  extensions.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+import bpy
+import numpy as np
+
+from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
+from ..common.skin_images import load_skin_image, skin_image_from_data
+from ..formats.archive import Archive, open_archive
+from ..formats.errors import FormatError
+from ..formats.game_folder import GameFolder
+from .skin_lookup import (DEFAULT_EXTENSIONS, _SEPARATORS, _candidate_names, _refusal, describe_texture_search,
+                          find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
+                          texture_candidates)
+
+
+def member_label(archive: Path, member: str) -> str:
+    """How messages name a member: ``/games/quake2/baseq2/pak0.pak:players/male/tris.md2``."""
+    return f"{archive}:{member}"
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    """A file found for a model: loose (``path``) or an archive member (``archive``, ``member``)."""
+    name: str                                   # its own name: grunt.pcx
+    where: str                                  # for messages and ``image["source_path"]``
+    read: Callable[[], bytes] = field(compare=False, repr=False)
+    path: Path | None = None
+    archive: Path | None = None
+    member: str = ""
+
+
+@dataclass
+class SkinFound:
+    """The skin a stored name refers to (None if not found or refused) and what the user should hear:
+    ``warning`` a miss, a refusal or a substitute; ``note`` where a skin found elsewhere came from."""
+    file: FoundFile | None
+    warning: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class OwnFound:
+    """Images beside the model that belong to it (see :func:`.skin_lookup.find_own_skins`)."""
+    files: list[FoundFile]
+    reason: str
+
+
+def loose_file(path: Path) -> FoundFile:
+    return FoundFile(path.name, str(path), path.read_bytes, path=path)
+
+
+class ModelSource:
+    """A model file and the files beside it. ``label`` prefixes the import's messages."""
+    name: str
+    where: str
+    archive: Path | None = None
+    member: str = ""
+
+    @property
+    def stem(self) -> str:
+        return PurePosixPath(self.name).stem
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def read(self) -> bytes:
+        raise NotImplementedError
+
+    def skin(self, skin_name: str) -> SkinFound:
+        raise NotImplementedError
+
+    def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:
+        """The model's own images by name (:func:`.skin_lookup.find_own_skins`); beside a loose model,
+        then the looser rules that take an image only at the header's skin size ``width`` x ``height``
+        (:func:`.skin_lookup.find_sized_skin`)."""
+        raise NotImplementedError
+
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list["ModelSource"]:
+        raise NotImplementedError
+
+    def texture(self, stored: str) -> FoundFile | None:
+        raise NotImplementedError
+
+    def texture_search(self, stored: str) -> str:
+        raise NotImplementedError
+
+
+def as_source(model: "Path | str | ModelSource") -> ModelSource:
+    return model if isinstance(model, ModelSource) else LooseSource(Path(model))
+
+
+class LooseSource(ModelSource):
+    """A model file on disk; the lookups of :mod:`.skin_lookup`, then its game folder's archives."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.name = self.path.name
+        self.where = str(self.path)
+
+    def read(self) -> bytes:
+        return self.path.read_bytes()
+
+    def skin(self, skin_name: str) -> SkinFound:
+        """:func:`.skin_lookup.find_skin` on disk; if it finds nothing, the stored path in the archives
+        of the game folder the model sits in (their loose files were searched already)."""
+        lookup = find_skin(self.path, skin_name)
+        if lookup.path is not None:
+            return SkinFound(loose_file(lookup.path), lookup.warning)
+        if _refusal(skin_name.strip()) is None:
+            try:
+                game = GameFolder.around(self.path)
+            except (FormatError, OSError):
+                game = None
+            if game is not None:
+                with game:
+                    found = _stored_path(GameFiles(None, game), skin_name)
+                if found is not None and found.archive is not None:
+                    other = found.name.lower() != _base(skin_name).lower()
+                    return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}" if other
+                                     else None, f"skin {skin_name!r} found in {found.where}")
+        return SkinFound(None, lookup.warning)
+
+    def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:
+        own = find_own_skins(self.path) or find_sized_skin(self.path, width, height)
+        return None if own is None else OwnFound([loose_file(p) for p in own.paths], own.reason)
+
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        return [LooseSource(p) for p in weapon_paths(self.path, exclude)]
+
+    def texture(self, stored: str) -> FoundFile | None:
+        found = find_texture(self.path.parent, stored)
+        return None if found is None else loose_file(found)
+
+    def texture_search(self, stored: str) -> str:
+        return describe_texture_search(self.path.parent, stored)
+
+
+def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
+    """The weapon models a Quake II player folder holds beside ``tris.md2``: ``weapon.md2``, ``w_*.md2``."""
+    if path.name.lower() != "tris.md2":
+        return []
+    skip = {str(Path(p).resolve()) for p in exclude}
+    try:
+        entries = sorted(path.parent.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if p.is_file() and p.suffix.lower() == ".md2" and str(p.resolve()) not in skip
+            and (p.stem.lower() == "weapon" or p.stem.lower().startswith("w_"))]
+
+
+def _base(skin_name: str) -> str:
+    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    return parts[-1] if parts else ""
+
+
+class GameFiles:
+    """The files a member model reaches: those of the game folder its archive sits in, in the engine's
+    order (the archive is one of the folder's archives; without a game folder, the archive alone).
+    Names compare case-insensitively; the archives' folder listings are built once."""
+
+    def __init__(self, archive: Archive | None, game: GameFolder | None) -> None:
+        self.archive, self.game = archive, game
+        self._folders: dict[str, dict[str, tuple[str, Path | None, float]]] | None = None
+
+    def _found(self, name: str, archive_path: Path | None) -> FoundFile:
+        if archive_path is None and self.game is not None:
+            path = self.game.root / name
+            return FoundFile(PurePosixPath(name).name, str(path), path.read_bytes, path=path)
+        if self.archive is not None and archive_path == self.archive.path:
+            reader = self.archive.read
+        else:
+            reader = partial(_read_member, archive_path)
+        return FoundFile(PurePosixPath(name).name, member_label(archive_path, name), partial(reader, name),
+                         archive=archive_path, member=name)
+
+    def find(self, name: str) -> FoundFile | None:
+        if self.game is not None:
+            found = self.game.find(name)
+            if found is not None:
+                return self._found(found.name, found.archive)
+        if self.archive is not None and not self._in_game():
+            member = self.archive.find(name)
+            if member is not None:
+                return self._found(member.name, self.archive.path)
+        return None
+
+    def _in_game(self) -> bool:
+        """True when the own archive is one of the game folder's (so the folder's order covers it)."""
+        if self.game is None or self.archive is None:
+            return False
+        own = Path(os.path.abspath(self.archive.path)).resolve()
+        return any(Path(p).resolve() == own for p in self.game.archive_paths)
+
+    def folder(self, folder: str) -> dict[str, FoundFile]:
+        """Lower-cased base name -> file, for the files directly in ``folder`` ('' = the root): the game
+        folder's archives in search order and that one loose folder (last, or first where the folder
+        reads loose files first); nothing is walked."""
+        if self._folders is None:
+            self._folders = {}
+            for rank, archive in self._archives():
+                for member in archive.members():
+                    parent, _, base = member.name.rpartition("/")
+                    entry = (member.name, archive.path, rank)
+                    self._folders.setdefault(parent.lower(), {}).setdefault(base.lower(), entry)
+        listing = dict(self._folders.get(folder.lower(), {}))
+        if self.game is not None:
+            loose_rank = 0.5 if self.game.loose_first else float("inf")
+            for name in _loose_folder(self.game.root, folder):
+                base = name.rpartition("/")[2].lower()
+                if base not in listing or listing[base][2] > loose_rank:
+                    listing[base] = (name, None, loose_rank)
+        return {base: self._found(name, where) for base, (name, where, _) in listing.items()}
+
+    def _archives(self) -> list[tuple[float, Archive]]:
+        """(rank, archive) in search order: the game folder's (1, 2, ...), then the own archive if it
+        is not one of them."""
+        ranked = []
+        if self.game is not None:
+            opened = [self.game.archive(path) for path in self.game.archive_paths]
+            ranked += [(1.0 + i, a) for i, a in enumerate(opened) if a is not None]
+        if self.archive is not None and not self._in_game():
+            ranked.append((1.0 + len(ranked), self.archive))
+        return ranked
+
+
+def _loose_folder(root: Path, folder: str) -> list[str]:
+    """The files directly in ``root/folder`` (each part matched without case), as game paths."""
+    current, parts = root, []
+    for part in [p for p in folder.split("/") if p]:
+        try:
+            match = next((e.name for e in sorted(os.scandir(current), key=lambda e: e.name)
+                          if e.name.lower() == part.lower() and e.is_dir()), None)
+        except OSError:
+            return []
+        if match is None:
+            return []
+        current, parts = current / match, parts + [match]
+    try:
+        with os.scandir(current) as entries:
+            return sorted("/".join(parts + [e.name]) for e in entries if e.is_file())
+    except OSError:
+        return []
+
+
+def _read_member(archive: Path, name: str) -> bytes:
+    """One member of another archive of the game folder, opened for this read only."""
+    with open_archive(archive) as opened:
+        return opened.read(name)
+
+
+def _stored_path(files: GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
+    """A stored skin name looked up as :func:`.skin_lookup.find_skin` does on disk: beside the model
+    (folder ``beside``), then the stored path from the game folder's root; any case, other extensions."""
+    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    if not parts:
+        return None
+    names = _candidate_names(parts[-1], DEFAULT_EXTENSIONS)
+    folders = ([beside] if beside is not None else []) + (["/".join(parts[:-1])] if len(parts) > 1 else [])
+    for folder in dict.fromkeys(folders):
+        for name in names:
+            found = files.find(f"{folder}/{name}" if folder else name)
+            if found is not None:
+                return found
+    return None
+
+
+class ArchiveSource(ModelSource):
+    """A member of an opened archive; ``game`` is the game folder the archive sits in (or None)."""
+
+    def __init__(self, archive: Archive, member: str, game: GameFolder | None = None,
+                 files: GameFiles | None = None, found: FoundFile | None = None) -> None:
+        self.files = files if files is not None else GameFiles(archive, game)
+        self.game = game
+        self.member = member
+        self.archive = Path(found.archive if found is not None else archive.path)
+        self.name = PurePosixPath(member).name
+        self.where = member_label(self.archive, member)
+        self.folder = member.rpartition("/")[0]
+        self._read = found.read if found is not None else (lambda: archive.read(member))
+
+    @property
+    def label(self) -> str:
+        return self.member
+
+    def read(self) -> bytes:
+        return self._read()
+
+    def skin(self, skin_name: str) -> SkinFound:
+        refusal = _refusal(skin_name.strip())
+        if refusal is not None:
+            return SkinFound(None, refusal)
+        found = _stored_path(self.files, skin_name, self.folder)
+        if found is None:
+            return SkinFound(None, f"skin {skin_name!r} not found in {self.archive.name}"
+                                   f"{' or its game folder' if self.game is not None else ''}")
+        if found.name.lower() != _base(skin_name).lower():
+            return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}")
+        return SkinFound(found)
+
+    def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:
+        listing = self.files.folder(self.folder)
+        own = own_skins_among(self.name, sorted(f.name for f in listing.values()))
+        if own is None:
+            return None
+        names, reason = own
+        return OwnFound([listing[n.lower()] for n in names], reason)
+
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        """``weapon.md2`` and ``w_*.md2`` in a player's folder (``exclude``: members imported anyway)."""
+        if self.name.lower() != "tris.md2":
+            return []
+        skip = {e.lower() for e in exclude} | {self.member.lower()}
+        found = []
+        for base, file in sorted(self.files.folder(self.folder).items()):
+            stem, _, ext = base.rpartition(".")
+            if ext == "md2" and (stem == "weapon" or stem.startswith("w_")) and file.member.lower() not in skip:
+                found.append(LooseSource(file.path) if file.path is not None
+                             else ArchiveSource(None, file.member, self.game, self.files, file))
+        return found
+
+    def texture(self, stored: str) -> FoundFile | None:
+        """As :func:`.skin_lookup.find_texture`: the relative path under the model's folder, else the bare
+        name there; nothing outside the model's folder."""
+        home = [p for p in self.folder.split("/") if p]
+        for parts in texture_candidates(stored):
+            folder = list(home)
+            for part in parts:
+                if part != "..":
+                    folder.append(part)
+                elif folder:
+                    folder.pop()
+            if folder[:len(home)] != home or len(folder) <= len(home):
+                continue
+            found = self.files.find("/".join(folder))
+            if found is not None:
+                return found
+        return None
+
+    def texture_search(self, stored: str) -> str:
+        return describe_texture_search(member_label(self.archive, self.folder + "/"), stored)
+
+
+def load_found_image(found: FoundFile, palette: np.ndarray | None = None) -> bpy.types.Image:
+    """The packed image of a found file: read from disk as before for a loose file, from memory for a
+    member. Raises FormatError (``ArchiveError`` for a broken member) or OSError."""
+    if found.path is not None:
+        return load_skin_image(found.path, palette)
+    return skin_image_from_data(found.name, found.read(), found.where, palette, found.archive, found.member)
+
+
+def remember_source(obj: bpy.types.Object, source: ModelSource) -> None:
+    """An object read from an archive keeps the archive and its member name (see contract)."""
+    if source.archive is not None:
+        obj[ARCHIVE_PATH] = str(source.archive)
+        obj[ARCHIVE_MEMBER] = source.member
