@@ -83,7 +83,7 @@ class FrameExportBase(ExportOperatorBase):
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals}
+                "split_normals": self.split_normals, "materials": self.materials}
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
@@ -149,7 +149,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         options = Md2ExportOptions(**self.frame_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
-                                   dither=self.dither, materials=self.materials)
+                                   dither=self.dither)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
         return export_file(self, context, export_md2_player if self.player else export_md2, options)
@@ -200,8 +200,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
                                    palette=self.palette if self.properties.is_property_set("palette") else "",
                                    palette_path=self.palette_path,
-                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen,
-                                   materials=self.materials)
+                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen)
         return export_file(self, context, export_mdl, options)
 
 

@@ -9,7 +9,7 @@ import bpy
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
 from ..formats.errors import FormatError
-from .atomic_write import atomic_write
+from ..formats.atomic_file import atomic_write
 from .export_error import ExportError
 from .object_mode import in_object_mode
 from .game_path import game_folder_target, make_folders, remove_empty

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import struct
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic_file import replacing
 from .errors import FormatError
 
 PACK_MAGIC = b"PACK"
@@ -394,24 +394,15 @@ def write_archive(path: str | os.PathLike, members: list[tuple[str, bytes]]) -> 
         raise ArchiveError(path, "the name must end in .pak or .pk3")
     kind = kind[1:]
     _check_names(path, members, kind)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if kind == "pak":
-                handle.write(_pack_bytes(path, members))
-            else:
-                with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
-                    for name, data in members:
-                        archive.writestr(_zip_info(name), data)
-            handle.flush()
-            os.fsync(handle.fileno())
+    with replacing(path) as (handle, tmp):
+        if kind == "pak":
+            handle.write(_pack_bytes(path, members))
+        else:
+            with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name, data in members:
+                    archive.writestr(_zip_info(name), data)
+        handle.flush()
         _verify(tmp, members, path)
-        os.chmod(tmp, _target_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _zip_info(name: str) -> zipfile.ZipInfo:
@@ -430,12 +421,3 @@ def _verify(tmp: Path, members: list[tuple[str, bytes]], path: Path) -> None:
         for name, data in members:
             if archive.read(name) != data:
                 raise ArchiveError(path, "the member read back differs from what was written", name)
-
-
-def _target_mode(path: Path) -> int:
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask

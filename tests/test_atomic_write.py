@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from exporters.atomic_write import atomic_write
+from formats.atomic_file import atomic_write
 
 
 def test_replaces_and_keeps_permissions(tmp_path):

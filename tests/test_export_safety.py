@@ -72,7 +72,7 @@ def test_a_full_disk_leaves_the_old_file_intact(bpy_scene, tmp_path, fmt, monkey
     _select_only(bpy, obj)
     target = tmp_path / f"out.{fmt}"
     target.write_bytes(b"the old model")
-    module = sys.modules[f"{extension}.exporters.atomic_write"]
+    module = sys.modules[f"{extension}.formats.atomic_file"]
 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")

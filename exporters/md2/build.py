@@ -27,7 +27,7 @@ from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
-from ..sampling.options import FrameExportOptions
+from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..sampling.skin_packing import alternate_note, pack_skin
 from ...formats.skin_atlas import MAX_LBM_HEIGHT
@@ -39,7 +39,7 @@ DEFAULT_SKIN_SIZE = 256
 
 
 @dataclass
-class Md2ExportOptions(FrameExportOptions):
+class Md2ExportOptions(VertexModelOptions):
     """Frame source, scale and transform; the grid of new frames: AUTO, SHARED or PER_FRAME; skins:
     'PCX', 'PNG', 'TGA' or 'NAMES' (names only), ``skin_folder`` the folder part of new skin names
     (see :mod:`.skins`), ``dither`` for PCX; ``materials``: 'ONE_SKIN' packs the images of the
@@ -50,9 +50,7 @@ class Md2ExportOptions(FrameExportOptions):
     skin_path: str = ""
     skin_folder: str = ""
     dither: bool = False
-    materials: str = "ONE_SKIN"
     model_stem: str = ""
-    split_normals: bool = False
 
 
 @dataclass

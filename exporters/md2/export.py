@@ -1,7 +1,7 @@
 """The MD2 exporter: build the model, plan its skin files, write the model, then the skins.
 
 Every skin file is encoded before anything is written, so a refused skin leaves the disk as it
-was; the model and each skin file are written atomically (:func:`.atomic_write.atomic_write`).
+was; the model and each skin file are written atomically (:func:`...formats.atomic_file.atomic_write`).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import bpy
 
 from ...formats.md2 import parse_md2, serialize_md2
-from ..atomic_write import atomic_write
+from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
 from .skins import plan_skin_files, skin_folder, write_skin_files
 from ..run_export import ExportReport

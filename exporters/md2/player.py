@@ -16,7 +16,7 @@ import bpy
 
 from ...formats.q2_player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
 from ...formats.md2 import parse_md2, serialize_md2
-from ..atomic_write import atomic_write
+from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 from .build import Md2ExportOptions, build_md2
 from .player_grid import share_player_grid

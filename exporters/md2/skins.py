@@ -30,7 +30,7 @@ from ...formats.errors import FormatError
 from ...formats.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
 from ...formats.pcx import decode_pcx, encode_pcx
 from ...formats.truecolour import encode_png, encode_tga
-from ..atomic_write import atomic_write
+from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}

@@ -29,7 +29,7 @@ from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, 
                                MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
-from ..sampling.options import FrameExportOptions
+from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
@@ -44,15 +44,13 @@ DEFAULT_SKIN = 64
 
 
 @dataclass
-class MdlExportOptions(FrameExportOptions):
+class MdlExportOptions(VertexModelOptions):
     target: str = "QUAKE"          # or "MODERN": limits of modern source ports
     dither: bool = False
     palette_path: str = ""
     palette: str = ""              # '' by flavour: Hexen II's for RAPO (as its import decodes it), else Quake's
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
-    materials: str = "ONE_SKIN"    # or "ALTERNATE" (see exporters/sampling/skin_packing.py)
-    split_normals: bool = False
 
 
 @dataclass

@@ -13,3 +13,10 @@ class FrameExportOptions:
     scale: float = 1.0
     apply_transform: bool = True
     frame_rate: str = "GAME"            # TIMELINE/ACTIONS: "GAME" every 0.1 s of scene time, "SCENE" every scene frame
+
+
+@dataclass
+class VertexModelOptions(FrameExportOptions):
+    """What MD2 and MDL exports share beyond sampling: how normals and materials reach the file."""
+    split_normals: bool = False         # a vertex copy per distinct corner normal (flat faces, sharp edges)
+    materials: str = "ONE_SKIN"         # or "ALTERNATE" (see :mod:`.skin_packing`)
