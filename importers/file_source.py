@@ -30,7 +30,7 @@ from ..common.skin_images import load_skin_image, skin_image_from_data
 from ..formats.archive import Archive, open_archive
 from ..formats.errors import FormatError
 from ..formats.game_folder import GameFolder
-from .skin_lookup import (DEFAULT_EXTENSIONS, _SEPARATORS, _candidate_names, _refusal, describe_texture_search,
+from .skin_lookup import (DEFAULT_EXTENSIONS, candidate_names, describe_texture_search, skin_name_parts, unsafe_skin_name,
                           find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
                           texture_candidates)
 
@@ -129,7 +129,7 @@ class LooseSource(ModelSource):
         lookup = find_skin(self.path, skin_name)
         if lookup.path is not None:
             return SkinFound(loose_file(lookup.path), lookup.warning)
-        if _refusal(skin_name.strip()) is None:
+        if unsafe_skin_name(skin_name.strip()) is None:
             try:
                 game = GameFolder.around(self.path)
             except (FormatError, OSError):
@@ -172,7 +172,7 @@ def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
 
 
 def _base(skin_name: str) -> str:
-    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    parts = skin_name_parts(skin_name)
     return parts[-1] if parts else ""
 
 
@@ -274,10 +274,10 @@ def _read_member(archive: Path, name: str) -> bytes:
 def _stored_path(files: GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
     """A stored skin name looked up as :func:`.skin_lookup.find_skin` does on disk: beside the model
     (folder ``beside``), then the stored path from the game folder's root; any case, other extensions."""
-    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    parts = skin_name_parts(skin_name)
     if not parts:
         return None
-    names = _candidate_names(parts[-1], DEFAULT_EXTENSIONS)
+    names = candidate_names(parts[-1], DEFAULT_EXTENSIONS)
     folders = ([beside] if beside is not None else []) + (["/".join(parts[:-1])] if len(parts) > 1 else [])
     for folder in dict.fromkeys(folders):
         for name in names:
@@ -309,7 +309,7 @@ class ArchiveSource(ModelSource):
         return self._read()
 
     def skin(self, skin_name: str) -> SkinFound:
-        refusal = _refusal(skin_name.strip())
+        refusal = unsafe_skin_name(skin_name.strip())
         if refusal is not None:
             return SkinFound(None, refusal)
         found = _stored_path(self.files, skin_name, self.folder)

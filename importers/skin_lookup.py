@@ -108,7 +108,13 @@ def _resolve_root(directory: Path) -> Path:
         return directory
 
 
-def _refusal(skin_name: str) -> str | None:
+def skin_name_parts(skin_name: str) -> list[str]:
+    """The folders and file name of a stored skin name (``/`` or ``\\``; empty and ``.`` parts dropped)."""
+    return [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+
+
+def unsafe_skin_name(skin_name: str) -> str | None:
+    """Why a stored skin name is not looked up (empty, absolute, ``..``, NUL), else None."""
     if not skin_name.strip():
         return "the skin name is empty"
     if skin_name.startswith(("/", "\\")) or _DRIVE.match(skin_name):
@@ -120,7 +126,8 @@ def _refusal(skin_name: str) -> str | None:
     return None
 
 
-def _candidate_names(base: str, extensions: tuple[str, ...]) -> list[str]:
+def candidate_names(base: str, extensions: tuple[str, ...]) -> list[str]:
+    """``base`` as stored, then its stem with each of ``extensions``."""
     stem, stored = os.path.splitext(base)
     if not stem:
         stem, stored = base, ""
@@ -138,14 +145,14 @@ def _ancestors(directory: Path) -> list[Path]:
 def find_skin(model_path: Path, skin_name: str,
               extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> SkinLookup:
     """Locate ``skin_name`` (as stored in the model) for the model file at ``model_path``."""
-    refusal = _refusal(skin_name.strip())
+    refusal = unsafe_skin_name(skin_name.strip())
     if refusal is not None:
         return SkinLookup(None, refusal)
-    parts = [p for p in _SEPARATORS.split(skin_name.strip()) if p not in ("", ".")]
+    parts = skin_name_parts(skin_name)
     if not parts:
         return SkinLookup(None, f"skin {skin_name!r} names no file")
     dir_parts, base = parts[:-1], parts[-1]
-    names = _candidate_names(base, tuple(extensions))
+    names = candidate_names(base, tuple(extensions))
     model_dir = Path(os.path.abspath(model_path)).parent
     model_root = _resolve_root(model_dir)
     search = _Search()
