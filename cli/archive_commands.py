@@ -1,7 +1,7 @@
 """``list ARCHIVE...`` (every member with its size) and ``pack FOLDER... -o ARCHIVE`` (a mod's archive).
 
 ``pack`` takes every file under each folder, named relative to that folder with ``/``, in name
-order, and writes a PACK (``.pak``) or zip (``.pk3``) through :func:`..formats.archive.write_archive`:
+order, and writes a PACK (``.pak``) or zip (``.pk3``) through :func:`..formats.archives.archive.write_archive`:
 names that are not plain relative paths or do not fit a PACK's 55 bytes are refused (naming the
 file), as are two files with the same name; the archive appears only complete and read back equal.
 The archive being written is never packed into itself.
@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..formats.archive import ArchiveError, is_archive_name, open_archive, write_archive
+from ..formats.archives.archive import ArchiveError, is_archive_name, open_archive, write_archive
 
 USAGE_ERROR = 2
 

@@ -1,10 +1,10 @@
 """Archive inputs for ``info``, ``check`` and ``convert``: a whole ``.pak``/``.pk3``, or ``ARCHIVE:MEMBER``.
 
-A member is read through :mod:`..formats.archive` and written, with the files its import would
+A member is read through :mod:`..formats.archives.archive` and written, with the files its import would
 look for, into a temporary folder laid out like the game folder (``progs/player.mdl``,
 ``players/male/tris.md2`` beside its skins and weapon models), where the importers and ``info``
 find them as they find loose files. The companions come from the game folder the archive sits in
-(:class:`..formats.game_folder.GameFolder`, the engine's search order): for MD2 the skins it names
+(:class:`..formats.archives.game_folder.GameFolder`, the engine's search order): for MD2 the skins it names
 and the images and ``.md2`` models of its own folder (a player's skins, icons and weapons), for
 MS3D the images of its folder and the textures it names; an MDL carries its skins. Reports then
 name ``ARCHIVE:MEMBER`` and the archive (or loose file) each skin came from, never the temporary
@@ -19,10 +19,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..formats import md2, ms3d
-from ..formats.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
+from ..formats.md2 import codec as md2
+from ..formats.ms3d import codec as ms3d
+from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
-from ..formats.game_folder import GameFolder
+from ..formats.archives.game_folder import GameFolder
 from .inspect import FORMATS, ModelInfo, Problem
 
 IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")

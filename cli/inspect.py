@@ -22,14 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..formats import md2, mdl, ms3d
-from ..formats.mdl_variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names
+from ..formats.md2 import codec as md2
+from ..formats.mdl import codec as mdl
+from ..formats.ms3d import codec as ms3d
+from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names
 from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.errors import FormatError
-from ..formats.md2_glcmds import decode_glcmds
-from ..formats.pcx import decode_pcx
-from ..formats.ms3d_joints import joint_parents, last_frame
-from ..formats.palette import quake2_palette
+from ..formats.md2.glcmds import decode_glcmds
+from ..formats.images.pcx import decode_pcx
+from ..formats.ms3d.joints import joint_parents, last_frame
+from ..formats.images.palette import quake2_palette
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
                                      find_texture, texture_candidates)
 

@@ -1,5 +1,5 @@
 """``check --profile q2-player FOLDER``: each Quake II player folder (one holding ``tris.md2``) against
-the player conventions of :mod:`..formats.q2_player`, one line per deviation (no Blender needed).
+the player conventions of :mod:`..formats.md2.player`, one line per deviation (no Blender needed).
 
 Deviations are warnings, a model that cannot be read is an error; ``--fail-on`` picks which make the
 exit status 1, as for the plain ``check``.
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from ..formats.errors import FormatError
-from ..formats.md2 import parse_md2
-from ..formats.q2_player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
+from ..formats.md2.codec import parse_md2
+from ..formats.md2.player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
 from ..importers.skin_lookup import find_skin
 
 

@@ -15,8 +15,8 @@ import numpy as np
 import bpy
 
 from ..formats.errors import FormatError
-from ..formats.mdl import MdlSkin
-from ..formats.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, load_palette_lmp
+from ..formats.mdl.codec import MdlSkin
+from ..formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, load_palette_lmp
 from .contract import FULLBRIGHT_NODE, INDICES, INTERVALS, SKIN_NODE
 from .skin_images import image_from_rgba, skin_material
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
-from ..formats.ms3d_rig import euler_xyz_from_matrices, rigid_inverse
+from ..formats.ms3d.rig import euler_xyz_from_matrices, rigid_inverse
 
 
 def bone_color_sets(color: np.ndarray) -> tuple[tuple, tuple, tuple]:

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ..formats.archive import ArchiveError, open_archive
+from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
-from ..formats.pcx import decode_pcx
+from ..formats.images.pcx import decode_pcx
 from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from ..formats.archive import unsafe_name
+from ..formats.archives.archive import unsafe_name
 from .export_error import ExportError
 
 

@@ -7,7 +7,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
-from ..formats.mdl import parse_mdl, serialize_mdl
+from ..formats.mdl.codec import parse_mdl, serialize_mdl
 from ..common.mdl_skins import PALETTE_ITEMS
 from .md2.build import Md2ExportOptions
 from .md2.export import export_md2

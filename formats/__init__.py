@@ -1,7 +1,9 @@
 """Binary codecs for classic game model formats, free of Blender.
 
-Each module parses bytes into dataclasses of numpy arrays and serializes them back:
-``md2`` (Quake II), ``pcx`` (8/24-bit PCX skins), ``anorms`` (the shared normal table).
+Grouped by format: ``md2/``, ``mdl/``, ``ms3d/`` (each with its ``codec``), ``archives/`` (pak, pk3,
+the game folder), ``images/`` (PCX, palettes, PNG/TGA, skin atlas); what several formats share stays
+here (``anorms``, ``animations``, ``binary``, ``errors``, ``quantize``, ``triangles``, ``atomic_file``).
+Codecs parse bytes into dataclasses of numpy arrays and serialize them back.
 Everything raises :class:`FormatError` on bad input and nothing else.
 """
 from .errors import FormatError

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .mdl import MdlModel
+from .mdl.codec import MdlModel
 
 _TRAILING_DIGITS = re.compile(r"\d+$")
 

@@ -1,6 +1,6 @@
 """File > Import > Game Archive (.pak, .pk3): tick models in an archive's directory and import them.
 
-The dialog reads only the archive's directory (``formats/archive.py``) and lists its MD2, MDL and
+The dialog reads only the archive's directory (``formats/archives/archive.py``) and lists its MD2, MDL and
 MS3D members; each ticked member is imported by its format's importer with the options of that
 format's own operator (the annotations are shared, so the options and their meaning are the same),
 reading the member from memory through :class:`.file_source.ArchiveSource`: skins, textures and a
@@ -16,8 +16,8 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import axis_conversion_ensure
 
-from ..formats.archive import ArchiveError, member_key, open_archive
-from ..formats.game_folder import GameFolder
+from ..formats.archives.archive import ArchiveError, member_key, open_archive
+from ..formats.archives.game_folder import GameFolder
 from .file_source import ArchiveSource, GameFiles
 from .md2_import import import_md2
 from .mdl_import import import_mdl

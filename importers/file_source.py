@@ -6,7 +6,7 @@ Importers read the model's bytes and look up its skins, textures and weapon mode
 
 - :class:`LooseSource` keeps the loose-file rules of :mod:`.skin_lookup` exactly; when a stored skin
   name is not found on disk it also asks the archives of the game folder the model sits in
-  (``formats/game_folder.py``: a loose ``baseq2/models/x/tris.md2`` gets its skin from
+  (``formats/archives/game_folder.py``: a loose ``baseq2/models/x/tris.md2`` gets its skin from
   ``baseq2/pak0.pak``).
 - :class:`ArchiveSource` is a member of an opened archive. Files it names are looked up in the game
   folder the archive sits in (its archives, this one among them, and its loose files, in the engine's
@@ -27,9 +27,9 @@ import numpy as np
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
 from ..common.skin_images import load_skin_image, skin_image_from_data
-from ..formats.archive import Archive, open_archive
+from ..formats.archives.archive import Archive, open_archive
 from ..formats.errors import FormatError
-from ..formats.game_folder import GameFolder
+from ..formats.archives.game_folder import GameFolder
 from .skin_lookup import (DEFAULT_EXTENSIONS, candidate_names, describe_texture_search, skin_name_parts, unsafe_skin_name,
                           find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
                           texture_candidates)

@@ -18,13 +18,13 @@ import bpy
 from ..formats.animations import group_animations
 from ..formats.anorms import anorms
 from ..formats.errors import FormatError
-from ..formats.md2 import Md2Model, frame_records, parse_md2
+from ..formats.md2.codec import Md2Model, frame_records, parse_md2
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import skin_material
-from ..formats.palette import quake2_palette
+from ..formats.images.palette import quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source

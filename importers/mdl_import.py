@@ -10,7 +10,7 @@ structure (``mdl_frame_slots``), per-vertex texture records (point attributes ``
 ``mdl_s``, ``mdl_t``) and per-triangle ``mdl_facesfront``.
 MD16 poses decode at 16 bits (their low bytes stay in the stored pose records); a RAPO's corners read
 their own texcoord table through ``stindex`` (kept as ``mdl_st`` and corner attribute
-``mdl_st_index``); the object's ``["mdl_variant"]`` names the flavour (see formats/mdl_variants.py).
+``mdl_st_index``); the object's ``["mdl_variant"]`` names the flavour (see formats/mdl/variants.py).
 """
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ import bpy
 
 from ..formats.anorms import anorms
 from ..formats.errors import FormatError
-from ..formats.mdl import MdlModel, parse_mdl, pose_dtype, pose_name_fields
+from ..formats.mdl.codec import MdlModel, parse_mdl, pose_dtype, pose_name_fields
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..formats.animations import slot_animations
-from ..formats.mdl_variants import MD16, RAPO, TEXCOORD
+from ..formats.mdl.variants import MD16, RAPO, TEXCOORD
 from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
                                MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX, MDL_VARIANT,
                                TEXCOORD_ATTRIBUTES)

@@ -45,8 +45,8 @@ import bpy
 from bpy_extras.io_utils import axis_conversion
 
 from ..formats.errors import FormatError
-from ..formats.ms3d import NAME_ENCODINGS, Ms3dMaterial, Ms3dModel, parse_ms3d
-from ..formats.ms3d_joints import joint_parents, last_frame
+from ..formats.ms3d.codec import NAME_ENCODINGS, Ms3dMaterial, Ms3dModel, parse_ms3d
+from ..formats.ms3d.joints import joint_parents, last_frame
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh
 from .frame_animation import set_scene_timing
@@ -56,7 +56,7 @@ from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, K
                                SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
                                VERTEX_FLAGS, VERTEX_INDEX)
 from ..common.ms3d_data import material_values, principled
-from ..formats.ms3d_rig import pack_skin, rest_matrices, vertex_influences
+from ..formats.ms3d.rig import pack_skin, rest_matrices, vertex_influences
 from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
 from .results import ImportResult
 from .file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source

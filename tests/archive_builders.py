@@ -1,6 +1,6 @@
 """Archives built byte by byte for tests: PACK files with any directory, zips with patched fields.
 
-These writers are independent of ``formats.archive`` (``struct`` and the standard ``zipfile``), so a
+These writers are independent of ``formats.archives.archive`` (``struct`` and the standard ``zipfile``), so a
 test that reads their output checks the reader against the layout, not against itself.
 """
 from __future__ import annotations

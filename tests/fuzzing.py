@@ -48,8 +48,11 @@ if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
 from formats.errors import FormatError  # noqa: E402
-from formats import md2, mdl, ms3d, pcx  # noqa: E402
-from formats.md2_glcmds import build_glcmds  # noqa: E402
+from formats.images import pcx  # noqa: E402
+from formats.md2 import codec as md2  # noqa: E402
+from formats.mdl import codec as mdl  # noqa: E402
+from formats.ms3d import codec as ms3d  # noqa: E402
+from formats.md2.glcmds import build_glcmds  # noqa: E402
 from fuzzing_layouts import Field, Layout, layout  # noqa: E402,F401
 from fuzzing_models import SERIALIZERS, serialized_model  # noqa: E402
 

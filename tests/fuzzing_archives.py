@@ -1,7 +1,7 @@
-"""Seeded fuzz cases for the archive reader (``formats.archive``): PACK (``pak``) and zip (``pk3``).
+"""Seeded fuzz cases for the archive reader (``formats.archives.archive``): PACK (``pak``) and zip (``pk3``).
 
 Every case is a :class:`fuzzing.Case` whose ``format`` is ``pak`` or ``pk3``. Seeds are small
-archives built with :func:`formats.archive.write_archive` from models of ``tests/fuzzing.py`` and a
+archives built with :func:`formats.archives.archive.write_archive` from models of ``tests/fuzzing.py`` and a
 few other files (plus the corpus mod archive ``pak/quess/pak0.pak`` for PACK), described by a
 :class:`fuzzing.Layout` of their header, directory and member fields, so the model fuzzers' own
 mutations apply: ``bitflip``, ``overwrite``, ``truncate``, ``inflate`` (offsets and sizes at -1,
@@ -30,7 +30,7 @@ from typing import Iterator
 
 import fuzzing
 from fuzzing import CORPUS, Case, CodecResult, Field, Layout, Seed, describe
-from formats.archive import ArchiveError, open_archive, write_archive
+from formats.archives.archive import ArchiveError, open_archive, write_archive
 
 KINDS = ("pak", "pk3")
 GENERATORS = ("bitflip", "overwrite", "truncate", "inflate", "blocks", "names", "generated", "generated+corrupt")

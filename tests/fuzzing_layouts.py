@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from formats.errors import FormatError  # noqa: E402
-from formats import md2, mdl, ms3d  # noqa: E402
+from formats.md2 import codec as md2  # noqa: E402
+from formats.mdl import codec as mdl  # noqa: E402
+from formats.ms3d import codec as ms3d  # noqa: E402
 
 @dataclass(frozen=True)
 class Field:

@@ -1,6 +1,6 @@
 """An independent MD2 decoder for the tests, written from the format notes with ``struct`` only.
 
-It shares no code with ``formats.md2`` so the tests compare two separate readings of each file.
+It shares no code with ``formats.md2.codec`` so the tests compare two separate readings of each file.
 """
 from __future__ import annotations
 

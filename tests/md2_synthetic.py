@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.md2 import Md2Model
-from formats.md2_glcmds import build_glcmds
+from formats.md2.codec import Md2Model
+from formats.md2.glcmds import build_glcmds
 from formats.quantize import quantize_frames
 
 

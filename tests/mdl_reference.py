@@ -1,6 +1,6 @@
 """An independent Quake MDL decoder for the tests, written from the format notes with ``struct`` only.
 
-It shares no code with ``formats.mdl`` so the tests compare two separate readings of each file.
+It shares no code with ``formats.mdl.codec`` so the tests compare two separate readings of each file.
 It trusts its input (no validation) and walks the file with a cursor, the way Quake's
 ``Mod_LoadAliasModel`` does.
 """

@@ -1,6 +1,6 @@
 """An independent MS3D decoder for the tests, written from reference/format-notes.md with ``struct`` only.
 
-It shares no code with ``formats.ms3d`` so the tests compare two separate readings of each file. It
+It shares no code with ``formats.ms3d.codec`` so the tests compare two separate readings of each file. It
 trusts its input (valid files only) and also records where the count fields sit, so the corruption
 tests can patch them without relying on the codec under test.
 """

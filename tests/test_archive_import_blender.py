@@ -15,10 +15,10 @@ import pytest
 
 from blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
 from conftest import CHECKOUT, CORPUS
-from formats.archive import open_archive, write_archive
-from formats.md2 import serialize_md2
-from formats.mdl import serialize_mdl
-from formats.ms3d import Ms3dMaterial, serialize_ms3d
+from formats.archives.archive import open_archive, write_archive
+from formats.md2.codec import serialize_md2
+from formats.mdl.codec import serialize_mdl
+from formats.ms3d.codec import Ms3dMaterial, serialize_ms3d
 from image_files import write_pcx, write_png
 from md2_synthetic import grid_model
 from test_frame_table_mdl import mixed_model

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params
-from formats.md2 import parse_md2, serialize_md2
-from formats.mdl import parse_mdl
+from formats.md2.codec import parse_md2, serialize_md2
+from formats.mdl.codec import parse_mdl
 from md2_synthetic import grid_model
 
 BAD_MD2 = {"malformed_zero_numvertices.md2": ("num_xyz", 24), "ratamahatta.md2": ("ofs_end", 64)}
@@ -515,7 +515,7 @@ def test_fps_writes_every_scene_frame_unless_frame_rate_says_game(run, tmp_path,
 def test_frames_convert_to_ms3d(run, tmp_path, ms3d_operators, source):
     if not ms3d_operators["export_scene.ms3d"]:
         pytest.skip("the extension has no export_scene.ms3d operator yet")
-    from formats.ms3d import parse_ms3d
+    from formats.ms3d.codec import parse_ms3d
     path = corpus(source)
     result = run("convert", path, "--to", "ms3d", "-o", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formats.md2 import parse_md2, serialize_md2
+from formats.md2.codec import parse_md2, serialize_md2
 from md2_synthetic import grid_model
 from test_cli import corpus, needs_bpy, package_path, run  # noqa: F401  (fixtures)
 

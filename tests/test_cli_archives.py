@@ -13,8 +13,8 @@ import pytest
 
 from archive_builders import pack_bytes, patch_zip_member, raw_pack, write, zip_bytes
 from conftest import CORPUS
-from formats.archive import open_archive
-from formats.md2 import parse_md2, serialize_md2
+from formats.archives.archive import open_archive
+from formats.md2.codec import parse_md2, serialize_md2
 from image_files import write_pcx
 from md2_synthetic import grid_model
 from test_cli import needs_bpy, package_path, run  # noqa: F401  (fixtures)

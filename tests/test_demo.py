@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import CHECKOUT
-from formats.md2 import parse_md2
+from formats.md2.codec import parse_md2
 
 
 def test_demo_builds_exports_imports_and_renders(tmp_path):

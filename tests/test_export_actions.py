@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from blender_helpers import evaluated_positions
-from formats.md2 import parse_md2, serialize_md2
-from formats.mdl import parse_mdl
+from formats.md2.codec import parse_md2, serialize_md2
+from formats.mdl.codec import parse_mdl
 from md2_synthetic import grid_model
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formats.md2 import parse_md2
-from formats.mdl import parse_mdl
+from formats.md2.codec import parse_md2
+from formats.mdl.codec import parse_mdl
 from md2_reference import decode as decode_md2
 from mdl_reference import decode as decode_mdl
 from ms3d_reference import decode as decode_ms3d

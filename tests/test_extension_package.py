@@ -24,7 +24,7 @@ def test_manifest_passes_blenders_validator_and_zip_builds(tmp_path):
     assert build.returncode == 0, build.stdout + build.stderr
     (archive,) = tmp_path.glob("*.zip")
     names = zipfile.ZipFile(archive).namelist()
-    assert "blender_manifest.toml" in names and "__init__.py" in names and "formats/md2.py" in names
+    assert "blender_manifest.toml" in names and "__init__.py" in names and "formats/md2/codec.py" in names
     assert not [n for n in names if n.startswith(("tests/", "tools/", ".venvs/", ".ci/"))]
 
 
@@ -39,6 +39,7 @@ def test_operators_and_menus_are_registered(extension):
 
 
 def test_formats_import_without_blender():
-    code = "import sys; import formats.md2, formats.pcx, formats.md2_glcmds; sys.exit('bpy' in sys.modules)"
+    code = ("import sys; import formats.md2.codec, formats.images.pcx, formats.md2.glcmds; "
+            "sys.exit('bpy' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=CHECKOUT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

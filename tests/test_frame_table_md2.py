@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formats.md2 import Md2Model, parse_md2, serialize_md2
-from formats.md2_glcmds import build_glcmds
+from formats.md2.codec import Md2Model, parse_md2, serialize_md2
+from formats.md2.glcmds import build_glcmds
 from formats.quantize import quantize_frames
 from md2_synthetic import grid_model
 from test_md2_blender import export_md2, import_md2

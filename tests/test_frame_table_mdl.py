@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formats.mdl import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
+from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
 from test_mdl_blender import export_mdl, import_mdl
 
 pytestmark = pytest.mark.blender

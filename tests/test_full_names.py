@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from formats.md2 import parse_md2, serialize_md2
-from formats.mdl import parse_mdl, serialize_mdl
+from formats.md2.codec import parse_md2, serialize_md2
+from formats.mdl.codec import parse_mdl, serialize_mdl
 from md2_synthetic import grid_model
 from test_frame_table_mdl import mixed_model
 from test_md2_blender import export_md2, import_md2

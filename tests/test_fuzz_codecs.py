@@ -17,11 +17,11 @@ import pytest
 
 import fuzzing
 from formats.errors import FormatError
-from formats.pcx import decode_pcx
-from formats.md2 import HEADER as HEADER_MD2, parse_md2, serialize_md2
-from formats.mdl import MdlFrameSlot, MdlModel, parse_mdl, serialize_mdl
-from formats.ms3d import (Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras, parse_ms3d,
-                          serialize_ms3d)
+from formats.images.pcx import decode_pcx
+from formats.md2.codec import HEADER as HEADER_MD2, parse_md2, serialize_md2
+from formats.mdl.codec import MdlFrameSlot, MdlModel, parse_mdl, serialize_mdl
+from formats.ms3d.codec import (Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras, parse_ms3d,
+                                serialize_ms3d)
 from md2_synthetic import grid_model
 
 CASES = int(os.environ.get("FUZZ_CASES", "300"))
@@ -266,7 +266,7 @@ def test_archive_layouts_find_every_member(kind, tmp_path):
     """The member blocks the archive mutations move are where the directory says: a PACK member's
     bytes, a zip member's local header."""
     import fuzzing_archives
-    from formats.archive import open_archive
+    from formats.archives.archive import open_archive
     for seed in fuzzing_archives.seeds(kind):
         blocks = [(s, e) for name, s, e in seed.layout.blocks if name.startswith("member")]
         path = tmp_path / f"{len(seed.data)}.{kind}"

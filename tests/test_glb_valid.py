@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CHECKOUT
-from formats.md2 import serialize_md2
+from formats.md2.codec import serialize_md2
 from md2_synthetic import grid_model
 from test_cli import glb_json
 from test_cli_rough_edges import degenerate_model

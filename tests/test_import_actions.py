@@ -6,10 +6,10 @@ import pytest
 
 from blender_helpers import evaluated_positions
 from formats.animations import group_animations
-from formats.md2 import parse_md2, serialize_md2
+from formats.md2.codec import parse_md2, serialize_md2
 from md2_synthetic import grid_model
 from test_frame_table_mdl import mixed_model
-from formats.mdl import serialize_mdl
+from formats.mdl.codec import serialize_mdl
 
 pytestmark = pytest.mark.blender
 

@@ -10,8 +10,8 @@ import pytest
 
 from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
 from conftest import CORPUS, corpus_params
-from formats.md2 import parse_md2, serialize_md2
-from formats.md2_glcmds import glcmd_triangles
+from formats.md2.codec import parse_md2, serialize_md2
+from formats.md2.glcmds import glcmd_triangles
 from md2_reference import decode
 from md2_synthetic import grid_model
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import corpus_params
 from formats import FormatError
-from formats.md2 import HEADER, parse_md2, serialize_md2
+from formats.md2.codec import HEADER, parse_md2, serialize_md2
 from md2_reference import decode
 from md2_synthetic import grid_model
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from formats.errors import FormatError
-from formats.md2 import Md2Model, parse_md2
-from formats.md2_glcmds import build_glcmds, decode_glcmds, glcmd_triangles
+from formats.md2.codec import Md2Model, parse_md2
+from formats.md2.glcmds import build_glcmds, decode_glcmds, glcmd_triangles
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 MD2_DIR = CORPUS / "md2"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import corpus_params
-from formats.md2 import parse_md2, serialize_md2
+from formats.md2.codec import parse_md2, serialize_md2
 from md2_synthetic import grid_model
 
 GRIDS = ("AUTO", "SHARED", "PER_FRAME")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formats.md2 import Md2Model, parse_md2, serialize_md2
-from formats.md2_lattice import AUTO_TOLERANCE, frame_grids, lattice_step, shared_lattice
+from formats.md2.codec import Md2Model, parse_md2, serialize_md2
+from formats.md2.lattice import AUTO_TOLERANCE, frame_grids, lattice_step, shared_lattice
 
 
 def engine_decode(verts, scale, translate) -> np.ndarray:

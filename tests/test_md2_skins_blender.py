@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formats.md2 import parse_md2, serialize_md2
+from formats.md2.codec import parse_md2, serialize_md2
 from image_files import read_pcx, read_png, read_tga, reference_palette, write_pcx, write_png
 from md2_synthetic import grid_model
 from test_md2_blender import export_md2, import_md2

@@ -10,9 +10,9 @@ import pytest
 
 from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
 from conftest import corpus_params
-from formats.mdl import parse_mdl, serialize_mdl
-from formats.mdl_texcoords import effective_st
-from formats.palette import quake_palette, srgb_to_lab
+from formats.mdl.codec import parse_mdl, serialize_mdl
+from formats.mdl.texcoords import effective_st
+from formats.images.palette import quake_palette, srgb_to_lab
 from mdl_reference import decode
 
 CORPUS = corpus_params("mdl/*/*.mdl")
@@ -113,7 +113,7 @@ def test_untouched_round_trip_is_byte_identical(bpy_scene, path, tmp_path):
 
 
 def _synthetic():
-    from formats.mdl import MdlFrameSlot, MdlModel, MdlSkin
+    from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin
     rng = np.random.default_rng(5)
     verts = 6
     tris = np.array([[0, 1, 2], [2, 1, 3], [3, 4, 5], [0, 2, 5]], np.int32)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.mdl_texcoords import SEAM_FLAG, assign_texcoords, effective_st
+from formats.mdl.texcoords import SEAM_FLAG, assign_texcoords, effective_st
 
 W = 64
 

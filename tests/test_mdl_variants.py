@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from formats import FormatError
-from formats.mdl import parse_mdl, serialize_mdl
-from formats.mdl_texcoords import assign_st_table, effective_st
-from formats.mdl_variants import hexen2_flag_names, quantize16
+from formats.mdl.codec import parse_mdl, serialize_mdl
+from formats.mdl.texcoords import assign_st_table, effective_st
+from formats.mdl.variants import hexen2_flag_names, quantize16
 from mdl_reference import decode
 from test_mdl_codec import _refused_quickly, assert_models_equal, synthetic_model
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
-from formats.mdl import parse_mdl, serialize_mdl
-from formats.mdl_texcoords import effective_st
+from formats.mdl.codec import parse_mdl, serialize_mdl
+from formats.mdl.texcoords import effective_st
 from test_mdl_blender import export_mdl, import_mdl
 from test_mdl_variants import md16_model, rapo_model
 
@@ -214,7 +214,7 @@ def test_rapo_exported_as_idpo_imports_identically_corner_by_corner(bpy_scene, t
 @pytest.mark.parametrize("option, palette_name", [(None, "HEXEN2"), ("QUAKE", "QUAKE"), ("HEXEN2", "HEXEN2")])
 def test_rapo_skins_decode_with_hexen2_palette_unless_told(bpy_scene, tmp_path, option, palette_name):
     """Only Hexen II loads RAPO, so its skins default to Hexen II's palette; an explicit choice wins."""
-    from formats.palette import game_palette
+    from formats.images.palette import game_palette
     bpy = bpy_scene
     model = rapo_model()
     (tmp_path / "in.mdl").write_bytes(serialize_mdl(model))

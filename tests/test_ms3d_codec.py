@@ -12,7 +12,7 @@ import pytest
 
 from conftest import corpus_params
 from formats import FormatError
-from formats.ms3d import (
+from formats.ms3d.codec import (
     Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
     Ms3dModelExtras, Ms3dVertexExtras, decode_text, encode_text, parse_ms3d, serialize_ms3d,
 )

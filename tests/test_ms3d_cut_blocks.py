@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from formats.ms3d import Ms3dJointExtras, Ms3dModelExtras, serialize_ms3d
+from formats.ms3d.codec import Ms3dJointExtras, Ms3dModelExtras, serialize_ms3d
 from test_ms3d_blender import counts, export_ms3d, tiny_rig
 
 pytestmark = pytest.mark.blender

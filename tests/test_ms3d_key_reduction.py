@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import ms3d_skinning
-from formats.ms3d_rig import euler_quaternions
-from formats.ms3d_key_reduction import (batch_position_errors, batch_rotation_errors, chain_counts, fit_channel,
-                                        joint_reach, mesh_deviation, position_error, positions_at,
-                                        reduce_keys, rotation_at, rotation_error)
+from formats.ms3d.rig import euler_quaternions
+from formats.ms3d.key_reduction import (batch_position_errors, batch_rotation_errors, chain_counts, fit_channel,
+                                        joint_reach, mesh_deviation, position_error, positions_at, reduce_keys,
+                                        rotation_at, rotation_error)
 
 RNG = np.random.default_rng(15)
 
@@ -68,7 +68,7 @@ def test_fit_adds_exactly_the_corners_of_a_piecewise_uniform_turn():
 
 
 def _slerp(kf, kq, frames):
-    from formats.ms3d_key_reduction import _slerped
+    from formats.ms3d.key_reduction import _slerped
     return _slerped(kf, kq, frames)
 
 

@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 
 from formats.anorms import anorms
-from formats.md2 import parse_md2
-from formats.mdl import parse_mdl
-from formats.ms3d import parse_ms3d
+from formats.md2.codec import parse_md2
+from formats.mdl.codec import parse_mdl
+from formats.ms3d.codec import parse_ms3d
 
 TIE = 1e-3
 MS3D_TO_BLENDER = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])   # the import's axes

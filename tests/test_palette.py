@@ -10,11 +10,11 @@ import pytest
 
 from conftest import corpus_params
 from formats import FormatError
-from formats.mdl import parse_mdl
-from formats.palette import (FULLBRIGHT_START, TRANSPARENT_INDEX as TRANSPARENT, game_palette, indices_to_rgba, load_palette_lmp, quake_palette,
-                             rgba_to_indices)
+from formats.mdl.codec import parse_mdl
+from formats.images.palette import (FULLBRIGHT_START, TRANSPARENT_INDEX as TRANSPARENT, game_palette, indices_to_rgba,
+                                    load_palette_lmp, quake_palette, rgba_to_indices)
 
-TSV = Path(__file__).resolve().parents[1] / "formats" / "quake_palette.tsv"
+TSV = Path(__file__).resolve().parents[1] / "formats" / "images" / "quake_palette.tsv"
 
 
 def tsv_palette() -> list[tuple[int, int, int]]:
@@ -35,7 +35,7 @@ def canonical_indices(palette: np.ndarray) -> np.ndarray:
 
 
 def lab(rgb) -> tuple[float, float, float]:
-    """Scalar sRGB -> CIELAB (D65), written out separately from formats.palette."""
+    """Scalar sRGB -> CIELAB (D65), written out separately from formats.images.palette."""
     def linear(c: float) -> float:
         c /= 255.0
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4

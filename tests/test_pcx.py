@@ -1,7 +1,7 @@
 """PCX decoding and encoding: real skins, round trips, hand-built files and every way to break one.
 
 Hand-built files come from the tiny encoder below, written with ``struct`` and a plain Python loop
-so that it shares nothing with :mod:`formats.pcx`.
+so that it shares nothing with :mod:`formats.images.pcx`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from formats.errors import FormatError
-from formats.pcx import PcxImage, decode_pcx, encode_pcx
+from formats.images.pcx import PcxImage, decode_pcx, encode_pcx
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 ZARLAG = CORPUS / "md2" / "petaaar88-zarlag"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formats.md2 import parse_md2, serialize_md2
+from formats.md2.codec import parse_md2, serialize_md2
 from md2_synthetic import grid_model
 from test_md2_blender import export_md2, import_md2
 
@@ -67,7 +67,7 @@ def test_a_retimed_body_still_follows_the_scene_range(bpy_scene, tmp_path, playe
 def test_an_mdl_beside_a_longer_md2_exports_its_own_frames(bpy_scene, tmp_path, player):
     """The rule is the Timeline export's, not the player import's: an MDL sharing the scene with a
     longer model writes its own poses too."""
-    from formats.mdl import serialize_mdl
+    from formats.mdl.codec import serialize_mdl
     from test_frame_table_mdl import mixed_model
     from test_mdl_blender import export_mdl, import_mdl
     bpy = bpy_scene

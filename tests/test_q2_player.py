@@ -7,13 +7,13 @@ import struct
 import numpy as np
 import pytest
 
-from formats.md2 import serialize_md2
-from formats.q2_player import STANDARD_FRAMES, standard_animation
+from formats.md2.codec import serialize_md2
+from formats.md2.player import STANDARD_FRAMES, standard_animation
 from conftest import CORPUS
 from md2_synthetic import grid_model
 from test_cli import package_path, run  # noqa: F401  (fixtures)
 
-# The table, written out here independently of formats.q2_player.
+# The table, written out here independently of formats.md2.player.
 STANDARD = ("stand 40, run 6, attack 8, pain1 4, pain2 4, pain3 4, jump 6, flip 12, salute 11, taunt 17, "
             "wave 11, point 12, crstnd 19, crwalk 6, crattak 9, crpain 4, crdeath 5, death1 6, death2 6, death3 8")
 TABLE = [(part.split()[0], int(part.split()[1])) for part in STANDARD.split(", ")]

@@ -1,4 +1,4 @@
-"""formats/skin_atlas.py: layouts that fit and never overlap, packed pixels, remapped UVs that sample
+"""formats/images/skin_atlas.py: layouts that fit and never overlap, packed pixels, remapped UVs that sample
 the same texel as in the image itself, the wrap-then-clamp rule for UVs outside 0..1."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from formats.errors import FormatError
-from formats.skin_atlas import atlas_uvs, pack_images, plan_atlas, wrap_uvs
+from formats.images.skin_atlas import atlas_uvs, pack_images, plan_atlas, wrap_uvs
 
 RNG = np.random.default_rng(7)
 SIZE_SETS = [[(64, 64), (32, 32)], [(64, 64), (32, 16), (128, 32), (16, 48)], [(10, 7), (3, 5), (9, 9)],

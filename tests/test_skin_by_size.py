@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formats.md2 import serialize_md2
+from formats.md2.codec import serialize_md2
 from image_files import write_pcx, write_png
 from importers.image_size import image_size
 from importers.skin_lookup import find_sized_skin

@@ -32,7 +32,7 @@ def test_ms3d_benchmark_runs_on_the_corpus():
 @pytest.mark.parametrize("fmt", ["md2", "mdl", "ms3d"])
 def test_round_trip_report_runs(fmt, tmp_path):
     pytest.importorskip("bpy", reason="the report imports and exports through Blender")
-    from formats.md2 import serialize_md2
+    from formats.md2.codec import serialize_md2
     from md2_synthetic import grid_model
     files = sorted((CORPUS / fmt).glob(f"*/*.{fmt}"))[:1] if (CORPUS / fmt).is_dir() else []
     if fmt == "md2":

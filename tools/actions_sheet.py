@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
-    from formats.md2 import parse_md2
+    from formats.md2.codec import parse_md2
     from formats.animations import group_animations
     from tools.contact_sheet import render_contact_sheet
     context = bpy.context

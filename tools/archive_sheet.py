@@ -51,7 +51,7 @@ def main() -> int:
         return 1
     module = enable_extension()
     import bpy
-    from formats.truecolour import encode_png
+    from formats.images.truecolour import encode_png
     from tools.skins_sheet import tile_of
     listed, error = sys.modules[f"{module}.importers.archive_operator"].archive_models(args.archive)
     if error:

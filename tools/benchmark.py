@@ -83,8 +83,8 @@ def synthetic_band(fmt: str):
 def synthetic_md2():
     """The band at the MD2 limits (2048 vertices, 512 frames), built without bpy."""
     import numpy as np
-    from formats.md2 import Md2Model
-    from formats.md2_glcmds import build_glcmds
+    from formats.md2.codec import Md2Model
+    from formats.md2.glcmds import build_glcmds
     from formats.quantize import quantize_frames
 
     positions, tris, lon_v, lat_v, names = synthetic_band("md2")
@@ -105,7 +105,7 @@ def synthetic_md2():
 def synthetic_mdl():
     """The band at Quake's MDL limits (1024 vertices, 256 frames, a 320x200 skin), built without bpy."""
     import numpy as np
-    from formats.mdl import MdlFrameSlot, MdlModel, MdlSkin
+    from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin
     from formats.quantize import grid_from_bounds, quantize
 
     positions, tris, lon_v, lat_v, names = synthetic_band("mdl")
@@ -133,12 +133,12 @@ def parse_case(fmt: str, path: Path):
     """(positions (F, V, 3), Blender-order corners (T, 3), corner UVs (T * 3, 2), frame names)."""
     import numpy as np
     if fmt == "md2":
-        from formats.md2 import parse_md2
+        from formats.md2.codec import parse_md2
         model = parse_md2(path.read_bytes())
         st = model.st[model.tri_st[:, ::-1]].reshape(-1, 2).astype(np.float64)
         uvs = np.column_stack([(st[:, 0] + 0.5) / model.skin_width, 1.0 - (st[:, 1] + 0.5) / model.skin_height])
         return model.positions(), model.tri_xyz[:, ::-1], uvs, list(model.frame_names)
-    from formats.mdl import parse_mdl
+    from formats.mdl.codec import parse_mdl
     model = parse_mdl(path.read_bytes())
     corners = model.triangles[:, ::-1]
     uvs = np.column_stack([(model.s[corners].ravel() + 0.5) / model.skin_width,
@@ -325,8 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
-    from formats.md2 import serialize_md2
-    from formats.mdl import serialize_mdl
+    from formats.md2.codec import serialize_md2
+    from formats.mdl.codec import serialize_mdl
 
     synthetic = {"md2": (synthetic_md2, serialize_md2), "mdl": (synthetic_mdl, serialize_mdl)}
     with tempfile.TemporaryDirectory(prefix="classic_models_bench_") as tmp:

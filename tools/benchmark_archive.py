@@ -7,7 +7,7 @@ one real Quake MDL in the middle: the corpus ``pak/quess/pak0.pak``'s ``progs/og
 generated one) into a temporary folder under ``--dir`` (never the repository), plus that model
 as a loose file, then times (best of ``--repeat``, the file cache warm):
 
-- open + list: :func:`formats.archive.open_archive` and ``members()``;
+- open + list: :func:`formats.archives.archive.open_archive` and ``members()``;
 - read one member: ``find`` + ``read`` of the model on an open archive;
 - import one member (bpy-free): open, read the member and decode it with ``parse_mdl``;
 - the same model loose: ``read_bytes`` + ``parse_mdl``.
@@ -29,8 +29,8 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
-from formats.archive import PACK_ENTRY, PACK_HEADER, PACK_MAGIC, open_archive  # noqa: E402
-from formats.mdl import parse_mdl  # noqa: E402
+from formats.archives.archive import PACK_ENTRY, PACK_HEADER, PACK_MAGIC, open_archive  # noqa: E402
+from formats.mdl.codec import parse_mdl  # noqa: E402
 
 MODEL_NAME = "progs/ogre.mdl"
 CORPUS_PAK = CHECKOUT.parent / "shared" / "corpus" / "pak" / "quess" / "pak0.pak"

@@ -70,7 +70,7 @@ class Timings:
 
 def corpus_cases() -> tuple[list[Case], list[str]]:
     from formats.errors import FormatError
-    from formats.ms3d import parse_ms3d
+    from formats.ms3d.codec import parse_ms3d
 
     if not CORPUS_MS3D.is_dir():
         return [], [f"corpus not found at {CORPUS_MS3D}: no cases"]
@@ -91,13 +91,13 @@ def corpus_cases() -> tuple[list[Case], list[str]]:
 def _prepared(path: Path):
     """Everything the import floor writes, computed before the clock starts."""
     import numpy as np
-    from formats.ms3d import parse_ms3d
+    from formats.ms3d.codec import parse_ms3d
     arm, imp = extension_module("ms3d_armature"), extension_module("ms3d_import")
-    rig = extension_module("ms3d_rig", "formats")
+    rig = extension_module("rig", "formats.ms3d")
 
     model = parse_ms3d(path.read_bytes())
     conversion = imp.conversion_matrix("-Z", "Y")
-    parents, _ = extension_module("ms3d_joints", "formats").joint_parents(model)
+    parents, _ = extension_module("joints", "formats.ms3d").joint_parents(model)
     c4 = np.eye(4)
     c4[:3, :3] = conversion
     bones = c4 @ rig.rest_matrices(model, parents)

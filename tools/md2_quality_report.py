@@ -141,8 +141,8 @@ def quality(truth: np.ndarray, decoded: np.ndarray, steps: np.ndarray, still: np
 
 
 def export_rows(bpy, obj, name: str, still: np.ndarray, out_dir: Path) -> list[list[str]]:
-    from formats.md2 import parse_md2
-    from formats.mdl import parse_mdl
+    from formats.md2.codec import parse_md2
+    from formats.mdl.codec import parse_mdl
     truth = true_positions(bpy, obj)
     for other in bpy.context.view_layer.objects:
         other.select_set(other == obj)

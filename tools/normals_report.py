@@ -62,8 +62,8 @@ def _corner_vertices(decoded: np.ndarray, truth: dict) -> np.ndarray:
 
 
 def _decode(kind: str, path: Path):
-    from formats.md2 import parse_md2
-    from formats.mdl import parse_mdl
+    from formats.md2.codec import parse_md2
+    from formats.mdl.codec import parse_mdl
     if kind == "MD2":
         m = parse_md2(path.read_bytes())
         positions = m.frame_verts[0] * m.frame_scale[0].astype(np.float64) + m.frame_translate[0]
@@ -108,7 +108,7 @@ def lighting_rows(bpy, folder: Path) -> list[tuple]:
 
 
 def facing_rows(bpy, folder: Path) -> list[tuple]:
-    from formats.ms3d import parse_ms3d
+    from formats.ms3d.codec import parse_ms3d
     rows = []
     for label, scale in (("unmirrored", (1, 1, 1)), ("mirrored on x", (-1, 1, 1))):
         bpy.ops.wm.read_homefile(use_empty=True)

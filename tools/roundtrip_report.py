@@ -33,7 +33,7 @@ def _yes(flag: bool) -> str:
 def compare(path: Path, out: Path) -> list[str]:
     import bpy
     from formats.errors import FormatError
-    from formats.md2 import parse_md2
+    from formats.md2.codec import parse_md2
     try:
         original = parse_md2(path.read_bytes())
     except FormatError as exc:
@@ -64,7 +64,7 @@ def compare(path: Path, out: Path) -> list[str]:
 def compare_mdl(path: Path, out: Path) -> list[str]:
     import bpy
     from formats.errors import FormatError
-    from formats.mdl import parse_mdl
+    from formats.mdl.codec import parse_mdl
     name = f"{path.parent.name}/{path.name}"
     data = path.read_bytes()
     try:
@@ -86,7 +86,7 @@ def compare_mdl(path: Path, out: Path) -> list[str]:
 def compare_ms3d(path: Path, out: Path) -> list[str]:
     import bpy
     from formats.errors import FormatError
-    from formats.ms3d import parse_ms3d
+    from formats.ms3d.codec import parse_ms3d
     name = f"{path.parent.name}/{path.name}"
     data = path.read_bytes()
     try:

@@ -80,7 +80,7 @@ def main() -> int:
         return 1
     enable_extension()
     import bpy
-    from formats.truecolour import encode_png
+    from formats.images.truecolour import encode_png
     rows, tiles = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:

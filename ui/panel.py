@@ -125,7 +125,7 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
     def _draw_mdl(layout, settings, obj) -> None:
         from .properties import MDL_FLAG_NAMES
         from ..common.contract import MDL_VARIANT
-        from ..formats.mdl_variants import HEXEN2_FLAGS
+        from ..formats.mdl.variants import HEXEN2_FLAGS
         box = layout.box()
         box.label(text=f"Quake MDL header ({obj.get(MDL_VARIANT, 'IDPO')})")
         grid = box.grid_flow(columns=2, align=True)

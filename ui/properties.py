@@ -6,7 +6,7 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
                        IntProperty, PointerProperty, StringProperty)
 
 from ..common.actions import activate_animation
-from ..formats.mdl_variants import HEXEN2_FLAGS
+from ..formats.mdl.variants import HEXEN2_FLAGS
 
 MDL_FLAG_NAMES = (("rocket", "Rocket Trail"), ("grenade", "Grenade Smoke"), ("gib", "Blood Gib"),
                   ("rotate", "Rotate"), ("tracer", "Green Tracer"), ("zombie_gib", "Zombie Gib"),

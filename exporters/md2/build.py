@@ -3,7 +3,7 @@
 Frames come from :func:`..sampling.pipeline.sample_model` (timeline, shape keys or actions). A frame the
 import created and the user did not change is written back with its original grid, bytes and
 normal indices; other frames are quantised on the grid the ``grid`` option picks (see
-formats/md2_lattice.py) and get normals as Blender shades the mesh (:mod:`..sampling.shading`;
+formats/md2/lattice.py) and get normals as Blender shades the mesh (:mod:`..sampling.shading`;
 mirrored objects have their triangles reversed there).
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ import bpy
 
 from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
-from ...formats.md2 import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
-from ...formats.md2_glcmds import build_glcmds, glcmd_triangles
-from ...formats.md2_lattice import FrameGrids, frame_grids
+from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
+from ...formats.md2.glcmds import build_glcmds, glcmd_triangles
+from ...formats.md2.lattice import FrameGrids, frame_grids
 from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
@@ -30,7 +30,7 @@ from ..sampling.animated_mesh import MeshPart
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..sampling.skin_packing import alternate_note, pack_skin
-from ...formats.skin_atlas import MAX_LBM_HEIGHT
+from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.shading import normal_indices, shade_model

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import bpy
 
-from ...formats.md2 import parse_md2, serialize_md2
+from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
 from .skins import plan_skin_files, skin_folder, write_skin_files

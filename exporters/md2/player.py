@@ -4,7 +4,7 @@ every object not named like a weapon), ``weapon.md2`` (objects named ``weapon*``
 and quantised on one grid per frame (:mod:`.player_grid`) so the points they share coincide.
 
 Every model is built and checked before any file is written; then each is written atomically.
-The Quake II player conventions (:mod:`..formats.q2_player`) come back as warnings.
+The Quake II player conventions (:mod:`..formats.md2.player`) come back as warnings.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import bpy
 
-from ...formats.q2_player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
-from ...formats.md2 import parse_md2, serialize_md2
+from ...formats.md2.player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
+from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 from .build import Md2ExportOptions, build_md2

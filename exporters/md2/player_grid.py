@@ -4,7 +4,7 @@ The game draws ``tris.md2`` and ``weapon.md2`` with the same frame, each decodin
 ``byte * scale + translate`` with its own file's grid. Quantised on their own grids, a point the
 body and the weapon share (the hand on the grip) decodes to two points up to a step apart, and the
 two parts crack and swim against each other. Here every frame of every file is quantised on one
-grid: the grid :func:`...formats.md2_lattice.frame_grids` makes for the union of all files'
+grid: the grid :func:`...formats.md2.lattice.frame_grids` makes for the union of all files'
 positions in that frame (per-frame grids, or the shared lattice where *Grid* asks for it), so equal
 positions in Blender give equal bytes and equal decoded points in every file.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formats.md2_lattice import frame_grids
+from ...formats.md2.lattice import frame_grids
 from .build import BuildResult
 
 _GRID_NAMES = {"SHARED": "one shared lattice", "PER_FRAME": "per-frame grids"}

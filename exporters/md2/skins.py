@@ -27,9 +27,9 @@ import bpy
 from ...common.contract import SOURCE_PATH
 from ...common.skin_images import image_unchanged, unchanged_member_bytes
 from ...formats.errors import FormatError
-from ...formats.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
-from ...formats.pcx import decode_pcx, encode_pcx
-from ...formats.truecolour import encode_png, encode_tga
+from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
+from ...formats.images.pcx import decode_pcx, encode_pcx
+from ...formats.images.truecolour import encode_png, encode_tga
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 

@@ -20,11 +20,11 @@ import bpy
 
 from ...formats.binary import decode_name, name_length_problem
 from ...formats.errors import FormatError
-from ...formats.mdl import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
-from ...formats.mdl_texcoords import assign_texcoords
-from ...formats.palette import indices_to_rgba, rgba_to_indices
+from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.mdl.texcoords import assign_texcoords
+from ...formats.images.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
-from ...formats.mdl_variants import frames_on_lattice16
+from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
@@ -34,7 +34,7 @@ from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
-from ...formats.skin_atlas import pack_images
+from ...formats.images.skin_atlas import pack_images
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 

@@ -1,4 +1,4 @@
-"""What the MD16 and RAPO flavours change in an MDL export (see :mod:`...formats.mdl_variants`).
+"""What the MD16 and RAPO flavours change in an MDL export (see :mod:`...formats.mdl.variants`).
 
 MD16 quantises onto a lattice 256 times finer than the 8-bit grid (same scale and translate in the
 header, ``high + low / 256`` per axis); RAPO writes a texcoord table of its own with per-corner
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formats.mdl_texcoords import TexcoordAssignment, assign_st_table
-from ...formats.mdl_variants import IDPO, MD16, RAPO, TEXCOORD, VARIANTS, quantize16
+from ...formats.mdl.texcoords import TexcoordAssignment, assign_st_table
+from ...formats.mdl.variants import IDPO, MD16, RAPO, TEXCOORD, VARIANTS, quantize16
 from ...common.contract import DEGENERATE_MDL_ST, MDL_DEGENERATE_ST, MDL_ST, MDL_ST_INDEX, MDL_VARIANT
 
 

@@ -6,7 +6,7 @@ Euler 'XYZ' (converted from any rotation mode), time = frame / fps, 16 bytes ``<
 * *Keyframes*: the action's keys where a bone's rotation or location channels are keyed (keys of
   Blender's 'Generated' type are skipped: the import adds them to reproduce MilkShape's slerp), plus
   keys where MilkShape would otherwise stray: the evaluated pose (constraints, NLA, any
-  interpolation) is sampled at every scene frame and :mod:`..formats.ms3d_key_reduction` adds keys
+  interpolation) is sampled at every scene frame and :mod:`..formats.ms3d.key_reduction` adds keys
   per joint and channel until the posed mesh, played by MilkShape's rules, stays within the
   tolerance of it. Tolerance 0 bakes.
 * *Bake*: a rotation and a position key per joint at every scene frame from the evaluated pose.
@@ -19,9 +19,9 @@ from mathutils import Euler, Quaternion
 
 from ...common.contract import GENERATED_KEY
 from ..export_error import ExportError
-from ...formats.ms3d_key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
-from ...formats.ms3d_rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw,
-                                local_matrices, nearest_euler, rigid_inverse)
+from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
+from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw, local_matrices,
+                                 nearest_euler, rigid_inverse)
 
 MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)
 
@@ -101,7 +101,7 @@ def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict) -> tuple | None
 
 def _is_hermite(curves: list) -> bool:
     """True when the location F-curves are MilkShape's own Hermite curves of their keys (handles at
-    the thirds of :func:`..formats.ms3d_rig.hermite_tangents`, as the import makes them): the file's
+    the thirds of :func:`..formats.ms3d.rig.hermite_tangents`, as the import makes them): the file's
     keys then reproduce the action by MilkShape's rule."""
     if any(c is None for c in curves) or len({len(c.keyframe_points) for c in curves}) != 1:
         return False

@@ -11,7 +11,7 @@
   faces keep facing as in Blender; its normals go through the inverse transpose and point out.
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
   (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in
-  :mod:`...formats.ms3d_rig`); its animation becomes keys (:mod:`.animation`).
+  :mod:`...formats.ms3d.rig`); its animation becomes keys (:mod:`.animation`).
 * Vertex groups named after bones become the skin: the strongest four influences, percentages
   summing to 100 (largest remainder), strongest as the vertex's own joint.
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
@@ -35,16 +35,16 @@ import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
 
-from ...formats.ms3d import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
-                            Ms3dModelExtras, Ms3dVertexExtras)
+from ...formats.ms3d.codec import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
+                                   Ms3dModelExtras, Ms3dVertexExtras)
 from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
                                KEPT_MEMBERSHIPS, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
                                SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, SOURCE_MEMBER, TRIANGLE_FLAGS, TRIANGLE_GROUP,
                                TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
 from ...common.ms3d_data import bone_color, bone_rest_poses, material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file
-from ...formats.ms3d_rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
-                                local_matrices, unpack_skin)
+from ...formats.ms3d.rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
+                                 local_matrices, unpack_skin)
 from ..export_error import ExportError
 from .animation import animate_joints
 from .kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_vertices, merge_records,

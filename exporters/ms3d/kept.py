@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...formats.ms3d import Ms3dComment, Ms3dComments, encode_text
+from ...formats.ms3d.codec import Ms3dComment, Ms3dComments, encode_text
 from ...common.contract import (KEPT_COMMENTS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS)
 from .values import raw_field

@@ -15,7 +15,7 @@ import bpy
 from ...common.ms3d_data import material_values
 from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
-from ...formats.ms3d import parse_ms3d, serialize_ms3d
+from ...formats.ms3d.codec import parse_ms3d, serialize_ms3d
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 from ..md2.skins import SkinFile, encode_skin, image_rgba, write_skin_files

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats.errors import FormatError
-from ...formats.ms3d import NAME_SIZE, encode_text
+from ...formats.ms3d.codec import NAME_SIZE, encode_text
 from ...common.contract import COMMENT_PROP
 
 

@@ -3,7 +3,7 @@
 The games draw one skin on every face of an MD2 or MDL model: skin 0, or the one the entity
 picks. A model whose faces use several materials therefore shows, in the game, the first
 material's image on every face. *One Skin* (the default) packs the images of the materials the
-faces use side by side into one skin (:mod:`...formats.skin_atlas`) and moves each face's UVs into
+faces use side by side into one skin (:mod:`...formats.images.skin_atlas`) and moves each face's UVs into
 its image's cell, so every face shows its own image; a material without an image gets a small cell
 of its base colour. *Alternate Skins* writes one skin per material as before, for models whose
 materials really are alternatives (team colours), and the report says the game draws one of them
@@ -21,7 +21,7 @@ import bpy
 
 from ...common.mdl_skins import material_skin_images
 from ...formats.errors import FormatError
-from ...formats.skin_atlas import AtlasLayout, atlas_uvs, pack_images, plan_atlas
+from ...formats.images.skin_atlas import AtlasLayout, atlas_uvs, pack_images, plan_atlas
 from ..export_error import ExportError
 from ..md2.skins import image_rgba
 from .animated_mesh import MeshPart

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .binary import read_records
-from .errors import FormatError
+from ..binary import read_records
+from ..errors import FormatError
 
 IDPO, MD16, RAPO = "IDPO", "MD16", "RAPO"
 VARIANTS = (IDPO, MD16, RAPO)

@@ -11,7 +11,7 @@ Layout (all little-endian; see seeds/000 and reference/format-notes.md)::
     frames      num_frames x framesize bytes:   float scale[3], translate[3]; char name[16];
                 {uint8 x, y, z, normal_index}[num_xyz]
                 position = byte * scale + translate
-    glcmds      num_glcmds x int32 (see :mod:`formats.md2_glcmds`)
+    glcmds      num_glcmds x int32 (see :mod:`formats.md2.glcmds`)
 
 Bytes after ``ofs_end`` are ignored.
 """
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .binary import check_span, decode_name, encode_name, read_records, read_struct
-from .errors import FormatError
-from .md2_glcmds import decode_glcmds
+from ..binary import check_span, decode_name, encode_name, read_records, read_struct
+from ..errors import FormatError
+from .glcmds import decode_glcmds
 
 IDENT = b"IDP2"
 VERSION = 8

@@ -1,7 +1,7 @@
 """Quake MDL ("IDPO", version 6): parse bytes into :class:`MdlModel` and serialize it back.
 
 The 16-bit "MD16" (QuakeForge, FTE) and Hexen II mission pack "RAPO" flavours share this reader and
-writer; what they change (header, texcoord/triangle blocks, pose size) is in :mod:`.mdl_variants`.
+writer; what they change (header, texcoord/triangle blocks, pose size) is in :mod:`.variants`.
 
 Layout (all little-endian; see seeds/001 and reference/format-notes.md)::
 
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
-from .errors import FormatError
-from .mdl_variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16,
-                           rapo_triangle_bytes, read_rapo_triangles, variant_of)
+from ..binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
+from ..errors import FormatError
+from .variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16, rapo_triangle_bytes,
+                       read_rapo_triangles, variant_of)
 
 IDENT = b"IDPO"
 VERSION = 6
@@ -133,7 +133,7 @@ class MdlModel:
     frames: list[MdlFrameSlot]
     trailing_bytes: int = 0
     pose_name_raw: list[bytes] | None = field(default=None)
-    variant: str = IDPO              # IDPO, MD16 or RAPO (see mdl_variants)
+    variant: str = IDPO              # IDPO, MD16 or RAPO (see variants.py)
     pose_low: np.ndarray | None = None       # MD16: (P, V, 4) uint8 low-byte records (x, y, z, unused)
     st_triangles: np.ndarray | None = None   # RAPO: (T, 3) int32 indices into onseam/s/t (num_st_verts)
 

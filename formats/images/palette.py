@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import FormatError
+from ..errors import FormatError
 
 FULLBRIGHT_START = 224
 TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (format-notes "MD2 skins")

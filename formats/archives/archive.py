@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic_file import replacing
-from .errors import FormatError
+from ..atomic_file import replacing
+from ..errors import FormatError
 
 PACK_MAGIC = b"PACK"
 PACK_HEADER = struct.Struct("<4sii")

@@ -23,7 +23,7 @@ import zlib
 
 import numpy as np
 
-from .errors import FormatError
+from ..errors import FormatError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TGA_HEADER = np.dtype([("id_length", "u1"), ("colormap_type", "u1"), ("image_type", "u1"),

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import FormatError
+from ..errors import FormatError
 
 MANUFACTURER = 0x0A
 PALETTE_MARKER = 0x0C

@@ -54,9 +54,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .binary import check_span, read_records, read_struct, require_finite
-from .errors import FormatError
-from .ms3d_text import NAME_ENCODINGS, decode_text, encode_text  # noqa: F401 (part of this module's API)
+from ..binary import check_span, read_records, read_struct, require_finite
+from ..errors import FormatError
+from .text import NAME_ENCODINGS, decode_text, encode_text  # noqa: F401 (part of this module's API)
 
 MAGIC = b"MS3D000000"
 VERSIONS = (3, 4)
@@ -524,4 +524,4 @@ def _read_model_extras(cur: _Cursor, subversion: int, model: Ms3dModel,
     return Ms3dModelExtras(rec["joint_size"], int(rec["transparency_mode"]), rec["alpha_ref"], subversion)
 
 
-from .ms3d_write import serialize_ms3d  # noqa: E402,F401  (the writer shares this module's records)
+from .write import serialize_ms3d  # noqa: E402,F401  (the writer shares this module's records)

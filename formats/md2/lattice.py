@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .quantize import grid_from_bounds
+from ..quantize import grid_from_bounds
 
 GRID_MODES = ("AUTO", "SHARED", "PER_FRAME")
 AUTO_TOLERANCE = 1.25      # AUTO keeps the shared lattice unless its largest error is 25 % above per-frame's

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import FormatError
+from ..errors import FormatError
 
 FIELD = "glcmds"
 RECORD_WORDS = 3

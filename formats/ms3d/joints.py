@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ms3d import Ms3dModel
+from .codec import Ms3dModel
 
 
 def _name_key(raw: bytes) -> bytes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .md2 import LIMITS
+from .codec import LIMITS
 
 STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
     ("stand", 40), ("run", 6), ("attack", 8), ("pain1", 4), ("pain2", 4), ("pain3", 4), ("jump", 6),

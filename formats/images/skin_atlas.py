@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import FormatError
+from ..errors import FormatError
 
 MAX_LBM_HEIGHT = 480
 DEFAULT_GUTTER = 2

@@ -3,7 +3,7 @@
 Input: per scene frame and joint, the key a joint would need there (local rotation as Euler 'XYZ'
 and position, relative to the rest pose: ``L(t) = L · T(position) · R(rotation)``), the keys an
 action already has (kept at their frames), each joint's reach and the skeleton. MilkShape plays
-keys as :mod:`.ms3d_rig` describes: rotations slerped, positions by Hermite curves (engines and the
+keys as :mod:`.rig` describes: rotations slerped, positions by Hermite curves (engines and the
 format articles interpolate positions linearly; both rules are held to the tolerance). Before the
 first key a channel holds the first key, after the last the last; no key = rest.
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ms3d_rig import (euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler,
-                       quaternion_rotations, slerp)
+from .rig import (euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler, quaternion_rotations,
+                  slerp)
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -59,7 +59,7 @@ def positions_at(key_frames: np.ndarray, key_values: np.ndarray, frames: np.ndar
 
 
 def tangents(f: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`.ms3d_rig.hermite_tangents` for (K, d) values, every column at once."""
+    """:func:`.rig.hermite_tangents` for (K, d) values, every column at once."""
     t_in, t_out = np.zeros_like(v), np.zeros_like(v)
     if len(f) > 2:
         prev, nxt = np.arange(-1, len(f) - 1), np.arange(1, len(f) + 1) % len(f)

@@ -1,7 +1,7 @@
 """Text in MS3D files: fixed NUL-padded fields in the author's code page (bpy-free)."""
 from __future__ import annotations
 
-from .errors import FormatError
+from ..errors import FormatError
 
 NAME_ENCODINGS = {"AUTO": "auto", "UTF8": "utf-8", "CP1252": "cp1252", "GBK": "gbk",
                   "SHIFT_JIS": "shift_jis", "CP1251": "cp1251"}   # option value -> Python codec

@@ -1,0 +1,1 @@
+"""Quake MDL: the codec, its MD16 and RAPO variants and the texture coordinates."""
