@@ -28,21 +28,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
 
-from ...formats.ms3d.codec import (NAME_SIZE, PATH_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
+from ...formats.ms3d.codec import (NAME_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dModel,
                                    Ms3dModelExtras, Ms3dVertexExtras)
 from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
-                               KEPT_MEMBERSHIPS, MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
-                               SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, SOURCE_MEMBER, TRIANGLE_FLAGS, TRIANGLE_GROUP,
+                               KEPT_MEMBERSHIPS, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
+                               SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
                                TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
-from ...common.ms3d_data import bone_color, bone_rest_poses, material_values
-from ...common.skin_images import image_unchanged, unchanged_source_file
+from ...common.ms3d_data import bone_color, bone_rest_poses
 from ...formats.ms3d.rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
                                  local_matrices, unpack_skin)
 from ..export_error import ExportError
@@ -51,14 +49,14 @@ from .kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_verti
                         model_comments, remap_joints, triangle_rows, uid_lookup)
 from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
                         vertex_weights)
-from .values import encoded, float32_equal, kept_comment, kept_name, raw_field
+from .materials import material_record
+from .values import float32_equal, kept_comment, kept_name, raw_field
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255
 MAX_MATERIALS = 128
 MAX_JOINTS = 128
 NORMAL_TOLERANCE = 1e-5           # a corner normal this close to the one the import showed is unchanged
-DEFAULT_AMBIENT = (0.2, 0.2, 0.2, 1.0)
 DEFAULT_JOINT_COLOR = (1.0, 1.0, 0.0)
 
 
@@ -393,52 +391,6 @@ def _vertex_records(obj: bpy.types.Object, mesh: bpy.types.Mesh, xyz: np.ndarray
     return records
 
 
-def _texture_path(image: bpy.types.Image | None, problems: list[str], what: str, copy: bool) -> bytes:
-    if image is None:
-        return bytes(PATH_SIZE)
-    if copy:
-        source = unchanged_source_file(image)
-        member = str(image.get(SOURCE_MEMBER, "")) if image_unchanged(image) else ""
-        path = (source.name if source is not None else member.rpartition("/")[2] if member
-                else f"{Path(image.name).stem or 'texture'}.png")
-    else:
-        path = bpy.path.basename(bpy.path.abspath(image.filepath)) if image.filepath else image.name
-    return encoded(path, PATH_SIZE, what, problems)
-
-
-def _material(material: bpy.types.Material, problems: list[str], copy: bool) -> tuple[Ms3dMaterial, bytes | None]:
-    record = material.get(MATERIAL_PROP)
-    shown = record.get("shown") if record else None
-    values = material_values(material)
-
-    def stored_or(key: str, current: list[float], default_alpha: float) -> np.ndarray:
-        if shown is not None and float32_equal(shown.get(key), current):
-            return np.array(record[key], dtype=np.float32)
-        alpha = float(record[key][3]) if record else default_alpha
-        return np.array([*current, alpha], dtype=np.float32)
-    shininess = ((1.0 - values["roughness"]) * 128.0, "roughness", "shininess")
-    transparency = (values["alpha"], "alpha", "transparency")
-    scalars = []
-    for derived, shown_key, key in (shininess, transparency):
-        same = shown is not None and float32_equal(shown.get(shown_key), values[shown_key])
-        scalars.append(float(record[key]) if same else float(derived))
-    paths = []
-    for key in ("texture", "alphamap"):
-        image = values[key]
-        previous = record.get(f"{key}_image") if record else None
-        if record is not None and (image == previous if image is not None else previous is None):
-            paths.append(raw_field(record, f"{key}_raw"))
-        else:
-            paths.append(_texture_path(image, problems, key, copy))
-    ms3d = Ms3dMaterial(
-        name_raw=kept_name(material.name, record, problems, "material name"),
-        ambient=np.array(record["ambient"] if record else DEFAULT_AMBIENT, dtype=np.float32),
-        diffuse=stored_or("diffuse", values["diffuse"], 1.0), specular=stored_or("specular", values["specular"], 1.0),
-        emissive=stored_or("emissive", values["emissive"], 1.0), shininess=scalars[0], transparency=scalars[1],
-        mode=int(record["mode"]) if record else 0, texture_raw=paths[0], alphamap_raw=paths[1])
-    return ms3d, kept_comment(material, record)
-
-
 def _geometry(parts: list[Part], materials: list, record, joints: JointTable) -> tuple:
     """The vertex table, triangle table, triangle group bytes, groups and group comments of ``parts``
     plus what the import kept (vertices and triangles no group held)."""
@@ -520,7 +472,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     materials = [m for m in (record.get("materials", []) if record else []) if m is not None]
     materials += list(dict.fromkeys(p.material for p in parts
                                     if p.material is not None and p.material not in materials))
-    exported_materials = [_material(m, problems, options.textures == "COPY") for m in materials]
+    exported_materials = [material_record(m, problems, options.textures == "COPY") for m in materials]
     table, triangles, tri_group, groups, group_comments = _geometry(parts, materials, record, joints)
     _check_limits(len(table), len(triangles), len(groups), len(materials), len(joints.joints), problems)
     info = []
