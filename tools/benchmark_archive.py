@@ -10,7 +10,11 @@ as a loose file, then times (best of ``--repeat``, the file cache warm):
 - open + list: :func:`formats.archives.archive.open_archive` and ``members()``;
 - read one member: ``find`` + ``read`` of the model on an open archive;
 - import one member (bpy-free): open, read the member and decode it with ``parse_mdl``;
-- the same model loose: ``read_bytes`` + ``parse_mdl``.
+- the same model loose: ``read_bytes`` + ``parse_mdl``;
+- in Blender (when the ``bpy`` wheel is there): *Import Game Archive* of that one member
+  (``import_scene.game_archive``, which opens the archive and its game folder, reads the member and
+  builds the object with its skins) against *Import Quake Model* of the loose file, each into an empty
+  scene.
 
 The PK3 filler is stored (random bytes do not deflate); the model member is deflated.
 Prints a Markdown table; the folder is removed afterwards unless ``--keep``.
@@ -103,6 +107,28 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
     return {"list": best(repeat, listing), "read": read_one, "import": best(repeat, import_member)}
 
 
+def blender_imports(paths: dict[str, Path], loose: Path, repeat: int) -> dict[str, float] | None:
+    """Best seconds of importing the model through the operators, by archive kind and ``loose``;
+    None without bpy."""
+    try:
+        from tools.load_extension import enable_extension
+        enable_extension()
+        import bpy
+    except ImportError:
+        return None
+    member = {"name": MODEL_NAME, "format": "", "size": 0, "problem": "", "ticked": True}
+
+    def timed(run) -> float:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        started = time.perf_counter()
+        assert run() == {"FINISHED"}
+        return time.perf_counter() - started
+    out = {kind: min(timed(lambda: bpy.ops.import_scene.game_archive(filepath=str(path), models=[member]))
+                     for _ in range(repeat)) for kind, path in paths.items()}
+    out["loose"] = min(timed(lambda: bpy.ops.import_scene.mdl(filepath=str(loose))) for _ in range(repeat))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=int, default=200)
@@ -128,15 +154,19 @@ def main(argv: list[str] | None = None) -> int:
             wrote = time.perf_counter() - started
             figures = measure(path, args.repeat)
             rows.append((kind, path.stat().st_size, wrote, figures))
+        blender = blender_imports({kind: work / f"big.{kind}" for kind, *_ in rows}, loose, args.repeat)
         loose_read = best(args.repeat, loose.read_bytes)
         loose_import = best(args.repeat, lambda: parse_mdl(loose.read_bytes()))
         print(f"{args.members} members, {len(model)}-byte model {MODEL_NAME} among them; best of {args.repeat}\n")
-        print("| archive | size | open + list | read the model | open + read + decode the model |")
-        print("|---|---:|---:|---:|---:|")
+        in_blender = (lambda key: f" {blender[key] * 1e3:.1f} ms |") if blender else (lambda key: "")
+        print("| archive | size | open + list | read the model | open + read + decode the model |"
+              + (" import in Blender |" if blender else ""))
+        print("|---|---:|---:|---:|---:|" + ("---:|" if blender else ""))
         for kind, size, wrote, f in rows:
             print(f"| {kind} | {size / 2**20:.0f} MB | {f['list'] * 1e3:.2f} ms | {f['read'] * 1e3:.3f} ms "
-                  f"| {f['import'] * 1e3:.2f} ms |")
-        print(f"| loose file | {len(model) / 1024:.0f} KB | - | {loose_read * 1e3:.3f} ms | {loose_import * 1e3:.2f} ms |")
+                  f"| {f['import'] * 1e3:.2f} ms |" + in_blender(kind))
+        print(f"| loose file | {len(model) / 1024:.0f} KB | - | {loose_read * 1e3:.3f} ms | {loose_import * 1e3:.2f} ms |"
+              + in_blender("loose"))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
