@@ -142,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="MD2/MDL: faces with several materials get one skin packing their images "
                               "(one-skin, the default; the game draws one skin) or one skin per material "
                               "(alternate) (materials)")
+    exports.add_argument("--split-normals", action="store_true",
+                         help="MD2/MDL: a vertex copy for each normal Blender shows at a vertex (flat faces, sharp "
+                              "edges), so a flat-shaded model is lit flat in the game (split_normals)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
@@ -253,6 +256,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["skins"] = OptionRequest("--skins", args.skins.upper())
     if args.materials:
         exports["materials"] = OptionRequest("--materials", args.materials.upper().replace("-", "_"))
+    if args.split_normals:
+        exports["split_normals"] = OptionRequest("--split-normals", True)
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:

@@ -24,6 +24,8 @@ import itertools
 import numpy as np
 import pytest
 
+from test_cli import package_path, run  # noqa: F401  (fixtures: the command line in a subprocess)
+
 from formats.anorms import anorms
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
@@ -444,3 +446,21 @@ def test_split_normals_follow_sharp_edges_and_custom_normals(bpy_scene, tmp_path
                      **({"target": "MODERN"} if kind == "mdl" else {}))
     assert written.positions.shape[1] > smooth.positions.shape[1]
     _check_corner_normals(written)
+
+
+def test_command_line_split_normals_flag(bpy_scene, tmp_path, run):
+    """``convert --split-normals``: a flat-shaded cube (through MS3D, which stores its corner normals)
+    becomes 24 vertices in MD2, 8 without the flag."""
+    from test_cli import needs_bpy
+    needs_bpy()
+    bpy = bpy_scene
+    _flat_cube(bpy)
+    source = tmp_path / "cube.ms3d"
+    assert bpy.ops.export_scene.ms3d(filepath=str(source)) == {"FINISHED"}
+    counts = {}
+    for flag in (False, True):
+        out = tmp_path / ("split" if flag else "plain")
+        result = run("convert", source, "--to", "md2", "-o", out, *(["--split-normals"] if flag else []))
+        assert result.returncode == 0, result.stdout + result.stderr
+        counts[flag] = parse_md2((out / "cube.md2").read_bytes()).positions().shape[1]
+    assert counts == {False: 8, True: 24}
