@@ -30,9 +30,10 @@ from ..common.skin_images import load_skin_image, skin_image_from_data
 from ..formats.archives.archive import Archive, open_archive
 from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder
+from .image_size import image_size_of
 from .skin_lookup import (DEFAULT_EXTENSIONS, candidate_names, describe_texture_search, skin_name_parts, unsafe_skin_name,
                           find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
-                          texture_candidates)
+                          sized_skin_among, texture_candidates)
 
 
 def member_label(archive: Path, member: str) -> str:
@@ -322,11 +323,13 @@ class ArchiveSource(ModelSource):
 
     def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:
         listing = self.files.folder(self.folder)
-        own = own_skins_among(self.name, sorted(f.name for f in listing.values()))
-        if own is None:
-            return None
-        names, reason = own
-        return OwnFound([listing[n.lower()] for n in names], reason)
+        names = sorted(f.name for f in listing.values())
+        own = own_skins_among(self.name, names)
+        if own is not None:
+            return OwnFound([listing[n.lower()] for n in own[0]], own[1])
+        sized = sized_skin_among(self.name, PurePosixPath(self.folder).name, names,
+                                 lambda n: image_size_of(listing[n.lower()].read(), n), width, height)
+        return None if sized is None else OwnFound([listing[sized[0].lower()]], sized[1])
 
     def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
         """``weapon.md2`` and ``w_*.md2`` in a player's folder (``exclude``: members imported anyway)."""

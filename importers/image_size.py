@@ -16,24 +16,34 @@ A file that is not what its extension says, or is cut short, gives None.
 """
 from __future__ import annotations
 
+import io
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 JPEG_SCAN_LIMIT = 1 << 20        # stop looking for the frame header after this many bytes of segments
 
 
 def image_size(path: Path) -> tuple[int, int] | None:
     """(width, height) of the PCX, TGA, PNG, BMP or JPEG file at ``path`` (by extension), else None."""
-    kind = path.suffix.lower()
     try:
         with open(path, "rb") as stream:
-            if kind in (".jpg", ".jpeg"):
-                return _jpeg(stream)
-            head = stream.read(32)
+            return _size(path.suffix.lower(), stream)
     except OSError:
         return None
-    reader = {".pcx": _pcx, ".tga": _tga, ".png": _png, ".bmp": _bmp}.get(kind)
-    size = reader(head) if reader is not None else None
+
+
+def image_size_of(data: bytes, name: str) -> tuple[int, int] | None:
+    """The same for an image's bytes (an archive member), its kind by ``name``'s extension."""
+    return _size(Path(name).suffix.lower(), io.BytesIO(data))
+
+
+def _size(kind: str, stream: BinaryIO) -> tuple[int, int] | None:
+    if kind in (".jpg", ".jpeg"):
+        size = _jpeg(stream)
+    else:
+        reader = {".pcx": _pcx, ".tga": _tga, ".png": _png, ".bmp": _bmp}.get(kind)
+        size = reader(stream.read(32)) if reader is not None else None
     return size if size is not None and size[0] > 0 and size[1] > 0 else None
 
 

@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import Callable
 
 from .image_size import image_size
 
@@ -329,51 +330,63 @@ def own_skins_among(model_name: str, names: list[str],
 
 def find_sized_skin(model_path: Path, width: int, height: int,
                     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> OwnSkins | None:
-    """After :func:`find_own_skins` finds nothing: an image beside the model by looser names, taken
-    only when its header says it is ``width`` x ``height`` (the model header's skin size), so a logo,
-    a sheet or another model's skin of another size is never borrowed. The first rule that finds one:
+    """After :func:`find_own_skins` finds nothing: an image beside the model by the looser names of
+    :func:`sized_skin_among`, taken only when its header says it is ``width`` x ``height``. Files whose
+    real path leaves the folder (symlinks) are skipped."""
+    if width <= 0 or height <= 0:
+        return None
+    folder = Path(os.path.abspath(model_path)).parent
+    root = _resolve_root(folder)
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.is_file() and _inside_any(folder / e.name, [root])]
+    except OSError:
+        return None
+    found = sized_skin_among(Path(model_path).name, folder.name, names, lambda n: image_size(folder / n),
+                             width, height, extensions)
+    return None if found is None else OwnSkins([folder / found[0]], found[1])
+
+
+def sized_skin_among(model_name: str, folder_name: str, names: list[str],
+                     size_of: Callable[[str], tuple[int, int] | None], width: int, height: int,
+                     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> tuple[str, str] | None:
+    """Among the file ``names`` of a model's folder (on disk or in an archive), the image name and the
+    reason of the first rule that finds one whose size (``size_of(name)``, from its header) is the model
+    header's skin size ``width`` x ``height``, so a logo, a sheet or another model's skin of another
+    size is never borrowed:
 
     1. named after the model's folder (``jorg/tris.md2`` beside ``jorg.pcx``: Quake II models are all
        ``tris.md2``, the folder is the name);
     2. a name that starts the model's name (``Storm.bmp`` beside ``stormtrooper.md2``), the longest;
     3. the folder's only image (``abarlith.jpg`` beside a ``tris.md2`` that names no skin).
 
-    Images named after another model in the folder are left to it. Names match case-insensitively;
-    files whose real path leaves the folder (symlinks) are skipped."""
+    Images named after another model in the folder are left to it. Names match case-insensitively."""
     if width <= 0 or height <= 0:
         return None
-    folder = Path(os.path.abspath(model_path)).parent
-    root = _resolve_root(folder)
     wanted = {ext.lower() for ext in extensions}
     images: list[tuple[str, str]] = []             # (stem lower-cased, file name)
     models: set[str] = set()
-    try:
-        with os.scandir(folder) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                stem, ext = os.path.splitext(entry.name)
-                if ext.lower() in MODEL_EXTENSIONS:
-                    models.add(stem.lower())
-                elif ext.lower() in wanted and entry.is_file() and _inside_any(folder / entry.name, [root]):
-                    images.append((stem.lower(), entry.name))
-    except OSError:
-        return None
-    own = Path(model_path).stem.lower()
+    for name in sorted(names):
+        stem, ext = os.path.splitext(name)
+        if ext.lower() in MODEL_EXTENSIONS:
+            models.add(stem.lower())
+        elif ext.lower() in wanted:
+            images.append((stem.lower(), name))
+    own = Path(model_name).stem.lower()
     others = models - {own}
     size = f"{width}x{height}, the header's skin size"
 
     def fits(name: str) -> bool:
-        return image_size(folder / name) == (width, height)
+        return size_of(name) == (width, height)
 
     candidates = [(stem, name) for stem, name in images if stem not in others]
-    by_folder = [name for stem, name in candidates if stem == folder.name.lower() and fits(name)]
+    by_folder = [name for stem, name in candidates if stem == folder_name.lower() and fits(name)]
     if by_folder:
-        return OwnSkins([folder / by_folder[0]], f"{by_folder[0]} beside the model (named after its folder, {size})")
+        return by_folder[0], f"{by_folder[0]} beside the model (named after its folder, {size})"
     starts = sorted((-len(stem), name) for stem, name in candidates
                     if stem and own.startswith(stem) and stem != own and fits(name))
     if starts:
-        found = starts[0][1]
-        return OwnSkins([folder / found], f"{found} beside the model (its name starts the model's name, {size})")
+        return starts[0][1], f"{starts[0][1]} beside the model (its name starts the model's name, {size})"
     if len(images) == 1 and candidates and fits(images[0][1]):
-        found = images[0][1]
-        return OwnSkins([folder / found], f"{found} beside the model (the folder's only image, {size})")
+        return images[0][1], f"{images[0][1]} beside the model (the folder's only image, {size})"
     return None

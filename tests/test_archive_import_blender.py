@@ -191,6 +191,37 @@ def test_every_model_imports_from_the_archive_as_it_does_loose(bpy_scene, tmp_pa
     assert textured == 7      # both players, box (any case), crate (other extension), ogre's own skin, thing
 
 
+@pytest.mark.parametrize("kind", ["pak", "pk3"])
+def test_skins_by_folder_prefix_and_size_inside_archives(bpy_scene, tmp_path, kind):
+    """The sized skin rules (named after the folder, a prefix of the model's name, the folder's only
+    image; each only at the header's 64x32) find the same images in an archive as on disk."""
+    bpy = bpy_scene
+    files = {"models/jorg/tris.md2": md2_bytes([]), "models/jorg/jorg.pcx": pcx_bytes(tmp_path, 32, 64, 1),
+             "models/jorg/logo.png": png_bytes(tmp_path, 16, 16, 2),
+             "models/storm/stormtrooper.md2": md2_bytes([], seed=2),
+             "models/storm/Storm.pcx": pcx_bytes(tmp_path, 32, 64, 3),
+             "models/lone/tris.md2": md2_bytes([], seed=3), "models/lone/abarlith.png": png_bytes(tmp_path, 32, 64, 4),
+             "models/wrong/tris.md2": md2_bytes([], seed=4), "models/wrong/other.png": png_bytes(tmp_path, 64, 64, 5)}
+    loose = tmp_path / "loose" / "baseq2"
+    write_loose(loose, files)
+    archive = tmp_path / "archive" / "baseq2" / f"pak0.{kind}"
+    archive.parent.mkdir(parents=True)
+    write_archive(archive, sorted(files.items()))
+    expected_images = {"models/jorg/tris.md2": "jorg.pcx", "models/storm/stormtrooper.md2": "Storm.pcx",
+                       "models/lone/tris.md2": "abarlith.png", "models/wrong/tris.md2": None}
+    for name, image in expected_images.items():
+        bpy.ops.wm.read_homefile(use_empty=True)
+        assert import_loose(bpy, loose / name) == {"FINISHED"}
+        expected = scene_signature(bpy)
+        bpy.ops.wm.read_homefile(use_empty=True)
+        assert import_members(bpy, archive, [name]) == {"FINISHED"}
+        got = scene_signature(bpy)
+        assert_same_scene(expected, got)
+        shown = [i[0] for item in got.values() if isinstance(item, dict)
+                 for m in item.get("materials", []) for i in m[3]]
+        assert (shown[0].lower().startswith(Path(image).stem.lower()) if image else not shown), (name, shown)
+
+
 def test_player_skins_weapons_and_member_names(bpy_scene, tmp_path):
     bpy = bpy_scene
     files = quake2_tree(tmp_path)
