@@ -1,5 +1,7 @@
 """``check --profile q2-player FOLDER``: each Quake II player folder (one holding ``tris.md2``) against
 the player conventions of :mod:`..formats.md2.player`, one line per deviation (no Blender needed).
+An archive (``pak0.pak``, or ``pak0.pak:players/male`` for one folder) is checked the same way over
+its members, skins looked up in its game folder in the engine's order.
 
 Deviations are warnings, a model that cannot be read is an error; ``--fail-on`` picks which make the
 exit status 1, as for the plain ``check``.
@@ -8,12 +10,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Callable
 
 from ..formats.errors import FormatError
 from ..formats.md2.codec import parse_md2
 from ..formats.md2.player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
-from ..importers.skin_lookup import find_skin
+from ..formats.archives.archive import ArchiveError, open_archive
+from ..formats.archives.game_folder import GameFolder
+from ..importers.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
+from .archives import ArchiveInput, member_label, split_inputs
+
+Source = tuple[str, Callable[[], bytes], Callable[[str], bool]]   # (file name, read, does a skin exist)
 
 
 def player_folders(inputs: list[str]) -> tuple[list[Path], list[str]]:
@@ -37,28 +45,34 @@ def player_folders(inputs: list[str]) -> tuple[list[Path], list[str]]:
     return folders, missing
 
 
-def _part(path: Path, load_skins: bool) -> PlayerPart:
-    model = parse_md2(path.read_bytes())
-    missing = [s for s in dict.fromkeys(model.skins) if load_skins and find_skin(path, s).path is None]
-    return PlayerPart(path.name, list(model.frame_names), list(model.skins), missing)
+def _part(name: str, data: bytes, skin_exists: Callable[[str], bool], load_skins: bool) -> PlayerPart:
+    model = parse_md2(data)
+    missing = [s for s in dict.fromkeys(model.skins) if load_skins and not skin_exists(s)]
+    return PlayerPart(name, list(model.frame_names), list(model.skins), missing)
 
 
 def check_player(folder: Path, load_skins: bool = True) -> tuple[list[str], list[str]]:
     """(deviations, errors) of the player in ``folder``."""
     models = sorted((p for p in folder.iterdir() if p.suffix.lower() == ".md2" and p.is_file()),
                     key=lambda p: p.name.lower())
+    return check_sources([(p.name, p.read_bytes, lambda s, p=p: find_skin(p, s).path is not None)
+                          for p in models], load_skins)
+
+
+def check_sources(models: list[Source], load_skins: bool = True) -> tuple[list[str], list[str]]:
+    """(deviations, errors) of the player made of ``models`` (the ``.md2`` files of its folder)."""
     errors: list[str] = []
     body, weapons = None, []
-    for path in models:
-        name = path.name.lower()
-        if name != BODY_FILE and not is_weapon_name(name):
+    for name, read, skin_exists in models:
+        lower = name.lower()
+        if lower != BODY_FILE and not is_weapon_name(lower):
             continue
         try:
-            part = _part(path, load_skins)
+            part = _part(name, read(), skin_exists, load_skins)
         except (FormatError, OSError) as exc:
-            errors.append(f"{path.name}: cannot be read: {exc}")
+            errors.append(f"{name}: cannot be read: {exc}")
             continue
-        if name == BODY_FILE:
+        if lower == BODY_FILE:
             body = part
         else:
             weapons.append(part)
@@ -67,19 +81,67 @@ def check_player(folder: Path, load_skins: bool = True) -> tuple[list[str], list
     return player_deviations(body, weapons), errors
 
 
+def archive_players(item: ArchiveInput) -> tuple[list[tuple[str, list[Source]]], list[str]]:
+    """The player folders of an archive argument (all of them, or those at or below ``ARCHIVE:FOLDER``
+    or ``ARCHIVE:FOLDER/tris.md2``) as (label, models), and the problems naming none."""
+    try:
+        archive = open_archive(item.archive)
+    except ArchiveError as exc:
+        return [], [str(exc)]
+    game = GameFolder.around(item.archive)
+    names = [m.name for m in archive.members()]
+    wanted = (item.member or "").strip("/").lower()
+    if wanted.endswith("/" + BODY_FILE) or wanted == BODY_FILE:
+        wanted = wanted.rpartition("/")[0]
+    folders = sorted({n.rpartition("/")[0] for n in names if PurePosixPath(n).name.lower() == BODY_FILE
+                      and (not wanted or n.lower().startswith(wanted + "/"))}, key=str.lower)
+    if not folders:
+        return [], [f"{item.text}: no {BODY_FILE} in this archive{' folder' if wanted else ''}"]
+    players = []
+    for folder in folders:
+        models = sorted((n for n in names if n.rpartition("/")[0] == folder and n.lower().endswith(".md2")),
+                        key=str.lower)
+        players.append((member_label(item.archive, folder),
+                        [(PurePosixPath(n).name, lambda n=n: archive.read(n),
+                          lambda s, f=folder: _skin_in_game(archive, game, f, s)) for n in models]))
+    return players, []
+
+
+def _skin_in_game(archive, game: GameFolder | None, folder: str, skin: str) -> bool:
+    """A stored skin name found as the importer finds it: beside the model or at its game path, any
+    case, the stored extension or another image one; in the archive, else its game folder."""
+    parts = skin_name_parts(skin)
+    if not parts:
+        return False
+    names = candidate_names(parts[-1], DEFAULT_EXTENSIONS)
+    for where in dict.fromkeys([folder, "/".join(parts[:-1])]):
+        for name in names:
+            path = f"{where}/{name}" if where else name
+            if archive.find(path) is not None or (game is not None and game.find(path) is not None):
+                return True
+    return False
+
+
 def run_player_check(args, prog: str) -> int:
     """The ``check --profile q2-player`` command; the exit status."""
-    folders, missing = player_folders(args.inputs)
+    plain, archive_items = split_inputs(args.inputs)
+    folders, missing = player_folders(plain) if plain else ([], [])
+    players: list[tuple[str, Callable[[], tuple[list[str], list[str]]]]] = [
+        (str(f), lambda f=f: check_player(f, load_skins=not args.no_skins)) for f in folders]
+    for item in archive_items:
+        found, problems = archive_players(item)
+        missing += problems
+        players += [(label, lambda m=models: check_sources(m, load_skins=not args.no_skins)) for label, models in found]
     for text in missing:
         print(f"{prog} check: {text}", file=sys.stderr)
-    if not folders:
+    if not players:
         return 2
     failing = {"warning": {"warning", "error"}, "error": {"error"}}[args.fail_on]
     reports = []
-    for folder in folders:
-        deviations, errors = check_player(folder, load_skins=not args.no_skins)
+    for folder, check in players:
+        deviations, errors = check()
         status = "error" if errors else "warning" if deviations else "clean"
-        reports.append({"folder": str(folder), "status": status, "errors": errors, "deviations": deviations})
+        reports.append({"folder": folder, "status": status, "errors": errors, "deviations": deviations})
         if not args.json and not args.quiet:
             for line in errors:
                 print(f"{folder}: error: {line}")

@@ -111,3 +111,34 @@ def test_a_real_player_has_the_standard_frames(run, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     result = run("check", "--profile", "q2-player", folder, block_bpy=True)   # its skin name points elsewhere
     assert result.stdout.splitlines()[0] == f"{folder}: warning: tris.md2: skin 'models/maxx/skin.pcx' not found"
+
+
+@pytest.mark.parametrize("kind", ["pak", "pk3"])
+def test_players_inside_an_archive_give_the_lines_of_the_same_folders_loose(run, tmp_path, kind):
+    """``check --profile q2-player pak0.pak`` (and ``pak0.pak:players/bad``) over the members: the same
+    deviations as the same player folders loose; a skin in another archive of the game folder counts."""
+    from formats.archives.archive import write_archive
+    names = standard_names()
+    loose = tmp_path / "loose" / "baseq2"
+    make_player(loose / "players" / "good", names, names, skin_names=("players/good/skin.pcx",))
+    make_player(loose / "players" / "bad", names[:190], names[:180], skin=False,
+                skin_names=("players/bad/skin.pcx",))
+    files = sorted((p.relative_to(loose).as_posix(), p.read_bytes()) for p in loose.rglob("*") if p.is_file())
+    game = tmp_path / "game" / "baseq2"
+    game.mkdir(parents=True)
+    write_archive(game / f"pak0.{kind}", [f for f in files if not f[0].endswith("good/skin.pcx")])
+    write_archive(game / f"pak1.{kind}", [f for f in files if f[0].endswith("good/skin.pcx")])
+    expected = {}
+    for player in ("good", "bad"):
+        report = json.loads(run("check", "--profile", "q2-player", "--json", loose / "players" / player,
+                                block_bpy=True).stdout)
+        expected[player] = report["players"][0]["deviations"]
+    assert expected["good"] == [] and len(expected["bad"]) >= 3       # frame counts and the missing skin
+    archive = game / f"pak0.{kind}"
+    report = json.loads(run("check", "--profile", "q2-player", "--json", archive, block_bpy=True).stdout)
+    got = {r["folder"]: r["deviations"] for r in report["players"]}
+    assert got == {f"{archive}:players/bad": expected["bad"], f"{archive}:players/good": expected["good"]}
+    one = run("check", "--profile", "q2-player", f"{archive}:players/bad", block_bpy=True)
+    assert one.returncode == 1 and one.stdout.splitlines()[-1].startswith("checked 1 Quake II player(s)")
+    none = run("check", "--profile", "q2-player", f"{archive}:models", block_bpy=True)
+    assert none.returncode == 2 and "no tris.md2 in this archive folder" in none.stderr
