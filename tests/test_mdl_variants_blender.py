@@ -228,3 +228,30 @@ def test_rapo_skins_decode_with_hexen2_palette_unless_told(bpy_scene, tmp_path, 
     image.pixels.foreach_get(pixels)
     shown = np.rint(pixels.reshape(image.size[1], image.size[0], 4)[::-1, :, :3] * 255).astype(np.uint8)
     np.testing.assert_array_equal(shown, wanted)
+
+
+def test_rapo_export_refuses_more_texture_coordinates_than_hexen2_holds(bpy_scene, tmp_path):
+    """About a thousand vertices (within Hexen II's 2000) whose 3600-odd corners each read their own
+    texel: the RAPO texcoord table would need a record per corner, over MAXALIASVERTS; nothing is
+    written."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=31, y_subdivisions=31)
+    obj = bpy.context.active_object
+    mesh = obj.data
+    assert len(mesh.vertices) <= 2000 < len(mesh.loops) <= 62 * 64
+    uv = mesh.uv_layers.new(name="UVMap") if not mesh.uv_layers else mesh.uv_layers[0]
+    corners = len(mesh.loops)
+    coords = np.stack([(np.arange(corners) % 62 + 0.5) / 62, (np.arange(corners) // 62 + 0.5) / 64], -1)
+    uv.data.foreach_set("uv", coords.astype(np.float32).ravel())
+    mat = bpy.data.materials.new("skin")
+    mat.use_nodes = True
+    image = bpy.data.images.new("skin", 248, 64)
+    node = mat.node_tree.nodes.new("ShaderNodeTexImage")
+    node.image = image
+    mat.node_tree.links.new(node.outputs["Color"], mat.node_tree.nodes["Principled BSDF"].inputs["Base Color"])
+    mesh.materials.append(mat)
+    target = tmp_path / "grid.mdl"
+    with pytest.raises(RuntimeError, match=r"texture coordinates, \d+ over Hexen II's limit of 2000"):
+        export_mdl(bpy, obj, target, mdl_format="RAPO")
+    assert not target.exists()
+    assert export_mdl(bpy, obj, tmp_path / "grid_idpo.mdl", mdl_format="IDPO", target="MODERN")[:4] == b"IDPO"
