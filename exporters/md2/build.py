@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.binary import decode_name, name_length_problem
+from ...formats.binary import decode_name
 from ...formats.errors import FormatError
 from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
 from ...formats.md2.glcmds import build_glcmds, glcmd_triangles
@@ -23,6 +23,7 @@ from ...formats.md2.lattice import FrameGrids, frame_grids
 from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
+from ..limits import name_problems, over_limits, refuse
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
@@ -311,21 +312,11 @@ def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_n
                   skins: list[str | None]) -> None:
     """Counts against the engine's limits; names (None: written back from the file's own field) against
     their fields, leaving room for the NUL."""
-    problems = []
-    for what, count, limit in (("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
-                               ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)):
-        if count > limit:
-            problems.append(f"{count} {what}, {count - limit} over the limit of {limit}")
-    for what, texts, size in (("frame name", frame_names, FRAME_NAME_SIZE), ("skin name", skins, SKIN_NAME_SIZE)):
-        problems += [p for n in texts if n is not None and (p := name_length_problem(what, n, size))]
-    for text in [n for n in frame_names + skins if n is not None]:
-        try:
-            text.encode("latin-1")
-        except UnicodeEncodeError:
-            problems.append(f"name {text!r} has characters that cannot be stored (Latin-1 only)")
-    if problems:
-        raise ExportError(f"{name}: cannot export as MD2: " + "; ".join(problems[:5])
-                          + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+    refuse(f"{name}: cannot export as MD2: ",
+           over_limits((("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
+                        ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)))
+           + name_problems("frame name", frame_names, FRAME_NAME_SIZE)
+           + name_problems("skin name", skins, SKIN_NAME_SIZE))
 
 
 def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st: np.ndarray,

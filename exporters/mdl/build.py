@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.binary import decode_name, name_length_problem
+from ...formats.binary import decode_name
 from ...formats.errors import FormatError
 from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl.texcoords import assign_texcoords
@@ -32,6 +32,7 @@ from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
+from ..limits import name_problems, over_limits, refuse
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
@@ -134,9 +135,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
     _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
-    if limits is HEXEN2_LIMITS and len(tex.s) > limits.vertices:
-        raise ExportError(f"{first.name}: cannot export as MDL: {len(tex.s)} texture coordinates, "
-                          f"{len(tex.s) - limits.vertices} over Hexen II's limit of {limits.vertices}")
+    if limits is HEXEN2_LIMITS:
+        refuse(f"{first.name}: cannot export as MDL: ",
+               over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
 
     grid_scale, grid_translate = _grid(mesh if single else None, positions, sixteen)
     if sixteen:
@@ -351,22 +352,11 @@ def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tupl
 
 
 def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
+    """Counts against the target's limits; frame names (None: a full 16-byte name written back from the
+    file's own field) against their field, leaving room for the NUL."""
     where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
         else "Quake"
-    problems = []
-    for what, count, limit in (("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
-                               ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)):
-        if count > limit:
-            problems.append(f"{count} {what}, {count - limit} over {where}'s limit of {limit}")
-    for frame_name in names:     # None: a full 16-byte name written back from the file's own field
-        if frame_name is None:
-            continue
-        if problem := name_length_problem("frame name", frame_name, FRAME_NAME_SIZE):
-            problems.append(problem)
-        try:
-            frame_name.encode("latin-1")
-        except UnicodeEncodeError:
-            problems.append(f"frame name {frame_name!r} has characters that cannot be stored (Latin-1 only)")
-    if problems:
-        raise ExportError(f"{name}: cannot export as MDL: " + "; ".join(problems[:5])
-                          + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+    refuse(f"{name}: cannot export as MDL: ",
+           over_limits((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
+                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)),
+                       f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE))

@@ -44,6 +44,7 @@ from ...common.ms3d_data import bone_color, bone_rest_poses
 from ...formats.ms3d.rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
                                  local_matrices, unpack_skin)
 from ..export_error import ExportError
+from ..limits import over_limits, refuse
 from .animation import animate_joints
 from .kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_vertices, merge_records,
                         model_comments, remap_joints, triangle_rows, uid_lookup)
@@ -532,11 +533,7 @@ def _model_size(table: np.ndarray, joints: JointTable) -> float:
 
 def _check_limits(vertices: int, triangles: int, groups: int, materials: int, joints: int,
                   problems: list[str]) -> None:
-    for what, count, limit in (("vertices", vertices, MAX_VERTICES), ("triangles", triangles, MAX_TRIANGLES),
-                               ("groups", groups, MAX_GROUPS), ("materials", materials, MAX_MATERIALS),
-                               ("joints", joints, MAX_JOINTS)):
-        if count > limit:
-            problems.insert(0, f"{count} {what}, {count - limit} over the limit of {limit}")
-    if problems:
-        raise ExportError("cannot export as MS3D: " + "; ".join(problems[:5])
-                          + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
+    refuse("cannot export as MS3D: ",
+           over_limits((("vertices", vertices, MAX_VERTICES), ("triangles", triangles, MAX_TRIANGLES),
+                        ("groups", groups, MAX_GROUPS), ("materials", materials, MAX_MATERIALS),
+                        ("joints", joints, MAX_JOINTS))) + problems)
