@@ -163,27 +163,40 @@ def extension_module(extension: str, name: str):
     return sys.modules[f"{extension}.{name}"]
 
 
+def loose_and_archive(tmp_path: Path, files: dict[str, bytes], kind: str) -> tuple[Path, Path]:
+    """The same game files as a loose ``baseq2`` folder and as ``baseq2/pak0.<kind>`` of another folder."""
+    loose = tmp_path / "loose" / "baseq2"
+    write_loose(loose, files)
+    archive = tmp_path / "archive" / "baseq2" / f"pak0.{kind}"
+    archive.parent.mkdir(parents=True)
+    write_archive(archive, sorted(files.items()))
+    return loose, archive
+
+
+def imported_as_loose(bpy, loose: Path, archive: Path, name: str) -> dict:
+    """Import ``name`` loose, then from the archive into an empty scene; the two scenes are the same.
+    Returns the archive import's :func:`scene_signature`."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert import_loose(bpy, loose / name) == {"FINISHED"}
+    expected = scene_signature(bpy)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert import_members(bpy, archive, [name]) == {"FINISHED"}
+    got = scene_signature(bpy)
+    assert_same_scene(expected, got)
+    return got
+
+
 # -- the same result as loose ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["pak", "pk3"])
 def test_every_model_imports_from_the_archive_as_it_does_loose(bpy_scene, tmp_path, kind):
     bpy = bpy_scene
     files = quake2_tree(tmp_path)
-    loose = tmp_path / "loose" / "baseq2"
-    write_loose(loose, files)
-    archive = tmp_path / "archive" / "baseq2" / f"pak0.{kind}"
-    archive.parent.mkdir(parents=True)
-    write_archive(archive, sorted(files.items()))
+    loose, archive = loose_and_archive(tmp_path, files, kind)
     models = [n for n in files if Path(n).suffix in OPERATORS]
     textured = 0
     for name in models:
-        bpy.ops.wm.read_homefile(use_empty=True)
-        assert import_loose(bpy, loose / name) == {"FINISHED"}
-        expected = scene_signature(bpy)
-        bpy.ops.wm.read_homefile(use_empty=True)
-        assert import_members(bpy, archive, [name]) == {"FINISHED"}
-        got = scene_signature(bpy)
-        assert_same_scene(expected, got)
+        got = imported_as_loose(bpy, loose, archive, name)
         textured += any(m[3] for item in got.values() if isinstance(item, dict) for m in item.get("materials", []))
         top = [o for o in bpy.data.objects if o.parent is None]
         assert all(o["archive_path"] == str(archive) for o in bpy.data.objects)
@@ -202,21 +215,11 @@ def test_skins_by_folder_prefix_and_size_inside_archives(bpy_scene, tmp_path, ki
              "models/storm/Storm.pcx": pcx_bytes(tmp_path, 32, 64, 3),
              "models/lone/tris.md2": md2_bytes([], seed=3), "models/lone/abarlith.png": png_bytes(tmp_path, 32, 64, 4),
              "models/wrong/tris.md2": md2_bytes([], seed=4), "models/wrong/other.png": png_bytes(tmp_path, 64, 64, 5)}
-    loose = tmp_path / "loose" / "baseq2"
-    write_loose(loose, files)
-    archive = tmp_path / "archive" / "baseq2" / f"pak0.{kind}"
-    archive.parent.mkdir(parents=True)
-    write_archive(archive, sorted(files.items()))
+    loose, archive = loose_and_archive(tmp_path, files, kind)
     expected_images = {"models/jorg/tris.md2": "jorg.pcx", "models/storm/stormtrooper.md2": "Storm.pcx",
                        "models/lone/tris.md2": "abarlith.png", "models/wrong/tris.md2": None}
     for name, image in expected_images.items():
-        bpy.ops.wm.read_homefile(use_empty=True)
-        assert import_loose(bpy, loose / name) == {"FINISHED"}
-        expected = scene_signature(bpy)
-        bpy.ops.wm.read_homefile(use_empty=True)
-        assert import_members(bpy, archive, [name]) == {"FINISHED"}
-        got = scene_signature(bpy)
-        assert_same_scene(expected, got)
+        got = imported_as_loose(bpy, loose, archive, name)
         shown = [i[0] for item in got.values() if isinstance(item, dict)
                  for m in item.get("materials", []) for i in m[3]]
         assert (shown[0].lower().startswith(Path(image).stem.lower()) if image else not shown), (name, shown)

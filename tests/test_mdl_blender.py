@@ -279,11 +279,10 @@ def test_file_handler_routes_mdl_to_the_operators(bpy_scene):
     assert [(h.bl_import_operator, h.bl_export_operator) for h in handlers] == [("import_scene.mdl", "export_scene.mdl")]
 
 
-def test_blender_built_animation_exports_on_one_grid(bpy_scene, tmp_path):
-    bpy = bpy_scene
+def bend_over_four_frames(bpy, obj) -> list[np.ndarray]:
+    """Animate a bend of ``obj`` over scene frames 1-4 (marker "bend" at 1); Blender's evaluated
+    positions at each frame."""
     scene = bpy.context.scene
-    bpy.ops.mesh.primitive_monkey_add()
-    obj = bpy.context.object
     mod = obj.modifiers.new("bend", "SIMPLE_DEFORM")
     for frame, angle in ((1, 0.0), (4, 1.2)):
         mod.angle = angle
@@ -294,6 +293,14 @@ def test_blender_built_animation_exports_on_one_grid(bpy_scene, tmp_path):
     for f in range(1, 5):
         scene.frame_set(f)
         expected.append(evaluated_positions(bpy, obj))
+    return expected
+
+
+def test_blender_built_animation_exports_on_one_grid(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_monkey_add()
+    obj = bpy.context.object
+    expected = bend_over_four_frames(bpy, obj)
     model = parse_mdl(export_mdl(bpy, obj, tmp_path / "monkey.mdl", frame_rate="SCENE"))
     assert model.pose_names == ["bend01", "bend02", "bend03", "bend04"]
     assert model.num_vertices >= len(obj.data.vertices)        # split copies come after the originals

@@ -10,7 +10,7 @@ import pytest
 from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from formats.mdl.texcoords import effective_st
-from test_mdl_blender import export_mdl, import_mdl
+from test_mdl_blender import bend_over_four_frames, export_mdl, import_mdl
 from test_mdl_variants import md16_model, rapo_model
 
 
@@ -85,7 +85,6 @@ def test_rapo_corner_uvs_follow_stindex_and_the_seam_rule(bpy_scene, tmp_path):
 
 
 def _bent_monkey(bpy):
-    scene = bpy.context.scene
     bpy.ops.mesh.primitive_monkey_add()
     obj = bpy.context.object
     bpy.ops.object.mode_set(mode="EDIT")           # triangles (so polygons are the file's triangles),
@@ -93,16 +92,7 @@ def _bent_monkey(bpy):
     bpy.ops.mesh.quads_convert_to_tris()
     bpy.ops.uv.smart_project()
     bpy.ops.object.mode_set(mode="OBJECT")
-    mod = obj.modifiers.new("bend", "SIMPLE_DEFORM")
-    for frame, angle in ((1, 0.0), (4, 1.2)):
-        mod.angle = angle
-        mod.keyframe_insert("angle", frame=frame)
-    scene.frame_start, scene.frame_end = 1, 4
-    scene.timeline_markers.new("bend", frame=1)
-    expected = []
-    for f in range(1, 5):
-        scene.frame_set(f)
-        expected.append(evaluated_positions(bpy, obj))
+    expected = bend_over_four_frames(bpy, obj)
     return obj, np.array(expected)
 
 

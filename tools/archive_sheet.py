@@ -14,7 +14,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 if str(CHECKOUT) not in sys.path:
@@ -51,8 +50,7 @@ def main() -> int:
         return 1
     module = enable_extension()
     import bpy
-    from formats.images.truecolour import encode_png
-    from tools.skins_sheet import tile_of
+    from tools.skins_sheet import tile_of, write_row
     listed, error = sys.modules[f"{module}.importers.archive_operator"].archive_models(args.archive)
     if error:
         print(error, file=sys.stderr)
@@ -73,11 +71,7 @@ def main() -> int:
                 other.hide_render = other is not obj and other.parent is not obj
             tiles.append(tile_of(bpy, obj, Path(tmp)))
     if tiles:
-        sheet = np.concatenate(tiles, axis=1)
-        rgba = np.concatenate([np.clip(np.rint(sheet * 255), 0, 255).astype(np.uint8),
-                               np.full(sheet.shape[:2] + (1,), 255, np.uint8)], axis=2)
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_bytes(encode_png(rgba))
+        write_row(tiles, args.output)
     imported = sum(1 for row in rows if not row[3].startswith("error"))
     if args.markdown:
         print("| member | format | bytes | imported as |")

@@ -68,6 +68,16 @@ def tile_of(bpy, obj, tmp: Path) -> np.ndarray:
     return read_png(path)[::-1, :TILE, :3]
 
 
+def write_row(tiles: list[np.ndarray], output: Path) -> None:
+    """The tiles side by side as one opaque PNG at ``output``."""
+    from formats.images.truecolour import encode_png
+    sheet = np.concatenate(tiles, axis=1)
+    rgba = np.concatenate([np.clip(np.rint(sheet * 255), 0, 255).astype(np.uint8),
+                           np.full(sheet.shape[:2] + (1,), 255, np.uint8)], axis=2)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_bytes(encode_png(rgba))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
@@ -80,7 +90,6 @@ def main() -> int:
         return 1
     enable_extension()
     import bpy
-    from formats.images.truecolour import encode_png
     rows, tiles = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
@@ -91,11 +100,7 @@ def main() -> int:
     textured = sum(1 for _, image, _ in rows if image)
     readable = sum(1 for _, _, why in rows if not why.startswith("refused"))
     if tiles:
-        sheet = np.concatenate(tiles, axis=1)
-        rgba = np.concatenate([np.clip(np.rint(sheet * 255), 0, 255).astype(np.uint8),
-                               np.full(sheet.shape[:2] + (1,), 255, np.uint8)], axis=2)
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_bytes(encode_png(rgba))
+        write_row(tiles, args.output)
     if args.markdown:
         print("| file | skin shown | found by |")
         print("|---|---|---|")
