@@ -11,6 +11,17 @@ CORPUS = CHECKOUT.parent / "shared" / "corpus"
 sys.path.insert(0, str(CHECKOUT))
 
 
+# pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
+INSIDE_BLENDER = "bpy" in sys.modules
+
+
+def skip_inside_blender(what: str) -> None:
+    """Skip inside Blender's own program a test that starts a Python with bpy as a module."""
+    if INSIDE_BLENDER:
+        pytest.skip(f"{what}: starts a Python with bpy as a module, which Blender's own program (pytest-blender) "
+                    "does not have; the bpy-wheel runs cover it")
+
+
 def corpus_files(pattern: str) -> list[Path]:
     """Corpus files matching ``pattern`` (e.g. ``md2/*/*.md2``); empty if the corpus is absent."""
     return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params
+from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params, skip_inside_blender
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
 from md2_synthetic import grid_model
@@ -58,6 +58,8 @@ def cli_modules(package_path):
 @pytest.fixture
 def run(package_path, tmp_path):
     def run_cli(*args: object, block_bpy: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
+        if not block_bpy and args and str(args[0]) == "convert":
+            skip_inside_blender("python -m classic_models convert")
         env = dict(os.environ, PYTHONPATH=str(package_path))
         head = [sys.executable, "-c", BLOCK_BPY] if block_bpy else [sys.executable, "-m", "classic_models"]
         return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, env=env,

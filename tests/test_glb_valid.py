@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHECKOUT
+from conftest import CHECKOUT, skip_inside_blender
 from formats.md2.codec import serialize_md2
 from md2_synthetic import grid_model
 from test_cli import glb_json
@@ -51,6 +51,7 @@ def convert(tmp_path_factory, tmp_path):
     (folder / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
 
     def run(*args: object) -> subprocess.CompletedProcess:
+        skip_inside_blender("python -m classic_models convert")
         return subprocess.run([sys.executable, "-m", "classic_models", "convert", *map(str, args)],
                               capture_output=True, text=True, cwd=tmp_path,
                               env=dict(os.environ, PYTHONPATH=str(folder)), timeout=600)

@@ -6,10 +6,11 @@ import sys
 
 import pytest
 
-from conftest import CHECKOUT, CORPUS
+from conftest import CHECKOUT, CORPUS, skip_inside_blender
 
 
 def _run(*args: str) -> str:
+    skip_inside_blender("the developer scripts")
     result = subprocess.run([sys.executable, *args], cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result.stdout
