@@ -149,3 +149,14 @@ def test_edited_real_ms3d_reads_in_mm3d_and_assimp(bpy_scene, tmp_path):
     assert bpy.ops.export_scene.ms3d(filepath=str(path)) == {"FINISHED"}
     materials = [m.name for m in bpy.data.materials]
     check_readers(bpy, path, tmp_path, meshes, rigs, materials, {materials[0]: "zombie.tga"})
+
+
+@pytest.mark.parametrize("ci,outcome", [("", "skip"), ("true", "fail")])
+def test_a_missing_program_skips_saying_what_to_install_and_fails_under_ci(monkeypatch, ci, outcome):
+    import engine_tools
+    monkeypatch.setitem(engine_tools.PROGRAMS, "mm3d", ("/nonexistent/mm3d", "mm3d"))
+    monkeypatch.setattr(engine_tools.shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", ci)
+    expected = pytest.skip.Exception if outcome == "skip" else pytest.fail.Exception
+    with pytest.raises(expected, match=r"install mm3d \(Debian: apt-get install mm3d\) to run this test"):
+        require("mm3d")
