@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -186,6 +187,39 @@ def cli(*args: object, cwd: Path, timeout: float = 600) -> subprocess.CompletedP
                           text=True, env=env, cwd=cwd, timeout=timeout)
 
 
+def world_surface(bpy, objects, frame: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Blender's evaluated positions (world space), loop triangles and each triangle's polygon (numbered
+    across ``objects``) at scene ``frame``."""
+    bpy.context.scene.frame_set(frame)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    positions, triangles, polygons, offset, polygon_offset = [], [], [], 0, 0
+    for obj in objects:
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float64)
+        mesh.vertices.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+        positions.append(co @ matrix[:3, :3].T + matrix[:3, 3])
+        mesh.calc_loop_triangles()
+        tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("vertices", tris)
+        triangles.append(tris.reshape(-1, 3) + offset)
+        owner = np.empty(len(mesh.loop_triangles), dtype=np.int64)
+        mesh.loop_triangles.foreach_get("polygon_index", owner)
+        polygons.append(owner + polygon_offset)
+        offset += len(mesh.vertices)
+        polygon_offset += len(mesh.polygons)
+        evaluated.to_mesh_clear()
+    return np.concatenate(positions), np.concatenate(triangles), np.concatenate(polygons)
+
+
+def select_only(bpy, objects) -> None:
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj in objects)
+    bpy.context.view_layer.objects.active = objects[0]
+
+
 def nearest(points: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each point, the index of the nearest target and the per-axis distance to it."""
     index = np.empty(len(points), dtype=np.int64)
@@ -195,10 +229,13 @@ def nearest(points: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.nda
     return index, np.abs(points - targets[index])
 
 
-def assert_same_surface(found: ObjMesh, positions: np.ndarray, triangles: np.ndarray, tolerance, what: str) -> None:
+def assert_same_surface(found: ObjMesh, positions: np.ndarray, triangles: np.ndarray, polygon_of: np.ndarray,
+                        tolerance, what: str) -> None:
     """The program's vertices and triangles are Blender's: every vertex it loaded lies within
-    ``tolerance`` (per axis) of a Blender vertex and every Blender vertex has one within it; every
-    triangle joins the same three Blender positions (as a multiset over the whole mesh)."""
+    ``tolerance`` (per axis) of a Blender vertex and every Blender vertex has one within it; there are as
+    many triangles as Blender's loop triangles, and each joins three corners of one Blender polygon
+    (``polygon_of``: the polygon of each of Blender's ``triangles``), as many per polygon as Blender has:
+    the faces are Blender's whichever diagonal splits a quad."""
     tolerance = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (3,))
     assert len(found.triangles) == len(triangles), f"{what}: {len(found.triangles)} triangles, Blender has {len(triangles)}"
     index, distance = nearest(found.positions, positions)
@@ -209,12 +246,23 @@ def assert_same_surface(found: ObjMesh, positions: np.ndarray, triangles: np.nda
     back, back_distance = nearest(positions, found.positions)
     missing = np.flatnonzero(np.any(back_distance > tolerance, axis=1))
     assert not len(missing), f"{what}: Blender vertices {missing[:5].tolist()} have no loaded vertex near them"
-    # identical Blender positions are one place: compare triangles by place
+    # identical Blender positions are one place
     _, place = np.unique(positions, axis=0, return_inverse=True)
     place = place.reshape(-1)
-    loaded = np.sort(place[index][found.triangles], axis=1)
-    expected = np.sort(place[triangles], axis=1)
-    loaded = loaded[np.lexsort(loaded.T[::-1])]
-    expected = expected[np.lexsort(expected.T[::-1])]
-    differ = np.flatnonzero(np.any(loaded != expected, axis=1))
-    assert not len(differ), f"{what}: {len(differ)} triangle(s) join other vertices than Blender's"
+    corners: dict[int, set[int]] = {}
+    capacity: dict[int, int] = {}
+    for polygon, triangle in zip(polygon_of.tolist(), place[triangles].tolist()):
+        corners.setdefault(polygon, set()).update(triangle)
+        capacity[polygon] = capacity.get(polygon, 0) + 1
+    by_triple: dict[tuple, list[int]] = {}
+    for polygon, places in corners.items():
+        for triple in combinations(sorted(places), 3):
+            by_triple.setdefault(triple, []).append(polygon)
+    strays = 0
+    for triangle in np.sort(place[index][found.triangles], axis=1).tolist():
+        polygon = next((p for p in by_triple.get(tuple(triangle), ()) if capacity[p] > 0), None)
+        if polygon is None:
+            strays += 1
+        else:
+            capacity[polygon] -= 1
+    assert not strays, f"{what}: {strays} triangle(s) join corners of no Blender polygon (or too many of one)"

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import CORPUS
-from engine_tools import assert_same_surface, cli, darkplaces_first_frame, require
+from engine_tools import assert_same_surface, cli, darkplaces_first_frame, require, select_only, world_surface
 
 
 
@@ -24,38 +24,10 @@ def _darkplaces():
     require("darkplaces-server")
 
 
-def world_surface(bpy, objects, frame: int) -> tuple[np.ndarray, np.ndarray]:
-    """Blender's evaluated positions (world space) and triangles of ``objects`` at scene ``frame``."""
-    bpy.context.scene.frame_set(frame)
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    positions, triangles, offset = [], [], 0
-    for obj in objects:
-        evaluated = obj.evaluated_get(depsgraph)
-        mesh = evaluated.to_mesh()
-        co = np.empty(len(mesh.vertices) * 3, dtype=np.float64)
-        mesh.vertices.foreach_get("co", co)
-        co = co.reshape(-1, 3)
-        matrix = np.array(evaluated.matrix_world, dtype=np.float64)
-        positions.append(co @ matrix[:3, :3].T + matrix[:3, 3])
-        mesh.calc_loop_triangles()
-        tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("vertices", tris)
-        triangles.append(tris.reshape(-1, 3) + offset)
-        offset += len(mesh.vertices)
-        evaluated.to_mesh_clear()
-    return np.concatenate(positions), np.concatenate(triangles)
-
-
 def half_step(bpy, objects, frames) -> np.ndarray:
     """Half the 8-bit grid step of Blender's positions over ``frames`` (per axis), plus float slack."""
     every = np.concatenate([world_surface(bpy, objects, f)[0] for f in frames])
     return (every.max(axis=0) - every.min(axis=0)) / 255.0 / 2.0 + 1e-4
-
-
-def select_only(bpy, objects) -> None:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(obj in objects)
-    bpy.context.view_layer.objects.active = objects[0]
 
 
 def export(bpy, fmt: str, objects, path: Path, **options) -> Path:
@@ -101,18 +73,18 @@ def test_model_made_in_blender_loads_as_blender_shows_it(bpy_scene, tmp_path, fm
     tolerance = half_step(bpy, [obj], frames)
     path = export(bpy, fmt, [obj], tmp_path / f"crate.{fmt}")
     loaded = darkplaces_first_frame(path, tmp_path)
-    positions, triangles = world_surface(bpy, [obj], frames[0])
+    positions, triangles, polygons = world_surface(bpy, [obj], frames[0])
     assert len(positions) == 26 and len(triangles) == 48       # subdivided once: 6 faces x 4 quads x 2
-    assert_same_surface(loaded, positions, triangles, tolerance, f"DarkPlaces {fmt.upper()} frame 0")
+    assert_same_surface(loaded, positions, triangles, polygons, tolerance, f"DarkPlaces {fmt.upper()} frame 0")
     # a later frame: the same export over the scene range narrowed to it
     later = frames[3]
     scene = bpy.context.scene
     scene.frame_start = scene.frame_end = later
     single = export(bpy, fmt, [obj], tmp_path / f"crate_{later}.{fmt}")
     loaded_later = darkplaces_first_frame(single, tmp_path)
-    positions_later, _ = world_surface(bpy, [obj], later)
+    positions_later = world_surface(bpy, [obj], later)[0]
     assert np.abs(positions_later - positions).max() > 5.0      # the frame really differs from frame 0
-    assert_same_surface(loaded_later, positions_later, triangles, tolerance, f"DarkPlaces {fmt.upper()} frame {later}")
+    assert_same_surface(loaded_later, positions_later, triangles, polygons, tolerance, f"DarkPlaces {fmt.upper()} frame {later}")
 
 
 EDITED = {"md2": "md2/glscene/waste.md2", "mdl": "mdl/librequake/armor.mdl"}
@@ -128,19 +100,19 @@ def test_edited_real_model_loads_with_the_edit(bpy_scene, tmp_path, fmt):
     obj = bpy.context.view_layer.objects.active
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start)
-    before, _ = world_surface(bpy, [obj], scene.frame_start)
+    before = world_surface(bpy, [obj], scene.frame_start)[0]
     # the edit: the first frame's key moves vertex 0 by 4 units, the basis follows
     key = obj.data.shape_keys.key_blocks[1]
     for block in (obj.data.shape_keys.key_blocks[0], key):
         block.data[0].co.x += 4.0
     obj.data.vertices[0].co.x = obj.data.shape_keys.key_blocks[0].data[0].co.x
     frames = game_frames(bpy)
-    positions, triangles = world_surface(bpy, [obj], frames[0])
+    positions, triangles, polygons = world_surface(bpy, [obj], frames[0])
     assert abs(positions[0, 0] - before[0, 0] - 4.0) < 1e-4
     tolerance = half_step(bpy, [obj], frames)
     path = export(bpy, fmt, [obj], tmp_path / f"edited.{fmt}")
     loaded = darkplaces_first_frame(path, tmp_path)
-    assert_same_surface(loaded, positions, triangles, tolerance, f"DarkPlaces edited {fmt.upper()}")
+    assert_same_surface(loaded, positions, triangles, polygons, tolerance, f"DarkPlaces edited {fmt.upper()}")
     moved = np.abs(loaded.positions - positions[0]).max(axis=1) <= tolerance.max()
     assert moved.any(), "DarkPlaces has no vertex where the moved vertex is"
 
@@ -183,6 +155,6 @@ def test_converted_model_loads_as_blender_imports_it(bpy_scene, tmp_path, conver
     assert getattr(bpy.ops.import_scene, fmt)(filepath=str(source)) == {"FINISHED"}
     meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
     scene = bpy.context.scene
-    positions, triangles = world_surface(bpy, meshes, scene.frame_start)
+    positions, triangles, polygons = world_surface(bpy, meshes, scene.frame_start)
     tolerance = half_step(bpy, meshes, game_frames(bpy))
-    assert_same_surface(loaded, positions, triangles, tolerance, f"DarkPlaces {relative} -> {target.upper()}")
+    assert_same_surface(loaded, positions, triangles, polygons, tolerance, f"DarkPlaces {relative} -> {target.upper()}")

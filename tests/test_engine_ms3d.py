@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from conftest import CORPUS
-from engine_tools import assert_same_surface, assimp_info, assimp_obj, mm3d_obj, require
-from test_engine_darkplaces import select_only, world_surface
+from engine_tools import assert_same_surface, assimp_info, assimp_obj, mm3d_obj, require, select_only, world_surface
+from test_ms3d_blender import _skinned_cylinder
 
 
 def blender_axes(ms3d_positions: np.ndarray) -> np.ndarray:
@@ -23,7 +23,7 @@ def blender_axes(ms3d_positions: np.ndarray) -> np.ndarray:
     return np.stack([ms3d_positions[:, 0], -ms3d_positions[:, 2], ms3d_positions[:, 1]], axis=1)
 
 
-def rest_surface(bpy, meshes, rigs) -> tuple[np.ndarray, np.ndarray]:
+def rest_surface(bpy, meshes, rigs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for rig in rigs:
         rig.data.pose_position = "REST"
     try:
@@ -40,7 +40,7 @@ def tolerance_for(positions: np.ndarray) -> float:
 def check_readers(bpy, path: Path, work: Path, meshes, rigs, materials: list[str], textures: dict[str, str]) -> None:
     """mm3d and Assimp read ``path`` as Blender shows ``meshes`` at rest, with ``materials`` (in file order)
     whose images are the files ``textures`` (material -> file name, beside the model)."""
-    positions, triangles = rest_surface(bpy, meshes, rigs)
+    positions, triangles, polygons = rest_surface(bpy, meshes, rigs)
     tolerance = tolerance_for(positions)
     info = assimp_info(path)
     assert info.faces == len(triangles)
@@ -50,10 +50,10 @@ def check_readers(bpy, path: Path, work: Path, meshes, rigs, materials: list[str
         assert bone in hierarchy, f"assimp shows no joint {bone!r}"
     read = assimp_obj(path, work)
     read.positions = blender_axes(read.positions)
-    assert_same_surface(read, positions, triangles, tolerance, "assimp export")
+    assert_same_surface(read, positions, triangles, polygons, tolerance, "assimp export")
     made = mm3d_obj(path, work)
     made.positions = blender_axes(made.positions)
-    assert_same_surface(made, positions, triangles, tolerance, "mm3d")
+    assert_same_surface(made, positions, triangles, polygons, tolerance, "mm3d")
     assert list(made.textures) == materials
     for name, texture in textures.items():
         assert made.textures[name] == texture
@@ -75,47 +75,15 @@ def painted(bpy, name: str, colour) -> object:
 
 
 def rigged_model(bpy):
-    """A subdivided cylinder bent by a three-bone armature (75/25 % weights where bones meet), two
-    materials with images painted in Blender, posed at the first frame."""
-    bpy.ops.mesh.primitive_cylinder_add(vertices=10, radius=0.5, depth=3.0, location=(0, 0, 1.5))
-    body = bpy.context.object
+    """The skinned, animated cylinder of ``test_ms3d_blender`` (three bones, 75/25 % weights where they
+    meet) with two materials whose images are painted in Blender: the lower half one, the upper the other."""
+    body, rig = _skinned_cylinder(bpy)
     body.name = "Body"
-    bpy.ops.object.mode_set(mode="EDIT")
-    bpy.ops.mesh.select_all(action="SELECT")
-    bpy.ops.mesh.subdivide(number_cuts=3)
-    bpy.ops.object.mode_set(mode="OBJECT")
-    bpy.ops.object.transform_apply(location=True)
     body.data.materials.append(painted(bpy, "skin", (0.8, 0.5, 0.3, 1.0)))
     body.data.materials.append(painted(bpy, "metal", (0.3, 0.3, 0.4, 1.0)))
     centres = np.empty(len(body.data.polygons) * 3, dtype=np.float32)
     body.data.polygons.foreach_get("center", centres)
     body.data.polygons.foreach_set("material_index", (centres.reshape(-1, 3)[:, 2] > 1.5).astype(np.int32))
-    data = bpy.data.armatures.new("Rig")
-    rig = bpy.data.objects.new("Rig", data)
-    bpy.context.scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
-    previous = None
-    for i in range(3):
-        bone = data.edit_bones.new(f"bone{i}")
-        bone.head, bone.tail = (0, 0, i), (0, 0, i + 1)
-        bone.parent = previous
-        previous = bone
-    bpy.ops.object.mode_set(mode="OBJECT")
-    groups = [body.vertex_groups.new(name=f"bone{i}") for i in range(3)]
-    for vertex in body.data.vertices:
-        b = min(int(vertex.co.z), 2)
-        if vertex.co.z - b >= 0.5 and b < 2:
-            groups[b].add([vertex.index], 0.75, "REPLACE")
-            groups[b + 1].add([vertex.index], 0.25, "REPLACE")
-        else:
-            groups[b].add([vertex.index], 1.0, "REPLACE")
-    body.modifiers.new("Armature", "ARMATURE").object = rig
-    body.parent = rig
-    rig.pose.bones[1].rotation_mode = "XYZ"
-    rig.pose.bones[1].rotation_euler = (0.6, 0.0, 0.0)
-    rig.pose.bones[1].keyframe_insert("rotation_euler", frame=1)
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 1
     return body, rig
 
 
@@ -140,9 +108,9 @@ def test_edited_real_ms3d_reads_in_mm3d_and_assimp(bpy_scene, tmp_path):
     assert bpy.ops.import_scene.ms3d(filepath=str(source)) == {"FINISHED"}
     meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
     rigs = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
-    before, _ = rest_surface(bpy, meshes, rigs)
+    before = rest_surface(bpy, meshes, rigs)[0]
     meshes[0].data.vertices[0].co.x += 0.5         # the edit: one vertex moved at rest
-    after, _ = rest_surface(bpy, meshes, rigs)
+    after = rest_surface(bpy, meshes, rigs)[0]
     assert abs(np.abs(after - before).max() - 0.5) < 1e-4
     select_only(bpy, meshes + rigs)
     path = tmp_path / "zombie.ms3d"
