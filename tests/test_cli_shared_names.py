@@ -31,9 +31,14 @@ def _tree(tmp_path):
 
 
 def test_inputs_sharing_a_name_keep_their_folders(tmp_path):
+    """One run: the two tris.md2 land in out/a/ and out/b/ with their own frames and skins; a third input
+    with another name (src/c/other.md2) still goes into out/ itself."""
     pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
     inputs, palette = _tree(tmp_path)
-    run = cli("convert", "--to", "md2", "-o", tmp_path / "out", *inputs, cwd=tmp_path)
+    other = tmp_path / "src" / "c" / "other.md2"
+    other.parent.mkdir()
+    other.write_bytes(serialize_md2(grid_model(frames=3)))
+    run = cli("convert", "--to", "md2", "--skins", "pcx", "-o", tmp_path / "out", *inputs, other, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "also the output of" not in run.stdout
     for folder, frames in (("a", 5), ("b", 7)):
@@ -45,16 +50,7 @@ def test_inputs_sharing_a_name_keep_their_folders(tmp_path):
         distance = {k: np.abs(mean - palette[v]).sum() for k, v in COLOURS.items()}
         assert min(distance, key=distance.get) == folder, distance      # its own skin, not the other's
     assert not (tmp_path / "out" / "tris.md2").exists()
-
-
-def test_single_input_and_different_names_still_go_into_the_output_folder(tmp_path):
-    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
-    inputs, _ = _tree(tmp_path)
-    other = inputs[1].with_name("other.md2")
-    inputs[1].rename(other)
-    run = cli("convert", "--to", "mdl", "-o", tmp_path / "out", inputs[0], other, cwd=tmp_path)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["other.mdl", "tris.mdl"]
+    assert len(parse_md2((tmp_path / "out" / "other.md2").read_bytes()).frame_names) == 3
 
 
 def test_plan_puts_shared_names_under_their_folders(tmp_path):
@@ -77,3 +73,7 @@ def test_plan_puts_shared_names_under_their_folders(tmp_path):
     assert [o.relative_to(tmp_path / "out").as_posix() for o in outputs] == [
         "male/tris.mdl", "female/tris.mdl", "male/extra/tris.mdl", "gun.mdl"]
     assert shared_name_folders(sources, "mdl", None) == {}
+    single = [Source(files[0])]
+    assert output_path(single[0], "mdl", tmp_path / "out",
+                       shared_name_folders(single, "mdl", tmp_path / "out").get(files[0].resolve())) == (
+        tmp_path / "out" / "tris.mdl")
