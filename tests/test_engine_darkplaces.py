@@ -128,7 +128,7 @@ def converted(extension, tmp_path_factory):
     """One ``convert`` run per target (the CLI, separate processes), both sources at once -> {target: folder}."""
     import bpy
     if tuple(bpy.app.version[:2]) != CONVERT_ON:
-        pytest.skip(f"the CLI conversions (about 25 s) run on Blender {CONVERT_ON[0]}.{CONVERT_ON[1]} only "
+        pytest.skip(f"the CLI conversions (25-40 s) run on Blender {CONVERT_ON[0]}.{CONVERT_ON[1]} only "
                     f"(tools/dev.sh test runs it); this is Blender {bpy.app.version_string}")
     folders = {}
     for target, sources in CONVERTED.items():
