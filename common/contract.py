@@ -34,6 +34,9 @@ SOURCE_DIGEST = "source_digest"      # image: SHA-1 of its packed data at import
 SOURCE_ARCHIVE = "source_archive"    # image: the game archive it was read from (with SOURCE_MEMBER)
 SOURCE_MEMBER = "source_member"      # image: its member name there; an unchanged image exports those bytes
 
+# Every format: a name the product made (materials, objects), not the user (see made_names.py)
+MADE_NAME = "classic_model_made_name"   # the name as made; an exporter may shorten it while it is unchanged
+
 # Every format: an object imported from a game archive (importers/file_source.py)
 ARCHIVE_PATH = "archive_path"        # object: the .pak/.pk3 file it was read from
 ARCHIVE_MEMBER = "archive_member"    # object: its member name there (a game path: players/male/tris.md2)

@@ -11,6 +11,7 @@ from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
 from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
+from .made_names import mark_made
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -122,6 +123,7 @@ def unchanged_source_file(image: bpy.types.Image) -> Path | None:
 def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Material:
     """A node material showing ``image`` with nearest-texel sampling, as the old engines did."""
     material = bpy.data.materials.new(name)
+    mark_made(material)
     if bpy.app.version < (5, 0, 0):
         material.use_nodes = True
     tree = material.node_tree

@@ -32,6 +32,7 @@ from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MD
                                MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX, MDL_VARIANT,
                                TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import read_palette, skin_slot_material
+from ..common.made_names import mark_made
 from .frame_animation import play_frames_on_timeline
 from .file_source import ModelSource, as_source, remember_source
 from .results import ImportResult
@@ -143,6 +144,7 @@ def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, 
          "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
     mesh[MDL_SCALE] = options.scale
     obj = bpy.data.objects.new(source.stem, mesh)
+    mark_made(obj)
     obj[MDL_VARIANT] = model.variant
     return obj
 

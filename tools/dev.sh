@@ -78,6 +78,7 @@ case "$cmd" in
       npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator >/dev/null 2>&1 \
         || echo "note: could not install gltf-validator with npm; tests/test_glb_valid.py skips its validator step" >&2
     fi
+    bash tools/engine_tools.sh   # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get)
     for entry in "${MATRIX[@]}"; do
       IFS=: read -r name spec want <<<"$entry"
       label="${spec#bpy==}"; label="Blender ${label%.\*}"
