@@ -59,11 +59,16 @@ def _transform(operator, layout, fmt: str, names: tuple[str, ...]) -> None:
             body.prop(operator, name)
 
 
-def draw_md2_export(operator, layout, context) -> None:
+def _frame_export(operator, layout, context, fmt: str, include: tuple[str, ...] = ()) -> None:
+    """The groups MD2 and MDL share (FrameExportBase's options): Include, Frames, Transform."""
     _top(operator, layout)
-    _include(operator, layout, context, "md2", ("player",))
-    _frames(operator, layout, context, "md2")
-    _transform(operator, layout, "md2", ("scale", "apply_transform"))
+    _include(operator, layout, context, fmt, include)
+    _frames(operator, layout, context, fmt)
+    _transform(operator, layout, fmt, ("scale", "apply_transform"))
+
+
+def draw_md2_export(operator, layout, context) -> None:
+    _frame_export(operator, layout, context, "md2", ("player",))
     body = group(layout, "CLASSIC_MODELS_md2_export_geometry", "Geometry")
     if body:
         body.prop(operator, "grid")
@@ -77,10 +82,7 @@ def draw_md2_export(operator, layout, context) -> None:
 
 
 def draw_mdl_export(operator, layout, context) -> None:
-    _top(operator, layout)
-    _include(operator, layout, context, "mdl")
-    _frames(operator, layout, context, "mdl")
-    _transform(operator, layout, "mdl", ("scale", "apply_transform"))
+    _frame_export(operator, layout, context, "mdl")
     body = group(layout, "CLASSIC_MODELS_mdl_export_geometry", "Geometry")
     if body:
         body.prop(operator, "mdl_format")

@@ -14,17 +14,21 @@ from __future__ import annotations
 from ..common.dialog_layout import applies_when, group, start
 
 
-def _mesh(operator, layout, fmt: str) -> None:
+def _frame_import(operator, layout, fmt: str):
+    """The groups MD2 and MDL share (FrameImportBase's options): Mesh, Animation, and the Skins
+    group with Load Skins in it, returned (None while folded) for the format's skin options."""
+    start(layout)
     body = group(layout, f"CLASSIC_MODELS_{fmt}_import_mesh", "Mesh")
     if body:
         body.prop(operator, "scale")
         body.prop(operator, "use_file_normals")
-
-
-def _animation(operator, layout, fmt: str) -> None:
     body = group(layout, f"CLASSIC_MODELS_{fmt}_import_animation", "Animation")
     if body:
         body.prop(operator, "animations")
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_import_skins", "Skins")
+    if body:
+        body.prop(operator, "load_skins")
+    return body
 
 
 def _palette(operator, layout) -> None:
@@ -35,18 +39,14 @@ def _palette(operator, layout) -> None:
     column.prop(operator, "palette_path")
 
 
-def _ms3d_options(operator, layout) -> None:
+def _axes(operator, layout) -> None:
     layout.prop(operator, "axis_forward")
     layout.prop(operator, "axis_up")
 
 
 def draw_md2_import(operator, layout, context) -> None:
-    start(layout)
-    _mesh(operator, layout, "md2")
-    _animation(operator, layout, "md2")
-    body = group(layout, "CLASSIC_MODELS_md2_import_skins", "Skins")
+    body = _frame_import(operator, layout, "md2")
     if body:
-        body.prop(operator, "load_skins")
         column = applies_when(body, operator.load_skins)
         column.prop(operator, "skin_image")
         column.prop(operator, "pcx_colours")
@@ -56,12 +56,8 @@ def draw_md2_import(operator, layout, context) -> None:
 
 
 def draw_mdl_import(operator, layout, context) -> None:
-    start(layout)
-    _mesh(operator, layout, "mdl")
-    _animation(operator, layout, "mdl")
-    body = group(layout, "CLASSIC_MODELS_mdl_import_skins", "Skins")
+    body = _frame_import(operator, layout, "mdl")
     if body:
-        body.prop(operator, "load_skins")
         _palette(operator, body)
 
 
@@ -69,7 +65,7 @@ def draw_ms3d_import(operator, layout, context) -> None:
     start(layout)
     body = group(layout, "CLASSIC_MODELS_ms3d_import_transform", "Transform")
     if body:
-        _ms3d_options(operator, body)
+        _axes(operator, body)
     body = group(layout, "CLASSIC_MODELS_ms3d_import_materials", "Materials")
     if body:
         body.prop(operator, "load_images")
@@ -113,6 +109,6 @@ def draw_archive_import(operator, layout, context) -> None:
     if "MS3D" in present:
         body = group(layout, "CLASSIC_MODELS_archive_ms3d", "MS3D")
         if body:
-            _ms3d_options(operator, body)
+            _axes(operator, body)
             body.prop(operator, "load_images")
             body.prop(operator, "name_encoding")
