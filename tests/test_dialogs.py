@@ -37,11 +37,11 @@ class Recorder:
     """Stands in for ``bpy.types.UILayout``: records calls, returns further recorders."""
 
     def __init__(self, log: list, parent: Recorder | None = None, panel: str | None = None,
-                 panels_fail: bool = False):
+                 panels: str = "open"):
         object.__setattr__(self, "log", log)
         object.__setattr__(self, "parent", parent)
         object.__setattr__(self, "panel_id", panel if panel is not None else parent.panel_id if parent else None)
-        object.__setattr__(self, "panels_fail", parent.panels_fail if parent else panels_fail)
+        object.__setattr__(self, "panels", parent.panels if parent else panels)   # open, folded, fail
         object.__setattr__(self, "flags", {})
 
     def greyed(self) -> bool:
@@ -80,9 +80,10 @@ class Recorder:
         self.log.append(Call(name, bound, self, self.greyed()))
         outputs = [p for p in function.parameters if p.is_output]
         if name in ("panel", "panel_prop"):
-            if self.panels_fail:
+            if self.panels == "fail":
                 raise RuntimeError("Error: Layout panels can not be used in this context")
-            return Recorder(self.log, self), Recorder(self.log, self, panel=bound.get("idname", ""))
+            body = Recorder(self.log, self, panel=bound.get("idname", "")) if self.panels == "open" else None
+            return Recorder(self.log, self, panel=bound.get("idname", "")), body
         if outputs and outputs[0].fixed_type.identifier == "UILayout":
             return Recorder(self.log, self)
         return SimpleNamespace() if outputs else None
@@ -112,7 +113,7 @@ class OperatorStandIn:
     """The option values of operator ``idname`` (defaults, then ``values``), ``bl_rna`` as in a
     running operator and a recording ``layout``."""
 
-    def __init__(self, idname: str, panels_fail: bool = False, **values):
+    def __init__(self, idname: str, panels: str = "open", **values):
         import bpy
         module, name = idname.split(".")
         self.options = getattr(getattr(bpy.ops, module), name).get_rna_type().properties
@@ -125,7 +126,7 @@ class OperatorStandIn:
             assert key in self.options, key
             setattr(self, key, value)
         self.log: list[Call] = []
-        self.layout = Recorder(self.log, panels_fail=panels_fail)
+        self.layout = Recorder(self.log, panels=panels)
 
     def draw(self, context) -> list[Call]:
         self.operator_class.draw(self, context)
@@ -214,10 +215,10 @@ GREYING = {
 DIALOGS = list(PANELS)
 
 
-def stand_in(bpy, idname: str, panels_fail: bool = False, **values) -> OperatorStandIn:
+def stand_in(bpy, idname: str, panels: str = "open", **values) -> OperatorStandIn:
     if idname == "import_scene.game_archive":
         values.setdefault("models", archive_models(bpy, *ALL_FORMATS))
-    return OperatorStandIn(idname, panels_fail=panels_fail, **values)
+    return OperatorStandIn(idname, panels=panels, **values)
 
 
 def option_calls(operator: OperatorStandIn, log: list[Call]) -> list[tuple[str, Call]]:
@@ -320,11 +321,23 @@ def test_without_layout_panels_the_options_are_drawn_in_boxes(bpy_scene, idname)
     """Where Blender has no panel to hold layout panels (UILayout.panel raises), the same groups
     are boxes with their titles."""
     bpy = bpy_scene
-    operator = stand_in(bpy, idname, panels_fail=True)
+    operator = stand_in(bpy, idname, panels="fail")
     log = operator.draw(dialog_context(bpy))
     names = {name for name, _ in option_calls(operator, log)}
     assert operator.visible_options() - names == set()
     assert sum(c.name == "box" for c in log) == len(PANELS[idname])
+
+
+@pytest.mark.parametrize("idname", DIALOGS)
+def test_folded_groups_show_their_titles_only(bpy_scene, idname):
+    """A group the user folded has no body (UILayout.panel returns None for it)."""
+    bpy = bpy_scene
+    values = {"frame_source": "ACTIONS"} if idname in ("export_scene.md2", "export_scene.mdl") else {}
+    operator = stand_in(bpy, idname, panels="folded", **values)       # no action list while folded
+    log = operator.draw(dialog_context(bpy))
+    assert {name for name, _ in option_calls(operator, log)} == TOP.get(idname, set())
+    titles = [c for c in log if c.name == "label" and c.layout.panel_id is not None]
+    assert [c.layout.panel_id for c in titles] == PANELS[idname]
 
 
 # Drawn with a text of their own: custom properties ('["comment"]'); as Blender's own FBX and OBJ
