@@ -140,6 +140,13 @@ def rna_properties(data):
     return data.options if isinstance(data, OperatorStandIn) else data.bl_rna.properties
 
 
+def find_property(data, name: str):
+    """The property ``prop(data, name)`` draws. A PropertyGroup may re-define ``name``: the UI finds
+    the subclass's first (rna_access.cc ``rna_builtin_properties_lookup_string`` walks from the type
+    to its bases), where ``bl_rna.properties`` lists the base's first."""
+    return [p for p in rna_properties(data) if p.identifier == name][-1]
+
+
 def dialog_context(bpy, space: str = "FILE_BROWSER"):
     """The context a dialog draws in: the file browser's side column, or a Collection Exporter
     (Properties editor)."""
@@ -352,13 +359,17 @@ def _described(prop) -> bool:
 
 
 def raw_names(log: list[Call]) -> list[str]:
-    """Properties drawn whose tooltip would show a raw identifier or nothing but the name."""
+    """Properties drawn whose tooltip would show a raw identifier, nothing but the name, or
+    PropertyGroup's generic ``name`` tooltip ("Unique name used in the code and scripting...")."""
+    import bpy
+    generic_tooltip = bpy.types.PropertyGroup.bl_rna.properties["name"].description
     bad = []
     for data, name, _call in drawn(log):
         if name.startswith("[") or name in BLENDERS_OWN:
             continue
-        prop = rna_properties(data)[name]
-        if not prop.name or prop.name == prop.identifier or not _described(prop):
+        prop = find_property(data, name)
+        generic = name == "name" and prop.description == generic_tooltip
+        if not prop.name or prop.name == prop.identifier or not _described(prop) or generic:
             bad.append(f"{type(data).__name__}.{name}: name {prop.name!r}, description {prop.description!r}")
     return bad
 

@@ -40,6 +40,8 @@ class ClassicModelAnimation(bpy.types.PropertyGroup):
 
 class ClassicModelFrame(bpy.types.PropertyGroup):
     """One frame of the file's frame table (``name`` is the frame name the export writes)."""
+    name: StringProperty(name="Frame Name", description="The name the export writes for this frame; a new or "
+                                                        "changed name has at most 15 characters")
     file_name: StringProperty(name="File Name", description="The frame name as the file stored it")
     shape_key: StringProperty(name="Shape Key", description="The shape key that holds this frame")
     group: IntProperty(name="Group", default=-1, min=-1,
