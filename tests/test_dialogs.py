@@ -233,6 +233,8 @@ def option_calls(operator: OperatorStandIn, log: list[Call]) -> list[tuple[str, 
 
 
 def check_drawn_properties_exist(log: list[Call]) -> None:
+    """Every drawn property, list and operator button names something that exists."""
+    import bpy
     for data, name, call in drawn(log):
         if name.startswith('["'):            # a custom property: '["comment"]'
             assert name[2:-2] in data.keys(), f"{call.name}({data!r}, {name!r}): no such custom property"
@@ -242,10 +244,8 @@ def check_drawn_properties_exist(log: list[Call]) -> None:
             assert call.args["search_property"] in call.args["search_data"].bl_rna.properties
     for call in log:
         if call.name == "template_list":
-            import bpy
             assert hasattr(bpy.types, call.args["listtype_name"]), call.args["listtype_name"]
         if call.name == "operator":
-            import bpy
             module, name = call.args["operator"].split(".")
             getattr(getattr(bpy.ops, module), name).get_rna_type()
 
