@@ -15,9 +15,10 @@ from .mdl.build import MdlExportOptions, build_mdl
 from .mdl.variant import export_variant
 from .ms3d.build import Ms3dExportOptions
 from .ms3d.textures import export_ms3d
-from .sampling.action_list import draw_action_list, listed_actions, sync_action_list
+from .sampling.action_list import listed_actions, sync_action_list
 from .sampling.action_sampling import find_actions
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
+from .dialogs import draw_md2_export, draw_mdl_export, draw_ms3d_export
 from .game_path import export_dialog_path
 from .run_export import ModelWriter, archive_source, export_file, export_objects
 
@@ -90,23 +91,6 @@ class FrameExportBase(ExportOperatorBase):
         sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes)])
         return super().invoke(context, event)
 
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        skip = {"rna_type", "filepath", "filename_ext", "check_existing", "directory", "files", "filename"}
-        for prop in self.bl_rna.properties:
-            if prop.identifier in skip or prop.is_hidden:
-                continue
-            row = layout.row()
-            row.prop(self, prop.identifier)
-            if prop.identifier == "step":
-                row.enabled = self.frame_source == "ACTIONS"
-            elif prop.identifier == "frame_rate":
-                row.enabled = self.frame_source != "SHAPE_KEYS"
-        if self.frame_source == "ACTIONS":
-            draw_action_list(layout, context.scene)
-
 
 class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
     """Export Quake II MD2: a frame every 0.1 s of the animation, as the game plays it"""
@@ -153,6 +137,9 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
         return export_file(self, context, export_md2_player if self.player else export_md2, options)
+
+    def draw(self, context):
+        draw_md2_export(self, self.layout, context)
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
@@ -203,6 +190,9 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen)
         return export_file(self, context, export_mdl, options)
 
+    def draw(self, context):
+        draw_mdl_export(self, self.layout, context)
+
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
 class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
@@ -230,6 +220,9 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
         options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation,
                                     textures=self.textures, tolerance=self.tolerance)
         return export_file(self, context, export_ms3d, options)
+
+    def draw(self, context):
+        draw_ms3d_export(self, self.layout, context)
 
 
 CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl, EXPORT_SCENE_OT_ms3d,)

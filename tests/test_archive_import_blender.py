@@ -437,6 +437,9 @@ class _Layout:
     def label(self, text="", **_):
         self.lines.append(text)
 
+    def panel(self, idname, default_closed=False):
+        return _Layout(self.lines), _Layout(self.lines)
+
     def __getattr__(self, name):
         return lambda *args, **kwargs: _Layout(self.lines)
 
@@ -525,7 +528,7 @@ def test_the_dialog_counts_the_models_and_shows_the_options_of_their_formats(bpy
     models = [SimpleNamespace(name=n, format=f, ticked=t) for n, f, t in
               (("progs/a.mdl", "MDL", True), ("progs/b.mdl", "MDL", False), ("models/c.ms3d", "MS3D", True))]
     lines: list[str] = []
-    fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models)
+    fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models, load_skins=True, palette_path="")
     module.IMPORT_SCENE_OT_game_archive.draw(fake, bpy_scene.context)
     assert lines == ["3 models (2 MDL, 1 MS3D), 2 ticked", "MD2 and MDL", "MDL", "MS3D"]
 

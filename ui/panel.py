@@ -57,7 +57,8 @@ class CLASSIC_MODELS_OT_play_animation(bpy.types.Operator):
     bl_label = "Go to Animation"
     bl_options = {"REGISTER", "UNDO"}
 
-    set_preview_range: BoolProperty(name="Set Preview Range", default=False)
+    set_preview_range: BoolProperty(name="Set Preview Range", default=False,
+                                    description="Also set the preview range to the animation")
 
     @classmethod
     def poll(cls, context):

@@ -50,7 +50,8 @@ class CLASSIC_OT_export_action_move(bpy.types.Operator):
     bl_label = "Move Action"
     bl_options = {"INTERNAL", "UNDO"}
 
-    direction: EnumProperty(items=(("UP", "Up", ""), ("DOWN", "Down", "")))
+    direction: EnumProperty(name="Direction", items=(("UP", "Up", "Move the action one place earlier"),
+                                                     ("DOWN", "Down", "Move the action one place later")))
 
     def execute(self, context):
         scene = context.scene
@@ -77,8 +78,11 @@ CLASSES = (ClassicExportAction, CLASSIC_UL_export_actions, CLASSIC_OT_export_act
 def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
-    bpy.types.Scene.classic_export_actions = CollectionProperty(type=ClassicExportAction)
-    bpy.types.Scene.classic_export_actions_index = IntProperty(name="Active Action", min=0)
+    bpy.types.Scene.classic_export_actions = CollectionProperty(
+        type=ClassicExportAction, name="Export Actions",
+        description="The actions an MD2 or MDL export with Frames: Actions writes, in this order")
+    bpy.types.Scene.classic_export_actions_index = IntProperty(
+        name="Active Action", min=0, description="The action the arrows move")
 
 
 def unregister() -> None:
