@@ -44,8 +44,22 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     ``int_attributes``: integer mesh attributes the format keeps (read with the topology);
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
     is refused unless it has them)."""
+    objects, left_out = _without_empty_meshes(objects, kept_triangles)
     parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles)
     exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
     info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, len(frames))]
+    info += [f"object {name!r} has no faces: left out" for name in left_out]
     return SampledModel(parts, frames, exported, positions, triangles, uvs, info)
+
+
+def _without_empty_meshes(objects: list[bpy.types.Object], kept_triangles: str) -> tuple[list, list[str]]:
+    """Mesh objects with no faces, no modifiers and no kept triangles (an MS3D group with no triangles)
+    left out when another mesh has faces; the names left out. Alone, they are refused by the sampling."""
+    def empty(obj: bpy.types.Object) -> bool:
+        return (obj.type == "MESH" and len(obj.data.polygons) == 0 and len(obj.modifiers) == 0
+                and not (kept_triangles and obj.data.get(kept_triangles)))
+    kept = [o for o in objects if not empty(o)]
+    if not any(o.type == "MESH" for o in kept):
+        return objects, []
+    return kept, [o.name for o in objects if empty(o)]
