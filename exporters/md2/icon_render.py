@@ -9,11 +9,15 @@ where Quake II models face) by an orthographic camera framing the head and shoul
 Rendering happens in a temporary scene holding only those meshes and the camera, with Cycles on the
 CPU (it renders without a GPU or display, unlike Workbench and EEVEE, which need an OpenGL
 context) at ``SAMPLES`` samples: about 0.3 s per icon. The temporary scene and every datablock it
-made are removed afterwards, also on error; the user's scenes are never touched.
+made are removed afterwards, also on error; the user's scenes are never touched. Blender shows
+every render in its one *Render Result* image: made here, it is removed again; if the user has one,
+the icons go to a render slot of their own (*Model Icons*, reused by later exports) and the slot the
+user was looking at stays active, with their render in it.
 """
 from __future__ import annotations
 
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -122,7 +126,7 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
         scene.camera = camera
         _settings(scene)
         icons = []
-        with tempfile.TemporaryDirectory(prefix="classic_icon_") as tmp:
+        with tempfile.TemporaryDirectory(prefix="classic_icon_") as tmp, _own_render_slot():
             for k, skin in enumerate(body_skins):
                 image = _image(f"classic_icon_body_{k}", skin)
                 made.append((bpy.data.images, image))
@@ -136,6 +140,31 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
                 collection.remove(block)
             except ReferenceError:      # already gone with its user
                 pass
+
+
+SLOT_NAME = "Model Icons"
+
+
+@contextmanager
+def _own_render_slot():
+    """Render into a slot of the user's Render Result of our own (or into a Render Result removed after)."""
+    result = bpy.data.images.get("Render Result")
+    if result is None or result.type != "RENDER_RESULT":
+        try:
+            yield
+        finally:
+            made = bpy.data.images.get("Render Result")
+            if made is not None and made.type == "RENDER_RESULT":
+                bpy.data.images.remove(made)
+        return
+    slots = result.render_slots
+    active = slots.active_index
+    slot = next((s for s in slots if s.name == SLOT_NAME), None) or slots.new(name=SLOT_NAME)
+    slots.active = slot
+    try:
+        yield
+    finally:
+        slots.active_index = active
 
 
 def _settings(scene: bpy.types.Scene) -> None:

@@ -26,7 +26,7 @@ def _count(first: int, last: int, every: float) -> int:
 
 def _rate_text(rate: str, fps: float, every: float) -> str:
     if rate == "GAME":
-        return f"Frame Rate: Game, one frame every 0.1 s ({every:.4g} frames of the {fps:.4g} fps scene)"
+        return f"Frame Rate: Game, one frame every 0.1 s (every {every:.4g} frames of the {fps:.4g} fps scene)"
     return f"Frame Rate: Every Scene Frame of the {fps:.4g} fps scene"
 
 

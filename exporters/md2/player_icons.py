@@ -41,15 +41,12 @@ def _blend_icon(stem: str) -> bpy.types.Image | None:
 
 
 def _icon_rgba(image: bpy.types.Image) -> np.ndarray:
-    """The image's pixels at 32x32 (a scaled copy when it has another size)."""
-    if tuple(image.size) == (ICON_SIZE, ICON_SIZE):
-        return image_rgba(image)
-    copy = image.copy()
-    try:
-        copy.scale(ICON_SIZE, ICON_SIZE)
-        return image_rgba(copy)
-    finally:
-        bpy.data.images.remove(copy)
+    """The image's pixels at 32x32 (the nearest pixel of each icon pixel's centre when it has another size)."""
+    rgba = image_rgba(image)
+    height, width = rgba.shape[:2]
+    rows = ((np.arange(ICON_SIZE) + 0.5) * height / ICON_SIZE).astype(np.int64)
+    cols = ((np.arange(ICON_SIZE) + 0.5) * width / ICON_SIZE).astype(np.int64)
+    return rgba[rows][:, cols]
 
 
 def _source_icon(image) -> tuple[bytes, str] | None:
