@@ -318,3 +318,53 @@ def test_real_player_saved_as_a_new_one_takes_its_skins_and_icons(bpy_scene, tmp
     np.testing.assert_array_equal(tris.frame_verts, original.frame_verts)    # the frames are untouched
     assert checked(extension, folder) == []
     assert sorted(p.name for p in source.iterdir()) == sorted(p.name for p in ZARLAG.iterdir())   # source left alone
+    # written back where it came from, untouched: its stored names and bytes, its own skin and icon kept
+    export_player(bpy, objects, source / "tris.md2", frame_source="TIMELINE")
+    for name in ("tris.md2", "weapon.md2", "zarlag.pcx", "zarlag_i.pcx"):
+        assert (source / name).read_bytes() == (ZARLAG / name).read_bytes(), name
+    icons = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*_i.pcx"))
+    assert icons == ["baseq2/players/zarlag/zarlag_i.pcx", "baseq2/players/zarlag2/zarlag_i.pcx"]
+
+
+def test_a_render_of_the_user_stays_in_its_slot(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    body, gun, rig, actions = build_player(bpy, [("stand", 2)], second_skin=False)
+    scene = bpy.context.scene
+    camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
+    scene.collection.objects.link(camera)
+    scene.camera, camera.location = camera, (10, 0, 2)
+    scene.render.engine, scene.render.resolution_x, scene.render.resolution_y = "CYCLES", 8, 8
+    scene.cycles.samples = 1
+    bpy.ops.render.render()
+    result = bpy.data.images["Render Result"]
+    slots = [s.name for s in result.render_slots]
+    export_player(bpy, [body, gun], tmp_path / "players" / "hero" / "tris.md2")
+    assert (tmp_path / "players" / "hero" / "hero_i.pcx").is_file()
+    assert result.render_slots.active_index == 0                  # the user's slot is still the one shown
+    assert [s.name for s in result.render_slots][:len(slots)] == slots
+
+
+def test_player_from_an_archive_saved_as_a_new_one_copies_its_members(bpy_scene, tmp_path):
+    """The skin and its icon come from the archive members the import read (pak0.pak:players/grid/...)."""
+    from formats.archives.archive import write_archive
+    from formats.images.pcx import encode_pcx
+    bpy = bpy_scene
+    palette = quake2_rgb()
+    _, data = player_folder(tmp_path)
+    model = parse_md2(data["tris.md2"])
+    skin = encode_pcx(np.full((model.skin_height, model.skin_width), 208, np.uint8), palette)
+    icon = encode_pcx(np.arange(32 * 32, dtype=np.uint32).reshape(32, 32).astype(np.uint8) % 200, palette)
+    model.skins = ["players/grid/blue.pcx"]
+    files = [("players/grid/tris.md2", serialize_md2(model)), ("players/grid/weapon.md2", data["weapon.md2"]),
+             ("players/grid/blue.pcx", skin), ("players/grid/blue_i.pcx", icon)]
+    archive = tmp_path / "game" / "baseq2" / "pak0.pak"
+    archive.parent.mkdir(parents=True)
+    write_archive(archive, files)
+    assert bpy.ops.import_scene.game_archive(filepath=str(archive), models=[{
+        "name": "players/grid/tris.md2", "format": "", "size": 0, "problem": "", "ticked": True}]) == {"FINISHED"}
+    objects = [o for o in bpy.context.view_layer.objects if o.type == "MESH"]
+    assert sorted(o.name for o in objects) == ["tris", "weapon"]
+    folder = tmp_path / "out" / "baseq2" / "players" / "grid2"
+    export_player(bpy, objects, folder / "tris.md2", frame_source="TIMELINE")
+    assert parse_md2((folder / "tris.md2").read_bytes()).skins == ["players/grid2/blue.pcx"]
+    assert (folder / "blue.pcx").read_bytes() == skin and (folder / "blue_i.pcx").read_bytes() == icon

@@ -76,7 +76,7 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
             model.frame_names, model.frame_name_raw = list(body.frame_names), None
     grid_note = share_player_grid(results, options.grid)
     warnings = [w for result in results.values() for w in result.warnings]
-    moved = into_player_folder(results, options.skin_folder)
+    moved = into_player_folder(results, options.skin_folder, folder)
     skin_files = []
     for file_name, result in results.items():
         planned, notes = plan_skin_files(folder / file_name, result.model.skins, result.skin_images,
@@ -92,6 +92,9 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
         warnings += notes
         player_skins.update(carried)
     icon_notes: list[str] = []
+    if options.skins == "NAMES" or options.icons == "NONE":
+        warnings.append(f"{'Skins: Names Only' if options.skins == 'NAMES' else 'Icons: None'}: no menu icons "
+                        "written; Quake II's player menu lists a skin only with its icon <skin>_i.pcx beside it")
     if options.skins != "NAMES":
         icons, icon_notes = plan_icons(path, body_result, [r for n, r in results.items() if n != BODY_FILE],
                                        player_skins, options.icons)

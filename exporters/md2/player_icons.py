@@ -2,8 +2,8 @@
 
 Quake II's player menu lists a skin only when its icon lies beside it, named exactly
 (id-Software/Quake-2 ``client/menu.c``: ``PlayerConfig_ScanDirectories``, ``IconOfSkinExists``);
-see :mod:`...formats.md2.player`. For every skin of the body (and every skin carried into the
-player's folder) the icon comes from, in this order (*Icons: Supplied or Rendered*):
+see :mod:`...formats.md2.player`. For every skin of the body written into the player's folder
+(and every skin carried there) the icon comes from, in this order (*Icons: Supplied or Rendered*):
 
 1. an icon file already at the target (made by hand earlier): kept;
 2. an image in the .blend named ``<skin>_i`` (any extension, any case), scaled to 32x32 if needed;
@@ -16,6 +16,7 @@ in the Quake II palette, index 255 where the picture is transparent (as the skin
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -90,8 +91,8 @@ def plan_icons(model_path: Path, body: BuildResult, weapons: list[BuildResult], 
     planned: set[Path] = set()
     for name, image in skins.items():
         skin_path, _ = skin_target(model_path, name, ".pcx")
-        if skin_path is None:
-            continue
+        if skin_path is None or os.path.realpath(skin_path.parent) != os.path.realpath(model_path.parent):
+            continue                # the menu looks for icons in the player's folder only
         target = skin_path.parent / icon_name(skin_path.name)
         if target in planned:
             continue
@@ -116,7 +117,11 @@ def plan_icons(model_path: Path, body: BuildResult, weapons: list[BuildResult], 
         render.append((target, name, rgba))
     if render:
         others = [(w.model, _rgba(w.skin_images.get(w.model.skins[0])) if w.model.skins else None) for w in weapons]
-        pictures = render_icons(body.model, [rgba for _, _, rgba in render], others)
+        try:
+            pictures = render_icons(body.model, [rgba for _, _, rgba in render], others)
+        except RuntimeError as exc:
+            raise ExportError(f"could not render the skins' menu icons ({str(exc).strip()}); supply images "
+                              "named <skin>_i or export with Icons: None") from exc
         for (target, name, _), picture in zip(render, pictures):
             files.append(SkinFile(target, _encode(picture, name), "icon rendered from the model's front"))
     return files, notes

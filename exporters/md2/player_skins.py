@@ -4,13 +4,15 @@ Quake II loads a player's skins from its folder, ``players/<model>/<skin>.pcx`` 
 names are not used for players), so a player exported to ``players/zarlag2/`` takes every skin
 with it: each skin name that points elsewhere (``models/maxx/skin.pcx``, ``players\\zarlag\\Weapon.pcx``)
 becomes ``players/zarlag2/<file>.pcx``, ``<file>`` the name of the file the skin was imported from
-(``zarlag``), else the old name's. Images the import found beside the body for no stored name (other
+(``zarlag``), else the old name's; a player exported back into the folder its skins came from keeps
+its names (an untouched one is written byte for byte). Images the import found beside the body for no stored name (other
 skins of the player, materials flagged ``md2_skin_found``) are carried over as skin files too.
 An unchanged image is then copied from where the import read it (:mod:`.skins`).
 """
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+import os
+from pathlib import Path, PurePosixPath
 
 import bpy
 
@@ -34,9 +36,22 @@ def source_stem(image, fallback: str) -> str:
     return PurePosixPath((source or fallback).replace("\\", "/")).stem
 
 
-def into_player_folder(results: dict[str, BuildResult], folder: str) -> list[str]:
+def _at_home(image, model_dir: Path, folder: str) -> bool:
+    """True when the skin's image was imported from the folder the player is exported to (a player
+    written back where it came from keeps its stored names, byte for byte)."""
+    if not isinstance(image, bpy.types.Image):
+        return False
+    member = str(image.get(SOURCE_MEMBER, ""))
+    if member:
+        return _folder_of(member).lower() == folder.lower()
+    source = str(image.get(SOURCE_PATH, ""))
+    return bool(source) and os.path.realpath(Path(source).parent) == os.path.realpath(model_dir)
+
+
+def into_player_folder(results: dict[str, BuildResult], folder: str, model_dir: Path) -> list[str]:
     """Rename every skin of every built model that lies outside ``folder`` (the player's game path,
-    ``players/zarlag2``) into it; report lines. Nothing changes without a folder."""
+    ``players/zarlag2``) into it, unless its image came from the export folder ``model_dir`` itself;
+    report lines. Nothing changes without a folder."""
     if not folder:
         return []
     notes = []
@@ -44,7 +59,8 @@ def into_player_folder(results: dict[str, BuildResult], folder: str) -> list[str
         model = result.model
         renamed = []
         for name in model.skins:
-            if _folder_of(name).lower() == folder.lower():
+            if (_folder_of(name).lower() == folder.lower()
+                    or _at_home(result.skin_images.get(name), model_dir, folder)):
                 renamed.append(name)
                 continue
             new = new_skin_name(folder, source_stem(result.skin_images.get(name), name))
