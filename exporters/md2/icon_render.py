@@ -8,7 +8,7 @@ where Quake II models face) by an orthographic camera framing the head and shoul
 
 Rendering happens in a temporary scene holding only those meshes and the camera, with Cycles on the
 CPU (it renders without a GPU or display, unlike Workbench and EEVEE, which need an OpenGL
-context) at ``SAMPLES`` samples: zarlag's player export takes 0.27-0.31 s without icons and
+context; Workbench, flat-lit, where the Cycles add-on is disabled) at ``SAMPLES`` samples: zarlag's player export takes 0.27-0.31 s without icons and
 0.28-0.37 s rendering its icon (bpy 5.2.3). The temporary scene and every datablock it
 made are removed afterwards, also on error; the user's scenes are never touched. Blender shows
 every render in its one *Render Result* image: made here, it is removed again; if the user has one,
@@ -96,7 +96,7 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
     scene = bpy.data.scenes.new("classic_icon")
     try:
         parts = [(body, None)] + list(others)
-        objects, textures = [], []
+        textures = []
         for i, (model, skin) in enumerate(parts):
             mesh = _mesh(f"classic_icon_{i}", model)
             made.append((bpy.data.meshes, mesh))
@@ -106,7 +106,6 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
             obj = bpy.data.objects.new(f"classic_icon_{i}", mesh)
             made.append((bpy.data.objects, obj))
             scene.collection.objects.link(obj)
-            objects.append(obj)
             textures.append(tex)
             if skin is not None:
                 image = _image(f"classic_icon_skin_{i}", skin)
@@ -169,12 +168,18 @@ def _own_render_slot():
 
 
 def _settings(scene: bpy.types.Scene) -> None:
+    """Cycles on the CPU; Workbench (flat light, texture colours) where the Cycles add-on is off."""
     render = scene.render
-    render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = SAMPLES
-    scene.cycles.use_denoising = False
-    scene.cycles.max_bounces = 0
+    try:
+        render.engine = "CYCLES"
+        scene.cycles.device = "CPU"
+        scene.cycles.samples = SAMPLES
+        scene.cycles.use_denoising = False
+        scene.cycles.max_bounces = 0
+    except (TypeError, AttributeError):
+        render.engine = "BLENDER_WORKBENCH"
+        scene.display.shading.light = "FLAT"
+        scene.display.shading.color_type = "TEXTURE"
     render.resolution_x = render.resolution_y = ICON_SIZE
     render.resolution_percentage = 100
     render.film_transparent = True
