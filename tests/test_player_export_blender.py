@@ -368,3 +368,19 @@ def test_player_from_an_archive_saved_as_a_new_one_copies_its_members(bpy_scene,
     export_player(bpy, objects, folder / "tris.md2", frame_source="TIMELINE")
     assert parse_md2((folder / "tris.md2").read_bytes()).skins == ["players/grid2/blue.pcx"]
     assert (folder / "blue.pcx").read_bytes() == skin and (folder / "blue_i.pcx").read_bytes() == icon
+
+
+def test_an_icon_that_cannot_be_rendered_writes_nothing(bpy_scene, tmp_path, extension, monkeypatch):
+    from importlib import import_module
+    bpy = bpy_scene
+    body, gun, rig, actions = build_player(bpy, [("stand", 2)], second_skin=False)
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("Error: no render engine")
+    monkeypatch.setattr(import_module(f"{extension}.exporters.md2.player_icons"), "render_icons", failing)
+    folder = tmp_path / "players" / "hero"
+    folder.mkdir(parents=True)
+    select(bpy, [body, gun])
+    with pytest.raises(RuntimeError, match="could not render the skins' menu icons .* Icons: None"):
+        bpy.ops.export_scene.md2(filepath=str(folder / "tris.md2"), player=True, frame_source="ACTIONS")
+    assert not any(folder.iterdir())
