@@ -295,6 +295,10 @@ def test_player_imported_with_actions_exports_untouched_byte_for_byte(bpy_scene,
             assert (out / "tris.md2").read_bytes() == data["tris.md2"], (frames, player)
             if player:
                 assert (out / "weapon.md2").read_bytes() == data["weapon.md2"], frames
+        select(bpy, [weapon])                                  # the weapon alone: its own actions only
+        assert bpy.ops.export_scene.md2(filepath=str(tmp_path / f"weapon_{frames}.md2"), frame_source=frames,
+                                        skins="NAMES") == {"FINISHED"}
+        assert (tmp_path / f"weapon_{frames}.md2").read_bytes() == data["weapon.md2"], frames
 
 
 def test_real_player_saved_as_a_new_one_takes_its_skins_and_icons(bpy_scene, tmp_path, extension):
