@@ -29,16 +29,23 @@ def _source(operator, layout) -> None:
     layout.prop_search(operator, "collection", bpy.data, "collections")
 
 
-def _include(operator, layout, context, fmt: str, extra: tuple[str, ...] = ()) -> None:
+def _include(operator, layout, context, fmt: str, extra=None) -> None:
+    """Selected Only and Source Collection (file browser only), then ``extra(operator, body)``."""
     browser = in_file_browser(context)
-    if not browser and not extra:
+    if not browser and extra is None:
         return
     body = group(layout, f"CLASSIC_MODELS_{fmt}_export_include", "Include")
     if body:
         if browser:
             _source(operator, body)
-        for name in extra:
-            body.prop(operator, name)
+        if extra is not None:
+            extra(operator, body)
+
+
+def _player(operator, body) -> None:
+    """Quake II Player, and its menu icons (greyed out for a single model)."""
+    body.prop(operator, "player")
+    applies_when(body, operator.player).prop(operator, "icons")
 
 
 def _frames(operator, layout, context, fmt: str) -> None:
@@ -59,7 +66,7 @@ def _transform(operator, layout, fmt: str, names: tuple[str, ...]) -> None:
             body.prop(operator, name)
 
 
-def _frame_export(operator, layout, context, fmt: str, include: tuple[str, ...] = ()) -> None:
+def _frame_export(operator, layout, context, fmt: str, include=None) -> None:
     """The groups MD2 and MDL share (FrameExportBase's options): Include, Frames, Transform."""
     _top(operator, layout)
     _include(operator, layout, context, fmt, include)
@@ -68,7 +75,7 @@ def _frame_export(operator, layout, context, fmt: str, include: tuple[str, ...] 
 
 
 def draw_md2_export(operator, layout, context) -> None:
-    _frame_export(operator, layout, context, "md2", ("player",))
+    _frame_export(operator, layout, context, "md2", _player)
     body = group(layout, "CLASSIC_MODELS_md2_export_geometry", "Geometry")
     if body:
         body.prop(operator, "grid")

@@ -16,7 +16,7 @@ from .mdl.variant import export_variant
 from .ms3d.build import Ms3dExportOptions
 from .ms3d.textures import export_ms3d
 from .sampling.action_list import listed_actions, sync_action_list
-from .sampling.action_sampling import find_actions
+from .sampling.action_sampling import find_actions, standard_rule
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
 from .dialogs import draw_md2_export, draw_mdl_export, draw_ms3d_export
 from .game_path import export_dialog_path
@@ -86,9 +86,15 @@ class FrameExportBase(ExportOperatorBase):
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
                 "split_normals": self.split_normals, "materials": self.materials}
 
+    def standard_actions(self) -> str:
+        """How actions named after Quake II's player animations are ordered (see find_actions)."""
+        return ""
+
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
-        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes)])
+        order = standard_rule(meshes, self.standard_actions())
+        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes, order)],
+                         player=order == "PLAYER")
         return super().invoke(context, event)
 
 
@@ -123,6 +129,17 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
                                           "the export folder under <game>/models or <game>/players")
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the Quake II palette")
+    icons: EnumProperty(name="Icons", default="AUTO", items=(
+        ("AUTO", "Supplied or Rendered", "Quake II Player: an icon <skin>_i.pcx beside every skin (the game's menu "
+                                         "lists a skin only with it): one already there, an image named <skin>_i, "
+                                         "the icon beside the imported skin, else a 32x32 render of the model's front"),
+        ("RENDER", "Render", "Quake II Player: render every skin's icon from the model's front (32x32, the Quake II "
+                             "palette), replacing icons already there"),
+        ("NONE", "None", "Quake II Player: write no icons (the game's menu will not list the skins)")),
+        description="Quake II Player: the menu icon <skin>_i.pcx of every player skin")
+
+    def standard_actions(self) -> str:
+        return "PLAYER" if self.player else "DEFAULT"
 
     def check(self, context):
         changed = super().check(context)
@@ -133,7 +150,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         options = Md2ExportOptions(**self.frame_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
-                                   dither=self.dither)
+                                   dither=self.dither, icons=self.icons)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
         return export_file(self, context, export_md2_player if self.player else export_md2, options)

@@ -1,13 +1,14 @@
 """Shared fixtures: the corpus, the extension loaded into bpy, a clean scene per test."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-CORPUS = CHECKOUT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
 sys.path.insert(0, str(CHECKOUT))
 
 

@@ -202,8 +202,9 @@ def _source_greyed(v: dict) -> set[str]:
 # Per dialog: the option values that grey something out, and what each state greys.
 GREYING = {
     "export_scene.md2": ({"frame_source": ("TIMELINE", "SHAPE_KEYS", "ACTIONS"), "skins": ("PCX", "PNG", "NAMES"),
-                          "collection": ("", "Props")},
-                         lambda v: _frames_greyed(v) | _source_greyed(v) | ({"dither"} if v["skins"] != "PCX" else set())),
+                          "collection": ("", "Props"), "player": (False, True)},
+                         lambda v: _frames_greyed(v) | _source_greyed(v) | ({"dither"} if v["skins"] != "PCX" else set())
+                         | ({"icons"} if not v["player"] else set())),
     "export_scene.mdl": ({"frame_source": ("TIMELINE", "SHAPE_KEYS", "ACTIONS"), "palette_path": ("", "//q.lmp"),
                           "collection": ("", "Props")},
                          lambda v: _frames_greyed(v) | _source_greyed(v) | ({"palette"} if v["palette_path"] else set())),

@@ -315,6 +315,17 @@ def test_action_list_keeps_order_and_ticks(bpy_scene, extension):
     assert order(["a", "b", "d", "e"], [("d", True), ("a", False), ("b", True)]) == ["d", "b", "e"]
 
 
+def test_a_player_list_shows_the_standard_animations_first(bpy_scene, extension):
+    from importlib import import_module
+    action_list = import_module(f"{extension}.exporters.sampling.action_list")
+    scene = bpy_scene.context.scene
+    action_list.sync_action_list(scene, ["idle", "RUN", "zoom", "Stand"])
+    scene.classic_export_actions[0].export = False
+    action_list.sync_action_list(scene, ["idle", "RUN", "zoom", "Stand", "death3"], player=True)
+    assert action_list.listed_actions(scene) == [("Stand", True), ("RUN", True), ("death3", True),
+                                                 ("idle", False), ("zoom", True)]
+
+
 def test_a_failure_while_sampling_puts_everything_back(bpy_scene, tmp_path, extension, monkeypatch):
     bpy = bpy_scene
     from importlib import import_module

@@ -52,6 +52,8 @@ class Md2ExportOptions(VertexModelOptions):
     skin_folder: str = ""
     dither: bool = False
     model_stem: str = ""
+    standard_order: str = "DEFAULT"     # actions named after Quake II's player animations in its order
+    icons: str = "AUTO"                 # a player's menu icons: AUTO (supplied, else rendered), RENDER, NONE
 
 
 @dataclass

@@ -19,7 +19,8 @@ from ...common.frame_table import FrameEntry, frame_table, match_frames, own_fra
 from ..export_error import ExportError
 from .frame_rate import set_frame, spacing, timeline_frames, whole
 from .frame_sampling import has_active_modifiers, sample_shape_keys, sample_timeline
-from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
+from .action_sampling import (FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions,
+                              standard_rule)
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
 
@@ -122,10 +123,11 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
                     int_attributes: tuple[str, ...], kept_triangles: str) -> tuple[list[MeshPart], list[int]]:
     """Every mesh at every exported frame of every action (``options.actions`` order, else the default)."""
     topologies = [_checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
-    found = find_actions(meshes)
+    imported = imported_as_actions(meshes[0], options)     # the import's order: written back as it was
+    standard = "" if imported else standard_rule(meshes, options.standard_order)
+    found = find_actions(meshes, standard)
     by_name = {action.name: (action, target) for action, target in found}
-    found = [by_name[n] for n in order_actions(list(by_name), None if imported_as_actions(meshes[0], options)
-                                               else options.actions)]
+    found = [by_name[n] for n in order_actions(list(by_name), None if imported else options.actions, standard)]
     samples = sample_actions(context, meshes, [t.at for t in topologies], options, found)
     parts = []
     for obj, topology, positions, names, indices in zip(meshes, topologies, samples.positions, samples.key_names,

@@ -13,6 +13,8 @@ class FrameExportOptions:
     scale: float = 1.0
     apply_transform: bool = True
     frame_rate: str = "GAME"            # TIMELINE/ACTIONS: "GAME" every 0.1 s of scene time, "SCENE" every scene frame
+    standard_order: str = ""            # ACTIONS: Quake II's player animations first in the game's order:
+                                        # "PLAYER" always, "DEFAULT" when every action is named after one
 
 
 @dataclass
