@@ -166,3 +166,25 @@ def test_a_new_mesh_shows_the_quake_model_fields(bpy_scene):
     for path in ("mdl_flag_rotate", "mdl_flag_rocket", "mdl_flag_grenade", "mdl_flag_gib", "mdl_flag_holey",
                  "mdl_synctype", "mdl_eye_position", "mdl_flags"):
         assert f"prop {path}" in lines
+
+
+def test_the_monster_converts_to_glb_with_one_animation_per_action(bpy_scene, tmp_path, run):
+    from tools import validate_glb
+    from test_glb_valid import accessor_floats, glb_chunks
+    bpy = bpy_scene
+    obj, _rig = monster(bpy)
+    path = tmp_path / "monster.mdl"
+    model = parse_mdl(export(bpy, "mdl", [obj], path, frame_source="ACTIONS"))
+    result = run("convert", path, "--to", "glb", "-o", tmp_path / "out", "-j", "1")
+    assert result.returncode == 0, result.stderr
+    gltf, blob = glb_chunks(tmp_path / "out" / "monster.glb")
+    expected = runs_by_name(model.pose_names)
+    assert [a["name"] for a in gltf["animations"]] == [name for name, _, _ in expected]
+    for animation, (_, _, count) in zip(gltf["animations"], expected):
+        sampler = animation["samplers"][animation["channels"][0]["sampler"]]
+        assert len(accessor_floats(gltf, blob, sampler["input"])) == count
+    module = validate_glb.validator_module()
+    if module is None:
+        pytest.skip(f"Khronos glTF validator not installed in {validate_glb.default_dir()}; the animations matched")
+    (report,) = validate_glb.validate([tmp_path / "out" / "monster.glb"], module)
+    assert validate_glb.errors(report) == [], report
