@@ -188,3 +188,33 @@ def test_the_monster_converts_to_glb_with_one_animation_per_action(bpy_scene, tm
         pytest.skip(f"Khronos glTF validator not installed in {validate_glb.default_dir()}; the animations matched")
     (report,) = validate_glb.validate([tmp_path / "out" / "monster.glb"], module)
     assert validate_glb.errors(report) == [], report
+
+
+def test_death_animations_do_not_loop_and_bad_names_are_reported():
+    from formats.frame_scripts import md2_animations, qc_name_problems, qc_text
+    names = ["stand1", "stand2", "death1", "death2", "death3", "dieb1", "2fast", "stand1"]
+    animations = md2_animations(names)
+    rows = framegroup_rows(framegroups_text(animations))
+    assert [(r[0], r[1], r[3], r[4]) for r in rows] == [
+        (0, 2, 1, "stand"), (2, 3, 0, "death"), (5, 1, 0, "dieb"), (6, 1, 1, "2fast"), (7, 1, 1, "stand")]
+    assert frame_lines(qc_text(animations, "x.md2")) == [["stand1", "stand2"], ["death1", "death2", "death3"],
+                                                         ["dieb1"], ["2fast"], ["stand1"]]
+    problems = qc_name_problems(animations)
+    assert any("not QuakeC identifiers: '2fast'" in p for p in problems)
+    assert any("used more than once: stand1" in p for p in problems)
+
+
+def test_convert_writes_the_scripts_through_export_options(tmp_path, run):
+    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
+    from formats.md2.codec import serialize_md2
+    from md2_synthetic import grid_model
+    (tmp_path / "grid.md2").write_bytes(serialize_md2(grid_model(frames=6)))
+    result = run("convert", tmp_path / "grid.md2", "--to", "mdl", "-o", tmp_path / "out", "-j", "1",
+                 "--export-option", "write_qc=true", "--export-option", "write_framegroups=true")
+    assert result.returncode == 0, result.stdout + result.stderr
+    model = parse_mdl((tmp_path / "out" / "grid.mdl").read_bytes())
+    expected = runs_by_name(model.pose_names)
+    assert frame_lines((tmp_path / "out" / "grid.qc").read_text()) == [
+        model.pose_names[first:first + count] for _, first, count in expected]
+    assert framegroup_rows((tmp_path / "out" / "grid.mdl.framegroups").read_text()) == [
+        (first, count, 10.0, 1, name) for name, first, count in expected]
