@@ -85,7 +85,7 @@ class FrameExportBase(ExportOperatorBase):
                                        "in file order, with the frame names as written, for the QuakeC code")
     write_framegroups: BoolProperty(name="Frame Groups File", default=False,
                                     description="Also write <model file>.framegroups beside the model "
-                                                "(first pose, poses, rate, loop, // name per animation), so "
+                                                "(first pose, poses, rate, loop, name per animation), so "
                                                 "DarkPlaces and FTE play the animations as their own frames")
 
     def with_frame_scripts(self, context, exporter):

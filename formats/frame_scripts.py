@@ -6,14 +6,15 @@ frame number, as id's progs sources do before the monster's think functions (``s
 ``void() army_stand1 = [$stand1, army_stand2] {...}``). A frame number is a frame of the file's
 frame list: an MD2 frame, or an MDL frame slot (a frame group is ONE frame, whatever its poses).
 
-DarkPlaces (and FTE) read ``<model file>.framegroups`` beside the model, one animation per line:
-``first count fps loop``, first and count in poses (DarkPlaces ``model_shared.c``,
+DarkPlaces and FTE read ``<model file>.framegroups`` beside the model, one animation per line:
+``first count fps loop name``, first and count in poses (DarkPlaces ``model_shared.c``,
 ``Mod_FrameGroupify_ParseGroups`` / ``Mod_FrameGroupify_ParseGroups_Store``: ``firstframe =
-bound(0, start, num_poses - 1)``; missing fps means 20, missing loop means 1; ``//`` starts a
-comment; ``Mod_LoadModel`` loads ``va("%s.framegroups", mod->name)``, so ``soldier.mdl`` reads
-``soldier.mdl.framegroups``). Its frame ``n`` then plays line ``n``. The animation's name goes in
-a ``//`` comment: every version of the parser skips it (newer DarkPlaces also takes a fifth token
-as the name, which older ones misread as the next line).
+bound(0, start, num_poses - 1)``; missing fps means 20, missing loop means 1, an optional fifth
+token names the animation, else ``groupified_<n>_anim``; ``//`` starts a comment; ``Mod_LoadModel``
+loads ``va("%s.framegroups", mod->name)``, so ``soldier.mdl`` reads ``soldier.mdl.framegroups``.
+FTE ``engine/common/com_mesh.c`` ``ParseFrameInfo``: the same fields, the name for ``frameforname``).
+The entity's frame ``n`` then plays line ``n``. Older DarkPlaces builds, whose parser stops at the
+loop flag, print ``framegroups file: missing number of frames`` for the name and play the same.
 
 Animations come from the frame table (:mod:`.animations`): MD2 frames grouped by name, MDL frame
 groups one animation each.
@@ -79,9 +80,16 @@ def qc_text(animations: list[ScriptAnimation], model_file: str) -> str:
 
 
 def framegroups_text(animations: list[ScriptAnimation]) -> str:
-    """``first count fps loop // name``, one line per animation, counted in poses."""
-    return "".join(f"{a.first_pose} {len(a.pose_names)} {a.fps:g} {int(a.loops)} // {a.name}\n"
+    """``first count fps loop name``, one line per animation, counted in poses."""
+    return "".join(f"{a.first_pose} {len(a.pose_names)} {a.fps:g} {int(a.loops)} {_token(a.name)}\n"
                    for a in animations)
+
+
+def _token(name: str) -> str:
+    """``name`` as one token of the parsers above: quoted when it is empty or holds a space or ``//``."""
+    if name and not re.search(r'[\s"]|//', name):
+        return name
+    return '"' + name.replace('"', "'") + '"'
 
 
 def qc_name_problems(animations: list[ScriptAnimation]) -> list[str]:

@@ -44,11 +44,11 @@ def frame_lines(text: str) -> list[list[str]]:
 
 
 def framegroup_rows(text: str) -> list[tuple[int, int, float, int, str]]:
+    """``first count fps loop name`` per line, read as DarkPlaces' Mod_FrameGroupify_ParseGroups does."""
     rows = []
     for line in text.splitlines():
-        numbers, _, name = line.partition("//")
-        first, count, fps, loop = numbers.split()
-        rows.append((int(first), int(count), float(fps), int(loop), name.strip()))
+        first, count, fps, loop, name = line.split(maxsplit=4)
+        rows.append((int(first), int(count), float(fps), int(loop), name.strip('"')))
     return rows
 
 
@@ -199,6 +199,7 @@ def test_death_animations_do_not_loop_and_bad_names_are_reported():
         (0, 2, 1, "stand"), (2, 3, 0, "death"), (5, 1, 0, "dieb"), (6, 1, 1, "2fast"), (7, 1, 1, "stand")]
     assert frame_lines(qc_text(animations, "x.md2")) == [["stand1", "stand2"], ["death1", "death2", "death3"],
                                                          ["dieb1"], ["2fast"], ["stand1"]]
+    assert framegroups_text(md2_animations(["big guy1", "big guy2"])) == '0 2 10 1 "big guy"\n'
     problems = qc_name_problems(animations)
     assert any("not QuakeC identifiers: '2fast'" in p for p in problems)
     assert any("used more than once: stand1" in p for p in problems)
