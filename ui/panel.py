@@ -1,4 +1,5 @@
-"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview."""
+"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview;
+the *Quake Model* panels (sidebar and Properties > Object): MDL header fields of any mesh."""
 from __future__ import annotations
 
 from pathlib import Path
