@@ -25,8 +25,9 @@ import numpy as np
 from ..formats.md2 import codec as md2
 from ..formats.mdl import codec as mdl
 from ..formats.ms3d import codec as ms3d
-from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names
+from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
 from ..formats.animations import Animation, group_animations, slot_animations
+from ..formats.frame_scripts import ScriptAnimation, md2_animations, mdl_animations
 from ..formats.errors import FormatError
 from ..formats.md2.glcmds import decode_glcmds
 from ..formats.images.pcx import decode_pcx
@@ -69,6 +70,7 @@ class ModelInfo:
     details: dict[str, object] = field(default_factory=dict)
     skins: list[SkinInfo] = field(default_factory=list)
     animations: list[Animation] = field(default_factory=list)
+    frame_table: list[ScriptAnimation] = field(default_factory=list)   # MD2/MDL: frames by animation
     joints: list[dict[str, object]] = field(default_factory=list)
     limits_exceeded: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -77,8 +79,11 @@ class ModelInfo:
     def readable(self) -> bool:
         return not any(p.severity == "error" for p in self.problems)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self, frames: bool = False) -> dict[str, object]:
+        """``frames``: keep the frame table (every frame's name, by animation)."""
         out = asdict(self)
+        if not frames:
+            del out["frame_table"]
         for anim, item in zip(self.animations, out["animations"]):
             item["frames"] = anim.frames
         out["readable"] = self.readable
@@ -164,6 +169,7 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
                    "glcmds": len(model.glcmds)}
     info.details = {"engine": "Quake II", "skin_width": model.skin_width, "skin_height": model.skin_height}
     info.animations = group_animations(model.frame_names)
+    info.frame_table = md2_animations(model.frame_names)
 
     limits = md2.LIMITS
     for what, count, limit, name in (
@@ -275,12 +281,13 @@ def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
                     "eye_position": [float(x) for x in model.eye_position],
                     "bounding_radius": float(model.bounding_radius), "size": float(model.size),
                     "trailing_bytes": model.trailing_bytes, "variant": model.variant,
-                    "hexen2_flags": hexen2_flag_names(model.flags)}
+                    "hexen2_flags": hexen2_flag_names(model.flags), "flag_names": quake_flag_labels(model.flags)}
     if model.variant == RAPO:
         info.counts["texcoords"] = len(model.s)
     if model.variant != IDPO:
         _warn(info, f"{model.variant} variant: {ENGINES[model.variant]} load it", "ident", 0)
     info.animations = slot_animations(model)
+    info.frame_table = mdl_animations(model)
     for i, skin in enumerate(model.skins):
         kind = "single" if skin.intervals is None else f"group of {len(skin.images)}"
         info.skins.append(SkinInfo(f"skin {i}", True, None,
@@ -391,7 +398,9 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
         hexen2 = details["hexen2_flags"]
         lines.append(f"  variant {details['variant']} ({ENGINES[details['variant']]})"
                      + (f"; Hexen II flags: {', '.join(hexen2)}" if hexen2 else ""))
-        lines.append(f"  flags {details['flags']}, synctype {details['synctype']}, "
+        named = details["flag_names"]
+        lines.append(f"  flags {details['flags']}" + (f" ({', '.join(named)})" if named else "")
+                     + f", synctype {details['synctype']}, "
                      f"eye position {tuple(round(x, 3) for x in details['eye_position'])}"
                      + (f", {details['trailing_bytes']} trailing bytes ignored" if details["trailing_bytes"] else ""))
     if info.format == "ms3d":

@@ -20,6 +20,7 @@ from . import archives, inspect
 from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
 from .convert import TARGETS, ConvertSettings, OptionRequest
+from .frame_listing import frame_lines, qc_lines
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
@@ -74,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     info.add_argument("--no-skins", action="store_true", help="do not look for skin images")
     info.add_argument("-v", "--verbose", action="store_true", help="list every joint")
+    info.add_argument("--frames", action="store_true",
+                      help="MD2/MDL: list every frame: its number, name and animation (MDL: per pose, with its "
+                           "frame slot and frame group)")
+    info.add_argument("--qc", action="store_true",
+                      help="MD2/MDL: print only the QuakeC $frame lines, one per animation in file order, as "
+                           "the export's QuakeC Frames option writes them (redirect into a .qc file)")
     info.add_argument("--name-encoding", choices=NAME_ENCODING_CHOICES, default="auto",
                       help="MS3D: the code page names were written in (default: UTF-8 when valid, else Windows-1252)")
 
@@ -178,10 +185,15 @@ def run_info(args: argparse.Namespace) -> int:
     infos = [inspect_one(s.path) for s in sources]
     infos += archives.inspect_archive_inputs(args.archive_inputs, inspect_one)
     if args.json:
-        json.dump({"files": [i.to_json() for i in infos]}, sys.stdout, indent=2)
+        files = [dict(i.to_json(frames=args.frames), **({"qc": "\n".join(qc_lines(i))} if args.qc else {}))
+                 for i in infos]
+        json.dump({"files": files}, sys.stdout, indent=2)
         print()
+    elif args.qc:
+        print("\n\n".join("\n".join(qc_lines(i) or [f"// {i.file}: no frames"]) for i in infos))
     else:
-        print("\n\n".join(inspect.describe(i, verbose=args.verbose) for i in infos))
+        print("\n\n".join("\n".join([inspect.describe(i, verbose=args.verbose)]
+                                     + (frame_lines(i) if args.frames else [])) for i in infos))
     return 0 if all(i.readable for i in infos) and not missing else 1
 
 

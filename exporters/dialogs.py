@@ -49,7 +49,8 @@ def _player(operator, body) -> None:
 
 
 def _frames(operator, layout, context, fmt: str) -> None:
-    """Frames, Frame Rate (not for Shape Keys), Step and the action list (for Actions)."""
+    """Frames, Frame Rate (not for Shape Keys), Step and the action list (for Actions), and the
+    QuakeC ``$frame`` and ``.framegroups`` files written beside the model."""
     body = group(layout, f"CLASSIC_MODELS_{fmt}_export_frames", "Frames")
     if body:
         body.prop(operator, "frame_source")
@@ -57,6 +58,8 @@ def _frames(operator, layout, context, fmt: str) -> None:
         applies_when(body, operator.frame_source == "ACTIONS").prop(operator, "step")
         if operator.frame_source == "ACTIONS":
             draw_action_list(body, context.scene)
+        body.prop(operator, "write_qc")              # the animations by name, for QuakeC and source ports
+        body.prop(operator, "write_framegroups")
 
 
 def _transform(operator, layout, fmt: str, names: tuple[str, ...]) -> None:

@@ -20,6 +20,7 @@ from .sampling.action_sampling import find_actions, standard_rule
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
 from .dialogs import draw_md2_export, draw_mdl_export, draw_ms3d_export
 from .game_path import export_dialog_path
+from .frame_scripts import WithFrameScripts, frame_rate
 from .run_export import ModelWriter, archive_source, export_file, export_objects
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
@@ -80,6 +81,18 @@ class FrameExportBase(ExportOperatorBase):
     materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
                             description="What several materials on the faces become: one packed skin, or "
                                         "alternative skins")
+    write_qc: BoolProperty(name="QuakeC Frames", default=False,
+                           description="Also write <model>.qc beside the model: one $frame line per animation, "
+                                       "in file order, with the frame names as written, for the QuakeC code")
+    write_framegroups: BoolProperty(name="Frame Groups File", default=False,
+                                    description="Also write <model file>.framegroups beside the model "
+                                                "(first pose, poses, rate, loop, name per animation), so "
+                                                "DarkPlaces and FTE play the animations as their own frames")
+
+    def with_frame_scripts(self, context, exporter):
+        """``exporter``, followed by the ``.qc`` / ``.framegroups`` files asked for."""
+        return WithFrameScripts(exporter, self.write_qc, self.write_framegroups,
+                                frame_rate(context, self.frame_source, self.frame_rate))
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
@@ -153,7 +166,8 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
                                    dither=self.dither, icons=self.icons)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
-        return export_file(self, context, export_md2_player if self.player else export_md2, options)
+        return export_file(self, context, self.with_frame_scripts(
+            context, export_md2_player if self.player else export_md2), options)
 
     def draw(self, context):
         draw_md2_export(self, self.layout, context)
@@ -205,7 +219,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                    palette=self.palette if self.properties.is_property_set("palette") else "",
                                    palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen)
-        return export_file(self, context, export_mdl, options)
+        return export_file(self, context, self.with_frame_scripts(context, export_mdl), options)
 
     def draw(self, context):
         draw_mdl_export(self, self.layout, context)

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params, skip_inside_blender
+from formats.animations import group_animations
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
 from md2_synthetic import grid_model
@@ -290,12 +291,16 @@ def test_convert_md2_to_glb_has_morph_targets_and_weight_animation(run, tmp_path
     frames = parse_md2(source.read_bytes()).num_frames
     (mesh,) = gltf["meshes"]
     assert all(len(p["targets"]) == frames for p in mesh["primitives"])
-    channels = [c for a in gltf["animations"] for c in a["channels"] if c["target"]["path"] == "weights"]
-    assert channels
-    sampler = gltf["animations"][0]["samplers"][channels[0]["sampler"]]
-    times = gltf["accessors"][sampler["input"]]
-    assert times["count"] == frames
-    assert times["max"][0] - times["min"][0] == pytest.approx((frames - 1) / 10, abs=1e-3)
+    # one glTF animation per animation of the frame table, each at 10 frames a second from 0 s
+    names = parse_md2(source.read_bytes()).frame_names
+    expected = [(a.name, a.frames) for a in group_animations(names)]
+    assert [a["name"] for a in gltf["animations"]] == [name for name, _ in expected]
+    for animation, (name, count) in zip(gltf["animations"], expected):
+        (channel,) = [c for c in animation["channels"] if c["target"]["path"] == "weights"]
+        times = gltf["accessors"][animation["samplers"][channel["sampler"]]["input"]]
+        assert times["count"] == count, name
+        assert (times["min"][0], times["max"][0]) == pytest.approx((0.0, (count - 1) / 10), abs=1e-3), name
+    assert sum(count for _, count in expected) == frames
     assert not list(tmp_path.glob(".*.tmp.glb"))
 
 

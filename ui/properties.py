@@ -6,11 +6,9 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
                        IntProperty, PointerProperty, StringProperty)
 
 from ..common.actions import activate_animation
-from ..formats.mdl.variants import HEXEN2_FLAGS
+from ..formats.mdl.variants import HEXEN2_FLAGS, QUAKE_FLAGS
 
-MDL_FLAG_NAMES = (("rocket", "Rocket Trail"), ("grenade", "Grenade Smoke"), ("gib", "Blood Gib"),
-                  ("rotate", "Rotate"), ("tracer", "Green Tracer"), ("zombie_gib", "Zombie Gib"),
-                  ("tracer2", "Orange Tracer"), ("tracer3", "Purple Tracer"))
+MDL_FLAG_NAMES = tuple((name, label) for _bit, name, label in QUAKE_FLAGS)
 
 
 def _flag_property(bit: int, label: str) -> BoolProperty:

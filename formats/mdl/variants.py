@@ -51,6 +51,12 @@ RAPO_EXTRA = np.dtype([("num_st_verts", "<i4")])      # after the 84-byte IDPO h
 RAPO_INDEX_LIMIT = 65536                                # uint16 indices
 
 # Hexen II's own EF_ bits (above Quake's eight), uHexen2 engine/h2shared/gl_model.h.
+# Quake's model effect flags, bits 0-7 (id Quake ``WinQuake/gl_model.h``: EF_ROCKET 1 .. EF_TRACER3 128;
+# ``CL_RelinkEntities`` in ``cl_main.c`` draws the trails, ``EF_ROTATE`` spins the model).
+QUAKE_FLAGS = (
+    (0, "rocket", "Rocket Trail"), (1, "grenade", "Grenade Smoke"), (2, "gib", "Blood Gib"), (3, "rotate", "Rotate"),
+    (4, "tracer", "Green Tracer"), (5, "zombie_gib", "Zombie Gib"), (6, "tracer2", "Orange Tracer"),
+    (7, "tracer3", "Purple Tracer"))
 HEXEN2_FLAGS = (
     (8, "fireball", "Fireball Trail"), (9, "ice", "Ice Trail"), (10, "mip_map", "Mip Maps"),
     (11, "spit", "Spit Trail"), (12, "transparent", "Transparent"), (13, "spell", "Spell Spray"),
@@ -60,6 +66,11 @@ HEXEN2_FLAGS = (
     (20, "boneshard", "Bone Shard Trail"), (21, "scarab", "Scarab Trail"), (22, "acidball", "Acid Ball Trail"),
     (23, "bloodshot", "Blood Shot Trail"), (24, "mip_map_far", "Far Mip Map"))
 HEXEN2_FLAG_MASK = sum(1 << bit for bit, _, _ in HEXEN2_FLAGS)
+
+
+def quake_flag_labels(flags: int) -> list[str]:
+    """What Quake's flags set in ``flags`` (bits 0-7) do, in bit order: ``["rocket trail", "rotate"]``."""
+    return [label.lower() for bit, _, label in QUAKE_FLAGS if flags & (1 << bit)]
 
 
 def hexen2_flag_names(flags: int) -> list[str]:
