@@ -145,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--split-normals", action="store_true",
                          help="MD2/MDL: a vertex copy for each normal Blender shows at a vertex (flat faces, sharp "
                               "edges), so a flat-shaded model is lit flat in the game (split_normals)")
+    exports.add_argument("--fit-names", action="store_true",
+                         help="MD2/MDL: shorten frame names (MD2: and skin names) that do not fit their field "
+                              "instead of failing: a frame name keeps its number, so animations stay grouped; "
+                              "the warnings list what was shortened (fit_names)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
@@ -258,6 +262,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["materials"] = OptionRequest("--materials", args.materials.upper().replace("-", "_"))
     if args.split_normals:
         exports["split_normals"] = OptionRequest("--split-normals", True)
+    if args.fit_names:
+        exports["fit_names"] = OptionRequest("--fit-names", True)
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:

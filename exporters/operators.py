@@ -79,11 +79,15 @@ class FrameExportBase(ExportOperatorBase):
     materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
                             description="What several materials on the faces become: one packed skin, or "
                                         "alternative skins")
+    fit_names: BoolProperty(name="Fit Names", default=False,
+                            description="Shorten frame names (and MD2 skin names) that do not fit their field "
+                                        "instead of refusing the export: a frame name keeps its number, so "
+                                        "animations stay grouped; the report lists what was shortened")
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials}
+                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names}
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
