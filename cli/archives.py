@@ -221,7 +221,7 @@ class ArchiveSession:
             target = _target(result.root, found.name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(payload)
-            source = _as_given(found.archive or folder.root / found.name, entry.archive)
+            source = _as_given(found.archive or (found.root or folder.root) / found.name, entry.archive)
             result.origins[str(target)] = member_label(source, found.name) if found.archive else str(source)
 
 

@@ -32,8 +32,11 @@ from ..formats.md2.glcmds import decode_glcmds
 from ..formats.images.pcx import decode_pcx
 from ..formats.ms3d.joints import joint_parents, last_frame
 from ..formats.images.palette import quake2_palette
+from ..formats.archives.archive import ArchiveError
+from ..formats.magics import known_format
+from ..formats.archives.game_folder import GameFolder
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
-                                     find_texture, texture_candidates)
+                                     find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
@@ -94,8 +97,13 @@ def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO
     ``name_encoding`` (a key of ``ms3d.NAME_ENCODINGS``): the code page of MS3D names."""
     info = ModelInfo(file=str(path), format=model_format(path))
     if info.format is None:
+        try:
+            with open(path, "rb") as stream:
+                what = known_format(stream.read(16))
+        except OSError:
+            what = None
         info.problems.append(Problem("error", f"unknown extension {path.suffix!r}; expected "
-                                              + ", ".join(FORMATS)))
+                                              + ", ".join(FORMATS) + (f" (this is {what})" if what else "")))
         return info
     try:
         data = path.read_bytes()
@@ -154,6 +162,33 @@ def _lookup_skin(info: ModelInfo, path: Path, name: str, field: str, offset: int
     info.skins.append(skin)
 
 
+def _game_skin(path: Path, name: str) -> SkinInfo | None:
+    """A skin not on disk, found in the archives of the game folder the loose model sits in (or of its
+    base folder), as the import finds it (``importers.file_source.LooseSource.skin``)."""
+    if unsafe_skin_name(name.strip()) is not None:
+        return None
+    try:
+        game = GameFolder.around(path)
+    except (FormatError, OSError):
+        return None
+    if game is None:
+        return None
+    with game:
+        for candidate in stored_path_candidates(name):
+            found = game.find(candidate)
+            if found is None or found.archive is None:
+                continue
+            skin = SkinInfo(name, True, f"{found.archive}:{found.name}", f"found in {found.archive.name}")
+            if found.name.lower().endswith(".pcx"):
+                try:
+                    image = decode_pcx(game.read(found.name))
+                    skin.note += f"; PCX {image.width}x{image.height}"
+                except (FormatError, ArchiveError) as exc:
+                    skin.note = f"cannot be decoded: {exc}"
+            return skin
+    return None
+
+
 def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
     model = md2.parse_md2(data)
     header = np.frombuffer(data, md2.HEADER, count=1)[0]
@@ -205,10 +240,13 @@ def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int,
         info.skins += [SkinInfo(name, False, None, "not looked up") for name in first]
         return
     lookups = {name: find_skin(path, name) for name in first}
-    own = None if any(l.path is not None for l in lookups.values()) else (
+    packed = {name: _game_skin(path, name) for name, lookup in lookups.items() if lookup.path is None}
+    own = None if any(l.path is not None for l in lookups.values()) or any(packed.values()) else (
         find_own_skins(path) or find_sized_skin(path, model.skin_width, model.skin_height))
     for name, i in first.items():
-        if own is None:
+        if packed.get(name) is not None:
+            info.skins.append(packed[name])
+        elif own is None:
             _lookup_skin(info, path, name, f"skin {i}", ofs_skins + i * md2.SKIN.itemsize)
         else:
             info.skins.append(SkinInfo(name, False, None, f"{SHOWN_INSTEAD} {own.paths[0].name} instead"))
