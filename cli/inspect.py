@@ -35,6 +35,7 @@ from ..formats.images.palette import quake2_palette
 from ..formats.archives.archive import ArchiveError
 from ..formats.magics import known_format
 from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_palette import loose_palette
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
                                      find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 
@@ -313,7 +314,8 @@ def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
                     "eye_position": [float(x) for x in model.eye_position],
                     "bounding_radius": float(model.bounding_radius), "size": float(model.size),
                     "trailing_bytes": model.trailing_bytes, "variant": model.variant,
-                    "hexen2_flags": hexen2_flag_names(model.flags)}
+                    "hexen2_flags": hexen2_flag_names(model.flags),
+                    "palette": loose_palette(path, model.variant == RAPO).name}
     if model.variant == RAPO:
         info.counts["texcoords"] = len(model.s)
     if model.variant != IDPO:
@@ -432,6 +434,8 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
         lines.append(f"  flags {details['flags']}, synctype {details['synctype']}, "
                      f"eye position {tuple(round(x, 3) for x in details['eye_position'])}"
                      + (f", {details['trailing_bytes']} trailing bytes ignored" if details["trailing_bytes"] else ""))
+        if details.get("palette"):
+            lines.append(f"  skins in {details['palette']}")
     if info.format == "ms3d":
         lines.append(f"  animation {details['total_frames']} frames at {details['animation_fps']:g} fps"
                      + (", keys from {:.3g} s to {:.3g} s".format(*details["key_seconds"])

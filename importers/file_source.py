@@ -30,6 +30,7 @@ from ..common.skin_images import load_skin_image, skin_image_from_data
 from ..formats.archives.archive import Archive, open_archive
 from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_palette import PaletteChoice, choose_palette, loose_palette
 from .image_size import image_size_of
 from .skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates, unsafe_skin_name,
                           find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
@@ -108,6 +109,10 @@ class ModelSource:
     def texture_search(self, stored: str) -> str:
         raise NotImplementedError
 
+    def palette(self, rapo: bool) -> PaletteChoice:
+        """The palette its paletted skins mean (:func:`...formats.archives.game_palette.choose_palette`)."""
+        raise NotImplementedError
+
 
 def as_source(model: "Path | str | ModelSource") -> ModelSource:
     return model if isinstance(model, ModelSource) else LooseSource(Path(model))
@@ -157,6 +162,9 @@ class LooseSource(ModelSource):
 
     def texture_search(self, stored: str) -> str:
         return describe_texture_search(self.path.parent, stored)
+
+    def palette(self, rapo: bool) -> PaletteChoice:
+        return loose_palette(self.path, rapo)
 
 
 def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
@@ -358,6 +366,9 @@ class ArchiveSource(ModelSource):
 
     def texture_search(self, stored: str) -> str:
         return describe_texture_search(member_label(self.archive, self.folder + "/"), stored)
+
+    def palette(self, rapo: bool) -> PaletteChoice:
+        return choose_palette(self.game, self.files.archive, rapo)
 
 
 def load_found_image(found: FoundFile, palette: np.ndarray | None = None) -> bpy.types.Image:

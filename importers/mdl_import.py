@@ -75,9 +75,14 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
     active collection; all or nothing."""
     source = as_source(path)
     model = read_mdl(source)
-    game = options.palette or ("HEXEN2" if model.variant == RAPO else "QUAKE")
-    palette = read_palette(options.palette_path, game) if options.load_skins else None
     result = ImportResult(warnings=[f"{source.label}: {w}" for w in model.warnings()])
+    palette = None
+    if options.load_skins and (options.palette or options.palette_path):
+        palette = read_palette(options.palette_path, options.palette or "QUAKE")
+    elif options.load_skins and model.skins:    # left alone: the palette the model's game folder says
+        choice = source.palette(model.variant == RAPO)
+        palette = choice.palette
+        result.infos.append(f"{source.label}: skins decoded with {choice.name}")
     positions = model.positions()
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
