@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
@@ -57,7 +57,7 @@ class GameFile:
     name: str
     archive: Path | None
     size: int
-    root: Path | None = None     # the game folder holding a loose file (a mod's or its base's)
+    root: Path | None = field(default=None, compare=False)   # the folder holding a loose file (a mod's or its base's)
 
 
 def search_archives(root: Path) -> list[Path]:
