@@ -23,7 +23,7 @@ from ..formats.md2 import codec as md2
 from ..formats.ms3d import codec as ms3d
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
-from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_folder import GameFolder, search_archives
 from ..formats.archives.game_palette import PaletteChoice, choose_palette
 from .inspect import FORMATS, ModelInfo, Problem
 
@@ -37,6 +37,7 @@ class ArchiveInput:
     text: str
     archive: Path
     member: str | None = None
+    in_folder: bool = False      # found under a folder argument: an archive without models is no error
 
 
 def parse_archive_input(text: str) -> ArchiveInput | None:
@@ -51,6 +52,15 @@ def parse_archive_input(text: str) -> ArchiveInput | None:
             return ArchiveInput(text, head, text[colon + 1:])
         start = colon + 1
     return None
+
+
+def folder_archives(folder: Path) -> list[ArchiveInput]:
+    """The archives under ``folder`` (each folder's in the engine's search order), as archive arguments."""
+    found = []
+    for dirpath, dirnames, _ in os.walk(folder):
+        dirnames.sort()
+        found += [ArchiveInput(str(p), p, in_folder=True) for p in search_archives(Path(dirpath))]
+    return found
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[ArchiveInput]]:
@@ -155,7 +165,7 @@ class ArchiveSession:
         for problem in archive.problems:
             entries.append(ArchiveEntry(member_label(archive.path, problem.member), problem.member,
                                         _format_of(problem.member), archive.path, error=problem.message))
-        if not entries:
+        if not entries and not item.in_folder:
             entries.append(ArchiveEntry(str(archive.path), "", None, archive.path,
                                         error=f"no {', '.join(FORMATS)} members in this archive"))
         return entries

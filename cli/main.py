@@ -166,14 +166,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _inputs(args: argparse.Namespace) -> tuple[list[Source], list[str]]:
-    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``."""
+def _inputs(args: argparse.Namespace, folder_archives: bool = False) -> tuple[list[Source], list[str]]:
+    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``, and
+    with ``folder_archives`` (info, check) the archives under folder arguments too."""
     plain, args.archive_inputs = archives.split_inputs(args.inputs)
-    return expand_inputs(plain) if plain else ([], [])
+    sources, missing = expand_inputs(plain) if plain else ([], [])
+    if folder_archives:
+        found = {text: archives.folder_archives(Path(text)) for text in plain if Path(text).is_dir()}
+        args.archive_inputs = [a for text in found for a in found[text]] + args.archive_inputs
+        missing = [m for m in missing if not any(found[t] and m.startswith(f"{t}: ") for t in found)]
+    return sources, missing
 
 
 def run_info(args: argparse.Namespace) -> int:
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} info: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:
@@ -193,7 +199,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.profile == "q2-player":
         from .player_check import run_player_check
         return run_player_check(args, PROG)
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:

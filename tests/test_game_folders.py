@@ -160,3 +160,34 @@ def test_convert_of_a_hexen2_archive_member_keeps_its_colours(run, tmp_path):
     pngs = sorted((tmp_path / "out").rglob("*.png"))
     assert len(pngs) == 1, pngs
     np.testing.assert_array_equal(read_png(pngs[0].read_bytes())[..., :3], hexen[_skin_indices()])
+
+
+def _quake_folder(tmp_path: Path) -> Path:
+    """id1/ with pak0.pak (a model and a sound), pak1.pak (a model) and a loose model."""
+    root = tmp_path / "quake" / "id1"
+    model = hexen_names_mdl(["stand1", "stand2"])
+    write(root / "pak0.pak", pack_bytes([("progs/a.mdl", model), ("sound/x.wav", b"RIFF")]))
+    write(root / "pak1.pak", pack_bytes([("progs/b.mdl", model)]))
+    write(root / "pak2.pak", pack_bytes([("sound/y.wav", b"RIFF")]))           # no model: no error
+    write(root / "progs" / "c.mdl", model)
+    return root
+
+
+def test_list_folder_lists_its_archives_in_search_order_then_loose_models(run, tmp_path):
+    root = _quake_folder(tmp_path)
+    result = run("list", root)
+    assert result.returncode == 0, result.stderr
+    headers = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith(" ")]
+    assert headers == [str(root / "pak2.pak"), str(root / "pak1.pak"), str(root / "pak0.pak"), str(root)]
+    assert "progs/c.mdl" in result.stdout.split(f"{root}: loose files")[1]
+    document = json.loads(run("list", root, "--json").stdout)
+    assert [a.get("archive", a.get("folder")) for a in document["archives"]] == headers
+
+
+def test_info_and_check_of_a_folder_include_its_archives_models(run, tmp_path):
+    root = _quake_folder(tmp_path)
+    files = [f["file"] for f in json.loads(run("info", root, "--json").stdout)["files"]]
+    assert files == [str(root / "progs" / "c.mdl"), f"{root / 'pak1.pak'}:progs/b.mdl",
+                     f"{root / 'pak0.pak'}:progs/a.mdl"]
+    result = run("check", root)
+    assert result.returncode == 0 and "checked 3 file(s): 3 clean" in result.stdout, result.stdout + result.stderr
