@@ -19,8 +19,9 @@ A mod folder (a folder beside the base game folder, e.g. ``holyw/`` beside ``bas
 first, then its base folder (``base``): Quake II ``qcommon/files.c`` ``FS_InitFilesystem`` adds
 ``baseq2`` and ``FS_SetGamedir`` then adds ``<basedir>/<game>`` in front of it; Quake
 ``WinQuake/common.c`` ``COM_InitFilesystem`` adds ``id1`` and then, for ``-game``, the mod folder in
-front; Hexen II (uHexen2 ``engine/h2shared/common.c`` ``COM_InitFilesystem``) adds ``data1`` (then
-``portals``), then the ``-game`` folder. The base folders are ``baseq2``, ``id1`` and ``data1``.
+front; Hexen II (uHexen2 ``engine/h2shared/quakefs.c`` ``FS_Init``) adds ``data1`` (then ``portals``),
+then ``FS_Gamedir`` the ``-game`` folder, whose loose files go above its paks as in ``data1`` (so a mod
+beside ``data1`` reads loose files first too). The base folders are ``baseq2``, ``id1`` and ``data1``.
 
 Names compare without case and with ``/``; loose files are found case-insensitively too, so a
 model that names ``Skins/Red.PCX`` finds ``skins/red.pcx`` on a case-sensitive file system.

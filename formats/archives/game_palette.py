@@ -2,8 +2,9 @@
 
 A paletted skin is only right in its game's palette, and a model file does not say which game it is
 for (except RAPO, Hexen II's mission pack flavour). The game folder does: the engines draw with the
-``gfx/palette.lmp`` their search path finds (Quake ``WinQuake/gl_vidnt.c`` ``VID_Init`` loads
-``COM_LoadHunkFile ("gfx/palette.lmp")``; uHexen2 ``engine/hexen2/gl_vidsdl.c`` ``VID_Init`` the same), so:
+``gfx/palette.lmp`` their search path finds (Quake ``WinQuake/host.c`` ``Host_Init``:
+``host_basepal = COM_LoadHunkFile ("gfx/palette.lmp")``; uHexen2 ``engine/hexen2/host.c`` ``Host_Init``
+the same through ``FS_LoadHunkFile``), so:
 
 1. ``gfx/palette.lmp`` found in the game folder (its archives and loose files, a mod's then its base's,
    :class:`.game_folder.GameFolder`), else in the model's own archive, is the final word;
