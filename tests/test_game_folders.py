@@ -130,6 +130,11 @@ def test_mdl_skins_decode_with_the_game_folders_palette(bpy_scene, tmp_path, bas
         from test_archive_import_blender import import_members
         assert import_members(bpy, path, ["progs/m.mdl"]) == {"FINISHED"}
     np.testing.assert_array_equal(_shown_rgb(bpy), expected[_skin_indices()])
+    # exported with Palette left alone, the skin goes back through the same palette: the same indices
+    from formats.mdl.codec import parse_mdl
+    from test_mdl_blender import export_mdl
+    written = parse_mdl(export_mdl(bpy, bpy.context.view_layer.objects.active, tmp_path / "back.mdl"))
+    np.testing.assert_array_equal(written.skins[0].images[0], _skin_indices())
 
 
 @pytest.mark.blender

@@ -27,7 +27,7 @@ from ...formats.images.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
+                               MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
@@ -81,6 +81,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette or ("HEXEN2" if variant == RAPO else "QUAKE"))
+    if not (options.palette or options.palette_path) and first.get(MDL_PALETTE):
+        palette = np.frombuffer(bytes(first[MDL_PALETTE]), np.uint8).reshape(256, 3).copy()   # its game folder's
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
