@@ -36,7 +36,7 @@ def _tank(path: Path) -> Path:
 
 
 def _check_skin_line(run, model: Path) -> str:
-    result = run("check", model)
+    result = run("check", model, block_bpy=True)
     lines = [line for line in result.stdout.splitlines() if ": skin " in line]
     assert result.returncode == 0 and len(lines) == 1, result.stdout + result.stderr
     return lines[0]
@@ -48,7 +48,7 @@ def test_check_and_info_find_a_loose_models_skin_in_the_game_folders_pak(run, tm
     model = _tank(base / "models" / "monsters" / "tank" / "tris.md2")
     line = _check_skin_line(run, model)
     assert f"found {base / 'pak0.pak'}:{SKIN}" in line and "PCX 16x8" in line and "MISSING" not in line
-    info = json.loads(run("info", model, "--json").stdout)["files"][0]
+    info = json.loads(run("info", model, "--json", block_bpy=True).stdout)["files"][0]
     assert [s["found"] for s in info["skins"]] == [True]
     assert not [p for p in info["problems"] if "skin" in p["message"]]
 
@@ -79,7 +79,7 @@ def test_the_import_finds_a_mod_models_skin_in_the_base_folder(bpy_scene, tmp_pa
                                              ("x.md3", b"IDP3", "Quake III MD3"), ("x.bsp", b"IBSP", "BSP map")])
 def test_other_formats_are_named_not_quoted(run, tmp_path, name, magic, what):
     path = write(tmp_path / name, magic + struct.pack("<i", 15) + bytes(300))
-    result = run("check", path)
+    result = run("check", path, block_bpy=True)
     assert result.returncode == 1 and what in result.stdout and "not supported" in result.stdout, result.stdout
 
 
@@ -149,11 +149,11 @@ def test_the_folders_palette_lump_is_the_final_word(bpy_scene, tmp_path):
 
 def test_info_names_the_palette(run, tmp_path):
     path = _hexen_tree(tmp_path / "a", "data1", loose=True)
-    assert "skins in Hexen II's palette (built in: mymod is a Hexen II game folder)" in run("info", path).stdout
+    assert "skins in Hexen II's palette (built in: mymod is a Hexen II game folder)" in run("info", path, block_bpy=True).stdout
     pak = _hexen_tree(tmp_path / "b", "data1")
-    assert "skins in Hexen II's palette" in run("info", f"{pak}:progs/m.mdl").stdout
+    assert "skins in Hexen II's palette" in run("info", f"{pak}:progs/m.mdl", block_bpy=True).stdout
     quake = _hexen_tree(tmp_path / "c", "id1", loose=True)
-    assert "skins in Quake's palette (built in)" in run("info", quake).stdout
+    assert "skins in Quake's palette (built in)" in run("info", quake, block_bpy=True).stdout
 
 
 def test_convert_of_a_hexen2_archive_member_keeps_its_colours(run, tmp_path):
@@ -180,7 +180,7 @@ def _quake_folder(tmp_path: Path) -> Path:
 
 def test_list_folder_lists_its_archives_in_search_order_then_loose_models(run, tmp_path):
     root = _quake_folder(tmp_path)
-    result = run("list", root)
+    result = run("list", root, block_bpy=True)
     assert result.returncode == 0, result.stderr
     headers = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith(" ")]
     assert headers == [str(root / "pak2.pak"), str(root / "pak1.pak"), str(root / "pak0.pak"), str(root)]
@@ -191,8 +191,8 @@ def test_list_folder_lists_its_archives_in_search_order_then_loose_models(run, t
 
 def test_info_and_check_of_a_folder_include_its_archives_models(run, tmp_path):
     root = _quake_folder(tmp_path)
-    files = [f["file"] for f in json.loads(run("info", root, "--json").stdout)["files"]]
+    files = [f["file"] for f in json.loads(run("info", root, "--json", block_bpy=True).stdout)["files"]]
     assert files == [str(root / "progs" / "c.mdl"), f"{root / 'pak1.pak'}:progs/b.mdl",
                      f"{root / 'pak0.pak'}:progs/a.mdl"]
-    result = run("check", root)
+    result = run("check", root, block_bpy=True)
     assert result.returncode == 0 and "checked 3 file(s): 3 clean" in result.stdout, result.stdout + result.stderr
