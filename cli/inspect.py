@@ -33,8 +33,12 @@ from ..formats.md2.glcmds import decode_glcmds
 from ..formats.images.pcx import decode_pcx
 from ..formats.ms3d.joints import joint_parents, last_frame
 from ..formats.images.palette import quake2_palette
+from ..formats.archives.archive import ArchiveError
+from ..formats.magics import known_format
+from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_palette import loose_palette
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
-                                     find_texture, texture_candidates)
+                                     find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
@@ -99,8 +103,13 @@ def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO
     ``name_encoding`` (a key of ``ms3d.NAME_ENCODINGS``): the code page of MS3D names."""
     info = ModelInfo(file=str(path), format=model_format(path))
     if info.format is None:
+        try:
+            with open(path, "rb") as stream:
+                what = known_format(stream.read(16))
+        except OSError:
+            what = None
         info.problems.append(Problem("error", f"unknown extension {path.suffix!r}; expected "
-                                              + ", ".join(FORMATS)))
+                                              + ", ".join(FORMATS) + (f" (this is {what})" if what else "")))
         return info
     try:
         data = path.read_bytes()
@@ -159,6 +168,33 @@ def _lookup_skin(info: ModelInfo, path: Path, name: str, field: str, offset: int
     info.skins.append(skin)
 
 
+def _game_skin(path: Path, name: str) -> SkinInfo | None:
+    """A skin not on disk, found in the archives of the game folder the loose model sits in (or of its
+    base folder), as the import finds it (``importers.file_source.LooseSource.skin``)."""
+    if unsafe_skin_name(name.strip()) is not None:
+        return None
+    try:
+        game = GameFolder.around(path)
+    except (FormatError, OSError):
+        return None
+    if game is None:
+        return None
+    with game:
+        for candidate in stored_path_candidates(name):
+            found = game.find(candidate)
+            if found is None or found.archive is None:
+                continue
+            skin = SkinInfo(name, True, f"{found.archive}:{found.name}", f"found in {found.archive.name}")
+            if found.name.lower().endswith(".pcx"):
+                try:
+                    image = decode_pcx(game.read(found.name))
+                    skin.note += f"; PCX {image.width}x{image.height}"
+                except (FormatError, ArchiveError) as exc:
+                    skin.note = f"cannot be decoded: {exc}"
+            return skin
+    return None
+
+
 def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
     model = md2.parse_md2(data)
     header = np.frombuffer(data, md2.HEADER, count=1)[0]
@@ -211,10 +247,13 @@ def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int,
         info.skins += [SkinInfo(name, False, None, "not looked up") for name in first]
         return
     lookups = {name: find_skin(path, name) for name in first}
-    own = None if any(l.path is not None for l in lookups.values()) else (
+    packed = {name: _game_skin(path, name) for name, lookup in lookups.items() if lookup.path is None}
+    own = None if any(l.path is not None for l in lookups.values()) or any(packed.values()) else (
         find_own_skins(path) or find_sized_skin(path, model.skin_width, model.skin_height))
     for name, i in first.items():
-        if own is None:
+        if packed.get(name) is not None:
+            info.skins.append(packed[name])
+        elif own is None:
             _lookup_skin(info, path, name, f"skin {i}", ofs_skins + i * md2.SKIN.itemsize)
         else:
             info.skins.append(SkinInfo(name, False, None, f"{SHOWN_INSTEAD} {own.paths[0].name} instead"))
@@ -281,7 +320,8 @@ def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
                     "eye_position": [float(x) for x in model.eye_position],
                     "bounding_radius": float(model.bounding_radius), "size": float(model.size),
                     "trailing_bytes": model.trailing_bytes, "variant": model.variant,
-                    "hexen2_flags": hexen2_flag_names(model.flags), "flag_names": quake_flag_labels(model.flags)}
+                    "hexen2_flags": hexen2_flag_names(model.flags), "flag_names": quake_flag_labels(model.flags),
+                    "palette": loose_palette(path, model.variant == RAPO).name}
     if model.variant == RAPO:
         info.counts["texcoords"] = len(model.s)
     if model.variant != IDPO:
@@ -403,6 +443,8 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
                      + f", synctype {details['synctype']}, "
                      f"eye position {tuple(round(x, 3) for x in details['eye_position'])}"
                      + (f", {details['trailing_bytes']} trailing bytes ignored" if details["trailing_bytes"] else ""))
+        if details.get("palette"):
+            lines.append(f"  skins in {details['palette']}")
     if info.format == "ms3d":
         lines.append(f"  animation {details['total_frames']} frames at {details['animation_fps']:g} fps"
                      + (", keys from {:.3g} s to {:.3g} s".format(*details["key_seconds"])

@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--split-normals", action="store_true",
                          help="MD2/MDL: a vertex copy for each normal Blender shows at a vertex (flat faces, sharp "
                               "edges), so a flat-shaded model is lit flat in the game (split_normals)")
+    exports.add_argument("--fit-names", action="store_true",
+                         help="MD2/MDL: shorten frame names (MD2: and skin names) that do not fit their field "
+                              "instead of failing: a frame name keeps its number, so animations stay grouped; "
+                              "the warnings list what was shortened (fit_names)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
@@ -169,14 +173,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _inputs(args: argparse.Namespace) -> tuple[list[Source], list[str]]:
-    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``."""
+def _inputs(args: argparse.Namespace, folder_archives: bool = False) -> tuple[list[Source], list[str]]:
+    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``, and
+    with ``folder_archives`` (info, check) the archives under folder arguments too."""
     plain, args.archive_inputs = archives.split_inputs(args.inputs)
-    return expand_inputs(plain) if plain else ([], [])
+    sources, missing = expand_inputs(plain) if plain else ([], [])
+    if folder_archives:
+        found = {text: archives.folder_archives(Path(text)) for text in plain if Path(text).is_dir()}
+        args.archive_inputs = [a for text in found for a in found[text]] + args.archive_inputs
+        missing = [m for m in missing if not any(found[t] and m.startswith(f"{t}: ") for t in found)]
+    return sources, missing
 
 
 def run_info(args: argparse.Namespace) -> int:
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} info: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:
@@ -201,7 +211,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.profile == "q2-player":
         from .player_check import run_player_check
         return run_player_check(args, PROG)
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:
@@ -270,6 +280,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["materials"] = OptionRequest("--materials", args.materials.upper().replace("-", "_"))
     if args.split_normals:
         exports["split_normals"] = OptionRequest("--split-normals", True)
+    if args.fit_names:
+        exports["fit_names"] = OptionRequest("--fit-names", True)
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:

@@ -63,6 +63,7 @@ SKIN_NODE = "mdl_skin_{}"
 FULLBRIGHT_NODE = "mdl_fullbright_{}"
 INTERVALS = "mdl_skin_intervals"
 INDICES = "mdl_indices"
+MDL_PALETTE = "mdl_palette"          # object: the 768 bytes of the palette its game folder gave the import (export default)
 MDL_VARIANT = "mdl_variant"          # object: "IDPO", "MD16" or "RAPO", the flavour the file was (export default)
 MDL_ST = "mdl_st"                    # mesh (RAPO): the num_st_verts texcoord records as read
 MDL_ST_INDEX = "mdl_st_index"        # corner attribute (RAPO): the triangle's stindex for the corner

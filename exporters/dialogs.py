@@ -58,6 +58,7 @@ def _frames(operator, layout, context, fmt: str) -> None:
         applies_when(body, operator.frame_source == "ACTIONS").prop(operator, "step")
         if operator.frame_source == "ACTIONS":
             draw_action_list(body, context.scene)
+        body.prop(operator, "fit_names")             # frame (and MD2 skin) names shortened to their fields
         body.prop(operator, "write_qc")              # the animations by name, for QuakeC and source ports
         body.prop(operator, "write_framegroups")
 

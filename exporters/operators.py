@@ -81,6 +81,10 @@ class FrameExportBase(ExportOperatorBase):
     materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
                             description="What several materials on the faces become: one packed skin, or "
                                         "alternative skins")
+    fit_names: BoolProperty(name="Fit Names", default=False,
+                            description="Shorten frame names (and MD2 skin names) that do not fit their field "
+                                        "instead of refusing the export: a frame name keeps its number, so "
+                                        "animations stay grouped; the report lists what was shortened")
     write_qc: BoolProperty(name="QuakeC Frames", default=False,
                            description="Also write <model>.qc beside the model: one $frame line per animation, "
                                        "in file order, with the frame names as written, for the QuakeC code")
@@ -97,7 +101,7 @@ class FrameExportBase(ExportOperatorBase):
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials}
+                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names}
 
     def standard_actions(self) -> str:
         """How actions named after Quake II's player animations are ordered (see find_actions)."""

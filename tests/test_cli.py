@@ -27,6 +27,15 @@ from formats.mdl.codec import parse_mdl
 from md2_synthetic import grid_model
 
 BAD_MD2 = {"malformed_zero_numvertices.md2": ("num_xyz", 24), "ratamahatta.md2": ("ofs_end", 64)}
+
+
+def pack_models(pak: Path) -> list[str]:
+    """The MD2/MDL/MS3D member names of a PACK, read with struct (first entry of a name wins)."""
+    data = pak.read_bytes()
+    magic, offset, length = struct.unpack_from("<4sii", data, 0)
+    assert magic == b"PACK"
+    names = [data[offset + i:offset + i + 56].split(b"\0")[0].decode("latin-1") for i in range(0, length, 64)]
+    return list(dict.fromkeys(n for n in names if Path(n).suffix.lower() in (".md2", ".mdl", ".ms3d")))
 BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
              "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
 
@@ -112,10 +121,13 @@ def test_info_json_matches_the_codecs(run):
         pytest.skip(f"corpus not found at {CORPUS}")
     result = run("info", "--json", CORPUS, block_bpy=True)
     assert result.returncode == 1, "the corpus holds two unreadable MD2 files"
-    files = {Path(f["file"]).name: f for f in json.loads(result.stdout)["files"]}
-    assert len(files) == len(corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d"))
+    files = {f["file"]: f for f in json.loads(result.stdout)["files"]}
+    loose = corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d")
+    # a folder's archives are inspected too: every model member of the corpus's paks
+    assert set(files) == {str(p) for p in loose} | {f"{pak}:{name}" for pak in corpus_files("pak/*/*.pak")
+                                                      for name in pack_models(pak)}
     for path in corpus_files("md2/*/*.md2"):
-        item = files[path.name]
+        item = files[str(path)]
         if path.name in BAD_MD2:
             assert not item["readable"]
             error = item["problems"][0]
@@ -128,7 +140,7 @@ def test_info_json_matches_the_codecs(run):
         assert sum(a["frames"] for a in item["animations"]) == model.num_frames
     for path in corpus_files("mdl/*/*.mdl"):
         model = parse_mdl(path.read_bytes())
-        item = files[path.name]
+        item = files[str(path)]
         assert item["counts"]["poses"] == model.num_poses
         assert [a["last"] for a in item["animations"]][-1] == model.num_poses - 1
 
@@ -209,14 +221,15 @@ def test_check_json_lists_every_problem(run):
     result = run("check", "--json", CORPUS, block_bpy=True)
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    by_name = {Path(f["file"]).name: f for f in report["files"]}
+    by_name = {Path(f["file"]).name: f for f in report["files"] if ".pak:" not in f["file"]}
     for name, (field, offset) in BAD_MD2.items():
         assert by_name[name]["status"] == "error"
         assert by_name[name]["problems"][0]["field"] == field and by_name[name]["problems"][0]["offset"] == offset
     null = by_name["null.mdl"]
     assert null["status"] == "warning" and "not a multiple of 4" in null["problems"][0]["message"]
     assert report["summary"]["files"] == len(report["files"])
-    assert report["summary"]["error"] == len(BAD_MD2)
+    # and the truncated progs/null.mdl of the quess pak, inspected with the folder
+    assert report["summary"]["error"] == len(BAD_MD2) + len(corpus_files("pak/quess/pak0.pak"))
     for item in report["files"]:
         for problem in item["problems"]:
             assert set(problem) == {"severity", "message", "field", "offset"}

@@ -9,6 +9,7 @@ mirrored objects have their triangles reversed there).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -24,6 +25,8 @@ from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
+from ..sampling.planned import PlannedExport
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
@@ -72,7 +75,8 @@ class BuildResult:
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
-    sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE,
+                           check=partial(_check_planned, fit_names=options.fit_names))
     shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.5)
@@ -101,10 +105,14 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     name_raw = ([stored.name_fields[m] if exported.stored_name(f) else b"" for f, m in enumerate(exported.match)]
                 if stored else None)
     skin_raw = _stored_skin_fields(first, skins)
-    _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames,
+    fitted: list[str] = []
+    if options.fit_names:
+        names, skins, skin_images, fitted = _fit_names(names, name_raw, skins, skin_raw, skin_images)
+    _check_limits(sampled.label, positions.shape[1], len(tri_xyz), num_frames,
                   _new_names(names, name_raw), _new_names(skins, skin_raw))
 
-    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info),  # type: ignore[arg-type]
+                         warnings=fitted)
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"
@@ -317,8 +325,35 @@ def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_n
     refuse(f"{name}: cannot export as MD2: ",
            over_limits((("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
                         ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)))
-           + name_problems("frame name", frame_names, FRAME_NAME_SIZE)
-           + name_problems("skin name", skins, SKIN_NAME_SIZE))
+           + name_problems("frame name", frame_names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
+           + name_problems("skin name", skins, SKIN_NAME_SIZE, FIT_NAMES_HINT))
+
+
+def _check_planned(planned: PlannedExport, fit_names: bool) -> None:
+    """The counts (and frame names) known before sampling, against the limits, with what to change."""
+    problems = over_limits((("vertices", planned.vertices, LIMITS.vertices),
+                            ("triangles", planned.triangles, LIMITS.triangles)))
+    if planned.frames is not None and planned.frames > LIMITS.frames:
+        problems += [f"{over_limits((('frames', planned.frames, LIMITS.frames),))[0]}: "
+                     f"{planned.fewer_frames(LIMITS.frames)}"]
+    if planned.names is not None and not fit_names:
+        problems += name_problems("frame name", planned.names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
+    refuse(f"{planned.label}: cannot export as MD2: ", problems)
+
+
+def _fit_names(names: list[str], name_raw: list[bytes] | None, skins: list[str], skin_raw: list[bytes] | None,
+               skin_images: dict) -> tuple[list[str], list[str], dict, list[str]]:
+    """Fit Names: frame and skin names shortened to their fields (:mod:`..name_fitting`); report lines."""
+    new_frames = _new_names(names, name_raw)
+    names, frame_changes = fit_frame_names(names, FRAME_NAME_SIZE, [n is None for n in new_frames])
+    new_skins = _new_names(skins, skin_raw)
+    fitted_skins = [s if new is None else fit_path_name(s, SKIN_NAME_SIZE) for s, new in zip(skins, new_skins)]
+    skin_changes = {old: new for old, new in zip(skins, fitted_skins) if old != new}
+    images = {skin_changes.get(k, k): v for k, v in skin_images.items()}
+    report = [fitted_report(what, changes, size) for what, changes, size in
+              (("frame name", frame_changes, FRAME_NAME_SIZE), ("skin name", skin_changes, SKIN_NAME_SIZE))
+              if changes]
+    return names, fitted_skins, images, report
 
 
 def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st: np.ndarray,

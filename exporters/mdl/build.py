@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -26,13 +27,15 @@ from ...formats.images.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
+                               MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
+from ..sampling.planned import PlannedExport
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
@@ -66,7 +69,8 @@ class MdlBuildResult:
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES, MDL_ST_INDEX)
-    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE,
+                           check=partial(_check_planned, options=options))
     shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.4)
@@ -77,6 +81,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
     palette = _palette(options.palette_path, options.palette or ("HEXEN2" if variant == RAPO else "QUAKE"))
+    if not (options.palette or options.palette_path) and first.get(MDL_PALETTE):
+        palette = np.frombuffer(bytes(first[MDL_PALETTE]), np.uint8).reshape(256, 3).copy()   # its game folder's
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
@@ -134,9 +140,13 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
-    _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
+    if options.fit_names:
+        names, changes = fit_frame_names(names, FRAME_NAME_SIZE, [n is None for n in new_names])
+        new_names = [None if old is None else new for old, new in zip(new_names, names)]
+        warnings += [fitted_report("frame name", changes, FRAME_NAME_SIZE)] if changes else []
+    _check_limits(sampled.label, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
     if limits is HEXEN2_LIMITS:
-        refuse(f"{first.name}: cannot export as MDL: ",
+        refuse(f"{sampled.label}: cannot export as MDL: ",
                over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
 
     grid_scale, grid_translate = _grid(mesh if single else None, positions, sixteen)
@@ -359,4 +369,25 @@ def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlL
     refuse(f"{name}: cannot export as MDL: ",
            over_limits((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
                         ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)),
-                       f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE))
+                       f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE, FIT_NAMES_HINT))
+
+
+def _check_planned(planned: PlannedExport, options: MdlExportOptions) -> None:
+    """The counts (and frame names) known before sampling, against the target's limits, with what to change."""
+    modern = options.target == "MODERN"
+    hexen2 = not modern and export_variant(planned.first, options.mdl_format) == RAPO
+    limits = MODERN_LIMITS if modern else HEXEN2_LIMITS if hexen2 else LIMITS
+    limit_text = f"{'modern source ports' if modern else 'Hexen II' if hexen2 else 'Quake'}'s limit"
+    problems = over_limits((("vertices", planned.vertices, limits.vertices),
+                            ("triangles", planned.triangles, limits.triangles)), limit_text)
+    if problems and not modern and planned.vertices <= MODERN_LIMITS.vertices \
+            and planned.triangles <= MODERN_LIMITS.triangles:
+        problems[-1] += f" (Limits: Source Ports, command line: --target modern, allows {MODERN_LIMITS.vertices})"
+    if planned.frames is not None and planned.frames > limits.frames:
+        fit = planned.fewer_frames(limits.frames)
+        if not modern and planned.frames <= MODERN_LIMITS.frames:
+            fit += f", or Limits: Source Ports (command line: --target modern) for up to {MODERN_LIMITS.frames}"
+        problems.append(f"{over_limits((('frames', planned.frames, limits.frames),), limit_text)[0]}: {fit}")
+    if planned.names is not None and not options.fit_names:
+        problems += name_problems("frame name", planned.names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
+    refuse(f"{planned.label}: cannot export as MDL: ", problems)

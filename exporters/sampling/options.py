@@ -22,3 +22,4 @@ class VertexModelOptions(FrameExportOptions):
     """What MD2 and MDL exports share beyond sampling: how normals and materials reach the file."""
     split_normals: bool = False         # a vertex copy per distinct corner normal (flat faces, sharp edges)
     materials: str = "ONE_SKIN"         # or "ALTERNATE" (see :mod:`.skin_packing`)
+    fit_names: bool = False             # shorten names that do not fit their field (see ..name_fitting)

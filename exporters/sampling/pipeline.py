@@ -8,6 +8,7 @@ what :func:`sample_model` hands back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import bpy
@@ -15,6 +16,7 @@ import bpy
 from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sample_parts
 from .frame_rate import rate_report
 from .options import FrameExportOptions
+from .planned import PlannedExport, model_label
 
 
 @dataclass
@@ -33,19 +35,25 @@ class SampledModel:
         return self.parts[0].obj
 
     @property
+    def label(self) -> str:
+        """The model, for messages (:func:`.planned.model_label`)."""
+        return model_label([p.obj for p in self.parts])
+
+    @property
     def frames_evaluated(self) -> int:
         return sum(p.frames_evaluated for p in self.parts)
 
 
 def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
-                 format_name: str, int_attributes: tuple[str, ...] = (), kept_triangles: str = "") -> SampledModel:
+                 format_name: str, int_attributes: tuple[str, ...] = (), kept_triangles: str = "",
+                 check: Callable[[PlannedExport], None] | None = None) -> SampledModel:
     """The mesh objects of ``objects`` sampled at the frames ``options`` asks for, named and merged.
 
     ``int_attributes``: integer mesh attributes the format keeps (read with the topology);
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
-    is refused unless it has them)."""
+    is refused unless it has them); ``check``: refuses counts known before sampling (:mod:`.planned`)."""
     objects, left_out = _without_empty_meshes(objects, kept_triangles)
-    parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles)
+    parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles, check)
     exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
     info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, len(frames))]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..binary import check_span, decode_name, encode_name, read_records, read_struct
+from ..magics import magic_problem
 from ..errors import FormatError
 from .glcmds import decode_glcmds
 
@@ -127,7 +128,7 @@ def parse_md2(data: bytes) -> Md2Model:
     data = bytes(data)
     header = read_struct(data, 0, HEADER, "header")
     if header["ident"] != IDENT:
-        raise FormatError(f"magic is {bytes(header['ident'])!r}, expected {IDENT!r}", field="ident", offset=0)
+        raise FormatError(magic_problem(data, bytes(header["ident"]), repr(IDENT)), field="ident", offset=0)
     if int(header["version"]) != VERSION:
         raise FormatError(f"version is {int(header['version'])}, expected {VERSION}", field="version", offset=4)
     ofs_end = int(header["ofs_end"])

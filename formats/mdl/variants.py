@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..binary import read_records
+from ..magics import magic_problem
 from ..errors import FormatError
 
 IDPO, MD16, RAPO = "IDPO", "MD16", "RAPO"
@@ -82,7 +83,7 @@ def variant_of(ident: bytes, version: int) -> str:
     """The variant an ident names; FormatError for an unknown ident or the wrong version."""
     variant = IDENTS.get(bytes(ident))
     if variant is None:
-        raise FormatError(f"magic is {bytes(ident)!r}, expected one of {b'IDPO'!r}, {b'MD16'!r}, {b'RAPO'!r}",
+        raise FormatError(magic_problem(bytes(ident), bytes(ident), f"one of {b'IDPO'!r}, {b'MD16'!r}, {b'RAPO'!r}"),
                           field="ident", offset=0)
     if version != VERSIONS[variant]:
         raise FormatError(f"version is {version}, expected {VERSIONS[variant]} for {variant}", field="version",
