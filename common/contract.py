@@ -3,7 +3,8 @@ export to read. Importers and exporters both import it; neither imports the othe
 
 MD2 (mesh custom properties unless said): ``md2_frames`` the file's frame records (name, grid,
 bytes, normals); ``md2_st`` the ST table as int16 pairs; ``md2_glcmds`` the GL command words;
-``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; corner attribute
+``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; ``md2_tail`` the bytes
+after ``ofs_end`` with the SHA-1 of the bytes before them (:mod:`..formats.file_tail`); corner attribute
 ``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for, ``["md2_skin_found"]`` set
 when it stands for no skin of the file (an image found beside the model; the export leaves it out).
 Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import, and
@@ -45,6 +46,7 @@ MD2_GLCMDS = "md2_glcmds"
 MD2_SKINS = "md2_skins"
 MD2_SKIN_FIELDS = "md2_skin_fields"
 MD2_SCALE = "md2_scale"
+MD2_TAIL = "md2_tail"                # mesh: the bytes after ofs_end and what they followed (formats/file_tail.py)
 MD2_SKIN = "md2_skin"                # material
 MD2_SKIN_FOUND = "md2_skin_found"    # material: image found beside the model for a skin the file does not name
 ST_INDEX_ATTRIBUTE = "md2_st_index"  # corner attribute

@@ -17,7 +17,8 @@ import bpy
 
 from ...formats.binary import decode_name
 from ...formats.errors import FormatError
-from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
+from ...formats.file_tail import kept_tail
+from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype, serialize_md2
 from ...formats.md2.glcmds import build_glcmds, glcmd_triangles
 from ...formats.md2.lattice import FrameGrids, frame_grids
 from ...formats.quantize import dequantize, frames_on_grid, quantize
@@ -25,7 +26,7 @@ from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
-                               MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
+                               MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
 from ..sampling.options import VertexModelOptions
@@ -123,6 +124,11 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
                             frame_translate=translate, frame_verts=verts, frame_normals=normals,
                             glcmds=glcmds, skin_name_raw=skin_raw, frame_name_raw=name_raw)
+    if len(parts) == 1 and first.data.get(MD2_TAIL) is not None:
+        result.model.trailing = kept_tail(bytes(first.data[MD2_TAIL]), serialize_md2(result.model))
+        if result.model.trailing:
+            result.info.append(f"wrote back the {len(result.model.trailing)} bytes the file had after its last "
+                               "block (the model is unchanged)")
     if progress:
         progress(1.0)
     return result
