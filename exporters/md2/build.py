@@ -33,6 +33,7 @@ from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..sampling.skin_packing import alternate_note, pack_skin
 from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
+from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.shading import normal_indices, shade_model
@@ -82,6 +83,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
     else:
         skin_width, skin_height = packed.layout.width, packed.layout.height
+    skin_width, skin_height, size_note = _loadable_skin_size(first, skin_width, skin_height, options.skins,
+                                                             packed is None)
     names = exported.names
     positions, tris_ccw = sampled.positions, sampled.triangles
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
@@ -104,6 +107,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                   _new_names(names, name_raw), _new_names(skins, skin_raw))
 
     result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
+    if size_note:
+        (result.warnings if size_note.startswith("the imported") else result.info).append(size_note)
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"
@@ -151,6 +156,31 @@ def _skin_size(obj: bpy.types.Object, objects: list[bpy.types.Object], one_size:
         raise ExportError(f"{obj.name}: the skin images differ in size ({listed}); an MD2 has one skin size, "
                           "so scale them to one size or export with Skins: Names")
     return next(iter(sizes), (DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE))
+
+
+def _loadable_skin_size(obj: bpy.types.Object, width: int, height: int, skins: str,
+                        may_keep: bool) -> tuple[int, int, str]:
+    """The header's skin size, scaled down (aspect kept) to what Quake II loads: ``skinheight`` at most
+    480 (Mod_LoadAliasModel), and with PCX skins, written at this size, at most 640x480 and 512*256
+    pixels (LoadPCX, GL_Upload8; :mod:`...formats.images.skin_limits`). UVs are normalised, so every
+    corner keeps its place on the skin. The size an import stored is kept (with a warning when Quake
+    II refuses it) so an untouched model is written back as it was. Also the line for the report."""
+    settings = obj.classic_model
+    if may_keep and (width, height) == (settings.skin_width, settings.skin_height):
+        problems = MD2_HEADER.problems(width, height, "skin")
+        note = (f"the imported skin size {width}x{height} is kept, but Quake II refuses the model: "
+                f"{'; '.join(problems)} (Mod_LoadAliasModel)") if problems else ""
+        return width, height, note
+    box = QUAKE2_PCX if skins == "PCX" else MD2_HEADER
+    new_w, new_h = fit_size(width, height, box)
+    if (new_w, new_h) == (width, height):
+        return width, height, ""
+    kept = {"PCX": "; the PCX skin is scaled to it",
+            "NAMES": "; make the skin files this size"}.get(skins, f"; the {skins} file keeps its {width}x{height} "
+                                                                   "pixels (source ports scale it)")
+    limit = ("640x480 and 131072 pixels for a PCX skin" if skins == "PCX" else "480 pixels high")
+    return new_w, new_h, (f"skin {width}x{height} is larger than Quake II loads ({limit}): the model's skin size is "
+                          f"{new_w}x{new_h}, aspect kept{kept}")
 
 
 def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray | None,
