@@ -95,3 +95,33 @@ def test_a_skin_that_fits_is_written_as_it_is(bpy_scene, tmp_path, capsys):
     model = parse_md2(export_md2(bpy, obj, tmp_path / "baseq2" / "models" / "crate" / "tris.md2"))
     assert (model.skin_width, model.skin_height) == (296, 240)
     assert "larger than Quake II loads" not in capsys.readouterr().out
+
+
+def test_mdl_skins_over_quakes_limits_are_scaled_not_refused(bpy_scene, tmp_path, capsys):
+    """Quake refuses skins over 480 high (model.c) and GLQuake's buffer holds 640*480 pixels
+    (gl_draw.c GL_Upload8): a 1024x1024 image becomes a 480x480 skin, the report says so."""
+    from formats.images.palette import quake_palette
+    from formats.mdl.codec import parse_mdl
+    from test_mdl_blender import export_mdl
+    bpy = bpy_scene
+    palette = quake_palette()
+    rgba = np.full((1024, 1024, 4), 255, np.uint8)
+    picks = {(0, 0): 0, (0, 1): 79, (1, 0): 208, (1, 1): 15}   # ordinary (not fullbright) Quake colours
+    for (row, col), index in picks.items():
+        rgba[row * 512:(row + 1) * 512, col * 512:(col + 1) * 512, :3] = palette[index]
+    obj = blender_model(bpy, rgba)
+    capsys.readouterr()
+    model = parse_mdl(export_mdl(bpy, obj, tmp_path / "crate.mdl"))
+    assert "skin 1024x1024 is larger than Quake loads" in capsys.readouterr().out
+    assert (model.skin_width, model.skin_height) == (480, 480)
+    skin = model.skins[0].images[0]
+    for (row, col), index in picks.items():
+        block = skin[row * 240:(row + 1) * 240, col * 240:(col + 1) * 240]
+        assert (palette[block] == palette[index]).all()
+    assert not model.warnings()
+    uvs = blender_uvs(obj)            # every Blender UV corner lands within a texel of a written texcoord
+    written = np.column_stack([(model.s + 0.5) / 480, 1.0 - (model.t + 0.5) / 480])
+    seam = np.column_stack([(model.s + 240 + 0.5) / 480, 1.0 - (model.t + 0.5) / 480])[model.onseam != 0]
+    candidates = np.concatenate([written, seam])
+    for uv in np.unique(np.round(uvs, 9), axis=0):
+        assert np.any(np.all(np.abs(candidates - uv) <= 0.5 / 480 + 1e-6, axis=1)), uv

@@ -36,10 +36,11 @@ from ..limits import name_problems, over_limits, refuse
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
+from ...formats.images.skin_limits import SkinBox, fit_size, resample
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 
-MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
+MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
 
@@ -81,18 +82,20 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
     if packed is None:
-        skins, width, height = _skins(first, palette, options, warnings)
+        skins, width, height, scaled = _skins(first, palette, options, warnings, limits, info)
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
         skins, width, height = _packed_skins(packed, palette, options.dither)
+        scaled = False
         info.append(packed.report("0"))
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     if packed is not None:
         uvs = packed.corner_uvs
     file_tris = tris_ccw[:, ::-1]
-    uv_width = (settings.skin_width if packed is None and settings.source_format == "MDL" and settings.skin_width
+    uv_width = (settings.skin_width if packed is None and not scaled and settings.source_format == "MDL"
+                and settings.skin_width
                 else width)
     corner_uv = uvs[:, ::-1]
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
@@ -283,8 +286,15 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
     return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
-def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
+def _image_indices(image, mask, palette, dither: bool, size: tuple[int, int] | None = None) -> np.ndarray:
+    """Palette indices of ``image`` (its imported indices while its colours are unchanged); ``size``:
+    scaled down to (width, height) first, with its fullbright mask."""
     rgba = _image_rgba(image)
+    if size is not None and size != (rgba.shape[1], rgba.shape[0]):
+        emissive = None
+        if mask is not None and tuple(mask.size) == tuple(image.size):
+            emissive = resample(_image_rgba(mask), *size)[..., 0] >= 128
+        return rgba_to_indices(resample(rgba, *size), palette, emissive, dither=dither)
     stored = image.get(INDICES)
     if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
         indices = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
@@ -296,7 +306,12 @@ def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
     return rgba_to_indices(rgba, palette, emissive, dither=dither)
 
 
-def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
+def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits: MdlLimits,
+           info: list[str]) -> tuple[list[MdlSkin], int, int, bool]:
+    """The skin slots, their width (a multiple of 4) and height, and whether the images were scaled
+    down: images larger than the target's engine loads (Quake: 480 high and GLQuake's 640*480 pixels,
+    :mod:`...formats.images.skin_limits`) are scaled down with the aspect kept, the report says to what;
+    the size an imported MDL had is kept (its skins keep their palette indices)."""
     slots = []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
@@ -310,6 +325,15 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
         width, height = settings.skin_width, settings.skin_height
     else:
         width = height = DEFAULT_SKIN
+    box = SkinBox(height=limits.skin_height, pixels=limits.skin_pixels)
+    size, source_size = None, (width, height)
+    imported = settings.source_format == "MDL" and (width, height) == (settings.skin_width, settings.skin_height)
+    if slots and not imported and not box.fits(width, height):
+        size = fit_size(width, height, box, width_multiple=4)
+        where = "modern source ports" if options.target == "MODERN" else "Quake"
+        info.append(f"skin {width}x{height} is larger than {where} loads ("
+                    f"{'; '.join(box.problems(width, height, 'skin'))}): scaled to {size[0]}x{size[1]}, aspect kept")
+        width, height = size
     padded = -(-width // 4) * 4
     if padded != width and settings.source_format == "MDL" and width == settings.skin_width:
         warnings.append(f"skin width {width} is not a multiple of 4 (kept as in the imported file; "
@@ -323,10 +347,10 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
     for material, pairs, intervals in slots:
         images = []
         for image, mask in pairs:
-            if tuple(image.size) != (width, height):
+            if tuple(image.size) != source_size:
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
-                                  f"the model's skins are {width}x{height}")
-            indices = _image_indices(image, mask, palette, options.dither)
+                                  f"the model's skins are {source_size[0]}x{source_size[1]}")
+            indices = _image_indices(image, mask, palette, options.dither, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
@@ -335,7 +359,7 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
     if not skins:
         warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
         skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
-    return skins, padded, height
+    return skins, padded, height, size is not None
 
 
 def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:

@@ -74,10 +74,11 @@ class MdlLimits:
     vertices: int = 1024
     triangles: int = 2048
     frames: int = 256
+    skin_pixels: int = 640 * 480    # GLQuake (WinQuake/gl_draw.c GL_Upload8): trans[640*480], no bound check
 
 
 LIMITS = MdlLimits()
-HEXEN2_LIMITS = MdlLimits(vertices=2000)   # uHexen2 engine/h2shared/gl_model.h MAXALIASVERTS
+HEXEN2_LIMITS = MdlLimits(vertices=2000, skin_pixels=0)   # uHexen2 engine/h2shared/gl_model.h MAXALIASVERTS
 
 
 @dataclass(eq=False)
@@ -166,6 +167,9 @@ class MdlModel:
                        f"{limits.skin_width_multiple}; {engine} refuses to load the model")
         if self.skin_height > limits.skin_height:
             out.append(f"skin height {self.skin_height} exceeds {engine}'s {limits.skin_height}")
+        if limits.skin_pixels and self.skin_width * self.skin_height > limits.skin_pixels:
+            out.append(f"skin {self.skin_width}x{self.skin_height} has more than the {limits.skin_pixels} pixels "
+                       "GLQuake's upload buffer holds (GL_Upload8)")
         if not 1 <= len(self.skins) <= limits.skins:
             out.append(f"{len(self.skins)} skins; {engine} needs 1 to {limits.skins}")
         if self.num_vertices > limits.vertices:
