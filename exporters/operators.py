@@ -79,11 +79,16 @@ class FrameExportBase(ExportOperatorBase):
     materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
                             description="What several materials on the faces become: one packed skin, or "
                                         "alternative skins")
+    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
+                                    description="Timeline: write every sampled frame even when the model does not "
+                                                "move (by default a model whose frames are all identical and that "
+                                                "has no animation is written as one frame)")
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials}
+                "split_normals": self.split_normals, "materials": self.materials,
+                "keep_still_frames": self.keep_still_frames}
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]

@@ -623,3 +623,19 @@ def test_check_flags_skins_quake2_refuses(run, tmp_path):
     result = run("check", "--json", fine, block_bpy=True)
     problems = json.loads(result.stdout)["files"][0]["problems"]
     assert not [p for p in problems if "skin" in (p["field"] or "")], problems
+
+
+def test_a_still_ms3d_converts_to_one_frame_unless_keep_still_frames(run, bpy_scene, tmp_path):
+    """A static MS3D (here a cube exported by Blender, 1 joint-less group) baked to MD2 is one frame;
+    --keep-still-frames writes every sampled frame."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    source = tmp_path / "box.ms3d"
+    assert bpy.ops.export_scene.ms3d(filepath=str(source)) == {"FINISHED"}
+    counts = {}
+    for name, flags in (("default", []), ("kept", ["--keep-still-frames"])):
+        result = run("convert", source, "--to", "md2", "-o", tmp_path / name, "--no-skins", *flags)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "does not apply" not in result.stdout
+        counts[name] = parse_md2((tmp_path / name / "box.md2").read_bytes()).num_frames
+    assert counts["default"] == 1 and counts["kept"] > 1

@@ -31,7 +31,7 @@ from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
-from ..sampling.skin_packing import alternate_note, pack_skin
+from ..sampling.skin_packing import FlatSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
 from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
 from ..sampling.kept_triangles import insert_at, kept_rows
@@ -95,7 +95,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
     if packed is None:
-        skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
+        skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder, (skin_width, skin_height))
     else:
         skins = [new_skin_name(options.skin_folder, f"{options.model_stem or first.name}_skin")]
         skin_images = {skins[0]: packed}
@@ -109,6 +109,15 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
     if size_note:
         (result.warnings if size_note.startswith("the imported") else result.info).append(size_note)
+    if not skins and first.data.get(MD2_FRAMES) is None:
+        result.warnings.append(f"{first.name} has no material, so the MD2 names no skin: Quake II draws it with "
+                               "its no-texture pattern (a player's skin comes from the player's folder); give it "
+                               "a material with an image or a base colour")
+    for name, image in skin_images.items():
+        if isinstance(image, FlatSkin):
+            written = "; Skins: Names Only, so it is not written" if options.skins == "NAMES" else ""
+            result.warnings.append(f"{image.label} has no image: skin {name!r} is a flat skin of its base colour "
+                                   f"{image.colour[:3]}{written}")
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"
@@ -303,9 +312,12 @@ def _grid_report(option: str, grids: FrameGrids, frames: int) -> str:
     return f"MD2 grid: {name}{chosen} for {frames} frame(s), largest error {grids.max_error:.4g} units"
 
 
-def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str) -> tuple[list[str], dict]:
+def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str,
+           size: tuple[int, int]) -> tuple[list[str], dict]:
     """Skin paths from the materials (the imported path, else ``<folder>/<image or material>.pcx``)
-    and the image of each; materials the import added for images the file does not name are left out."""
+    and the image of each; materials the import added for images the file does not name are left out.
+    A new material without an image gets a :class:`FlatSkin` of its base colour, so every skin the
+    file names is written (a model made in Blender without any material names no skin, with a warning)."""
     names: list[str] = []
     images: dict = {}
     for obj in objects:
@@ -314,13 +326,13 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str
             if mat is None or mat.get(MD2_SKIN_FOUND):
                 continue
             skin = str(mat.get(MD2_SKIN, ""))
+            image = material_image(mat)
             if not skin:
-                image = material_image(mat)
-                stem = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
-                skin = new_skin_name(folder, stem)
+                stem_of = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
+                skin = new_skin_name(folder, stem_of)
             if skin not in names:
                 names.append(skin)
-                images[skin] = material_image(mat)
+                images[skin] = image if image is not None or mat.get(MD2_SKIN) else FlatSkin.of(mat, *size)
     stored = [str(s) for s in first.data.get(MD2_SKINS, [])]
     if stored and set(stored) == set(names):
         return stored, images

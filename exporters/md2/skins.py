@@ -152,8 +152,8 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
     """Every skin file to write for ``skins`` (names in the file) and their images; nothing is
     written here, so a refused skin leaves the disk untouched. Also the warnings to report.
 
-    An image may also be a packed skin (anything with ``rgba()`` and ``sources``, see
-    :mod:`..sampling.skin_packing`): it is always encoded, being made at export."""
+    An image may also be a packed skin (``rgba()`` and ``sources``) or a flat one (``rgba()`` and
+    ``note``), see :mod:`..sampling.skin_packing`: it is always encoded, being made at export."""
     if mode not in SKIN_EXTENSIONS:
         return [], []
     extension = SKIN_EXTENSIONS[mode]
@@ -176,7 +176,8 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
                 data = encode_skin(rgba, mode, dither)
             except FormatError as exc:
                 raise ExportError(f"packed skin {name!r}: {exc}") from exc
-            files.append(SkinFile(target, data, f"{mode} packing the images of {len(image.sources)} materials{scaled}"))
+            note = getattr(image, "note", None) or f"packing the images of {len(image.sources)} materials"
+            files.append(SkinFile(target, data, f"{mode}, {note}{scaled}"))
             continue
         unchanged = image_unchanged(image)
         source = Path(str(image.get(SOURCE_PATH, ""))) if unchanged else None

@@ -34,7 +34,7 @@ from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
 from ..sampling.kept_triangles import insert_at, kept_rows
-from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
+from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
 from ...formats.images.skin_limits import SkinBox, fit_size, resample
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
@@ -311,13 +311,17 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
     """The skin slots, their width (a multiple of 4) and height, and whether the images were scaled
     down: images larger than the target's engine loads (Quake: 480 high and GLQuake's 640*480 pixels,
     :mod:`...formats.images.skin_limits`) are scaled down with the aspect kept, the report says to what;
-    the size an imported MDL had is kept (its skins keep their palette indices)."""
-    slots = []
+    the size an imported MDL had is kept (its skins keep their palette indices). A material without an
+    image gives a flat skin of its base colour (after the image skins, so skin 0 stays an image), no
+    material at all one of Blender's grey; the warnings say so."""
+    slots, flat = [], []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
         if pairs:
             intervals = slot.material.get(INTERVALS)
             slots.append((slot.material, pairs, intervals))
+        elif slot.material is not None and all(m is not slot.material for m, _, _ in slots + flat):
+            flat.append((slot.material, None, None))     # a flat skin of its base colour
     settings = obj.classic_model
     if slots:
         width, height = (int(x) for x in slots[0][1][0][0].size)
@@ -344,7 +348,14 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
             raise ExportError(f"{obj.name}: skin width {width} is not a multiple of 4, which Quake refuses")
         warnings.append(f"skin width {width} padded to {padded} (Quake needs a multiple of 4)")
     skins = []
-    for material, pairs, intervals in slots:
+    for material, pairs, intervals in slots + flat:
+        if pairs is None:
+            colour = FlatSkin.of(material, 1, 1)
+            index = rgba_to_indices(colour.rgba(), palette)[0, 0]
+            skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
+            warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
+                            f"{colour.colour[:3]}")
+            continue
         images = []
         for image, mask in pairs:
             if tuple(image.size) != source_size:
@@ -357,8 +368,11 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
             images = images[:1]
         skins.append(MdlSkin(np.array(intervals, np.float32) if group else None, np.stack(images)))
     if not skins:
-        warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
-        skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
+        grey = FlatSkin.of(None, 1, 1)
+        warnings.append(f"{obj.name} has no material: wrote a flat {padded}x{height} skin of Blender's grey "
+                        f"{grey.colour[:3]}")
+        skins.append(MdlSkin(None, np.full((1, height, padded), rgba_to_indices(grey.rgba(), palette)[0, 0],
+                                           np.uint8)))
     return skins, padded, height, size is not None
 
 

@@ -13,6 +13,7 @@ class FrameExportOptions:
     scale: float = 1.0
     apply_transform: bool = True
     frame_rate: str = "GAME"            # TIMELINE/ACTIONS: "GAME" every 0.1 s of scene time, "SCENE" every scene frame
+    keep_still_frames: bool = False     # TIMELINE: write every frame of a model that does not move (see still_frames)
 
 
 @dataclass

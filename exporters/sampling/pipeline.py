@@ -3,7 +3,8 @@ the frames, merge the parts into one mesh. The builders quantise, pick normals a
 what :func:`sample_model` hands back.
 
     options ──► sample_parts (timeline | shape keys | actions, at the game rate or every scene
-                frame; one topology) ──► exported_frames ──► merged
+                frame; one topology) ──► still_frames (one frame if nothing moves) ──► exported_frames
+                ──► merged
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import bpy
 from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sample_parts
 from .frame_rate import rate_report
 from .options import FrameExportOptions
+from .still_frames import still_frames
 
 
 @dataclass
@@ -45,7 +47,10 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
     is refused unless it has them)."""
     parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles)
+    sampled = len(frames)
+    parts, frames, still = still_frames(parts, frames, options)
     exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
-    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, len(frames))]
+    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, sampled)]
+    info += [still] if still else []
     return SampledModel(parts, frames, exported, positions, triangles, uvs, info)
