@@ -20,13 +20,15 @@ import bpy
 
 from ...formats.binary import decode_name
 from ...formats.errors import FormatError
-from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.file_tail import kept_tail
+from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
+                                  serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
 from ...formats.images.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
+                               MDL_GRID, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
@@ -166,6 +168,11 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
         pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
+    if single and mesh.get(MDL_TAIL) is not None:
+        model.trailing = kept_tail(bytes(mesh[MDL_TAIL]), serialize_mdl(model))
+        if model.trailing:
+            info.append(f"wrote back the {len(model.trailing)} bytes the file had after its last frame (the model "
+                        "is unchanged)")
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
 
 
