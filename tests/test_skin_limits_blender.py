@@ -4,6 +4,7 @@ says to what size. Decoded with the tests' own readers and compared with Blender
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from formats.images.palette import quake2_palette
 from formats.md2.codec import parse_md2
@@ -125,3 +126,17 @@ def test_mdl_skins_over_quakes_limits_are_scaled_not_refused(bpy_scene, tmp_path
     candidates = np.concatenate([written, seam])
     for uv in np.unique(np.round(uvs, 9), axis=0):
         assert np.any(np.all(np.abs(candidates - uv) <= 0.5 / 480 + 1e-6, axis=1)), uv
+
+
+def test_mdl_with_more_skins_than_quake_loads_is_refused(bpy_scene, tmp_path):
+    """Quake's Mod_LoadAllSkins refuses more than MAX_SKINS (32) skins: 33 alternative skins are refused
+    before anything is written."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    obj = bpy.context.active_object
+    for i in range(33):
+        obj.data.materials.append(bpy.data.materials.new(f"team{i}"))
+    path = tmp_path / "crate.mdl"
+    with pytest.raises(RuntimeError, match="33 skins"):
+        bpy.ops.export_scene.mdl(filepath=str(path), materials="ALTERNATE")
+    assert not path.exists()

@@ -139,7 +139,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
-    _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
+    _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options,
+                  len(skins))
     if limits is HEXEN2_LIMITS:
         refuse(f"{first.name}: cannot export as MDL: ",
                over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
@@ -396,12 +397,14 @@ def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tupl
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
 
-def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
-    """Counts against the target's limits; frame names (None: a full 16-byte name written back from the
-    file's own field) against their field, leaving room for the NUL."""
+def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options, skins: int) -> None:
+    """Counts against the target's limits (skins: MAX_SKINS, 32, Quake's Mod_LoadAllSkins); frame names
+    (None: a full 16-byte name written back from the file's own field) against their field, leaving
+    room for the NUL."""
     where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
         else "Quake"
     refuse(f"{name}: cannot export as MDL: ",
            over_limits((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
-                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)),
+                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height),
+                        ("skins", skins, limits.skins)),
                        f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE))
