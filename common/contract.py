@@ -13,7 +13,8 @@ Objects imported from a game archive keep ``["archive_path"]`` and ``["archive_m
 the sidebar; the export dialog offers the member's path under the chosen game folder).
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
-``mdl_facesfront``; ``mdl_tail`` the bytes after the last frame (as ``md2_tail``); images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
+``mdl_facesfront``; ``mdl_tail`` the bytes after the last frame (as ``md2_tail``);
+images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
 records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``) and corner indices
 into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
 the flavour.
@@ -56,7 +57,7 @@ MDL_POSES = "mdl_poses"
 MDL_GRID = "mdl_grid"
 MDL_FRAME_SLOTS = "mdl_frame_slots"
 MDL_SCALE = "mdl_scale"
-MDL_TAIL = "mdl_tail"                # mesh: the bytes after the last frame and what they followed (formats/file_tail.py)
+MDL_TAIL = "mdl_tail"                # mesh: the bytes after the last frame, as MD2_TAIL
 FACESFRONT = "mdl_facesfront"
 TEXCOORD_ATTRIBUTES = ("mdl_onseam", "mdl_s", "mdl_t")
 SKIN_NODE = "mdl_skin_{}"

@@ -68,7 +68,8 @@ def test_a_1024_skin_is_scaled_to_what_quake2_loads(bpy_scene, tmp_path, capsys)
     assert indices.shape == (362, 362)
     # the scaled skin shows the same four quadrants, split at half its size (181)
     colours = palette[indices].astype(np.int64)
-    for rows, cols, source in ((slice(0, 181), slice(0, 181), rgba[0, 0]), (slice(0, 181), slice(181, None), rgba[0, -1]),
+    for rows, cols, source in ((slice(0, 181), slice(0, 181), rgba[0, 0]),
+                               (slice(0, 181), slice(181, None), rgba[0, -1]),
                                (slice(181, None), slice(0, 181), rgba[-1, 0]),
                                (slice(181, None), slice(181, None), rgba[-1, -1])):
         block = colours[rows, cols].reshape(-1, 3)
