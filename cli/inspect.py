@@ -37,6 +37,7 @@ from ..formats.archives.archive import ArchiveError
 from ..formats.magics import known_format
 from ..formats.archives.game_folder import GameFolder
 from ..formats.archives.game_palette import loose_palette
+from ..formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
                                      find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 
@@ -165,6 +166,9 @@ def _lookup_skin(info: ModelInfo, path: Path, name: str, field: str, offset: int
             _warn(info, f"skin {name!r} could not be loaded: {exc}", field, offset)
         else:
             skin.note = skin.note or f"PCX {image.width}x{image.height}"
+            for problem in QUAKE2_PCX.problems(image.width, image.height, f"skin {name!r}"):
+                _limit(info, f"{problem}: Quake II does not load this PCX (LoadPCX: at most 640x480; "
+                             "GL_Upload8: at most 512*256 pixels)", field, offset)
     info.skins.append(skin)
 
 
@@ -215,6 +219,9 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
             ("skins", len(model.skins), limits.skins, "num_skins")):
         if count > limit:
             _limit(info, f"{count} {what} exceed Quake II's {limit}", name, at[name])
+    for problem in MD2_HEADER.problems(model.skin_width, model.skin_height, "skin"):
+        _limit(info, f"{problem}: Quake II refuses the model (Mod_LoadAliasModel, MAX_LBM_HEIGHT)", "skinheight",
+               at["skinheight"])
     framesize = int(header["framesize"])
     bad = np.argwhere(model.frame_normals >= NUM_NORMALS)
     if len(bad):

@@ -156,6 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="MD2/MDL: shorten frame names (MD2: and skin names) that do not fit their field "
                               "instead of failing: a frame name keeps its number, so animations stay grouped; "
                               "the warnings list what was shortened (fit_names)")
+    exports.add_argument("--keep-still-frames", action="store_true",
+                         help="MD2/MDL: write every sampled frame of a model that does not move (by default a "
+                              "model whose frames are all identical and that has no animation, such as a static "
+                              "MS3D, is written as one frame; MD2 and MDL inputs keep their frames) "
+                              "(keep_still_frames)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
@@ -282,6 +287,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["split_normals"] = OptionRequest("--split-normals", True)
     if args.fit_names:
         exports["fit_names"] = OptionRequest("--fit-names", True)
+    if args.keep_still_frames:
+        exports["keep_still_frames"] = OptionRequest("--keep-still-frames", True)
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:

@@ -3,7 +3,8 @@ export to read. Importers and exporters both import it; neither imports the othe
 
 MD2 (mesh custom properties unless said): ``md2_frames`` the file's frame records (name, grid,
 bytes, normals); ``md2_st`` the ST table as int16 pairs; ``md2_glcmds`` the GL command words;
-``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; corner attribute
+``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; ``md2_tail`` the bytes
+after ``ofs_end`` with the SHA-1 of the bytes before them (:mod:`..formats.file_tail`); corner attribute
 ``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for, ``["md2_skin_found"]`` set
 when it stands for no skin of the file (an image found beside the model; the export leaves it out).
 Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import, and
@@ -12,7 +13,8 @@ Objects imported from a game archive keep ``["archive_path"]`` and ``["archive_m
 the sidebar; the export dialog offers the member's path under the chosen game folder).
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
-``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
+``mdl_facesfront``; ``mdl_tail`` the bytes after the last frame (as ``md2_tail``);
+images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
 records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``) and corner indices
 into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
 the flavour.
@@ -48,6 +50,7 @@ MD2_GLCMDS = "md2_glcmds"
 MD2_SKINS = "md2_skins"
 MD2_SKIN_FIELDS = "md2_skin_fields"
 MD2_SCALE = "md2_scale"
+MD2_TAIL = "md2_tail"                # mesh: the bytes after ofs_end and what they followed (formats/file_tail.py)
 MD2_SKIN = "md2_skin"                # material
 MD2_SKIN_FOUND = "md2_skin_found"    # material: image found beside the model for a skin the file does not name
 ST_INDEX_ATTRIBUTE = "md2_st_index"  # corner attribute
@@ -57,6 +60,7 @@ MDL_POSES = "mdl_poses"
 MDL_GRID = "mdl_grid"
 MDL_FRAME_SLOTS = "mdl_frame_slots"
 MDL_SCALE = "mdl_scale"
+MDL_TAIL = "mdl_tail"                # mesh: the bytes after the last frame, as MD2_TAIL
 FACESFRONT = "mdl_facesfront"
 TEXCOORD_ATTRIBUTES = ("mdl_onseam", "mdl_s", "mdl_t")
 SKIN_NODE = "mdl_skin_{}"

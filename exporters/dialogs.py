@@ -56,6 +56,7 @@ def _frames(operator, layout, context, fmt: str) -> None:
         body.prop(operator, "frame_source")
         applies_when(body, operator.frame_source != "SHAPE_KEYS").prop(operator, "frame_rate")
         applies_when(body, operator.frame_source == "ACTIONS").prop(operator, "step")
+        applies_when(body, operator.frame_source == "TIMELINE").prop(operator, "keep_still_frames")
         if operator.frame_source == "ACTIONS":
             draw_action_list(body, context.scene)
         body.prop(operator, "fit_names")             # frame (and MD2 skin) names shortened to their fields

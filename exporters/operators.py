@@ -85,6 +85,10 @@ class FrameExportBase(ExportOperatorBase):
                             description="Shorten frame names (and MD2 skin names) that do not fit their field "
                                         "instead of refusing the export: a frame name keeps its number, so "
                                         "animations stay grouped; the report lists what was shortened")
+    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
+                                    description="Timeline: write every sampled frame even when the model does not "
+                                                "move (by default a model whose frames are all identical and that "
+                                                "has no animation is written as one frame)")
     write_qc: BoolProperty(name="QuakeC Frames", default=False,
                            description="Also write <model>.qc beside the model: one $frame line per animation, "
                                        "in file order, with the frame names as written, for the QuakeC code")
@@ -101,7 +105,8 @@ class FrameExportBase(ExportOperatorBase):
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names}
+                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names,
+                "keep_still_frames": self.keep_still_frames}
 
     def standard_actions(self) -> str:
         """How actions named after Quake II's player animations are ordered (see find_actions)."""

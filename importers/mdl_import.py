@@ -30,8 +30,7 @@ from ..formats.animations import slot_animations
 from ..formats.mdl.variants import MD16, RAPO, TEXCOORD
 from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
                                MDL_FRAME_SLOTS, MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX,
-                               MDL_VARIANT,
-                               TEXCOORD_ATTRIBUTES)
+                               MDL_TAIL, MDL_VARIANT, TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import read_palette, skin_slot_material
 from ..common.made_names import mark_made
 from .frame_animation import play_frames_on_timeline
@@ -148,6 +147,8 @@ def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, 
             kept_st["st"] = model.st_triangles[~keep]
             mesh[MDL_DEGENERATE_ST] = kept_st.tobytes()
     mesh[MDL_GRID] = [float(x) for x in (*model.scale, *model.translate)]
+    if model.tail_record is not None:
+        mesh[MDL_TAIL] = model.tail_record
     mesh[MDL_FRAME_SLOTS] = json.dumps([
         {"first": s.first_pose, "count": s.num_poses,
          "intervals": None if s.intervals is None else [float(x) for x in s.intervals],

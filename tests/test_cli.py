@@ -613,3 +613,49 @@ def test_convert_to_md2_writes_pcx_skins_and_glb_carries_the_found_skin(run, tmp
     indices, palette = read_pcx((game / Path(written.skins[0]).name).read_bytes())
     np.testing.assert_array_equal(palette, quake2)
     np.testing.assert_array_equal(quake2[indices], rgba[..., :3])
+
+
+def test_check_flags_skins_quake2_refuses(run, tmp_path):
+    """skinheight over 480 (Mod_LoadAliasModel) and a PCX over 640x480 or 512*256 pixels (LoadPCX,
+    GL_Upload8) are limits; a 296x240 skin is clean."""
+    from image_files import write_pcx
+    palette = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, 3))
+    model = grid_model()
+    model.skin_width, model.skin_height, model.skins = 1024, 1024, ["big.pcx"]
+    tall = tmp_path / "tall" / "tris.md2"
+    tall.parent.mkdir()
+    tall.write_bytes(serialize_md2(model))
+    write_pcx(tall.parent / "big.pcx", np.zeros((500, 300), np.uint8), palette)
+    result = run("check", "--json", tall, block_bpy=True)
+    assert result.returncode == 1
+    problems = json.loads(result.stdout)["files"][0]["problems"]
+    header = [p for p in problems if p["field"] == "skinheight"]
+    assert header and header[0]["offset"] == 12 and "skin height 1024 exceeds 480" in header[0]["message"]
+    pcx = [p["message"] for p in problems if p["field"] == "skin 0"]
+    assert any("'big.pcx' height 500 exceeds 480" in m and "LoadPCX" in m for m in pcx)
+    assert any("150000 pixels (300x500), over 131072" in m for m in pcx)
+
+    model.skin_width, model.skin_height = 296, 240
+    fine = tmp_path / "fine" / "tris.md2"
+    fine.parent.mkdir()
+    fine.write_bytes(serialize_md2(model))
+    write_pcx(fine.parent / "big.pcx", np.zeros((240, 296), np.uint8), palette)
+    result = run("check", "--json", fine, block_bpy=True)
+    problems = json.loads(result.stdout)["files"][0]["problems"]
+    assert not [p for p in problems if "skin" in (p["field"] or "")], problems
+
+
+def test_a_still_ms3d_converts_to_one_frame_unless_keep_still_frames(run, bpy_scene, tmp_path):
+    """A static MS3D (here a cube exported by Blender, 1 joint-less group) baked to MD2 is one frame;
+    --keep-still-frames writes every sampled frame."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    source = tmp_path / "box.ms3d"
+    assert bpy.ops.export_scene.ms3d(filepath=str(source)) == {"FINISHED"}
+    counts = {}
+    for name, flags in (("default", []), ("kept", ["--keep-still-frames"])):
+        result = run("convert", source, "--to", "md2", "-o", tmp_path / name, "--no-skins", *flags)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "does not apply" not in result.stdout
+        counts[name] = parse_md2((tmp_path / name / "box.md2").read_bytes()).num_frames
+    assert counts["default"] == 1 and counts["kept"] > 1

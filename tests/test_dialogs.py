@@ -192,7 +192,8 @@ COLLECTION_SET = {"use_selection", "collection"}
 
 def _frames_greyed(v: dict) -> set[str]:
     return ({"frame_rate"} if v["frame_source"] == "SHAPE_KEYS" else set()) | \
-           ({"step"} if v["frame_source"] != "ACTIONS" else set())
+           ({"step"} if v["frame_source"] != "ACTIONS" else set()) | \
+           ({"keep_still_frames"} if v["frame_source"] != "TIMELINE" else set())
 
 
 def _source_greyed(v: dict) -> set[str]:

@@ -109,7 +109,7 @@ def test_untouched_round_trip_is_byte_identical(bpy_scene, path, tmp_path):
     original = parse_mdl(data)
     obj = import_mdl(bpy, path)
     exported = export_mdl(bpy, obj, tmp_path / "out.mdl")
-    assert exported == data[:len(data) - original.trailing_bytes]
+    assert exported == data        # with the bytes after the last frame (a QME "QMEX" block) kept
 
 
 def _synthetic():
@@ -145,6 +145,20 @@ def test_groups_round_trip_with_intervals(bpy_scene, tmp_path):
     assert [(a.name, a.frame_start, a.frame_end) for a in obj.classic_model.animations] == \
         [("stand", 1, 2), ("torch", 3, 5)]
     assert export_mdl(bpy, obj, tmp_path / "again.mdl") == data
+
+
+def test_bytes_after_the_last_frame_are_kept_while_the_model_is_unchanged(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    body = serialize_mdl(_synthetic())
+    tag = b"QMEX" + struct.pack("<i", 4) + bytes(range(60))
+    (tmp_path / "tagged.mdl").write_bytes(body + tag)
+    obj = import_mdl(bpy, tmp_path / "tagged.mdl")
+    assert export_mdl(bpy, obj, tmp_path / "again.mdl") == body + tag
+    obj.data.vertices[0].co.x += 5.0           # an edited model does not carry the old file's tag
+    for key in (obj.data.shape_keys.key_blocks if obj.data.shape_keys else []):
+        key.data[0].co.x += 5.0
+    edited = export_mdl(bpy, obj, tmp_path / "edited.mdl")
+    assert parse_mdl(edited).trailing_bytes == 0 and edited != body
 
 
 def test_edited_uvs_split_only_where_needed(bpy_scene, tmp_path):

@@ -21,13 +21,15 @@ import bpy
 
 from ...formats.binary import decode_name
 from ...formats.errors import FormatError
-from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.file_tail import kept_tail
+from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
+                                  serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
 from ...formats.images.palette import indices_to_rgba, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
+                               MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
@@ -37,12 +39,13 @@ from ..limits import name_problems, over_limits, refuse
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
 from ..sampling.planned import PlannedExport
 from ..sampling.kept_triangles import insert_at, kept_rows
-from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
+from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
+from ...formats.images.skin_limits import SkinBox, fit_size, resample
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 
-MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
+MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
 
@@ -87,18 +90,20 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
     if packed is None:
-        skins, width, height = _skins(first, palette, options, warnings)
+        skins, width, height, scaled = _skins(first, palette, options, warnings, limits, info)
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
         skins, width, height = _packed_skins(packed, palette, options.dither)
+        scaled = False
         info.append(packed.report("0"))
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     if packed is not None:
         uvs = packed.corner_uvs
     file_tris = tris_ccw[:, ::-1]
-    uv_width = (settings.skin_width if packed is None and settings.source_format == "MDL" and settings.skin_width
+    uv_width = (settings.skin_width if packed is None and not scaled and settings.source_format == "MDL"
+                and settings.skin_width
                 else width)
     corner_uv = uvs[:, ::-1]
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
@@ -144,7 +149,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         names, changes = fit_frame_names(names, FRAME_NAME_SIZE, [n is None for n in new_names])
         new_names = [None if old is None else new for old, new in zip(new_names, names)]
         warnings += [fitted_report("frame name", changes, FRAME_NAME_SIZE)] if changes else []
-    _check_limits(sampled.label, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
+    _check_limits(sampled.label, positions.shape[1], len(triangles), len(names), new_names, height, limits, options,
+                  len(skins))
     if limits is HEXEN2_LIMITS:
         refuse(f"{sampled.label}: cannot export as MDL: ",
                over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
@@ -173,6 +179,11 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
         pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
+    if single and mesh.get(MDL_TAIL) is not None:
+        model.trailing = kept_tail(bytes(mesh[MDL_TAIL]), serialize_mdl(model))
+        if model.trailing:
+            info.append(f"wrote back the {len(model.trailing)} bytes the file had after its last frame (the model "
+                        "is unchanged)")
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
 
 
@@ -293,8 +304,15 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
     return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
-def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
+def _image_indices(image, mask, palette, dither: bool, size: tuple[int, int] | None = None) -> np.ndarray:
+    """Palette indices of ``image`` (its imported indices while its colours are unchanged); ``size``:
+    scaled down to (width, height) first, with its fullbright mask."""
     rgba = _image_rgba(image)
+    if size is not None and size != (rgba.shape[1], rgba.shape[0]):
+        emissive = None
+        if mask is not None and tuple(mask.size) == tuple(image.size):
+            emissive = resample(_image_rgba(mask), *size)[..., 0] >= 128
+        return rgba_to_indices(resample(rgba, *size), palette, emissive, dither=dither)
     stored = image.get(INDICES)
     if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
         indices = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
@@ -306,13 +324,22 @@ def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
     return rgba_to_indices(rgba, palette, emissive, dither=dither)
 
 
-def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
-    slots = []
+def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits: MdlLimits,
+           info: list[str]) -> tuple[list[MdlSkin], int, int, bool]:
+    """The skin slots, their width (a multiple of 4) and height, and whether the images were scaled
+    down: images larger than the target's engine loads (Quake: 480 high and GLQuake's 640*480 pixels,
+    :mod:`...formats.images.skin_limits`) are scaled down with the aspect kept, the report says to what;
+    the size an imported MDL had is kept (its skins keep their palette indices). A material without an
+    image gives a flat skin of its base colour (after the image skins, so skin 0 stays an image), no
+    material at all one of Blender's grey; the warnings say so."""
+    slots, flat = [], []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
         if pairs:
             intervals = slot.material.get(INTERVALS)
             slots.append((slot.material, pairs, intervals))
+        elif slot.material is not None and all(m is not slot.material for m, _, _ in slots + flat):
+            flat.append((slot.material, None, None))     # a flat skin of its base colour
     settings = obj.classic_model
     if slots:
         width, height = (int(x) for x in slots[0][1][0][0].size)
@@ -320,6 +347,15 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
         width, height = settings.skin_width, settings.skin_height
     else:
         width = height = DEFAULT_SKIN
+    box = SkinBox(height=limits.skin_height, pixels=limits.skin_pixels)
+    size, source_size = None, (width, height)
+    imported = settings.source_format == "MDL" and (width, height) == (settings.skin_width, settings.skin_height)
+    if slots and not imported and not box.fits(width, height):
+        size = fit_size(width, height, box, width_multiple=4)
+        where = "modern source ports" if options.target == "MODERN" else "Quake"
+        info.append(f"skin {width}x{height} is larger than {where} loads ("
+                    f"{'; '.join(box.problems(width, height, 'skin'))}): scaled to {size[0]}x{size[1]}, aspect kept")
+        width, height = size
     padded = -(-width // 4) * 4
     if padded != width and settings.source_format == "MDL" and width == settings.skin_width:
         warnings.append(f"skin width {width} is not a multiple of 4 (kept as in the imported file; "
@@ -330,22 +366,32 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
             raise ExportError(f"{obj.name}: skin width {width} is not a multiple of 4, which Quake refuses")
         warnings.append(f"skin width {width} padded to {padded} (Quake needs a multiple of 4)")
     skins = []
-    for material, pairs, intervals in slots:
+    for material, pairs, intervals in slots + flat:
+        if pairs is None:
+            colour = FlatSkin.of(material, 1, 1)
+            index = rgba_to_indices(colour.rgba(), palette)[0, 0]
+            skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
+            warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
+                            f"{colour.colour[:3]}")
+            continue
         images = []
         for image, mask in pairs:
-            if tuple(image.size) != (width, height):
+            if tuple(image.size) != source_size:
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
-                                  f"the model's skins are {width}x{height}")
-            indices = _image_indices(image, mask, palette, options.dither)
+                                  f"the model's skins are {source_size[0]}x{source_size[1]}")
+            indices = _image_indices(image, mask, palette, options.dither, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
             images = images[:1]
         skins.append(MdlSkin(np.array(intervals, np.float32) if group else None, np.stack(images)))
     if not skins:
-        warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
-        skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
-    return skins, padded, height
+        grey = FlatSkin.of(None, 1, 1)
+        warnings.append(f"{obj.name} has no material: wrote a flat {padded}x{height} skin of Blender's grey "
+                        f"{grey.colour[:3]}")
+        skins.append(MdlSkin(None, np.full((1, height, padded), rgba_to_indices(grey.rgba(), palette)[0, 0],
+                                           np.uint8)))
+    return skins, padded, height, size is not None
 
 
 def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:
@@ -361,14 +407,16 @@ def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tupl
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
 
-def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
-    """Counts against the target's limits; frame names (None: a full 16-byte name written back from the
-    file's own field) against their field, leaving room for the NUL."""
+def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options, skins: int) -> None:
+    """Counts against the target's limits (skins: MAX_SKINS, 32, Quake's Mod_LoadAllSkins); frame names
+    (None: a full 16-byte name written back from the file's own field) against their field, leaving
+    room for the NUL."""
     where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
         else "Quake"
     refuse(f"{name}: cannot export as MDL: ",
            over_limits((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
-                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)),
+                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height),
+                        ("skins", skins, limits.skins)),
                        f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE, FIT_NAMES_HINT))
 
 

@@ -15,6 +15,7 @@ class FrameExportOptions:
     frame_rate: str = "GAME"            # TIMELINE/ACTIONS: "GAME" every 0.1 s of scene time, "SCENE" every scene frame
     standard_order: str = ""            # ACTIONS: Quake II's player animations first in the game's order:
                                         # "PLAYER" always, "DEFAULT" when every action is named after one
+    keep_still_frames: bool = False     # TIMELINE: write every frame of a model that does not move (see still_frames)
 
 
 @dataclass

@@ -3,7 +3,8 @@ the frames, merge the parts into one mesh. The builders quantise, pick normals a
 what :func:`sample_model` hands back.
 
     options ──► sample_parts (timeline | shape keys | actions, at the game rate or every scene
-                frame; one topology) ──► exported_frames ──► merged
+                frame; one topology) ──► still_frames (one frame if nothing moves) ──► exported_frames
+                ──► merged
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sa
 from .frame_rate import rate_report
 from .options import FrameExportOptions
 from .planned import PlannedExport, model_label
+from .still_frames import still_frames
 
 
 @dataclass
@@ -54,9 +56,12 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     is refused unless it has them); ``check``: refuses counts known before sampling (:mod:`.planned`)."""
     objects, left_out = _without_empty_meshes(objects, kept_triangles)
     parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles, check)
+    sampled = len(frames)
+    parts, frames, still = still_frames(parts, frames, options)
     exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
-    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, len(frames))]
+    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, sampled)]
+    info += [still] if still else []
     info += [f"object {name!r} has no faces: left out" for name in left_out]
     return SampledModel(parts, frames, exported, positions, triangles, uvs, info)
 
