@@ -10,7 +10,7 @@ import bpy
 from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
-from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
+from .contract import FULLBRIGHT_NODE, SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -138,10 +138,10 @@ def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Materia
 
 
 def material_image(material: bpy.types.Material | None) -> bpy.types.Image | None:
-    """The first image texture in ``material``'s node tree, if any."""
+    """The first image texture in ``material``'s node tree that is not an MDL fullbright mask, if any."""
     if material is None or material.node_tree is None:
         return None
     for node in material.node_tree.nodes:
-        if node.type == "TEX_IMAGE" and node.image is not None:
+        if node.type == "TEX_IMAGE" and node.image is not None and not node.name.startswith(FULLBRIGHT_NODE.format("")):
             return node.image
     return None

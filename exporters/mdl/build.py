@@ -22,7 +22,7 @@ from ...formats.binary import decode_name
 from ...formats.errors import FormatError
 from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import indices_to_rgba, rgba_to_indices
+from ...formats.images.palette import PLAYER_RANGES, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
@@ -36,6 +36,7 @@ from ..limits import name_problems, over_limits, refuse
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
+from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 
@@ -52,6 +53,8 @@ class MdlExportOptions(VertexModelOptions):
     palette: str = ""              # '' by flavour: Hexen II's for RAPO (as its import decodes it), else Quake's
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
+    player_colours: str = "AUTO"   # "ON", "OFF": may new skin colours use 16-31 and 96-111 (see .player_colours)
+    file_name: str = ""            # the file written (player.mdl), for the AUTO player rule
 
 
 @dataclass
@@ -80,12 +83,17 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
+    shown = ([s.image for s in packed.sources] if packed is not None else
+             [image for slot in first.material_slots for image, _ in material_skin_images(slot.material)])
+    player, note = player_colours(first, shown, options.player_colours, options.file_name)
+    info.append(note)
+    avoid = () if player else PLAYER_RANGES
     if packed is None:
-        skins, width, height = _skins(first, palette, options, warnings)
+        skins, width, height = _skins(first, palette, options, warnings, avoid)
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
-        skins, width, height = _packed_skins(packed, palette, options.dither)
+        skins, width, height = _packed_skins(packed, palette, options.dither, avoid)
         info.append(packed.report("0"))
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
@@ -283,20 +291,22 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
     return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
-def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
+def _image_indices(image, mask, palette, dither: bool, avoid) -> np.ndarray:
+    """Palette indices of ``image``: pixels white in its fullbright ``mask`` (mean of R, G, B at least
+    half) get 224-255, all others 0-223 outside ``avoid``; a pixel still showing the colour of the index
+    it was imported with, in the same fullbright class, keeps that index."""
     rgba = _image_rgba(image)
     stored = image.get(INDICES)
+    keep = None
     if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
-        indices = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
-        if np.array_equal(indices_to_rgba(indices, palette)[..., :3], rgba[..., :3]):
-            return indices.copy()
+        keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
     emissive = None
     if mask is not None and tuple(mask.size) == tuple(image.size):
-        emissive = _image_rgba(mask)[..., 0] >= 128
-    return rgba_to_indices(rgba, palette, emissive, dither=dither)
+        emissive = _image_rgba(mask)[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    return rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
 
 
-def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
+def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], avoid) -> tuple[list[MdlSkin], int, int]:
     slots = []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
@@ -326,7 +336,7 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
             if tuple(image.size) != (width, height):
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
                                   f"the model's skins are {width}x{height}")
-            indices = _image_indices(image, mask, palette, options.dither)
+            indices = _image_indices(image, mask, palette, options.dither, avoid)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
@@ -338,15 +348,15 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
     return skins, padded, height
 
 
-def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:
+def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
     indices, fullbright masks apply), then packed."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            cells.append(_image_indices(source.image, source.mask, palette, dither))
+            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid))
         else:
-            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither))
+            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
     atlas = pack_images(cells, packed.layout, fill=0)
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
