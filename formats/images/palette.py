@@ -225,7 +225,7 @@ def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.nda
     (``ordinary`` = (lo, hi) sets that range instead; Quake II uses (0, 255) and no mask), never
     one in the ``avoid`` ranges ((lo, hi) pairs, e.g. :data:`PLAYER_RANGES`).  ``keep`` (h, w)
     uint8, the indices the image was decoded from: a pixel still showing its kept index's colour,
-    in the class the mask gives it, keeps that index (even inside ``avoid``).
+    in the class the mask gives it (or the ``ordinary`` range), keeps that index (even inside ``avoid``).
     Colours are matched by CIEDE2000 (:func:`ciede2000`).
     With ``dither``, Floyd-Steinberg error diffusion (7/16 right, 3/16 down-left, 5/16 down,
     1/16 down-right, in sRGB units, on values clipped to 0..255); kept pixels neither take nor
@@ -252,7 +252,7 @@ def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.nda
         allowed = allowed[(allowed < lo) | (allowed >= hi)]
     matcher = _Matcher(palette, (allowed, np.arange(FULLBRIGHT_START, 256)))
     rgb = image[..., :3]
-    kept = _kept_pixels(rgb, palette, emissive, keep)
+    kept = _kept_pixels(rgb, palette, emissive, keep, ordinary)
     if not dither:
         out = _match_distinct(matcher, rgb, emissive, ~kept)
     else:
@@ -262,15 +262,16 @@ def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.nda
     return out
 
 
-def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, keep) -> np.ndarray:
-    """Pixels whose ``keep`` index still shows their colour and agrees with their fullbright class."""
+def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, keep, ordinary) -> np.ndarray:
+    """Pixels whose ``keep`` index still shows their colour and lies in their class (224-255 where
+    emissive, the ``ordinary`` range elsewhere)."""
     if keep is None:
         return np.zeros(emissive.shape, dtype=bool)
     keep = np.asarray(keep)
     if keep.shape != emissive.shape or keep.dtype != np.uint8:
         raise FormatError(f"keep must be {emissive.shape} uint8, got {keep.dtype} {keep.shape}", field="keep")
     same = np.all(palette[keep] == np.clip(np.rint(rgb), 0, 255), axis=-1)
-    return same & ((keep >= FULLBRIGHT_START) == emissive)
+    return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
 
 
 def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray) -> np.ndarray:
