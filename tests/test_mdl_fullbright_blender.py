@@ -13,6 +13,7 @@ from conftest import CORPUS, corpus_files
 from formats.images.palette import quake_palette
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from mdl_reference import decode
+from test_cli import needs_bpy, package_path, run  # noqa: F401  (fixtures)
 from test_mdl_blender import export_mdl, import_mdl
 
 PLAYER = [i for i in range(16, 32)] + [i for i in range(96, 112)]
@@ -227,3 +228,17 @@ def test_add_mask_on_an_import_starts_from_its_fullbright_pixels_and_paint_selec
     assert bpy.context.object.mode == "TEXTURE_PAINT"
     assert bpy.ops.classic_models.paint_fullbright(target="SKIN") == {"FINISHED"}
     assert material.texture_paint_images[material.paint_active_slot] == material.node_tree.nodes["mdl_skin_0"].image
+
+
+def test_command_line_player_colours_flag(run, tmp_path):
+    """convert --to mdl --player-colours: a Quake II player's skin in Quake's palette, as a player or not."""
+    needs_bpy()
+    found = corpus_files("md2/petaaar88-zarlag/tris.md2")
+    if not found:
+        pytest.skip(f"corpus file md2/petaaar88-zarlag/tris.md2 not found under {CORPUS}")
+    counts = {}
+    for choice in ("on", "off", "auto"):
+        result = run("convert", found[0], "--to", "mdl", "-o", tmp_path / choice, "--player-colours", choice)
+        assert result.returncode == 0, result.stdout + result.stderr
+        counts[choice] = in_ranges(skin_indices((tmp_path / choice / "tris.mdl").read_bytes()))
+    assert counts["on"] > 0 and counts["off"] == 0 and counts["auto"] == 0      # tris.mdl: not named player
