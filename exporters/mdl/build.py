@@ -79,13 +79,14 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     settings = first.classic_model
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
-    palette = _palette(options.palette_path, options.palette or ("HEXEN2" if variant == RAPO else "QUAKE"))
+    game = options.palette or ("HEXEN2" if variant == RAPO else "QUAKE")
+    palette = _palette(options.palette_path, game)
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
     shown = ([s.image for s in packed.sources] if packed is not None else
              [image for slot in first.material_slots for image, _ in material_skin_images(slot.material)])
-    player, note = player_colours(first, shown, options.player_colours, options.file_name)
+    player, note = player_colours(first, shown, options.player_colours, options.file_name, game)
     info.append(note)
     avoid = () if player else PLAYER_RANGES
     if packed is None:

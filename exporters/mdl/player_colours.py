@@ -5,7 +5,7 @@ player's shirt colour and 96-111 (``BOTTOM_RANGE``) the pants colour (id-Softwar
 ``WinQuake/gl_rmisc.c`` ``R_TranslatePlayerSkin``, the ranges in ``WinQuake/render.h``), on
 whatever alias model the player's entity shows (``cl_entities[1 + playernum].model``). On other models those indices are ordinary colours.
 So the export keeps NEW colours (pixels that are not an imported skin's unchanged pixels) out of
-those ranges unless the model is a player:
+those ranges unless the model is a player (Quake's rule: not with Hexen II's palette):
 
 - *Player Colours* ``ON``: a player model, new colours may use every ordinary index;
 - ``OFF``: new colours never land in 16-31 or 96-111;
@@ -51,8 +51,14 @@ def _imported_use(images: list[bpy.types.Image]) -> bool | None:
 
 
 def player_colours(obj: bpy.types.Object, images: list[bpy.types.Image], choice: str,
-                   file_name: str) -> tuple[bool, str]:
-    """(new colours may use 16-31 and 96-111, the line the export reports about it)."""
+                   file_name: str, game: str = "QUAKE") -> tuple[bool, str]:
+    """(new colours may use 16-31 and 96-111, the line the export reports about it). With Hexen II's
+    palette the Quake ranges do not apply (Hexen II translates player skins through its own table,
+    uHexen2's ``playerTranslation``), so
+    every ordinary index is allowed."""
+    if game == "HEXEN2":
+        return True, (f"Player Colours: {obj.name} uses Hexen II's palette; Quake's shirt and pants ranges "
+                      "(16-31, 96-111) do not apply")
     if choice in ("ON", "OFF"):
         player, why = choice == "ON", "the Player Colours option"
     else:
