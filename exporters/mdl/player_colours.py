@@ -54,8 +54,7 @@ def player_colours(obj: bpy.types.Object, images: list[bpy.types.Image], choice:
                    file_name: str, game: str = "QUAKE") -> tuple[bool, str]:
     """(new colours may use 16-31 and 96-111, the line the export reports about it). With Hexen II's
     palette the Quake ranges do not apply (Hexen II translates player skins through its own table,
-    uHexen2's ``playerTranslation``), so
-    every ordinary index is allowed."""
+    uHexen2's ``playerTranslation``), so every ordinary index is allowed."""
     if game == "HEXEN2":
         return True, (f"Player Colours: {obj.name} uses Hexen II's palette; Quake's shirt and pants ranges "
                       "(16-31, 96-111) do not apply")
