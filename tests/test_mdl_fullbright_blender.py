@@ -5,6 +5,8 @@ Expected indices come from tests/colour_reference.py (a scalar CIEDE2000 written
 exporter's), the written files are read with the independent decoder tests/mdl_reference.py."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -159,13 +161,14 @@ def gradient(size: int = 64) -> np.ndarray:
                      np.full((size, size), 60.0)], -1).round().astype(np.uint8)
 
 
-@pytest.mark.parametrize("name, option, player", [("crate", "AUTO", False), ("crate", "ON", True),
-                                                  ("player", "AUTO", True), ("player", "OFF", False)])
-def test_gradient_stays_out_of_the_player_ranges_unless_a_player(bpy_scene, tmp_path, name, option, player):
+@pytest.mark.parametrize("name, option, player, palette", [
+    ("crate", "AUTO", False, "QUAKE"), ("crate", "ON", True, "QUAKE"), ("player", "AUTO", True, "QUAKE"),
+    ("player", "OFF", False, "QUAKE"), ("crate", "OFF", True, "HEXEN2")])     # Hexen II: Quake's ranges do not apply
+def test_gradient_stays_out_of_the_player_ranges_unless_a_player(bpy_scene, tmp_path, name, option, player, palette):
     bpy = bpy_scene
     rgb = gradient()
     obj, _ = new_model(bpy, name, rgb)
-    indices = skin_indices(export_mdl(bpy, obj, tmp_path / f"{name}.mdl", player_colours=option))
+    indices = skin_indices(export_mdl(bpy, obj, tmp_path / f"{name}.mdl", player_colours=option, palette=palette))
     count = in_ranges(indices)
     if player:
         assert count > 0.05 * indices.size       # the issue's gradient put 12 % there
@@ -210,6 +213,39 @@ def test_a_mask_node_made_by_hand_still_counts(bpy_scene, tmp_path):
     tree.nodes.active = node                      # first in no particular order: the skin is still found
     indices = skin_indices(export_mdl(bpy, obj, tmp_path / "old.mdl"))
     np.testing.assert_array_equal(indices >= 224, painted)
+
+
+def test_panels_draw(bpy_scene, extension):
+    """Both panels poll and draw for a material with and without a mask (no exception in draw)."""
+    bpy = bpy_scene
+    obj, _ = new_model(bpy, "drawn", gradient(8))
+    panels = (bpy.types.VIEW3D_PT_classic_model_fullbright, bpy.types.MATERIAL_PT_classic_model_fullbright)
+    assert all(panel.poll(bpy.context) for panel in panels)
+    draw_fullbright = importlib.import_module(f"{extension}.ui.fullbright").draw_fullbright
+
+    class Layout:                       # records what draw asks for
+        def __init__(self):
+            self.texts = []
+
+        def column(self, **_):
+            return self
+
+        def row(self, **_):
+            return self
+
+        def label(self, text="", **_):
+            self.texts.append(text)
+
+        def operator(self, idname, text="", **_):
+            self.texts.append(text or idname)
+            return type("Props", (), {})()
+    before = Layout()
+    draw_fullbright(before, bpy.context)
+    assert "classic_models.add_fullbright_mask" in before.texts
+    assert bpy.ops.classic_models.add_fullbright_mask() == {"FINISHED"}
+    after = Layout()
+    draw_fullbright(after, bpy.context)
+    assert "Mask: drawn paint Fullbright" in after.texts and "Paint Mask" in after.texts
 
 
 def test_add_mask_on_an_import_starts_from_its_fullbright_pixels_and_paint_selects_it(bpy_scene):

@@ -1,5 +1,6 @@
-"""Fullbright painting (View3D > Sidebar > Model > Fullbright): the active material's fullbright
-mask, a button to add one, and buttons to paint the mask or the skin in Texture Paint.
+"""Fullbright painting (View3D > Sidebar > Model, and Properties > Material: *Fullbright (Quake MDL)*):
+the active material's fullbright mask, a button to add one, and buttons to paint the mask or the
+skin in Texture Paint.
 
 Quake draws palette indices 224-255 unlit. The mask (image "<skin> Fullbright", white =
 fullbright) says which pixels the MDL export writes with those indices (see ``common/mdl_skins``).
@@ -69,7 +70,29 @@ class CLASSIC_MODELS_OT_paint_fullbright(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def draw_fullbright(layout, context) -> None:
+    """The active material's skin and fullbright mask, with the buttons to add and paint the mask."""
+    material = _material(context)
+    skin = skin_node(material)
+    if skin is None:
+        layout.label(text="The active material shows no image", icon="INFO")
+        return
+    col = layout.column(align=True)
+    col.label(text=f"Skin: {skin.image.name}", icon="IMAGE_DATA")
+    mask = fullbright_mask_node(material)
+    if mask is None or mask.image is None:
+        col.label(text="No fullbright mask: every pixel is lit")
+        layout.operator(CLASSIC_MODELS_OT_add_fullbright_mask.bl_idname, icon="ADD")
+        return
+    col.label(text=f"Mask: {mask.image.name}", icon="LIGHT_SUN")
+    col.label(text="White = fullbright (224-255), black = lit")
+    row = layout.row(align=True)
+    row.operator(CLASSIC_MODELS_OT_paint_fullbright.bl_idname, text="Paint Mask", icon="BRUSH_DATA").target = "MASK"
+    row.operator(CLASSIC_MODELS_OT_paint_fullbright.bl_idname, text="Paint Skin", icon="IMAGE_DATA").target = "SKIN"
+
+
 class VIEW3D_PT_classic_model_fullbright(bpy.types.Panel):
+    """Sidebar > Model"""
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Model"
@@ -81,30 +104,27 @@ class VIEW3D_PT_classic_model_fullbright(bpy.types.Panel):
         return context.object is not None and context.object.type == "MESH"
 
     def draw(self, context):
-        layout = self.layout
-        material = _material(context)
-        skin = skin_node(material)
-        if skin is None:
-            layout.label(text="The active material shows no image", icon="INFO")
-            return
-        col = layout.column(align=True)
-        col.label(text=f"Skin: {skin.image.name}", icon="IMAGE_DATA")
-        mask = fullbright_mask_node(material)
-        if mask is None or mask.image is None:
-            col.label(text="No fullbright mask: every pixel is lit")
-            layout.operator(CLASSIC_MODELS_OT_add_fullbright_mask.bl_idname, icon="ADD")
-        else:
-            col.label(text=f"Mask: {mask.image.name}", icon="LIGHT_SUN")
-            col.label(text="White = fullbright (224-255), black = lit")
-            row = layout.row(align=True)
-            row.operator(CLASSIC_MODELS_OT_paint_fullbright.bl_idname, text="Paint Mask",
-                         icon="BRUSH_DATA").target = "MASK"
-            row.operator(CLASSIC_MODELS_OT_paint_fullbright.bl_idname, text="Paint Skin",
-                         icon="IMAGE_DATA").target = "SKIN"
+        draw_fullbright(self.layout, context)
+
+
+class MATERIAL_PT_classic_model_fullbright(bpy.types.Panel):
+    """Properties > Material"""
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "material"
+    bl_label = "Fullbright (Quake MDL)"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return _material(context) is not None
+
+    def draw(self, context):
+        draw_fullbright(self.layout, context)
 
 
 CLASSES = (CLASSIC_MODELS_OT_add_fullbright_mask, CLASSIC_MODELS_OT_paint_fullbright,
-           VIEW3D_PT_classic_model_fullbright)
+           VIEW3D_PT_classic_model_fullbright, MATERIAL_PT_classic_model_fullbright)
 
 
 def register() -> None:
