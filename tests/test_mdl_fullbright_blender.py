@@ -10,7 +10,7 @@ import importlib
 import numpy as np
 import pytest
 
-from colour_reference import nearest
+from colour_reference import ciede2000 as reference_de, lab, nearest
 from conftest import CORPUS, corpus_files
 from formats.images.palette import quake_palette
 from formats.mdl.codec import parse_mdl, serialize_mdl
@@ -95,7 +95,7 @@ def test_painted_mask_is_exactly_the_fullbright_pixels_of_a_new_model(bpy_scene,
         assert indices[y, x] == nearest(rgb[y, x], palette, NOT_PLAYER)
 
 
-def test_repainting_follows_the_mask_and_untouched_pixels_keep_their_bytes(bpy_scene, tmp_path):
+def test_repainting_follows_the_mask_and_untouched_pixels_keep_their_bytes(bpy_scene, tmp_path, capsys):
     bpy = bpy_scene
     path = corpus_mdl("b_g_key.mdl")
     original = skin_indices(path.read_bytes())
@@ -117,8 +117,18 @@ def test_repainting_follows_the_mask_and_untouched_pixels_keep_their_bytes(bpy_s
         mask_rgb[y, x] = 255
     set_rgb(image, rgb)
     set_rgb(mask, mask_rgb)
+    capsys.readouterr()
     indices = skin_indices(export_mdl(bpy, obj, tmp_path / "key.mdl"))
+    report = capsys.readouterr().out
     palette = quake_palette()
+    # masked pixels more than 10 (CIEDE2000) from their fullbright colour are reported: brown (15.0 away)
+    # under the kept mask, and those of the newly masked pixels whose own colour is that far
+    def far(colour) -> bool:
+        return reference_de(lab(colour), lab(palette[nearest(colour, palette, FULLBRIGHT)])) > 10
+    assert far(brown)
+    count = len(kept) + sum(far(palette[original[y, x]]) for y, x in lit)
+    assert (f"{image.name!r}: {count} pixel(s) white in its fullbright mask are far from every "
+            "fullbright colour") in report
     assert {int(indices[y, x]) for y, x in cleared} == {nearest(brown, palette, NOT_PLAYER)}
     assert {int(indices[y, x]) for y, x in kept} == {nearest(brown, palette, FULLBRIGHT)}
     for y, x in lit:

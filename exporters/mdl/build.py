@@ -22,7 +22,7 @@ from ...formats.binary import decode_name
 from ...formats.errors import FormatError
 from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import PLAYER_RANGES, rgba_to_indices
+from ...formats.images.palette import PLAYER_RANGES, ciede2000, rgba_to_indices, srgb_to_lab
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
@@ -43,6 +43,7 @@ from ..sampling.shading import normal_indices, shade_model
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
+FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
 
 @dataclass
@@ -94,7 +95,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
-        skins, width, height = _packed_skins(packed, palette, options.dither, avoid)
+        skins, width, height = _packed_skins(packed, palette, options.dither, avoid, warnings)
         info.append(packed.report("0"))
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
@@ -292,10 +293,11 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
     return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
-def _image_indices(image, mask, palette, dither: bool, avoid) -> np.ndarray:
+def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str]) -> np.ndarray:
     """Palette indices of ``image``: pixels white in its fullbright ``mask`` (mean of R, G, B at least
-    half) get 224-255, all others 0-223 outside ``avoid``; a pixel still showing the colour of the index
-    it was imported with, in the same fullbright class, keeps that index."""
+    128) get 224-255, all others 0-223 outside ``avoid``; a pixel still showing the colour of the index
+    it was imported with, in the same fullbright class, keeps that index. Warns when masked pixels
+    are far from every fullbright colour (repainted without clearing the mask, most likely)."""
     rgba = _image_rgba(image)
     stored = image.get(INDICES)
     keep = None
@@ -304,7 +306,18 @@ def _image_indices(image, mask, palette, dither: bool, avoid) -> np.ndarray:
     emissive = None
     if mask is not None and tuple(mask.size) == tuple(image.size):
         emissive = _image_rgba(mask)[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
-    return rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
+    indices = rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
+    if emissive is not None and emissive.any():
+        colours, where = np.unique(rgba[emissive][:, :3], axis=0, return_inverse=True)
+        chosen = np.zeros(len(colours), np.int64)
+        chosen[where.ravel()] = indices[emissive]
+        far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > FAR_FROM_FULLBRIGHT
+        count = int(far[where.ravel()].sum())
+        if count:
+            warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
+                            "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
+                            "black there to keep them lit")
+    return indices
 
 
 def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], avoid) -> tuple[list[MdlSkin], int, int]:
@@ -337,7 +350,7 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], avoid) 
             if tuple(image.size) != (width, height):
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
                                   f"the model's skins are {width}x{height}")
-            indices = _image_indices(image, mask, palette, options.dither, avoid)
+            indices = _image_indices(image, mask, palette, options.dither, avoid, warnings)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
@@ -349,13 +362,14 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], avoid) 
     return skins, padded, height
 
 
-def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid) -> tuple[list[MdlSkin], int, int]:
+def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid,
+                  warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
     indices, fullbright masks apply), then packed."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid))
+            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid, warnings))
         else:
             cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
     atlas = pack_images(cells, packed.layout, fill=0)
