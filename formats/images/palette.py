@@ -4,12 +4,14 @@ Indices ``FULLBRIGHT_START``..255 are drawn unlit by the engine (format-notes.md
 :func:`rgba_to_indices` maps ordinary pixels only onto 0..223 and pixels marked emissive only
 onto 224..255.  Colours are matched by CIEDE2000 (CIELAB with D65 white, from sRGB): plain
 CIELAB distance (CIE76) bends hues in the blue-purple region, so pure magenta went to blue 210
-(19 19 223); CIEDE2000 picks pink 144 (187 115 159).  Player models (``avoid=PLAYER_RANGES``)
-keep new colours out of the ranges Quake recolours.  The Quake palette repeats some colours; within one class the lowest index holding a
-colour wins (0 over 48, 16 over 175, 32 over 223, 51-53 over 80-82, 111 over 192, 112 over 207,
-141-143 over 157-159).  The one repeat across classes, 76 = 247 (dark red), is settled by the
-mask.  So indices -> RGBA -> indices gives back every index except those shadowed repeats, which
-come back as an index of the same colour.
+(19 19 223); CIEDE2000 picks pink 144 (187 115 159).  Models that are not players pass
+``avoid=PLAYER_RANGES`` to keep new colours out of the ranges Quake recolours on players, and
+``keep`` (the imported indices) leaves every unchanged pixel on its index.  The Quake palette
+repeats some colours; within one class the lowest index holding a colour wins (0 over 48, 16 over
+175, 32 over 223, 51-53 over 80-82, 111 over 192, 112 over 207, 141-143 over 157-159).  The one
+repeat across classes, 76 = 247 (dark red), is settled by the mask.  So indices -> RGBA -> indices
+without ``keep`` gives back every index except those shadowed repeats, which come back as an index
+of the same colour; with ``keep`` every index.
 """
 from __future__ import annotations
 
@@ -26,8 +28,10 @@ PALETTE_SIZE = 768
 PALETTES = {"QUAKE": "quake_palette.tsv", "QUAKE2": "quake2_palette.tsv", "HEXEN2": "hexen2_palette.tsv"}
 _CHUNK = 8192       # colours per search
 _PAIRS = 8192       # (colour, entry) pairs per CIEDE2000 call: small enough to stay in cache
-SHIRT_RANGE = (16, 32)      # a player's shirt (id-Software/Quake WinQuake/render.h TOP_RANGE, gl_rmisc.c R_TranslatePlayerSkin)
-PANTS_RANGE = (96, 112)     # and pants (BOTTOM_RANGE), recoloured on players
+# Recoloured on players: shirt and pants (id-Software/Quake WinQuake/render.h TOP_RANGE, BOTTOM_RANGE;
+# WinQuake/gl_rmisc.c R_TranslatePlayerSkin)
+SHIRT_RANGE = (16, 32)
+PANTS_RANGE = (96, 112)
 PLAYER_RANGES = (SHIRT_RANGE, PANTS_RANGE)
 
 
