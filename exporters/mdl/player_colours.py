@@ -4,8 +4,9 @@ Quake draws a client's entity with its skin translated: indices 16-31 (``TOP_RAN
 player's shirt colour and 96-111 (``BOTTOM_RANGE``) the pants colour (id-Software/Quake
 ``WinQuake/gl_rmisc.c`` ``R_TranslatePlayerSkin``, the ranges in ``WinQuake/render.h``), on
 whatever alias model the player's entity shows (``cl_entities[1 + playernum].model``). On other
-models those indices are ordinary colours. So the export keeps NEW colours (pixels that are not an imported skin's unchanged pixels) out of
-those ranges unless the model is a player (Quake's rule: not with Hexen II's palette):
+models those indices are ordinary colours. So the export keeps NEW colours (pixels that are not an
+imported skin's unchanged pixels) out of those ranges unless the model is a player (Quake's rule:
+not with Hexen II's palette):
 
 - *Player Colours* ``ON``: a player model, new colours may use every ordinary index;
 - ``OFF``: new colours never land in 16-31 or 96-111;
