@@ -166,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
                          help="MDL: flavour to write: idpo (Quake), md16 (16-bit: QuakeForge, FTE) or rapo "
                               "(Hexen II mission pack); default: an MDL input's own, else idpo (mdl_format)")
+    exports.add_argument("--player-colours", choices=("auto", "on", "off"),
+                         help="MDL: may new skin colours use 16-31 and 96-111, which Quake recolours to a "
+                              "player's shirt and pants: auto (a model named player whose skin uses them), "
+                              "on, off (player_colours)")
     exports.add_argument("--fps", type=_positive_float,
                          help="MS3D: bake the skeletal animation at this many frames per second "
                               "(default for md2/mdl output: 10, the rate Quake and Quake II play; another "
@@ -293,6 +297,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:
         exports["mdl_format"] = OptionRequest("--mdl-format", args.mdl_format.upper())
+    if args.player_colours:
+        exports["player_colours"] = OptionRequest("--player-colours", args.player_colours.upper())
     for key, value in args.import_option:
         imports[key] = OptionRequest(f"--import-option {key}={value}", value, strict=True)
     for key, value in args.export_option:

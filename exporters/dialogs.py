@@ -107,6 +107,7 @@ def draw_mdl_export(operator, layout, context) -> None:
         body.prop(operator, "palette_path")
         body.prop(operator, "skin_width_rule")
         body.prop(operator, "dither")
+        body.prop(operator, "player_colours")        # may new colours use the shirt and pants ranges
 
 
 def draw_ms3d_export(operator, layout, context) -> None:

@@ -212,6 +212,14 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                                  "own, so UV seams split no vertex; Hexen II engines load it")),
         options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
+    player_colours: EnumProperty(name="Player Colours", default="AUTO", items=(
+        ("AUTO", "Auto", "A player model when it is named 'player' (player.mdl) and its imported skin, if any, "
+                         "uses indices 16-31 or 96-111"),
+        ("ON", "Player", "New skin colours may use 16-31 and 96-111, which Quake recolours to a player's shirt "
+                         "and pants colours"),
+        ("OFF", "Not a Player", "New skin colours are kept out of 16-31 and 96-111")),
+        description="Quake recolours indices 16-31 (shirt) and 96-111 (pants) on players; unchanged imported "
+                    "pixels always keep their indices")
 
     def invoke(self, context, event):
         if not self.properties.is_property_set("mdl_format"):
@@ -227,7 +235,8 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
                                    palette=self.palette if self.properties.is_property_set("palette") else "",
                                    palette_path=self.palette_path,
-                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen)
+                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen,
+                                   player_colours=self.player_colours, file_name=Path(self.filepath).name)
         return export_file(self, context, self.with_frame_scripts(context, export_mdl), options)
 
     def draw(self, context):

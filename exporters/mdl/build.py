@@ -25,7 +25,7 @@ from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
                                   serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import indices_to_rgba, rgba_to_indices
+from ...formats.images.palette import PLAYER_RANGES, ciede2000, rgba_to_indices, srgb_to_lab
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
@@ -42,12 +42,14 @@ from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
 from ...formats.images.skin_limits import SkinBox, fit_size, resample
+from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
+FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
 
 @dataclass
@@ -58,6 +60,8 @@ class MdlExportOptions(VertexModelOptions):
     palette: str = ""              # '' by flavour: Hexen II's for RAPO (as its import decodes it), else Quake's
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
+    player_colours: str = "AUTO"   # "ON", "OFF": may new skin colours use 16-31 and 96-111 (see .player_colours)
+    file_name: str = ""            # the file written (player.mdl), for the AUTO player rule
 
 
 @dataclass
@@ -83,18 +87,24 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     settings = first.classic_model
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
-    palette = _palette(options.palette_path, options.palette or ("HEXEN2" if variant == RAPO else "QUAKE"))
+    game = options.palette or ("HEXEN2" if variant == RAPO else "QUAKE")
+    palette = _palette(options.palette_path, game)
     if not (options.palette or options.palette_path) and first.get(MDL_PALETTE):
         palette = np.frombuffer(bytes(first[MDL_PALETTE]), np.uint8).reshape(256, 3).copy()   # its game folder's
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
+    shown = ([s.image for s in packed.sources] if packed is not None else
+             [image for slot in first.material_slots for image, _ in material_skin_images(slot.material)])
+    player, note = player_colours(first, shown, options.player_colours, options.file_name, game)
+    info.append(note)
+    avoid = () if player else PLAYER_RANGES
     if packed is None:
-        skins, width, height, scaled = _skins(first, palette, options, warnings, limits, info)
+        skins, width, height, scaled = _skins(first, palette, options, warnings, limits, info, avoid)
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
-        skins, width, height = _packed_skins(packed, palette, options.dither)
+        skins, width, height = _packed_skins(packed, palette, options.dither, avoid, warnings)
         scaled = False
         info.append(packed.report("0"))
     names = exported.names
@@ -304,34 +314,48 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
     return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
-def _image_indices(image, mask, palette, dither: bool, size: tuple[int, int] | None = None) -> np.ndarray:
-    """Palette indices of ``image`` (its imported indices while its colours are unchanged); ``size``:
-    scaled down to (width, height) first, with its fullbright mask."""
+def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str],
+                   size: tuple[int, int] | None = None) -> np.ndarray:
+    """Palette indices of ``image``: pixels white in its fullbright ``mask`` (mean of R, G, B at least
+    128) get 224-255, all others 0-223 outside ``avoid``; a pixel still showing the colour of the index
+    it was imported with, in the same fullbright class, keeps that index; ``size``: scaled down to
+    (width, height) first, with its mask. Warns when masked pixels are far from every fullbright
+    colour (repainted without clearing the mask, most likely)."""
     rgba = _image_rgba(image)
-    if size is not None and size != (rgba.shape[1], rgba.shape[0]):
-        emissive = None
-        if mask is not None and tuple(mask.size) == tuple(image.size):
-            emissive = resample(_image_rgba(mask), *size)[..., 0] >= 128
-        return rgba_to_indices(resample(rgba, *size), palette, emissive, dither=dither)
-    stored = image.get(INDICES)
-    if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
-        indices = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
-        if np.array_equal(indices_to_rgba(indices, palette)[..., :3], rgba[..., :3]):
-            return indices.copy()
+    mask_rgba = _image_rgba(mask) if mask is not None and tuple(mask.size) == tuple(image.size) else None
+    keep = None
+    if size is not None and size != (rgba.shape[1], rgba.shape[0]):      # scaled: no pixel keeps its index
+        rgba = resample(rgba, *size)
+        mask_rgba = resample(mask_rgba, *size) if mask_rgba is not None else None
+    else:
+        stored = image.get(INDICES)
+        if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
+            keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
     emissive = None
-    if mask is not None and tuple(mask.size) == tuple(image.size):
-        emissive = _image_rgba(mask)[..., 0] >= 128
-    return rgba_to_indices(rgba, palette, emissive, dither=dither)
+    if mask_rgba is not None:
+        emissive = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    indices = rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
+    if emissive is not None and emissive.any():
+        colours, where = np.unique(rgba[emissive][:, :3], axis=0, return_inverse=True)
+        chosen = np.zeros(len(colours), np.int64)
+        chosen[where.ravel()] = indices[emissive]
+        far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > FAR_FROM_FULLBRIGHT
+        count = int(far[where.ravel()].sum())
+        if count:
+            warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
+                            "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
+                            "black there to keep them lit")
+    return indices
 
 
 def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits: MdlLimits,
-           info: list[str]) -> tuple[list[MdlSkin], int, int, bool]:
+           info: list[str], avoid) -> tuple[list[MdlSkin], int, int, bool]:
     """The skin slots, their width (a multiple of 4) and height, and whether the images were scaled
     down: images larger than the target's engine loads (Quake: 480 high and GLQuake's 640*480 pixels,
     :mod:`...formats.images.skin_limits`) are scaled down with the aspect kept, the report says to what;
     the size an imported MDL had is kept (its skins keep their palette indices). A material without an
     image gives a flat skin of its base colour (after the image skins, so skin 0 stays an image), no
-    material at all one of Blender's grey; the warnings say so."""
+    material at all one of Blender's grey; the warnings say so. New colours stay out of ``avoid``."""
     slots, flat = [], []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
@@ -369,7 +393,7 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
     for material, pairs, intervals in slots + flat:
         if pairs is None:
             colour = FlatSkin.of(material, 1, 1)
-            index = rgba_to_indices(colour.rgba(), palette)[0, 0]
+            index = rgba_to_indices(colour.rgba(), palette, avoid=avoid)[0, 0]
             skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
             warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
                             f"{colour.colour[:3]}")
@@ -379,7 +403,7 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
             if tuple(image.size) != source_size:
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
                                   f"the model's skins are {source_size[0]}x{source_size[1]}")
-            indices = _image_indices(image, mask, palette, options.dither, size)
+            indices = _image_indices(image, mask, palette, options.dither, avoid, warnings, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
@@ -389,20 +413,21 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
         grey = FlatSkin.of(None, 1, 1)
         warnings.append(f"{obj.name} has no material: wrote a flat {padded}x{height} skin of Blender's grey "
                         f"{grey.colour[:3]}")
-        skins.append(MdlSkin(None, np.full((1, height, padded), rgba_to_indices(grey.rgba(), palette)[0, 0],
-                                           np.uint8)))
+        index = rgba_to_indices(grey.rgba(), palette, avoid=avoid)[0, 0]
+        skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
     return skins, padded, height, size is not None
 
 
-def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:
+def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid,
+                  warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
     indices, fullbright masks apply), then packed."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            cells.append(_image_indices(source.image, source.mask, palette, dither))
+            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid, warnings))
         else:
-            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither))
+            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
     atlas = pack_images(cells, packed.layout, fill=0)
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
