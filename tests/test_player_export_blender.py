@@ -388,3 +388,23 @@ def test_an_icon_that_cannot_be_rendered_writes_nothing(bpy_scene, tmp_path, ext
     with pytest.raises(RuntimeError, match="could not render the skins' menu icons .* Icons: None"):
         bpy.ops.export_scene.md2(filepath=str(folder / "tris.md2"), player=True, frame_source="ACTIONS")
     assert not any(folder.iterdir())
+
+
+def test_a_still_weapon_keeps_the_moving_bodys_frames_on_the_timeline(bpy_scene, tmp_path):
+    """A player's models share one frame list: a weapon that does not move beside a body that does is
+    not cut to one frame (a still model is written as one frame only outside a player export)."""
+    bpy = bpy_scene
+    body = facing_x(bpy, "hero", [-1.0, 0.0, 1.0], [0.0, 1.0, 2.0])
+    gun = facing_x(bpy, "weapon", [0.6, 1.0], [1.0, 1.4], x=0.3)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end, scene.render.fps, scene.render.fps_base = 1, 20, 10, 1.0
+    body.keyframe_insert("location", frame=1)
+    body.location.z += 2.0
+    body.keyframe_insert("location", frame=20)
+    folder = tmp_path / "players" / "hero"
+    export_player(bpy, [body, gun], folder / "tris.md2", frame_source="TIMELINE", icons="NONE")
+    tris, weapon = (parse_md2((folder / name).read_bytes()) for name in ("tris.md2", "weapon.md2"))
+    assert tris.num_frames == 20
+    assert weapon.num_frames == 20
+    assert np.ptp(tris.positions()[:, :, 2].mean(axis=1)) > 1.9     # the body moves 2 units up
+    assert np.ptp(weapon.positions()[:, :, 2].mean(axis=1)) < 1e-3  # the weapon stays where it is

@@ -59,7 +59,9 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     """Build every model of the player folder, check their frames agree, then write each model and
     its skins (as :func:`.export.export_md2` does for one model)."""
     folder = path.parent
-    options = replace(options, skin_folder=skin_folder(path, options.skin_path), standard_order="PLAYER")
+    # keep_still_frames: the models share one frame list (a still weapon beside a moving body keeps them all)
+    options = replace(options, skin_folder=skin_folder(path, options.skin_path), standard_order="PLAYER",
+                      keep_still_frames=True)
     wm = context.window_manager
     files = player_files(objects)
     results = {}

@@ -6,7 +6,8 @@ frame of every object is identical (compared exactly) and nothing on the objects
 NLA track or driver on the objects, their parents, meshes or shape keys, nor on an object a modifier
 follows, such as the armature), one frame is written and the report says so. *Keep Still Frames*
 writes them all. Models imported from an MD2 or MDL keep their frames (an untouched one is written back
-as it was); Shape Keys and Actions export what the user listed.
+as it was); Shape Keys and Actions export what the user listed; a Quake II player export keeps every
+frame (its body and weapon models share one frame list, :mod:`..md2.player`).
 """
 from __future__ import annotations
 
