@@ -10,9 +10,8 @@ import bpy
 from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
-from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
-from .made_names import mark_made
 from .contract import FULLBRIGHT_NODE, PCX_INDICES, SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
+from .made_names import mark_made
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
