@@ -196,3 +196,24 @@ def test_info_and_check_of_a_folder_include_its_archives_models(run, tmp_path):
                      f"{root / 'pak0.pak'}:progs/a.mdl"]
     result = run("check", root, block_bpy=True)
     assert result.returncode == 0 and "checked 3 file(s): 3 clean" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.blender
+def test_new_colours_of_a_model_from_a_hexen2_folder_may_use_quakes_player_ranges(bpy_scene, tmp_path):
+    """Quake's shirt/pants ranges (16-31, 96-111) mean nothing in Hexen II's palette: a model imported from
+    a Hexen II folder (its palette remembered, Palette left alone) repainted with the colour of an index in
+    16-31 gets that index, as with Palette: Hexen II."""
+    bpy = bpy_scene
+    palette = _reference("hexen2")
+    index = next(i for i in range(16, 32) if (palette == palette[i]).all(axis=1).sum() == 1)
+    assert bpy.ops.import_scene.mdl(filepath=str(_hexen_tree(tmp_path, "data1", loose=True))) == {"FINISHED"}
+    obj = bpy.context.view_layer.objects.active
+    image = obj.data.materials[0].node_tree.nodes["mdl_skin_0"].image
+    width, height = image.size
+    pixels = np.ones((height, width, 4), np.float32)
+    pixels[..., :3] = palette[index] / 255.0
+    image.pixels.foreach_set(pixels.ravel())
+    from formats.mdl.codec import parse_mdl
+    from test_mdl_blender import export_mdl
+    written = parse_mdl(export_mdl(bpy, obj, tmp_path / "back.mdl")).skins[0].images[0]
+    assert (written[:, :width] == index).all()

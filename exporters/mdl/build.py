@@ -25,7 +25,7 @@ from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
                                   serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import PLAYER_RANGES, ciede2000, rgba_to_indices, srgb_to_lab
+from ...formats.images.palette import PLAYER_RANGES, ciede2000, game_palette, rgba_to_indices, srgb_to_lab
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
@@ -91,6 +91,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     palette = _palette(options.palette_path, game)
     if not (options.palette or options.palette_path) and first.get(MDL_PALETTE):
         palette = np.frombuffer(bytes(first[MDL_PALETTE]), np.uint8).reshape(256, 3).copy()   # its game folder's
+        game = "HEXEN2" if np.array_equal(palette, game_palette("HEXEN2")) else game
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
