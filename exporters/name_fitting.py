@@ -5,8 +5,8 @@ Frame names: Quake groups a model's frames into animations by the name without i
 :func:`...formats.animations.group_animations` on import), so a too long name keeps its number and
 only its stem is shortened, the same way for every frame of the group: frames of one animation stay
 one animation, frames of different animations stay apart (a shortened stem that would meet another
-animation's gets its last letter replaced), every name stays unique. ``size`` is the field: the name
-gets at most ``size - 1`` bytes and the NUL.
+animation's gets its last letter, or two, replaced), every name stays unique. ``size`` is the field:
+the name gets at most ``size - 1`` bytes and the NUL.
 
 Skin names are paths the game opens: the file name's stem is shortened, its folder and extension kept.
 """
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 import string
+
+from .export_error import ExportError
 
 FIT_NAMES_HINT = "Fit Names (command line: --fit-names) shortens them"
 _STEM_AND_NUMBER = re.compile(r"^(.*?)(\d*)$", re.S)
@@ -27,6 +29,13 @@ def _length(text: str) -> int:
 def _cut(text: str, size: int) -> str:
     """``text`` cut to ``size`` Latin-1 bytes (one byte per character)."""
     return text[:max(0, size)]
+
+
+def _spare_endings():
+    """Letters that end a shortened stem meeting another: one letter, then two (never digits, which
+    would join the frame number)."""
+    yield from _SPARE
+    yield from (a + b for a in _SPARE for b in _SPARE)
 
 
 def fit_frame_names(names: list[str], size: int, fixed: list[bool] | None = None) -> tuple[list[str], dict[str, str]]:
@@ -43,10 +52,14 @@ def fit_frame_names(names: list[str], size: int, fixed: list[bool] | None = None
     new_stem: dict[str, str] = {}
     for stem in digits:                       # first-seen order: the same names always give the same result
         width = max(1, room - digits[stem])
-        candidate = _cut(stem, width).rstrip(string.digits) or "f"
-        spare = iter(_SPARE)
+        base = candidate = _cut(stem, width).rstrip(string.digits) or "f"
+        spare = _spare_endings()
         while candidate in taken:
-            candidate = _cut(candidate, width - 1).rstrip(string.digits) + next(spare, "_")
+            ending = next(spare, None)
+            if ending is None:
+                raise ExportError(f"Fit Names: cannot shorten the frame names of {stem!r} into {room} characters "
+                                  "apart from the other animations; rename the animations")
+            candidate = _cut(base, width - len(ending)).rstrip(string.digits) + ending
         taken.add(candidate)
         new_stem[stem] = candidate
     out, changes = [], {}

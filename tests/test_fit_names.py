@@ -119,3 +119,22 @@ def test_mdl_export_fits_names_too(bpy_scene, tmp_path):
     assert bpy.ops.export_scene.mdl(filepath=str(tmp_path / "out.mdl"), fit_names=True) == {"FINISHED"}
     names = parse_mdl((tmp_path / "out.mdl").read_bytes()).pose_names
     assert len(names[0]) <= 15 and names[0].endswith("01") and names[1:] == HEXEN_NAMES[1:]
+
+
+def test_many_animations_sharing_a_long_prefix_fit_without_hanging(fitting):
+    """60 animations whose stems differ only after the kept letters: the one-letter replacements (52)
+    run out, and the search goes on with two letters instead of looping for ever."""
+    import threading
+    fit_frame_names = fitting[0].fit_frame_names
+    names = [f"monster_animation_{k:03d}x{i}" for k in range(60) for i in (1, 2)]
+    names = [n.replace(f"{k:03d}", "".join("abcdefghij"[int(d)] for d in f"{k:03d}"))
+             for k, n in zip(np.repeat(np.arange(60), 2), names)]      # stems without digits
+    out = {}
+    worker = threading.Thread(target=lambda: out.update(result=fit_frame_names(names, 16)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), "fit_frame_names did not finish"
+    fitted, _ = out["result"]
+    assert all(len(n.encode("latin-1")) <= 15 for n in fitted)
+    assert len(set(fitted)) == len(names)
+    assert _groups(fitted) == _groups(names) and len(_groups(names)) == 60
