@@ -217,3 +217,14 @@ def test_new_colours_of_a_model_from_a_hexen2_folder_may_use_quakes_player_range
     from test_mdl_blender import export_mdl
     written = parse_mdl(export_mdl(bpy, obj, tmp_path / "back.mdl")).skins[0].images[0]
     assert (written[:, :width] == index).all()
+
+
+@pytest.mark.blender
+def test_the_import_report_names_the_palette(bpy_scene, tmp_path, capfd):
+    bpy = bpy_scene
+    capfd.readouterr()
+    assert bpy.ops.import_scene.mdl(filepath=str(_hexen_tree(tmp_path / "a", "data1", loose=True))) == {"FINISHED"}
+    assert ("m.mdl: skins decoded with Hexen II's palette (built in: mymod is a Hexen II game folder)"
+            in capfd.readouterr().out)
+    assert bpy.ops.import_scene.mdl(filepath=str(_hexen_tree(tmp_path / "b", "id1", loose=True))) == {"FINISHED"}
+    assert "m.mdl: skins decoded with Quake's palette (built in)" in capfd.readouterr().out
