@@ -14,6 +14,7 @@ from ..formats.frame_scripts import (GAME_FPS, framegroups_text, md2_animations,
                                      qc_text)
 from ..formats.md2.codec import parse_md2
 from ..formats.mdl.codec import parse_mdl
+from .export_error import ExportError
 from .run_export import Exporter, ExportReport
 
 
@@ -65,7 +66,11 @@ class WithFrameScripts:
         if not isinstance(report, ExportReport):
             report = ExportReport(report)
         if self.qc or self.framegroups:
-            extra = write_frame_scripts(path, self.qc, self.framegroups, self.fps)
+            try:
+                extra = write_frame_scripts(path, self.qc, self.framegroups, self.fps)
+            except OSError as exc:       # the model is on disk: say so, not "the old file is untouched"
+                raise ExportError(f"{path.name} was written, but {exc.filename or 'a script beside it'} could not "
+                                  f"be written: {exc.strerror or exc}") from exc
             report.warnings += extra.warnings
             report.written += extra.written
         return report

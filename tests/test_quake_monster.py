@@ -219,3 +219,14 @@ def test_convert_writes_the_scripts_through_export_options(tmp_path, run):
         model.pose_names[first:first + count] for _, first, count in expected]
     assert framegroup_rows((tmp_path / "out" / "grid.mdl.framegroups").read_text()) == [
         (first, count, 10.0, 1, name) for name, first, count in expected]
+
+
+def test_a_script_that_cannot_be_written_says_the_model_was(bpy_scene, tmp_path):
+    """The .qc comes after the model: when it cannot be written the report says the model is on disk
+    (not that the old file is untouched)."""
+    bpy = bpy_scene
+    obj, _rig = monster(bpy)
+    (tmp_path / "monster.qc").mkdir()                   # a folder where the .qc would go
+    with pytest.raises(RuntimeError, match=r"monster\.mdl was written, but .*monster\.qc.* could not be written"):
+        export(bpy, "mdl", [obj], tmp_path / "monster.mdl", frame_source="ACTIONS", write_qc=True)
+    assert parse_mdl((tmp_path / "monster.mdl").read_bytes()).num_poses > 0
