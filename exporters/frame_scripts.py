@@ -44,12 +44,21 @@ def write_frame_scripts(path: Path, qc: bool, framegroups: bool, fps: float) -> 
     report = ExportReport()
     if qc:
         report.warnings += [f"{qc_path(path).name}: {p}" for p in qc_name_problems(animations)]
-        atomic_write(qc_path(path), qc_text(animations, path.name).encode("utf-8"))
+        _write(path, qc_path(path), qc_text(animations, path.name))
         report.written.append(f"wrote QuakeC frames {qc_path(path)}")
     if framegroups:
-        atomic_write(framegroups_path(path), framegroups_text(animations).encode("utf-8"))
+        _write(path, framegroups_path(path), framegroups_text(animations))
         report.written.append(f"wrote frame groups {framegroups_path(path)}")
     return report
+
+
+def _write(model: Path, target: Path, text: str) -> None:
+    """Write ``text`` at ``target``; the model is on disk already, and the error says so."""
+    try:
+        atomic_write(target, text.encode("utf-8"))
+    except OSError as exc:
+        raise ExportError(f"{model.name} was written, but {target} could not be written: "
+                          f"{exc.strerror or exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -66,11 +75,7 @@ class WithFrameScripts:
         if not isinstance(report, ExportReport):
             report = ExportReport(report)
         if self.qc or self.framegroups:
-            try:
-                extra = write_frame_scripts(path, self.qc, self.framegroups, self.fps)
-            except OSError as exc:       # the model is on disk: say so, not "the old file is untouched"
-                raise ExportError(f"{path.name} was written, but {exc.filename or 'a script beside it'} could not "
-                                  f"be written: {exc.strerror or exc}") from exc
+            extra = write_frame_scripts(path, self.qc, self.framegroups, self.fps)
             report.warnings += extra.warnings
             report.written += extra.written
         return report
