@@ -60,29 +60,38 @@ def listed_items(paths: list[Path]) -> list[tuple[str, Path]]:
     return items
 
 
-def _loose_models(folder: Path) -> list[tuple[str, int]]:
-    """(game path, size) of the model files under ``folder``, by name."""
-    found = []
+def _loose_models(folder: Path) -> tuple[list[tuple[str, int]], list[str]]:
+    """(game path, size) of the model files under ``folder``, by name; and one line per model file
+    that cannot be read (a broken link)."""
+    found, problems = [], []
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
         for filename in sorted(filenames):
             path = Path(dirpath, filename)
             if path.suffix.lower() in MODEL_SUFFIXES:
-                found.append((path.relative_to(folder).as_posix(), path.stat().st_size))
-    return sorted(found)
+                name = path.relative_to(folder).as_posix()
+                try:
+                    found.append((name, path.stat().st_size))
+                except OSError as exc:
+                    problems.append(f"{name}: cannot be read: {exc.strerror or exc}")
+    return sorted(found), problems
 
 
 def run_list(args: argparse.Namespace, prog: str = "classic_models") -> int:
     documents, bad = [], False
     for kind, path in listed_items(args.archives):
         if kind == "loose":
-            models = _loose_models(path)
-            documents.append({"folder": str(path), "loose": [{"name": n, "size": size} for n, size in models]})
+            models, problems = _loose_models(path)
+            bad = bad or bool(problems)
+            documents.append({"folder": str(path), "loose": [{"name": n, "size": size} for n, size in models],
+                              "errors": problems})
             if not args.json:
                 width = max((len(str(size)) for _, size in models), default=1)
                 print(f"{path}: loose files, {len(models)} model(s)")
                 for name, size in models:
                     print(f"  {size:>{width}}  {name}")
+                for text in problems:
+                    print(f"  error: {text}")
             continue
         try:
             with open_archive(path) as archive:

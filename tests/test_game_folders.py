@@ -228,3 +228,16 @@ def test_the_import_report_names_the_palette(bpy_scene, tmp_path, capfd):
             in capfd.readouterr().out)
     assert bpy.ops.import_scene.mdl(filepath=str(_hexen_tree(tmp_path / "b", "id1", loose=True))) == {"FINISHED"}
     assert "m.mdl: skins decoded with Quake's palette (built in)" in capfd.readouterr().out
+
+
+def test_list_folder_names_a_model_file_it_cannot_read(run, tmp_path):
+    """A loose model that cannot be read (a broken link) is an error line naming it, not a traceback."""
+    root = tmp_path / "game"
+    write(root / "progs" / "ok.mdl", b"IDPO")
+    (root / "progs" / "gone.mdl").symlink_to(tmp_path / "missing.mdl")
+    result = run("list", root, block_bpy=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "progs/ok.mdl" in result.stdout
+    assert "error: progs/gone.mdl: cannot be read" in result.stdout, result.stdout
+    document = json.loads(run("list", root, "--json", block_bpy=True).stdout)
+    assert any("progs/gone.mdl" in e for e in document["archives"][-1]["errors"])
