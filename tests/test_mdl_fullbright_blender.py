@@ -95,7 +95,11 @@ def test_painted_mask_is_exactly_the_fullbright_pixels_of_a_new_model(bpy_scene,
         assert indices[y, x] == nearest(rgb[y, x], palette, NOT_PLAYER)
 
 
-def test_repainting_follows_the_mask_and_untouched_pixels_keep_their_bytes(bpy_scene, tmp_path, capsys):
+def test_repainting_follows_the_colour_unless_the_mask_is_painted(bpy_scene, tmp_path, capsys):
+    """Issue 26: repainting a fullbright area with an ordinary colour must not keep it fullbright.
+    Fullbright pixels repainted brown with the mask left as imported come out lit, repainted with a
+    fire colour stay fullbright; brown under a mask cleared by hand is lit, ordinary pixels under a
+    mask painted white are fullbright; every other pixel keeps its byte."""
     bpy = bpy_scene
     path = corpus_mdl("b_g_key.mdl")
     original = skin_indices(path.read_bytes())
@@ -105,12 +109,15 @@ def test_repainting_follows_the_mask_and_untouched_pixels_keep_their_bytes(bpy_s
     assert mask.name.endswith(" Fullbright")
     np.testing.assert_array_equal(get_rgb(mask)[..., 0] == 255, original >= 224)
     fullbright = np.argwhere(original >= 224)
-    cleared, kept = fullbright[::2], fullbright[1::2]           # repainted: mask cleared / mask kept
+    cleared, browned, fired = fullbright[0::3], fullbright[1::3], fullbright[2::3]
     lit = np.argwhere(original < 224)[:40]                       # colour kept, mask painted white
     rgb, mask_rgb = get_rgb(image), get_rgb(mask)
-    brown = np.array([90, 60, 40], np.uint8)
-    for y, x in np.concatenate([cleared, kept]):
+    palette = quake_palette()
+    brown, fire = np.array([90, 60, 40], np.uint8), palette[250]
+    for y, x in np.concatenate([cleared, browned]):
         rgb[y, x] = brown
+    for y, x in fired:
+        rgb[y, x] = fire
     for y, x in cleared:
         mask_rgb[y, x] = 0
     for y, x in lit:
@@ -120,21 +127,20 @@ def test_repainting_follows_the_mask_and_untouched_pixels_keep_their_bytes(bpy_s
     capsys.readouterr()
     indices = skin_indices(export_mdl(bpy, obj, tmp_path / "key.mdl"))
     report = capsys.readouterr().out
-    palette = quake_palette()
-    # masked pixels more than 10 (CIEDE2000) from their fullbright colour are reported: brown (15.0 away)
-    # under the kept mask, and those of the newly masked pixels whose own colour is that far
+    # masked pixels more than 10 (CIEDE2000) from their fullbright colour are reported: those of the
+    # newly masked pixels whose own colour is that far
     def far(colour) -> bool:
         return reference_de(lab(colour), lab(palette[nearest(colour, palette, FULLBRIGHT)])) > 10
-    assert far(brown)
-    count = len(kept) + sum(far(palette[original[y, x]]) for y, x in lit)
+    assert far(brown) and nearest(brown, palette, range(256)) < 224 and nearest(fire, palette, range(256)) == 250
+    count = sum(far(palette[original[y, x]]) for y, x in lit)
     assert (f"{image.name!r}: {count} pixel(s) white in its fullbright mask are far from every "
             "fullbright colour") in report
-    assert {int(indices[y, x]) for y, x in cleared} == {nearest(brown, palette, NOT_PLAYER)}
-    assert {int(indices[y, x]) for y, x in kept} == {nearest(brown, palette, FULLBRIGHT)}
+    assert {int(indices[y, x]) for y, x in np.concatenate([cleared, browned])} == {nearest(brown, palette, NOT_PLAYER)}
+    assert {int(indices[y, x]) for y, x in fired} == {250}
     for y, x in lit:
         assert indices[y, x] == nearest(palette[original[y, x]], palette, FULLBRIGHT)
     untouched = np.ones(original.shape, bool)
-    for y, x in np.concatenate([cleared, kept, lit]):
+    for y, x in np.concatenate([cleared, browned, fired, lit]):
         untouched[y, x] = False
     np.testing.assert_array_equal(indices[untouched], original[untouched])
     assert np.isin(original[untouched], PLAYER).any()           # kept even inside the player ranges

@@ -25,7 +25,7 @@ from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
                                   serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import PLAYER_RANGES, ciede2000, game_palette, rgba_to_indices, srgb_to_lab
+from ...formats.images.palette import PLAYER_RANGES, game_palette, rgba_to_indices
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
@@ -42,6 +42,7 @@ from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
 from ...formats.images.skin_limits import SkinBox, fit_size, resample
+from .fullbright import far_from_fullbright, fullbright_pixels
 from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
@@ -49,7 +50,6 @@ from ..sampling.shading import normal_indices, shade_model
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
-FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
 
 @dataclass
@@ -317,11 +317,11 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
 
 def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str],
                    size: tuple[int, int] | None = None) -> np.ndarray:
-    """Palette indices of ``image``: pixels white in its fullbright ``mask`` (mean of R, G, B at least
-    128) get 224-255, all others 0-223 outside ``avoid``; a pixel still showing the colour of the index
-    it was imported with, in the same fullbright class, keeps that index; ``size``: scaled down to
-    (width, height) first, with its mask. Warns when masked pixels are far from every fullbright
-    colour (repainted without clearing the mask, most likely)."""
+    """Palette indices of ``image``: the pixels :func:`.fullbright.fullbright_pixels` picks (its
+    ``mask``; a repainted pixel whose mask was left as imported follows its colour) get 224-255, all
+    others 0-223 outside ``avoid``; a pixel still showing the colour of the index it was imported
+    with, in the same fullbright class, keeps that index; ``size``: scaled down to (width, height)
+    first, with its mask. Warns when masked pixels are far from every fullbright colour."""
     rgba = _image_rgba(image)
     mask_rgba = _image_rgba(mask) if mask is not None and tuple(mask.size) == tuple(image.size) else None
     keep = None
@@ -332,20 +332,13 @@ def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str
         stored = image.get(INDICES)
         if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
             keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
-    emissive = None
-    if mask_rgba is not None:
-        emissive = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    emissive = fullbright_pixels(rgba, mask_rgba, keep, palette)
     indices = rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
-    if emissive is not None and emissive.any():
-        colours, where = np.unique(rgba[emissive][:, :3], axis=0, return_inverse=True)
-        chosen = np.zeros(len(colours), np.int64)
-        chosen[where.ravel()] = indices[emissive]
-        far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > FAR_FROM_FULLBRIGHT
-        count = int(far[where.ravel()].sum())
-        if count:
-            warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
-                            "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
-                            "black there to keep them lit")
+    count = far_from_fullbright(rgba, emissive, indices, palette) if emissive is not None else 0
+    if count:
+        warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
+                        "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
+                        "black there to keep them lit")
     return indices
 
 
