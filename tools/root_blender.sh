@@ -3,10 +3,10 @@
 #   CLASSIC_MODELS_ROOT=.venvs/debian-sid bash tools/root_blender.sh -b --python script.py -- args
 # Copies (never bind-mounts: an `rm -rf` of the root must not reach host files) this checkout, the
 # reference material beside it (../shared: corpus, palettes) and every host file named in the
-# arguments (pytest-blender's run_pytest.py) into the root at the same absolute paths, mounts /proc for
-# the run, then runs `blender` there from the same working directory, with Blender's user resources in
-# a fresh folder so that an extension installed in the root's user profile (the GUI layer's) is not
-# loaded twice.
+# arguments (pytest-blender's run_pytest.py) into the root at the same absolute paths, then runs
+# `blender` there (a fresh /proc in a private mount namespace, the environment cleared) from the same
+# working directory, with Blender's user resources in a fresh folder so that an extension installed
+# in the root's user profile (the GUI layer's) is not loaded twice.
 set -euo pipefail
 CHECKOUT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$(cd "${CLASSIC_MODELS_ROOT:?set CLASSIC_MODELS_ROOT to a Debian root holding blender}" && pwd)"
@@ -29,10 +29,10 @@ for arg in "$@"; do     # pytest-blender's own scripts live in the host venv
   esac
 done
 
-mountpoint -q "$root/proc" || { mount -t proc proc "$root/proc"; trap 'umount "$root/proc"' EXIT; }
 resources="$(mktemp -d "$root/tmp/classic_models_res.XXXXXX")"
-rc=0
-chroot "$root" env -u CI HOME=/root BLENDER_USER_RESOURCES="${resources#"$root"}" \
-  bash -c 'cd "$1" && shift && exec blender "$@"' _ "$PWD" "$@" || rc=$?
+rc=0   # /proc only inside a private mount namespace for this run (as tools/debian_root.sh does): nothing outlives it
+unshare --mount --propagation private --pid --fork --mount-proc="$root/proc" \
+  chroot "$root" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+  BLENDER_USER_RESOURCES="${resources#"$root"}" bash -c 'cd "$1" && shift && exec blender "$@"' _ "$PWD" "$@" || rc=$?
 rm -rf --one-file-system "$resources"
 exit $rc
