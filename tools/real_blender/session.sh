@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs INSIDE a Debian root (tools/real_blender/driver.py copies the checkout to /opt/classic_models_test/src):
+# builds the extension zip with Blender's own `extension build`, installs it as a user does with
+# `extension install-file -r user_default --enable`, starts Xvfb and runs Blender's window with
+# gui_session.py. Everything it writes goes to /opt/classic_models_test/out.
+set -uo pipefail
+BASE=/opt/classic_models_test
+SRC=$BASE/src
+OUT=$BASE/out
+export HOME=$BASE/home            # a fresh user: the extension goes to $HOME/.config/blender/<version>/extensions
+mkdir -p "$OUT" "$HOME" "$BASE/dist"
+started=$(date +%s.%N)
+blender --command extension build --source-dir "$SRC" --output-dir "$BASE/dist" >"$OUT/build.log" 2>&1 \
+  || { echo "extension build failed (see build.log)" >"$OUT/session_error.txt"; exit 1; }
+zip=$(ls "$BASE"/dist/*.zip | head -1)
+blender --command extension install-file -r user_default --enable "$zip" >"$OUT/install.log" 2>&1 \
+  || { echo "extension install-file failed (see install.log)" >"$OUT/session_error.txt"; exit 1; }
+built=$(date +%s.%N)
+Xvfb :99 -screen 0 1600x1000x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+xvfb=$!
+for _ in $(seq 50); do [ -e /tmp/.X11-unix/X99 ] && break; sleep 0.1; done
+export DISPLAY=:99
+# -p: the main window fills the screen at 0,0 (there is no window manager to place it)
+timeout "${CLASSIC_MODELS_GUI_TIMEOUT:-900}" blender -p 0 0 1600 1000 --python "$SRC/tools/real_blender/gui_session.py" \
+  -- "$OUT" >"$OUT/blender.log" 2>&1
+echo "$?" >"$OUT/blender_exit.txt"
+kill "$xvfb" 2>/dev/null
+ended=$(date +%s.%N)
+python3 -c "import json,sys; json.dump({'build_install_s': round($built-$started,1), 'gui_s': round($ended-$built,1), 'zip': '$(basename "$zip")'}, open('$OUT/timings.json','w'))"
