@@ -34,6 +34,7 @@ def option_values(operator) -> dict:
 
 def make_scene(screen, work, record):
     """A cube with two shape keys after Basis, 6 scene frames at 10 fps; MD2, MDL, MS3D files and a .pak of them."""
+    register_which_button()
     screen.xdo("mousemove", 700, 500)
     screen.key("Escape")                      # the splash screen
     bpy.context.preferences.view.show_tooltips = False   # tooltips would cover what the session measures
@@ -129,8 +130,6 @@ def open_file_submenu(screen, which: int, label: str):
         hovered = yield from screen.settle(changed_from=hovered, timeout=8)
         # a submenu opens beside the menu at the item's row (the status bar at the bottom changes too: left out)
         sub = changed_box(opened, hovered, within=(mx + mw + 2, 0, 700, 960))
-        print("HOVER", y, sub, (mx, my, mw, mh), flush=True)
-        screen.shot(f"debug_hover_{label}_{y}")
         if sub is None or sub[2] < 100 or sub[0] > mx + mw + 40 or not (y - 80 < sub[1] < y + 20):
             continue
         lines = text_bands(crop(hovered, sub))
@@ -172,8 +171,7 @@ def type_path(screen, win, area, directory: str, filename: str):
     screen.type(directory)
     screen.key("Return")
     yield from screen.settle()
-    print("PARAMS", space.params.directory, space.params.filename, flush=True)
-    return space.params.directory.decode() if isinstance(space.params.directory, bytes) else space.params.directory
+    screen.shot("typed_path")
 
 
 def press_execute(screen, win, area):
@@ -217,10 +215,35 @@ def menu_import_md2(screen, work, record):
     yield from screen.close_file_browsers()
 
 
+HOVERED: list = []     # what the test's F19 operator saw under the mouse
+
+
+class WM_OT_real_blender_which_button(bpy.types.Operator):
+    """Test-only: record the property of the button under the mouse (Blender's button context)."""
+    bl_idname = "wm.real_blender_which_button"
+    bl_label = "Which Button (real-Blender test)"
+
+    def execute(self, context):
+        prop = getattr(context, "button_prop", None)
+        if prop is not None:
+            HOVERED.append(prop.identifier)
+            return {"FINISHED"}
+        found = getattr(context, "property", None)      # (owner, path, index) of the hovered button
+        HOVERED.append(found[1] if found else None)
+        return {"FINISHED"}
+
+
+def register_which_button() -> None:
+    """F19 in the User Interface keymap runs the operator above, with the hovered button's context."""
+    bpy.utils.register_class(WM_OT_real_blender_which_button)
+    keymap = bpy.context.window_manager.keyconfigs.addon.keymaps.new(name="User Interface")
+    keymap.keymap_items.new(WM_OT_real_blender_which_button.bl_idname, "F19", "PRESS")
+
+
 def probe_rows(screen, win, area, op, wanted: str, label: str):
-    """Find the row of option ``wanted`` in the option column: hover each text line, Ctrl+Wheel (Blender's
-    'cycle value' gesture), see which option changed, and turn it back. Sub-panel headers (no option
-    changes) are clicked open once. Returns the screen y of the row, or None."""
+    """Find the row of option ``wanted`` in the option column: hover each line of text and ask Blender which
+    property the button under the mouse draws (F19, see above); nothing is changed. Lines that are no
+    property (sub-panel headers) are clicked open once if the option was not found. Returns (row y, rows)."""
     box = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
     px, py, pw, _ph = box
     mapping = {}
@@ -229,25 +252,65 @@ def probe_rows(screen, win, area, op, wanted: str, label: str):
         headers = []
         for top, bottom in text_bands(crop(gray, box))[1:]:            # the first line: Operator Presets
             y = py + (top + bottom) // 2
-            before = option_values(op)
-            screen.xdo("mousemove", px + int(pw * 0.75), y, "sleep", "0.2", "keydown", "ctrl", "click", "5", "keyup", "ctrl")
-            yield 0.5
-            yield from screen.settle()
-            after = option_values(op)
-            changed = [k for k in after if after[k] != before[k]]
-            if not changed:
-                headers.append(y)
-                continue
-            mapping[y] = changed
-            screen.xdo("keydown", "ctrl", "click", "4", "keyup", "ctrl")
-            yield 0.5
-            yield from screen.settle()
-            if wanted in changed:
+            HOVERED.clear()
+            screen.xdo("mousemove", px + int(pw * 0.75) - 3, y)
+            yield 0.2
+            screen.xdo("mousemove", px + int(pw * 0.75), y)
+            yield 0.4
+            screen.key("F19")
+            for _ in range(20):
+                if HOVERED:
+                    break
+                yield 0.2
+            prop = HOVERED[0] if HOVERED else None
+            mapping[y] = prop
+            if prop == wanted:
                 return y, mapping
+            if prop is None:
+                headers.append(y)
         for y in headers:                                          # open closed sub-panels, then look again
             yield from screen.click(px + 30, y)
             yield from screen.settle()
     return None, mapping
+
+
+def choose_by_click(screen, win, area, operator, option: str, label: str):
+    """Find ``option``'s row (probe_rows), click it: its menu opens with the current item under the mouse;
+    Down and Return pick the next item. Returns (the option's value after, rows found) or (None, rows)."""
+    row, mapping = yield from probe_rows(screen, win, area, operator, option, label)
+    if row is None:
+        return None, mapping
+    px, _py, pw, _ph = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
+    yield from screen.click(px + int(pw * 0.75), row)
+    yield 0.5
+    yield from screen.settle(f"{label}_{option}_menu")
+    screen.key("Down", "Return")
+    yield 0.5
+    yield from screen.settle(f"{label}_{option}_chosen")
+    return getattr(operator, option), mapping
+
+
+def import_option_by_click(screen, work, record):
+    """The MD2 import dialog: Animations switched from Timeline to Actions by clicking its menu, path typed,
+    Import clicked: the model comes in with one action per animation."""
+    names = {o.name for o in bpy.data.objects}
+    with view3d_override(screen):
+        bpy.ops.import_scene.md2("INVOKE_DEFAULT")
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    if not opened or fb is None:
+        record("click:import_md2_actions", False, problem="no file browser")
+        return
+    win, area, space = fb
+    chosen, mapping = yield from choose_by_click(screen, win, area, space.active_operator, "animations", "import_md2")
+    yield from type_path(screen, win, area, str(work) + "/", "crate.md2")
+    yield from press_execute(screen, win, area)
+    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == "MD2"]
+    record("click:import_md2_actions", chosen == "ACTIONS" and len(new) == 1
+           and new[0].classic_model.animation_mode == "ACTIONS", animations_option=chosen,
+           imported=[(o.name, o.classic_model.animation_mode) for o in new], rows={str(k): v for k, v in mapping.items()})
+    yield from screen.close_file_browsers()
 
 
 def menu_export_md2_shape_keys(screen, work, record):
@@ -272,27 +335,193 @@ def menu_export_md2_shape_keys(screen, work, record):
         yield from screen.close_file_browsers()
         return
     win, area, _space = fb
-    row, mapping = yield from probe_rows(screen, win, area, operator, "frame_source", "export_md2")
-    if row is None:
+    chosen, mapping = yield from choose_by_click(screen, win, area, operator, "frame_source", "export_md2")
+    if chosen is None:
         record("menu:export_md2_shape_keys", False, problem="no row of the option column changes Frames",
                rows={str(k): v for k, v in mapping.items()})
         yield from screen.close_file_browsers()
         return
-    px, _py, pw, _ph = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
-    yield from screen.click(px + int(pw * 0.75), row)          # opens the Frames menu, the current item under the mouse
-    yield 0.5
-    yield from screen.settle("export_md2_frames_menu")
-    screen.key("Down", "Return")                    # Timeline -> Shape Keys
-    yield 0.5
-    yield from screen.settle("export_md2_shape_keys")
-    chosen = operator.frame_source
     yield from type_path(screen, win, area, str(work) + "/", "shape_keys.md2")
     yield from press_execute(screen, win, area)
     yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
     written = work / "shape_keys.md2"
+    screen.shot("export_md2_done")
     record("menu:export_md2_shape_keys", chosen == "SHAPE_KEYS" and written.is_file(), frames_option=chosen,
            written=str(written) if written.is_file() else None, rows={str(k): v for k, v in mapping.items()})
     yield from screen.close_file_browsers()
 
 
-SCENARIOS = (make_scene, file_dialogs, menu_import_md2, menu_export_md2_shape_keys)
+def popup_lines(screen, before, after):
+    """Text lines of what appeared between two screens (a popup dialog), and its box."""
+    box = changed_box(before, after, within=(0, 0, 1600, 960))
+    return (text_bands(crop(after, box)) if box else []), box
+
+
+def archive_dialog(screen, work, record):
+    """The Game Archive dialog on a small .pak (as File > Import > Game Archive opens it once a file is chosen)."""
+    screen.xdo("mousemove", 650, 450)
+    before = yield from screen.settle()
+    with view3d_override(screen):
+        bpy.ops.import_scene.game_archive("INVOKE_DEFAULT", filepath=str(work / "small.pak"))
+    after = yield from screen.settle("archive_dialog", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record("dialog:archive", len(lines) >= 6, option_lines=len(lines), box=box, shot="archive_dialog.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
+
+
+def drag_and_drop(screen, work, record):
+    """The FileHandlers: poll_drop where a file is dropped, then what a drop on the viewport runs
+    (wm.drop_import_file with the dropped folder and file, INVOKE: the import's popup), confirmed with Return."""
+    areas = {kind: screen.area(kind) for kind in ("VIEW_3D", "OUTLINER", "PROPERTIES")}
+    for key in ("md2", "mdl", "ms3d", "archive"):
+        handler = getattr(bpy.types, f"IO_FH_classic_models_{key}", None)
+        polls = {}
+        for kind, (win, area, region) in areas.items():
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                polls[kind] = bool(handler.poll_drop(bpy.context)) if handler else None
+        record(f"drop:poll_{key}", polls == {"VIEW_3D": True, "OUTLINER": True, "PROPERTIES": False}, poll_drop=polls)
+    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D")):
+        names = {o.name for o in bpy.data.objects}
+        screen.xdo("mousemove", 650, 450)
+        before = yield from screen.settle()
+        with view3d_override(screen):
+            bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(work), files=[{"name": f"crate.{ext}"}])
+        after = yield from screen.settle(f"drop_{ext}", changed_from=before, timeout=15)
+        lines, box = popup_lines(screen, before, after)
+        if box:
+            screen.xdo("mousemove", box[0] + box[2] // 2, box[1] + box[3] // 2)
+            yield 0.4
+        screen.key("Return")
+        yield from screen.settle(changed_from=after, timeout=15)
+        new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == fmt]
+        record(f"drop:{ext}", len(lines) >= 4 and len(new) >= 1, popup_lines=len(lines), box=box,
+               imported=[o.name for o in new], shot=f"drop_{ext}.png")
+    before = yield from screen.settle()
+    with view3d_override(screen):
+        bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(work), files=[{"name": "small.pak"}])
+    after = yield from screen.settle("drop_pak", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record("drop:pak", len(lines) >= 6, popup_lines=len(lines), box=box, shot="drop_pak.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
+
+
+# Lines an exporter adds to Collection properties > Exporters: on 5.2 its list row, Export All, its header and
+# File Path are 4 of them (all an MD2 exporter showed before issue 24; the MS3D one added 10), so at least 4 more.
+MIN_EXPORTER_LINES = 8
+
+
+def collection_exporters(screen, work, record):
+    """Collection properties > Exporters > Add: each exporter draws the export operator's options; then
+    Export through it. The big 3D viewport area shows the Properties editor meanwhile (room for them)."""
+    win, area, _region = screen.area("VIEW_3D")
+    area.type = "PROPERTIES"
+    yield 0.5
+    region = screen.region(area, "WINDOW")
+    space = area.spaces.active
+    layer = bpy.context.view_layer
+    layer.active_layer_collection = layer.layer_collection.children["Collection"]
+    space.context = "COLLECTION"
+    collection = bpy.data.collections["Collection"]
+    try:
+        for ext in ("md2", "mdl", "ms3d"):
+            before = yield from screen.settle()
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                bpy.ops.collection.exporter_add(name=f"IO_FH_classic_models_{ext}")
+            exporter = collection.exporters[-1]
+            exporter.is_open = True
+            after = yield from screen.settle(f"collection_exporter_{ext}", changed_from=before, timeout=15)
+            box = screen.region_box(win, region)
+            added = len(text_bands(crop(after, box))) - len(text_bands(crop(before, box)))
+            target = work / f"collection.{ext}"
+            exporter.export_properties.filepath = str(target)
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                bpy.ops.collection.exporter_export(index=len(collection.exporters) - 1)
+            record(f"collection_exporter:{ext}", added >= MIN_EXPORTER_LINES and target.is_file(),
+                   lines_added=added, minimum=MIN_EXPORTER_LINES, written=target.is_file(),
+                   shot=f"collection_exporter_{ext}.png")
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                bpy.ops.collection.exporter_remove(index=len(collection.exporters) - 1)
+            yield 0.3
+    finally:
+        area.type = "VIEW_3D"
+    yield 0.5
+
+
+def sidebar(screen, work, record):
+    """View3D > Sidebar > Model on an imported MD2, MDL and MS3D: the panel, its animation and frame lists."""
+    win, area, region = screen.area("VIEW_3D")
+    vx, vy, vw, vh = screen.region_box(win, region)
+    screen.xdo("mousemove", vx + vw // 3, vy + vh // 2)
+    yield 0.3
+    if not area.spaces.active.show_region_ui:
+        screen.key("n")                          # View > Sidebar
+        yield 0.5
+    for ext in ("md2", "mdl", "ms3d"):
+        bpy.ops.object.select_all(action="DESELECT")
+        with view3d_override(screen):
+            getattr(bpy.ops.import_scene, ext)(filepath=str(work / f"crate.{ext}"))
+        obj = bpy.context.view_layer.objects.active
+        ui = screen.region(area, "UI")
+        yield from screen.settle()
+        ux, uy, uw, uh = screen.region_box(win, ui)
+        if ui.active_panel_category != "Model":     # click the last tab of the sidebar's tab strip: Model
+            gray = yield from screen.settle()
+            strip = (ux + uw - 22, uy, 20, uh)
+            tabs = []
+            for top, bottom in text_bands(crop(gray, strip), bright=100, min_height=2):  # inactive tabs: dim text
+                if tabs and top - tabs[-1][1] < 8:       # the letters of one vertical tab label
+                    tabs[-1] = (tabs[-1][0], bottom)
+                else:
+                    tabs.append((top, bottom))
+            if tabs:
+                yield from screen.click(strip[0] + 10, uy + (tabs[-1][0] + tabs[-1][1]) // 2)
+        yield 0.5
+        gray = yield from screen.settle(f"sidebar_{ext}")
+        box = screen.region_box(win, ui)
+        lines = text_bands(crop(gray, box))
+        record(f"sidebar:{ext}", ui.active_panel_category == "Model" and len(lines) >= 5 and obj is not None and obj.classic_model.source_format != "",
+               lines=len(lines), object=obj.name if obj else None, shot=f"sidebar_{ext}.png",
+               tab=ui.active_panel_category, box=box,
+               animations=len(obj.classic_model.animations) if obj else 0,
+               frames=len(obj.classic_model.frames) if obj else 0)
+    screen.xdo("mousemove", vx + vw // 3, vy + vh // 2)
+    yield 0.3
+    screen.key("n")
+    yield 0.5
+
+
+def presets(screen, work, record):
+    """Operator Presets in the MD2 export and MD2 import dialogs: add one, change the option, apply it back."""
+    import os
+    for opname, option, value in (("export_scene.md2", "scale", 2.5), ("import_scene.md2", "scale", 3.5)):
+        module, op = opname.split(".")
+        with view3d_override(screen):
+            getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
+        opened = yield from wait_for(browser_ready(screen))
+        fb = screen.file_browser()
+        if not opened or fb is None:
+            record(f"preset:{opname}", False, problem="no file browser")
+            continue
+        win, area, space = fb
+        operator = space.active_operator
+        override = dict(window=win, area=area, region=screen.region(area, "TOOL_PROPS"))
+        setattr(operator, option, value)
+        with bpy.context.temp_override(**override):
+            bpy.ops.wm.operator_preset_add(name="Real Blender Test", operator=operator.bl_idname)
+        folder = bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "operator", opname))
+        preset = os.path.join(folder, "Real_Blender_Test.py")
+        text = open(preset).read() if os.path.isfile(preset) else ""
+        setattr(operator, option, 1.0)
+        with bpy.context.temp_override(**override):
+            bpy.ops.script.execute_preset(filepath=preset, menu_idname="WM_MT_operator_presets")
+        applied = getattr(operator, option)
+        yield from screen.settle(f"preset_{module}")
+        record(f"preset:{opname}", bool(text) and abs(applied - value) < 1e-6, preset=preset, applied=applied,
+               stores_file_path="op.filepath" in text, text=text)
+        yield from screen.close_file_browsers()
+
+
+SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys, archive_dialog, drag_and_drop,
+             collection_exporters, sidebar, presets)

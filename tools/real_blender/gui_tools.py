@@ -46,6 +46,9 @@ class Screen:
         """Wait until Blender has drawn what the last input did (two equal screens in a row: drawing takes
         seconds on a busy machine without a GPU); with ``changed_from``, first until the screen differs from
         it. Returns the grey screen, saved as NAME.png when named."""
+        for window in bpy.context.window_manager.windows:      # what Python changed is drawn only when tagged
+            for area in window.screen.areas:
+                area.tag_redraw()
         waited = 0.0
         while changed_from is not None and waited < timeout:
             if not np.array_equal(self.grab(), changed_from):

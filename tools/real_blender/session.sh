@@ -16,10 +16,11 @@ zip=$(ls "$BASE"/dist/*.zip | head -1)
 blender --command extension install-file -r user_default --enable "$zip" >"$OUT/install.log" 2>&1 \
   || { echo "extension install-file failed (see install.log)" >"$OUT/session_error.txt"; exit 1; }
 built=$(date +%s.%N)
-Xvfb :99 -screen 0 1600x1000x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+# -displayfd: Xvfb picks a free display (X's abstract sockets are shared with other roots and the host)
+Xvfb -displayfd 5 -screen 0 1600x1000x24 -nolisten tcp 5>"$OUT/display.txt" >"$OUT/xvfb.log" 2>&1 &
 xvfb=$!
-for _ in $(seq 50); do [ -e /tmp/.X11-unix/X99 ] && break; sleep 0.1; done
-export DISPLAY=:99
+for _ in $(seq 100); do [ -s "$OUT/display.txt" ] && break; sleep 0.1; done
+export DISPLAY=":$(head -1 "$OUT/display.txt")"
 # -p: the main window fills the screen at 0,0 (there is no window manager to place it)
 timeout "${CLASSIC_MODELS_GUI_TIMEOUT:-900}" blender -p 0 0 1600 1000 --python "$SRC/tools/real_blender/gui_session.py" \
   -- "$OUT" >"$OUT/blender.log" 2>&1
