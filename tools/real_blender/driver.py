@@ -10,6 +10,7 @@ reach host files), ``session.sh`` runs inside it (extension build, install-file,
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 ROOT_TOOL = CHECKOUT / "tools" / "debian_root.sh"
-INSIDE = "opt/classic_models_test"
+INSIDE = f"opt/classic_models_test_{os.getpid()}"     # one folder per run: runs in one root do not collide
 SKIP_DIRS = {".git", ".venvs", "out", "dist", "__pycache__", ".pytest_cache"}
 
 
@@ -47,7 +48,8 @@ def run_session(suite: str, out: Path, only: str = "", timeout: float = 1200.0) 
     started = time.monotonic()
     copy_checkout(base / "src")
     (base / "only.txt").write_text(only)
-    result = subprocess.run(["bash", str(ROOT_TOOL), "run", suite, "bash", f"/{INSIDE}/src/tools/real_blender/session.sh"],
+    result = subprocess.run(["bash", str(ROOT_TOOL), "run", suite, "bash", f"/{INSIDE}/src/tools/real_blender/session.sh",
+                             f"/{INSIDE}"],
                             timeout=timeout, capture_output=True, text=True)
     if out.exists():
         shutil.rmtree(out)

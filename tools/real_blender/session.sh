@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs INSIDE a Debian root (tools/real_blender/driver.py copies the checkout to /opt/classic_models_test/src):
+# Runs INSIDE a Debian root (tools/real_blender/driver.py copies the checkout to BASE/src, BASE = $1):
 # builds the extension zip with Blender's own `extension build`, installs it as a user does with
 # `extension install-file -r user_default --enable`, starts Xvfb and runs Blender's window with
-# gui_session.py. Everything it writes goes to /opt/classic_models_test/out.
+# gui_session.py. Everything it writes goes to BASE/out.
 set -uo pipefail
-BASE=/opt/classic_models_test
+BASE="${1:-/opt/classic_models_test}"   # driver.py gives each run its own folder
 SRC=$BASE/src
 OUT=$BASE/out
 export HOME=$BASE/home            # a fresh user: the extension goes to $HOME/.config/blender/<version>/extensions
