@@ -34,14 +34,13 @@ def test_session_ran_every_scenario(session):
 
 
 def test_console_names_no_extension_file(session):
-    """A warning, traceback or error from the extension's own files (Blender prints a bare file:line when
-    a layout call fails in draw()); Debian's own bl_pkg traceback about cattrs names none of ours."""
+    """No warning, traceback or error from the extension's own files: each names its file (a traceback's
+    frames, warnings.warn's location, and the bare file:line Blender prints when a layout call fails in
+    draw()). Debian's own bl_pkg traceback about cattrs names none of ours."""
     lines = session.log.splitlines()
     named = [(i, line) for i, line in enumerate(lines) if EXTENSION_FILE.search(line)]
     assert not named, "\n".join(f"blender.log:{i + 1}: {line}" for i, line in named[:20]) + \
         f"\n({len(named)} lines in all)"
-    errors = [line for line in lines if re.search(r"\b(Error|Traceback)\b", line) and "classic_models" in line]
-    assert not errors, errors[:20]
 
 
 FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "export_md2", "export_mdl", "export_ms3d")
