@@ -3,6 +3,7 @@ clicking wherever a dialog draws them."""
 from __future__ import annotations
 
 import bpy
+import numpy as np
 
 from gui_tools import changed_box, crop, text_bands
 
@@ -119,53 +120,68 @@ def press_execute(screen, win, area):
         yield from screen.settle()
 
 
+def has_widget(gray, box, top: int, bottom: int) -> bool:
+    """Whether a line of the option column has something in its right half (a field, menu or checkbox with
+    its text); a sub-panel header's line has only its title on the left."""
+    px, py, pw, _ph = box
+    part = gray[py + top:py + bottom, px + int(pw * 0.45):px + pw - 8].astype(int)
+    return int((abs(part - int(np.median(part))) > 20).sum()) >= 5
+
+
 def probe_rows(screen, win, area, op, wanted: str, target: str, label: str):
     """Set option ``wanted`` to ``target`` in the option column by real input, wherever it is drawn. Each line
-    of text, top-down: Ctrl+Wheel on its widget (Blender's 'step the value'; numbers answer), else a click:
-    a checkbox toggles; a dropdown opens with the current item under the mouse, Down and Return pick the
-    next one; a sub-panel header opens (its lines are then visited too); a text field starts editing
-    (Escape). Options changed on the way are put back. Returns (value reached, {row y: what changed})."""
+    with a widget, top-down: Ctrl+Wheel on it (Blender's 'step the value'; numbers answer), else a click: a
+    checkbox toggles; a dropdown opens with the current item under the mouse and the item below it is
+    clicked; a text field starts editing (a click in the file list ends it). Return is never pressed (it
+    would run the dialog). When the option is not found, sub-panel headers are clicked open and the lines
+    visited again. Options changed on the way are put back. Returns (value reached, {row y: what changed})."""
     box = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
     px, py, pw, _ph = box
-    mapping, done_y = {}, py + 1
-    for _ in range(60):
-        gray = yield from screen.settle()
-        rows = [py + (t + b) // 2 for t, b in text_bands(crop(gray, box))[1:]]   # [0]: Operator Presets
-        rows = [y for y in rows if y > done_y + 4]
-        if not rows:
-            break
-        y = done_y = rows[0]
-        x = px + int(pw * 0.75)
-        before = option_values(op)
-        screen.xdo("mousemove", x - 3, y)
-        yield 0.2
-        screen.xdo("mousemove", x, y)
-        yield 0.3
-        screen.xdo("keydown", "ctrl", "click", "5", "keyup", "ctrl")
-        yield 0.3
-        after_wheel = yield from screen.settle()
-        changed = [k for k, v in option_values(op).items() if v != before[k]]
-        if not changed:
-            yield from screen.click(x, y)
+    lx, ly, lw, lh = screen.region_box(win, screen.region(area, "WINDOW"))
+    neutral = (lx + lw // 2, ly + lh - 15)                       # empty rows at the bottom of the file list
+    mapping = {}
+    for attempt in range(2):
+        gray = yield from screen.settle(f"probe_{label}_{attempt}")
+        lines = text_bands(crop(gray, box))[1:]                  # [0]: Operator Presets
+        headers = [py + (t + b) // 2 for t, b in lines if not has_widget(gray, box, t, b)]
+        for top, bottom in lines:
+            if not has_widget(gray, box, top, bottom):
+                continue
+            y, x = py + (top + bottom) // 2, px + int(pw * 0.75)
+            before = option_values(op)
+            screen.xdo("mousemove", x - 3, y)
+            yield 0.2
+            screen.xdo("mousemove", x, y)
             yield 0.3
-            clicked = yield from screen.settle(changed_from=after_wheel, timeout=4)
+            screen.xdo("keydown", "ctrl", "click", "5", "keyup", "ctrl")
+            yield 0.3
+            after_wheel = yield from screen.settle()
             changed = [k for k, v in option_values(op).items() if v != before[k]]
-            shape = changed_box(after_wheel, clicked)
-            if not changed and shape is not None:
-                bx, _by, _bw, bh = shape
-                if bx > px + pw // 4 and bh >= 40:              # a dropdown menu opened
-                    screen.key("Down", "Return")
-                    yield 0.3
-                    yield from screen.settle(f"probe_{label}_{len(mapping)}")
+            if not changed:
+                yield from screen.click(x, y)
+                yield 0.3
+                clicked = yield from screen.settle(changed_from=after_wheel, timeout=4)
+                changed = [k for k, v in option_values(op).items() if v != before[k]]
+                shape = changed_box(after_wheel, clicked)
+                if not changed and shape is not None:
+                    bx, by, bw, bh = shape
+                    items = [by + (t + b) // 2 for t, b in text_bands(crop(clicked, shape))]
+                    below = [iy for iy in items if iy > y + 8]
+                    if bh >= 40 and below:                        # a dropdown menu: its next item
+                        yield from screen.click(x, below[0])
+                    else:                                         # a text field being edited
+                        yield from screen.click(*neutral)
+                    yield from screen.settle(f"probe_{label}_{attempt}_{y}")
                     changed = [k for k, v in option_values(op).items() if v != before[k]]
-                elif bx > px + pw // 4:                          # a text field is being edited
-                    screen.key("Escape")
-                    yield from screen.settle()
-        mapping[y] = changed
-        if wanted in changed and getattr(op, wanted) == target:
-            return target, mapping
-        for name in changed:                                     # put back what this probe changed
-            setattr(op, name, before[name])
+            mapping[y] = changed
+            if wanted in changed and getattr(op, wanted) == target:
+                return target, mapping
+            for name in changed:                                  # put back what this probe changed
+                setattr(op, name, before[name])
+        if attempt == 0:
+            for y in reversed(headers):                           # open closed sub-panels (bottom-up: rows
+                yield from screen.click(px + 30, y)               # above keep their place), look again
+                yield from screen.settle()
     return getattr(op, wanted), mapping
 
 

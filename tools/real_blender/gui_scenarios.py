@@ -341,7 +341,8 @@ def presets(screen, work, record):
                 bpy.ops.wm.operator_preset_add(name="Real Blender Test", operator=operator.bl_idname)
         except RuntimeError as error:
             if "presets.py" in str(error) and "NameError" in str(error):   # Blender's own code, not ours
-                record(f"preset:{opname}", True, blender_cannot=str(error).splitlines()[-1],
+                cause = next(line for line in str(error).splitlines() if "NameError" in line)
+                record(f"preset:{opname}", True, blender_cannot=cause.strip(),
                        stores_file_path=None, text="")
                 yield from screen.close_file_browsers()
                 continue
