@@ -145,8 +145,12 @@ case "$cmd" in
     printf '  %s\n' "${results[@]}"
     exit $status ;;
   real-blender)
-    status=0; results=()
-    py="$(newest)"
+    # The host side needs only pytest and numpy: a venv of the matrix when there is one, else python3.
+    status=0; results=(); py=python3
+    for name in bpy-5.2 bpy-4.5 bpy-4.2; do
+      [ -x "$ROOT/.venvs/$name/bin/python" ] && { py="$ROOT/.venvs/$name/bin/python"; break; }
+    done
+    "$py" -c 'import pytest, numpy' 2>/dev/null || { echo "error: $py lacks pytest or numpy (run 'bash tools/dev.sh test' once, or pip install them)" >&2; exit 1; }
     real_blender "$py" "$@"
     printf '  %s\n' "${results[@]}"
     exit $status ;;
