@@ -132,12 +132,3 @@ def test_operator_preset_round_trip(session, operator):
         pytest.skip(f"Blender {session.results['blender']}'s own preset code fails on Debian's Python 3.13 "
                     f"(bl_operators/presets.py: {check['blender_cannot']}), for every add-on")
     assert check["ok"], check
-
-
-def test_export_preset_keeps_the_chosen_file_name(session):
-    """Choosing a preset in the export dialog must not rename the file being written: the preset must not
-    store File Path (Blender writes every option not marked SKIP_PRESET into it)."""
-    check = session.check("preset:export_scene.md2")
-    if check.get("blender_cannot"):
-        pytest.skip(f"Blender {session.results['blender']} cannot add presets here: {check['blender_cannot']}")
-    assert not check["stores_file_path"], check["text"]
