@@ -20,7 +20,7 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 PICTURES = (  # (docs file, check holding the box, key of the box, screenshot)
     ("real_md2_export_options.png", "dialog:export_md2", "column", "dialog_export_md2.png"),
     ("real_archive_dialog.png", "dialog:archive", "box", "archive_dialog.png"),
-    ("real_sidebar_md2.png", "sidebar:md2", "box", "sidebar_md2.png"),
+    ("real_sidebar_md2.png", "sidebar:md2", "content_box", "sidebar_md2.png"),
 )
 
 
@@ -44,8 +44,9 @@ def convert(args: list[str], suite: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="sid", choices=("sid", "trixie"))
+    parser.add_argument("--run", type=Path, help="the session's output folder (default out/real_blender/SUITE)")
     args = parser.parse_args()
-    out = CHECKOUT / "out" / "real_blender" / args.suite
+    out = args.run or CHECKOUT / "out" / "real_blender" / args.suite
     results = json.loads((out / "results.json").read_text())
     for name, check, key, shot in PICTURES:
         found = results["checks"].get(check, {})

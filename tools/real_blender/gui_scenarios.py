@@ -312,6 +312,7 @@ def sidebar(screen, work, record):
         record(f"sidebar:{ext}", ui.active_panel_category == "Model" and len(lines) >= 5 and obj is not None and obj.classic_model.source_format != "",
                lines=len(lines), object=obj.name if obj else None, shot=f"sidebar_{ext}.png",
                tab=ui.active_panel_category, box=box,
+               content_box=(box[0], box[1], box[2], min(box[3], lines[-1][1] + 14)) if lines else box,
                animations=len(obj.classic_model.animations) if obj else 0,
                frames=len(obj.classic_model.frames) if obj else 0)
     screen.xdo("mousemove", vx + vw // 3, vy + vh // 2)
