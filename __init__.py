@@ -38,19 +38,21 @@ def register() -> None:
     if problem:
         warnings.warn(f"classic_models: {problem}", stacklevel=2)
     from .exporters.sampling import action_list
-    from .ui import menus, panel, properties
+    from .ui import fullbright, menus, panel, properties
     properties.register()
     action_list.register()
     for cls in _classes():
         bpy.utils.register_class(cls)
     panel.register()
+    fullbright.register()
     menus.register()
 
 
 def unregister() -> None:
     import bpy
-    from .ui import menus, panel, properties
+    from .ui import fullbright, menus, panel, properties
     menus.unregister()
+    fullbright.unregister()
     panel.unregister()
     from .exporters.sampling import action_list
     for cls in reversed(_classes()):

@@ -15,17 +15,23 @@ import sys
 from pathlib import Path
 
 from ..formats.archives.archive import ArchiveError, is_archive_name, open_archive, write_archive
+from ..formats.archives.game_folder import GameFolder
 
+MODEL_SUFFIXES = (".md2", ".mdl", ".ms3d")
 USAGE_ERROR = 2
 
 
 def add_archive_commands(commands) -> None:
     """The ``list`` and ``pack`` sub-commands on the main parser's ``commands``."""
-    listing = commands.add_parser("list", help="list the members of .pak/.pk3 archives with their sizes",
+    listing = commands.add_parser("list", help="list the members of .pak/.pk3 archives (or of a game folder's) "
+                                               "with their sizes",
                                   description="Every member of each archive in directory order with its size "
                                               "in bytes, then the entries that cannot be read (exit status 1) "
-                                              "and duplicate names (which one the engine reads).")
-    listing.add_argument("archives", nargs="+", metavar="ARCHIVE", type=Path)
+                                              "and duplicate names (which one the engine reads). A FOLDER lists "
+                                              "its archives in the order the engine searches them, and its loose "
+                                              "model files where the engine reads them (after the archives; first "
+                                              "in Hexen II folders).")
+    listing.add_argument("archives", nargs="+", metavar="ARCHIVE|FOLDER", type=Path)
     listing.add_argument("--json", action="store_true", help="print one JSON document for scripts")
 
     pack = commands.add_parser("pack", help="write a .pak or .pk3 of game files from folders",
@@ -39,9 +45,54 @@ def add_archive_commands(commands) -> None:
     pack.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
 
 
+def listed_items(paths: list[Path]) -> list[tuple[str, Path]]:
+    """("archive", path) and ("loose", folder) in listing order: a folder's archives in search order
+    (:class:`..formats.archives.game_folder.GameFolder`), its loose files before or after them as the
+    engine reads them."""
+    items: list[tuple[str, Path]] = []
+    for path in paths:
+        if not path.is_dir():
+            items.append(("archive", path))
+            continue
+        folder = GameFolder(path)
+        archives = [("archive", p) for p in folder.archive_paths]
+        items += [("loose", path)] + archives if folder.loose_first else archives + [("loose", path)]
+    return items
+
+
+def _loose_models(folder: Path) -> tuple[list[tuple[str, int]], list[str]]:
+    """(game path, size) of the model files under ``folder``, by name; and one line per model file
+    that cannot be read (a broken link)."""
+    found, problems = [], []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        for filename in sorted(filenames):
+            path = Path(dirpath, filename)
+            if path.suffix.lower() in MODEL_SUFFIXES:
+                name = path.relative_to(folder).as_posix()
+                try:
+                    found.append((name, path.stat().st_size))
+                except OSError as exc:
+                    problems.append(f"{name}: cannot be read: {exc.strerror or exc}")
+    return sorted(found), problems
+
+
 def run_list(args: argparse.Namespace, prog: str = "classic_models") -> int:
     documents, bad = [], False
-    for path in args.archives:
+    for kind, path in listed_items(args.archives):
+        if kind == "loose":
+            models, problems = _loose_models(path)
+            bad = bad or bool(problems)
+            documents.append({"folder": str(path), "loose": [{"name": n, "size": size} for n, size in models],
+                              "errors": problems})
+            if not args.json:
+                width = max((len(str(size)) for _, size in models), default=1)
+                print(f"{path}: loose files, {len(models)} model(s)")
+                for name, size in models:
+                    print(f"  {size:>{width}}  {name}")
+                for text in problems:
+                    print(f"  error: {text}")
+            continue
         try:
             with open_archive(path) as archive:
                 members = archive.members()

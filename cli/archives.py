@@ -16,14 +16,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ..formats.md2 import codec as md2
 from ..formats.ms3d import codec as ms3d
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
-from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_folder import GameFolder, search_archives
+from ..formats.archives.game_palette import PaletteChoice, choose_palette
 from .inspect import FORMATS, ModelInfo, Problem
 
 IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")
@@ -36,6 +37,7 @@ class ArchiveInput:
     text: str
     archive: Path
     member: str | None = None
+    in_folder: bool = False      # found under a folder argument: an archive without models is no error
 
 
 def parse_archive_input(text: str) -> ArchiveInput | None:
@@ -50,6 +52,15 @@ def parse_archive_input(text: str) -> ArchiveInput | None:
             return ArchiveInput(text, head, text[colon + 1:])
         start = colon + 1
     return None
+
+
+def folder_archives(folder: Path) -> list[ArchiveInput]:
+    """The archives under ``folder`` (each folder's in the engine's search order), as archive arguments."""
+    found = []
+    for dirpath, dirnames, _ in os.walk(folder):
+        dirnames.sort()
+        found += [ArchiveInput(str(p), p, in_folder=True) for p in search_archives(Path(dirpath))]
+    return found
 
 
 def split_inputs(inputs: list[str]) -> tuple[list[str], list[ArchiveInput]]:
@@ -154,7 +165,7 @@ class ArchiveSession:
         for problem in archive.problems:
             entries.append(ArchiveEntry(member_label(archive.path, problem.member), problem.member,
                                         _format_of(problem.member), archive.path, error=problem.message))
-        if not entries:
+        if not entries and not item.in_folder:
             entries.append(ArchiveEntry(str(archive.path), "", None, archive.path,
                                         error=f"no {', '.join(FORMATS)} members in this archive"))
         return entries
@@ -171,6 +182,11 @@ class ArchiveSession:
         elif fmt is None:
             entry.error = f"not a model: expected a member ending in {', '.join(FORMATS)}"
         return entry
+
+    def palette(self, entry: ArchiveEntry, rapo: bool = False) -> PaletteChoice:
+        """The palette the import decodes the member's skins with: its game folder's (or archive's)
+        ``gfx/palette.lmp``, else by the game folder (:mod:`..formats.archives.game_palette`)."""
+        return choose_palette(self.game_folder(entry.archive), self.archive(entry.archive), rapo)
 
     def extract(self, entry: ArchiveEntry) -> Extracted:
         """Write ``entry``'s member and its companions into a fresh folder; ArchiveError if unreadable
@@ -221,7 +237,7 @@ class ArchiveSession:
             target = _target(result.root, found.name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(payload)
-            source = _as_given(found.archive or folder.root / found.name, entry.archive)
+            source = _as_given(found.archive or (found.root or folder.root) / found.name, entry.archive)
             result.origins[str(target)] = member_label(source, found.name) if found.archive else str(source)
 
 
@@ -326,6 +342,8 @@ def inspect_archive_inputs(items: list[ArchiveInput], inspect_one) -> list[Model
                     infos.append(failed_info(entry))
                     continue
                 info = relabel(inspect_one(extracted.path), extracted, entry.archive)
+                if "palette" in info.details:
+                    info.details["palette"] = session.palette(entry, info.details["variant"] == "RAPO").name
                 info.problems += [Problem("warning", w) for w in entry.warnings + extracted.notes]
                 infos.append(info)
                 shutil.rmtree(extracted.root, ignore_errors=True)
@@ -369,7 +387,9 @@ def plan_archive_jobs(items: list[ArchiveInput], settings, out_dir: Path, skip_e
                 known.append(ConvertResult(entry.label, str(output), ok=False, error=exc.message))
                 continue
             extracted.notes += entry.warnings
-            jobs.append(ConvertJob(str(extracted.path), entry.format, str(output), settings))
+            job_settings = _with_folder_palette(settings, session, entry, extracted) if entry.format == "mdl" \
+                else settings
+            jobs.append(ConvertJob(str(extracted.path), entry.format, str(output), job_settings))
             extractions[str(extracted.path)] = (entry.archive, extracted)
     return jobs, known, extractions
 
@@ -396,3 +416,22 @@ def relabel_progress(progress, extractions) -> None:
         relabel_result(result, extractions)
         update(result)
     progress.update = labelled_update
+
+
+def _with_folder_palette(settings, session: ArchiveSession, entry: ArchiveEntry, extracted: Extracted):
+    """An MDL member imports (and, to MDL, exports) with its game folder's palette, as the Blender import
+    of the archive does, unless ``--palette`` chose one: the extracted copy has no game folder around it."""
+    from .convert import OptionRequest
+    if {"palette", "palette_path"} & set(settings.import_options):
+        return settings
+    choice = session.palette(entry)
+    if choice.game == "QUAKE":
+        return settings
+    if choice.game == "HEXEN2":
+        request = {"palette": OptionRequest("--palette", "HEXEN2")}
+    else:
+        lump = extracted.root / "palette.lmp"
+        lump.write_bytes(choice.palette.tobytes())
+        request = {"palette_path": OptionRequest("--palette", str(lump))}
+    exports = {**request, **settings.export_options} if settings.target == "mdl" else settings.export_options
+    return replace(settings, import_options={**settings.import_options, **request}, export_options=exports)

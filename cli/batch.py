@@ -3,7 +3,10 @@
 Directories are searched recursively for ``.md2``, ``.mdl`` and ``.ms3d`` files (any case). An
 output is ``<stem>.<target>`` in the output directory, below the same sub-folders as its input
 under a directory argument (Quake II keeps every player in its own ``tris.md2``), or next to the
-input without ``-o``. A job that would overwrite its input, or another job's output, fails alone.
+input without ``-o``. File arguments that would share an output name in ``-o``
+(``players/male/tris.md2 players/female/tris.md2``) keep their folders relative to the common parent
+of those inputs (``male/tris.mdl``, ``female/tris.mdl``). A job that would overwrite its input, or
+another job's output, fails alone.
 
 Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.convert.worker_main`).
 The parent hands each worker one job at a time and watches it: a worker that dies (Blender can
@@ -58,13 +61,31 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
     return sources, missing
 
 
-def output_path(source: Source, target: str, out_dir: Path | None) -> Path:
+def output_path(source: Source, target: str, out_dir: Path | None, folder: Path | None = None) -> Path:
+    """Where ``source`` is written; ``folder`` (from :func:`shared_name_folders`) goes under ``out_dir``."""
     name = f"{source.path.stem}.{target}"
     if out_dir is None:
         return source.path.with_name(name)
     if source.root is not None:
         return out_dir / source.path.parent.relative_to(source.root) / name
-    return out_dir / name
+    return out_dir / folder / name if folder is not None else out_dir / name
+
+
+def shared_name_folders(sources: list[Source], target: str, out_dir: Path | None) -> dict[Path, Path]:
+    """File arguments (resolved path -> folder) whose outputs would share a name in ``out_dir``: each
+    one's folder relative to the common parent of the inputs sharing that name."""
+    if out_dir is None:
+        return {}
+    by_name: dict[str, list[Path]] = {}
+    for source in sources:
+        if source.root is None:
+            by_name.setdefault(f"{source.path.stem}.{target}", []).append(source.path.resolve())
+    folders: dict[Path, Path] = {}
+    for paths in by_name.values():
+        if len(paths) > 1:
+            common = Path(os.path.commonpath([p.parent for p in paths]))
+            folders.update({p: p.parent.relative_to(common) for p in paths})
+    return folders
 
 
 def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
@@ -74,8 +95,9 @@ def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
     known: list[ConvertResult] = []
     claimed: dict[Path, str] = {}
     inputs = {s.path.resolve() for s in sources}
+    folders = shared_name_folders(sources, settings.target, out_dir)
     for source in sources:
-        output = output_path(source, settings.target, out_dir)
+        output = output_path(source, settings.target, out_dir, folders.get(source.path.resolve()))
         key = output.resolve()
         fmt = model_format(source.path)
         error = None

@@ -30,6 +30,8 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .glb_clips import animations_as_tracks
+
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_MODULE = "classic_models_cli"
 TARGETS = ("md2", "mdl", "ms3d", "blend", "glb")
@@ -306,6 +308,8 @@ def convert(job: ConvertJob) -> list[str]:
         if dropped:
             warnings.append(f"the frames of {', '.join(dropped)} are left out of {output.name}: glTF animates "
                             "frames as morph targets, which a mesh without triangles cannot have")
+        if "export_animation_mode" not in settings.export_options and animations_as_tracks(bpy.context.scene):
+            kwargs.update(export_animation_mode="NLA_TRACKS", export_anim_slide_to_zero=True)   # one clip each
         temporary = temporary_output(output, os.getpid())
         try:
             _run_operator(exporter, filepath=str(temporary), **kwargs)

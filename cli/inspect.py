@@ -25,15 +25,21 @@ import numpy as np
 from ..formats.md2 import codec as md2
 from ..formats.mdl import codec as mdl
 from ..formats.ms3d import codec as ms3d
-from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names
+from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
 from ..formats.animations import Animation, group_animations, slot_animations
+from ..formats.frame_scripts import ScriptAnimation, md2_animations, mdl_animations
 from ..formats.errors import FormatError
 from ..formats.md2.glcmds import decode_glcmds
 from ..formats.images.pcx import decode_pcx
 from ..formats.ms3d.joints import joint_parents, last_frame
 from ..formats.images.palette import quake2_palette
+from ..formats.archives.archive import ArchiveError
+from ..formats.magics import known_format
+from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_palette import loose_palette
+from ..formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
-                                     find_texture, texture_candidates)
+                                     find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
@@ -69,6 +75,7 @@ class ModelInfo:
     details: dict[str, object] = field(default_factory=dict)
     skins: list[SkinInfo] = field(default_factory=list)
     animations: list[Animation] = field(default_factory=list)
+    frame_table: list[ScriptAnimation] = field(default_factory=list)   # MD2/MDL: frames by animation
     joints: list[dict[str, object]] = field(default_factory=list)
     limits_exceeded: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -77,8 +84,11 @@ class ModelInfo:
     def readable(self) -> bool:
         return not any(p.severity == "error" for p in self.problems)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self, frames: bool = False) -> dict[str, object]:
+        """``frames``: keep the frame table (every frame's name, by animation)."""
         out = asdict(self)
+        if not frames:
+            del out["frame_table"]
         for anim, item in zip(self.animations, out["animations"]):
             item["frames"] = anim.frames
         out["readable"] = self.readable
@@ -94,8 +104,13 @@ def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO
     ``name_encoding`` (a key of ``ms3d.NAME_ENCODINGS``): the code page of MS3D names."""
     info = ModelInfo(file=str(path), format=model_format(path))
     if info.format is None:
+        try:
+            with open(path, "rb") as stream:
+                what = known_format(stream.read(16))
+        except OSError:
+            what = None
         info.problems.append(Problem("error", f"unknown extension {path.suffix!r}; expected "
-                                              + ", ".join(FORMATS)))
+                                              + ", ".join(FORMATS) + (f" (this is {what})" if what else "")))
         return info
     try:
         data = path.read_bytes()
@@ -151,7 +166,37 @@ def _lookup_skin(info: ModelInfo, path: Path, name: str, field: str, offset: int
             _warn(info, f"skin {name!r} could not be loaded: {exc}", field, offset)
         else:
             skin.note = skin.note or f"PCX {image.width}x{image.height}"
+            for problem in QUAKE2_PCX.problems(image.width, image.height, f"skin {name!r}"):
+                _limit(info, f"{problem}: Quake II does not load this PCX (LoadPCX: at most 640x480; "
+                             "GL_Upload8: at most 512*256 pixels)", field, offset)
     info.skins.append(skin)
+
+
+def _game_skin(path: Path, name: str) -> SkinInfo | None:
+    """A skin not on disk, found in the archives of the game folder the loose model sits in (or of its
+    base folder), as the import finds it (``importers.file_source.LooseSource.skin``)."""
+    if unsafe_skin_name(name.strip()) is not None:
+        return None
+    try:
+        game = GameFolder.around(path)
+    except (FormatError, OSError):
+        return None
+    if game is None:
+        return None
+    with game:
+        for candidate in stored_path_candidates(name):
+            found = game.find(candidate)
+            if found is None or found.archive is None:
+                continue
+            skin = SkinInfo(name, True, f"{found.archive}:{found.name}", f"found in {found.archive.name}")
+            if found.name.lower().endswith(".pcx"):
+                try:
+                    image = decode_pcx(game.read(found.name))
+                    skin.note += f"; PCX {image.width}x{image.height}"
+                except (FormatError, ArchiveError) as exc:
+                    skin.note = f"cannot be decoded: {exc}"
+            return skin
+    return None
 
 
 def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
@@ -164,6 +209,7 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
                    "glcmds": len(model.glcmds)}
     info.details = {"engine": "Quake II", "skin_width": model.skin_width, "skin_height": model.skin_height}
     info.animations = group_animations(model.frame_names)
+    info.frame_table = md2_animations(model.frame_names)
 
     limits = md2.LIMITS
     for what, count, limit, name in (
@@ -173,6 +219,9 @@ def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
             ("skins", len(model.skins), limits.skins, "num_skins")):
         if count > limit:
             _limit(info, f"{count} {what} exceed Quake II's {limit}", name, at[name])
+    for problem in MD2_HEADER.problems(model.skin_width, model.skin_height, "skin"):
+        _limit(info, f"{problem}: Quake II refuses the model (Mod_LoadAliasModel, MAX_LBM_HEIGHT)", "skinheight",
+               at["skinheight"])
     framesize = int(header["framesize"])
     bad = np.argwhere(model.frame_normals >= NUM_NORMALS)
     if len(bad):
@@ -205,10 +254,13 @@ def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int,
         info.skins += [SkinInfo(name, False, None, "not looked up") for name in first]
         return
     lookups = {name: find_skin(path, name) for name in first}
-    own = None if any(l.path is not None for l in lookups.values()) else (
+    packed = {name: _game_skin(path, name) for name, lookup in lookups.items() if lookup.path is None}
+    own = None if any(l.path is not None for l in lookups.values()) or any(packed.values()) else (
         find_own_skins(path) or find_sized_skin(path, model.skin_width, model.skin_height))
     for name, i in first.items():
-        if own is None:
+        if packed.get(name) is not None:
+            info.skins.append(packed[name])
+        elif own is None:
             _lookup_skin(info, path, name, f"skin {i}", ofs_skins + i * md2.SKIN.itemsize)
         else:
             info.skins.append(SkinInfo(name, False, None, f"{SHOWN_INSTEAD} {own.paths[0].name} instead"))
@@ -275,12 +327,14 @@ def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> 
                     "eye_position": [float(x) for x in model.eye_position],
                     "bounding_radius": float(model.bounding_radius), "size": float(model.size),
                     "trailing_bytes": model.trailing_bytes, "variant": model.variant,
-                    "hexen2_flags": hexen2_flag_names(model.flags)}
+                    "hexen2_flags": hexen2_flag_names(model.flags), "flag_names": quake_flag_labels(model.flags),
+                    "palette": loose_palette(path, model.variant == RAPO).name}
     if model.variant == RAPO:
         info.counts["texcoords"] = len(model.s)
     if model.variant != IDPO:
         _warn(info, f"{model.variant} variant: {ENGINES[model.variant]} load it", "ident", 0)
     info.animations = slot_animations(model)
+    info.frame_table = mdl_animations(model)
     for i, skin in enumerate(model.skins):
         kind = "single" if skin.intervals is None else f"group of {len(skin.images)}"
         info.skins.append(SkinInfo(f"skin {i}", True, None,
@@ -391,9 +445,13 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
         hexen2 = details["hexen2_flags"]
         lines.append(f"  variant {details['variant']} ({ENGINES[details['variant']]})"
                      + (f"; Hexen II flags: {', '.join(hexen2)}" if hexen2 else ""))
-        lines.append(f"  flags {details['flags']}, synctype {details['synctype']}, "
+        named = details["flag_names"]
+        lines.append(f"  flags {details['flags']}" + (f" ({', '.join(named)})" if named else "")
+                     + f", synctype {details['synctype']}, "
                      f"eye position {tuple(round(x, 3) for x in details['eye_position'])}"
                      + (f", {details['trailing_bytes']} trailing bytes ignored" if details["trailing_bytes"] else ""))
+        if details.get("palette"):
+            lines.append(f"  skins in {details['palette']}")
     if info.format == "ms3d":
         lines.append(f"  animation {details['total_frames']} frames at {details['animation_fps']:g} fps"
                      + (", keys from {:.3g} s to {:.3g} s".format(*details["key_seconds"])

@@ -20,6 +20,7 @@ from . import archives, inspect
 from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
 from .convert import TARGETS, ConvertSettings, OptionRequest
+from .frame_listing import frame_lines, qc_lines
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
@@ -74,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     info.add_argument("--no-skins", action="store_true", help="do not look for skin images")
     info.add_argument("-v", "--verbose", action="store_true", help="list every joint")
+    info.add_argument("--frames", action="store_true",
+                      help="MD2/MDL: list every frame: its number, name and animation (MDL: per pose, with its "
+                           "frame slot and frame group)")
+    info.add_argument("--qc", action="store_true",
+                      help="MD2/MDL: print only the QuakeC $frame lines, one per animation in file order, as "
+                           "the export's QuakeC Frames option writes them (redirect into a .qc file)")
     info.add_argument("--name-encoding", choices=NAME_ENCODING_CHOICES, default="auto",
                       help="MS3D: the code page names were written in (default: UTF-8 when valid, else Windows-1252)")
 
@@ -145,11 +152,24 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--split-normals", action="store_true",
                          help="MD2/MDL: a vertex copy for each normal Blender shows at a vertex (flat faces, sharp "
                               "edges), so a flat-shaded model is lit flat in the game (split_normals)")
+    exports.add_argument("--fit-names", action="store_true",
+                         help="MD2/MDL: shorten frame names (MD2: and skin names) that do not fit their field "
+                              "instead of failing: a frame name keeps its number, so animations stay grouped; "
+                              "the warnings list what was shortened (fit_names)")
+    exports.add_argument("--keep-still-frames", action="store_true",
+                         help="MD2/MDL: write every sampled frame of a model that does not move (by default a "
+                              "model whose frames are all identical and that has no animation, such as a static "
+                              "MS3D, is written as one frame; MD2 and MDL inputs keep their frames) "
+                              "(keep_still_frames)")
     exports.add_argument("--skin-width", choices=("pad", "refuse"),
                          help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
     exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
                          help="MDL: flavour to write: idpo (Quake), md16 (16-bit: QuakeForge, FTE) or rapo "
                               "(Hexen II mission pack); default: an MDL input's own, else idpo (mdl_format)")
+    exports.add_argument("--player-colours", choices=("auto", "on", "off"),
+                         help="MDL: may new skin colours use 16-31 and 96-111, which Quake recolours to a "
+                              "player's shirt and pants: auto (a model named player whose skin uses them), "
+                              "on, off (player_colours)")
     exports.add_argument("--fps", type=_positive_float,
                          help="MS3D: bake the skeletal animation at this many frames per second "
                               "(default for md2/mdl output: 10, the rate Quake and Quake II play; another "
@@ -162,14 +182,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _inputs(args: argparse.Namespace) -> tuple[list[Source], list[str]]:
-    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``."""
+def _inputs(args: argparse.Namespace, folder_archives: bool = False) -> tuple[list[Source], list[str]]:
+    """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``, and
+    with ``folder_archives`` (info, check) the archives under folder arguments too."""
     plain, args.archive_inputs = archives.split_inputs(args.inputs)
-    return expand_inputs(plain) if plain else ([], [])
+    sources, missing = expand_inputs(plain) if plain else ([], [])
+    if folder_archives:
+        found = {text: archives.folder_archives(Path(text)) for text in plain if Path(text).is_dir()}
+        args.archive_inputs = [a for text in found for a in found[text]] + args.archive_inputs
+        missing = [m for m in missing if not any(found[t] and m.startswith(f"{t}: ") for t in found)]
+    return sources, missing
 
 
 def run_info(args: argparse.Namespace) -> int:
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} info: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:
@@ -178,10 +204,15 @@ def run_info(args: argparse.Namespace) -> int:
     infos = [inspect_one(s.path) for s in sources]
     infos += archives.inspect_archive_inputs(args.archive_inputs, inspect_one)
     if args.json:
-        json.dump({"files": [i.to_json() for i in infos]}, sys.stdout, indent=2)
+        files = [dict(i.to_json(frames=args.frames), **({"qc": "\n".join(qc_lines(i))} if args.qc else {}))
+                 for i in infos]
+        json.dump({"files": files}, sys.stdout, indent=2)
         print()
+    elif args.qc:
+        print("\n\n".join("\n".join(qc_lines(i) or [f"// {i.file}: no frames"]) for i in infos))
     else:
-        print("\n\n".join(inspect.describe(i, verbose=args.verbose) for i in infos))
+        print("\n\n".join("\n".join([inspect.describe(i, verbose=args.verbose)]
+                                     + (frame_lines(i) if args.frames else [])) for i in infos))
     return 0 if all(i.readable for i in infos) and not missing else 1
 
 
@@ -189,7 +220,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.profile == "q2-player":
         from .player_check import run_player_check
         return run_player_check(args, PROG)
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:
@@ -258,10 +289,16 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["materials"] = OptionRequest("--materials", args.materials.upper().replace("-", "_"))
     if args.split_normals:
         exports["split_normals"] = OptionRequest("--split-normals", True)
+    if args.fit_names:
+        exports["fit_names"] = OptionRequest("--fit-names", True)
+    if args.keep_still_frames:
+        exports["keep_still_frames"] = OptionRequest("--keep-still-frames", True)
     if args.skin_width:
         exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
     if args.mdl_format:
         exports["mdl_format"] = OptionRequest("--mdl-format", args.mdl_format.upper())
+    if args.player_colours:
+        exports["player_colours"] = OptionRequest("--player-colours", args.player_colours.upper())
     for key, value in args.import_option:
         imports[key] = OptionRequest(f"--import-option {key}={value}", value, strict=True)
     for key, value in args.export_option:

@@ -1,5 +1,6 @@
 """``check --profile q2-player FOLDER``: each Quake II player folder (one holding ``tris.md2``) against
-the player conventions of :mod:`..formats.md2.player`, one line per deviation (no Blender needed).
+the player conventions of :mod:`..formats.md2.player`, one line per deviation (no Blender needed):
+frames, skins, and (unless ``--no-skins``) each player skin without its menu icon ``<skin>_i.pcx``.
 An archive (``pak0.pak``, or ``pak0.pak:players/male`` for one folder) is checked the same way over
 its members, skins looked up in its game folder in the engine's order.
 
@@ -55,12 +56,15 @@ def check_player(folder: Path, load_skins: bool = True) -> tuple[list[str], list
     """(deviations, errors) of the player in ``folder``."""
     models = sorted((p for p in folder.iterdir() if p.suffix.lower() == ".md2" and p.is_file()),
                     key=lambda p: p.name.lower())
+    files = sorted((p.name for p in folder.iterdir() if p.is_file()), key=str.lower)
     return check_sources([(p.name, p.read_bytes, lambda s, p=p: find_skin(p, s).path is not None)
-                          for p in models], load_skins)
+                          for p in models], load_skins, files)
 
 
-def check_sources(models: list[Source], load_skins: bool = True) -> tuple[list[str], list[str]]:
-    """(deviations, errors) of the player made of ``models`` (the ``.md2`` files of its folder)."""
+def check_sources(models: list[Source], load_skins: bool = True,
+                  files: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """(deviations, errors) of the player made of ``models`` (the ``.md2`` files of its folder);
+    ``files``: the names of the files in its folder, to check each skin's icon (with ``load_skins``)."""
     errors: list[str] = []
     body, weapons = None, []
     for name, read, skin_exists in models:
@@ -78,12 +82,13 @@ def check_sources(models: list[Source], load_skins: bool = True) -> tuple[list[s
             weapons.append(part)
     if body is None and errors:
         return [], errors
-    return player_deviations(body, weapons), errors
+    return player_deviations(body, weapons, files if load_skins else None), errors
 
 
-def archive_players(item: ArchiveInput) -> tuple[list[tuple[str, list[Source]]], list[str]]:
+def archive_players(item: ArchiveInput) -> tuple[list[tuple[str, list[Source], list[str]]], list[str]]:
     """The player folders of an archive argument (all of them, or those at or below ``ARCHIVE:FOLDER``
-    or ``ARCHIVE:FOLDER/tris.md2``) as (label, models), and the problems naming none."""
+    or ``ARCHIVE:FOLDER/tris.md2``) as (label, models, the file names in that folder in the archive and
+    its game folder), and the problems naming none."""
     try:
         archive = open_archive(item.archive)
     except ArchiveError as exc:
@@ -97,13 +102,16 @@ def archive_players(item: ArchiveInput) -> tuple[list[tuple[str, list[Source]]],
                       and (not wanted or n.lower().startswith(wanted + "/"))}, key=str.lower)
     if not folders:
         return [], [f"{item.text}: no {BODY_FILE} in this archive{' folder' if wanted else ''}"]
+    seen = names + ([f.name for f in game.files()] if game is not None else [])
     players = []
     for folder in folders:
         models = sorted((n for n in names if n.rpartition("/")[0] == folder and n.lower().endswith(".md2")),
                         key=str.lower)
+        files = sorted({PurePosixPath(n).name for n in seen if n.rpartition("/")[0].lower() == folder.lower()},
+                       key=str.lower)
         players.append((member_label(item.archive, folder),
                         [(PurePosixPath(n).name, lambda n=n: archive.read(n),
-                          lambda s, f=folder: _skin_in_game(archive, game, f, s)) for n in models]))
+                          lambda s, f=folder: _skin_in_game(archive, game, f, s)) for n in models], files))
     return players, []
 
 
@@ -131,7 +139,8 @@ def run_player_check(args, prog: str) -> int:
     for item in archive_items:
         found, problems = archive_players(item)
         missing += problems
-        players += [(label, lambda m=models: check_sources(m, load_skins=not args.no_skins)) for label, models in found]
+        players += [(label, lambda m=models, f=files: check_sources(m, not args.no_skins, f))
+                    for label, models, files in found]
     for text in missing:
         print(f"{prog} check: {text}", file=sys.stderr)
     if not players:

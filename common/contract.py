@@ -3,7 +3,8 @@ export to read. Importers and exporters both import it; neither imports the othe
 
 MD2 (mesh custom properties unless said): ``md2_frames`` the file's frame records (name, grid,
 bytes, normals); ``md2_st`` the ST table as int16 pairs; ``md2_glcmds`` the GL command words;
-``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; corner attribute
+``md2_skins`` / ``md2_skin_fields`` the skin names and their 64-byte fields; ``md2_tail`` the bytes
+after ``ofs_end`` with the SHA-1 of the bytes before them (:mod:`..formats.file_tail`); corner attribute
 ``md2_st_index``; material ``["md2_skin"]`` the skin name it stands for, ``["md2_skin_found"]`` set
 when it stands for no skin of the file (an image found beside the model; the export leaves it out).
 Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import, and
@@ -12,7 +13,8 @@ Objects imported from a game archive keep ``["archive_path"]`` and ``["archive_m
 the sidebar; the export dialog offers the member's path under the chosen game folder).
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
-``mdl_facesfront``; images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
+``mdl_facesfront``; ``mdl_tail`` the bytes after the last frame (as ``md2_tail``);
+images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
 records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``) and corner indices
 into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
 the flavour.
@@ -33,6 +35,11 @@ SOURCE_PATH = "source_path"          # image: the file it was decoded from
 SOURCE_DIGEST = "source_digest"      # image: SHA-1 of its packed data at import (unchanged while equal)
 SOURCE_ARCHIVE = "source_archive"    # image: the game archive it was read from (with SOURCE_MEMBER)
 SOURCE_MEMBER = "source_member"      # image: its member name there; an unchanged image exports those bytes
+PCX_INDICES = "pcx_indices"          # image: an 8-bit PCX's palette indices as decoded (pixels still showing
+                                     # their colour keep their index when the edited image is written as PCX)
+
+# Every format: a name the product made (materials, objects), not the user (see made_names.py)
+MADE_NAME = "classic_model_made_name"   # the name as made; an exporter may shorten it while it is unchanged
 
 # Every format: an object imported from a game archive (importers/file_source.py)
 ARCHIVE_PATH = "archive_path"        # object: the .pak/.pk3 file it was read from
@@ -45,6 +52,7 @@ MD2_GLCMDS = "md2_glcmds"
 MD2_SKINS = "md2_skins"
 MD2_SKIN_FIELDS = "md2_skin_fields"
 MD2_SCALE = "md2_scale"
+MD2_TAIL = "md2_tail"                # mesh: the bytes after ofs_end and what they followed (formats/file_tail.py)
 MD2_SKIN = "md2_skin"                # material
 MD2_SKIN_FOUND = "md2_skin_found"    # material: image found beside the model for a skin the file does not name
 ST_INDEX_ATTRIBUTE = "md2_st_index"  # corner attribute
@@ -54,12 +62,14 @@ MDL_POSES = "mdl_poses"
 MDL_GRID = "mdl_grid"
 MDL_FRAME_SLOTS = "mdl_frame_slots"
 MDL_SCALE = "mdl_scale"
+MDL_TAIL = "mdl_tail"                # mesh: the bytes after the last frame, as MD2_TAIL
 FACESFRONT = "mdl_facesfront"
 TEXCOORD_ATTRIBUTES = ("mdl_onseam", "mdl_s", "mdl_t")
 SKIN_NODE = "mdl_skin_{}"
 FULLBRIGHT_NODE = "mdl_fullbright_{}"
 INTERVALS = "mdl_skin_intervals"
 INDICES = "mdl_indices"
+MDL_PALETTE = "mdl_palette"          # object: the 768 bytes of the palette its game folder gave the import (export default)
 MDL_VARIANT = "mdl_variant"          # object: "IDPO", "MD16" or "RAPO", the flavour the file was (export default)
 MDL_ST = "mdl_st"                    # mesh (RAPO): the num_st_verts texcoord records as read
 MDL_ST_INDEX = "mdl_st_index"        # corner attribute (RAPO): the triangle's stindex for the corner

@@ -10,7 +10,8 @@ import bpy
 from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
-from .contract import SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
+from .contract import FULLBRIGHT_NODE, PCX_INDICES, SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
+from .made_names import mark_made
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
@@ -38,6 +39,7 @@ def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.
             rgba = rgba.copy()
             rgba[..., :3] = palette[pcx.indices]
         image = image_from_rgba(path.name, rgba)
+        _remember_indices(image, pcx.indices)
     else:
         try:
             image = bpy.data.images.load(str(path), check_existing=False)
@@ -67,6 +69,7 @@ def skin_image_from_data(name: str, data: bytes, source: str, palette: np.ndarra
             rgba = rgba.copy()
             rgba[..., :3] = palette[pcx.indices]
         image = image_from_rgba(name, rgba)
+        _remember_indices(image, pcx.indices)
     else:
         image = bpy.data.images.new(name, 1, 1)
         image.pack(data=data, data_len=len(data))
@@ -80,6 +83,20 @@ def skin_image_from_data(name: str, data: bytes, source: str, palette: np.ndarra
     if archive is not None:
         image[SOURCE_ARCHIVE], image[SOURCE_MEMBER] = str(archive), member
     return image
+
+
+def _remember_indices(image: bpy.types.Image, indices: np.ndarray | None) -> None:
+    if indices is not None:
+        image[PCX_INDICES] = np.ascontiguousarray(indices, dtype=np.uint8).tobytes()
+
+
+def stored_pcx_indices(image: bpy.types.Image) -> np.ndarray | None:
+    """(h, w) uint8 indices the image was decoded from, if it came from an 8-bit PCX of its size."""
+    stored = image.get(PCX_INDICES)
+    width, height = (int(x) for x in image.size)
+    if stored is None or len(bytes(stored)) != width * height:
+        return None
+    return np.frombuffer(bytes(stored), np.uint8).reshape(height, width)
 
 
 def unchanged_member_bytes(image: bpy.types.Image, suffix: str) -> tuple[bytes, str] | None:
@@ -122,6 +139,7 @@ def unchanged_source_file(image: bpy.types.Image) -> Path | None:
 def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Material:
     """A node material showing ``image`` with nearest-texel sampling, as the old engines did."""
     material = bpy.data.materials.new(name)
+    mark_made(material)
     if bpy.app.version < (5, 0, 0):
         material.use_nodes = True
     tree = material.node_tree
@@ -138,10 +156,10 @@ def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Materia
 
 
 def material_image(material: bpy.types.Material | None) -> bpy.types.Image | None:
-    """The first image texture in ``material``'s node tree, if any."""
+    """The first image texture in ``material``'s node tree that is not an MDL fullbright mask, if any."""
     if material is None or material.node_tree is None:
         return None
     for node in material.node_tree.nodes:
-        if node.type == "TEX_IMAGE" and node.image is not None:
+        if node.type == "TEX_IMAGE" and node.image is not None and not node.name.startswith(FULLBRIGHT_NODE.format("")):
             return node.image
     return None

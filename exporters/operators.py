@@ -15,10 +15,12 @@ from .mdl.build import MdlExportOptions, build_mdl
 from .mdl.variant import export_variant
 from .ms3d.build import Ms3dExportOptions
 from .ms3d.textures import export_ms3d
-from .sampling.action_list import draw_action_list, listed_actions, sync_action_list
-from .sampling.action_sampling import find_actions
+from .sampling.action_list import listed_actions, sync_action_list
+from .sampling.action_sampling import find_actions, standard_rule
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
+from .dialogs import draw_md2_export, draw_mdl_export, draw_ms3d_export
 from .game_path import export_dialog_path
+from .frame_scripts import WithFrameScripts, frame_rate
 from .run_export import ModelWriter, archive_source, export_file, export_objects
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
@@ -79,33 +81,43 @@ class FrameExportBase(ExportOperatorBase):
     materials: EnumProperty(name="Materials", default="ONE_SKIN", items=MATERIALS_ITEMS,
                             description="What several materials on the faces become: one packed skin, or "
                                         "alternative skins")
+    fit_names: BoolProperty(name="Fit Names", default=False,
+                            description="Shorten frame names (and MD2 skin names) that do not fit their field "
+                                        "instead of refusing the export: a frame name keeps its number, so "
+                                        "animations stay grouped; the report lists what was shortened")
+    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
+                                    description="Timeline: write every sampled frame even when the model does not "
+                                                "move (by default a model whose frames are all identical and that "
+                                                "has no animation is written as one frame)")
+    write_qc: BoolProperty(name="QuakeC Frames", default=False,
+                           description="Also write <model>.qc beside the model: one $frame line per animation, "
+                                       "in file order, with the frame names as written, for the QuakeC code")
+    write_framegroups: BoolProperty(name="Frame Groups File", default=False,
+                                    description="Also write <model file>.framegroups beside the model "
+                                                "(first pose, poses, rate, loop, name per animation), so "
+                                                "DarkPlaces and FTE play the animations as their own frames")
+
+    def with_frame_scripts(self, context, exporter):
+        """``exporter``, followed by the ``.qc`` / ``.framegroups`` files asked for."""
+        return WithFrameScripts(exporter, self.write_qc, self.write_framegroups,
+                                frame_rate(context, self.frame_source, self.frame_rate))
 
     def frame_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
                 "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials}
+                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names,
+                "keep_still_frames": self.keep_still_frames}
+
+    def standard_actions(self) -> str:
+        """How actions named after Quake II's player animations are ordered (see find_actions)."""
+        return ""
 
     def invoke(self, context, event):
         meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
-        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes)])
+        order = standard_rule(meshes, self.standard_actions())
+        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes, order)],
+                         player=order == "PLAYER")
         return super().invoke(context, event)
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        skip = {"rna_type", "filepath", "filename_ext", "check_existing", "directory", "files", "filename"}
-        for prop in self.bl_rna.properties:
-            if prop.identifier in skip or prop.is_hidden:
-                continue
-            row = layout.row()
-            row.prop(self, prop.identifier)
-            if prop.identifier == "step":
-                row.enabled = self.frame_source == "ACTIONS"
-            elif prop.identifier == "frame_rate":
-                row.enabled = self.frame_source != "SHAPE_KEYS"
-        if self.frame_source == "ACTIONS":
-            draw_action_list(layout, context.scene)
 
 
 class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
@@ -139,6 +151,17 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
                                           "the export folder under <game>/models or <game>/players")
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the Quake II palette")
+    icons: EnumProperty(name="Icons", default="AUTO", items=(
+        ("AUTO", "Supplied or Rendered", "Quake II Player: an icon <skin>_i.pcx beside every skin (the game's menu "
+                                         "lists a skin only with it): one already there, an image named <skin>_i, "
+                                         "the icon beside the imported skin, else a 32x32 render of the model's front"),
+        ("RENDER", "Render", "Quake II Player: render every skin's icon from the model's front (32x32, the Quake II "
+                             "palette), replacing icons already there"),
+        ("NONE", "None", "Quake II Player: write no icons (the game's menu will not list the skins)")),
+        description="Quake II Player: the menu icon <skin>_i.pcx of every player skin")
+
+    def standard_actions(self) -> str:
+        return "PLAYER" if self.player else "DEFAULT"
 
     def check(self, context):
         changed = super().check(context)
@@ -149,10 +172,14 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         options = Md2ExportOptions(**self.frame_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
-                                   dither=self.dither)
+                                   dither=self.dither, icons=self.icons)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
-        return export_file(self, context, export_md2_player if self.player else export_md2, options)
+        return export_file(self, context, self.with_frame_scripts(
+            context, export_md2_player if self.player else export_md2), options)
+
+    def draw(self, context):
+        draw_md2_export(self, self.layout, context)
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
@@ -185,6 +212,14 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                                  "own, so UV seams split no vertex; Hexen II engines load it")),
         options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
+    player_colours: EnumProperty(name="Player Colours", default="AUTO", items=(
+        ("AUTO", "Auto", "A player model when it is named 'player' (player.mdl) and its imported skin, if any, "
+                         "uses indices 16-31 or 96-111"),
+        ("ON", "Player", "New skin colours may use 16-31 and 96-111, which Quake recolours to a player's shirt "
+                         "and pants colours"),
+        ("OFF", "Not a Player", "New skin colours are kept out of 16-31 and 96-111")),
+        description="Quake recolours indices 16-31 (shirt) and 96-111 (pants) on players; unchanged imported "
+                    "pixels always keep their indices")
 
     def invoke(self, context, event):
         if not self.properties.is_property_set("mdl_format"):
@@ -200,8 +235,12 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
                                    palette=self.palette if self.properties.is_property_set("palette") else "",
                                    palette_path=self.palette_path,
-                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen)
-        return export_file(self, context, export_mdl, options)
+                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen,
+                                   player_colours=self.player_colours, file_name=Path(self.filepath).name)
+        return export_file(self, context, self.with_frame_scripts(context, export_mdl), options)
+
+    def draw(self, context):
+        draw_mdl_export(self, self.layout, context)
 
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
@@ -230,6 +269,9 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
         options = Ms3dExportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up, animation=self.animation,
                                     textures=self.textures, tolerance=self.tolerance)
         return export_file(self, context, export_ms3d, options)
+
+    def draw(self, context):
+        draw_ms3d_export(self, self.layout, context)
 
 
 CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl, EXPORT_SCENE_OT_ms3d,)

@@ -43,15 +43,21 @@ def group_animations(frame_names: list[str]) -> list[Animation]:
 
 def slot_animations(model: MdlModel) -> list[Animation]:
     """MDL: one animation per frame group, and per run of simple frames sharing a name."""
-    animations: list[Animation] = []
+    return [animation for animation, _slots in slot_runs(model)]
+
+
+def slot_runs(model: MdlModel) -> list[tuple[Animation, list[int]]]:
+    """:func:`slot_animations` with the frame slots (QuakeC frame numbers) each animation covers."""
+    runs: list[tuple[Animation, list[int]]] = []
     previous_simple = False
-    for slot in model.frames:
+    for index, slot in enumerate(model.frames):
         name = animation_name(model.pose_names[slot.first_pose])
         last = slot.first_pose + slot.num_poses - 1
         simple = slot.intervals is None
-        if simple and previous_simple and animations[-1].name == name:
-            animations[-1].last = last
+        if simple and previous_simple and runs[-1][0].name == name:
+            runs[-1][0].last = last
+            runs[-1][1].append(index)
         else:
-            animations.append(Animation(name, slot.first_pose, last))
+            runs.append((Animation(name, slot.first_pose, last), [index]))
         previous_simple = simple
-    return animations
+    return runs

@@ -18,6 +18,7 @@ from bpy_extras.io_utils import axis_conversion_ensure
 
 from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
+from .dialogs import draw_archive_import
 from .file_source import ArchiveSource, GameFiles
 from .md2_import import import_md2
 from .mdl_import import import_mdl
@@ -36,18 +37,10 @@ def model_format(name: str) -> str | None:
     return entry[0] if entry else None
 
 
-def format_options(operator_class: type) -> list[str]:
-    """The option names a format's import operator shows (those the archive dialog shares)."""
-    names = []
-    for cls in reversed(operator_class.__mro__):
-        names += [n for n in getattr(cls, "__annotations__", {}) if n not in _NOT_SHARED and n not in names]
-    return names
-
-
 class ArchiveModel(bpy.types.PropertyGroup):
     """One model of the archive's directory (``name`` is the member name)."""
-    format: StringProperty(name="Format")
-    size: IntProperty(name="Size")
+    format: StringProperty(name="Format", description="MD2, MDL or MS3D, by the member's extension")
+    size: IntProperty(name="Size", description="The member's size in bytes, as the directory says")
     problem: StringProperty(name="Problem", description="Why the directory entry cannot be read")
     ticked: BoolProperty(name="Import", default=False, description="Import this model")
 
@@ -116,10 +109,14 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
 
     filepath: StringProperty(name="File Path", subtype="FILE_PATH", options={"SKIP_PRESET", "HIDDEN"})
     filter_glob: StringProperty(default="*.pak;*.pk3", options={"HIDDEN"})
-    models: CollectionProperty(type=ArchiveModel, options={"SKIP_SAVE"})
-    active_model: IntProperty(options={"HIDDEN", "SKIP_SAVE"})
-    listed_path: StringProperty(options={"HIDDEN", "SKIP_SAVE"})
-    list_error: StringProperty(options={"HIDDEN", "SKIP_SAVE"})
+    models: CollectionProperty(type=ArchiveModel, options={"SKIP_SAVE"}, name="Models",
+                               description="The archive's MD2, MDL and MS3D members: tick the ones to import")
+    active_model: IntProperty(name="Highlighted Model", options={"HIDDEN", "SKIP_SAVE"},
+                              description="The model row last clicked; the tick boxes choose what is imported")
+    listed_path: StringProperty(name="Listed Archive", options={"HIDDEN", "SKIP_SAVE"},
+                                description="The archive the list was read from")
+    list_error: StringProperty(name="List Error", options={"HIDDEN", "SKIP_SAVE"},
+                               description="Why the archive's directory could not be read")
     model_filter: StringProperty(name="Filter", options={"SKIP_SAVE", "TEXTEDIT_UPDATE"},
                                  description="Show only models whose member name contains this text")
     tick_shown: BoolProperty(name="All Shown", get=_tick_shown_get, set=_tick_shown_set, options={"SKIP_SAVE"},
@@ -150,31 +147,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         return self._refresh() or axes
 
     def draw(self, context):
-        layout = self.layout
-        if self.list_error:
-            layout.label(text=self.list_error, icon="ERROR")
-        formats = [m.format for m in self.models]
-        counts = ", ".join(f"{formats.count(f)} {f}" for f in ("MD2", "MDL", "MS3D") if f in formats)
-        ticked = sum(m.ticked for m in self.models)
-        layout.label(text=f"{len(formats)} models ({counts or 'none'}), {ticked} ticked")
-        row = layout.row(align=True)
-        row.prop(self, "model_filter", text="", icon="VIEWZOOM")
-        row.prop(self, "tick_shown")
-        layout.template_list("CLASSIC_MODELS_UL_archive_models", "", self, "models", self, "active_model", rows=10)
-        shown: set[str] = set()
-        present = set(formats) or {"MD2", "MDL", "MS3D"}
-        sections = [("MD2 and MDL", FrameImportBase, {"MD2", "MDL"})] + [
-            (label, cls, {label}) for label, cls, _ in FORMATS.values()]
-        for label, operator_class, kinds in sections:
-            if not kinds & present:
-                continue
-            names = [n for n in format_options(operator_class) if n not in shown]
-            if names:
-                box = layout.box()
-                box.label(text=label)
-                for name in names:
-                    box.prop(self, name)
-                shown.update(names)
+        draw_archive_import(self, self.layout, context)
 
     def execute(self, context):
         if not self.models:          # called from a script with the archive only

@@ -30,8 +30,9 @@ from ..common.skin_images import load_skin_image, skin_image_from_data
 from ..formats.archives.archive import Archive, open_archive
 from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder
+from ..formats.archives.game_palette import PaletteChoice, choose_palette, loose_palette
 from .image_size import image_size_of
-from .skin_lookup import (DEFAULT_EXTENSIONS, candidate_names, describe_texture_search, skin_name_parts, unsafe_skin_name,
+from .skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates, unsafe_skin_name,
                           find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
                           sized_skin_among, texture_candidates)
 
@@ -108,6 +109,10 @@ class ModelSource:
     def texture_search(self, stored: str) -> str:
         raise NotImplementedError
 
+    def palette(self, rapo: bool) -> PaletteChoice:
+        """The palette its paletted skins mean (:func:`...formats.archives.game_palette.choose_palette`)."""
+        raise NotImplementedError
+
 
 def as_source(model: "Path | str | ModelSource") -> ModelSource:
     return model if isinstance(model, ModelSource) else LooseSource(Path(model))
@@ -158,6 +163,9 @@ class LooseSource(ModelSource):
     def texture_search(self, stored: str) -> str:
         return describe_texture_search(self.path.parent, stored)
 
+    def palette(self, rapo: bool) -> PaletteChoice:
+        return loose_palette(self.path, rapo)
+
 
 def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
     """The weapon models a Quake II player folder holds beside ``tris.md2``: ``weapon.md2``, ``w_*.md2``."""
@@ -186,9 +194,9 @@ class GameFiles:
         self.archive, self.game = archive, game
         self._folders: dict[str, dict[str, tuple[str, Path | None, float]]] | None = None
 
-    def _found(self, name: str, archive_path: Path | None) -> FoundFile:
+    def _found(self, name: str, archive_path: Path | None, root: Path | None = None) -> FoundFile:
         if archive_path is None and self.game is not None:
-            path = self.game.root / name
+            path = (root or self.game.root) / name
             return FoundFile(PurePosixPath(name).name, str(path), path.read_bytes, path=path)
         if self.archive is not None and archive_path == self.archive.path:
             reader = self.archive.read
@@ -201,7 +209,7 @@ class GameFiles:
         if self.game is not None:
             found = self.game.find(name)
             if found is not None:
-                return self._found(found.name, found.archive)
+                return self._found(found.name, found.archive, found.root)
         if self.archive is not None and not self._in_game():
             member = self.archive.find(name)
             if member is not None:
@@ -275,16 +283,10 @@ def _read_member(archive: Path, name: str) -> bytes:
 def _stored_path(files: GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
     """A stored skin name looked up as :func:`.skin_lookup.find_skin` does on disk: beside the model
     (folder ``beside``), then the stored path from the game folder's root; any case, other extensions."""
-    parts = skin_name_parts(skin_name)
-    if not parts:
-        return None
-    names = candidate_names(parts[-1], DEFAULT_EXTENSIONS)
-    folders = ([beside] if beside is not None else []) + (["/".join(parts[:-1])] if len(parts) > 1 else [])
-    for folder in dict.fromkeys(folders):
-        for name in names:
-            found = files.find(f"{folder}/{name}" if folder else name)
-            if found is not None:
-                return found
+    for name in stored_path_candidates(skin_name, beside):
+        found = files.find(name)
+        if found is not None:
+            return found
     return None
 
 
@@ -364,6 +366,9 @@ class ArchiveSource(ModelSource):
 
     def texture_search(self, stored: str) -> str:
         return describe_texture_search(member_label(self.archive, self.folder + "/"), stored)
+
+    def palette(self, rapo: bool) -> PaletteChoice:
+        return choose_palette(self.game, self.files.archive, rapo)
 
 
 def load_found_image(found: FoundFile, palette: np.ndarray | None = None) -> bpy.types.Image:

@@ -22,8 +22,10 @@ from ..formats.md2.codec import Md2Model, frame_records, parse_md2
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
-                               MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
+                               MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
+                               ST_INDEX_ATTRIBUTE)
 from ..common.skin_images import skin_material
+from ..common.made_names import mark_made
 from ..formats.images.palette import quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
@@ -122,11 +124,14 @@ def _build_object(model: Md2Model, source: ModelSource, first_frame: np.ndarray,
     mesh[MD2_SKINS] = list(model.skins)
     mesh[MD2_SKIN_FIELDS] = b"".join(model.skin_fields())
     mesh[MD2_SCALE] = options.scale
+    if model.tail_record is not None:
+        mesh[MD2_TAIL] = model.tail_record
     if not keep.all():
         kept = np.zeros(int((~keep).sum()), dtype=DEGENERATE_MD2)
         kept["index"], kept["xyz"], kept["st"] = np.flatnonzero(~keep), model.tri_xyz[~keep], model.tri_st[~keep]
         mesh[MD2_DEGENERATE] = kept.tobytes()
     obj = bpy.data.objects.new(source.stem, mesh)
+    mark_made(obj)
     if options.load_skins:
         for material in _skin_materials(model, source, options, result):
             mesh.materials.append(material)

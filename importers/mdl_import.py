@@ -29,9 +29,10 @@ from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..formats.animations import slot_animations
 from ..formats.mdl.variants import MD16, RAPO, TEXCOORD
 from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
-                               MDL_FRAME_SLOTS, MDL_GRID, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX, MDL_VARIANT,
-                               TEXCOORD_ATTRIBUTES)
+                               MDL_FRAME_SLOTS, MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX,
+                               MDL_TAIL, MDL_VARIANT, TEXCOORD_ATTRIBUTES)
 from ..common.mdl_skins import read_palette, skin_slot_material
+from ..common.made_names import mark_made
 from .frame_animation import play_frames_on_timeline
 from .file_source import ModelSource, as_source, remember_source
 from .results import ImportResult
@@ -75,9 +76,16 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
     active collection; all or nothing."""
     source = as_source(path)
     model = read_mdl(source)
-    game = options.palette or ("HEXEN2" if model.variant == RAPO else "QUAKE")
-    palette = read_palette(options.palette_path, game) if options.load_skins else None
     result = ImportResult(warnings=[f"{source.label}: {w}" for w in model.warnings()])
+    palette = None
+    if options.load_skins and (options.palette or options.palette_path):
+        palette = read_palette(options.palette_path, options.palette or "QUAKE")
+    folder_palette = None
+    if options.load_skins and not (options.palette or options.palette_path) and model.skins:
+        choice = source.palette(model.variant == RAPO)     # left alone: the palette the game folder says
+        palette = choice.palette
+        folder_palette = choice.palette if choice.game != "QUAKE" else None
+        result.infos.append(f"{source.label}: skins decoded with {choice.name}")
     positions = model.positions()
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
@@ -90,6 +98,8 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
         groups, intervals = pose_groups(model)
         play_frames_on_timeline(context, obj, "MDL", model.pose_names, positions, slot_animations(model),
                                 MDL_FPS, f"{source.stem}_frames", groups, intervals, mode=options.animations)
+        if folder_palette is not None:          # the export converts back to it while Palette is left alone
+            obj[MDL_PALETTE] = folder_palette.tobytes()
         _keep_header(obj.classic_model, model)
         remember_source(obj, source)
         context.view_layer.active_layer_collection.collection.objects.link(obj)
@@ -137,12 +147,15 @@ def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, 
             kept_st["st"] = model.st_triangles[~keep]
             mesh[MDL_DEGENERATE_ST] = kept_st.tobytes()
     mesh[MDL_GRID] = [float(x) for x in (*model.scale, *model.translate)]
+    if model.tail_record is not None:
+        mesh[MDL_TAIL] = model.tail_record
     mesh[MDL_FRAME_SLOTS] = json.dumps([
         {"first": s.first_pose, "count": s.num_poses,
          "intervals": None if s.intervals is None else [float(x) for x in s.intervals],
          "bbox_min": s.bbox_min.tolist(), "bbox_max": s.bbox_max.tolist()} for s in model.frames])
     mesh[MDL_SCALE] = options.scale
     obj = bpy.data.objects.new(source.stem, mesh)
+    mark_made(obj)
     obj[MDL_VARIANT] = model.variant
     return obj
 

@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..common.mdl_skins import PALETTE_ITEMS
+from .dialogs import draw_md2_import, draw_mdl_import, draw_ms3d_import
 from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
 from .ms3d_import import Ms3dImportOptions, import_ms3d
@@ -70,6 +71,9 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
         paths = operator_paths(self)
         return import_files(self, context, paths, import_md2, self.import_options(tuple(str(p) for p in paths)))
 
+    def draw(self, context):
+        draw_md2_import(self, self.layout, context)
+
 
 class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     """Import Quake MDL models: a mesh with one shape key per pose, paletted skins, header fields"""
@@ -91,6 +95,9 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
 
     def execute(self, context):
         return import_files(self, context, operator_paths(self), import_mdl, self.import_options())
+
+    def draw(self, context):
+        draw_mdl_import(self, self.layout, context)
 
 
 @orientation_helper(axis_forward="-Z", axis_up="Y")
@@ -120,6 +127,9 @@ class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
 
     def execute(self, context):
         return import_files(self, context, operator_paths(self), import_ms3d, self.import_options())
+
+    def draw(self, context):
+        draw_ms3d_import(self, self.layout, context)
 
 
 CLASSES = (IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl, IMPORT_SCENE_OT_ms3d,)

@@ -143,6 +143,17 @@ def _ancestors(directory: Path) -> list[Path]:
     return [directory, *directory.parents]
 
 
+def stored_path_candidates(skin_name: str, beside: str | None = None) -> list[str]:
+    """The game paths a stored skin name is looked up as in a game folder, in order: beside the model
+    (folder ``beside``), then the stored path from the game folder's root; the other image extensions."""
+    parts = skin_name_parts(skin_name)
+    if not parts:
+        return []
+    names = candidate_names(parts[-1], DEFAULT_EXTENSIONS)
+    folders = ([beside] if beside is not None else []) + (["/".join(parts[:-1])] if len(parts) > 1 else [])
+    return [f"{folder}/{name}" if folder else name for folder in dict.fromkeys(folders) for name in names]
+
+
 def find_skin(model_path: Path, skin_name: str,
               extensions: tuple[str, ...] = DEFAULT_EXTENSIONS) -> SkinLookup:
     """Locate ``skin_name`` (as stored in the model) for the model file at ``model_path``."""

@@ -8,10 +8,21 @@ from pathlib import Path
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-CORPUS = CHECKOUT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
 sys.path.insert(0, str(CHECKOUT))
 # The real-Blender layer (Debian's Blender under Xvfb) runs once, in its own stage of tools/dev.sh test.
 collect_ignore = [] if os.environ.get("CLASSIC_MODELS_REAL_BLENDER") == "1" else ["real_blender"]
+
+
+# pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
+INSIDE_BLENDER = "bpy" in sys.modules
+
+
+def skip_inside_blender(what: str) -> None:
+    """Skip inside Blender's own program a test that starts a Python with bpy as a module."""
+    if INSIDE_BLENDER:
+        pytest.skip(f"{what}: starts a Python with bpy as a module, which Blender's own program (pytest-blender) "
+                    "does not have; the bpy-wheel runs cover it")
 
 
 def corpus_files(pattern: str) -> list[Path]:

@@ -376,13 +376,16 @@ def test_pk3_after_paks_in_name_order(tmp_path):
         assert game.read("x.txt") == b"zzz" and game.read("y.txt") == b"aaa" and game.read("z.txt") == b"extra"
 
 
-def test_game_folder_around_a_loose_file_and_an_archive(tmp_path):
+def test_game_folder_around_a_loose_file_and_an_archive(tmp_path, tmp_path_factory):
     root = _game(tmp_path, "baseq2")
     model = write(root / "models" / "monsters" / "tank" / "tris.md2", b"IDP2")
     game = GameFolder.around(model)
-    assert game.root == root.resolve()
+    assert game.root == root.resolve() and game.base is None
     assert GameFolder.around(root / "pak1.pak").root == root.resolve()
-    assert GameFolder.around(write(tmp_path / "elsewhere" / "x.md2", b"")) is None
+    # a folder beside baseq2 is a mod folder (+set game elsewhere): searched first, then baseq2
+    mod = GameFolder.around(write(tmp_path / "elsewhere" / "x.md2", b""))
+    assert mod.root == (tmp_path / "elsewhere").resolve() and mod.base.root == root
+    assert GameFolder.around(write(tmp_path_factory.mktemp("lone") / "x.md2", b"")) is None
 
 
 def test_game_folder_reports_a_broken_archive_and_goes_on(tmp_path):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
-from conftest import CHECKOUT, CORPUS
+from conftest import CHECKOUT, CORPUS, skip_inside_blender
 from formats.archives.archive import open_archive, write_archive
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
@@ -437,6 +437,9 @@ class _Layout:
     def label(self, text="", **_):
         self.lines.append(text)
 
+    def panel(self, idname, default_closed=False):
+        return _Layout(self.lines), _Layout(self.lines)
+
     def __getattr__(self, name):
         return lambda *args, **kwargs: _Layout(self.lines)
 
@@ -459,6 +462,7 @@ def test_the_archive_sheet_tool_lists_imports_and_errors(bpy_scene, tmp_path):
     write_archive(archive, [("progs/ogre.mdl", files["progs/ogre.mdl"]),
                             ("progs/null.mdl", files["progs/ogre.mdl"][:90])])
     sheet = tmp_path / "sheet.png"
+    skip_inside_blender("tools/archive_sheet.py")
     result = subprocess.run([sys.executable, "tools/archive_sheet.py", str(archive), "--markdown", "-o", str(sheet)],
                             cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -524,7 +528,7 @@ def test_the_dialog_counts_the_models_and_shows_the_options_of_their_formats(bpy
     models = [SimpleNamespace(name=n, format=f, ticked=t) for n, f, t in
               (("progs/a.mdl", "MDL", True), ("progs/b.mdl", "MDL", False), ("models/c.ms3d", "MS3D", True))]
     lines: list[str] = []
-    fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models)
+    fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models, load_skins=True, palette_path="")
     module.IMPORT_SCENE_OT_game_archive.draw(fake, bpy_scene.context)
     assert lines == ["3 models (2 MDL, 1 MS3D), 2 ticked", "MD2 and MDL", "MDL", "MS3D"]
 

@@ -20,12 +20,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params
+from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params, skip_inside_blender
+from formats.animations import group_animations
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
 from md2_synthetic import grid_model
 
 BAD_MD2 = {"malformed_zero_numvertices.md2": ("num_xyz", 24), "ratamahatta.md2": ("ofs_end", 64)}
+
+
+def pack_models(pak: Path) -> list[str]:
+    """The MD2/MDL/MS3D member names of a PACK, read with struct (first entry of a name wins)."""
+    data = pak.read_bytes()
+    magic, offset, length = struct.unpack_from("<4sii", data, 0)
+    assert magic == b"PACK"
+    names = [data[offset + i:offset + i + 56].split(b"\0")[0].decode("latin-1") for i in range(0, length, 64)]
+    return list(dict.fromkeys(n for n in names if Path(n).suffix.lower() in (".md2", ".mdl", ".ms3d")))
 BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
              "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
 
@@ -58,6 +68,8 @@ def cli_modules(package_path):
 @pytest.fixture
 def run(package_path, tmp_path):
     def run_cli(*args: object, block_bpy: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
+        if not block_bpy and args and str(args[0]) == "convert":
+            skip_inside_blender("python -m classic_models convert")
         env = dict(os.environ, PYTHONPATH=str(package_path))
         head = [sys.executable, "-c", BLOCK_BPY] if block_bpy else [sys.executable, "-m", "classic_models"]
         return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, env=env,
@@ -109,10 +121,13 @@ def test_info_json_matches_the_codecs(run):
         pytest.skip(f"corpus not found at {CORPUS}")
     result = run("info", "--json", CORPUS, block_bpy=True)
     assert result.returncode == 1, "the corpus holds two unreadable MD2 files"
-    files = {Path(f["file"]).name: f for f in json.loads(result.stdout)["files"]}
-    assert len(files) == len(corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d"))
+    files = {f["file"]: f for f in json.loads(result.stdout)["files"]}
+    loose = corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d")
+    # a folder's archives are inspected too: every model member of the corpus's paks
+    assert set(files) == {str(p) for p in loose} | {f"{pak}:{name}" for pak in corpus_files("pak/*/*.pak")
+                                                      for name in pack_models(pak)}
     for path in corpus_files("md2/*/*.md2"):
-        item = files[path.name]
+        item = files[str(path)]
         if path.name in BAD_MD2:
             assert not item["readable"]
             error = item["problems"][0]
@@ -125,7 +140,7 @@ def test_info_json_matches_the_codecs(run):
         assert sum(a["frames"] for a in item["animations"]) == model.num_frames
     for path in corpus_files("mdl/*/*.mdl"):
         model = parse_mdl(path.read_bytes())
-        item = files[path.name]
+        item = files[str(path)]
         assert item["counts"]["poses"] == model.num_poses
         assert [a["last"] for a in item["animations"]][-1] == model.num_poses - 1
 
@@ -206,14 +221,15 @@ def test_check_json_lists_every_problem(run):
     result = run("check", "--json", CORPUS, block_bpy=True)
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    by_name = {Path(f["file"]).name: f for f in report["files"]}
+    by_name = {Path(f["file"]).name: f for f in report["files"] if ".pak:" not in f["file"]}
     for name, (field, offset) in BAD_MD2.items():
         assert by_name[name]["status"] == "error"
         assert by_name[name]["problems"][0]["field"] == field and by_name[name]["problems"][0]["offset"] == offset
     null = by_name["null.mdl"]
     assert null["status"] == "warning" and "not a multiple of 4" in null["problems"][0]["message"]
     assert report["summary"]["files"] == len(report["files"])
-    assert report["summary"]["error"] == len(BAD_MD2)
+    # and the truncated progs/null.mdl of the quess pak, inspected with the folder
+    assert report["summary"]["error"] == len(BAD_MD2) + len(corpus_files("pak/quess/pak0.pak"))
     for item in report["files"]:
         for problem in item["problems"]:
             assert set(problem) == {"severity", "message", "field", "offset"}
@@ -288,12 +304,16 @@ def test_convert_md2_to_glb_has_morph_targets_and_weight_animation(run, tmp_path
     frames = parse_md2(source.read_bytes()).num_frames
     (mesh,) = gltf["meshes"]
     assert all(len(p["targets"]) == frames for p in mesh["primitives"])
-    channels = [c for a in gltf["animations"] for c in a["channels"] if c["target"]["path"] == "weights"]
-    assert channels
-    sampler = gltf["animations"][0]["samplers"][channels[0]["sampler"]]
-    times = gltf["accessors"][sampler["input"]]
-    assert times["count"] == frames
-    assert times["max"][0] - times["min"][0] == pytest.approx((frames - 1) / 10, abs=1e-3)
+    # one glTF animation per animation of the frame table, each at 10 frames a second from 0 s
+    names = parse_md2(source.read_bytes()).frame_names
+    expected = [(a.name, a.frames) for a in group_animations(names)]
+    assert [a["name"] for a in gltf["animations"]] == [name for name, _ in expected]
+    for animation, (name, count) in zip(gltf["animations"], expected):
+        (channel,) = [c for c in animation["channels"] if c["target"]["path"] == "weights"]
+        times = gltf["accessors"][animation["samplers"][channel["sampler"]]["input"]]
+        assert times["count"] == count, name
+        assert (times["min"][0], times["max"][0]) == pytest.approx((0.0, (count - 1) / 10), abs=1e-3), name
+    assert sum(count for _, count in expected) == frames
     assert not list(tmp_path.glob(".*.tmp.glb"))
 
 
@@ -593,3 +613,49 @@ def test_convert_to_md2_writes_pcx_skins_and_glb_carries_the_found_skin(run, tmp
     indices, palette = read_pcx((game / Path(written.skins[0]).name).read_bytes())
     np.testing.assert_array_equal(palette, quake2)
     np.testing.assert_array_equal(quake2[indices], rgba[..., :3])
+
+
+def test_check_flags_skins_quake2_refuses(run, tmp_path):
+    """skinheight over 480 (Mod_LoadAliasModel) and a PCX over 640x480 or 512*256 pixels (LoadPCX,
+    GL_Upload8) are limits; a 296x240 skin is clean."""
+    from image_files import write_pcx
+    palette = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, 3))
+    model = grid_model()
+    model.skin_width, model.skin_height, model.skins = 1024, 1024, ["big.pcx"]
+    tall = tmp_path / "tall" / "tris.md2"
+    tall.parent.mkdir()
+    tall.write_bytes(serialize_md2(model))
+    write_pcx(tall.parent / "big.pcx", np.zeros((500, 300), np.uint8), palette)
+    result = run("check", "--json", tall, block_bpy=True)
+    assert result.returncode == 1
+    problems = json.loads(result.stdout)["files"][0]["problems"]
+    header = [p for p in problems if p["field"] == "skinheight"]
+    assert header and header[0]["offset"] == 12 and "skin height 1024 exceeds 480" in header[0]["message"]
+    pcx = [p["message"] for p in problems if p["field"] == "skin 0"]
+    assert any("'big.pcx' height 500 exceeds 480" in m and "LoadPCX" in m for m in pcx)
+    assert any("150000 pixels (300x500), over 131072" in m for m in pcx)
+
+    model.skin_width, model.skin_height = 296, 240
+    fine = tmp_path / "fine" / "tris.md2"
+    fine.parent.mkdir()
+    fine.write_bytes(serialize_md2(model))
+    write_pcx(fine.parent / "big.pcx", np.zeros((240, 296), np.uint8), palette)
+    result = run("check", "--json", fine, block_bpy=True)
+    problems = json.loads(result.stdout)["files"][0]["problems"]
+    assert not [p for p in problems if "skin" in (p["field"] or "")], problems
+
+
+def test_a_still_ms3d_converts_to_one_frame_unless_keep_still_frames(run, bpy_scene, tmp_path):
+    """A static MS3D (here a cube exported by Blender, 1 joint-less group) baked to MD2 is one frame;
+    --keep-still-frames writes every sampled frame."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    source = tmp_path / "box.ms3d"
+    assert bpy.ops.export_scene.ms3d(filepath=str(source)) == {"FINISHED"}
+    counts = {}
+    for name, flags in (("default", []), ("kept", ["--keep-still-frames"])):
+        result = run("convert", source, "--to", "md2", "-o", tmp_path / name, "--no-skins", *flags)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "does not apply" not in result.stdout
+        counts[name] = parse_md2((tmp_path / name / "box.md2").read_bytes()).num_frames
+    assert counts["default"] == 1 and counts["kept"] > 1

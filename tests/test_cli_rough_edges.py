@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT
+from conftest import CHECKOUT, skip_inside_blender
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
 from formats.ms3d.codec import parse_ms3d, serialize_ms3d
@@ -36,6 +36,8 @@ def cli(tmp_path_factory, tmp_path):
     (folder / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
 
     def run(*args: object, bpy: bool = False) -> subprocess.CompletedProcess:
+        if bpy:
+            skip_inside_blender("python -m classic_models with bpy")
         head = [sys.executable, "-m", "classic_models"] if bpy else [sys.executable, "-c", BLOCK_BPY]
         return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, cwd=tmp_path,
                               env=dict(os.environ, PYTHONPATH=str(folder)), timeout=600)

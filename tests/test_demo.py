@@ -6,12 +6,13 @@ import sys
 
 import pytest
 
-from conftest import CHECKOUT
+from conftest import CHECKOUT, skip_inside_blender
 from formats.md2.codec import parse_md2
 
 
 def test_demo_builds_exports_imports_and_renders(tmp_path):
     pytest.importorskip("bpy", reason="the demo runs in the bpy wheel")
+    skip_inside_blender("the demo")
     result = subprocess.run([sys.executable, str(CHECKOUT / "tools" / "demo.py"), "-o", str(tmp_path)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -27,6 +28,7 @@ def test_demo_builds_exports_imports_and_renders(tmp_path):
 
 def test_demo_reports_a_bad_model_without_traceback(tmp_path):
     pytest.importorskip("bpy", reason="the demo runs in the bpy wheel")
+    skip_inside_blender("the demo")
     bad = tmp_path / "bad.md2"
     bad.write_bytes(b"IDP2\x08\x00\x00\x00" + b"\xff" * 60)
     result = subprocess.run([sys.executable, str(CHECKOUT / "tools" / "demo.py"), str(bad), "-o", str(tmp_path)],

@@ -315,20 +315,15 @@ def test_action_list_keeps_order_and_ticks(bpy_scene, extension):
     assert order(["a", "b", "d", "e"], [("d", True), ("a", False), ("b", True)]) == ["d", "b", "e"]
 
 
-def test_dialog_draws_every_option_and_the_list_for_actions(bpy_scene, extension):
+def test_a_player_list_shows_the_standard_animations_first(bpy_scene, extension):
     from importlib import import_module
-    from types import SimpleNamespace
-    from unittest.mock import MagicMock
-    operators = import_module(f"{extension}.exporters.operators")
-    rna = bpy_scene.ops.export_scene.mdl.get_rna_type()
-    for source, lists in (("ACTIONS", 1), ("TIMELINE", 0)):
-        layout = MagicMock()
-        fake = SimpleNamespace(layout=layout, bl_rna=rna, frame_source=source)
-        operators.EXPORT_SCENE_OT_mdl.draw(fake, bpy_scene.context)
-        drawn = [c.args[1] for c in layout.row.return_value.prop.call_args_list]
-        expected = [p.identifier for p in rna.properties if not p.is_hidden and p.identifier != "filepath"]
-        assert drawn == expected and "step" in drawn and "dither" in drawn
-        assert layout.row.return_value.template_list.call_count == lists
+    action_list = import_module(f"{extension}.exporters.sampling.action_list")
+    scene = bpy_scene.context.scene
+    action_list.sync_action_list(scene, ["idle", "RUN", "zoom", "Stand"])
+    scene.classic_export_actions[0].export = False
+    action_list.sync_action_list(scene, ["idle", "RUN", "zoom", "Stand", "death3"], player=True)
+    assert action_list.listed_actions(scene) == [("Stand", True), ("RUN", True), ("death3", True),
+                                                 ("idle", False), ("zoom", True)]
 
 
 def test_a_failure_while_sampling_puts_everything_back(bpy_scene, tmp_path, extension, monkeypatch):

@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from conftest import CHECKOUT
+from conftest import CHECKOUT, skip_inside_blender
 from formats.md2.codec import serialize_md2
 from md2_synthetic import grid_model
 from test_cli import glb_json
@@ -51,6 +53,7 @@ def convert(tmp_path_factory, tmp_path):
     (folder / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
 
     def run(*args: object) -> subprocess.CompletedProcess:
+        skip_inside_blender("python -m classic_models convert")
         return subprocess.run([sys.executable, "-m", "classic_models", "convert", *map(str, args)],
                               capture_output=True, text=True, cwd=tmp_path,
                               env=dict(os.environ, PYTHONPATH=str(folder)), timeout=600)
@@ -83,3 +86,51 @@ def test_empty_models_convert_to_valid_glb(convert, tmp_path):
                     "run python tools/validate_glb.py --install; the JSON checks above passed")
     for report in validate_glb.validate(outputs, module):
         assert validate_glb.errors(report) == [], report["file"]
+
+
+def glb_chunks(path: Path) -> tuple[dict, bytes]:
+    """The JSON and the binary chunk of a .glb."""
+    data = path.read_bytes()
+    length = int.from_bytes(data[12:16], "little")
+    start = 20 + length
+    blob_length = int.from_bytes(data[start:start + 4], "little")
+    return json.loads(data[20:start]), data[start + 8:start + 8 + blob_length]
+
+
+def accessor_floats(gltf: dict, blob: bytes, index: int) -> np.ndarray:
+    accessor = gltf["accessors"][index]
+    view = gltf["bufferViews"][accessor["bufferView"]]
+    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[accessor["type"]]
+    assert accessor["componentType"] == 5126 and view.get("byteStride", 4 * width) == 4 * width
+    offset = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    return np.frombuffer(blob, np.float32, accessor["count"] * width, offset).reshape(accessor["count"], width)
+
+
+def test_glb_has_one_animation_per_animation_of_the_model(convert, tmp_path):
+    """Frames stand01-04, pain1, run1-3: three glTF animations named stand, pain and run, each from
+    0 s at the 10 frames a second of the import, its sample k showing morph target first+k alone
+    (the targets are the frames in file order)."""
+    names = ["stand01", "stand02", "stand03", "stand04", "pain1", "run1", "run2", "run3"]
+    (tmp_path / "anims.md2").write_bytes(serialize_md2(replace(grid_model(frames=len(names)), frame_names=names)))
+    result = convert("anims.md2", "--to", "glb", "-o", "out", "-j", "1")
+    assert result.returncode == 0, result.stderr
+    gltf, blob = glb_chunks(tmp_path / "out" / "anims.glb")
+    animations = gltf["animations"]
+    assert [a["name"] for a in animations] == ["stand", "pain", "run"]
+    mesh = next(m for m in gltf["meshes"] if m["primitives"][0].get("targets"))
+    assert len(mesh["primitives"][0]["targets"]) == len(names)
+    for animation, (first, count) in zip(animations, ((0, 4), (4, 1), (5, 3))):
+        (channel,) = animation["channels"]
+        assert channel["target"]["path"] == "weights"
+        sampler = animation["samplers"][channel["sampler"]]
+        times = accessor_floats(gltf, blob, sampler["input"]).ravel()
+        weights = accessor_floats(gltf, blob, sampler["output"]).reshape(len(times), len(names))
+        assert np.allclose(times, np.arange(count) * 0.1, atol=1e-4), animation["name"]
+        assert np.allclose(weights, np.eye(len(names))[first:first + count], atol=1e-4), animation["name"]
+
+    module = validate_glb.validator_module()
+    if module is None:
+        pytest.skip(f"Khronos glTF validator not installed in {validate_glb.default_dir()} (or node missing): "
+                    "run python tools/validate_glb.py --install; the animation checks above passed")
+    (report,) = validate_glb.validate([tmp_path / "out" / "anims.glb"], module)
+    assert validate_glb.errors(report) == [], report

@@ -117,11 +117,26 @@ def test_untouched_round_trip_is_lossless(bpy_scene, path, tmp_path):
     obj = import_md2(bpy, path)
     written = export_md2(bpy, obj, tmp_path / "out.md2")
     assert_same_model(original, parse_md2(written))
-    assert written == data[:len(written)] and len(written) == original_size(data)
+    assert written == data        # with any bytes after ofs_end (cero/tris.md2 ends in an editor's 131-byte tag)
 
 
 def original_size(data: bytes) -> int:
     return struct.unpack_from("<i", data, 64)[0]          # ofs_end: bytes after it are not part of the model
+
+
+def test_bytes_after_ofs_end_are_kept_while_the_model_is_unchanged(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    body = serialize_md2(grid_model(nx=4, ny=3, frames=3))
+    tag = b"EDITOR-TAG\x00\x01" + bytes(range(40))
+    (tmp_path / "tagged.md2").write_bytes(body + tag)
+    obj = import_md2(bpy, tmp_path / "tagged.md2")
+    written = export_md2(bpy, obj, tmp_path / "again.md2")
+    assert written == body + tag and original_size(written) == len(body)
+    obj.data.vertices[0].co.x += 5.0           # an edited model does not carry the old file's tag
+    for key in (obj.data.shape_keys.key_blocks if obj.data.shape_keys else []):
+        key.data[0].co.x += 5.0
+    edited = export_md2(bpy, obj, tmp_path / "edited.md2")
+    assert len(edited) == original_size(edited) and edited[:len(body)] != body
 
 
 def test_round_trip_of_synthetic_model_is_byte_identical(bpy_scene, tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import corpus_params
 from formats import FormatError
+from formats.file_tail import kept_tail
 from formats.md2.codec import HEADER, parse_md2, serialize_md2
 from md2_reference import decode
 from md2_synthetic import grid_model
@@ -79,10 +80,14 @@ def test_every_truncation_raises_format_error():
             parse_md2(data[:size])
 
 
-def test_trailing_bytes_are_ignored():
+def test_trailing_bytes_are_ignored_by_the_model_and_written_back():
     data = serialize_md2(grid_model())
     model = parse_md2(data + b"QMEX trailing editor junk")
     assert np.array_equal(model.frame_verts, parse_md2(data).frame_verts)
+    assert model.trailing == b"QMEX trailing editor junk"
+    assert serialize_md2(model) == data + b"QMEX trailing editor junk"
+    assert kept_tail(model.tail_record, data) == model.trailing
+    assert kept_tail(model.tail_record, data[:-1] + b"\x7f") == b""
 
 
 def _patch(data: bytes, field: str, value) -> bytes:

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import CORPUS, corpus_params
 from formats import FormatError
+from formats.file_tail import kept_tail
 from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
 from mdl_reference import decode
 
@@ -182,8 +183,9 @@ def test_corpus_serialize_is_byte_exact(path):
     data = path.read_bytes()
     model = parse_mdl(data)
     out = serialize_mdl(model)
-    assert out == data[:len(data) - model.trailing_bytes]
-    assert_models_equal(parse_mdl(out), dataclasses.replace(model, trailing_bytes=0))
+    assert out == data                        # with any bytes after the last frame (a QME "QMEX" block)
+    assert_models_equal(parse_mdl(out), model)
+    assert serialize_mdl(dataclasses.replace(model, trailing=b"")) == data[:len(data) - model.trailing_bytes]
 
 
 def _corpus(name: str):
@@ -216,13 +218,14 @@ def test_null_model_has_an_odd_skin_width_warning():
 # ---------------------------------------------------------------- trailing data, warnings, names
 
 
-def test_qmex_trailing_block_is_ignored_and_counted():
+def test_qmex_trailing_block_is_counted_and_kept():
     data = serialize_mdl(synthetic_model())
     junk = b"QMEX" + struct.pack("<i", 4) + bytes(range(200))
     model = parse_mdl(data + junk)
-    assert model.trailing_bytes == len(junk)
-    assert_models_equal(dataclasses.replace(model, trailing_bytes=0), parse_mdl(data))
-    assert serialize_mdl(model) == data
+    assert model.trailing_bytes == len(junk) and model.trailing == junk
+    assert_models_equal(dataclasses.replace(model, trailing_bytes=0, trailing=b"", tail_record=None), parse_mdl(data))
+    assert serialize_mdl(model) == data + junk
+    assert kept_tail(model.tail_record, data) == junk and kept_tail(model.tail_record, data[:-1] + b"\1") == b""
 
 
 def test_odd_skin_width_is_a_warning_not_an_error():

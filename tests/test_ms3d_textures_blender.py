@@ -62,3 +62,41 @@ def test_names_only_writes_no_image(bpy_scene, tmp_path):
     textured_cube(bpy, image)
     assert export(bpy, tmp_path / "crate.ms3d", textures="NAMES") == ["wood"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["crate.ms3d"]
+
+
+def _reimported_texture(bpy, path: Path) -> np.ndarray:
+    """Import ``path`` into an empty scene with the default options; the pixels of its material's image."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    for image in list(bpy.data.images):
+        bpy.data.images.remove(image)
+    assert bpy.ops.import_scene.ms3d(filepath=str(path)) == {"FINISHED"}
+    materials = [m for m in bpy.data.materials if m.users and m.node_tree is not None]
+    images = [n.image for m in materials for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image]
+    assert images, "the re-import is untextured"
+    image = images[0]
+    w, h = image.size
+    assert w and h, f"image {image.name!r} has no pixels (its file was not found)"
+    pixels = np.empty(w * h * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    return np.rint(pixels.reshape(h, w, 4)[::-1] * 255).astype(np.uint8)
+
+
+def test_non_ascii_names_store_and_write_the_same_file(bpy_scene, tmp_path):
+    """'Haut_ä' is stored in cp1252 (MilkShape's Windows code page: b'Haut_\\xe4.png') and written as the
+    file 'Haut_ä.png'; a name cp1252 cannot hold is stored in UTF-8. Each re-imports textured."""
+    bpy = bpy_scene
+    for name, stored in (("Haut_ä", "Haut_ä.png".encode("cp1252")), ("皮肤", "皮肤.png".encode("utf-8"))):
+        rgba = RNG.integers(0, 256, (4, 8, 4)).astype(np.uint8)
+        rgba[..., 3] = 255
+        image = bpy.data.images.new(name, 8, 4, alpha=True)
+        image.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255).ravel())
+        textured_cube(bpy, image)
+        out = tmp_path / name / "skin.ms3d"
+        out.parent.mkdir()
+        assert bpy.ops.export_scene.ms3d(filepath=str(out)) == {"FINISHED"}
+        raw = bytes(parse_ms3d(out.read_bytes()).materials[0].texture_raw).split(b"\0")[0]
+        assert raw == stored
+        assert sorted(p.name for p in out.parent.iterdir()) == sorted(["skin.ms3d", f"{name}.png"])
+        np.testing.assert_array_equal(read_png((out.parent / f"{name}.png").read_bytes()), rgba)
+        np.testing.assert_array_equal(_reimported_texture(bpy, out), rgba)

@@ -11,8 +11,9 @@ import pytest
 from conftest import corpus_params
 from formats import FormatError
 from formats.mdl.codec import parse_mdl
-from formats.images.palette import (FULLBRIGHT_START, TRANSPARENT_INDEX as TRANSPARENT, game_palette, indices_to_rgba,
-                                    load_palette_lmp, quake_palette, rgba_to_indices)
+from formats.images.palette import (FULLBRIGHT_START, PLAYER_RANGES, TRANSPARENT_INDEX as TRANSPARENT, ciede2000,
+                                    game_palette, indices_to_rgba, load_palette_lmp, quake_palette, rgba_to_indices)
+from colour_reference import ciede2000 as reference_de, lab, nearest as reference_nearest
 
 TSV = Path(__file__).resolve().parents[1] / "formats" / "images" / "quake_palette.tsv"
 
@@ -32,21 +33,6 @@ def canonical_indices(palette: np.ndarray) -> np.ndarray:
                 out[i] = j
                 break
     return out
-
-
-def lab(rgb) -> tuple[float, float, float]:
-    """Scalar sRGB -> CIELAB (D65), written out separately from formats.images.palette."""
-    def linear(c: float) -> float:
-        c /= 255.0
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (linear(float(c)) for c in rgb)
-    x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047
-    y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b
-    z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883
-
-    def f(t: float) -> float:
-        return t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116
-    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
 
 
 # ---------------------------------------------------------------- palettes
@@ -168,15 +154,85 @@ def random_image(height: int, width: int, seed: int = 3) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)
 
 
-def test_nearest_colour_in_lab_agrees_with_a_scalar_search():
+def test_nearest_colour_agrees_with_a_scalar_ciede2000_search():
     palette = quake_palette()
     image = random_image(10, 20)
     found = rgba_to_indices(image, palette)
     pal_lab = [lab(c) for c in palette]
     for pixel, index in zip(image.reshape(-1, 3), found.ravel()):
         p = lab(pixel)
-        best = min(math.dist(p, pal_lab[i]) for i in range(FULLBRIGHT_START))
-        assert math.dist(p, pal_lab[index]) == pytest.approx(best, abs=1e-9)
+        best = min(reference_de(p, pal_lab[i]) for i in range(FULLBRIGHT_START))
+        assert reference_de(p, pal_lab[index]) == pytest.approx(best, abs=1e-9)
+
+
+# Sharma, Wu and Dalal (2005), table 1: pairs 1, 7, 17, 19, 25, 33 and their CIEDE2000.
+SHARMA_PAIRS = [((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+                ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+                ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+                ((50.0, 2.5, 0.0), (56.0, -27.0, -3.0), 31.9030),
+                ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+                ((2.0776, 0.0795, -1.1350), (0.9033, -0.0636, -0.5514), 0.9082)]
+
+
+@pytest.mark.parametrize("first, second, expected", SHARMA_PAIRS)
+def test_ciede2000_matches_the_published_test_pairs(first, second, expected):
+    assert reference_de(first, second) == pytest.approx(expected, abs=1e-4)
+    assert reference_de(second, first) == pytest.approx(expected, abs=1e-4)
+    assert float(ciede2000(np.array(first), np.array(second))) == pytest.approx(expected, abs=1e-4)
+
+
+NAMED = {"magenta": (255, 0, 255), "red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255),
+         "yellow": (255, 255, 0), "cyan": (0, 255, 255), "orange": (255, 128, 0), "purple": (128, 0, 128),
+         "white": (255, 255, 255), "pink": (255, 192, 203), "grey": (128, 128, 128), "brown": (139, 69, 19),
+         "navy": (0, 0, 128), "olive": (128, 128, 0), "teal": (0, 128, 128), "violet": (238, 130, 238),
+         "gold": (255, 215, 0), "skin tone": (224, 172, 105)}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+@pytest.mark.parametrize("avoid", [(), PLAYER_RANGES])
+def test_named_colours_get_the_ciede2000_nearest_index(name, avoid):
+    palette = quake_palette()
+    allowed = [i for i in range(FULLBRIGHT_START) if not any(lo <= i < hi for lo, hi in avoid)]
+    found = int(rgba_to_indices(np.array([[NAMED[name]]], np.uint8), palette, avoid=avoid)[0, 0])
+    assert found == reference_nearest(NAMED[name], palette, allowed)
+
+
+def test_magenta_is_pink_144_not_blue_210():
+    """The issue's example: CIE76 (plain CIELAB distance) picked blue 210 for pure magenta."""
+    palette = quake_palette()
+    magenta = np.array([[(255, 0, 255)]], np.uint8)
+    assert int(rgba_to_indices(magenta, palette)[0, 0]) == 144
+    cie76 = min(range(FULLBRIGHT_START), key=lambda i: math.dist(lab((255, 0, 255)), lab(palette[i])))
+    assert cie76 == 210
+
+
+def test_avoided_ranges_get_no_new_colour_but_kept_pixels_stay():
+    palette = quake_palette()
+    ramp = indices_to_rgba(np.arange(224, dtype=np.uint8).reshape(14, 16), palette)
+    found = rgba_to_indices(ramp, palette, avoid=PLAYER_RANGES)
+    avoided = np.zeros(256, bool)
+    for lo, hi in PLAYER_RANGES:
+        avoided[lo:hi] = True
+    assert not avoided[found].any()
+    keep = np.arange(224, dtype=np.uint8).reshape(14, 16)
+    edited = ramp.copy()
+    edited[0, :4, :3] = (255, 0, 255)            # four pixels repainted
+    kept = rgba_to_indices(edited, palette, avoid=PLAYER_RANGES, keep=keep)
+    np.testing.assert_array_equal(kept.ravel()[4:], keep.ravel()[4:])
+    assert set(kept[0, :4].tolist()) == {144}
+    assert int(rgba_to_indices(edited, palette, keep=keep, dither=True).ravel()[17]) == 17
+
+
+def test_kept_index_follows_the_mask():
+    """A pixel keeps its imported index only while the mask gives it the same fullbright class."""
+    palette = quake_palette()
+    keep = np.array([[76, 247, 20, 250]], np.uint8)      # 76 and 247 are both dark red
+    rgba = indices_to_rgba(keep, palette)
+    mask = np.array([[True, False, False, False]])
+    found = rgba_to_indices(rgba, palette, mask, keep=keep)
+    assert int(found[0, 0]) == 247 and int(found[0, 1]) == 76     # swapped by the mask
+    assert int(found[0, 2]) == 20                                  # kept, even in the shirt range
+    assert int(found[0, 3]) < FULLBRIGHT_START                     # mask cleared: lit
 
 
 def test_ordinary_pixels_never_become_fullbright():
@@ -235,7 +291,7 @@ def sequential_dither(image: np.ndarray, palette: np.ndarray, mask: np.ndarray) 
 def _nearest_exact(value: np.ndarray, palette: np.ndarray, emissive: bool) -> int:
     lo, hi = (FULLBRIGHT_START, 256) if emissive else (0, FULLBRIGHT_START)
     p = lab(value)
-    distances = [math.dist(p, lab(palette[i])) for i in range(lo, hi)]
+    distances = [reference_de(p, lab(palette[i])) for i in range(lo, hi)]
     return lo + int(np.argmin(distances))
 
 
@@ -265,17 +321,16 @@ def test_dithering_changes_output_but_keeps_the_class_rule():
 
 
 @pytest.mark.parametrize("dither", [False, True])
-def test_320_by_200_converts_in_under_a_second(dither):
+def test_320_by_200_random_colours_convert_in_under_four_cpu_seconds(dither):
+    """64000 distinct colours (the worst case: nothing to share) by exact CIEDE2000. CPU time, not wall
+    time: the test machines are shared. README "Speed" has the measured figures."""
     palette = quake_palette()
     image = random_image(200, 320)
     mask = np.zeros((200, 320), bool)
     mask[:20] = True
-    best = math.inf
-    for _ in range(2):
-        start = time.perf_counter()
-        rgba_to_indices(image, palette, mask, dither=dither)
-        best = min(best, time.perf_counter() - start)
-    assert best < 1.0
+    start = time.process_time()
+    rgba_to_indices(image, palette, mask, dither=dither)
+    assert time.process_time() - start < 4.0
 
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"

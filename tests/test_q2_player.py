@@ -30,12 +30,14 @@ def write_md2(path, names, skins=("players/test/skin.pcx",)):
     path.write_bytes(serialize_md2(model))
 
 
-def make_player(folder, body_names, weapon_names, skin=True, skin_names=("players/test/skin.pcx",)):
+def make_player(folder, body_names, weapon_names, skin=True, skin_names=("players/test/skin.pcx",), icon=True):
     folder.mkdir(parents=True)
     write_md2(folder / "tris.md2", body_names, skin_names)
     write_md2(folder / "weapon.md2", weapon_names, skin_names)
     if skin:
         (folder / "skin.pcx").write_bytes(b"present")   # the lookup only needs the file to exist
+        if icon:
+            (folder / "skin_i.pcx").write_bytes(b"present")   # the menu only lists the folder's file names
     return folder
 
 
@@ -83,6 +85,8 @@ def test_broken_player_has_one_line_per_deviation(run, tmp_path):
         f"w_railgun.md2: skin name {long_skin!r} is over 63 characters",
         "weapon.md2: 190 frames, tris.md2 has 181; the weapon would not follow the body",
         "weapon.md2: skin 'players/test/skin.pcx' not found",
+        "no player skin (.pcx) in the folder: Quake II's player menu lists a player only with a skin and its "
+        "icon <skin>_i.pcx",
     ]
     assert result.stdout.splitlines()[-1] == "checked 1 Quake II player(s): 0 conform, 1 with deviations, 0 with errors"
     # deviations are warnings: --fail-on error passes; --json carries the same lines
@@ -103,6 +107,35 @@ def test_unreadable_model_is_an_error_and_no_player_is_a_usage_error(run, tmp_pa
     assert result.returncode == 2 and "no tris.md2" in result.stderr
 
 
+def test_skins_without_icons_are_reported_one_line_each(run, tmp_path):
+    """Quake II's menu (client/menu.c IconOfSkinExists) lists <skin>.pcx only beside <skin>_i.pcx, named
+    exactly; the weapon's skin is no player skin; --no-skins leaves skin files alone."""
+    names = standard_names()
+    folder = make_player(tmp_path / "players" / "test", names, names, icon=False)
+    (folder / "red.pcx").write_bytes(b"present")
+    (folder / "RED_I.PCX").write_bytes(b"present")              # wrong case: the menu uses strcmp
+    (folder / "blue.pcx").write_bytes(b"present")
+    (folder / "blue_i.pcx").write_bytes(b"present")
+    write_md2(folder / "weapon.md2", names, ("players/test/weapon.pcx",))
+    (folder / "weapon.pcx").write_bytes(b"present")             # a weapon skin needs no icon
+    result = run("check", "--profile", "q2-player", folder, block_bpy=True)
+    assert result.returncode == 1
+    assert [line.removeprefix(f"{folder}: warning: ") for line in result.stdout.splitlines()[:-1]] == [
+        "skin 'red.pcx': its icon is named 'RED_I.PCX', but the menu compares names exactly: rename it 'red_i.pcx'",
+        "skin 'skin.pcx' has no icon 'skin_i.pcx': Quake II's player menu does not list this skin"]
+    assert run("check", "--profile", "q2-player", "--no-skins", folder, block_bpy=True).returncode == 0
+    (folder / "skin_i.pcx").write_bytes(b"present")
+    (folder / "RED_I.PCX").rename(folder / "red_i.pcx")
+    assert run("check", "--profile", "q2-player", folder, block_bpy=True).returncode == 0
+
+
+def test_animation_names_are_compared_in_any_case(run, tmp_path):
+    names = [n.capitalize() for n in standard_names()]          # Stand01 ... Death308: the game plays by index
+    folder = make_player(tmp_path / "players" / "caps", names, names)
+    result = run("check", "--profile", "q2-player", folder, block_bpy=True)
+    assert result.returncode == 0, result.stdout
+
+
 def test_a_real_player_has_the_standard_frames(run, tmp_path):
     folder = CORPUS / "md2" / "petaaar88-zarlag"
     if not (folder / "tris.md2").is_file():
@@ -111,6 +144,10 @@ def test_a_real_player_has_the_standard_frames(run, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     result = run("check", "--profile", "q2-player", folder, block_bpy=True)   # its skin name points elsewhere
     assert result.stdout.splitlines()[0] == f"{folder}: warning: tris.md2: skin 'models/maxx/skin.pcx' not found"
+    # its team skins have no icons: the game's menu lists zarlag alone
+    assert [line.removeprefix(f"{folder}: warning: ") for line in result.stdout.splitlines()[1:-1]] == [
+        f"skin {name!r} has no icon {name[:-4] + '_i.pcx'!r}: Quake II's player menu does not list this skin"
+        for name in ("Zlwgren.pcx", "Zlwred.pcx")]
 
 
 @pytest.mark.parametrize("kind", ["pak", "pk3"])

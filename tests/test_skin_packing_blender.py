@@ -26,9 +26,12 @@ def palette_colours(name: str, count: int) -> np.ndarray:
     palette = reference_palette(name)
     if palette is None:
         pytest.skip(f"reference {name} palette not found in ../shared/reference")
-    ordinary = palette[:224] if name == "quake" else palette[:255]
-    _, first = np.unique(ordinary, axis=0, return_index=True)
-    return palette[np.sort(first)], palette
+    # Quake: 0-223 without the player colour ranges 16-31 and 96-111, which a model that is not a
+    # player never gets for a new colour (exporters/mdl/player_colours.py)
+    allowed = ([i for i in range(224) if not (16 <= i < 32 or 96 <= i < 112)] if name == "quake"
+               else list(range(255)))
+    _, first = np.unique(palette[allowed], axis=0, return_index=True)
+    return palette[np.array(allowed)[np.sort(first)]], palette
 
 
 def cube_with_materials(bpy, sizes, colours: np.ndarray, tiled_face: int | None = None):

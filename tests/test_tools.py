@@ -6,10 +6,11 @@ import sys
 
 import pytest
 
-from conftest import CHECKOUT, CORPUS
+from conftest import CHECKOUT, CORPUS, skip_inside_blender
 
 
 def _run(*args: str) -> str:
+    skip_inside_blender("the developer scripts")
     result = subprocess.run([sys.executable, *args], cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result.stdout
@@ -63,3 +64,13 @@ def test_packed_skin_sheet_runs(tmp_path):
     out = _run("tools/packed_skin_sheet.py", "-o", str(tmp_path / "sheet.png"))
     assert "skin models/crate/tris_skin.pcx: 104x88" in out
     assert (tmp_path / "sheet.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_player_icons_sheet_runs(tmp_path):
+    pytest.importorskip("bpy", reason="the sheet exports a player through Blender")
+    player = CORPUS / "md2" / "petaaar88-zarlag"
+    if not (player / "tris.md2").is_file():
+        pytest.skip(f"corpus player {player} not found")
+    out = _run("tools/player_icons_sheet.py", str(player), "-o", str(tmp_path / "icons.png"))
+    assert "players/zarlag2/zarlag.pcx: zarlag.pcx 512x256, icon zarlag_i.pcx 32x32" in out
+    assert (tmp_path / "icons.png").read_bytes().startswith(b"\x89PNG")

@@ -11,7 +11,8 @@
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
 #   bash tools/dev.sh cli COMMAND ...             python -m classic_models (info, check, convert)
 #   bash tools/dev.sh build                       validate the manifest and build the installable zip into dist/
-#   bash tools/dev.sh blender-test BLENDER        the same tests inside a Blender binary (pytest-blender)
+#   bash tools/dev.sh blender-test sid|trixie|BLENDER  the same tests inside Blender's own program (pytest-blender):
+#                                                 Debian's 5.2.x (sid) or 4.3.x (trixie) in a Debian root, or a binary
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -114,6 +115,7 @@ case "$cmd" in
       npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator >/dev/null 2>&1 \
         || echo "note: could not install gltf-validator with npm; tests/test_glb_valid.py skips its validator step" >&2
     fi
+    bash tools/engine_tools.sh   # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get)
     for entry in "${MATRIX[@]}"; do
       IFS=: read -r name spec want <<<"$entry"
       label="${spec#bpy==}"; label="Blender ${label%.\*}"
@@ -167,9 +169,18 @@ case "$cmd" in
     py="$(newest)"
     exec "$py" tools/build_extension.py "$@" ;;
   blender-test)
-    blender="${1:?usage: tools/dev.sh blender-test /path/to/blender [pytest args]}"; shift
+    # The suite inside a real Blender program through pytest-blender: `sid` (Debian's Blender 5.2.x LTS)
+    # or `trixie` (4.3.x) in a Debian root made by tools/debian_root.sh, or a Blender binary's path.
+    target="${1:?usage: tools/dev.sh blender-test sid|trixie|/path/to/blender [pytest args]}"; shift
     py="$(newest)"
-    exec "$py" -m pytest -p pytest_blender.plugin --blender-executable "$blender" "$@" ;;
+    case "$target" in
+      sid|trixie)
+        CLASSIC_MODELS_ROOT="$(bash tools/debian_root.sh ensure "$target")" || exit 1
+        export CLASSIC_MODELS_ROOT
+        blender="$ROOT/tools/root_blender.sh" ;;
+      *) blender="$target" ;;
+    esac
+    exec "$py" -m pytest -p pytest-blender --blender-executable "$blender" "$@" ;;
   cli)
     # python -m classic_models from the checkout: PYTHONPATH holds a classic_models -> checkout link.
     py="$(newest)"

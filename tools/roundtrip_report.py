@@ -5,8 +5,8 @@
 Without FILES it reads ``../shared/corpus/<format>``. MD2 columns: per-corner vertex bytes, normal
 indices and ST of every frame; frame names, skins, skin size, per-frame scale/translate; GL
 commands word for word; whole-file bytes (with the count of differing bytes when not identical).
-MDL columns: poses, frame groups, skin images, and whole-file bytes up to any trailing editor block
-(QME's "QMEX"), which is not kept. MS3D columns: counts, keyframes, whole-file bytes.
+MDL columns: poses, frame groups, skin images, and whole-file bytes, with any trailing editor block
+(QME's "QMEX"), which an untouched export writes back. MS3D columns: counts, keyframes, whole-file bytes.
 """
 from __future__ import annotations
 
@@ -74,11 +74,11 @@ def compare_mdl(path: Path, out: Path) -> list[str]:
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.import_scene.mdl(filepath=str(path))
     bpy.ops.export_scene.mdl(filepath=str(out))
-    used = data[:len(data) - original.trailing_bytes]
+    used = data
     written = out.read_bytes()
     groups = sum(1 for f in original.frames if f.intervals is not None)
     images = sum(len(s.images) for s in original.skins)
-    trailing = f" (+{original.trailing_bytes} trailing bytes dropped)" if original.trailing_bytes else ""
+    trailing = f" (with {original.trailing_bytes} trailing bytes)" if original.trailing_bytes else ""
     return [name, f"{original.num_poses} x {original.num_vertices} / {len(original.triangles)}",
             str(groups), str(images), ("yes" if used == written else "NO") + trailing]
 

@@ -1,4 +1,5 @@
-"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview."""
+"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview;
+the *Quake Model* panels (sidebar and Properties > Object): MDL header fields of any mesh."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -57,7 +58,8 @@ class CLASSIC_MODELS_OT_play_animation(bpy.types.Operator):
     bl_label = "Go to Animation"
     bl_options = {"REGISTER", "UNDO"}
 
-    set_preview_range: BoolProperty(name="Set Preview Range", default=False)
+    set_preview_range: BoolProperty(name="Set Preview Range", default=False,
+                                    description="Also set the preview range to the animation")
 
     @classmethod
     def poll(cls, context):
@@ -123,22 +125,10 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
 
     @staticmethod
     def _draw_mdl(layout, settings, obj) -> None:
-        from .properties import MDL_FLAG_NAMES
         from ..common.contract import MDL_VARIANT
-        from ..formats.mdl.variants import HEXEN2_FLAGS
         box = layout.box()
         box.label(text=f"Quake MDL header ({obj.get(MDL_VARIANT, 'IDPO')})")
-        grid = box.grid_flow(columns=2, align=True)
-        for name, _label in MDL_FLAG_NAMES:
-            grid.prop(settings, f"mdl_flag_{name}")
-        sub = box.box()
-        sub.label(text="Hexen II flags")
-        grid = sub.grid_flow(columns=2, align=True)
-        for _bit, name, _label in HEXEN2_FLAGS:
-            grid.prop(settings, f"mdl_flag_{name}")
-        box.prop(settings, "mdl_flags")
-        box.prop(settings, "mdl_synctype")
-        box.prop(settings, "mdl_eye_position")
+        draw_quake_model(box, settings)
         row = box.row(align=True)
         row.prop(settings, "mdl_bounding_radius")
         row.prop(settings, "mdl_size")
@@ -186,8 +176,60 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
                 box.prop(bone, f'["{COMMENT_PROP}"]', text="Comment")
 
 
+def draw_quake_model(layout, settings) -> None:
+    """The MDL header fields an export takes from the object (``Object.classic_model``): Quake's
+    effect flags, Hexen II's, sync type and eye position; for any mesh, imported or new."""
+    from .properties import MDL_FLAG_NAMES
+    from ..formats.mdl.variants import HEXEN2_FLAGS
+    grid = layout.grid_flow(columns=2, align=True)
+    for name, _label in MDL_FLAG_NAMES:
+        grid.prop(settings, f"mdl_flag_{name}")
+    box = layout.box()
+    box.label(text="Hexen II flags")
+    grid = box.grid_flow(columns=2, align=True)
+    for _bit, name, _label in HEXEN2_FLAGS:
+        grid.prop(settings, f"mdl_flag_{name}")
+    layout.prop(settings, "mdl_flags")
+    layout.prop(settings, "mdl_synctype")
+    layout.prop(settings, "mdl_eye_position")
+
+
+class VIEW3D_PT_quake_model(bpy.types.Panel):
+    """Sidebar > Model: the MDL header of a mesh that was not imported from an MDL (a new model, or
+    one from MD2/MS3D); an imported MDL shows it in the Classic Model panel."""
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Model"
+    bl_label = "Quake Model"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == "MESH" and obj.classic_model.source_format != "MDL"
+
+    def draw(self, context):
+        self.layout.label(text="Written into the MDL header on export")
+        draw_quake_model(self.layout, context.object.classic_model)
+
+
+class OBJECT_PT_quake_model(bpy.types.Panel):
+    """Properties > Object: the same MDL header fields, for any mesh object."""
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "object"
+    bl_label = "Quake Model"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.object is not None and context.object.type == "MESH"
+
+    def draw(self, context):
+        draw_quake_model(self.layout, context.object.classic_model)
+
+
 CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_UL_frames, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,
-           VIEW3D_PT_classic_model)
+           VIEW3D_PT_classic_model, VIEW3D_PT_quake_model, OBJECT_PT_quake_model)
 
 
 def register() -> None:

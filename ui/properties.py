@@ -6,11 +6,9 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
                        IntProperty, PointerProperty, StringProperty)
 
 from ..common.actions import activate_animation
-from ..formats.mdl.variants import HEXEN2_FLAGS
+from ..formats.mdl.variants import HEXEN2_FLAGS, QUAKE_FLAGS
 
-MDL_FLAG_NAMES = (("rocket", "Rocket Trail"), ("grenade", "Grenade Smoke"), ("gib", "Blood Gib"),
-                  ("rotate", "Rotate"), ("tracer", "Green Tracer"), ("zombie_gib", "Zombie Gib"),
-                  ("tracer2", "Orange Tracer"), ("tracer3", "Purple Tracer"))
+MDL_FLAG_NAMES = tuple((name, label) for _bit, name, label in QUAKE_FLAGS)
 
 
 def _flag_property(bit: int, label: str) -> BoolProperty:
@@ -40,6 +38,8 @@ class ClassicModelAnimation(bpy.types.PropertyGroup):
 
 class ClassicModelFrame(bpy.types.PropertyGroup):
     """One frame of the file's frame table (``name`` is the frame name the export writes)."""
+    name: StringProperty(name="Frame Name", description="The name the export writes for this frame; a new or "
+                                                        "changed name has at most 15 characters")
     file_name: StringProperty(name="File Name", description="The frame name as the file stored it")
     shape_key: StringProperty(name="Shape Key", description="The shape key that holds this frame")
     group: IntProperty(name="Group", default=-1, min=-1,
@@ -54,20 +54,27 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
     skin_width: IntProperty(name="Skin Width", min=0, description="Skin width the texture coordinates refer to")
     skin_height: IntProperty(name="Skin Height", min=0, description="Skin height the texture coordinates refer to")
     frame_offset: IntProperty(name="First Frame", description="Scene frame that shows the file's first frame")
-    animations: CollectionProperty(type=ClassicModelAnimation)
-    active_animation: IntProperty(name="Active Animation", min=0, update=_animation_chosen)
+    animations: CollectionProperty(type=ClassicModelAnimation, name="Animations",
+                                   description="The file's animations (runs of frames named alike)")
+    active_animation: IntProperty(name="Active Animation", min=0, update=_animation_chosen,
+                                  description="The animation picked in the list (with one action per "
+                                              "animation, its action plays)")
     animation_mode: EnumProperty(name="Animations", default="TIMELINE", items=(
         ("TIMELINE", "Timeline", "The whole file on the timeline, a marker per animation"),
         ("ACTIONS", "Actions", "One shape-key action per animation")),
         description="How the import laid out the file's animations")
-    frames: CollectionProperty(type=ClassicModelFrame, description="The file's frame table, in file order")
-    active_frame: IntProperty(name="Active Frame", min=0)
+    frames: CollectionProperty(type=ClassicModelFrame, name="Frames",
+                               description="The file's frame table, in file order")
+    active_frame: IntProperty(name="Active Frame", min=0, description="The frame picked in the frame table")
     mdl_flags: IntProperty(name="Flags", description="MDL effect flags (all 32 bits, as stored)")
     mdl_synctype: EnumProperty(name="Sync", default="SYNC", items=(
         ("SYNC", "Synchronised", "All instances animate in step (synctype 0)"),
         ("RAND", "Random", "Each instance starts at a random point (synctype 1)")))
-    mdl_eye_position: FloatVectorProperty(name="Eye Position", size=3, subtype="XYZ")
-    mdl_bounding_radius: FloatProperty(name="Bounding Radius", min=0.0)
+    mdl_eye_position: FloatVectorProperty(name="Eye Position", size=3, subtype="XYZ",
+                                          description="MDL header field eyeposition, written as set here")
+    mdl_bounding_radius: FloatProperty(name="Bounding Radius", min=0.0,
+                                       description="MDL header field boundingradius: kept while the "
+                                                   "frames are unchanged, else computed by the export")
     mdl_size: FloatProperty(name="Size", min=0.0, description="Average triangle area (used for LOD)")
     ms3d_comment: StringProperty(name="Comment", description="MilkShape model comment")
     ms3d_joint_size: FloatProperty(name="Joint Size", default=1.0, description="MilkShape joint display size")

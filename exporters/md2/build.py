@@ -9,6 +9,7 @@ mirrored objects have their triangles reversed there).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -17,21 +18,25 @@ import bpy
 
 from ...formats.binary import decode_name
 from ...formats.errors import FormatError
-from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype
+from ...formats.file_tail import kept_tail
+from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype, serialize_md2
 from ...formats.md2.glcmds import build_glcmds, glcmd_triangles
 from ...formats.md2.lattice import FrameGrids, frame_grids
 from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
+from ..sampling.planned import PlannedExport
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
-                               MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, ST_INDEX_ATTRIBUTE)
+                               MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
-from ..sampling.skin_packing import alternate_note, pack_skin
+from ..sampling.skin_packing import FlatSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
+from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.shading import normal_indices, shade_model
@@ -52,6 +57,8 @@ class Md2ExportOptions(VertexModelOptions):
     skin_folder: str = ""
     dither: bool = False
     model_stem: str = ""
+    standard_order: str = "DEFAULT"     # actions named after Quake II's player animations in its order
+    icons: str = "AUTO"                 # a player's menu icons: AUTO (supplied, else rendered), RENDER, NONE
 
 
 @dataclass
@@ -70,7 +77,8 @@ class BuildResult:
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
-    sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MD2", (ST_INDEX_ATTRIBUTE,), MD2_DEGENERATE,
+                           check=partial(_check_planned, fit_names=options.fit_names))
     shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.5)
@@ -81,6 +89,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         skin_width, skin_height = _skin_size(first, [p.obj for p in parts], options.skins != "NAMES")
     else:
         skin_width, skin_height = packed.layout.width, packed.layout.height
+    skin_width, skin_height, size_note = _loadable_skin_size(first, skin_width, skin_height, options.skins,
+                                                             packed is None)
     names = exported.names
     positions, tris_ccw = sampled.positions, sampled.triangles
     degenerate = (kept_rows(first.data, MD2_DEGENERATE, DEGENERATE_MD2, positions.shape[1], "xyz")
@@ -91,7 +101,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
     if packed is None:
-        skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder)
+        skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder, (skin_width, skin_height))
     else:
         skins = [new_skin_name(options.skin_folder, f"{options.model_stem or first.name}_skin")]
         skin_images = {skins[0]: packed}
@@ -99,10 +109,25 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     name_raw = ([stored.name_fields[m] if exported.stored_name(f) else b"" for f, m in enumerate(exported.match)]
                 if stored else None)
     skin_raw = _stored_skin_fields(first, skins)
-    _check_limits(first.name, positions.shape[1], len(tri_xyz), num_frames,
+    fitted: list[str] = []
+    if options.fit_names:
+        names, skins, skin_images, fitted = _fit_names(names, name_raw, skins, skin_raw, skin_images)
+    _check_limits(sampled.label, positions.shape[1], len(tri_xyz), num_frames,
                   _new_names(names, name_raw), _new_names(skins, skin_raw))
 
-    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info))  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info),  # type: ignore[arg-type]
+                         warnings=fitted)
+    if size_note:
+        (result.warnings if size_note.startswith("the imported") else result.info).append(size_note)
+    if not skins and first.data.get(MD2_FRAMES) is None:
+        result.warnings.append(f"{first.name} has no material, so the MD2 names no skin: Quake II draws it with "
+                               "its no-texture pattern (a player's skin comes from the player's folder); give it "
+                               "a material with an image or a base colour")
+    for name, image in skin_images.items():
+        if isinstance(image, FlatSkin):
+            written = "; Skins: Names Only, so it is not written" if options.skins == "NAMES" else ""
+            result.warnings.append(f"{image.label} has no image: skin {name!r} is a flat skin of its base colour "
+                                   f"{image.colour[:3]}{written}")
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"
@@ -123,6 +148,11 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
                             frame_translate=translate, frame_verts=verts, frame_normals=normals,
                             glcmds=glcmds, skin_name_raw=skin_raw, frame_name_raw=name_raw)
+    if len(parts) == 1 and first.data.get(MD2_TAIL) is not None:
+        result.model.trailing = kept_tail(bytes(first.data[MD2_TAIL]), serialize_md2(result.model))
+        if result.model.trailing:
+            result.info.append(f"wrote back the {len(result.model.trailing)} bytes the file had after its last "
+                               "block (the model is unchanged)")
     if progress:
         progress(1.0)
     return result
@@ -145,6 +175,31 @@ def _skin_size(obj: bpy.types.Object, objects: list[bpy.types.Object], one_size:
         raise ExportError(f"{obj.name}: the skin images differ in size ({listed}); an MD2 has one skin size, "
                           "so scale them to one size or export with Skins: Names")
     return next(iter(sizes), (DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE))
+
+
+def _loadable_skin_size(obj: bpy.types.Object, width: int, height: int, skins: str,
+                        may_keep: bool) -> tuple[int, int, str]:
+    """The header's skin size, scaled down (aspect kept) to what Quake II loads: ``skinheight`` at most
+    480 (Mod_LoadAliasModel), and with PCX skins, written at this size, at most 640x480 and 512*256
+    pixels (LoadPCX, GL_Upload8; :mod:`...formats.images.skin_limits`). UVs are normalised, so every
+    corner keeps its place on the skin. The size an import stored is kept (with a warning when Quake
+    II refuses it) so an untouched model is written back as it was. Also the line for the report."""
+    settings = obj.classic_model
+    if may_keep and (width, height) == (settings.skin_width, settings.skin_height):
+        problems = MD2_HEADER.problems(width, height, "skin")
+        note = (f"the imported skin size {width}x{height} is kept, but Quake II refuses the model: "
+                f"{'; '.join(problems)} (Mod_LoadAliasModel)") if problems else ""
+        return width, height, note
+    box = QUAKE2_PCX if skins == "PCX" else MD2_HEADER
+    new_w, new_h = fit_size(width, height, box)
+    if (new_w, new_h) == (width, height):
+        return width, height, ""
+    kept = {"PCX": "; the PCX skin is scaled to it",
+            "NAMES": "; make the skin files this size"}.get(skins, f"; the {skins} file keeps its {width}x{height} "
+                                                                   "pixels (source ports scale it)")
+    limit = ("640x480 and 131072 pixels for a PCX skin" if skins == "PCX" else "480 pixels high")
+    return new_w, new_h, (f"skin {width}x{height} is larger than Quake II loads ({limit}): the model's skin size is "
+                          f"{new_w}x{new_h}, aspect kept{kept}")
 
 
 def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray | None,
@@ -267,9 +322,12 @@ def _grid_report(option: str, grids: FrameGrids, frames: int) -> str:
     return f"MD2 grid: {name}{chosen} for {frames} frame(s), largest error {grids.max_error:.4g} units"
 
 
-def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str) -> tuple[list[str], dict]:
+def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str,
+           size: tuple[int, int]) -> tuple[list[str], dict]:
     """Skin paths from the materials (the imported path, else ``<folder>/<image or material>.pcx``)
-    and the image of each; materials the import added for images the file does not name are left out."""
+    and the image of each; materials the import added for images the file does not name are left out.
+    A new material without an image gets a :class:`FlatSkin` of its base colour, so every skin the
+    file names is written (a model made in Blender without any material names no skin, with a warning)."""
     names: list[str] = []
     images: dict = {}
     for obj in objects:
@@ -278,13 +336,13 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str
             if mat is None or mat.get(MD2_SKIN_FOUND):
                 continue
             skin = str(mat.get(MD2_SKIN, ""))
+            image = material_image(mat)
             if not skin:
-                image = material_image(mat)
-                stem = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
-                skin = new_skin_name(folder, stem)
+                stem_of = Path(image.filepath_raw or image.name).stem if image is not None else mat.name
+                skin = new_skin_name(folder, stem_of)
             if skin not in names:
                 names.append(skin)
-                images[skin] = material_image(mat)
+                images[skin] = image if image is not None or mat.get(MD2_SKIN) else FlatSkin.of(mat, *size)
     stored = [str(s) for s in first.data.get(MD2_SKINS, [])]
     if stored and set(stored) == set(names):
         return stored, images
@@ -315,8 +373,35 @@ def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_n
     refuse(f"{name}: cannot export as MD2: ",
            over_limits((("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
                         ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)))
-           + name_problems("frame name", frame_names, FRAME_NAME_SIZE)
-           + name_problems("skin name", skins, SKIN_NAME_SIZE))
+           + name_problems("frame name", frame_names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
+           + name_problems("skin name", skins, SKIN_NAME_SIZE, FIT_NAMES_HINT))
+
+
+def _check_planned(planned: PlannedExport, fit_names: bool) -> None:
+    """The counts (and frame names) known before sampling, against the limits, with what to change."""
+    problems = over_limits((("vertices", planned.vertices, LIMITS.vertices),
+                            ("triangles", planned.triangles, LIMITS.triangles)))
+    if planned.frames is not None and planned.frames > LIMITS.frames:
+        problems += [f"{over_limits((('frames', planned.frames, LIMITS.frames),))[0]}: "
+                     f"{planned.fewer_frames(LIMITS.frames)}"]
+    if planned.names is not None and not fit_names:
+        problems += name_problems("frame name", planned.names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
+    refuse(f"{planned.label}: cannot export as MD2: ", problems)
+
+
+def _fit_names(names: list[str], name_raw: list[bytes] | None, skins: list[str], skin_raw: list[bytes] | None,
+               skin_images: dict) -> tuple[list[str], list[str], dict, list[str]]:
+    """Fit Names: frame and skin names shortened to their fields (:mod:`..name_fitting`); report lines."""
+    new_frames = _new_names(names, name_raw)
+    names, frame_changes = fit_frame_names(names, FRAME_NAME_SIZE, [n is None for n in new_frames])
+    new_skins = _new_names(skins, skin_raw)
+    fitted_skins = [s if new is None else fit_path_name(s, SKIN_NAME_SIZE) for s, new in zip(skins, new_skins)]
+    skin_changes = {old: new for old, new in zip(skins, fitted_skins) if old != new}
+    images = {skin_changes.get(k, k): v for k, v in skin_images.items()}
+    report = [fitted_report(what, changes, size) for what, changes, size in
+              (("frame name", frame_changes, FRAME_NAME_SIZE), ("skin name", skin_changes, SKIN_NAME_SIZE))
+              if changes]
+    return names, fitted_skins, images, report
 
 
 def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st: np.ndarray,

@@ -8,8 +8,12 @@ the model. Nothing is written outside the export folder or that game folder: a n
 absolute, has a drive letter or climbs out with ``..``, or whose target leaves through a
 symlink, is written beside the model instead, with a warning.
 
-PCX skins are 8-bit run-length PCX in the Quake II palette (nearest in CIELAB, optional
-dithering; index 255 only for pixels with alpha below 0.5); PNG and TGA are true colour, for
+PCX skins are 8-bit run-length PCX in the Quake II palette (nearest by CIEDE2000, optional
+dithering; index 255 only for pixels with alpha below 0.5; pixels of an imported PCX that still
+show their colour keep their index, so repeated colours such as 0 = 127 = 143 = 175 do not move).
+Quake II has no fullbright range and no shirt/pants recolouring: its GL renderer expands every
+index through ``d_8to24table`` with only 255 made transparent (id-Software/Quake-2
+``ref_gl/gl_image.c`` ``Draw_GetPalette``), so no mask and no avoided ranges apply; PNG and TGA are true colour, for
 source ports that load them in place of the PCX name. An imported image nobody changed is
 copied byte for byte when its file has the target's format; an existing file at the target is
 replaced only by an image made or edited in Blender.
@@ -25,10 +29,11 @@ import numpy as np
 import bpy
 
 from ...common.contract import SOURCE_PATH
-from ...common.skin_images import image_unchanged, unchanged_member_bytes
+from ...common.skin_images import image_unchanged, stored_pcx_indices, unchanged_member_bytes
 from ...formats.errors import FormatError
 from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
 from ...formats.images.pcx import decode_pcx, encode_pcx
+from ...formats.images.skin_limits import QUAKE2_PCX, fit_size, resample
 from ...formats.images.truecolour import encode_png, encode_tga
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
@@ -121,14 +126,30 @@ def image_rgba(image: bpy.types.Image) -> np.ndarray:
     return rgba
 
 
-def encode_skin(rgba: np.ndarray, mode: str, dither: bool) -> bytes:
-    """The skin file's bytes in ``mode`` ('PCX', 'PNG', 'TGA')."""
+def pcx_fitted(rgba: np.ndarray) -> tuple[np.ndarray, str]:
+    """``rgba`` scaled down (aspect kept) to the largest PCX Quake II loads (640x480 and at most
+    512*256 pixels, :data:`...formats.images.skin_limits.QUAKE2_PCX`), and a note saying so ('' if it fits)."""
+    height, width = rgba.shape[:2]
+    new_w, new_h = fit_size(width, height, QUAKE2_PCX)
+    if (new_w, new_h) == (width, height):
+        return rgba, ""
+    return resample(rgba, new_w, new_h), (f", scaled from {width}x{height} to {new_w}x{new_h} (Quake II loads PCX "
+                                          f"skins up to 640x480 and {QUAKE2_PCX.pixels} pixels)")
+
+
+def encode_skin(rgba: np.ndarray, mode: str, dither: bool, keep: np.ndarray | None = None) -> bytes:
+    """The skin file's bytes in ``mode`` ('PCX', 'PNG', 'TGA'); a PCX larger than Quake II loads is
+    scaled down first (:func:`pcx_fitted`). PCX: a pixel still showing the colour of its ``keep`` index
+    (the PCX it was imported from) keeps that index."""
     if mode == "PNG":
         return encode_png(rgba)
     if mode == "TGA":
         return encode_tga(rgba)
+    rgba = pcx_fitted(rgba)[0]
     palette = quake2_palette()
-    indices = rgba_to_indices(rgba, palette, dither=dither, ordinary=(0, TRANSPARENT_INDEX))
+    if keep is not None and keep.shape != rgba.shape[:2]:
+        keep = None
+    indices = rgba_to_indices(rgba, palette, dither=dither, ordinary=(0, TRANSPARENT_INDEX), keep=keep)
     indices[rgba[..., 3] < 128] = TRANSPARENT_INDEX
     return encode_pcx(indices, palette)
 
@@ -138,8 +159,8 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
     """Every skin file to write for ``skins`` (names in the file) and their images; nothing is
     written here, so a refused skin leaves the disk untouched. Also the warnings to report.
 
-    An image may also be a packed skin (anything with ``rgba()`` and ``sources``, see
-    :mod:`..sampling.skin_packing`): it is always encoded, being made at export."""
+    An image may also be a packed skin (``rgba()`` and ``sources``) or a flat one (``rgba()`` and
+    ``note``), see :mod:`..sampling.skin_packing`: it is always encoded, being made at export."""
     if mode not in SKIN_EXTENSIONS:
         return [], []
     extension = SKIN_EXTENSIONS[mode]
@@ -157,11 +178,13 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
             continue
         planned.add(target)
         if not isinstance(image, bpy.types.Image):
+            rgba, scaled = pcx_fitted(image.rgba()) if mode == "PCX" else (image.rgba(), "")
             try:
-                data = encode_skin(image.rgba(), mode, dither)
+                data = encode_skin(rgba, mode, dither)
             except FormatError as exc:
                 raise ExportError(f"packed skin {name!r}: {exc}") from exc
-            files.append(SkinFile(target, data, f"{mode} packing the images of {len(image.sources)} materials"))
+            note = getattr(image, "note", None) or f"packing the images of {len(image.sources)} materials"
+            files.append(SkinFile(target, data, f"{mode}, {note}{scaled}"))
             continue
         unchanged = image_unchanged(image)
         source = Path(str(image.get(SOURCE_PATH, ""))) if unchanged else None
@@ -176,11 +199,12 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
             if image.size[0] == 0 or image.size[1] == 0:
                 warnings.append(f"image {image.name!r} of skin {name!r} has no pixels; not written")
                 continue
+            rgba, scaled = pcx_fitted(image_rgba(image)) if mode == "PCX" else (image_rgba(image), "")
             try:
-                data = encode_skin(image_rgba(image), mode, dither)
+                data = encode_skin(rgba, mode, dither, stored_pcx_indices(image))
             except FormatError as exc:
                 raise ExportError(f"skin {name!r} (image {image.name!r}): {exc}") from exc
-            note = f"{mode} from image {image.name!r}"
+            note = f"{mode} from image {image.name!r}{scaled}"
         if target.exists() and unchanged:
             if target.read_bytes() != data:
                 warnings.append(f"{target} exists and differs; kept it, since skin {name!r} was not changed "

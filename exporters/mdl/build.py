@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -20,28 +21,35 @@ import bpy
 
 from ...formats.binary import decode_name
 from ...formats.errors import FormatError
-from ...formats.mdl.codec import HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype
+from ...formats.file_tail import kept_tail
+from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
+                                  serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import indices_to_rgba, rgba_to_indices
+from ...formats.images.palette import PLAYER_RANGES, ciede2000, game_palette, rgba_to_indices, srgb_to_lab
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_POSES, MDL_ST_INDEX, TEXCOORD_ATTRIBUTES)
+                               MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
+from ..sampling.planned import PlannedExport
 from ..sampling.kept_triangles import insert_at, kept_rows
-from ..sampling.skin_packing import PackedSkin, alternate_note, pack_skin
+from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
+from ...formats.images.skin_limits import SkinBox, fit_size, resample
+from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 
-MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096)
+MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
+FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
 
 @dataclass
@@ -52,6 +60,8 @@ class MdlExportOptions(VertexModelOptions):
     palette: str = ""              # '' by flavour: Hexen II's for RAPO (as its import decodes it), else Quake's
     skin_width_rule: str = "PAD"   # or "REFUSE" a skin width that is not a multiple of 4
     mdl_format: str = ""           # "IDPO", "MD16", "RAPO"; empty: the flavour the object was imported as
+    player_colours: str = "AUTO"   # "ON", "OFF": may new skin colours use 16-31 and 96-111 (see .player_colours)
+    file_name: str = ""            # the file written (player.mdl), for the AUTO player rule
 
 
 @dataclass
@@ -66,7 +76,8 @@ class MdlBuildResult:
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
               progress: Callable[[float], None] | None = None) -> MdlBuildResult:
     attributes = (FACESFRONT, *TEXCOORD_ATTRIBUTES, MDL_ST_INDEX)
-    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE)
+    sampled = sample_model(context, objects, options, "MDL", attributes, MDL_DEGENERATE,
+                           check=partial(_check_planned, options=options))
     shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
     if progress:
         progress(0.4)
@@ -76,23 +87,34 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     settings = first.classic_model
     variant = export_variant(first, options.mdl_format)
     warnings: list[str] = []
-    palette = _palette(options.palette_path, options.palette or ("HEXEN2" if variant == RAPO else "QUAKE"))
+    game = options.palette or ("HEXEN2" if variant == RAPO else "QUAKE")
+    palette = _palette(options.palette_path, game)
+    if not (options.palette or options.palette_path) and first.get(MDL_PALETTE):
+        palette = np.frombuffer(bytes(first[MDL_PALETTE]), np.uint8).reshape(256, 3).copy()   # its game folder's
+        game = "HEXEN2" if np.array_equal(palette, game_palette("HEXEN2")) else game
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
+    shown = ([s.image for s in packed.sources] if packed is not None else
+             [image for slot in first.material_slots for image, _ in material_skin_images(slot.material)])
+    player, note = player_colours(first, shown, options.player_colours, options.file_name, game)
+    info.append(note)
+    avoid = () if player else PLAYER_RANGES
     if packed is None:
-        skins, width, height = _skins(first, palette, options, warnings)
+        skins, width, height, scaled = _skins(first, palette, options, warnings, limits, info, avoid)
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
-        skins, width, height = _packed_skins(packed, palette, options.dither)
+        skins, width, height = _packed_skins(packed, palette, options.dither, avoid, warnings)
+        scaled = False
         info.append(packed.report("0"))
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     if packed is not None:
         uvs = packed.corner_uvs
     file_tris = tris_ccw[:, ::-1]
-    uv_width = (settings.skin_width if packed is None and settings.source_format == "MDL" and settings.skin_width
+    uv_width = (settings.skin_width if packed is None and not scaled and settings.source_format == "MDL"
+                and settings.skin_width
                 else width)
     corner_uv = uvs[:, ::-1]
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
@@ -134,9 +156,14 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
-    _check_limits(first.name, positions.shape[1], len(triangles), len(names), new_names, height, limits, options)
+    if options.fit_names:
+        names, changes = fit_frame_names(names, FRAME_NAME_SIZE, [n is None for n in new_names])
+        new_names = [None if old is None else new for old, new in zip(new_names, names)]
+        warnings += [fitted_report("frame name", changes, FRAME_NAME_SIZE)] if changes else []
+    _check_limits(sampled.label, positions.shape[1], len(triangles), len(names), new_names, height, limits, options,
+                  len(skins))
     if limits is HEXEN2_LIMITS:
-        refuse(f"{first.name}: cannot export as MDL: ",
+        refuse(f"{sampled.label}: cannot export as MDL: ",
                over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
 
     grid_scale, grid_translate = _grid(mesh if single else None, positions, sixteen)
@@ -163,6 +190,11 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
         pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
+    if single and mesh.get(MDL_TAIL) is not None:
+        model.trailing = kept_tail(bytes(mesh[MDL_TAIL]), serialize_mdl(model))
+        if model.trailing:
+            info.append(f"wrote back the {len(model.trailing)} bytes the file had after its last frame (the model "
+                        "is unchanged)")
     return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
 
 
@@ -283,26 +315,56 @@ def _image_rgba(image: bpy.types.Image) -> np.ndarray:
     return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
-def _image_indices(image, mask, palette, dither: bool) -> np.ndarray:
+def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str],
+                   size: tuple[int, int] | None = None) -> np.ndarray:
+    """Palette indices of ``image``: pixels white in its fullbright ``mask`` (mean of R, G, B at least
+    128) get 224-255, all others 0-223 outside ``avoid``; a pixel still showing the colour of the index
+    it was imported with, in the same fullbright class, keeps that index; ``size``: scaled down to
+    (width, height) first, with its mask. Warns when masked pixels are far from every fullbright
+    colour (repainted without clearing the mask, most likely)."""
     rgba = _image_rgba(image)
-    stored = image.get(INDICES)
-    if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
-        indices = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
-        if np.array_equal(indices_to_rgba(indices, palette)[..., :3], rgba[..., :3]):
-            return indices.copy()
+    mask_rgba = _image_rgba(mask) if mask is not None and tuple(mask.size) == tuple(image.size) else None
+    keep = None
+    if size is not None and size != (rgba.shape[1], rgba.shape[0]):      # scaled: no pixel keeps its index
+        rgba = resample(rgba, *size)
+        mask_rgba = resample(mask_rgba, *size) if mask_rgba is not None else None
+    else:
+        stored = image.get(INDICES)
+        if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
+            keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
     emissive = None
-    if mask is not None and tuple(mask.size) == tuple(image.size):
-        emissive = _image_rgba(mask)[..., 0] >= 128
-    return rgba_to_indices(rgba, palette, emissive, dither=dither)
+    if mask_rgba is not None:
+        emissive = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    indices = rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
+    if emissive is not None and emissive.any():
+        colours, where = np.unique(rgba[emissive][:, :3], axis=0, return_inverse=True)
+        chosen = np.zeros(len(colours), np.int64)
+        chosen[where.ravel()] = indices[emissive]
+        far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > FAR_FROM_FULLBRIGHT
+        count = int(far[where.ravel()].sum())
+        if count:
+            warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
+                            "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
+                            "black there to keep them lit")
+    return indices
 
 
-def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
-    slots = []
+def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits: MdlLimits,
+           info: list[str], avoid) -> tuple[list[MdlSkin], int, int, bool]:
+    """The skin slots, their width (a multiple of 4) and height, and whether the images were scaled
+    down: images larger than the target's engine loads (Quake: 480 high and GLQuake's 640*480 pixels,
+    :mod:`...formats.images.skin_limits`) are scaled down with the aspect kept, the report says to what;
+    the size an imported MDL had is kept (its skins keep their palette indices). A material without an
+    image gives a flat skin of its base colour (after the image skins, so skin 0 stays an image), no
+    material at all one of Blender's grey; the warnings say so. New colours stay out of ``avoid``."""
+    slots, flat = [], []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
         if pairs:
             intervals = slot.material.get(INTERVALS)
             slots.append((slot.material, pairs, intervals))
+        elif slot.material is not None and all(m is not slot.material for m, _, _ in slots + flat):
+            flat.append((slot.material, None, None))     # a flat skin of its base colour
     settings = obj.classic_model
     if slots:
         width, height = (int(x) for x in slots[0][1][0][0].size)
@@ -310,6 +372,15 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
         width, height = settings.skin_width, settings.skin_height
     else:
         width = height = DEFAULT_SKIN
+    box = SkinBox(height=limits.skin_height, pixels=limits.skin_pixels)
+    size, source_size = None, (width, height)
+    imported = settings.source_format == "MDL" and (width, height) == (settings.skin_width, settings.skin_height)
+    if slots and not imported and not box.fits(width, height):
+        size = fit_size(width, height, box, width_multiple=4)
+        where = "modern source ports" if options.target == "MODERN" else "Quake"
+        info.append(f"skin {width}x{height} is larger than {where} loads ("
+                    f"{'; '.join(box.problems(width, height, 'skin'))}): scaled to {size[0]}x{size[1]}, aspect kept")
+        width, height = size
     padded = -(-width // 4) * 4
     if padded != width and settings.source_format == "MDL" and width == settings.skin_width:
         warnings.append(f"skin width {width} is not a multiple of 4 (kept as in the imported file; "
@@ -320,43 +391,77 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str]) -> tupl
             raise ExportError(f"{obj.name}: skin width {width} is not a multiple of 4, which Quake refuses")
         warnings.append(f"skin width {width} padded to {padded} (Quake needs a multiple of 4)")
     skins = []
-    for material, pairs, intervals in slots:
+    for material, pairs, intervals in slots + flat:
+        if pairs is None:
+            colour = FlatSkin.of(material, 1, 1)
+            index = rgba_to_indices(colour.rgba(), palette, avoid=avoid)[0, 0]
+            skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
+            warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
+                            f"{colour.colour[:3]}")
+            continue
         images = []
         for image, mask in pairs:
-            if tuple(image.size) != (width, height):
+            if tuple(image.size) != source_size:
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
-                                  f"the model's skins are {width}x{height}")
-            indices = _image_indices(image, mask, palette, options.dither)
+                                  f"the model's skins are {source_size[0]}x{source_size[1]}")
+            indices = _image_indices(image, mask, palette, options.dither, avoid, warnings, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
             images = images[:1]
         skins.append(MdlSkin(np.array(intervals, np.float32) if group else None, np.stack(images)))
     if not skins:
-        warnings.append(f"{obj.name} has no skin image; wrote a blank {padded}x{height} skin")
-        skins.append(MdlSkin(None, np.zeros((1, height, padded), np.uint8)))
-    return skins, padded, height
+        grey = FlatSkin.of(None, 1, 1)
+        warnings.append(f"{obj.name} has no material: wrote a flat {padded}x{height} skin of Blender's grey "
+                        f"{grey.colour[:3]}")
+        index = rgba_to_indices(grey.rgba(), palette, avoid=avoid)[0, 0]
+        skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
+    return skins, padded, height, size is not None
 
 
-def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool) -> tuple[list[MdlSkin], int, int]:
+def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid,
+                  warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
     indices, fullbright masks apply), then packed."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            cells.append(_image_indices(source.image, source.mask, palette, dither))
+            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid, warnings))
         else:
-            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither))
+            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
     atlas = pack_images(cells, packed.layout, fill=0)
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
 
-def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options) -> None:
-    """Counts against the target's limits; frame names (None: a full 16-byte name written back from the
-    file's own field) against their field, leaving room for the NUL."""
+def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options, skins: int) -> None:
+    """Counts against the target's limits (skins: MAX_SKINS, 32, Quake's Mod_LoadAllSkins); frame names
+    (None: a full 16-byte name written back from the file's own field) against their field, leaving
+    room for the NUL."""
     where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
         else "Quake"
     refuse(f"{name}: cannot export as MDL: ",
            over_limits((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
-                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height)),
-                       f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE))
+                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height),
+                        ("skins", skins, limits.skins)),
+                       f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE, FIT_NAMES_HINT))
+
+
+def _check_planned(planned: PlannedExport, options: MdlExportOptions) -> None:
+    """The counts (and frame names) known before sampling, against the target's limits, with what to change."""
+    modern = options.target == "MODERN"
+    hexen2 = not modern and export_variant(planned.first, options.mdl_format) == RAPO
+    limits = MODERN_LIMITS if modern else HEXEN2_LIMITS if hexen2 else LIMITS
+    limit_text = f"{'modern source ports' if modern else 'Hexen II' if hexen2 else 'Quake'}'s limit"
+    problems = over_limits((("vertices", planned.vertices, limits.vertices),
+                            ("triangles", planned.triangles, limits.triangles)), limit_text)
+    if problems and not modern and planned.vertices <= MODERN_LIMITS.vertices \
+            and planned.triangles <= MODERN_LIMITS.triangles:
+        problems[-1] += f" (Limits: Source Ports, command line: --target modern, allows {MODERN_LIMITS.vertices})"
+    if planned.frames is not None and planned.frames > limits.frames:
+        fit = planned.fewer_frames(limits.frames)
+        if not modern and planned.frames <= MODERN_LIMITS.frames:
+            fit += f", or Limits: Source Ports (command line: --target modern) for up to {MODERN_LIMITS.frames}"
+        problems.append(f"{over_limits((('frames', planned.frames, limits.frames),), limit_text)[0]}: {fit}")
+    if planned.names is not None and not options.fit_names:
+        problems += name_problems("frame name", planned.names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
+    refuse(f"{planned.label}: cannot export as MDL: ", problems)

@@ -51,7 +51,8 @@ from .kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_verti
 from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
                         vertex_weights)
 from .materials import material_record
-from .values import float32_equal, kept_comment, kept_name, raw_field
+from .values import MadeNames, float32_equal, kept_comment, kept_name, raw_field
+from ...common.made_names import is_made
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255
@@ -146,7 +147,7 @@ def _bone_order(bones: list[bpy.types.Bone]) -> list[bpy.types.Bone]:
     return stored + [new[i] for i in hierarchy_order(parents)]
 
 
-def _joints(armature: bpy.types.Object, to_ms: np.ndarray, problems: list[str]) -> JointTable:
+def _joints(armature: bpy.types.Object, to_ms: np.ndarray, problems: list[str], made: MadeNames) -> JointTable:
     table = JointTable()
     bones = _bone_order(list(armature.data.bones))
     table.bone_names = [b.name for b in bones]
@@ -156,7 +157,7 @@ def _joints(armature: bpy.types.Object, to_ms: np.ndarray, problems: list[str]) 
         record = bone.get(JOINT_PROP)
         if record is not None and "index" in record:
             table.original_to_export[int(record["index"])] = j
-        names_raw.append(kept_name(bone.name, record, problems, "joint name"))
+        names_raw.append(kept_name(bone.name, record, problems, "joint name", made if is_made(bone) else None))
         shown = record.get("rest_shown") if record else None
         if shown is not None and np.allclose(list(shown), [*rotation, *position], rtol=0.0, atol=1e-9, equal_nan=True):
             rotation = np.array(record["rotation"], dtype=np.float32)
@@ -227,16 +228,16 @@ def _attribute(mesh: bpy.types.Mesh, name: str, domain: str, count: int, default
 
 
 def _mesh_parts(context: bpy.types.Context, obj: bpy.types.Object, space: np.ndarray, to_ms: np.ndarray,
-                joints: JointTable, problems: list[str], warnings: list[str]) -> list[Part]:
+                joints: JointTable, problems: list[str], warnings: list[str], made: MadeNames) -> list[Part]:
     mesh, cleanup = _export_mesh(context, obj)
     try:
-        return _read_parts(obj, mesh, space, to_ms, joints, problems, warnings)
+        return _read_parts(obj, mesh, space, to_ms, joints, problems, warnings, made)
     finally:
         cleanup()
 
 
 def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, to_ms: np.ndarray,
-                joints: JointTable, problems: list[str], warnings: list[str]) -> list[Part]:
+                joints: JointTable, problems: list[str], warnings: list[str], made: MadeNames) -> list[Part]:
     count = len(mesh.vertices)
     matrix = space @ np.array(obj.matrix_world, dtype=np.float64)
     if np.allclose(matrix, np.eye(4), rtol=0.0, atol=1e-12):
@@ -324,11 +325,11 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
         pick = np.flatnonzero(tri_material == slot)
         material = slots[slot] if 0 <= slot < len(slots) else None
         if len(used_slots) == 1:
-            name_raw = kept_name(obj.name, record, problems, "group name")
+            name_raw = kept_name(obj.name, record, problems, "group name", made if is_made(obj) else None)
             comment = kept_comment(obj, record)
         else:
             label = f"{obj.name}_{material.name if material else slot}"
-            name_raw = kept_name(label, None, problems, "group name")
+            name_raw = kept_name(label, None, problems, "group name", made)
             comment = None
         corners_loops = tri_loops[pick]
         parts.append(Part(
@@ -455,6 +456,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     record = root.get(MODEL_PROP) if root is not None else None
     warnings: list[str] = []
     problems: list[str] = []
+    made = MadeNames()
     to_ms = _conversion(options)
     scene = context.scene
     scene_fps = scene.render.fps / scene.render.fps_base
@@ -462,18 +464,19 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     key_fps = stored_fps if stored_fps is not None and np.float32(stored_fps) == np.float32(scene_fps) else scene_fps
     joints = JointTable()
     if armature is not None:
-        joints = _joints(armature, to_ms, problems)
+        joints = _joints(armature, to_ms, problems, made)
     if progress:
         progress(0.3)
     space = np.linalg.inv(np.array(armature.matrix_world, dtype=np.float64)) if armature else np.eye(4)
-    parts = [p for obj in meshes for p in _mesh_parts(context, obj, space, to_ms, joints, problems, warnings)]
+    parts = [p for obj in meshes for p in _mesh_parts(context, obj, space, to_ms, joints, problems, warnings, made)]
     parts.sort(key=lambda p: p.sort_key)
     if progress:
         progress(0.6)
     materials = [m for m in (record.get("materials", []) if record else []) if m is not None]
     materials += list(dict.fromkeys(p.material for p in parts
                                     if p.material is not None and p.material not in materials))
-    exported_materials = [material_record(m, problems, options.textures == "COPY") for m in materials]
+    exported_materials = [material_record(m, problems, options.textures == "COPY", made) for m in materials]
+    warnings += made.notes
     table, triangles, tri_group, groups, group_comments = _geometry(parts, materials, record, joints)
     _check_limits(len(table), len(triangles), len(groups), len(materials), len(joints.joints), problems)
     info = []

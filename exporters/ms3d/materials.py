@@ -11,7 +11,8 @@ from ...formats.ms3d.codec import PATH_SIZE, Ms3dMaterial
 from ...common.contract import MATERIAL_PROP, SOURCE_MEMBER
 from ...common.ms3d_data import material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file
-from .values import encoded, float32_equal, kept_comment, kept_name, raw_field
+from ...common.made_names import is_made
+from .values import MadeNames, encoded, float32_equal, kept_comment, kept_name, raw_field
 
 DEFAULT_AMBIENT = (0.2, 0.2, 0.2, 1.0)
 
@@ -31,9 +32,11 @@ def texture_path(image: bpy.types.Image | None, problems: list[str], what: str, 
     return encoded(path, PATH_SIZE, what, problems)
 
 
-def material_record(material: bpy.types.Material, problems: list[str], copy: bool) -> tuple[Ms3dMaterial, bytes | None]:
+def material_record(material: bpy.types.Material, problems: list[str], copy: bool,
+                    made: MadeNames) -> tuple[Ms3dMaterial, bytes | None]:
     """The MS3D material of a Blender material and its comment: values the import recorded while Blender
-    still shows them, else Blender's; texture paths as stored while the image is the same one."""
+    still shows them, else Blender's; texture paths as stored while the image is the same one; a name
+    the product made shortened to fit (``made``)."""
     record = material.get(MATERIAL_PROP)
     shown = record.get("shown") if record else None
     values = material_values(material)
@@ -58,7 +61,7 @@ def material_record(material: bpy.types.Material, problems: list[str], copy: boo
         else:
             paths.append(texture_path(image, problems, key, copy))
     ms3d = Ms3dMaterial(
-        name_raw=kept_name(material.name, record, problems, "material name"),
+        name_raw=kept_name(material.name, record, problems, "material name", made if is_made(material) else None),
         ambient=np.array(record["ambient"] if record else DEFAULT_AMBIENT, dtype=np.float32),
         diffuse=stored_or("diffuse", values["diffuse"], 1.0), specular=stored_or("specular", values["specular"], 1.0),
         emissive=stored_or("emissive", values["emissive"], 1.0), shininess=scalars[0], transparency=scalars[1],

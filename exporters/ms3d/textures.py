@@ -16,6 +16,7 @@ from ...common.ms3d_data import material_values
 from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
 from ...formats.ms3d.codec import parse_ms3d, serialize_ms3d
+from ...formats.ms3d.text import decode_text
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 from ..md2.skins import SkinFile, encode_skin, image_rgba, write_skin_files
@@ -26,8 +27,11 @@ ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
 
 
 def _stored_name(raw: bytes) -> str:
-    text = bytes(raw).split(b"\0", 1)[0].decode("utf-8", "replace")
-    return text.replace("\\", "/").split("/")[-1]
+    """The file name a stored path field names, read as the import reads it with its default *Auto*
+    name encoding (:func:`...formats.ms3d.text.decode_text`: UTF-8 when valid, else cp1252), so the
+    file written is the one a re-import finds. New names are stored in cp1252, MilkShape's Windows
+    code page, when they fit it (else UTF-8; :func:`...formats.ms3d.text.encode_text`)."""
+    return decode_text(raw).replace("\\", "/").split("/")[-1]
 
 
 def plan_texture_files(model_path: Path, materials: list, exported: list) -> tuple[list[SkinFile], list[str]]:

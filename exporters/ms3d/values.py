@@ -2,6 +2,9 @@
 name and comment bytes, float32 comparisons."""
 from __future__ import annotations
 
+import zlib
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from ...formats.errors import FormatError
@@ -31,10 +34,42 @@ def encoded(text: str, size: int | None, what: str, problems: list[str]) -> byte
         return raw[:limit].ljust(size, b"\0")
 
 
-def kept_name(current: str, record, problems: list[str], what: str) -> bytes:
-    """The stored raw name while the datablock keeps the name the import gave it, else the new name."""
+@dataclass
+class MadeNames:
+    """Names the product made (:mod:`...common.made_names`, or the export's own ``<object>_<material>``)
+    that do not fit MS3D's 32-byte name fields: shortened to ``<start>~<crc32>``, unique per kind, and
+    each noted for the report. A name the user typed is never shortened (the export refuses it)."""
+    notes: list[str] = field(default_factory=list)
+    taken: dict[str, set[bytes]] = field(default_factory=dict)
+
+    def fit(self, text: str, size: int, what: str) -> bytes | None:
+        """``text`` shortened into a ``size``-byte field (NUL included), or None when it fits as it is."""
+        raw = encode_text(text)
+        if len(raw) < size:
+            return None
+        taken = self.taken.setdefault(what, set())
+        digest = f"{zlib.crc32(raw):08x}"
+        for attempt in range(1000):
+            tail = f"~{digest[:4]}" if attempt == 0 else f"~{digest[:4]}{attempt}"
+            head = text
+            while head and len(encode_text(head + tail)) >= size:
+                head = head[:-1]
+            short = encode_text(head + tail)
+            if short not in taken:
+                break
+        taken.add(short)
+        self.notes.append(f"{what} {text!r} ({len(raw)} bytes) was shortened to {head + tail!r}: MS3D keeps "
+                          f"{size - 1} bytes")
+        return short.ljust(size, b"\0")
+
+
+def kept_name(current: str, record, problems: list[str], what: str, made: MadeNames | None = None) -> bytes:
+    """The stored raw name while the datablock keeps the name the import gave it, else the new name;
+    ``made`` (a name the product made) shortens it when it does not fit."""
     if record and record.get("name") == current and raw_field(record, "name_raw") is not None:
         return raw_field(record, "name_raw")
+    if made is not None and (short := made.fit(current, NAME_SIZE, what)) is not None:
+        return short
     return encoded(current, NAME_SIZE, what, problems)
 
 

@@ -1,11 +1,15 @@
 """The export's action list (``Scene.classic_export_actions``): which actions the MD2/MDL export
 writes with *Frames: Actions*, in which order. Kept on the scene so the order and ticks are saved
-with the .blend; refreshed from the exported objects when the export dialog opens.
+with the .blend; refreshed from the exported objects when the export dialog opens (new actions in
+the default order of :func:`.action_sampling.find_actions`: for MD2 Quake II's player animations
+first in the game's order; a player export always writes them so, and the list shows it).
 """
 from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty
+
+from ...formats.md2.player import in_standard_order
 
 
 class ClassicExportAction(bpy.types.PropertyGroup):
@@ -13,8 +17,9 @@ class ClassicExportAction(bpy.types.PropertyGroup):
     export: BoolProperty(name="Export", default=True, description="Write this action's frames")
 
 
-def sync_action_list(scene: bpy.types.Scene, names: list[str]) -> None:
-    """Keep the listed order and ticks of ``names`` already there, drop the others, append new ones."""
+def sync_action_list(scene: bpy.types.Scene, names: list[str], player: bool = False) -> None:
+    """Keep the listed order and ticks of ``names`` already there, drop the others, append new ones;
+    for a Quake II ``player`` the standard animations first in the game's order (as it is written)."""
     items = scene.classic_export_actions
     for i in reversed(range(len(items))):
         if items[i].name not in names:
@@ -23,6 +28,9 @@ def sync_action_list(scene: bpy.types.Scene, names: list[str]) -> None:
     for name in names:
         if name not in listed:
             items.add().name = name
+    if player:
+        for target, name in enumerate(in_standard_order([item.name for item in items])):
+            items.move(next(i for i, item in enumerate(items) if item.name == name), target)
     scene.classic_export_actions_index = min(scene.classic_export_actions_index, max(len(items) - 1, 0))
 
 
@@ -50,7 +58,8 @@ class CLASSIC_OT_export_action_move(bpy.types.Operator):
     bl_label = "Move Action"
     bl_options = {"INTERNAL", "UNDO"}
 
-    direction: EnumProperty(items=(("UP", "Up", ""), ("DOWN", "Down", "")))
+    direction: EnumProperty(name="Direction", items=(("UP", "Up", "Move the action one place earlier"),
+                                                     ("DOWN", "Down", "Move the action one place later")))
 
     def execute(self, context):
         scene = context.scene
@@ -77,8 +86,11 @@ CLASSES = (ClassicExportAction, CLASSIC_UL_export_actions, CLASSIC_OT_export_act
 def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
-    bpy.types.Scene.classic_export_actions = CollectionProperty(type=ClassicExportAction)
-    bpy.types.Scene.classic_export_actions_index = IntProperty(name="Active Action", min=0)
+    bpy.types.Scene.classic_export_actions = CollectionProperty(
+        type=ClassicExportAction, name="Export Actions",
+        description="The actions an MD2 or MDL export with Frames: Actions writes, in this order")
+    bpy.types.Scene.classic_export_actions_index = IntProperty(
+        name="Active Action", min=0, description="The action the arrows move")
 
 
 def unregister() -> None:

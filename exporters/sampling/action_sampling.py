@@ -4,8 +4,15 @@ sampled over its own frame range, one after another.
 An action animates an object if it drives the object itself, an armature that deforms or parents
 it (Armature modifier object, parent chain) or its shape keys: because it is assigned to that ID,
 sits in one of its NLA strips, or (unassigned and kept by a fake user) its F-curves resolve on it
-(armatures first, then the object, then the shape keys). Actions assigned to other IDs and orphans
-(no users: lost on save) are left out.
+(armatures first, then the object, then the shape keys). Actions assigned to other IDs, actions an
+import made for another model's animations (a Quake II player's weapon: ``attack.001``, whose
+F-curves would also resolve on the body's shape keys of the same names) and orphans (no users: lost
+on save) are left out.
+
+Default order: the first object's imported animation list, then the others by name; with
+``standard`` (MD2) the names of Quake II's player animations (any case) come first in the game's
+order (:func:`...formats.md2.player.in_standard_order`): always for a player ('PLAYER'), else
+('DEFAULT') when every action is named after one.
 
 Sampling plays each action alone from rest (:mod:`.action_playback`), steps ``frame_range``
 (integer frames, every ``step``-th frame from the first, the last frame always included) and
@@ -23,6 +30,7 @@ import numpy as np
 import bpy
 
 from ...formats.animations import group_animations
+from ...formats.md2.player import in_standard_order, standard_rank
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from ..export_error import ExportError
 from .frame_rate import frames_between, set_frame, spacing
@@ -96,6 +104,18 @@ def _used_elsewhere(ours: list[bpy.types.ID]) -> set[str]:
     return names
 
 
+def _listed_elsewhere(objects: list[bpy.types.Object]) -> set[str]:
+    """Actions the import made for the animations of models not exported here (a player's weapons)."""
+    ours = {o.name for o in objects}
+    names: set[str] = set()
+    for obj in bpy.data.objects:
+        if obj.name not in ours:
+            names |= {item.action.name for item in obj.classic_model.animations if item.action is not None}
+    for obj in objects:
+        names -= {item.action.name for item in obj.classic_model.animations if item.action is not None}
+    return names
+
+
 def _resolves(id_block: bpy.types.ID, fcurves: list[bpy.types.FCurve]) -> bool:
     for fcurve in fcurves:
         try:
@@ -106,16 +126,17 @@ def _resolves(id_block: bpy.types.ID, fcurves: list[bpy.types.FCurve]) -> bool:
     return False
 
 
-def find_actions(objects: list[bpy.types.Object]) -> list[tuple[bpy.types.Action, bpy.types.ID]]:
+def find_actions(objects: list[bpy.types.Object], standard: str = "") -> list[tuple[bpy.types.Action, bpy.types.ID]]:
     """Every action animating the mesh objects, with the ID it plays on, in default order: the first
-    object's imported animation list (names that are actions), then action name order."""
+    object's imported animation list (names that are actions), then action name order, the standard
+    animations first where ``standard`` asks (see the module docstring)."""
     ids: list[bpy.types.ID] = []
     for obj in objects:
         for id_block in animated_ids(obj):
             if not any(id_block == i for i in ids):
                 ids.append(id_block)
     ids.sort(key=lambda i: 0 if i.id_type == "OBJECT" and i.type == "ARMATURE" else 1 if i.id_type == "OBJECT" else 2)
-    elsewhere = _used_elsewhere(ids)
+    elsewhere = _used_elsewhere(ids) | _listed_elsewhere(objects)
     found: dict[str, tuple[bpy.types.Action, bpy.types.ID]] = {}
     for id_block in ids:
         for name in assigned_actions(id_block):
@@ -129,18 +150,35 @@ def find_actions(objects: list[bpy.types.Object]) -> list[tuple[bpy.types.Action
                 break
     listed = [getattr(a, "action", None).name if getattr(a, "action", None) is not None else a.name
               for a in objects[0].classic_model.animations] if objects else []
-    order = [n for n in dict.fromkeys(listed) if n in found] + sorted(n for n in found if n not in listed)
+    rest = sorted(n for n in found if n not in listed)
+    if standard_first(standard, list(found)):
+        rest = in_standard_order(rest)
+    order = [n for n in dict.fromkeys(listed) if n in found] + rest
     return [found[n] for n in order]
 
 
-def order_actions(names: list[str], listed: list[tuple[str, bool]] | None) -> list[str]:
-    """``names`` (default order) as the user's list orders and ticks them; unlisted ones at the end."""
-    if not listed:
-        return list(names)
-    position = {name: (i, ticked) for i, (name, ticked) in enumerate(listed)}
-    default = {name: i for i, name in enumerate(names)}
-    kept = [n for n in names if position.get(n, (0, True))[1]]
-    return sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), default[n]))
+def standard_rule(objects: list[bpy.types.Object], standard: str) -> str:
+    """``standard``, or "" for a model imported with one action per animation: its file's order stands."""
+    imported = objects and any(item.action is not None for item in objects[0].classic_model.animations)
+    return "" if imported else standard
+
+
+def standard_first(standard: str, names: list[str]) -> bool:
+    """Whether actions named after Quake II's player animations go first, in the game's order."""
+    return standard == "PLAYER" or (standard == "DEFAULT" and bool(names)
+                                     and all(standard_rank(n) is not None for n in names))
+
+
+def order_actions(names: list[str], listed: list[tuple[str, bool]] | None, standard: str = "") -> list[str]:
+    """``names`` (default order) as the user's list orders and ticks them; unlisted ones at the end.
+    A player (``standard='PLAYER'``) always gets the standard animations first in the game's order,
+    the others after them in list order."""
+    if listed:
+        position = {name: (i, ticked) for i, (name, ticked) in enumerate(listed)}
+        default = {name: i for i, name in enumerate(names)}
+        kept = [n for n in names if position.get(n, (0, True))[1]]
+        names = sorted(kept, key=lambda n: (position[n][0] if n in position else len(position), default[n]))
+    return in_standard_order(list(names)) if standard == "PLAYER" else list(names)
 
 
 def action_frames(action: bpy.types.Action, step: int, every: float = 1.0) -> list[int | float]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 import bpy
@@ -19,9 +20,11 @@ from ...common.frame_table import FrameEntry, frame_table, match_frames, own_fra
 from ..export_error import ExportError
 from .frame_rate import set_frame, spacing, timeline_frames, whole
 from .frame_sampling import has_active_modifiers, sample_shape_keys, sample_timeline
-from .action_sampling import FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions
+from .action_sampling import (FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions,
+                              standard_rule)
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
+from .planned import PlannedExport, plan_export
 
 
 
@@ -50,20 +53,30 @@ class ExportedFrames:
 
 
 def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
-                 format_name: str, int_attributes: tuple[str, ...] = (),
-                 kept_triangles: str = "") -> tuple[list[MeshPart], list[int]]:
+                 format_name: str, int_attributes: tuple[str, ...] = (), kept_triangles: str = "",
+                 check: Callable[[PlannedExport], None] | None = None) -> tuple[list[MeshPart], list[int]]:
     """Every mesh object of ``objects`` sampled at the same frames; the scene frames used.
 
     A mesh without faces is refused unless the import kept triangles for it (``kept_triangles``,
-    the mesh property holding the file's degenerate triangles, e.g. of a placeholder model)."""
+    the mesh property holding the file's degenerate triangles, e.g. of a placeholder model).
+    ``check`` sees the counts known before sampling (:mod:`.planned`) and raises to refuse them."""
     meshes = [o for o in objects if o.type == "MESH"]
     if not meshes:
         raise ExportError("nothing to export: select at least one mesh object" + _not_meshes(objects))
     scene = context.scene
-    if options.frame_source == "ACTIONS" or imported_as_actions(meshes[0], options):
-        return _sample_actions(context, meshes, options, format_name, int_attributes, kept_triangles)
+    topologies = [_checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
+    by_actions = options.frame_source == "ACTIONS" or imported_as_actions(meshes[0], options)
+    actions = _listed_actions(meshes, options) if by_actions else None
+    if check is not None:
+        planned = plan_export(context, meshes, topologies, options, actions, _own_span_possible(meshes[0]))
+        if not by_actions and options.frame_source == "TIMELINE" and planned.frames is not None:
+            planned.names = _names_before_sampling(scene, meshes, topologies, options)
+        check(planned)
+    if by_actions:
+        return _sample_actions(context, meshes, topologies, options, kept_triangles, actions)
     frames = timeline_frames(scene, options.frame_rate)
-    parts = [_sample(context, obj, frames, options, format_name, int_attributes, kept_triangles) for obj in meshes]
+    parts = [_sample(context, obj, topology, frames, options, kept_triangles)
+             for obj, topology in zip(meshes, topologies)]
     if options.frame_source == "TIMELINE":
         parts, frames = _own_frames(parts, frames)
     count = len(parts[0].positions)
@@ -118,14 +131,37 @@ def _refuse_faceless(obj: bpy.types.Object, topology: Topology, kept_triangles: 
         raise ExportError(f"object {obj.name!r} has no faces")
 
 
-def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExportOptions, format_name: str,
-                    int_attributes: tuple[str, ...], kept_triangles: str) -> tuple[list[MeshPart], list[int]]:
-    """Every mesh at every exported frame of every action (``options.actions`` order, else the default)."""
-    topologies = [_checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
-    found = find_actions(meshes)
+def _listed_actions(meshes: list[bpy.types.Object], options: FrameExportOptions) -> list:
+    """The (action, target) pairs an Actions export samples, in ``options.actions`` order (else the default;
+    actions named after Quake II's player animations in the game's order, see ``standard_rule``)."""
+    imported = imported_as_actions(meshes[0], options)     # the import's order: written back as it was
+    standard = "" if imported else standard_rule(meshes, options.standard_order)
+    found = find_actions(meshes, standard)
     by_name = {action.name: (action, target) for action, target in found}
-    found = [by_name[n] for n in order_actions(list(by_name), None if imported_as_actions(meshes[0], options)
-                                               else options.actions)]
+    return [by_name[n] for n in order_actions(list(by_name), None if imported else options.actions, standard)]
+
+
+def _own_span_possible(obj: bpy.types.Object) -> bool:
+    """True if the timeline frames may shrink to the object's own after sampling (:func:`_own_frames`)."""
+    return bool(frame_table(obj)) and obj.data.shape_keys is not None and bool(obj.classic_model.source_format)
+
+
+def _names_before_sampling(scene: bpy.types.Scene, meshes: list[bpy.types.Object], topologies: list[Topology],
+                           options: FrameExportOptions) -> list[str] | None:
+    """The timeline frames' names where sampling cannot change them (no shape key, no frame table:
+    names come from the markers alone), else None."""
+    first = meshes[0]
+    if frame_table(first) or any(m.data.shape_keys is not None for m in meshes):
+        return None
+    frames = timeline_frames(scene, options.frame_rate)
+    none = [None] * len(frames)
+    stub = MeshPart(first, topologies[0], np.empty((0, 0, 3)), none, none)
+    return exported_frames(scene, stub, frames, options).names
+
+
+def _sample_actions(context, meshes: list[bpy.types.Object], topologies: list[Topology], options: FrameExportOptions,
+                    kept_triangles: str, found: list) -> tuple[list[MeshPart], list[int]]:
+    """Every mesh at every exported frame of every action in ``found``."""
     samples = sample_actions(context, meshes, [t.at for t in topologies], options, found)
     parts = []
     for obj, topology, positions, names, indices in zip(meshes, topologies, samples.positions, samples.key_names,
@@ -140,9 +176,8 @@ def _sample_actions(context, meshes: list[bpy.types.Object], options: FrameExpor
     return parts, [o.frame for o in samples.origins]
 
 
-def _sample(context, obj: bpy.types.Object, frames: list[float], options: FrameExportOptions,
-            format_name: str, int_attributes: tuple[str, ...], kept_triangles: str) -> MeshPart:
-    topology = _checked_topology(context, obj, format_name, int_attributes, kept_triangles)
+def _sample(context, obj: bpy.types.Object, topology: Topology, frames: list[float], options: FrameExportOptions,
+            kept_triangles: str) -> MeshPart:
     try:
         if options.frame_source == "SHAPE_KEYS":
             sampled = sample_shape_keys(context, obj, topology.num_vertices)

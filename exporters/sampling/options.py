@@ -13,6 +13,9 @@ class FrameExportOptions:
     scale: float = 1.0
     apply_transform: bool = True
     frame_rate: str = "GAME"            # TIMELINE/ACTIONS: "GAME" every 0.1 s of scene time, "SCENE" every scene frame
+    standard_order: str = ""            # ACTIONS: Quake II's player animations first in the game's order:
+                                        # "PLAYER" always, "DEFAULT" when every action is named after one
+    keep_still_frames: bool = False     # TIMELINE: write every frame of a model that does not move (see still_frames)
 
 
 @dataclass
@@ -20,3 +23,4 @@ class VertexModelOptions(FrameExportOptions):
     """What MD2 and MDL exports share beyond sampling: how normals and materials reach the file."""
     split_normals: bool = False         # a vertex copy per distinct corner normal (flat faces, sharp edges)
     materials: str = "ONE_SKIN"         # or "ALTERNATE" (see :mod:`.skin_packing`)
+    fit_names: bool = False             # shorten names that do not fit their field (see ..name_fitting)

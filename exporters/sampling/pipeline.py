@@ -3,11 +3,13 @@ the frames, merge the parts into one mesh. The builders quantise, pick normals a
 what :func:`sample_model` hands back.
 
     options ──► sample_parts (timeline | shape keys | actions, at the game rate or every scene
-                frame; one topology) ──► exported_frames ──► merged
+                frame; one topology) ──► still_frames (one frame if nothing moves) ──► exported_frames
+                ──► merged
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import bpy
@@ -15,6 +17,8 @@ import bpy
 from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sample_parts
 from .frame_rate import rate_report
 from .options import FrameExportOptions
+from .planned import PlannedExport, model_label
+from .still_frames import still_frames
 
 
 @dataclass
@@ -33,19 +37,42 @@ class SampledModel:
         return self.parts[0].obj
 
     @property
+    def label(self) -> str:
+        """The model, for messages (:func:`.planned.model_label`)."""
+        return model_label([p.obj for p in self.parts])
+
+    @property
     def frames_evaluated(self) -> int:
         return sum(p.frames_evaluated for p in self.parts)
 
 
 def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
-                 format_name: str, int_attributes: tuple[str, ...] = (), kept_triangles: str = "") -> SampledModel:
+                 format_name: str, int_attributes: tuple[str, ...] = (), kept_triangles: str = "",
+                 check: Callable[[PlannedExport], None] | None = None) -> SampledModel:
     """The mesh objects of ``objects`` sampled at the frames ``options`` asks for, named and merged.
 
     ``int_attributes``: integer mesh attributes the format keeps (read with the topology);
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
-    is refused unless it has them)."""
-    parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles)
+    is refused unless it has them); ``check``: refuses counts known before sampling (:mod:`.planned`)."""
+    objects, left_out = _without_empty_meshes(objects, kept_triangles)
+    parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles, check)
+    sampled = len(frames)
+    parts, frames, still = still_frames(parts, frames, options)
     exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
-    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, len(frames))]
+    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, sampled)]
+    info += [still] if still else []
+    info += [f"object {name!r} has no faces: left out" for name in left_out]
     return SampledModel(parts, frames, exported, positions, triangles, uvs, info)
+
+
+def _without_empty_meshes(objects: list[bpy.types.Object], kept_triangles: str) -> tuple[list, list[str]]:
+    """Mesh objects with no faces, no modifiers and no kept triangles (an MS3D group with no triangles)
+    left out when another mesh has faces; the names left out. Alone, they are refused by the sampling."""
+    def empty(obj: bpy.types.Object) -> bool:
+        return (obj.type == "MESH" and len(obj.data.polygons) == 0 and len(obj.modifiers) == 0
+                and not (kept_triangles and obj.data.get(kept_triangles)))
+    kept = [o for o in objects if not empty(o)]
+    if not any(o.type == "MESH" for o in kept):
+        return objects, []
+    return kept, [o.name for o in objects if empty(o)]

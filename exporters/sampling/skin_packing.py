@@ -86,7 +86,9 @@ def _linear_to_srgb(value: float) -> int:
     return int(round(encoded * 255))
 
 
-def _base_colour(material: bpy.types.Material | None) -> tuple[int, int, int, int]:
+def base_colour(material: bpy.types.Material | None) -> tuple[int, int, int, int]:
+    """The colour Blender shows a material in, sRGB 0-255: the Principled BSDF's Base Color, else the
+    viewport colour (``diffuse_color``); Blender's grey for no material."""
     colour = _DEFAULT_GREY
     if material is not None:
         colour = tuple(material.diffuse_color)
@@ -105,8 +107,31 @@ def _source(material: bpy.types.Material | None) -> tuple[tuple, SkinSource]:
         return (("image", image.name, mask.name if mask else ""),
                 SkinSource(label, image, mask, (0, 0, 0, 255), len(pairs)))
     if material is None:
-        return ("none",), SkinSource("faces without a material", None, None, _base_colour(None))
-    return ("colour", material.name), SkinSource(f"{material.name!r} (colour)", None, None, _base_colour(material))
+        return ("none",), SkinSource("faces without a material", None, None, base_colour(None))
+    return ("colour", material.name), SkinSource(f"{material.name!r} (colour)", None, None, base_colour(material))
+
+
+@dataclass
+class FlatSkin:
+    """A skin of one colour for a material without an image (or faces without a material), so the
+    export writes a skin the game shows instead of naming a file it never writes."""
+    label: str                          # for the report: "material 'noise'", "faces without a material"
+    colour: tuple[int, int, int, int]   # sRGB 0-255
+    width: int
+    height: int
+
+    @classmethod
+    def of(cls, material: bpy.types.Material | None, width: int, height: int) -> "FlatSkin":
+        label = f"material {material.name!r}" if material is not None else "faces without a material"
+        return cls(label, base_colour(material), width, height)
+
+    def rgba(self) -> np.ndarray:
+        """(height, width, 4) uint8 of the colour."""
+        return np.broadcast_to(np.array(self.colour, np.uint8), (self.height, self.width, 4)).copy()
+
+    @property
+    def note(self) -> str:
+        return f"a flat skin of the base colour {self.colour[:3]} of {self.label}, which has no image"
 
 
 def face_sources(parts: list[MeshPart]) -> tuple[list[SkinSource], np.ndarray, list[str]]:

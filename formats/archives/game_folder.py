@@ -15,6 +15,14 @@ Raven's Hexen II (``H2MP/code/COMMON.C`` ``COM_AddGameDirectory``, kept by uHexe
 add the directory *after* the archives, so loose files win there: ``loose_first=True`` searches
 that way, and it is the default for the Hexen II folders ``data1``, ``portals`` and ``hw``.
 
+A mod folder (a folder beside the base game folder, e.g. ``holyw/`` beside ``baseq2/``) is searched
+first, then its base folder (``base``): Quake II ``qcommon/files.c`` ``FS_InitFilesystem`` adds
+``baseq2`` and ``FS_SetGamedir`` then adds ``<basedir>/<game>`` in front of it; Quake
+``WinQuake/common.c`` ``COM_InitFilesystem`` adds ``id1`` and then, for ``-game``, the mod folder in
+front; Hexen II (uHexen2 ``engine/h2shared/quakefs.c`` ``FS_Init``) adds ``data1`` (then ``portals``),
+then ``FS_Gamedir`` the ``-game`` folder, whose loose files go above its paks as in ``data1`` (so a mod
+beside ``data1`` reads loose files first too). The base folders are ``baseq2``, ``id1`` and ``data1``.
+
 Names compare without case and with ``/``; loose files are found case-insensitively too, so a
 model that names ``Skins/Red.PCX`` finds ``skins/red.pcx`` on a case-sensitive file system.
 """
@@ -22,13 +30,26 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 
 _NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
 HEXEN2_FOLDERS = ("data1", "portals", "hw")
+BASE_FOLDERS = {"baseq2": "Quake II", "id1": "Quake", "data1": "Hexen II"}   # the game each base folder is
+
+
+def base_folder_beside(folder: Path) -> Path | None:
+    """The base game folder a mod ``folder`` sits beside (``quake2/holyw`` -> ``quake2/baseq2``), any case;
+    None for a base folder itself or a folder with no base beside it."""
+    if folder.name.lower() in BASE_FOLDERS:
+        return None
+    try:
+        siblings = {p.name.lower(): p for p in folder.parent.iterdir() if p.is_dir()}
+    except OSError:
+        return None
+    return next((siblings[name] for name in BASE_FOLDERS if name in siblings), None)
 
 
 @dataclass(frozen=True)
@@ -37,6 +58,7 @@ class GameFile:
     name: str
     archive: Path | None
     size: int
+    root: Path | None = field(default=None, compare=False)   # the folder holding a loose file (a mod's or its base's)
 
 
 def search_archives(root: Path) -> list[Path]:
@@ -55,17 +77,44 @@ def search_archives(root: Path) -> list[Path]:
 
 
 class GameFolder:
-    """Loose files plus archives of one folder; archives open on first use. A context manager."""
+    """Loose files plus archives of one folder, then (``base``) of the base game folder a mod folder
+    sits beside; archives open on first use. A context manager."""
 
-    def __init__(self, root: str | os.PathLike, loose_first: bool | None = None) -> None:
+    def __init__(self, root: str | os.PathLike, loose_first: bool | None = None,
+                 base: "GameFolder | None" = None) -> None:
         self.root = Path(root)
+        self.base = base
         if loose_first is None:
-            loose_first = self.root.name.lower() in HEXEN2_FOLDERS
+            loose_first = self.root.name.lower() in HEXEN2_FOLDERS or (
+                base is not None and base.root.name.lower() == "data1")
         self.loose_first = loose_first
-        self.archive_paths = search_archives(self.root)
+        self.own_archive_paths = search_archives(self.root)
+        self.archive_paths = self.own_archive_paths + (base.archive_paths if base is not None else [])
         self.problems: list[ArchiveError] = []
         self._open: dict[Path, Archive | None] = {}
         self._dirs: dict[Path, dict[str, Path]] = {}
+
+    @staticmethod
+    def with_base(root: str | os.PathLike) -> "GameFolder":
+        """The folder, with the base game folder beside it when it is a mod folder."""
+        base = base_folder_beside(Path(root))
+        return GameFolder(root, base=GameFolder(base) if base is not None else None)
+
+    @property
+    def game(self) -> str | None:
+        """The game the folder belongs to by its name or its base's (``Hexen II`` for ``data1``,
+        ``portals``, ``hw`` and mods beside ``data1``), else None."""
+        for folder in (self, self.base):
+            name = folder.root.name.lower() if folder is not None else ""
+            if name in BASE_FOLDERS:
+                return BASE_FOLDERS[name]
+            if name in HEXEN2_FOLDERS:
+                return "Hexen II"
+        return None
+
+    def folders(self) -> list["GameFolder"]:
+        """This folder and its base, in search order."""
+        return [self] + ([self.base] if self.base is not None else [])
 
     def __enter__(self) -> "GameFolder":
         return self
@@ -78,19 +127,24 @@ class GameFolder:
 
     @staticmethod
     def around(path: str | os.PathLike) -> "GameFolder | None":
-        """The game folder ``path`` sits in: an archive's own folder, else the nearest ancestor
-        holding ``pak*.pak`` or ``*.pk3``; None when there is none."""
+        """The game folder ``path`` sits in: an archive's own folder, else the nearest ancestor that
+        holds ``pak*.pak`` or ``*.pk3``, is a base folder (``baseq2``, ``id1``, ``data1``) or sits beside
+        one (a mod folder); with its base folder when it is a mod folder. None when there is none."""
         path = Path(path).resolve()
         if is_archive_name(path) and path.is_file():
-            return GameFolder(path.parent)
+            return GameFolder.with_base(path.parent)
         for folder in path.parents:
-            if search_archives(folder):
-                return GameFolder(folder)
+            if search_archives(folder) or folder.name.lower() in BASE_FOLDERS or base_folder_beside(folder):
+                return GameFolder.with_base(folder)
         return None
 
     def archive(self, path: Path) -> Archive | None:
         """The open archive at ``path`` (one of :attr:`archive_paths`), None if it cannot be opened
         (the error goes to :attr:`problems`)."""
+        if self.base is not None and path not in self.own_archive_paths and path in self.base.archive_paths:
+            opened = self.base.archive(path)
+            self.problems += [p for p in self.base.problems if p not in self.problems]
+            return opened
         if path not in self._open:
             try:
                 self._open[path] = open_archive(path)
@@ -104,11 +158,13 @@ class GameFolder:
         if unsafe_name(name):
             return None
         if self.loose_first:
-            return self._find_loose(name) or self._find_packed(name)
-        return self._find_packed(name) or self._find_loose(name)
+            found = self._find_loose(name) or self._find_packed(name)
+        else:
+            found = self._find_packed(name) or self._find_loose(name)
+        return found if found is not None or self.base is None else self.base.find(name)
 
     def _find_packed(self, name: str) -> GameFile | None:
-        for path in self.archive_paths:
+        for path in self.own_archive_paths:
             archive = self.archive(path)
             member = archive.find(name) if archive else None
             if member is not None:
@@ -123,7 +179,7 @@ class GameFolder:
             size = loose.stat().st_size
         except OSError:
             return None
-        return GameFile(loose.relative_to(self.root).as_posix(), None, size)
+        return GameFile(loose.relative_to(self.root).as_posix(), None, size, self.root)
 
     def read(self, name: str) -> bytes:
         """The bytes of :meth:`find`'s file; :class:`ArchiveError` naming folder and name if absent."""
@@ -132,14 +188,19 @@ class GameFolder:
             raise ArchiveError(self.root, "not in this game folder (archives and loose files)", name)
         if found.archive is not None:
             return self.archive(found.archive).read(found.name)
-        loose = self.root / found.name
+        loose = (found.root or self.root) / found.name
         try:
             return loose.read_bytes()
         except OSError as exc:
             raise ArchiveError(self.root, f"cannot read: {exc.strerror or exc}", found.name) from exc
 
     def files(self) -> list[GameFile]:
-        """The winning entry of every name, sorted by name."""
+        """The winning entry of every name, sorted by name (a mod folder's over its base's)."""
+        if self.base is not None:
+            winners = {member_key(f.name): f for f in self.base.files()}
+            with GameFolder(self.root, self.loose_first) as own:
+                winners.update({member_key(f.name): f for f in own.files()})
+            return sorted(winners.values(), key=lambda f: member_key(f.name))
         packed: dict[str, GameFile] = {}
         for path in self.archive_paths:
             archive = self.archive(path)
@@ -167,10 +228,12 @@ class GameFolder:
                     size = full.stat().st_size
                 except OSError:
                     continue
-                winners.setdefault(member_key(name), GameFile(name, None, size))
+                winners.setdefault(member_key(name), GameFile(name, None, size, self.root))
         return winners
 
     def close(self) -> None:
+        if self.base is not None:
+            self.base.close()
         for archive in self._open.values():
             if archive is not None:
                 archive.close()

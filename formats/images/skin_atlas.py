@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import FormatError
 
-MAX_LBM_HEIGHT = 480
+from .skin_limits import MAX_LBM_HEIGHT
 DEFAULT_GUTTER = 2
 _EDGE = 1e-6
 

@@ -13,7 +13,10 @@ Layout (all little-endian; see seeds/000 and reference/format-notes.md)::
                 position = byte * scale + translate
     glcmds      num_glcmds x int32 (see :mod:`formats.md2.glcmds`)
 
-Bytes after ``ofs_end`` are ignored.
+Bytes after ``ofs_end`` (an editor's tag) are not part of the model: the engines never read them
+(Quake II ``Mod_LoadAliasModel`` allocates ``ofs_end`` bytes). They are kept in
+:attr:`Md2Model.trailing` with the SHA-1 of the bytes before them (:mod:`..file_tail`), and the
+writer appends ``trailing`` after ``ofs_end``.
 """
 from __future__ import annotations
 
@@ -22,7 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..binary import check_span, decode_name, encode_name, read_records, read_struct
+from ..magics import magic_problem
 from ..errors import FormatError
+from ..file_tail import tail_record
 from .glcmds import decode_glcmds
 
 IDENT = b"IDP2"
@@ -81,6 +86,8 @@ class Md2Model:
     glcmds: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype="<i4"))
     skin_name_raw: list[bytes] | None = None    # the 64-byte fields as read, if any had bytes after its NUL
     frame_name_raw: list[bytes] | None = None   # the 16-byte fields as read, likewise
+    trailing: bytes = b""                        # bytes after ofs_end, written back after it
+    tail_record: bytes | None = None             # as read: SHA-1 of the bytes before the tail ++ the tail
 
     def skin_fields(self) -> list[bytes]:
         """Each skin name as written: the field it was read from while it still holds that name."""
@@ -125,9 +132,10 @@ def _field_offset(name: str) -> int:
 def parse_md2(data: bytes) -> Md2Model:
     """Decode an MD2 file; raises :class:`FormatError` for anything malformed."""
     data = bytes(data)
+    whole = data
     header = read_struct(data, 0, HEADER, "header")
     if header["ident"] != IDENT:
-        raise FormatError(f"magic is {bytes(header['ident'])!r}, expected {IDENT!r}", field="ident", offset=0)
+        raise FormatError(magic_problem(data, bytes(header["ident"]), repr(IDENT)), field="ident", offset=0)
     if int(header["version"]) != VERSION:
         raise FormatError(f"version is {int(header['version'])}, expected {VERSION}", field="version", offset=4)
     ofs_end = int(header["ofs_end"])
@@ -208,7 +216,8 @@ def parse_md2(data: bytes) -> Md2Model:
         frame_name_raw=name_raw if _has_junk(name_raw) else None,
         tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
         frame_translate=translate, frame_verts=np.ascontiguousarray(verts[..., :3]),
-        frame_normals=np.ascontiguousarray(verts[..., 3]), glcmds=glcmds)
+        frame_normals=np.ascontiguousarray(verts[..., 3]), glcmds=glcmds,
+        trailing=whole[ofs_end:], tail_record=tail_record(data, whole[ofs_end:]))
 
 
 def _has_junk(fields: list[bytes]) -> bool:
@@ -271,7 +280,8 @@ def _check_indices(indices: np.ndarray, count: int, field: str, base: int, field
 
 
 def serialize_md2(model: Md2Model) -> bytes:
-    """Encode ``model`` in the order qdata writes: skins, st, triangles, frames, glcmds."""
+    """Encode ``model`` in the order qdata writes: skins, st, triangles, frames, glcmds; then
+    ``model.trailing`` after ``ofs_end``."""
     num_frames, num_xyz = model.frame_verts.shape[:2]
     if len(model.frame_names) != num_frames:
         raise FormatError(f"{len(model.frame_names)} frame names for {num_frames} frames", field="frames")
@@ -295,4 +305,4 @@ def serialize_md2(model: Md2Model) -> bytes:
         header[name] = offset
         offset += len(block)
     header["ofs_end"] = offset
-    return header.tobytes() + b"".join(blocks)
+    return header.tobytes() + b"".join(blocks) + bytes(model.trailing)

@@ -4,8 +4,14 @@ the MD2 export's *Quake II Player* option.
 A player folder (``baseq2/players/<name>/``) holds the body ``tris.md2`` and weapon models
 (``weapon.md2``, ``w_*.md2``). The game plays the body's frames by index (``m_player.h``): 198
 frames in this order, so every weapon model needs the same number of frames to move with it.
-Frame names are ``<animation><number>`` (``stand01``, ``run1``, ``pain101``); MD2 stores at most
-15 characters of a frame name and 63 of a skin name.
+Frame names are ``<animation><number>`` (``stand01``, ``run1``, ``pain101``), any case (the game
+plays frames by index and never reads their names); MD2 stores at most 15 characters of a frame
+name and 63 of a skin name.
+
+The player menu lists a skin ``<skin>.pcx`` of a player folder only when its icon ``<skin>_i.pcx``
+lies beside it, names compared exactly (id-Software/Quake-2 ``client/menu.c``:
+``PlayerConfig_ScanDirectories`` counts the folder's ``*.pcx`` files for which ``IconOfSkinExists``
+finds ``<skin>_i.pcx`` with ``strcmp``); its icons are 32x32 pictures.
 """
 from __future__ import annotations
 
@@ -19,6 +25,8 @@ STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
     ("flip", 12), ("salute", 11), ("taunt", 17), ("wave", 11), ("point", 12), ("crstnd", 19), ("crwalk", 6),
     ("crattak", 9), ("crpain", 4), ("crdeath", 5), ("death1", 6), ("death2", 6), ("death3", 8))
 STANDARD_FRAMES = sum(n for _, n in STANDARD_ANIMATIONS)   # 198
+ICON_SUFFIX = "_i"
+ICON_SIZE = 32
 BODY_FILE = "tris.md2"
 WEAPON_FILE = "weapon.md2"
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
@@ -40,13 +48,46 @@ def is_weapon_name(name: str) -> bool:
 
 
 def standard_animation(frame_name: str) -> str | None:
-    """The standard animation a frame name belongs to (``pain101`` -> ``pain1``), else None."""
+    """The standard animation a frame name belongs to, any case (``pain101``, ``Pain101`` -> ``pain1``),
+    else None."""
     best = None
+    lower = frame_name.lower()
     for name, _ in STANDARD_ANIMATIONS:
-        rest = frame_name[len(name):]
-        if frame_name.startswith(name) and rest.isdigit() and (best is None or len(name) > len(best)):
+        rest = lower[len(name):]
+        if lower.startswith(name) and rest.isdigit() and (best is None or len(name) > len(best)):
             best = name
     return best
+
+
+_RANK = {name: i for i, (name, _) in enumerate(STANDARD_ANIMATIONS)}
+
+
+def standard_rank(name: str) -> int | None:
+    """The place of the standard animation called ``name`` (any case: ``Stand`` -> 0), else None."""
+    return _RANK.get(name.lower())
+
+
+def in_standard_order(names: list[str]) -> list[str]:
+    """``names`` with the standard animations' names first in the game's order, the others after
+    them in their given order."""
+    return sorted(names, key=lambda n: (0, standard_rank(n)) if standard_rank(n) is not None else (1, 0))
+
+
+def expected_frames(name: str) -> int | None:
+    """How many frames the standard animation ``name`` (any case) has, else None."""
+    rank = standard_rank(name)
+    return None if rank is None else STANDARD_ANIMATIONS[rank][1]
+
+
+def icon_name(skin_file: str) -> str:
+    """The icon file the menu looks for beside the skin file ``skin_file`` (``grunt.pcx`` -> ``grunt_i.pcx``)."""
+    stem = skin_file.rpartition(".")[0] if "." in skin_file else skin_file
+    return f"{stem}{ICON_SUFFIX}.pcx"
+
+
+def is_icon_name(file_name: str) -> bool:
+    lower = file_name.lower()
+    return lower.endswith(f"{ICON_SUFFIX}.pcx")
 
 
 def _ranges(frame_names: list[str]) -> dict[str | None, list[int]]:
@@ -98,8 +139,43 @@ def part_deviations(part: PlayerPart) -> list[str]:
     return lines
 
 
-def player_deviations(body: PlayerPart | None, weapons: list[PlayerPart]) -> list[str]:
-    """Every deviation of a player (body and weapon models) from the Quake II conventions."""
+def _stem(name: str) -> str:
+    last = name.replace("\\", "/").rpartition("/")[2]
+    return (last.rpartition(".")[0] if "." in last else last).lower()
+
+
+def player_skin_files(body: PlayerPart, weapons: list[PlayerPart], files: list[str]) -> list[str]:
+    """The player skins among ``files`` (the file names in the player's folder): every ``.pcx``
+    that is not an icon nor a skin only a weapon model names (``weapon.pcx``)."""
+    weapon_skins = {_stem(s) for w in weapons for s in w.skins} - {_stem(s) for s in body.skins}
+    return [f for f in files if f.lower().endswith(".pcx") and not is_icon_name(f) and _stem(f) not in weapon_skins]
+
+
+def icon_deviations(body: PlayerPart, weapons: list[PlayerPart], files: list[str]) -> list[str]:
+    """One line per player skin the game's menu would not list for want of its icon."""
+    skins = player_skin_files(body, weapons, files)
+    if not skins:
+        return ["no player skin (.pcx) in the folder: Quake II's player menu lists a player only with a skin "
+                "and its icon <skin>_i.pcx"]
+    present = set(files)
+    lines = []
+    for skin in skins:
+        icon = icon_name(skin)
+        if icon in present:
+            continue
+        other = [f for f in files if f.lower() == icon.lower()]
+        if other:
+            lines.append(f"skin {skin!r}: its icon is named {other[0]!r}, but the menu compares names exactly: "
+                         f"rename it {icon!r}")
+        else:
+            lines.append(f"skin {skin!r} has no icon {icon!r}: Quake II's player menu does not list this skin")
+    return lines
+
+
+def player_deviations(body: PlayerPart | None, weapons: list[PlayerPart],
+                      files: list[str] | None = None) -> list[str]:
+    """Every deviation of a player (body and weapon models) from the Quake II conventions; with
+    ``files`` (the names of the files in its folder) also each player skin without its icon."""
     if body is None:
         return [f"no {BODY_FILE}"]
     lines = body_deviations(body) + part_deviations(body)
@@ -110,4 +186,6 @@ def player_deviations(body: PlayerPart | None, weapons: list[PlayerPart]) -> lis
             lines.append(f"{weapon.file}: {len(weapon.frame_names)} frames, {body.file} has "
                          f"{len(body.frame_names)}; the weapon would not follow the body")
         lines += part_deviations(weapon)
+    if files is not None:
+        lines += icon_deviations(body, weapons, files)
     return lines

@@ -23,8 +23,9 @@ Layout (all little-endian; see seeds/001 and reference/format-notes.md)::
                 position = byte * scale + translate      (one grid for every pose)
 
 Intervals are cumulative end times in seconds.  Bytes after the last frame (QME appends a
-"QMEX" block) are ignored and counted in :attr:`MdlModel.trailing_bytes`.  The writer emits
-type 1 for groups, as id's tools do.
+"QMEX" block) are not part of the model: counted in :attr:`MdlModel.trailing_bytes`, kept in
+:attr:`MdlModel.trailing` with the SHA-1 of the bytes before them (:mod:`..file_tail`), and written
+back after the frames.  The writer emits type 1 for groups, as id's tools do.
 
 Every count is checked against the bytes left before anything is allocated, so parsing time and
 memory are linear in the file size.  Facts Quake itself refuses but that import fine (a skin
@@ -39,6 +40,7 @@ import numpy as np
 
 from ..binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
 from ..errors import FormatError
+from ..file_tail import tail_record
 from .variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16, rapo_triangle_bytes,
                        read_rapo_triangles, variant_of)
 
@@ -74,10 +76,11 @@ class MdlLimits:
     vertices: int = 1024
     triangles: int = 2048
     frames: int = 256
+    skin_pixels: int = 640 * 480    # GLQuake (WinQuake/gl_draw.c GL_Upload8): trans[640*480], no bound check
 
 
 LIMITS = MdlLimits()
-HEXEN2_LIMITS = MdlLimits(vertices=2000)   # uHexen2 engine/h2shared/gl_model.h MAXALIASVERTS
+HEXEN2_LIMITS = MdlLimits(vertices=2000, skin_pixels=0)   # uHexen2 engine/h2shared/gl_model.h MAXALIASVERTS
 
 
 @dataclass(eq=False)
@@ -132,6 +135,8 @@ class MdlModel:
     pose_bbox_max: np.ndarray      # (P, 4) uint8
     frames: list[MdlFrameSlot]
     trailing_bytes: int = 0
+    trailing: bytes = b""                    # bytes after the last frame, written back after it
+    tail_record: bytes | None = None         # as read: SHA-1 of the bytes before the tail ++ the tail
     pose_name_raw: list[bytes] | None = field(default=None)
     variant: str = IDPO              # IDPO, MD16 or RAPO (see variants.py)
     pose_low: np.ndarray | None = None       # MD16: (P, V, 4) uint8 low-byte records (x, y, z, unused)
@@ -166,6 +171,9 @@ class MdlModel:
                        f"{limits.skin_width_multiple}; {engine} refuses to load the model")
         if self.skin_height > limits.skin_height:
             out.append(f"skin height {self.skin_height} exceeds {engine}'s {limits.skin_height}")
+        if limits.skin_pixels and self.skin_width * self.skin_height > limits.skin_pixels:
+            out.append(f"skin {self.skin_width}x{self.skin_height} has more than the {limits.skin_pixels} pixels "
+                       "GLQuake's upload buffer holds (GL_Upload8)")
         if not 1 <= len(self.skins) <= limits.skins:
             out.append(f"{len(self.skins)} skins; {engine} needs 1 to {limits.skins}")
         if self.num_vertices > limits.vertices:
@@ -364,7 +372,8 @@ def parse_mdl(data: bytes) -> MdlModel:
         pose_verts=np.ascontiguousarray(poses["verts"]["v"]),
         pose_normals=np.ascontiguousarray(poses["verts"]["normal_index"]),
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
-        trailing_bytes=len(data) - pos,
+        trailing_bytes=len(data) - pos, trailing=bytes(data[pos:]),
+        tail_record=tail_record(data[:pos], data[pos:]),
         pose_name_raw=[n.ljust(NAME_SIZE, b"\0") for n in raw_names] if dirty else None)
 
 
@@ -453,7 +462,7 @@ def _frame_bytes(model: MdlModel, poses: np.ndarray) -> list[bytes]:
 
 
 def serialize_mdl(model: MdlModel) -> bytes:
-    """Encode ``model`` in file order: header, skins, texcoords, triangles, frames (no trailing block),
+    """Encode ``model`` in file order: header, skins, texcoords, triangles, frames, ``model.trailing``,
     as its ``variant`` lays them out."""
     num_verts = model.num_vertices
     if model.variant not in VERSIONS:
@@ -487,4 +496,4 @@ def serialize_mdl(model: MdlModel) -> bytes:
     header["numverts"], header["numtris"], header["numframes"] = num_verts, len(triangles), len(model.frames)
     header["synctype"], header["flags"], header["size"] = model.synctype, model.flags, model.size
     extra = np.array([num_st], RAPO_EXTRA).tobytes() if rapo else b""
-    return b"".join([header.tobytes(), extra, *skins, texcoords.tobytes(), tris, *frames])
+    return b"".join([header.tobytes(), extra, *skins, texcoords.tobytes(), tris, *frames, bytes(model.trailing)])

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..binary import read_records
+from ..magics import magic_problem
 from ..errors import FormatError
 
 IDPO, MD16, RAPO = "IDPO", "MD16", "RAPO"
@@ -51,6 +52,12 @@ RAPO_EXTRA = np.dtype([("num_st_verts", "<i4")])      # after the 84-byte IDPO h
 RAPO_INDEX_LIMIT = 65536                                # uint16 indices
 
 # Hexen II's own EF_ bits (above Quake's eight), uHexen2 engine/h2shared/gl_model.h.
+# Quake's model effect flags, bits 0-7 (id Quake ``WinQuake/gl_model.h``: EF_ROCKET 1 .. EF_TRACER3 128;
+# ``CL_RelinkEntities`` in ``cl_main.c`` draws the trails, ``EF_ROTATE`` spins the model).
+QUAKE_FLAGS = (
+    (0, "rocket", "Rocket Trail"), (1, "grenade", "Grenade Smoke"), (2, "gib", "Blood Gib"), (3, "rotate", "Rotate"),
+    (4, "tracer", "Green Tracer"), (5, "zombie_gib", "Zombie Gib"), (6, "tracer2", "Orange Tracer"),
+    (7, "tracer3", "Purple Tracer"))
 HEXEN2_FLAGS = (
     (8, "fireball", "Fireball Trail"), (9, "ice", "Ice Trail"), (10, "mip_map", "Mip Maps"),
     (11, "spit", "Spit Trail"), (12, "transparent", "Transparent"), (13, "spell", "Spell Spray"),
@@ -62,6 +69,11 @@ HEXEN2_FLAGS = (
 HEXEN2_FLAG_MASK = sum(1 << bit for bit, _, _ in HEXEN2_FLAGS)
 
 
+def quake_flag_labels(flags: int) -> list[str]:
+    """What Quake's flags set in ``flags`` (bits 0-7) do, in bit order: ``["rocket trail", "rotate"]``."""
+    return [label.lower() for bit, _, label in QUAKE_FLAGS if flags & (1 << bit)]
+
+
 def hexen2_flag_names(flags: int) -> list[str]:
     """The Hexen II ``EF_`` names set in ``flags`` (bits 8-24), in bit order."""
     return [name for bit, name, _ in HEXEN2_FLAGS if flags & (1 << bit)]
@@ -71,7 +83,7 @@ def variant_of(ident: bytes, version: int) -> str:
     """The variant an ident names; FormatError for an unknown ident or the wrong version."""
     variant = IDENTS.get(bytes(ident))
     if variant is None:
-        raise FormatError(f"magic is {bytes(ident)!r}, expected one of {b'IDPO'!r}, {b'MD16'!r}, {b'RAPO'!r}",
+        raise FormatError(magic_problem(bytes(ident), bytes(ident), f"one of {b'IDPO'!r}, {b'MD16'!r}, {b'RAPO'!r}"),
                           field="ident", offset=0)
     if version != VERSIONS[variant]:
         raise FormatError(f"version is {version}, expected {VERSIONS[variant]} for {variant}", field="version",

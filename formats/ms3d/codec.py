@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..binary import check_span, read_records, read_struct, require_finite
+from ..magics import magic_problem
 from ..errors import FormatError
 from .text import NAME_ENCODINGS, decode_text, encode_text  # noqa: F401 (part of this module's API)
 
@@ -348,7 +349,8 @@ def parse_ms3d(data: bytes, encoding: str = "auto") -> Ms3dModel:
     cur = _Cursor(data)
     header = cur.one(HEADER, "header")
     if header["id"] != MAGIC:
-        raise FormatError(f"id is {bytes(header['id'])!r}, expected {MAGIC!r}", field="id", offset=0)
+        raise FormatError("id" + magic_problem(data, bytes(header["id"]), repr(MAGIC))[len("magic"):], field="id",
+                          offset=0)
     version = int(header["version"])
     if version not in VERSIONS:
         raise FormatError(f"version is {version}, expected 3 or 4", field="version",

@@ -1,0 +1,114 @@
+"""What the import dialogs show: one function per operator, called by its ``draw()``.
+
+Every option is drawn by name in a group (a layout panel, ``CLASSIC_MODELS_<format>_import_<group>``,
+``CLASSIC_MODELS_archive_<formats>`` in the Game Archive dialog); an option that does not apply to
+the current choices is greyed out, never hidden.
+
+    draw_md2_import       Mesh | Animation | Skins | Quake II Player
+    draw_mdl_import       Mesh | Animation | Skins
+    draw_ms3d_import      Transform | Materials | Names
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D (the formats listed)
+"""
+from __future__ import annotations
+
+from ..common.dialog_layout import applies_when, group, start
+
+
+def _frame_import(operator, layout, fmt: str):
+    """The groups MD2 and MDL share (FrameImportBase's options): Mesh, Animation, and the Skins
+    group with Load Skins in it, returned (None while folded) for the format's skin options."""
+    start(layout)
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_import_mesh", "Mesh")
+    if body:
+        body.prop(operator, "scale")
+        body.prop(operator, "use_file_normals")
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_import_animation", "Animation")
+    if body:
+        body.prop(operator, "animations")
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_import_skins", "Skins")
+    if body:
+        body.prop(operator, "load_skins")
+    return body
+
+
+def _palette(operator, layout) -> None:
+    """Palette (greyed out while a Palette File is given, which wins) and Palette File; both only
+    with Load Skins."""
+    column = applies_when(layout, operator.load_skins)
+    applies_when(column, not operator.palette_path).prop(operator, "palette")
+    column.prop(operator, "palette_path")
+
+
+def _axes(operator, layout) -> None:
+    layout.prop(operator, "axis_forward")
+    layout.prop(operator, "axis_up")
+
+
+def draw_md2_import(operator, layout, context) -> None:
+    body = _frame_import(operator, layout, "md2")
+    if body:
+        column = applies_when(body, operator.load_skins)
+        column.prop(operator, "skin_image")
+        column.prop(operator, "pcx_colours")
+    body = group(layout, "CLASSIC_MODELS_md2_import_player", "Quake II Player")
+    if body:
+        body.prop(operator, "load_weapons")
+
+
+def draw_mdl_import(operator, layout, context) -> None:
+    body = _frame_import(operator, layout, "mdl")
+    if body:
+        _palette(operator, body)
+
+
+def draw_ms3d_import(operator, layout, context) -> None:
+    start(layout)
+    body = group(layout, "CLASSIC_MODELS_ms3d_import_transform", "Transform")
+    if body:
+        _axes(operator, body)
+    body = group(layout, "CLASSIC_MODELS_ms3d_import_materials", "Materials")
+    if body:
+        body.prop(operator, "load_images")
+    body = group(layout, "CLASSIC_MODELS_ms3d_import_names", "Names")
+    if body:
+        body.prop(operator, "name_encoding")
+
+
+def draw_archive_import(operator, layout, context) -> None:
+    """The archive's models (counts, filter, tick boxes), then the options of the formats it holds
+    (every format's while nothing is listed): the format operators' own options, shared."""
+    if operator.list_error:
+        layout.label(text=operator.list_error, icon="ERROR")
+    formats = [m.format for m in operator.models]
+    counts = ", ".join(f"{formats.count(f)} {f}" for f in ("MD2", "MDL", "MS3D") if f in formats)
+    ticked = sum(m.ticked for m in operator.models)
+    layout.label(text=f"{len(formats)} models ({counts or 'none'}), {ticked} ticked")
+    row = layout.row(align=True)
+    row.prop(operator, "model_filter", text="", icon="VIEWZOOM")
+    row.prop(operator, "tick_shown")
+    layout.template_list("CLASSIC_MODELS_UL_archive_models", "", operator, "models", operator, "active_model",
+                         rows=10)
+    present = set(formats) or {"MD2", "MDL", "MS3D"}
+    start(layout)
+    if present & {"MD2", "MDL"}:
+        body = group(layout, "CLASSIC_MODELS_archive_md2_mdl", "MD2 and MDL")
+        if body:
+            body.prop(operator, "scale")
+            body.prop(operator, "use_file_normals")
+            body.prop(operator, "animations")
+            body.prop(operator, "load_skins")
+    if "MD2" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_md2", "MD2")
+        if body:
+            applies_when(body, operator.load_skins).prop(operator, "pcx_colours")
+            body.prop(operator, "load_weapons")
+    if "MDL" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_mdl", "MDL")
+        if body:
+            _palette(operator, body)
+    if "MS3D" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_ms3d", "MS3D")
+        if body:
+            _axes(operator, body)
+            body.prop(operator, "load_images")
+            body.prop(operator, "name_encoding")

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The real programs the engine tests load exports in (tests/engine_tools.py): DarkPlaces (MDL, MD2),
+# Maverick Model 3D and Assimp (MS3D). As root with apt-get (CI), installs the missing ones from Debian
+# (apt-get update once, then install); otherwise prints what to install. Never fails the caller.
+set -u
+missing=()
+[ -x /usr/games/darkplaces-server ] || command -v darkplaces-server >/dev/null 2>&1 || missing+=(darkplaces-server)
+command -v mm3d >/dev/null 2>&1 || missing+=(mm3d)
+command -v assimp >/dev/null 2>&1 || missing+=(assimp-utils)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ${missing[*]} for the engine tests (apt-get)..." >&2
+  export DEBIAN_FRONTEND=noninteractive
+  if apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    exit 0
+  fi
+  echo "note: apt-get could not install ${missing[*]}; the engine tests skip (or fail under CI=true)" >&2
+else
+  echo "note: the engine tests need ${missing[*]}: install them (Debian/Ubuntu: sudo apt-get install ${missing[*]});" \
+       "without them those tests skip, and fail under CI=true" >&2
+fi
+exit 0
