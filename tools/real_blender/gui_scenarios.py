@@ -233,11 +233,11 @@ def drag_and_drop(screen, work, record):
     yield from screen.settle(changed_from=after, timeout=8)
 
 
-# Lines an exporter adds to Collection properties > Exporters: on 5.2 its list row, Export All, its header and
-# File Path are 4 of them (all an MD2 exporter showed before issue 24; the MS3D one added 10), so at least 4 more.
-
-
-MIN_EXPORTER_LINES = 8
+# Lines an exporter adds to Collection properties > Exporters: its list row, Export All, its header and File
+# Path are 4 (all an MD2 exporter showed before issue 24; the MS3D one added 10); at least 2 more are its
+# options or their groups. The region clips a long exporter (the panels below are pushed out of view), so
+# the count of lines added is a floor: 8 for the MD2 exporter of issue 24 in a 878 px high editor.
+MIN_EXPORTER_LINES = 6
 
 
 def collection_exporters(screen, work, record):
@@ -284,8 +284,11 @@ def sidebar(screen, work, record):
     for _ in range(4):                           # View > Sidebar: N over the viewport (a report popup left by
         if screen.region(area, "UI").width > 50:  # an earlier step may take the first key press)
             break
-        screen.xdo("mousemove", vx + vw // 3, vy + vh // 2)
+        screen.xdo("mousemove", vx + vw // 2, vy + vh // 2)
         yield 0.3
+        screen.xdo("mousemove", vx + 80, vy + 60)   # far from a report popup: it closes when left
+        yield 0.5
+        yield from screen.settle()
         screen.key("n")
         yield 0.5
         yield from screen.settle()
@@ -318,7 +321,7 @@ def sidebar(screen, work, record):
                content_box=(box[0], box[1], box[2], min(box[3], lines[-1][1] + 14)) if lines else box,
                animations=len(obj.classic_model.animations) if obj else 0,
                frames=len(obj.classic_model.frames) if obj else 0)
-    screen.xdo("mousemove", vx + vw // 3, vy + vh // 2)
+    screen.xdo("mousemove", vx + 80, vy + 60)
     yield 0.3
     screen.key("n")
     yield 0.5
