@@ -10,6 +10,8 @@ import pytest
 CHECKOUT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
 sys.path.insert(0, str(CHECKOUT))
+# The real-Blender layer (Debian's Blender under Xvfb) runs once, in its own stage of tools/dev.sh test.
+collect_ignore = [] if os.environ.get("CLASSIC_MODELS_REAL_BLENDER") == "1" else ["real_blender"]
 
 
 # pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test

@@ -2,7 +2,10 @@
 # One entry point for developers and CI. Creates the venvs it needs under .venvs/ on first use.
 #   bash tools/dev.sh demo [MODEL.md2] [-o DIR]   sample model -> MD2 -> import -> .blend, round trip, contact sheet
 #                                                 (demo, bench, fuzz, cli, build: the newest bpy here, 5.2 LTS or 5.0)
-#   bash tools/dev.sh test [pytest args]          test suite on bpy 4.2 LTS, 4.5 LTS and 5.2 LTS (wheels; 5.2 needs Python 3.13)
+#   bash tools/dev.sh test [pytest args]          test suite on bpy 4.2 LTS, 4.5 LTS and 5.2 LTS (wheels; 5.2 needs Python 3.13),
+#                                                 then (without pytest args) the real-Blender stage below
+#   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
+#                                                 under Xvfb: tests/real_blender (needs root and debootstrap)
 #   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh bench-ms3d [--markdown]     MS3D import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
@@ -59,6 +62,40 @@ newest() {
   fi
 }
 
+# real_blender PYTHON [pytest args]: the real-Blender stage. Makes (or reuses) the Debian roots, both at once,
+# then runs tests/real_blender once. Appends its line to results[]; sets status=1 when it fails.
+# Skips with one line where roots cannot be made, except under CI (CI=true), where it must run.
+real_blender() {
+  local py="$1"; shift
+  local why started rc
+  if [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
+    echo "installing debootstrap (apt-get) for the real-Blender stage..." >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null || true
+  fi
+  if ! why="$(bash tools/debian_root.sh check)"; then
+    if [ "${CI:-}" = true ]; then
+      echo "=== real Blender FAILED: cannot make Debian roots: $why"
+      results+=("real Blender: FAILED (cannot make Debian roots: $why)"); status=1; return
+    fi
+    echo "=== real Blender SKIPPED: Debian's Blender runs in Debian roots (chroot), and that $why"
+    results+=("real Blender skipped ($why)"); return
+  fi
+  echo "=== real Blender: Debian sid (Blender 5.2.x) and trixie (4.3.x) roots, extension installed with install-file, under Xvfb"
+  started=$SECONDS
+  bash tools/debian_root.sh ensure sid >/dev/null & local sid_job=$!
+  bash tools/debian_root.sh ensure trixie >/dev/null & local trixie_job=$!
+  if ! wait "$sid_job" || ! wait "$trixie_job"; then
+    results+=("real Blender: FAILED (making the Debian roots; see .venvs/debian-*.log)"); status=1; return
+  fi
+  local roots_s=$((SECONDS - started))
+  started=$SECONDS
+  rc=0; CLASSIC_MODELS_REAL_BLENDER=1 "$py" -m pytest -q tests/real_blender "$@" || rc=$?
+  case $rc in
+    0) results+=("real Blender 5.2.x and 4.3.x: passed in $((SECONDS - started)) s (roots ready in $roots_s s)") ;;
+    *) results+=("real Blender: FAILED (pytest exit $rc; screenshots and logs in out/real_blender/)"); status=1 ;;
+  esac
+}
+
 # The test matrix: oldest supported LTS, the LTS with both action APIs, the newest LTS.
 MATRIX=("bpy-4.2:bpy==4.2.*:3.11" "bpy-4.5:bpy==4.5.*:3.11" "bpy-5.2:bpy==5.2.*:3.13")
 
@@ -68,7 +105,7 @@ case "$cmd" in
     py="$(newest)"
     exec "$py" tools/demo.py "$@" ;;
   test)
-    status=0; results=()
+    status=0; results=(); host_py=""
     # The Khronos glTF validator for tests/test_glb_valid.py (npm, into the ignored .venvs/); without node
     # and npm that test's validator step skips saying so (its JSON checks still run).
     export CLASSIC_MODELS_GLTF_VALIDATOR="${CLASSIC_MODELS_GLTF_VALIDATOR:-$ROOT/.venvs/gltf-validator}"
@@ -92,7 +129,7 @@ case "$cmd" in
       fi
       label="Blender $("$py" -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)"
       echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())'))"
-      started=$SECONDS
+      started=$SECONDS; host_py="$py"
       rc=0; "$py" -m pytest -q "$@" || rc=$?
       case $rc in
         0) results+=("$label: passed in $((SECONDS - started)) s") ;;
@@ -100,7 +137,23 @@ case "$cmd" in
         *) results+=("$label: FAILED (pytest exit $rc)"); status=1 ;;
       esac
     done
+    # The real-Blender layer runs once (not per wheel), on the full run only: pytest args select wheel tests.
+    if [ $# -eq 0 ] || [ "${CLASSIC_MODELS_REAL_BLENDER:-}" = 1 ]; then
+      real_blender "${host_py:-python3}"
+    else
+      results+=("real Blender: not run (pytest args given; run 'bash tools/dev.sh real-blender')")
+    fi
     echo "=== summary"
+    printf '  %s\n' "${results[@]}"
+    exit $status ;;
+  real-blender)
+    # The host side needs only pytest and numpy: a venv of the matrix when there is one, else python3.
+    status=0; results=(); py=python3
+    for name in bpy-5.2 bpy-4.5 bpy-4.2; do
+      [ -x "$ROOT/.venvs/$name/bin/python" ] && { py="$ROOT/.venvs/$name/bin/python"; break; }
+    done
+    "$py" -c 'import pytest, numpy' 2>/dev/null || { echo "error: $py lacks pytest or numpy (run 'bash tools/dev.sh test' once, or pip install them)" >&2; exit 1; }
+    real_blender "$py" "$@"
     printf '  %s\n' "${results[@]}"
     exit $status ;;
   bench)
@@ -136,5 +189,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test|bench|bench-ms3d|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test|real-blender|bench|bench-ms3d|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

@@ -1,0 +1,79 @@
+"""Run the real-Blender GUI session in a Debian root and collect its output (host side, stdlib only).
+
+    python3 tools/real_blender/driver.py sid|trixie [--out out/real_blender/SUITE]
+
+The root comes from ``tools/debian_root.sh`` (``$CLASSIC_MODELS_ROOTS``, default ``.venvs``; it must be made
+first with ``ensure``). The checkout is COPIED into the root (never bind-mounted: deleting a root must never
+reach host files), ``session.sh`` runs inside it (extension build, install-file, Xvfb, Blender with
+``gui_session.py``), then the session's output (results.json, logs, screenshots) is copied to ``--out``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+ROOT_TOOL = CHECKOUT / "tools" / "debian_root.sh"
+INSIDE = f"opt/classic_models_test_{os.getpid()}"     # one folder per run: runs in one root do not collide
+SKIP_DIRS = {".git", ".venvs", "out", "dist", "__pycache__", ".pytest_cache"}
+
+
+def root_path(suite: str) -> Path | None:
+    """The ready root of ``suite``, or None when it has not been made."""
+    result = subprocess.run(["bash", str(ROOT_TOOL), "path", suite], capture_output=True, text=True)
+    return Path(result.stdout.strip()) if result.returncode == 0 and result.stdout.strip() else None
+
+
+def copy_checkout(target: Path) -> None:
+    """The checkout's files (no venvs, git data or outputs) into ``target``."""
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if n in SKIP_DIRS or n.endswith(".pyc")}
+    shutil.copytree(CHECKOUT, target, ignore=ignore, symlinks=True)
+
+
+def run_session(suite: str, out: Path, only: str = "", timeout: float = 1200.0) -> dict:
+    """Run the GUI session in the ``suite`` root (``only``: comma-separated scenario names, for debugging);
+    returns the exit code and seconds. Output lands in ``out``."""
+    root = root_path(suite)
+    if root is None:
+        raise RuntimeError(f"no ready {suite} root: run 'bash tools/debian_root.sh ensure {suite}'")
+    base = root / INSIDE
+    if base.exists():
+        shutil.rmtree(base)          # plain files only: nothing is ever mounted under it
+    started = time.monotonic()
+    copy_checkout(base / "src")
+    (base / "only.txt").write_text(only)
+    result = subprocess.run(["bash", str(ROOT_TOOL), "run", suite, "bash", f"/{INSIDE}/src/tools/real_blender/session.sh",
+                             f"/{INSIDE}"],
+                            timeout=timeout, capture_output=True, text=True)
+    if out.exists():
+        shutil.rmtree(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if (base / "out").is_dir():
+        shutil.copytree(base / "out", out)
+    else:
+        out.mkdir()
+    (out / "session_stdout.txt").write_text(result.stdout + result.stderr)
+    shutil.rmtree(base, ignore_errors=True)
+    return {"returncode": result.returncode, "seconds": round(time.monotonic() - started, 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("suite", choices=("sid", "trixie"))
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--only", default="", help="comma-separated scenario names (make_scene always runs)")
+    args = parser.parse_args()
+    out = args.out or CHECKOUT / "out" / "real_blender" / args.suite
+    info = run_session(args.suite, out, args.only)
+    print(f"{args.suite}: session exit {info['returncode']} in {info['seconds']} s -> {out}")
+    return 0 if info["returncode"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

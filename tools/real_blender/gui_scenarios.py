@@ -1,0 +1,369 @@
+"""The scenarios of the GUI session (see gui_session.py): generators yielding seconds to wait.
+
+Each records named checks (``record(name, ok, **measured)``); tests/real_blender reads them from results.json.
+"""
+from __future__ import annotations
+
+import struct
+
+import bpy
+
+from gui_input import (browser_ready, choose_by_click, open_file_submenu, pick_from_menu, press_execute, type_path,
+                       view3d_override)
+from gui_tools import changed_box, crop, text_bands, wait_for
+
+
+MIN_OPTION_LINES = 4    # "Operator Presets" + at least three options or option sub-panel headers
+
+
+def make_scene(screen, work, record):
+    """A cube with two shape keys after Basis, 6 scene frames at 10 fps; MD2, MDL, MS3D files and a .pak of them."""
+    screen.xdo("mousemove", 700, 500)
+    screen.key("Escape")                      # the splash screen
+    bpy.context.preferences.view.show_tooltips = False   # tooltips would cover what the session measures
+    bpy.context.preferences.system.viewport_aa = "OFF"   # no progressive anti-aliasing redraws of the viewport
+    bpy.context.scene.display.viewport_aa = "OFF"
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    with view3d_override(screen):
+        bpy.ops.mesh.primitive_cube_add(size=2.0)
+    cube = bpy.context.view_layer.objects.active
+    cube.name = "crate"
+    cube.shape_key_add(name="Basis")
+    for index, factor in enumerate((1.5, 2.0)):
+        key = cube.shape_key_add(name=f"grow{index}")
+        key.data.foreach_set("co", [c * factor for v in cube.data.vertices for c in v.co])
+    scene = bpy.context.scene
+    scene.render.fps, scene.frame_start, scene.frame_end = 10, 1, 6
+    cube.keyframe_insert("location", frame=1)
+    cube.location = (0, 0, 3)
+    cube.keyframe_insert("location", frame=6)
+    cube.select_set(True)
+    for ext in ("md2", "mdl", "ms3d"):
+        getattr(bpy.ops.export_scene, ext)(filepath=str(work / f"crate.{ext}"))
+    members = [(f"progs/crate.mdl", (work / "crate.mdl").read_bytes()),
+               (f"models/crate/tris.md2", (work / "crate.md2").read_bytes())]
+    body, entries, offset = b"", b"", 12
+    for name, data in members:              # PACK: header, data, then 64-byte directory entries
+        entries += struct.pack("<56sii", name.encode(), offset, len(data))
+        body, offset = body + data, offset + len(data)
+    (work / "small.pak").write_bytes(struct.pack("<4sii", b"PACK", offset, len(entries)) + body + entries)
+    record("scene:models_written", all((work / n).is_file() for n in ("crate.md2", "crate.mdl", "crate.ms3d")))
+    yield 1.0
+
+
+# ---------------------------------------------------------------- file browser dialogs (import and export)
+DIALOGS = (("import_md2", "import_scene.md2"), ("import_mdl", "import_scene.mdl"), ("import_ms3d", "import_scene.ms3d"),
+           ("export_md2", "export_scene.md2"), ("export_mdl", "export_scene.mdl"), ("export_ms3d", "export_scene.ms3d"))
+
+
+def file_dialogs(screen, work, record):
+    """Each import/export dialog opened as File > Import/Export opens it: its option column must hold options."""
+    bpy.context.view_layer.objects.active = bpy.data.objects["crate"]
+    bpy.data.objects["crate"].select_set(True)
+    for name, opname in DIALOGS:
+        module, op = opname.split(".")
+        with view3d_override(screen):
+            getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
+        opened = yield from wait_for(browser_ready(screen))
+        if not opened:
+            record(f"dialog:{name}", False, problem="no file browser opened")
+            continue
+        win, area, space = screen.file_browser()
+        gray = yield from screen.settle(f"dialog_{name}")
+        box = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
+        lines = text_bands(crop(gray, box))
+        record(f"dialog:{name}", len(lines) >= MIN_OPTION_LINES and space.active_operator is not None,
+               option_lines=len(lines), minimum=MIN_OPTION_LINES, column=box, shot=f"dialog_{name}.png",
+               operator=space.active_operator.bl_idname if space.active_operator else None)
+        yield from screen.close_file_browsers()
+        yield 0.3
+
+
+# ---------------------------------------------------------------- the File menu, by mouse
+
+
+def menu_import_md2(screen, work, record):
+    """File > Import > Quake II Model (.md2) with the mouse, a typed path, the Import button."""
+    before = {o.name for o in bpy.data.objects}
+    found = yield from open_file_submenu(screen, 0, "import")
+    if found is None:
+        screen.key("Escape", "Escape")
+        record("menu:import_md2", False, problem="File > Import submenu not found")
+        return
+    sub, lines, row_y = found
+    yield from pick_from_menu(screen, sub, lines, row_y, from_end=4)   # md2, mdl, ms3d, archive: ours come last
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
+    record("menu:import_entry", operator == "IMPORT_SCENE_OT_md2", operator=operator, submenu_lines=len(lines))
+    if not opened or operator != "IMPORT_SCENE_OT_md2":
+        yield from screen.close_file_browsers()
+        return
+    win, area, space = fb
+    yield from type_path(screen, win, area, str(work) + "/", "crate.md2")
+    screen.shot("menu_import_md2_typed")
+    yield from press_execute(screen, win, area)
+    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    new = [o for o in bpy.data.objects if o.name not in before]
+    imported = [o for o in new if o.type == "MESH" and o.classic_model.source_format == "MD2"]
+    yield from screen.settle("menu_import_md2_done")
+    record("menu:import_md2", len(imported) == 1 and screen.file_browser() is None,
+           new_objects=[o.name for o in new],
+           shape_keys=len(imported[0].data.shape_keys.key_blocks) if imported and imported[0].data.shape_keys else 0)
+    yield from screen.close_file_browsers()
+
+
+def import_option_by_click(screen, work, record):
+    """The MD2 import dialog: Animations switched from Timeline to Actions by clicking its menu, path typed,
+    Import clicked: the model comes in with one action per animation."""
+    names = {o.name for o in bpy.data.objects}
+    with view3d_override(screen):
+        bpy.ops.import_scene.md2("INVOKE_DEFAULT")
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    if not opened or fb is None:
+        record("click:import_md2_actions", False, problem="no file browser")
+        return
+    win, area, space = fb
+    chosen, mapping = yield from choose_by_click(screen, win, area, space.active_operator, "animations", "ACTIONS",
+                                           "import_md2")
+    yield from type_path(screen, win, area, str(work) + "/", "crate.md2")
+    yield from press_execute(screen, win, area)
+    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == "MD2"]
+    record("click:import_md2_actions", chosen == "ACTIONS" and len(new) == 1
+           and new[0].classic_model.animation_mode == "ACTIONS", animations_option=chosen,
+           imported=[(o.name, o.classic_model.animation_mode) for o in new], rows={str(k): v for k, v in mapping.items()})
+    yield from screen.close_file_browsers()
+
+
+def menu_export_md2_shape_keys(screen, work, record):
+    """File > Export > Quake II Model with the mouse; Frames set to Shape Keys by clicking its menu; Export."""
+    bpy.ops.object.select_all(action="DESELECT")
+    crate = bpy.data.objects["crate"]
+    crate.select_set(True)
+    bpy.context.view_layer.objects.active = crate
+    found = yield from open_file_submenu(screen, 1, "export")
+    if found is None:
+        screen.key("Escape", "Escape")
+        record("menu:export_md2_shape_keys", False, problem="File > Export submenu not found")
+        return
+    sub, lines, row_y = found
+    yield from pick_from_menu(screen, sub, lines, row_y, from_end=3)   # md2, mdl, ms3d come last
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    operator = fb[2].active_operator if fb else None
+    record("menu:export_entry", operator is not None and operator.bl_idname == "EXPORT_SCENE_OT_md2",
+           operator=operator.bl_idname if operator else None)
+    if not opened or operator is None or operator.bl_idname != "EXPORT_SCENE_OT_md2":
+        yield from screen.close_file_browsers()
+        return
+    win, area, _space = fb
+    chosen, mapping = yield from choose_by_click(screen, win, area, operator, "frame_source", "SHAPE_KEYS",
+                                                 "export_md2")
+    if chosen != "SHAPE_KEYS":
+        record("menu:export_md2_shape_keys", False, problem="no row of the option column sets Frames to Shape Keys",
+               rows={str(k): v for k, v in mapping.items()})
+        yield from screen.close_file_browsers()
+        return
+    yield from type_path(screen, win, area, str(work) + "/", "shape_keys.md2")
+    yield from press_execute(screen, win, area)
+    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    written = work / "shape_keys.md2"
+    screen.shot("export_md2_done")
+    record("menu:export_md2_shape_keys", chosen == "SHAPE_KEYS" and written.is_file(), frames_option=chosen,
+           written=str(written) if written.is_file() else None, rows={str(k): v for k, v in mapping.items()})
+    yield from screen.close_file_browsers()
+
+
+def popup_lines(screen, before, after):
+    """Text lines of what appeared between two screens (a popup dialog), and its box."""
+    box = changed_box(before, after, within=(0, 0, 1600, 960))
+    return (text_bands(crop(after, box)) if box else []), box
+
+
+def archive_dialog(screen, work, record):
+    """The Game Archive dialog on a small .pak (as File > Import > Game Archive opens it once a file is chosen)."""
+    screen.xdo("mousemove", 650, 450)
+    before = yield from screen.settle()
+    with view3d_override(screen):
+        bpy.ops.import_scene.game_archive("INVOKE_DEFAULT", filepath=str(work / "small.pak"))
+    after = yield from screen.settle("archive_dialog", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record("dialog:archive", len(lines) >= 6, option_lines=len(lines), box=box, shot="archive_dialog.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
+
+
+def drag_and_drop(screen, work, record):
+    """The FileHandlers: poll_drop where a file is dropped, then what a drop on the viewport runs
+    (wm.drop_import_file with the dropped folder and file, INVOKE: the import's popup), confirmed with Return."""
+    areas = {kind: screen.area(kind) for kind in ("VIEW_3D", "OUTLINER", "PROPERTIES")}
+    for key in ("md2", "mdl", "ms3d", "archive"):
+        handler = getattr(bpy.types, f"IO_FH_classic_models_{key}", None)
+        polls = {}
+        for kind, (win, area, region) in areas.items():
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                polls[kind] = bool(handler.poll_drop(bpy.context)) if handler else None
+        record(f"drop:poll_{key}", polls == {"VIEW_3D": True, "OUTLINER": True, "PROPERTIES": False}, poll_drop=polls)
+    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D")):
+        names = {o.name for o in bpy.data.objects}
+        screen.xdo("mousemove", 650, 450)
+        before = yield from screen.settle()
+        with view3d_override(screen):
+            bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(work), files=[{"name": f"crate.{ext}"}])
+        after = yield from screen.settle(f"drop_{ext}", changed_from=before, timeout=15)
+        lines, box = popup_lines(screen, before, after)
+        if box:
+            screen.xdo("mousemove", box[0] + box[2] // 2, box[1] + box[3] // 2)
+            yield 0.4
+        screen.key("Return")
+        yield from screen.settle(changed_from=after, timeout=15)
+        new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == fmt]
+        record(f"drop:{ext}", len(lines) >= 4 and len(new) >= 1, popup_lines=len(lines), box=box,
+               imported=[o.name for o in new], shot=f"drop_{ext}.png")
+    before = yield from screen.settle()
+    with view3d_override(screen):
+        bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(work), files=[{"name": "small.pak"}])
+    after = yield from screen.settle("drop_pak", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record("drop:pak", len(lines) >= 6, popup_lines=len(lines), box=box, shot="drop_pak.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
+
+
+# Lines an exporter adds to Collection properties > Exporters: its list row, Export All, its header and File
+# Path are 4 (all an MD2 exporter showed before issue 24; the MS3D one added 10); at least 2 more are its
+# options or their groups. The region clips a long exporter (the panels below are pushed out of view), so
+# the count of lines added is a floor: 8 for the MD2 exporter of issue 24 in a 878 px high editor.
+MIN_EXPORTER_LINES = 6
+
+
+def collection_exporters(screen, work, record):
+    """Collection properties > Exporters > Add: each exporter draws the export operator's options; then
+    Export through it. The big 3D viewport area shows the Properties editor meanwhile (room for them)."""
+    win, area, _region = screen.area("VIEW_3D")
+    area.type = "PROPERTIES"
+    yield 0.5
+    region = screen.region(area, "WINDOW")
+    space = area.spaces.active
+    layer = bpy.context.view_layer
+    layer.active_layer_collection = layer.layer_collection.children["Collection"]
+    space.context = "COLLECTION"
+    collection = bpy.data.collections["Collection"]
+    try:
+        for ext in ("md2", "mdl", "ms3d"):
+            before = yield from screen.settle()
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                bpy.ops.collection.exporter_add(name=f"IO_FH_classic_models_{ext}")
+            exporter = collection.exporters[-1]
+            exporter.is_open = True
+            after = yield from screen.settle(f"collection_exporter_{ext}", changed_from=before, timeout=15)
+            box = screen.region_box(win, region)
+            added = len(text_bands(crop(after, box))) - len(text_bands(crop(before, box)))
+            target = work / f"collection.{ext}"
+            exporter.export_properties.filepath = str(target)
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                bpy.ops.collection.exporter_export(index=len(collection.exporters) - 1)
+            record(f"collection_exporter:{ext}", added >= MIN_EXPORTER_LINES and target.is_file(),
+                   lines_added=added, minimum=MIN_EXPORTER_LINES, written=target.is_file(),
+                   shot=f"collection_exporter_{ext}.png")
+            with bpy.context.temp_override(window=win, area=area, region=region):
+                bpy.ops.collection.exporter_remove(index=len(collection.exporters) - 1)
+            yield 0.3
+    finally:
+        area.type = "VIEW_3D"
+    yield 0.5
+
+
+def sidebar(screen, work, record):
+    """View3D > Sidebar > Model on an imported MD2, MDL and MS3D: the panel, its animation and frame lists."""
+    win, area, region = screen.area("VIEW_3D")
+    vx, vy, vw, vh = screen.region_box(win, region)
+    for _ in range(4):                           # View > Sidebar: N over the viewport (a report popup left by
+        if screen.region(area, "UI").width > 50:  # an earlier step may take the first key press)
+            break
+        # a click on empty grid closes a report popup an earlier export left (it takes key presses)
+        yield from screen.click(vx + vw - 160, vy + vh - 60)
+        yield from screen.settle()
+        screen.key("n")
+        yield 0.5
+        yield from screen.settle()
+    for ext in ("md2", "mdl", "ms3d"):
+        bpy.ops.object.select_all(action="DESELECT")
+        with view3d_override(screen):
+            getattr(bpy.ops.import_scene, ext)(filepath=str(work / f"crate.{ext}"))
+        obj = bpy.context.view_layer.objects.active
+        ui = screen.region(area, "UI")
+        yield from screen.settle()
+        ux, uy, uw, uh = screen.region_box(win, ui)
+        if ui.active_panel_category != "Model":     # click the last tab of the sidebar's tab strip: Model
+            gray = yield from screen.settle()
+            strip = (ux + uw - 22, uy, 20, uh)
+            tabs = []
+            for top, bottom in text_bands(crop(gray, strip), bright=100, min_height=2):  # inactive tabs: dim text
+                if tabs and top - tabs[-1][1] < 8:       # the letters of one vertical tab label
+                    tabs[-1] = (tabs[-1][0], bottom)
+                else:
+                    tabs.append((top, bottom))
+            if tabs:
+                yield from screen.click(strip[0] + 10, uy + (tabs[-1][0] + tabs[-1][1]) // 2)
+        yield 0.5
+        gray = yield from screen.settle(f"sidebar_{ext}")
+        box = screen.region_box(win, ui)
+        lines = text_bands(crop(gray, box))
+        record(f"sidebar:{ext}", ui.active_panel_category == "Model" and len(lines) >= 5 and obj is not None and obj.classic_model.source_format != "",
+               lines=len(lines), object=obj.name if obj else None, shot=f"sidebar_{ext}.png",
+               tab=ui.active_panel_category, box=box,
+               content_box=(box[0], box[1], box[2], min(box[3], lines[-1][1] + 14)) if lines else box,
+               animations=len(obj.classic_model.animations) if obj else 0,
+               frames=len(obj.classic_model.frames) if obj else 0)
+    screen.xdo("mousemove", vx + 80, vy + 60)
+    yield 0.3
+    screen.key("n")
+    yield 0.5
+
+
+def presets(screen, work, record):
+    """Operator Presets in the MD2 export and MD2 import dialogs: add one, change the option, apply it back."""
+    import os
+    for opname, option, value in (("export_scene.md2", "scale", 2.5), ("import_scene.md2", "scale", 3.5)):
+        module, op = opname.split(".")
+        with view3d_override(screen):
+            getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
+        opened = yield from wait_for(browser_ready(screen))
+        fb = screen.file_browser()
+        if not opened or fb is None:
+            record(f"preset:{opname}", False, problem="no file browser")
+            continue
+        win, area, space = fb
+        operator = space.active_operator
+        override = dict(window=win, area=area, region=screen.region(area, "TOOL_PROPS"))
+        setattr(operator, option, value)
+        try:
+            with bpy.context.temp_override(**override):
+                bpy.ops.wm.operator_preset_add(name="Real Blender Test", operator=operator.bl_idname)
+        except RuntimeError as error:
+            if "presets.py" in str(error) and "NameError" in str(error):   # Blender's own code, not ours
+                cause = next(line for line in str(error).splitlines() if "NameError" in line)
+                record(f"preset:{opname}", True, blender_cannot=cause.strip(),
+                       stores_file_path=None, text="")
+                yield from screen.close_file_browsers()
+                continue
+            raise
+        folder = bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "operator", opname))
+        preset = os.path.join(folder, "Real_Blender_Test.py")
+        text = open(preset).read() if os.path.isfile(preset) else ""
+        setattr(operator, option, 1.0)
+        with bpy.context.temp_override(**override):
+            bpy.ops.script.execute_preset(filepath=preset, menu_idname="WM_MT_operator_presets")
+        applied = getattr(operator, option)
+        yield from screen.settle(f"preset_{module}")
+        record(f"preset:{opname}", bool(text) and abs(applied - value) < 1e-6, preset=preset, applied=applied,
+               stores_file_path="op.filepath" in text, text=text)
+        yield from screen.close_file_browsers()
+
+
+SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys,
+             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets)

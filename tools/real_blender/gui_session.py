@@ -1,0 +1,72 @@
+"""Blender-side GUI session (run inside Blender's window: ``blender --python gui_session.py -- OUT``).
+
+Steps run from ``bpy.app.timers`` (dialogs need the running UI); each scenario is a generator that yields
+the seconds to wait before its next step, so X input (xdotool) is handled by Blender in between.
+Results go to OUT/results.json, screenshots (ImageMagick ``import -window root``) to OUT/*.png.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import bpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gui_tools import Screen  # noqa: E402
+import gui_scenarios  # noqa: E402
+
+OUT = Path(sys.argv[sys.argv.index("--") + 1])
+WORK = OUT / "work"
+WORK.mkdir(parents=True, exist_ok=True)
+RESULTS: dict = {"blender": bpy.app.version_string, "checks": {}}
+
+
+def record(name: str, ok: bool, **detail) -> None:
+    """One named check: ok or not, with what was measured."""
+    RESULTS["checks"][name] = {"ok": bool(ok), **detail}
+    print(f"[real-blender] {'PASS' if ok else 'FAIL'} {name}: {json.dumps(detail, default=str)[:400]}", flush=True)
+
+
+def run_all():
+    screen = Screen(OUT)
+    only_file = OUT.parent / "only.txt"
+    only = set(filter(None, only_file.read_text().strip().split(","))) if only_file.is_file() else set()
+    for scenario in gui_scenarios.SCENARIOS:
+        if only and scenario.__name__ not in only | {"make_scene"}:
+            continue
+        name = scenario.__name__
+        print(f"[real-blender] scenario {name}", flush=True)
+        try:
+            yield from scenario(screen, WORK, record)
+        except Exception:                                   # noqa: BLE001 - reported as a failed check
+            record(f"{name}:completed", False, traceback=traceback.format_exc())
+            yield from screen.close_file_browsers()
+        else:
+            record(f"{name}:completed", True)
+        yield 0.3
+
+
+def main() -> None:
+    steps = run_all()
+
+    def tick():
+        try:
+            return next(steps)
+        except StopIteration:
+            finish()
+        except Exception:                                   # noqa: BLE001
+            RESULTS["fatal"] = traceback.format_exc()
+            finish()
+        return None
+
+    def finish():
+        (OUT / "results.json").write_text(json.dumps(RESULTS, indent=1, default=str))
+        print("[real-blender] done", flush=True)
+        bpy.ops.wm.quit_blender()
+
+    bpy.app.timers.register(tick, first_interval=2.0)
+
+
+main()
