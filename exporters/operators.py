@@ -37,6 +37,8 @@ MATERIALS_ITEMS = (
 class ExportOperatorBase(ExportHelper):
     bl_options = {"REGISTER", "PRESET"}
 
+    filepath: StringProperty(name="File Path", description="The file to write", maxlen=1024, subtype="FILE_PATH",
+                             options={"SKIP_SAVE", "SKIP_PRESET"})     # a preset must not rename the export
     use_selection: BoolProperty(name="Selected Only", default=True,
                                 description="Export the selected objects only (else every visible object)")
     collection: StringProperty(name="Source Collection", default="",

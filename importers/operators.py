@@ -16,6 +16,8 @@ from .run_import import import_files, operator_paths
 class ImportOperatorBase(ImportHelper):
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
+    filepath: StringProperty(name="File Path", description="The file to read", maxlen=1024, subtype="FILE_PATH",
+                             options={"SKIP_SAVE", "SKIP_PRESET"})     # a preset must not choose the file
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 

@@ -435,3 +435,12 @@ def test_no_drawn_property_shows_a_raw_name(bpy_scene, tmp_path):
     check_drawn_properties_exist(log)
     bad += raw_names(log)
     assert not bad, "\n".join(sorted(set(bad)))
+
+
+@pytest.mark.parametrize("idname", DIALOGS)
+def test_presets_never_store_the_file_path(bpy_scene, idname):
+    """Blender's own ImportHelper/ExportHelper let presets store ``filepath``: applying a preset then
+    renamed the export (the real-Blender layer saw ``Untitled.md2``)."""
+    module, name = idname.split(".")
+    prop = getattr(getattr(bpy_scene.ops, module), name).get_rna_type().properties["filepath"]
+    assert prop.is_skip_preset

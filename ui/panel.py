@@ -195,8 +195,8 @@ def draw_quake_model(layout, settings) -> None:
 
 
 class VIEW3D_PT_quake_model(bpy.types.Panel):
-    """Sidebar > Model: the MDL header of a mesh that was not imported from an MDL (a new model, or
-    one from MD2/MS3D); an imported MDL shows it in the Classic Model panel."""
+    """Sidebar > Model: the MDL header of a mesh made in Blender; an imported MDL shows it in the
+    Classic Model panel, and any mesh (one imported from MD2 or MS3D too) in Properties > Object."""
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Model"
@@ -205,7 +205,7 @@ class VIEW3D_PT_quake_model(bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         obj = context.object
-        return obj is not None and obj.type == "MESH" and obj.classic_model.source_format != "MDL"
+        return obj is not None and obj.type == "MESH" and obj.classic_model.source_format == ""   # new meshes
 
     def draw(self, context):
         self.layout.label(text="Written into the MDL header on export")
