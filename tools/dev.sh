@@ -94,6 +94,20 @@ real_blender() {
     0) results+=("real Blender 5.2.x and 4.3.x: passed in $((SECONDS - started)) s (roots ready in $roots_s s)") ;;
     *) results+=("real Blender: FAILED (pytest exit $rc; screenshots and logs in out/real_blender/)"); status=1 ;;
   esac
+  [ $# -eq 0 ] || return 0       # pytest args select GUI tests: the suite below runs on the full stage only
+  # The suite's Blender part inside Debian's Blender 4.3.x (trixie), a version the wheels do not cover,
+  # through pytest-blender (as `tools/dev.sh blender-test trixie`).
+  if ! "$py" -c 'import pytest_blender' 2>/dev/null; then
+    results+=("suite inside Debian's Blender 4.3.x: skipped ($py has no pytest-blender)"); return
+  fi
+  echo "=== the suite inside Debian's Blender 4.3.x (pytest-blender, tools/root_blender.sh)"
+  started=$SECONDS
+  rc=0; CLASSIC_MODELS_ROOT="$(bash tools/debian_root.sh path trixie)" \
+    "$py" -m pytest -q -p pytest-blender --blender-executable "$ROOT/tools/root_blender.sh" || rc=$?
+  case $rc in
+    0) results+=("suite inside Debian's Blender 4.3.x: passed in $((SECONDS - started)) s") ;;
+    *) results+=("suite inside Debian's Blender 4.3.x: FAILED (pytest exit $rc)"); status=1 ;;
+  esac
 }
 
 # The test matrix: oldest supported LTS, the LTS with both action APIs, the newest LTS.
