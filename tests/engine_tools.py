@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT
+from conftest import CHECKOUT, skip_inside_blender
 
 # program -> (where to look besides PATH, the Debian package holding it)
 PROGRAMS = {
@@ -178,6 +178,8 @@ def assimp_obj(model: Path, work: Path) -> ObjMesh:
 
 def cli(*args: object, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
     """``python -m classic_models ARGS`` as a user runs it (the checkout linked as ``classic_models``)."""
+    if args and str(args[0]) == "convert":
+        skip_inside_blender("python -m classic_models convert")
     link = cwd / "_pkgpath" / "classic_models"
     link.parent.mkdir(parents=True, exist_ok=True)
     if not link.exists():
