@@ -23,10 +23,13 @@ def browser_ready(screen):
 
 
 def option_values(operator) -> dict:
-    """The operator's options (test code: reading RNA here is how the test sees what a click changed)."""
+    """The operator's options, listed by its registered type (``bpy.ops.<module>.<name>.get_rna_type()``,
+    as tests/test_dialogs.py does): how the test sees what a click changed."""
+    module, _, op_name = operator.bl_idname.partition("_OT_")
+    options = getattr(getattr(bpy.ops, module.lower()), op_name).get_rna_type().properties
     props = operator.properties
     values = {}
-    for name, prop in props.bl_rna.properties.items():
+    for name, prop in options.items():
         if name in ("rna_type", "filepath", "directory", "filename") or prop.type in ("POINTER", "COLLECTION"):
             continue
         value = getattr(props, name)
