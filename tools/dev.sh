@@ -62,12 +62,63 @@ newest() {
   fi
 }
 
-# real_blender PYTHON [pytest args]: the real-Blender stage. Makes (or reuses) the Debian roots, both at once,
-# then runs tests/real_blender once. Appends its line to results[]; sets status=1 when it fails.
-# Skips with one line where roots cannot be made, except under CI (CI=true), where it must run.
-real_blender() {
-  local py="$1"; shift
-  local why started rc
+# ---- the test stages run as jobs on a pool of workers --------------------------------------------------------
+# Each job's output goes to out/test-logs/NAME.log and is printed whole when the job ends (with its pytest
+# closing line); its summary line goes to NAME.result. The pool has $CLASSIC_MODELS_JOBS workers (default: the
+# machine's cores, at most 3; 1 runs the stages one after the other as before).
+LOGS="$ROOT/out/test-logs"
+JOBS="${CLASSIC_MODELS_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
+[ "$JOBS" -le 3 ] || JOBS=3
+declare -A JOB_OF=()
+running=0
+
+# pool_start NAME FUNCTION [ARGS...]: FUNCTION ARGS in the background once a worker is free
+pool_start() {
+  local name="$1"; shift
+  while [ "$running" -ge "$JOBS" ]; do pool_reap; done
+  rm -f "$LOGS/$name.result"
+  ( "$@" ) >"$LOGS/$name.log" 2>&1 &
+  JOB_OF[$!]="$name"; running=$((running + 1))
+  echo "--- started: $name"
+}
+
+# pool_reap: waits for one job of the pool, prints its log, appends its summary to results[]
+pool_reap() {
+  local pid="" rc=0 name
+  wait -n -p pid || rc=$?
+  name="${JOB_OF[$pid]:-}"
+  [ -n "$name" ] || return 0           # a child outside the pool (the roots being made)
+  unset "JOB_OF[$pid]"; running=$((running - 1))
+  echo "=== $name (exit $rc)"
+  cat "$LOGS/$name.log"
+  results+=("$(cat "$LOGS/$name.result" 2>/dev/null || echo "$name: FAILED (exit $rc, no summary)")")
+  [ "$rc" -eq 0 ] || status=1
+}
+
+pool_drain() { while [ "$running" -gt 0 ]; do pool_reap; done; }
+
+# wheel_job VENV PYTHON LABEL [pytest args]: the suite on one bpy wheel
+wheel_job() {
+  local name="$1" py="$2" label="$3" started=$SECONDS rc=0; shift 3
+  echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())'))"
+  # its own temporary folder: pytest's numbered tmp_path folders of runs side by side never meet
+  TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/classic_models_$name.XXXXXX")"; export TMPDIR
+  "$py" -m pytest -q "$@" || rc=$?
+  rm -rf --one-file-system "$TMPDIR"
+  case $rc in
+    0) echo "$label: passed in $((SECONDS - started)) s" ;;
+    5) echo "$label: NO TESTS RAN (pytest exit 5)" ;;
+    *) echo "$label: FAILED (pytest exit $rc)" ;;
+  esac >"$LOGS/$name.result"
+  [ "$rc" -eq 0 ]
+}
+
+# real_prepare: decides whether the real-Blender stage runs; when it does, starts making (or reusing) both
+# Debian roots in the background (I/O and network: they overlap the wheel runs) and returns 0. Appends a line
+# to results[] and returns 1 where it skips (or, under CI=true, fails: there it must run).
+real_prepare() {
+  local why
   if [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
     echo "installing debootstrap (apt-get) for the real-Blender stage..." >&2
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null || true
@@ -75,39 +126,64 @@ real_blender() {
   if ! why="$(bash tools/debian_root.sh check)"; then
     if [ "${CI:-}" = true ]; then
       echo "=== real Blender FAILED: cannot make Debian roots: $why"
-      results+=("real Blender: FAILED (cannot make Debian roots: $why)"); status=1; return
+      results+=("real Blender: FAILED (cannot make Debian roots: $why)"); status=1; return 1
     fi
     echo "=== real Blender SKIPPED: Debian's Blender runs in Debian roots (chroot), and that $why"
-    results+=("real Blender skipped ($why)"); return
+    results+=("real Blender skipped ($why)"); return 1
   fi
-  echo "=== real Blender: Debian sid (Blender 5.2.x) and trixie (4.3.x) roots, extension installed with install-file, under Xvfb"
-  started=$SECONDS
-  bash tools/debian_root.sh ensure sid >/dev/null & local sid_job=$!
-  bash tools/debian_root.sh ensure trixie >/dev/null & local trixie_job=$!
-  if ! wait "$sid_job" || ! wait "$trixie_job"; then
-    results+=("real Blender: FAILED (making the Debian roots; see .venvs/debian-*.log)"); status=1; return
+  echo "--- making (or reusing) the Debian sid (Blender 5.2.x) and trixie (4.3.x) roots in the background"
+  rm -f "$LOGS/roots.rc"
+  (
+    started=$SECONDS
+    bash tools/debian_root.sh ensure sid >/dev/null & sid_job=$!
+    bash tools/debian_root.sh ensure trixie >/dev/null & trixie_job=$!
+    rc=0; wait "$sid_job" || rc=1; wait "$trixie_job" || rc=1
+    echo "$rc $((SECONDS - started))" >"$LOGS/roots.rc.tmp" && mv "$LOGS/roots.rc.tmp" "$LOGS/roots.rc"
+  ) >"$LOGS/roots.log" 2>&1 &
+  return 0
+}
+
+# roots_ready NAME: waits for the roots started by real_prepare; 1 (with NAME's summary written) if they failed
+roots_ready() {
+  while [ ! -f "$LOGS/roots.rc" ]; do sleep 2; done
+  local rc seconds; read -r rc seconds <"$LOGS/roots.rc"
+  if [ "$rc" != 0 ]; then
+    echo "real Blender: FAILED (making the Debian roots; see .venvs/debian-*.log)" >"$LOGS/$1.result"; return 1
   fi
-  local roots_s=$((SECONDS - started))
+  echo "Debian roots ready ($seconds s after the start)"
+}
+
+# gui_job PYTHON [pytest args]: tests/real_blender, Blender's window under Xvfb in both roots
+gui_job() {
+  local py="$1" started rc=0; shift
+  roots_ready real-blender || return 1
+  echo "=== real Blender: Debian sid (Blender 5.2.x) and trixie (4.3.x), extension installed with install-file, under Xvfb"
   started=$SECONDS
-  rc=0; CLASSIC_MODELS_REAL_BLENDER=1 "$py" -m pytest -q tests/real_blender "$@" || rc=$?
+  CLASSIC_MODELS_REAL_BLENDER=1 "$py" -m pytest -q tests/real_blender "$@" || rc=$?
   case $rc in
-    0) results+=("real Blender 5.2.x and 4.3.x: passed in $((SECONDS - started)) s (roots ready in $roots_s s)") ;;
-    *) results+=("real Blender: FAILED (pytest exit $rc; screenshots and logs in out/real_blender/)"); status=1 ;;
-  esac
-  [ $# -eq 0 ] || return 0       # pytest args select GUI tests: the suite below runs on the full stage only
-  # The suite's Blender part inside Debian's Blender 4.3.x (trixie), a version the wheels do not cover,
-  # through pytest-blender (as `tools/dev.sh blender-test trixie`).
+    0) echo "real Blender 5.2.x and 4.3.x: passed in $((SECONDS - started)) s" ;;
+    *) echo "real Blender: FAILED (pytest exit $rc; screenshots and logs in out/real_blender/)" ;;
+  esac >"$LOGS/real-blender.result"
+  [ "$rc" -eq 0 ]
+}
+
+# inside_job PYTHON: the suite's Blender part inside Debian's Blender 4.3.x (trixie), a version the wheels do
+# not cover, through pytest-blender (as `tools/dev.sh blender-test trixie`)
+inside_job() {
+  local py="$1" started rc=0
+  roots_ready inside-4.3 || return 1
   if ! "$py" -c 'import pytest_blender' 2>/dev/null; then
-    results+=("suite inside Debian's Blender 4.3.x: skipped ($py has no pytest-blender)"); return
+    echo "suite inside Debian's Blender 4.3.x: skipped ($py has no pytest-blender)" >"$LOGS/inside-4.3.result"; return 0
   fi
   echo "=== the suite inside Debian's Blender 4.3.x (pytest-blender, tools/root_blender.sh)"
   started=$SECONDS
-  rc=0; CLASSIC_MODELS_ROOT="$(bash tools/debian_root.sh path trixie)" \
+  CLASSIC_MODELS_ROOT="$(bash tools/debian_root.sh path trixie)" \
     "$py" -m pytest -q -p pytest-blender --blender-executable "$ROOT/tools/root_blender.sh" || rc=$?
   case $rc in
-    0) results+=("suite inside Debian's Blender 4.3.x: passed in $((SECONDS - started)) s") ;;
-    *) results+=("suite inside Debian's Blender 4.3.x: FAILED (pytest exit $rc)"); status=1 ;;
-  esac
+    0) echo "suite inside Debian's Blender 4.3.x: passed in $((SECONDS - started)) s" ;;
+    *) echo "suite inside Debian's Blender 4.3.x: FAILED (pytest exit $rc)" ;;
+  esac >"$LOGS/inside-4.3.result"
+  [ "$rc" -eq 0 ]
 }
 
 # The test matrix: oldest supported LTS, the LTS with both action APIs, the newest LTS.
@@ -119,7 +195,7 @@ case "$cmd" in
     py="$(newest)"
     exec "$py" tools/demo.py "$@" ;;
   test)
-    status=0; results=(); host_py=""
+    status=0; results=(); host_py=""; mkdir -p "$LOGS"; began=$SECONDS
     # The Khronos glTF validator for tests/test_glb_valid.py (npm, into the ignored .venvs/); without node
     # and npm that test's validator step skips saying so (its JSON checks still run).
     export CLASSIC_MODELS_GLTF_VALIDATOR="${CLASSIC_MODELS_GLTF_VALIDATOR:-$ROOT/.venvs/gltf-validator}"
@@ -129,7 +205,16 @@ case "$cmd" in
       npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator >/dev/null 2>&1 \
         || echo "note: could not install gltf-validator with npm; tests/test_glb_valid.py skips its validator step" >&2
     fi
+    # The real-Blender layer runs once (not per wheel), on the full run only: pytest args select wheel tests.
+    real=0
+    if [ $# -eq 0 ] || [ "${CLASSIC_MODELS_REAL_BLENDER:-}" = 1 ]; then
+      real_prepare && real=1
+    else
+      results+=("real Blender: not run (pytest args given; run 'bash tools/dev.sh real-blender')")
+    fi
     bash tools/engine_tools.sh   # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get)
+    # The venvs first, one after the other (pip), then the suites on the pool ($JOBS at once).
+    wheels=()
     for entry in "${MATRIX[@]}"; do
       IFS=: read -r name spec want <<<"$entry"
       label="${spec#bpy==}"; label="Blender ${label%.\*}"
@@ -142,32 +227,34 @@ case "$cmd" in
         results+=("$label: setup failed"); status=1; continue
       fi
       label="Blender $("$py" -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)"
-      echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())'))"
-      started=$SECONDS; host_py="$py"
-      rc=0; "$py" -m pytest -q "$@" || rc=$?
-      case $rc in
-        0) results+=("$label: passed in $((SECONDS - started)) s") ;;
-        5) results+=("$label: NO TESTS RAN (pytest exit 5)"); status=1 ;;
-        *) results+=("$label: FAILED (pytest exit $rc)"); status=1 ;;
-      esac
+      wheels+=("$name|$py|$label"); host_py="$py"
     done
-    # The real-Blender layer runs once (not per wheel), on the full run only: pytest args select wheel tests.
-    if [ $# -eq 0 ] || [ "${CLASSIC_MODELS_REAL_BLENDER:-}" = 1 ]; then
-      real_blender "${host_py:-python3}"
-    else
-      results+=("real Blender: not run (pytest args given; run 'bash tools/dev.sh real-blender')")
+    echo "=== running the suites, $JOBS at a time (each job's output is printed when it ends)"
+    for wheel in "${wheels[@]}"; do
+      IFS='|' read -r name py label <<<"$wheel"
+      pool_start "$name" wheel_job "$name" "$py" "$label" "$@"
+    done
+    if [ "$real" = 1 ]; then
+      pool_start real-blender gui_job "${host_py:-python3}"
+      [ $# -gt 0 ] || pool_start inside-4.3 inside_job "${host_py:-python3}"
     fi
-    echo "=== summary"
+    pool_drain
+    wait || true          # the roots' background job, if nothing reaped it
+    echo "=== summary ($((SECONDS - began)) s in all)"
     printf '  %s\n' "${results[@]}"
     exit $status ;;
   real-blender)
     # The host side needs only pytest and numpy: a venv of the matrix when there is one, else python3.
-    status=0; results=(); py=python3
+    status=0; results=(); py=python3; mkdir -p "$LOGS"
     for name in bpy-5.2 bpy-4.5 bpy-4.2; do
       [ -x "$ROOT/.venvs/$name/bin/python" ] && { py="$ROOT/.venvs/$name/bin/python"; break; }
     done
     "$py" -c 'import pytest, numpy' 2>/dev/null || { echo "error: $py lacks pytest or numpy (run 'bash tools/dev.sh test' once, or pip install them)" >&2; exit 1; }
-    real_blender "$py" "$@"
+    if real_prepare; then
+      pool_start real-blender gui_job "$py" "$@"
+      [ $# -gt 0 ] || pool_start inside-4.3 inside_job "$py"
+      pool_drain; wait || true
+    fi
     printf '  %s\n' "${results[@]}"
     exit $status ;;
   bench)
