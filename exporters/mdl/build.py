@@ -415,11 +415,15 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
 def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid,
                   warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
-    indices, fullbright masks apply), then packed."""
+    indices, fullbright masks apply), then packed; a source scaled down to fit takes every n-th texel."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid, warnings))
+            indices = _image_indices(source.image, source.mask, palette, dither, avoid, warnings)
+            if source.fitted is not None:       # scaled down to fit: every n-th texel, indices and masks kept
+                (w, h), (own_w, own_h) = source.fitted, source.own_size
+                indices = indices[(np.arange(h) * own_h) // h][:, (np.arange(w) * own_w) // w]
+            cells.append(indices)
         else:
             cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
     atlas = pack_images(cells, packed.layout, fill=0)
