@@ -73,6 +73,7 @@ class BuildResult:
     skin_images: dict = field(default_factory=dict)   # skin name -> bpy image (or a packed skin)
     positions: np.ndarray | None = None   # (F, V, 3) the positions the frames were quantised from
     kept: np.ndarray | None = None        # (F,) True where a frame was written back as imported
+    own_frames: bool = False              # every frame is one of the imported file's own (edited or not)
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -142,6 +143,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
     result.positions, result.kept = positions, kept
+    result.own_frames = stored is not None and bool(len(exported.match)) and bool(np.all(exported.match >= 0))
     result.frames_evaluated = sampled.frames_evaluated
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
