@@ -6,12 +6,12 @@ untouched export must not be refused over vanilla Quake's 1,024. The import reco
 itself had, with a warning naming the engines that refuse it. A model that grew past its file's count
 (or a model made in Blender, which has none) is held to the target as before.
 
-Engine limits named in the warnings: id's Quake and GLQuake ``model.h``/``gl_model.h`` (``MAXALIASVERTS
-1024``, ``MAXALIASTRIS 2048``, ``MAXALIASFRAMES 256``, ``MAX_SKINS 32``, ``MAX_LBM_HEIGHT 480``;
-``Mod_LoadAliasModel`` stops with an error), FitzQuake/QuakeSpasm ``gl_model.h`` (2000 vertices, 4096
-triangles: "johnfitz -- was 1024", "ericw -- was 2048"), uHexen2 (2000 vertices), Quake II ``qfiles.h``
-(``MAX_VERTS 2048``, ``MAX_TRIANGLES 4096``, ``MAX_FRAMES 512``, ``MAX_MD2SKINS 32``, checked by
-``Mod_LoadAliasModel``).
+Engine limits named in the warnings: id's GLQuake ``gl_model.h`` (``MAXALIASVERTS 1024``,
+``MAXALIASTRIS 2048``, ``MAXALIASFRAMES 256``, ``MAX_SKINS 32``; ``Mod_LoadAliasModel`` stops with
+"model %s has too many vertices"), WinQuake's software renderer ``r_local.h`` and FitzQuake/QuakeSpasm
+``gl_model.h`` (2000 vertices; QuakeSpasm 4096 triangles: "johnfitz -- was 1024", "ericw -- was
+2048"), uHexen2 (2000 vertices), Quake II ``qfiles.h`` (``MAX_VERTS 2048``, ``MAX_TRIANGLES 4096``,
+``MAX_FRAMES 512``, ``MAX_MD2SKINS 32``, checked by ``Mod_LoadAliasModel``).
 """
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ Row = tuple[str, int, int]      # (what, count, limit), as exporters/limits.py's
 
 # what -> (limit, the engines that refuse more), for the warning; the smallest limit first
 QUAKE_ENGINES = {
-    "vertices": ((1024, "vanilla Quake and GLQuake"), (2000, "FitzQuake and QuakeSpasm")),
-    "triangles": ((2048, "vanilla Quake and GLQuake"), (4096, "FitzQuake and QuakeSpasm")),
-    "frames": ((256, "vanilla Quake, GLQuake and QuakeSpasm"),),
-    "skins": ((32, "vanilla Quake, GLQuake and QuakeSpasm"),),
-    "pixels of skin height": ((480, "vanilla Quake, GLQuake and QuakeSpasm"),),
+    "vertices": ((1024, "GLQuake"), (2000, "WinQuake, FitzQuake and QuakeSpasm")),
+    "triangles": ((2048, "GLQuake"), (4096, "QuakeSpasm")),
+    "frames": ((256, "GLQuake and QuakeSpasm"),),
+    "skins": ((32, "GLQuake and QuakeSpasm"),),
+    "pixels of skin height": ((480, "GLQuake"),),
 }
 QUAKE2_ENGINES = {what: ((limit, "Quake II"),) for what, limit in
                   (("vertices", 2048), ("triangles", 4096), ("frames", 512), ("skins", 32))}

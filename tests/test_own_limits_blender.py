@@ -57,7 +57,7 @@ def test_untouched_mdl_over_quakes_vertex_limit_exports_and_a_grown_one_is_refus
     capfd.readouterr()
     assert export_mdl(bpy, obj, tmp_path / "out.mdl") == data
     report = capfd.readouterr().out
-    assert (f"{VERTS} vertices (limit 1024; refused by vanilla Quake and GLQuake): over Quake's limits as its "
+    assert (f"{VERTS} vertices (limit 1024; refused by GLQuake): over Quake's limits as its "
             "imported file already was") in report
     grow(bpy, obj)
     with pytest.raises(RuntimeError, match=rf"{VERTS + 3} vertices, {VERTS + 3 - 1024} over Quake's limit of 1024"):
