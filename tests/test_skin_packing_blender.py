@@ -141,14 +141,20 @@ def test_md2_one_skin_scales_images_too_large_to_fit(bpy_scene, tmp_path, capsys
     np.testing.assert_array_equal(file_triangle_colours(corners, quake2[indices]), expected)
 
 
-@pytest.mark.parametrize("count", [2, 4])
+@pytest.mark.parametrize("count", [2, 4, "scaled"])
 def test_mdl_one_skin_every_face_shows_its_own_image(bpy_scene, tmp_path, count, capsys):
+    """Also a 512x512 image beside a 4x4 one: both scaled down (every n-th texel) to fit 480 high."""
     bpy = bpy_scene
     colours, quake = palette_colours("quake", 0)
-    obj, images = cube_with_materials(bpy, SIZES[count], colours, tiled_face=3)
+    if count == "scaled":
+        obj, images = cube_with_materials(bpy, [(512, 512), (4, 4)], colours, block=128)
+    else:
+        obj, images = cube_with_materials(bpy, SIZES[count], colours, tiled_face=3)
     expected = blender_face_colours(obj, images)
     ref = decode_mdl(export_mdl(bpy, obj, tmp_path / "box.mdl"))
-    assert f"Materials: One Skin: the faces use {count} materials" in capsys.readouterr().out
+    report = capsys.readouterr().out
+    assert f"Materials: One Skin: the faces use {2 if count == 'scaled' else count} materials" in report
+    assert (count == "scaled") == ("were scaled down to" in report)
     assert ref.num_skins == 1 and ref.skin_width % 4 == 0 and ref.skin_height <= 480
     skin = np.frombuffer(ref.skins[0].images[0], np.uint8).reshape(ref.skin_height, ref.skin_width)
     texcoords = np.array(ref.texcoords)
