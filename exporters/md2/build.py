@@ -376,8 +376,9 @@ def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_n
     """Counts against the engine's limits, raised to the counts the imported file ``own`` had
     (:mod:`..own_limits`; the warning for those is returned); names (None: written back from the file's
     own field) against their fields, leaving room for the NUL."""
-    rows, allowed = within_own_file((("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
-                                     ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)), own)
+    rows, allowed = within_own_file((("vertices", vertices, LIMITS.vertices),
+                                     ("triangles", triangles, LIMITS.triangles), ("frames", frames, LIMITS.frames),
+                                     ("skins", len(skins), LIMITS.skins)), own)
     refuse(f"{name}: cannot export as MD2: ",
            over_limits(tuple(rows))
            + name_problems("frame name", frame_names, FRAME_NAME_SIZE, FIT_NAMES_HINT)

@@ -5,9 +5,9 @@ named ``models`` or ``players`` (``baseq2/models/crate/tris.md2``) implies the g
 (``baseq2``) and the names' folder part (``models/crate``); *Skin Path* sets that part by hand.
 A skin file goes where the game looks for its name (under the implied game folder; folders and
 file compared without case, as Quake II's file system does, so ``players/Jetfire/weapon.pcx`` goes
-into an existing ``players/jetfire/``), else beside the model. Nothing is written outside the export folder or that game folder: a name that is
-absolute, has a drive letter or climbs out with ``..``, or whose target leaves through a
-symlink, is written beside the model instead, with a warning.
+into an existing ``players/jetfire/``), else beside the model. Nothing is written outside the
+export folder or that game folder: a name that is absolute, has a drive letter or climbs out with
+``..``, or whose target leaves through a symlink, is written beside the model instead, with a warning.
 
 PCX skins are 8-bit run-length PCX in the Quake II palette (nearest by CIEDE2000, optional
 dithering; index 255 only for pixels with alpha below 0.5; pixels of an imported PCX that still

@@ -439,8 +439,8 @@ def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlL
     frame names (None: a full 16-byte name written back from the file's own field) against their field,
     leaving room for the NUL."""
     where = _where(options.target == "MODERN", limits is HEXEN2_LIMITS)
-    rows, allowed = within_own_file((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
-                                     ("frames", frames, limits.frames),
+    rows, allowed = within_own_file((("vertices", vertices, limits.vertices),
+                                     ("triangles", triangles, limits.triangles), ("frames", frames, limits.frames),
                                      ("pixels of skin height", height, limits.skin_height),
                                      ("skins", skins, limits.skins)), own)
     refuse(f"{name}: cannot export as MDL: ",
