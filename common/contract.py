@@ -55,6 +55,7 @@ MD2_SCALE = "md2_scale"
 MD2_TAIL = "md2_tail"                # mesh: the bytes after ofs_end and what they followed (formats/file_tail.py)
 MD2_SKIN = "md2_skin"                # material
 MD2_SKIN_FOUND = "md2_skin_found"    # material: image found beside the model for a skin the file does not name
+FILE_COUNTS = "file_counts"          # mesh: JSON, the imported file's counts (vertices, triangles, frames, ...)
 ST_INDEX_ATTRIBUTE = "md2_st_index"  # corner attribute
 
 # MDL

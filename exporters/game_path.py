@@ -6,7 +6,8 @@ member's file name (or in the folder it was last exported to under that name), a
 Folder* holds the member's folders (``players/male``): the file is written at
 ``<chosen folder>/players/male/tris.md2``, creating the missing folders, so choosing the game folder or
 a mod folder puts it where the game looks for that name. A chosen folder that already ends with those
-folders (``.../baseq2/players/male``) is used as it is. Bpy-free.
+folders (``.../baseq2/players/male``) is used as it is. Folders compare without case, as the game's
+file system does: an existing ``players/Male`` is used for ``players/male``. Bpy-free.
 """
 from __future__ import annotations
 
@@ -47,7 +48,28 @@ def game_folder_target(path: Path, folders: str) -> Path:
     tail = [p.lower() for p in chosen.parts[-len(parts):]]
     if tail == [p.lower() for p in parts]:
         return path
-    return chosen.joinpath(*parts) / path.name
+    return existing_case(chosen, parts) / path.name
+
+
+def existing_case(root: Path, parts: list[str]) -> Path:
+    """``root`` joined with ``parts``, each part spelled as an existing entry that differs from it only in
+    case (``players/Jetfire`` -> ``players/jetfire`` where that folder exists): Quake II's file system
+    compares names without case on the platforms it shipped on (Windows, the CD's FAT/ISO names), so
+    a game path names that entry, and writing beside it would make a second folder the game never
+    reads on Linux. Parts with no such entry are kept as given."""
+    current = root
+    for part in parts:
+        candidate = current / part
+        if not candidate.exists() and current.is_dir():
+            lower = part.lower()
+            try:
+                same = sorted(e.name for e in current.iterdir() if e.name.lower() == lower)
+            except OSError:
+                same = []
+            if same:
+                candidate = current / same[0]
+        current = candidate
+    return current
 
 
 def make_folders(folder: Path, chosen: Path) -> list[Path]:

@@ -21,6 +21,7 @@ from ..formats.errors import FormatError
 from ..formats.md2.codec import Md2Model, frame_records, parse_md2
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
+from ..common.file_counts import record_counts
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
                                ST_INDEX_ATTRIBUTE)
@@ -120,6 +121,8 @@ def _build_object(model: Md2Model, source: ModelSource, first_frame: np.ndarray,
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[model.frame_normals[0]])
     mesh[MD2_FRAMES] = frame_records(model).tobytes()
+    record_counts(mesh, vertices=model.frame_verts.shape[1], triangles=len(model.tri_xyz),
+                  frames=len(model.frame_names), skins=len(model.skins))
     mesh[MD2_GLCMDS] = np.asarray(model.glcmds, dtype="<i4").tobytes()
     mesh[MD2_SKINS] = list(model.skins)
     mesh[MD2_SKIN_FIELDS] = b"".join(model.skin_fields())

@@ -28,6 +28,7 @@ from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..formats.animations import slot_animations
 from ..formats.mdl.variants import MD16, RAPO, TEXCOORD
+from ..common.file_counts import record_counts
 from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
                                MDL_FRAME_SLOTS, MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX,
                                MDL_TAIL, MDL_VARIANT, TEXCOORD_ATTRIBUTES)
@@ -137,6 +138,8 @@ def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, 
         poses["low"]["v"], poses["low"]["normal_index"] = model.pose_low[..., :3], model.pose_low[..., 3]
     poses["head"]["name"] = pose_name_fields(model)
     mesh[MDL_POSES] = poses.tobytes()
+    record_counts(mesh, vertices=model.num_vertices, triangles=len(model.triangles), frames=model.num_poses,
+                  skins=len(model.skins), pixels_of_skin_height=model.skin_height)
     if not keep.all():
         kept = np.zeros(int((~keep).sum()), dtype=DEGENERATE_MDL)
         kept["index"], kept["facesfront"] = np.flatnonzero(~keep), model.facesfront[~keep]

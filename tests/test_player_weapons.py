@@ -79,3 +79,108 @@ def test_an_mdl_beside_a_longer_md2_exports_its_own_frames(bpy_scene, tmp_path, 
     scene = bpy.context.scene
     assert scene.frame_end - scene.frame_start + 1 == FRAMES["w_long.md2"] > len(obj.classic_model.frames)
     assert export_mdl(bpy, obj, tmp_path / "out.mdl") == mdl
+
+
+def export_player(bpy, objects, path, **options) -> None:
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objects[0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert bpy.ops.export_scene.md2(filepath=str(path), player=True, skins="NAMES", **options) == {"FINISHED"}
+
+
+LACKS = ("weapon.md2: 3 frames, tris.md2 has 6; it lacks body frames 3-5 ('run1' to 'run3'), where Quake II "
+         "draws its frame 0 and prints 'no such frame' (R_DrawAliasModel)")
+NEVER_SHOWN = ("w_long.md2: 11 frames, tris.md2 has 6; its frames 6-10 are never shown (Quake II draws a weapon "
+               "at the body's frame)")
+
+
+@pytest.mark.parametrize("animations", ["TIMELINE", "ACTIONS"])
+def test_player_export_writes_each_weapon_with_its_own_frames(bpy_scene, tmp_path, player, capfd, animations):
+    """Issue 29: a player whose weapons have fewer and more frames than the body was refused as a
+    Quake II Player ("a weapon needs the same frames as the body"), even untouched. Untouched, every
+    file is written byte for byte, and the report says which body frames the short weapon lacks."""
+    bpy = bpy_scene
+    folder, data = player
+    body = import_md2(bpy, folder / "tris.md2", animations=animations)
+    weapons = sorted(body.children, key=lambda o: o.name)
+    frames = "ACTIONS" if animations == "ACTIONS" else "TIMELINE"
+    export_player(bpy, [body, *weapons], tmp_path / "out" / "tris.md2", frame_source=frames)
+    for name in FRAMES:
+        assert (tmp_path / "out" / name).read_bytes() == data[name], name
+    report = capfd.readouterr().out
+    assert f"Quake II player: {LACKS}" in report
+    assert f"Quake II player: {NEVER_SHOWN}" in report
+
+
+def test_an_edited_weapon_keeps_its_own_frame_count(bpy_scene, tmp_path, player):
+    """A weapon whose frames are its own but edited keeps its 3 frames beside the 6-frame body; the
+    edited frame holds the new position, and the frames no file changed keep their bytes."""
+    bpy = bpy_scene
+    folder, data = player
+    body = import_md2(bpy, folder / "tris.md2")
+    weapon = next(o for o in body.children if o.name == "weapon")
+    key = weapon.data.shape_keys.key_blocks["stand01"]
+    moved = np.array(key.data[0].co) + (0.0, 0.0, 5.0)
+    key.data[0].co = moved
+    export_player(bpy, [body, *body.children], tmp_path / "out" / "tris.md2")
+    out = {name: parse_md2((tmp_path / "out" / name).read_bytes()) for name in FRAMES}
+    original = {name: parse_md2(data[name]) for name in FRAMES}
+    for name, model in out.items():
+        assert model.frame_names == original[name].frame_names, name
+    weapon_out = out["weapon.md2"]
+    decoded = weapon_out.frame_verts[0, 0] * weapon_out.frame_scale[0] + weapon_out.frame_translate[0]
+    np.testing.assert_allclose(decoded, moved, atol=float(weapon_out.frame_scale[0].max()) / 2 + 1e-4)
+    for name in FRAMES:                       # frame 0 shares the union grid; every other frame is untouched
+        np.testing.assert_array_equal(out[name].frame_verts[1:], original[name].frame_verts[1:], err_msg=name)
+
+
+def test_a_weapon_made_in_blender_needs_the_bodys_count(bpy_scene, tmp_path, player):
+    """Frames Blender samples anew (a weapon made in Blender over the 11-frame scene range) must be
+    the body's: the refusal says so."""
+    bpy = bpy_scene
+    folder, _ = player
+    body = import_md2(bpy, folder / "tris.md2")
+    bpy.ops.mesh.primitive_cube_add(size=4.0)
+    gun = bpy.context.active_object
+    gun.name = "weapon_new"
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other in (body, gun))
+    with pytest.raises(RuntimeError, match="weapon.md2 would get 11 frames sampled in Blender, tris.md2 6"):
+        bpy.ops.export_scene.md2(filepath=str(tmp_path / "out" / "tris.md2"), player=True, skins="NAMES")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_weapon_exported_alone_follows_its_new_folder(bpy_scene, tmp_path):
+    """Issue 29: a weapon whose skin is named ``players/Jetfire/weapon.pcx`` (the folder is
+    ``players/jetfire``) exported alone into ``players/jetfire2`` kept that name and made a second
+    folder ``players/Jetfire``. Its skin now follows the new folder, and an edited skin written back to
+    its own folder goes into ``players/jetfire``, folder names compared without case."""
+    from formats.images.palette import quake2_palette
+    from formats.images.pcx import decode_pcx, encode_pcx
+    bpy = bpy_scene
+    game = tmp_path / "baseq2"
+    folder = game / "players" / "jetfire"
+    folder.mkdir(parents=True)
+    model = grid_model(nx=4, frames=3, seed=7)
+    model.skins = ["players/Jetfire/weapon.pcx"]
+    (folder / "weapon.md2").write_bytes(serialize_md2(model))
+    pixels = np.arange(64 * 32, dtype=np.uint8).reshape(32, 64) % 200
+    (folder / "weapon.pcx").write_bytes(encode_pcx(pixels, quake2_palette()))
+    weapon = import_md2(bpy, folder / "weapon.md2")
+    new = game / "players" / "jetfire2" / "weapon.md2"
+    written = parse_md2(export_md2(bpy, weapon, new))
+    assert written.skins == ["players/jetfire2/weapon.pcx"]
+    assert (new.parent / "weapon.pcx").read_bytes() == (folder / "weapon.pcx").read_bytes()
+    image = next(i for i in bpy.data.images if i.size[0] == 64)
+    rgba = np.empty(32 * 64 * 4, np.float32)
+    image.pixels.foreach_get(rgba)
+    rgba = rgba.reshape(32, 64, 4)
+    rgba[:, :, :3] = 1.0 - rgba[:, :, :3]                  # paint: every pixel changes
+    image.pixels.foreach_set(rgba.ravel())
+    back = parse_md2(export_md2(bpy, weapon, folder / "weapon.md2", skins="PCX"))
+    assert back.skins == ["players/Jetfire/weapon.pcx"]        # the same folder, any case: the name is kept
+    assert sorted(p.name for p in (game / "players").iterdir()) == ["jetfire", "jetfire2"]
+    assert not np.array_equal(decode_pcx((folder / "weapon.pcx").read_bytes()).indices, pixels)

@@ -80,10 +80,12 @@ def test_broken_player_has_one_line_per_deviation(run, tmp_path):
         *moved,
         "tris.md2: 1 frames belong to no standard animation ('idle01')",
         "tris.md2: skin 'players/test/skin.pcx' not found",
-        "w_railgun.md2: 198 frames, tris.md2 has 181; the weapon would not follow the body",
+        "w_railgun.md2: 198 frames, tris.md2 has 181; its frames 181-197 are never shown (Quake II draws a weapon "
+        "at the body's frame)",
         f"w_railgun.md2: skin {long_skin!r} not found",
         f"w_railgun.md2: skin name {long_skin!r} is over 63 characters",
-        "weapon.md2: 190 frames, tris.md2 has 181; the weapon would not follow the body",
+        "weapon.md2: 190 frames, tris.md2 has 181; its frames 181-189 are never shown (Quake II draws a weapon at "
+        "the body's frame)",
         "weapon.md2: skin 'players/test/skin.pcx' not found",
         "no player skin (.pcx) in the folder: Quake II's player menu lists a player only with a skin and its "
         "icon <skin>_i.pcx",

@@ -5,6 +5,7 @@ game palette); Alternate Skins keeps one skin per material; untextured and singl
 are written as before."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -34,15 +35,16 @@ def palette_colours(name: str, count: int) -> np.ndarray:
     return palette[np.array(allowed)[np.sort(first)]], palette
 
 
-def cube_with_materials(bpy, sizes, colours: np.ndarray, tiled_face: int | None = None):
-    """A cube, one image per material (random palette colours), face i on material i % n, each face's
-    UVs the whole image (face ``tiled_face`` moved two tiles right and one down). Returns the object
-    and the (h, w, 3) images top row first."""
+def cube_with_materials(bpy, sizes, colours: np.ndarray, tiled_face: int | None = None, block: int = 1):
+    """A cube, one image per material (random palette colours, in squares of ``block`` pixels), face i on
+    material i % n, each face's UVs the whole image (face ``tiled_face`` moved two tiles right and one
+    down). Returns the object and the (h, w, 3) images top row first."""
     bpy.ops.mesh.primitive_cube_add(size=2.0)
     obj = bpy.context.active_object
     images = []
     for k, (w, h) in enumerate(sizes):
-        pixels = colours[RNG.integers(0, len(colours), (h, w))]
+        pixels = colours[RNG.integers(0, len(colours), (-(-h // block), -(-w // block)))]
+        pixels = pixels.repeat(block, 0).repeat(block, 1)[:h, :w]
         image = bpy.data.images.new(f"paint{k}", w, h, alpha=True)
         rgba = np.concatenate([pixels, np.full((h, w, 1), 255, np.uint8)], axis=-1)
         image.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255).ravel())
@@ -119,14 +121,40 @@ def test_md2_one_skin_every_face_shows_its_own_image(bpy_scene, tmp_path, count,
     assert not all(np.array_equal(g, e) for g, e in zip(got, expected[:1].repeat(12, 0)))
 
 
-@pytest.mark.parametrize("count", [2, 4])
+def test_md2_one_skin_scales_images_too_large_to_fit(bpy_scene, tmp_path, capsys):
+    """A 512x512 image beside a 4x4 one (issue 29, dwarf1.ms3d): no atlas at their own sizes fits
+    480 pixels, so both are scaled down as a lone 512x512 image would be, and every face still shows
+    its own image (squares of 128 pixels, so scaling keeps the colour under each face's centre)."""
+    bpy = bpy_scene
+    colours, quake2 = palette_colours("quake2", 0)
+    obj, images = cube_with_materials(bpy, [(512, 512), (4, 4)], colours, block=128)
+    expected = blender_face_colours(obj, images)
+    out = tmp_path / "baseq2" / "models" / "box" / "tris.md2"
+    ref = decode_md2(export_md2(bpy, obj, out))
+    report = capsys.readouterr().out
+    assert re.search(r"the images \(512x512, 4x4\) were scaled down to \d+% to fit", report)
+    indices, _ = read_pcx((out.parent / "tris_skin.pcx").read_bytes())
+    assert indices.shape == (ref.skin_height, ref.skin_width)
+    assert ref.skin_height <= 480 and ref.skin_width * ref.skin_height <= 512 * 256
+    st = np.array(ref.st)
+    corners = np.array([st[list(t[1])] for t in ref.tris])
+    np.testing.assert_array_equal(file_triangle_colours(corners, quake2[indices]), expected)
+
+
+@pytest.mark.parametrize("count", [2, 4, "scaled"])
 def test_mdl_one_skin_every_face_shows_its_own_image(bpy_scene, tmp_path, count, capsys):
+    """Also a 512x512 image beside a 4x4 one: both scaled down (every n-th texel) to fit 480 high."""
     bpy = bpy_scene
     colours, quake = palette_colours("quake", 0)
-    obj, images = cube_with_materials(bpy, SIZES[count], colours, tiled_face=3)
+    if count == "scaled":
+        obj, images = cube_with_materials(bpy, [(512, 512), (4, 4)], colours, block=128)
+    else:
+        obj, images = cube_with_materials(bpy, SIZES[count], colours, tiled_face=3)
     expected = blender_face_colours(obj, images)
     ref = decode_mdl(export_mdl(bpy, obj, tmp_path / "box.mdl"))
-    assert f"Materials: One Skin: the faces use {count} materials" in capsys.readouterr().out
+    report = capsys.readouterr().out
+    assert f"Materials: One Skin: the faces use {2 if count == 'scaled' else count} materials" in report
+    assert (count == "scaled") == ("were scaled down to" in report)
     assert ref.num_skins == 1 and ref.skin_width % 4 == 0 and ref.skin_height <= 480
     skin = np.frombuffer(ref.skins[0].images[0], np.uint8).reshape(ref.skin_height, ref.skin_width)
     texcoords = np.array(ref.texcoords)

@@ -26,6 +26,7 @@ from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..own_limits import QUAKE2_ENGINES, kept_warning, own_counts, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
 from ..sampling.planned import PlannedExport
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
@@ -73,6 +74,7 @@ class BuildResult:
     skin_images: dict = field(default_factory=dict)   # skin name -> bpy image (or a packed skin)
     positions: np.ndarray | None = None   # (F, V, 3) the positions the frames were quantised from
     kept: np.ndarray | None = None        # (F,) True where a frame was written back as imported
+    own_frames: bool = False              # every frame is one of the imported file's own (edited or not)
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -112,11 +114,13 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     fitted: list[str] = []
     if options.fit_names:
         names, skins, skin_images, fitted = _fit_names(names, name_raw, skins, skin_raw, skin_images)
-    _check_limits(sampled.label, positions.shape[1], len(tri_xyz), num_frames,
-                  _new_names(names, name_raw), _new_names(skins, skin_raw))
+    kept_note = _check_limits(sampled.label, positions.shape[1], len(tri_xyz), num_frames,
+                              _new_names(names, name_raw), _new_names(skins, skin_raw),
+                              own_counts(first) if len(parts) == 1 else {})
 
     result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info),  # type: ignore[arg-type]
                          warnings=fitted)
+    result.warnings += [kept_note] if kept_note else []
     if size_note:
         (result.warnings if size_note.startswith("the imported") else result.info).append(size_note)
     if not skins and first.data.get(MD2_FRAMES) is None:
@@ -142,6 +146,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
     result.frames_kept = int(kept.sum())
     result.positions, result.kept = positions, kept
+    result.own_frames = stored is not None and bool(len(exported.match)) and bool(np.all(exported.match >= 0))
     result.frames_evaluated = sampled.frames_evaluated
     glcmds = _glcmds(first, len(parts), tri_xyz, tri_st, st_table, skin_width, skin_height)
     result.model = Md2Model(skin_width=skin_width, skin_height=skin_height, skins=skins, st=st_table,
@@ -367,21 +372,28 @@ def _new_names(names: list[str], stored_fields: list[bytes] | None) -> list[str 
 
 
 def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_names: list[str | None],
-                  skins: list[str | None]) -> None:
-    """Counts against the engine's limits; names (None: written back from the file's own field) against
-    their fields, leaving room for the NUL."""
+                  skins: list[str | None], own: dict[str, int]) -> str | None:
+    """Counts against the engine's limits, raised to the counts the imported file ``own`` had
+    (:mod:`..own_limits`; the warning for those is returned); names (None: written back from the file's
+    own field) against their fields, leaving room for the NUL."""
+    rows, allowed = within_own_file((("vertices", vertices, LIMITS.vertices),
+                                     ("triangles", triangles, LIMITS.triangles), ("frames", frames, LIMITS.frames),
+                                     ("skins", len(skins), LIMITS.skins)), own)
     refuse(f"{name}: cannot export as MD2: ",
-           over_limits((("vertices", vertices, LIMITS.vertices), ("triangles", triangles, LIMITS.triangles),
-                        ("frames", frames, LIMITS.frames), ("skins", len(skins), LIMITS.skins)))
+           over_limits(tuple(rows))
            + name_problems("frame name", frame_names, FRAME_NAME_SIZE, FIT_NAMES_HINT)
            + name_problems("skin name", skins, SKIN_NAME_SIZE, FIT_NAMES_HINT))
+    return kept_warning(name, allowed, QUAKE2_ENGINES, "Quake II")
 
 
 def _check_planned(planned: PlannedExport, fit_names: bool) -> None:
-    """The counts (and frame names) known before sampling, against the limits, with what to change."""
-    problems = over_limits((("vertices", planned.vertices, LIMITS.vertices),
-                            ("triangles", planned.triangles, LIMITS.triangles)))
-    if planned.frames is not None and planned.frames > LIMITS.frames:
+    """The counts (and frame names) known before sampling, against the limits (raised to the imported
+    file's own counts), with what to change."""
+    own = own_counts(planned.first)
+    rows, _ = within_own_file((("vertices", planned.vertices, LIMITS.vertices),
+                               ("triangles", planned.triangles, LIMITS.triangles)), own)
+    problems = over_limits(tuple(rows))
+    if planned.frames is not None and planned.frames > max(LIMITS.frames, own.get("frames", 0)):
         problems += [f"{over_limits((('frames', planned.frames, LIMITS.frames),))[0]}: "
                      f"{planned.fewer_frames(LIMITS.frames)}"]
     if planned.names is not None and not fit_names:

@@ -2,6 +2,9 @@
 
 Every skin file is encoded before anything is written, so a refused skin leaves the disk as it
 was; the model and each skin file are written atomically (:func:`...formats.atomic_file.atomic_write`).
+A model exported alone into a player folder (``players/jetfire2/weapon.md2``) takes its skins into
+that folder as the *Quake II Player* export does (:func:`.player_skins.into_player_folder`): Quake II
+reads a weapon's skin from the name its MD2 stores, so the name must follow the new folder.
 """
 from __future__ import annotations
 
@@ -13,8 +16,11 @@ import bpy
 from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
+from .player_skins import into_player_folder
 from .skins import plan_skin_files, skin_folder, write_skin_files
 from ..run_export import ExportReport
+
+PLAYER_FOLDERS = "players/"
 
 
 def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
@@ -22,6 +28,9 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     options = replace(options, skin_folder=skin_folder(path, options.skin_path), model_stem=path.stem)
     wm = context.window_manager
     result = build_md2(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
+    moved = []
+    if options.skin_folder.lower().startswith(PLAYER_FOLDERS):   # one model of a player (a weapon) alone
+        moved = into_player_folder({path.name: result}, options.skin_folder, path.parent)
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
-    return ExportReport(result.warnings + warnings, write_skin_files(files), result.info)
+    return ExportReport(result.warnings + warnings, write_skin_files(files), result.info + moved)

@@ -1,7 +1,11 @@
 """MD2 export as a Quake II player: the selected objects into one folder as ``tris.md2`` (the body:
 every object not named like a weapon), ``weapon.md2`` (objects named ``weapon*``) and ``w_<name>.md2``
-(each object named ``w_*``), all sampled with the same options so their frame lists are identical,
-and quantised on one grid per frame (:mod:`.player_grid`) so the points they share coincide.
+(each object named ``w_*``), all sampled with the same options, and quantised on one grid per frame
+(:mod:`.player_grid`) so the points they share coincide. The game draws a weapon at the body's frame
+number (and its frame 0 where it has no such frame, :mod:`...formats.md2.player`), so frames Blender
+samples anew need the body's count; a weapon whose frames are all its own file's (untouched or
+edited; real players often ship a 208-frame ``weapon.md2`` beside a 229-frame body) keeps them and
+their names, and the report says which body frames it lacks.
 
 Actions named after Quake II's animations are sampled in the game's order (``stand``, ``run``,
 ... ``death3``, any case), the others after them. Skin names pointing outside the player's folder
@@ -71,10 +75,14 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     body = results[BODY_FILE].model
     for file_name, result in results.items():
         model = result.model
+        if result.own_frames and file_name != BODY_FILE:
+            continue                                   # its own frames and names, whatever their count
         if len(model.frame_names) != len(body.frame_names):
-            raise ExportError(f"{file_name} would get {len(model.frame_names)} frames, {BODY_FILE} "
-                              f"{len(body.frame_names)}; a weapon needs the same frames as the body")
-        if model.frame_names != body.frame_names:      # the body names the frames for every file
+            raise ExportError(f"{file_name} would get {len(model.frame_names)} frames sampled in Blender, "
+                              f"{BODY_FILE} {len(body.frame_names)}; Quake II draws a weapon at the body's "
+                              "frame, so frames made in Blender need the body's count: give it the body's frame "
+                              "range or actions")
+        if model.frame_names != body.frame_names:      # the body names the frames it shares with a new weapon
             model.frame_names, model.frame_name_raw = list(body.frame_names), None
     grid_note = share_player_grid(results, options.grid)
     warnings = [w for result in results.values() for w in result.warnings]

@@ -10,6 +10,8 @@ positions in Blender give equal bytes and equal decoded points in every file.
 
 Frames that every file writes back as imported keep their grids (an untouched imported player is
 written byte for byte); a frame changed in any file is quantised on the union grid in all of them.
+Files may have different frame counts (a weapon keeping its own frames): frame ``i`` is shared by
+the files that have it, since the game draws them at the same frame number.
 """
 from __future__ import annotations
 
@@ -22,17 +24,43 @@ _GRID_NAMES = {"SHARED": "one shared lattice", "PER_FRAME": "per-frame grids"}
 
 
 def share_player_grid(results: dict[str, BuildResult], grid: str) -> str | None:
-    """Requantise the frames of ``results`` (file name -> built model, all with the same frame count)
-    on the union grid; the report line, or None when every frame of every file was kept."""
+    """Requantise the frames of ``results`` (file name -> built model) on the union grid of the files
+    that have each frame; the report line, or None when every frame of every file was kept."""
     ordered = list(results.items())
-    kept = np.logical_and.reduce([r.kept for _, r in ordered])
-    redo = np.flatnonzero(~kept)
-    if not len(redo):
+    counts = sorted({len(r.kept) for _, r in ordered})
+    redone, start_frame, mode, error = 0, 0, "", 0.0
+    errors: dict[int, float] = {}         # id of a requantised result -> its largest error on the union grids
+    for end in counts:                    # frames start..end-1 are in every file with at least end frames
+        sharing = [r for _, r in ordered if len(r.kept) >= end]
+        kept = np.logical_and.reduce([r.kept[start_frame:end] for r in sharing])
+        redo = start_frame + np.flatnonzero(~kept)
+        start_frame = end
+        if not len(redo):
+            continue
+        union = np.concatenate([r.positions[redo] for r in sharing], axis=1)
+        grids = frame_grids(union, grid)
+        _requantise(sharing, redo, grids)
+        for result in sharing:
+            errors[id(result)] = max(errors.get(id(result), 0.0), grids.max_error)
+        redone, mode, error = redone + len(redo), grids.mode, max(error, grids.max_error)
+    if not redone:
         return None
-    union = np.concatenate([r.positions[redo] for _, r in ordered], axis=1)
-    grids = frame_grids(union, grid)
-    start = 0
     for _, result in ordered:
+        if id(result) in errors:
+            result.max_error = errors[id(result)]
+    chosen = " (chosen by Auto)" if grid == "AUTO" else ""
+    if grid == "SHARED" and mode != "SHARED":
+        chosen = " (no float32 lattice holds this model)"
+    files = ", ".join(name for name, _ in ordered)
+    return (f"MD2 grid: one grid for {files}: {_GRID_NAMES[mode]}{chosen} over their union for "
+            f"{redone} frame(s), so points they share are the same points in every file; largest error "
+            f"{error:.4g} units")
+
+
+def _requantise(results: list[BuildResult], redo: np.ndarray, grids) -> None:
+    """Frames ``redo`` of each of ``results`` on ``grids`` (made for their positions side by side)."""
+    start = 0
+    for result in results:
         model = result.model
         count = result.positions.shape[1]
         model.frame_scale = np.array(model.frame_scale, np.float32)
@@ -42,12 +70,5 @@ def share_player_grid(results: dict[str, BuildResult], grid: str) -> str | None:
         model.frame_translate[redo] = grids.translate
         model.frame_verts[redo] = grids.verts[:, start:start + count]
         start += count
-        result.grid, result.max_error = grids.mode, grids.max_error
+        result.grid = grids.mode
         result.info = [line for line in result.info if not line.startswith("MD2 grid:")]
-    chosen = " (chosen by Auto)" if grid == "AUTO" else ""
-    if grid == "SHARED" and grids.mode != "SHARED":
-        chosen = " (no float32 lattice holds this model)"
-    files = ", ".join(name for name, _ in ordered)
-    return (f"MD2 grid: one grid for {files}: {_GRID_NAMES[grids.mode]}{chosen} over their union for "
-            f"{len(redo)} frame(s), so points they share are the same points in every file; largest error "
-            f"{grids.max_error:.4g} units")

@@ -3,10 +3,11 @@
 Names are paths relative to the game folder (format-notes "MD2 skins"). An export under a folder
 named ``models`` or ``players`` (``baseq2/models/crate/tris.md2``) implies the game folder
 (``baseq2``) and the names' folder part (``models/crate``); *Skin Path* sets that part by hand.
-A skin file goes where the game looks for its name (under the implied game folder), else beside
-the model. Nothing is written outside the export folder or that game folder: a name that is
-absolute, has a drive letter or climbs out with ``..``, or whose target leaves through a
-symlink, is written beside the model instead, with a warning.
+A skin file goes where the game looks for its name (under the implied game folder; folders and
+file compared without case, as Quake II's file system does, so ``players/Jetfire/weapon.pcx`` goes
+into an existing ``players/jetfire/``), else beside the model. Nothing is written outside the
+export folder or that game folder: a name that is absolute, has a drive letter or climbs out with
+``..``, or whose target leaves through a symlink, is written beside the model instead, with a warning.
 
 PCX skins are 8-bit run-length PCX in the Quake II palette (nearest by CIEDE2000, optional
 dithering; index 255 only for pixels with alpha below 0.5; pixels of an imported PCX that still
@@ -37,6 +38,7 @@ from ...formats.images.skin_limits import QUAKE2_PCX, fit_size, resample
 from ...formats.images.truecolour import encode_png, encode_tga
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
+from ..game_path import existing_case
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
 GAME_SUBFOLDERS = ("models", "players")
@@ -96,7 +98,7 @@ def skin_target(model_path: Path, name: str, extension: str) -> tuple[Path | Non
     if reason is not None:
         warning = f"skin name {name!r} {reason}; not followed, its file is written beside the model"
     elif game_dir is not None and len(parts) > 1:
-        target = game_dir.joinpath(*parts[:-1], file_name)
+        target = existing_case(game_dir, [*parts[:-1], file_name])
         if _inside(target, game_dir):
             return target, None
         warning = f"skin {name!r} leads outside the game folder {game_dir}; its file is written beside the model"

@@ -36,6 +36,7 @@ from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..own_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
 from ..sampling.planned import PlannedExport
 from ..sampling.kept_triangles import insert_at, kept_rows
@@ -160,8 +161,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         names, changes = fit_frame_names(names, FRAME_NAME_SIZE, [n is None for n in new_names])
         new_names = [None if old is None else new for old, new in zip(new_names, names)]
         warnings += [fitted_report("frame name", changes, FRAME_NAME_SIZE)] if changes else []
-    _check_limits(sampled.label, positions.shape[1], len(triangles), len(names), new_names, height, limits, options,
-                  len(skins))
+    kept_note = _check_limits(sampled.label, positions.shape[1], len(triangles), len(names), new_names, height,
+                              limits, options, len(skins), own_counts(first) if single else {})
+    warnings += [kept_note] if kept_note else []
     if limits is HEXEN2_LIMITS:
         refuse(f"{sampled.label}: cannot export as MDL: ",
                over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
@@ -415,28 +417,43 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
 def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid,
                   warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
-    indices, fullbright masks apply), then packed."""
+    indices, fullbright masks apply), then packed; a source scaled down to fit takes every n-th texel."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            cells.append(_image_indices(source.image, source.mask, palette, dither, avoid, warnings))
+            indices = _image_indices(source.image, source.mask, palette, dither, avoid, warnings)
+            if source.fitted is not None:       # scaled down to fit: every n-th texel, indices and masks kept
+                (w, h), (own_w, own_h) = source.fitted, source.own_size
+                indices = indices[(np.arange(h) * own_h) // h][:, (np.arange(w) * own_w) // w]
+            cells.append(indices)
         else:
             cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
     atlas = pack_images(cells, packed.layout, fill=0)
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 
 
-def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options, skins: int) -> None:
-    """Counts against the target's limits (skins: MAX_SKINS, 32, Quake's Mod_LoadAllSkins); frame names
-    (None: a full 16-byte name written back from the file's own field) against their field, leaving
-    room for the NUL."""
-    where = "modern source ports" if options.target == "MODERN" else "Hexen II" if limits is HEXEN2_LIMITS \
-        else "Quake"
+def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options, skins: int,
+                  own: dict[str, int]) -> str | None:
+    """Counts against the target's limits (skins: MAX_SKINS, 32, Quake's Mod_LoadAllSkins), raised to the
+    counts the imported file ``own`` had (:mod:`..own_limits`; the warning for those is returned);
+    frame names (None: a full 16-byte name written back from the file's own field) against their field,
+    leaving room for the NUL."""
+    where = _where(options.target == "MODERN", limits is HEXEN2_LIMITS)
+    rows, allowed = within_own_file((("vertices", vertices, limits.vertices),
+                                     ("triangles", triangles, limits.triangles), ("frames", frames, limits.frames),
+                                     ("pixels of skin height", height, limits.skin_height),
+                                     ("skins", skins, limits.skins)), own)
     refuse(f"{name}: cannot export as MDL: ",
-           over_limits((("vertices", vertices, limits.vertices), ("triangles", triangles, limits.triangles),
-                        ("frames", frames, limits.frames), ("pixels of skin height", height, limits.skin_height),
-                        ("skins", skins, limits.skins)),
-                       f"{where}'s limit") + name_problems("frame name", names, FRAME_NAME_SIZE, FIT_NAMES_HINT))
+           over_limits(tuple(rows), f"{where}'s limit")
+           + name_problems("frame name", names, FRAME_NAME_SIZE, FIT_NAMES_HINT))
+    return kept_warning(name, allowed, _ENGINES.get(where, {}), where)
+
+
+def _where(modern: bool, hexen2: bool) -> str:
+    return "modern source ports" if modern else "Hexen II" if hexen2 else "Quake"
+
+
+_ENGINES = {"Quake": QUAKE_ENGINES, "Hexen II": {"vertices": ((HEXEN2_LIMITS.vertices, "Hexen II"),)}}
 
 
 def _check_planned(planned: PlannedExport, options: MdlExportOptions) -> None:
@@ -444,13 +461,15 @@ def _check_planned(planned: PlannedExport, options: MdlExportOptions) -> None:
     modern = options.target == "MODERN"
     hexen2 = not modern and export_variant(planned.first, options.mdl_format) == RAPO
     limits = MODERN_LIMITS if modern else HEXEN2_LIMITS if hexen2 else LIMITS
-    limit_text = f"{'modern source ports' if modern else 'Hexen II' if hexen2 else 'Quake'}'s limit"
-    problems = over_limits((("vertices", planned.vertices, limits.vertices),
-                            ("triangles", planned.triangles, limits.triangles)), limit_text)
+    limit_text = f"{_where(modern, hexen2)}'s limit"
+    own = own_counts(planned.first)
+    rows, _ = within_own_file((("vertices", planned.vertices, limits.vertices),
+                               ("triangles", planned.triangles, limits.triangles)), own)
+    problems = over_limits(tuple(rows), limit_text)
     if problems and not modern and planned.vertices <= MODERN_LIMITS.vertices \
             and planned.triangles <= MODERN_LIMITS.triangles:
         problems[-1] += f" (Limits: Source Ports, command line: --target modern, allows {MODERN_LIMITS.vertices})"
-    if planned.frames is not None and planned.frames > limits.frames:
+    if planned.frames is not None and planned.frames > max(limits.frames, own.get("frames", 0)):
         fit = planned.fewer_frames(limits.frames)
         if not modern and planned.frames <= MODERN_LIMITS.frames:
             fit += f", or Limits: Source Ports (command line: --target modern) for up to {MODERN_LIMITS.frames}"

@@ -10,7 +10,10 @@ materials really are alternatives (team colours), and the report says the game d
 on every face.
 
 Packing happens only when the faces use two or more materials (or images) and at least one has
-an image, so a model with one material, and every untouched import, is written as before.
+an image, so a model with one material, and every untouched import, is written as before. Images
+too large to fit side by side in a skin the game loads (at most 480 pixels high) are scaled down
+together, by one factor, until they fit, as a lone image is scaled to fit (the report says so);
+colour cells keep their size.
 """
 from __future__ import annotations
 
@@ -21,10 +24,12 @@ import bpy
 
 from ...common.mdl_skins import material_skin_images
 from ...formats.errors import FormatError
-from ...formats.images.skin_atlas import AtlasLayout, atlas_uvs, pack_images, plan_atlas
+from ...formats.images.skin_atlas import DEFAULT_GUTTER, AtlasLayout, atlas_uvs, pack_images, plan_atlas
+from ...formats.images.skin_limits import resample
 from ..export_error import ExportError
 from ..md2.skins import image_rgba
 from .animated_mesh import MeshPart
+from .planned import model_label
 
 MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
 COLOUR_CELL = 4          # pixels per side of the cell of a material without an image
@@ -39,17 +44,24 @@ class SkinSource:
     mask: bpy.types.Image | None
     colour: tuple[int, int, int, int]   # sRGB 0-255, used when there is no image
     group_images: int = 1               # images of an MDL skin group (only the first is packed)
+    fitted: tuple[int, int] | None = None   # the size of its cell when the images were scaled down to fit
 
     @property
-    def size(self) -> tuple[int, int]:
+    def own_size(self) -> tuple[int, int]:
         if self.image is not None:
             return int(self.image.size[0]), int(self.image.size[1])
         return COLOUR_CELL, COLOUR_CELL
 
+    @property
+    def size(self) -> tuple[int, int]:
+        """The size of its cell in the packed skin."""
+        return self.fitted or self.own_size
+
     def rgba(self) -> np.ndarray:
-        """(h, w, 4) uint8, top row first."""
+        """(h, w, 4) uint8, top row first, at the size of its cell."""
         if self.image is not None:
-            return image_rgba(self.image)
+            rgba = image_rgba(self.image)
+            return rgba if self.fitted is None else resample(rgba, *self.fitted)
         return np.broadcast_to(np.array(self.colour, np.uint8), (COLOUR_CELL, COLOUR_CELL, 4)).copy()
 
 
@@ -61,6 +73,7 @@ class PackedSkin:
     corner_uvs: np.ndarray              # (T, 3, 2) of the merged parts, as animated_mesh.merged orders them
     clamped: int                        # triangles whose UVs left their image and were clamped
     left_out: list[str] = field(default_factory=list)   # materials no face uses
+    factor: float = 1.0                 # the images were scaled by this to fit (1: their own pixels)
 
     def rgba(self) -> np.ndarray:
         return pack_images([s.rgba() for s in self.sources], self.layout, fill=(0, 0, 0, 255))
@@ -69,6 +82,10 @@ class PackedSkin:
         cells = ", ".join(f"{s.label} {w}x{h}" for s, (w, h) in zip(self.sources, (s.size for s in self.sources)))
         line = (f"Materials: One Skin: the faces use {len(self.sources)} materials ({cells}); packed into one "
                 f"{self.layout.width}x{self.layout.height} skin {skin}, the one the game draws")
+        if self.factor < 1.0:
+            own = ", ".join(f"{w}x{h}" for w, h in (s.own_size for s in self.sources if s.fitted))
+            line += (f"; the images ({own}) were scaled down to {self.factor:.0%} to fit one skin the game "
+                     "loads")
         if self.clamped:
             line += (f"; {self.clamped} triangle(s) had UVs reaching past their image's edge (tiling across a "
                      "tile border) and were clamped to the image")
@@ -178,15 +195,42 @@ def pack_skin(parts: list[MeshPart], mode: str, max_height: int, width_multiple:
             raise ExportError(f"image {source.image.name!r} has no pixels (missing file?); it cannot be packed "
                               "into the skin")
     try:
-        layout = plan_atlas([s.size for s in sources], max_height=max_height, width_multiple=width_multiple)
+        layout, factor = _fitting_layout(sources, max_height, width_multiple)
     except FormatError as exc:
-        raise ExportError(f"{parts[0].obj.name}: Materials: One Skin: {exc}; scale the images down or export "
-                          "with Materials: Alternate Skins") from exc
+        raise ExportError(f"{model_label([p.obj for p in parts])}: Materials: One Skin: {exc}; scale the images "
+                          "down or export with Materials: Alternate Skins") from exc
     uvs = np.concatenate([p.topology.corner_uvs for p in parts])
     if not np.all(np.isfinite(uvs)):
         raise ExportError(f"object {parts[0].obj.name!r} has non-finite UV coordinates")
     corner_uvs, clamped = atlas_uvs(uvs, tri_cell, layout)
-    return PackedSkin(sources, layout, corner_uvs, int(clamped.sum()), left_out)
+    return PackedSkin(sources, layout, corner_uvs, int(clamped.sum()), left_out, factor)
+
+
+_SHRINK = 0.95    # each further try scales the images by this much more
+
+
+def _fitting_layout(sources: list[SkinSource], max_height: int, width_multiple: int) -> tuple[AtlasLayout, float]:
+    """The atlas of the sources at their own sizes, else with every image scaled by one factor (the
+    largest tried that fits: first what brings the tallest within ``max_height``, then 5 % less at
+    each try), setting each image source's ``fitted`` size; the layout and the factor."""
+    try:
+        return plan_atlas([s.size for s in sources], max_height=max_height, width_multiple=width_multiple), 1.0
+    except FormatError as exc:
+        refusal = exc
+    tallest = max(s.own_size[1] for s in sources if s.image is not None)
+    factor = min(1.0, (max_height - 2 * DEFAULT_GUTTER) / tallest)
+    while factor * tallest >= 1:
+        sizes = [(max(1, int(s.own_size[0] * factor)), max(1, int(s.own_size[1] * factor)))
+                 if s.image is not None else s.own_size for s in sources]
+        try:
+            layout = plan_atlas(sizes, max_height=max_height, width_multiple=width_multiple)
+        except FormatError:
+            factor *= _SHRINK
+            continue
+        for source, size in zip(sources, sizes):
+            source.fitted = size if source.image is not None else None
+        return layout, factor
+    raise refusal
 
 
 def alternate_note(parts: list[MeshPart], mode: str) -> str | None:

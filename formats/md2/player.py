@@ -3,7 +3,12 @@ the MD2 export's *Quake II Player* option.
 
 A player folder (``baseq2/players/<name>/``) holds the body ``tris.md2`` and weapon models
 (``weapon.md2``, ``w_*.md2``). The game plays the body's frames by index (``m_player.h``): 198
-frames in this order, so every weapon model needs the same number of frames to move with it.
+frames in this order, and draws a weapon model at the body's frame number, so a weapon moves with
+the body only where it has that frame. Where it has none, the renderer prints ``R_DrawAliasModel
+<model>: no such frame <n>`` and draws the weapon's frame 0 (id-Software/Quake-2 ``ref_gl/gl_mesh.c``
+and ``ref_soft/r_alias.c``, ``R_DrawAliasModel``); a weapon's frames past the body's are never shown.
+Real players often ship so (a 229-frame body beside a 208-frame ``weapon.md2``), so the check says
+which body frames a weapon lacks.
 Frame names are ``<animation><number>`` (``stand01``, ``run1``, ``pain101``), any case (the game
 plays frames by index and never reads their names); MD2 stores at most 15 characters of a frame
 name and 63 of a skin name.
@@ -172,6 +177,21 @@ def icon_deviations(body: PlayerPart, weapons: list[PlayerPart], files: list[str
     return lines
 
 
+def frame_count_deviation(body: PlayerPart, weapon: PlayerPart) -> str | None:
+    """The line for a weapon whose frame count is not the body's: which body frames it lacks (the game
+    draws its frame 0 there) or which of its frames are never shown; None when the counts agree."""
+    have, need = len(weapon.frame_names), len(body.frame_names)
+    head = f"{weapon.file}: {have} frames, {body.file} has {need}"
+    if have < need:
+        first, last = body.frame_names[have], body.frame_names[-1]
+        return (f"{head}; it lacks body frames {have}-{need - 1} ({first!r} to {last!r}), where Quake II draws "
+                "its frame 0 and prints 'no such frame' (R_DrawAliasModel)")
+    if have > need:
+        return (f"{head}; its frames {need}-{have - 1} are never shown (Quake II draws a weapon at the body's "
+                "frame)")
+    return None
+
+
 def player_deviations(body: PlayerPart | None, weapons: list[PlayerPart],
                       files: list[str] | None = None) -> list[str]:
     """Every deviation of a player (body and weapon models) from the Quake II conventions; with
@@ -182,9 +202,8 @@ def player_deviations(body: PlayerPart | None, weapons: list[PlayerPart],
     if not weapons:
         lines.append(f"no weapon model ({WEAPON_FILE} or w_*.md2)")
     for weapon in weapons:
-        if len(weapon.frame_names) != len(body.frame_names):
-            lines.append(f"{weapon.file}: {len(weapon.frame_names)} frames, {body.file} has "
-                         f"{len(body.frame_names)}; the weapon would not follow the body")
+        line = frame_count_deviation(body, weapon)
+        lines += [line] if line else []
         lines += part_deviations(weapon)
     if files is not None:
         lines += icon_deviations(body, weapons, files)
