@@ -24,9 +24,9 @@ from .build_mesh import build_triangle_mesh, set_custom_normals
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
                                ST_INDEX_ATTRIBUTE)
-from ..common.skin_images import skin_material
+from ..common.skin_images import has_holes, skin_material
 from ..common.made_names import mark_made
-from ..formats.images.palette import quake2_palette
+from ..formats.images.palette import TRANSPARENT_INDEX, quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
@@ -175,11 +175,11 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
                             "and no image of its own lies beside it)")
     materials = []
     for skin, image in zip(named, images):
-        material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image)
+        material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image, has_holes(image))
         material[MD2_SKIN] = skin
         materials.append(material)
     for image in extra:
-        material = skin_material(Path(image.name).stem if image is not None else "skin", image)
+        material = skin_material(Path(image.name).stem if image is not None else "skin", image, has_holes(image))
         material[MD2_SKIN_FOUND] = True
         materials.append(material)
     return materials
@@ -187,7 +187,7 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
 
 def _load(source: ModelSource, image: FoundFile, palette, result: ImportResult) -> bpy.types.Image | None:
     try:
-        return load_found_image(image, palette)
+        return load_found_image(image, palette, TRANSPARENT_INDEX)
     except (FormatError, OSError) as exc:
         result.warnings.append(f"{source.label}: skin {image.name} could not be loaded: {exc}")
         return None
