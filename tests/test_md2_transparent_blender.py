@@ -35,10 +35,23 @@ def quake2():
     return palette
 
 
-def exported_skin(bpy, obj, tmp_path) -> np.ndarray:
+def exported_skin(bpy, obj, tmp_path) -> bytes:
     out = tmp_path / "dst" / "baseq2" / "models" / "y" / "tris.md2"
     export_md2(bpy, obj, out)
     return (tmp_path / "dst" / "baseq2" / "models" / "x" / "skin.pcx").read_bytes()
+
+
+def imported(bpy, tmp_path, quake2):
+    """The imported model, its skin image's pixels (top row first), the PCX's indices and holes."""
+    path, _, indices, holes = skin_with_holes(tmp_path, quake2)
+    obj = import_md2(bpy, path)
+    return obj, image_rgba(shown_image(obj)), indices, holes
+
+
+def painted_export(bpy, obj, rgba, tmp_path) -> tuple[np.ndarray, np.ndarray]:
+    """Paint ``rgba`` into the model's skin image, export, and read the written PCX."""
+    shown_image(obj).pixels.foreach_set((rgba[::-1].astype(np.float32) / 255).ravel())
+    return read_pcx(exported_skin(bpy, obj, tmp_path))
 
 
 def test_index_255_imports_transparent_and_an_untouched_export_is_the_same_file(bpy_scene, tmp_path, quake2):
@@ -56,14 +69,10 @@ def test_index_255_imports_transparent_and_an_untouched_export_is_the_same_file(
 
 def test_editing_another_pixel_keeps_every_255(bpy_scene, tmp_path, quake2):
     bpy = bpy_scene
-    path, _, indices, holes = skin_with_holes(tmp_path, quake2)
-    obj = import_md2(bpy, path)
-    image = shown_image(obj)
-    rgba = image_rgba(image)
+    obj, rgba, indices, holes = imported(bpy, tmp_path, quake2)
     y, x = np.argwhere(~holes)[0]
     rgba[y, x, :3] = (255, 0, 255)
-    image.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255).ravel())
-    written, palette = read_pcx(exported_skin(bpy, obj, tmp_path))
+    written, palette = painted_export(bpy, obj, rgba, tmp_path)
     np.testing.assert_array_equal(palette, quake2)
     changed = np.argwhere(written != indices)
     assert changed.tolist() == [[y, x]]
@@ -73,18 +82,14 @@ def test_editing_another_pixel_keeps_every_255(bpy_scene, tmp_path, quake2):
 
 def test_painted_transparent_becomes_255_and_opaque_never_does(bpy_scene, tmp_path, quake2):
     bpy = bpy_scene
-    path, _, indices, holes = skin_with_holes(tmp_path, quake2)
-    obj = import_md2(bpy, path)
-    image = shown_image(obj)
-    rgba = image_rgba(image)
+    obj, rgba, indices, holes = imported(bpy, tmp_path, quake2)
     opaque = np.argwhere(~holes)
     cleared = [tuple(opaque[0]), tuple(opaque[1])]
     rgba[cleared[0]][3] = 0
     rgba[cleared[1]][3] = 127                      # below half: a hole
     filled = tuple(np.argwhere(holes)[0])
     rgba[filled] = (*quake2[255], 255)             # a hole painted opaque in index 255's own colour
-    image.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255).ravel())
-    written, _ = read_pcx(exported_skin(bpy, obj, tmp_path))
+    written, _ = painted_export(bpy, obj, rgba, tmp_path)
     expected = indices.copy()
     for where in cleared:
         expected[where] = 255

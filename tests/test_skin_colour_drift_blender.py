@@ -12,12 +12,11 @@ import pytest
 
 from colour_reference import ciede2000, lab, nearest
 from formats.images.palette import quake_palette
-from image_files import reference_palette
+from image_files import reference_palette, write_pcx
 from test_md2_blender import export_md2, import_md2
 from test_md2_skins_blender import blender_model, image_rgba, md2_file, shown_image
 from test_mdl_blender import export_mdl
 from test_mdl_fullbright_blender import NOT_PLAYER, new_model
-from image_files import write_pcx
 
 
 def expected_worst(colour, palette, allowed) -> str:
