@@ -143,7 +143,9 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
     """One material per stored skin name; when none of them is found (or there are none), the
     model's own images beside it (:func:`find_own_skins`, then :func:`find_sized_skin`: looser names,
     only at the header's skin size) or the *Skin Image* option fill in.
-    Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported)."""
+    Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported).
+    PCX index 255 is shown with alpha 0 and cut out by the material, as Quake II's GL renderer does
+    (``ref_gl/gl_image.c`` GL_Upload8 gives it alpha 0; ``gl_rmisc.c`` GL_SetDefaultState alpha-tests)."""
     palette = quake2_palette() if options.pcx_colours == "GAME" else None
     named = list(dict.fromkeys(model.skins))
     lookups = [source.skin(skin) for skin in named]
