@@ -24,22 +24,15 @@ def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:
     return image
 
 
-def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.Image:
+def load_skin_image(path: Path, palette: np.ndarray | None = None,
+                    transparent: int | None = None) -> bpy.types.Image:
     """Load and pack the image at ``path``; raises FormatError or OSError if it cannot be read.
 
     An 8-bit PCX shows its indices through ``palette`` when given (the game's), else through the
-    palette stored in the file. The image remembers its file and packed data (see contract)."""
+    palette stored in the file; pixels of index ``transparent`` (Quake II's 255) get alpha 0. The
+    image remembers its file and packed data (see contract)."""
     if path.suffix.lower() == ".pcx":
-        try:
-            pcx = decode_pcx(path.read_bytes())
-        except FormatError as exc:
-            raise exc.with_filename(str(path))
-        rgba = pcx.rgba
-        if palette is not None and pcx.indices is not None:
-            rgba = rgba.copy()
-            rgba[..., :3] = palette[pcx.indices]
-        image = image_from_rgba(path.name, rgba)
-        _remember_indices(image, pcx.indices)
+        image = _pcx_image(path.name, path.read_bytes(), str(path), palette, transparent)
     else:
         try:
             image = bpy.data.images.load(str(path), check_existing=False)
@@ -55,21 +48,13 @@ def load_skin_image(path: Path, palette: np.ndarray | None = None) -> bpy.types.
 
 
 def skin_image_from_data(name: str, data: bytes, source: str, palette: np.ndarray | None = None,
-                         archive: Path | None = None, member: str = "") -> bpy.types.Image:
+                         archive: Path | None = None, member: str = "",
+                         transparent: int | None = None) -> bpy.types.Image:
     """:func:`load_skin_image` for a file held in memory (an archive member): PCX through our decoder,
     other formats packed as they are and decoded by Blender from the packed bytes. ``source`` names
     where the bytes came from (``pak0.pak:players/male/grunt.pcx``); nothing touches the disk."""
     if name.lower().endswith(".pcx"):
-        try:
-            pcx = decode_pcx(data)
-        except FormatError as exc:
-            raise exc.with_filename(source)
-        rgba = pcx.rgba
-        if palette is not None and pcx.indices is not None:
-            rgba = rgba.copy()
-            rgba[..., :3] = palette[pcx.indices]
-        image = image_from_rgba(name, rgba)
-        _remember_indices(image, pcx.indices)
+        image = _pcx_image(name, data, source, palette, transparent)
     else:
         image = bpy.data.images.new(name, 1, 1)
         image.pack(data=data, data_len=len(data))
@@ -82,6 +67,25 @@ def skin_image_from_data(name: str, data: bytes, source: str, palette: np.ndarra
     image[SOURCE_DIGEST] = packed_digest(image)
     if archive is not None:
         image[SOURCE_ARCHIVE], image[SOURCE_MEMBER] = str(archive), member
+    return image
+
+
+def _pcx_image(name: str, data: bytes, source: str, palette: np.ndarray | None,
+               transparent: int | None) -> bpy.types.Image:
+    """A packed image of PCX ``data`` that remembers its indices (8-bit), see :func:`load_skin_image`."""
+    try:
+        pcx = decode_pcx(data)
+    except FormatError as exc:
+        raise exc.with_filename(source)
+    rgba = pcx.rgba
+    if pcx.indices is not None and (palette is not None or transparent is not None):
+        rgba = rgba.copy()
+        if palette is not None:
+            rgba[..., :3] = palette[pcx.indices]
+        if transparent is not None:
+            rgba[..., 3] = np.where(pcx.indices == transparent, 0, 255)
+    image = image_from_rgba(name, rgba)
+    _remember_indices(image, pcx.indices)
     return image
 
 
@@ -136,8 +140,18 @@ def unchanged_source_file(image: bpy.types.Image) -> Path | None:
     return source if source.is_file() else None
 
 
-def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Material:
-    """A node material showing ``image`` with nearest-texel sampling, as the old engines did."""
+def has_holes(image: bpy.types.Image | None) -> bool:
+    """True for an image with a pixel of alpha below half (Quake II's index 255, see :func:`_pcx_image`)."""
+    if image is None or image.channels != 4 or image.size[0] * image.size[1] == 0:
+        return False
+    pixels = np.empty(len(image.pixels), dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    return bool((pixels[3::4] < 0.5).any())
+
+
+def skin_material(name: str, image: bpy.types.Image | None, holes: bool = False) -> bpy.types.Material:
+    """A node material showing ``image`` with nearest-texel sampling, as the old engines did; with
+    ``holes`` its alpha cuts the surface (Quake II alpha-tests its skins: index 255 is a hole)."""
     material = bpy.data.materials.new(name)
     mark_made(material)
     if bpy.app.version < (5, 0, 0):
@@ -152,6 +166,10 @@ def skin_material(name: str, image: bpy.types.Image | None) -> bpy.types.Materia
         tex.interpolation = "Closest"
         tex.location = (bsdf.location.x - 320, bsdf.location.y)
         tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+        if holes:
+            tree.links.new(tex.outputs["Alpha"], bsdf.inputs["Alpha"])
+            if hasattr(material, "surface_render_method"):       # EEVEE Next (4.2 on)
+                material.surface_render_method = "DITHERED"
     return material
 
 

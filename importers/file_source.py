@@ -371,12 +371,15 @@ class ArchiveSource(ModelSource):
         return choose_palette(self.game, self.files.archive, rapo)
 
 
-def load_found_image(found: FoundFile, palette: np.ndarray | None = None) -> bpy.types.Image:
+def load_found_image(found: FoundFile, palette: np.ndarray | None = None,
+                     transparent: int | None = None) -> bpy.types.Image:
     """The packed image of a found file: read from disk as before for a loose file, from memory for a
-    member. Raises FormatError (``ArchiveError`` for a broken member) or OSError."""
+    member (``transparent``: a PCX index shown with alpha 0). Raises FormatError (``ArchiveError`` for
+    a broken member) or OSError."""
     if found.path is not None:
-        return load_skin_image(found.path, palette)
-    return skin_image_from_data(found.name, found.read(), found.where, palette, found.archive, found.member)
+        return load_skin_image(found.path, palette, transparent)
+    return skin_image_from_data(found.name, found.read(), found.where, palette, found.archive, found.member,
+                                transparent)
 
 
 def remember_source(obj: bpy.types.Object, source: ModelSource) -> None:

@@ -25,9 +25,9 @@ from ..common.file_counts import record_counts
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
                                ST_INDEX_ATTRIBUTE)
-from ..common.skin_images import skin_material
+from ..common.skin_images import has_holes, skin_material
 from ..common.made_names import mark_made
-from ..formats.images.palette import quake2_palette
+from ..formats.images.palette import TRANSPARENT_INDEX, quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
@@ -146,7 +146,9 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
     """One material per stored skin name; when none of them is found (or there are none), the
     model's own images beside it (:func:`find_own_skins`, then :func:`find_sized_skin`: looser names,
     only at the header's skin size) or the *Skin Image* option fill in.
-    Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported)."""
+    Materials for images the file does not name are flagged ``MD2_SKIN_FOUND`` (never exported).
+    PCX index 255 is shown with alpha 0 and cut out by the material, as Quake II's GL renderer does
+    (``ref_gl/gl_image.c`` GL_Upload8 gives it alpha 0; ``gl_rmisc.c`` GL_SetDefaultState alpha-tests)."""
     palette = quake2_palette() if options.pcx_colours == "GAME" else None
     named = list(dict.fromkeys(model.skins))
     lookups = [source.skin(skin) for skin in named]
@@ -178,11 +180,11 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
                             "and no image of its own lies beside it)")
     materials = []
     for skin, image in zip(named, images):
-        material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image)
+        material = skin_material(Path(skin.replace("\\", "/")).stem or "skin", image, has_holes(image))
         material[MD2_SKIN] = skin
         materials.append(material)
     for image in extra:
-        material = skin_material(Path(image.name).stem if image is not None else "skin", image)
+        material = skin_material(Path(image.name).stem if image is not None else "skin", image, has_holes(image))
         material[MD2_SKIN_FOUND] = True
         materials.append(material)
     return materials
@@ -190,7 +192,7 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
 
 def _load(source: ModelSource, image: FoundFile, palette, result: ImportResult) -> bpy.types.Image | None:
     try:
-        return load_found_image(image, palette)
+        return load_found_image(image, palette, TRANSPARENT_INDEX)
     except (FormatError, OSError) as exc:
         result.warnings.append(f"{source.label}: skin {image.name} could not be loaded: {exc}")
         return None

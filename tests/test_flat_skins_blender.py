@@ -70,16 +70,22 @@ def test_md2_procedural_material_gets_a_flat_skin_of_its_base_colour(bpy_scene, 
     assert (colours == nearest(quake2_palette(), expected)).all()
 
 
-def test_md2_without_a_material_names_no_skin_and_says_so(bpy_scene, tmp_path, capsys):
+def test_md2_without_a_material_gets_a_grey_skin_and_says_so(bpy_scene, tmp_path, capsys):
     bpy = bpy_scene
     bpy.ops.mesh.primitive_cube_add()
     obj = bpy.context.active_object
     path = tmp_path / "baseq2" / "models" / "prop" / "box.md2"
     capsys.readouterr()
     model = parse_md2(export_md2(bpy, obj, path))
-    assert model.skins == []
-    assert "has no material, so the MD2 names no skin" in capsys.readouterr().out
-    assert [p.name for p in path.parent.iterdir()] == ["box.md2"]
+    assert model.skins == ["models/prop/box_skin.pcx"]
+    grey = linear_to_srgb([0.8, 0.8, 0.8])          # Blender's colour for faces without a material
+    assert (f"{obj.name} has no material: skin 'models/prop/box_skin.pcx' is a flat "
+            f"{model.skin_width}x{model.skin_height} skin of Blender's grey {tuple(grey.tolist())}"
+            in capsys.readouterr().out)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["box.md2", "box_skin.pcx"]
+    indices, palette = read_pcx((path.parent / "box_skin.pcx").read_bytes())
+    assert indices.shape == (model.skin_height, model.skin_width)
+    assert (palette[indices].reshape(-1, 3) == nearest(quake2_palette(), grey)).all()
 
 
 def test_mdl_without_a_material_gets_a_grey_skin(bpy_scene, tmp_path, capsys):

@@ -102,8 +102,13 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                            None if packed is None else packed.corner_uvs)
     if degenerate is not None:
         tri_xyz = insert_at(tri_xyz, degenerate["xyz"], degenerate["index"])
+    grey = None
     if packed is None:
         skins, skin_images = _skins(first, [p.obj for p in parts], options.skin_folder, (skin_width, skin_height))
+        if not skins and first.data.get(MD2_FRAMES) is None:      # made in Blender without any material
+            grey = FlatSkin.of(None, skin_width, skin_height)
+            skins = [new_skin_name(options.skin_folder, f"{options.model_stem or first.name}_skin")]
+            skin_images = {skins[0]: grey}
     else:
         skins = [new_skin_name(options.skin_folder, f"{options.model_stem or first.name}_skin")]
         skin_images = {skins[0]: packed}
@@ -123,15 +128,13 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     result.warnings += [kept_note] if kept_note else []
     if size_note:
         (result.warnings if size_note.startswith("the imported") else result.info).append(size_note)
-    if not skins and first.data.get(MD2_FRAMES) is None:
-        result.warnings.append(f"{first.name} has no material, so the MD2 names no skin: Quake II draws it with "
-                               "its no-texture pattern (a player's skin comes from the player's folder); give it "
-                               "a material with an image or a base colour")
     for name, image in skin_images.items():
         if isinstance(image, FlatSkin):
             written = "; Skins: Names Only, so it is not written" if options.skins == "NAMES" else ""
-            result.warnings.append(f"{image.label} has no image: skin {name!r} is a flat skin of its base colour "
-                                   f"{image.colour[:3]}{written}")
+            what = (f"{first.name} has no material: skin {name!r} is a flat {skin_width}x{skin_height} skin of "
+                    f"Blender's grey" if image is grey else f"{image.label} has no image: skin {name!r} is a flat "
+                    "skin of its base colour")
+            result.warnings.append(f"{what} {image.colour[:3]}{written}")
     note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"
@@ -332,7 +335,8 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str
     """Skin paths from the materials (the imported path, else ``<folder>/<image or material>.pcx``)
     and the image of each; materials the import added for images the file does not name are left out.
     A new material without an image gets a :class:`FlatSkin` of its base colour, so every skin the
-    file names is written (a model made in Blender without any material names no skin, with a warning)."""
+    file names is written (a model made in Blender without any material gets one of Blender's grey,
+    named after the model, in :func:`build_md2`)."""
     names: list[str] = []
     images: dict = {}
     for obj in objects:

@@ -10,11 +10,15 @@ export folder or that game folder: a name that is absolute, has a drive letter o
 ``..``, or whose target leaves through a symlink, is written beside the model instead, with a warning.
 
 PCX skins are 8-bit run-length PCX in the Quake II palette (nearest by CIEDE2000, optional
-dithering; index 255 only for pixels with alpha below 0.5; pixels of an imported PCX that still
-show their colour keep their index, so repeated colours such as 0 = 127 = 143 = 175 do not move).
+dithering; index 255 exactly for pixels with alpha below 0.5, as the import shows 255 with alpha 0;
+pixels of an imported PCX that still show their colour keep their index, so repeated colours such
+as 0 = 127 = 143 = 175 do not move; one report line counts the pixels whose colour moved visibly,
+:mod:`...formats.images.colour_drift`).
 Quake II has no fullbright range and no shirt/pants recolouring: its GL renderer expands every
 index through ``d_8to24table`` with only 255 made transparent (id-Software/Quake-2
-``ref_gl/gl_image.c`` ``Draw_GetPalette``), so no mask and no avoided ranges apply; PNG and TGA are true colour, for
+``ref_gl/gl_image.c`` ``Draw_GetPalette`` and ``GL_Upload8``; the alpha test is
+on for every surface, ``ref_gl/gl_rmisc.c`` ``GL_SetDefaultState``), so no mask and no avoided
+ranges apply; PNG and TGA are true colour, for
 source ports that load them in place of the PCX name. An imported image nobody changed is
 copied byte for byte when its file has the target's format; an existing file at the target is
 replaced only by an image made or edited in Blender.
@@ -32,7 +36,8 @@ import bpy
 from ...common.contract import SOURCE_PATH
 from ...common.skin_images import image_unchanged, stored_pcx_indices, unchanged_member_bytes
 from ...formats.errors import FormatError
-from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette, rgba_to_indices
+from ...formats.images.colour_drift import drift_report
+from ...formats.images.palette import TRANSPARENT_INDEX, match_palette, quake2_palette
 from ...formats.images.pcx import decode_pcx, encode_pcx
 from ...formats.images.skin_limits import QUAKE2_PCX, fit_size, resample
 from ...formats.images.truecolour import encode_png, encode_tga
@@ -139,10 +144,13 @@ def pcx_fitted(rgba: np.ndarray) -> tuple[np.ndarray, str]:
                                           f"skins up to 640x480 and {QUAKE2_PCX.pixels} pixels)")
 
 
-def encode_skin(rgba: np.ndarray, mode: str, dither: bool, keep: np.ndarray | None = None) -> bytes:
+def encode_skin(rgba: np.ndarray, mode: str, dither: bool, keep: np.ndarray | None = None,
+                drifts: list | None = None, label: str = "") -> bytes:
     """The skin file's bytes in ``mode`` ('PCX', 'PNG', 'TGA'); a PCX larger than Quake II loads is
-    scaled down first (:func:`pcx_fitted`). PCX: a pixel still showing the colour of its ``keep`` index
-    (the PCX it was imported from) keeps that index."""
+    scaled down first (:func:`pcx_fitted`). PCX: a pixel with alpha below half is index 255, which
+    Quake II draws as a hole; an opaque pixel still showing the colour of its ``keep`` index (the PCX
+    it was imported from) keeps that index, the others get the nearest of 0-254; ``drifts`` gets
+    ``(label, ColourDrift)`` of the matched pixels (:mod:`...formats.images.colour_drift`)."""
     if mode == "PNG":
         return encode_png(rgba)
     if mode == "TGA":
@@ -151,8 +159,12 @@ def encode_skin(rgba: np.ndarray, mode: str, dither: bool, keep: np.ndarray | No
     palette = quake2_palette()
     if keep is not None and keep.shape != rgba.shape[:2]:
         keep = None
-    indices = rgba_to_indices(rgba, palette, dither=dither, ordinary=(0, TRANSPARENT_INDEX), keep=keep)
-    indices[rgba[..., 3] < 128] = TRANSPARENT_INDEX
+    transparent = rgba[..., 3] < 128
+    indices, drift = match_palette(rgba, palette, dither=dither, ordinary=(0, TRANSPARENT_INDEX), keep=keep,
+                                   skip=transparent)
+    indices[transparent] = TRANSPARENT_INDEX
+    if drifts is not None:
+        drifts.append((label, drift))
     return encode_pcx(indices, palette)
 
 
@@ -169,6 +181,7 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
     files: list[SkinFile] = []
     warnings: list[str] = []
     planned: set[Path] = set()
+    drifts: list = []
     for name in skins:
         image = images.get(name)
         if image is None:
@@ -182,7 +195,7 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
         if not isinstance(image, bpy.types.Image):
             rgba, scaled = pcx_fitted(image.rgba()) if mode == "PCX" else (image.rgba(), "")
             try:
-                data = encode_skin(rgba, mode, dither)
+                data = encode_skin(rgba, mode, dither, drifts=drifts, label=f"skin {name!r}")
             except FormatError as exc:
                 raise ExportError(f"packed skin {name!r}: {exc}") from exc
             note = getattr(image, "note", None) or f"packing the images of {len(image.sources)} materials"
@@ -203,7 +216,7 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
                 continue
             rgba, scaled = pcx_fitted(image_rgba(image)) if mode == "PCX" else (image_rgba(image), "")
             try:
-                data = encode_skin(rgba, mode, dither, stored_pcx_indices(image))
+                data = encode_skin(rgba, mode, dither, stored_pcx_indices(image), drifts, f"skin {name!r}")
             except FormatError as exc:
                 raise ExportError(f"skin {name!r} (image {image.name!r}): {exc}") from exc
             note = f"{mode} from image {image.name!r}{scaled}"
@@ -213,6 +226,9 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
                                 "in Blender")
             continue
         files.append(SkinFile(target, data, note))
+    moved = drift_report(drifts)
+    if moved:
+        warnings.append(moved)
     if not any("/" in s.replace("\\", "/") for s in skins if images.get(s) is not None) and files:
         warnings.append("skin names carry no game path, so the game will not find them; export under "
                         "<game>/models/... or <game>/players/..., or set Skin Path")

@@ -25,10 +25,10 @@ from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
                                   serialize_mdl)
 from ...formats.mdl.texcoords import assign_texcoords
-from ...formats.images.palette import PLAYER_RANGES, game_palette, rgba_to_indices
+from ...formats.images.palette import PLAYER_RANGES, game_palette
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
-from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INDICES, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
+from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
@@ -42,8 +42,8 @@ from ..sampling.planned import PlannedExport
 from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
-from ...formats.images.skin_limits import SkinBox, fit_size, resample
-from .fullbright import far_from_fullbright, fullbright_pixels
+from ...formats.images.skin_limits import SkinBox, fit_size
+from .skin_indices import SkinConverter
 from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
@@ -101,14 +101,16 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     player, note = player_colours(first, shown, options.player_colours, options.file_name, game)
     info.append(note)
     avoid = () if player else PLAYER_RANGES
+    convert = SkinConverter(palette, options.dither, avoid, warnings)
     if packed is None:
-        skins, width, height, scaled = _skins(first, palette, options, warnings, limits, info, avoid)
+        skins, width, height, scaled = _skins(first, convert, options, limits, info)
         note = alternate_note(parts, options.materials)
         info += [note] if note else []
     else:
-        skins, width, height = _packed_skins(packed, palette, options.dither, avoid, warnings)
+        skins, width, height = _packed_skins(packed, convert)
         scaled = False
         info.append(packed.report("0"))
+    convert.report()
     names = exported.names
     positions, tris_ccw, uvs = sampled.positions, sampled.triangles, sampled.uvs
     if packed is not None:
@@ -310,48 +312,15 @@ def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[floa
     return float(np.linalg.norm(corner)), float(areas.mean()) if len(areas) else 0.0
 
 
-def _image_rgba(image: bpy.types.Image) -> np.ndarray:
-    width, height = image.size
-    pixels = np.empty(width * height * 4, dtype=np.float32)
-    image.pixels.foreach_get(pixels)
-    return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
-
-
-def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str],
-                   size: tuple[int, int] | None = None) -> np.ndarray:
-    """Palette indices of ``image``: the pixels :func:`.fullbright.fullbright_pixels` picks (its
-    ``mask``; a repainted pixel whose mask was left as imported follows its colour) get 224-255, all
-    others 0-223 outside ``avoid``; a pixel still showing the colour of the index it was imported
-    with, in the same fullbright class, keeps that index; ``size``: scaled down to (width, height)
-    first, with its mask. Warns when masked pixels are far from every fullbright colour."""
-    rgba = _image_rgba(image)
-    mask_rgba = _image_rgba(mask) if mask is not None and tuple(mask.size) == tuple(image.size) else None
-    keep = None
-    if size is not None and size != (rgba.shape[1], rgba.shape[0]):      # scaled: no pixel keeps its index
-        rgba = resample(rgba, *size)
-        mask_rgba = resample(mask_rgba, *size) if mask_rgba is not None else None
-    else:
-        stored = image.get(INDICES)
-        if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
-            keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
-    emissive = fullbright_pixels(rgba, mask_rgba, keep, palette)
-    indices = rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
-    count = far_from_fullbright(rgba, emissive, indices, palette) if emissive is not None else 0
-    if count:
-        warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
-                        "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
-                        "black there to keep them lit")
-    return indices
-
-
-def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits: MdlLimits,
-           info: list[str], avoid) -> tuple[list[MdlSkin], int, int, bool]:
+def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLimits,
+           info: list[str]) -> tuple[list[MdlSkin], int, int, bool]:
     """The skin slots, their width (a multiple of 4) and height, and whether the images were scaled
     down: images larger than the target's engine loads (Quake: 480 high and GLQuake's 640*480 pixels,
     :mod:`...formats.images.skin_limits`) are scaled down with the aspect kept, the report says to what;
     the size an imported MDL had is kept (its skins keep their palette indices). A material without an
     image gives a flat skin of its base colour (after the image skins, so skin 0 stays an image), no
     material at all one of Blender's grey; the warnings say so. New colours stay out of ``avoid``."""
+    warnings = convert.warnings
     slots, flat = [], []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
@@ -388,9 +357,8 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
     skins = []
     for material, pairs, intervals in slots + flat:
         if pairs is None:
-            colour = FlatSkin.of(material, 1, 1)
-            index = rgba_to_indices(colour.rgba(), palette, avoid=avoid)[0, 0]
-            skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
+            colour = FlatSkin.of(material, padded, height)
+            skins.append(MdlSkin(None, convert.colours(colour.rgba(), colour.label, dither=False)[None]))
             warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
                             f"{colour.colour[:3]}")
             continue
@@ -399,35 +367,33 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
             if tuple(image.size) != source_size:
                 raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
                                   f"the model's skins are {source_size[0]}x{source_size[1]}")
-            indices = _image_indices(image, mask, palette, options.dither, avoid, warnings, size)
+            indices = convert.image(image, mask, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))
         group = intervals is not None and len(intervals) == len(images) and len(images) > 1
         if not group:
             images = images[:1]
         skins.append(MdlSkin(np.array(intervals, np.float32) if group else None, np.stack(images)))
     if not skins:
-        grey = FlatSkin.of(None, 1, 1)
+        grey = FlatSkin.of(None, padded, height)
         warnings.append(f"{obj.name} has no material: wrote a flat {padded}x{height} skin of Blender's grey "
                         f"{grey.colour[:3]}")
-        index = rgba_to_indices(grey.rgba(), palette, avoid=avoid)[0, 0]
-        skins.append(MdlSkin(None, np.full((1, height, padded), index, np.uint8)))
+        skins.append(MdlSkin(None, convert.colours(grey.rgba(), grey.label, dither=False)[None]))
     return skins, padded, height, size is not None
 
 
-def _packed_skins(packed: PackedSkin, palette: np.ndarray, dither: bool, avoid,
-                  warnings: list[str]) -> tuple[list[MdlSkin], int, int]:
+def _packed_skins(packed: PackedSkin, convert: SkinConverter) -> tuple[list[MdlSkin], int, int]:
     """One skin: each source converted to the palette on its own (an imported image keeps its
     indices, fullbright masks apply), then packed; a source scaled down to fit takes every n-th texel."""
     cells = []
     for source in packed.sources:
         if source.image is not None:
-            indices = _image_indices(source.image, source.mask, palette, dither, avoid, warnings)
+            indices = convert.image(source.image, source.mask)
             if source.fitted is not None:       # scaled down to fit: every n-th texel, indices and masks kept
                 (w, h), (own_w, own_h) = source.fitted, source.own_size
                 indices = indices[(np.arange(h) * own_h) // h][:, (np.arange(w) * own_w) // w]
             cells.append(indices)
         else:
-            cells.append(rgba_to_indices(source.rgba(), palette, dither=dither, avoid=avoid))
+            cells.append(convert.colours(source.rgba(), source.label))
     atlas = pack_images(cells, packed.layout, fill=0)
     return [MdlSkin(None, atlas[None])], packed.layout.width, packed.layout.height
 

@@ -33,7 +33,10 @@ from .planned import model_label
 
 MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
 COLOUR_CELL = 4          # pixels per side of the cell of a material without an image
-_DEFAULT_GREY = (0.8, 0.8, 0.8, 1.0)   # Blender's colour for faces without a material
+# Blender's colour for faces without a material (linear; sRGB 231): the default material it draws
+# them with in Solid and Material Preview (blender/blender source/blender/makesdna/DNA_material_defaults.h,
+# _DNA_DEFAULT_Material .r = .g = .b = 0.8)
+_DEFAULT_GREY = (0.8, 0.8, 0.8, 1.0)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
+from .colour_drift import VISIBLE_DIFFERENCE, ColourDrift
 
 FULLBRIGHT_START = 224
 TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (format-notes "MD2 skins")
@@ -144,6 +145,21 @@ def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(dl * dl + dc * dc + dh_term * dh_term + r_t * dc * dh_term, 0.0))
 
 
+def measure_drift(colours: np.ndarray, palette: np.ndarray, found: np.ndarray, counts: np.ndarray) -> ColourDrift:
+    """The :class:`.colour_drift.ColourDrift` of distinct sRGB ``colours`` (n, 3) written as palette
+    indices ``found`` (n,), each standing for ``counts`` pixels."""
+    if not len(colours):
+        return ColourDrift()
+    palette = _check_palette(palette)
+    difference = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[found]))
+    far = difference > VISIBLE_DIFFERENCE
+    if not far.any():
+        return ColourDrift()
+    worst = int(np.argmax(difference))
+    return ColourDrift(int(counts[far].sum()), tuple(int(c) for c in colours[worst]), int(found[worst]),
+                       tuple(int(c) for c in palette[found[worst]]), float(difference[worst]))
+
+
 def _seventh(x: np.ndarray) -> np.ndarray:
     square = x * x
     return square * square * square * x
@@ -223,7 +239,17 @@ class _Matcher:
 def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,
                     dither: bool = False, ordinary: tuple[int, int] = (0, FULLBRIGHT_START),
                     avoid: tuple[tuple[int, int], ...] = (), keep: np.ndarray | None = None) -> np.ndarray:
-    """(h, w) uint8 palette indices for an (h, w, 3 or 4) image with values 0..255 (alpha ignored).
+    """(h, w) uint8 palette indices for an (h, w, 3 or 4) image with values 0..255 (alpha ignored);
+    :func:`match_palette` without its report."""
+    return match_palette(rgba, palette, emissive_mask, dither, ordinary, avoid, keep)[0]
+
+
+def match_palette(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,
+                  dither: bool = False, ordinary: tuple[int, int] = (0, FULLBRIGHT_START),
+                  avoid: tuple[tuple[int, int], ...] = (), keep: np.ndarray | None = None,
+                  skip: np.ndarray | None = None) -> tuple[np.ndarray, ColourDrift]:
+    """(h, w) uint8 palette indices for an (h, w, 3 or 4) image with values 0..255 (alpha ignored),
+    and how far the matched pixels' colours moved (:class:`.colour_drift.ColourDrift`).
 
     Pixels where ``emissive_mask`` is True get an index in 224..255, all others one in 0..223
     (``ordinary`` = (lo, hi) sets that range instead; Quake II uses (0, 255) and no mask), never
@@ -238,6 +264,10 @@ def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.nda
     the image is swept in w + 2h such wavefronts, each matched in one vectorised step, which
     gives exactly the result of the usual pixel-by-pixel scan.  An image made only of palette
     colours has zero error everywhere, so dithering leaves it unchanged.
+    ``skip`` (h, w) bool: pixels the caller decides (Quake II's transparent ones): not matched, come out
+    0, neither take nor spread error.  The drift counts the matched pixels outside the mask (kept and
+    skipped ones did not change; masked ones have their own report), each against the nearest colour
+    it may take (with dithering too: the colour, not the dither pattern, is what moved).
     """
     palette = _check_palette(palette)
     image = np.asarray(rgba)
@@ -257,13 +287,16 @@ def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.nda
     matcher = _Matcher(palette, (allowed, np.arange(FULLBRIGHT_START, 256)))
     rgb = image[..., :3]
     kept = _kept_pixels(rgb, palette, emissive, keep, ordinary)
-    if not dither:
-        out = _match_distinct(matcher, rgb, emissive, ~kept)
-    else:
-        out = _dither(matcher, rgb.astype(np.float64), emissive, kept)
+    fixed = kept if skip is None else kept | np.asarray(skip, dtype=bool)
+    out, colours, found, counts = _match_distinct(matcher, rgb, emissive, ~fixed)
+    if dither:
+        out = _dither(matcher, rgb.astype(np.float64), emissive, fixed)
+        out[fixed] = 0
     if keep is not None:
         out[kept] = np.asarray(keep)[kept]
-    return out
+    ordinary_colours = ~colours[:, 3].astype(bool)
+    drift = measure_drift(colours[ordinary_colours, :3], palette, found[ordinary_colours], counts[ordinary_colours])
+    return out, drift
 
 
 def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, keep, ordinary) -> np.ndarray:
@@ -278,16 +311,17 @@ def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, kee
     return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
 
 
-def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray) -> np.ndarray:
-    """Match each distinct (colour, class) of the ``todo`` pixels once (others are left 0)."""
+def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray):
+    """Match each distinct (colour, class) of the ``todo`` pixels once (others are left 0): the
+    indices, the distinct (r, g, b, emissive) values, the index found for each and its pixel count."""
     values = np.clip(np.rint(rgb.astype(np.float64)), 0, 255).astype(np.int64)
     keys = (values[..., 0] << 16 | values[..., 1] << 8 | values[..., 2]) | (emissive.astype(np.int64) << 24)
     out = np.zeros(keys.shape, dtype=np.uint8)
-    unique, inverse = np.unique(keys[todo], return_inverse=True)
-    colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255], axis=1).astype(np.float64)
-    found = matcher.nearest(colours, (unique >> 24).astype(bool))
+    unique, inverse, counts = np.unique(keys[todo], return_inverse=True, return_counts=True)
+    colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255, unique >> 24], axis=1)
+    found = matcher.nearest(colours[:, :3].astype(np.float64), colours[:, 3].astype(bool))
     out[todo] = found[inverse.ravel()]
-    return out
+    return out, colours, found, counts
 
 
 def _dither(matcher: _Matcher, work: np.ndarray, emissive: np.ndarray, kept: np.ndarray) -> np.ndarray:

@@ -1,0 +1,78 @@
+"""MDL skin images -> palette indices, with the reports the conversion owes the user.
+
+Per image: the pixels :func:`.fullbright.fullbright_pixels` picks (its mask; a repainted pixel whose
+mask was left as imported follows its colour) get 224-255, all others 0-223 outside ``avoid``; a
+pixel still showing the colour of the index it was imported with, in the same fullbright class,
+keeps that index. Over the whole export: one line for masked pixels far from every fullbright
+colour per image (as before), and one line counting the new or edited pixels whose colour has no
+palette colour within a visible difference, with the worst (:mod:`...formats.images.colour_drift`).
+Quake's index 255 is an ordinary fullbright colour in alias skins, never a hole: GLQuake uploads
+them without alpha (id-Software/Quake ``WinQuake/gl_model.c`` Mod_LoadAllSkins, ``GL_LoadTexture(...,
+true, false)``), so no pixel is transparent here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import bpy
+
+from ...common.contract import INDICES
+from ...formats.images.colour_drift import drift_report
+from ...formats.images.palette import match_palette
+from ...formats.images.skin_limits import resample
+from .fullbright import far_from_fullbright, fullbright_pixels
+
+
+def image_rgba(image: bpy.types.Image) -> np.ndarray:
+    """(h, w, 4) uint8 of a 4-channel Blender image, top row first."""
+    width, height = image.size
+    pixels = np.empty(width * height * 4, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
+
+
+@dataclass
+class SkinConverter:
+    """Converts an export's skins to ``palette`` and gathers the warnings (``warnings`` is the build's list)."""
+    palette: np.ndarray
+    dither: bool
+    avoid: tuple
+    warnings: list[str]
+    drifts: list = field(default_factory=list)
+
+    def image(self, image, mask, size: tuple[int, int] | None = None) -> np.ndarray:
+        """Palette indices of ``image`` (and its fullbright ``mask``); ``size``: scaled down to (width,
+        height) first, with its mask (no pixel keeps its index then)."""
+        rgba = image_rgba(image)
+        mask_rgba = image_rgba(mask) if mask is not None and tuple(mask.size) == tuple(image.size) else None
+        keep = None
+        if size is not None and size != (rgba.shape[1], rgba.shape[0]):
+            rgba = resample(rgba, *size)
+            mask_rgba = resample(mask_rgba, *size) if mask_rgba is not None else None
+        else:
+            stored = image.get(INDICES)
+            if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
+                keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
+        emissive = fullbright_pixels(rgba, mask_rgba, keep, self.palette)
+        indices, drift = match_palette(rgba, self.palette, emissive, dither=self.dither, avoid=self.avoid, keep=keep)
+        self.drifts.append((f"skin image {image.name!r}", drift))
+        count = far_from_fullbright(rgba, emissive, indices, self.palette) if emissive is not None else 0
+        if count:
+            self.warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far "
+                                 "from every fullbright colour (224-255) and were written as the nearest one; paint "
+                                 "the mask black there to keep them lit")
+        return indices
+
+    def colours(self, rgba: np.ndarray, label: str, dither: bool = True) -> np.ndarray:
+        """Palette indices of pixels made at export (a colour cell; a flat skin, never dithered), none
+        fullbright."""
+        indices, drift = match_palette(rgba, self.palette, dither=self.dither and dither, avoid=self.avoid)
+        self.drifts.append((label, drift))
+        return indices
+
+    def report(self) -> None:
+        """Add the one colour-drift line to the warnings, if any pixel moved visibly."""
+        line = drift_report(self.drifts)
+        if line:
+            self.warnings.append(line)
