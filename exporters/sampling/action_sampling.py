@@ -205,13 +205,22 @@ def ended_actions(actions: list[tuple[bpy.types.Action, bpy.types.ID]], step: in
             if len(action_frames(action, 1, every, target)) > len(action_frames(action, 1, every))]
 
 
-def ends_elsewhere(action: bpy.types.Action, target: bpy.types.ID) -> bool:
-    """True if a channel of ``action`` on ``target`` has another value at the end of the action's
-    frame range than at its start. Each action plays alone from rest (:mod:`.action_playback`), so
-    equal channels are an equal pose: known from the F-curves before any frame is sampled."""
+def ends_elsewhere(action: bpy.types.Action, target: bpy.types.ID | None) -> bool:
+    """True if a channel of ``action`` on ``target`` (None: any slot) has another value at the end of
+    the action's frame range than at its start. Each action plays alone from rest
+    (:mod:`.action_playback`), so equal channels are an equal pose: known from the F-curves before
+    any frame is sampled."""
     first, last = (float(round(f)) for f in action.frame_range)
-    return any(abs(fc.evaluate(last) - fc.evaluate(first)) > _END_TOLERANCE
-               for fc in action_fcurves(action, target) if not fc.mute)
+    fcurves = action_fcurves(action, target) if target is not None else _all_fcurves(action)
+    return any(abs(fc.evaluate(last) - fc.evaluate(first)) > _END_TOLERANCE for fc in fcurves if not fc.mute)
+
+
+def _all_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
+    """Every F-curve of ``action``, of all its slots (4.4+) or its own (4.2, 4.3)."""
+    if hasattr(action, "layers"):
+        return [fc for layer in action.layers for strip in layer.strips
+                for bag in getattr(strip, "channelbags", ()) for fc in bag.fcurves]
+    return list(action.fcurves)
 
 
 @dataclass
