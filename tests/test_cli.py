@@ -100,7 +100,9 @@ def test_info_summarises_an_md2_player(run):
     assert "Quake II MD2 version 8, 303988 bytes" in out
     assert "vertices 345, triangles 674, frames 198, skins 1" in out
     assert "models/maxx/skin.pcx: MISSING" in out
-    assert "animations (16):" in out and "stand    frames 0-39 (40)" in out and "death    frames 178-197 (20)" in out
+    # Quake II's 20 player animations (m_player.h): pain101..pain304 and death101..death308 are three each
+    assert "animations (20):" in out and "stand    frames 0-39 (40)" in out and "pain1    frames 54-57 (4)" in out
+    assert "death1   frames 178-183 (6)" in out and "death3   frames 190-197 (8)" in out
     assert "within Quake II's limits" in out
 
 

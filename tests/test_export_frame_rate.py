@@ -90,15 +90,20 @@ def test_game_rate_samples_every_tenth_of_a_second(bpy_scene, tmp_path, capfd, k
     obj, rate = animated_scene(bpy, fps, fps_base)
     positions, half, _ = decoded(kind, export(bpy, obj, tmp_path / f"m.{kind}"))
     scene = bpy.context.scene
-    # k / 10 s for every k whose scene time is within the range: SECONDS * 10 frames
-    expected_count = SECONDS * 10
-    assert len(positions) == expected_count
+    # k / 10 s for every k whose scene time is within the range (SECONDS * 10 frames), then the
+    # range's last frame, which those steps pass by and where the sphere is elsewhere than at the start
+    times = [scene.frame_start + k / 10 * rate for k in range(SECONDS * 10)]
+    assert times[-1] < scene.frame_end < times[-1] + rate / 10
+    times.append(scene.frame_end)
+    assert len(positions) == len(times)
     assert scene.frame_current == 1 and scene.frame_subframe == 0.0       # put back
-    for k in range(expected_count):
-        truth = blender_positions(bpy, obj, scene.frame_start + k / 10 * rate)
+    for k, time in enumerate(times):
+        truth = blender_positions(bpy, obj, time)
         assert within_half_a_step(positions[k], half[k], truth), k
-    assert f"Frame rate: Game, 10 per second: {expected_count} frame(s), one every {rate / 10:.4g} scene frames" \
-        in capfd.readouterr().out
+    out = capfd.readouterr().out
+    assert f"Frame rate: Game, 10 per second: {len(times)} frame(s), one every {rate / 10:.4g} scene frames" in out
+    assert f"End pose added: 1 animation(s) gained their last pose as a frame (the game rate passed it by): " \
+           f"'frames 1-{scene.frame_end}'" in out
 
 
 @pytest.mark.parametrize("kind", ("md2", "mdl"))
@@ -130,7 +135,7 @@ def test_markers_name_the_game_rate_frames(bpy_scene, tmp_path):
     scene.timeline_markers.new("jump", frame=40)       # between k = 16 (scene frame 39.4) and k = 17 (41.8)
     _, _, names = decoded("md2", export(bpy, obj, tmp_path / "m.md2"))
     assert names == ([f"idle{i:02d}" for i in range(1, 11)] + [f"run{i:02d}" for i in range(1, 8)]
-                     + [f"jump{i:02d}" for i in range(1, 4)])
+                     + [f"jump{i:02d}" for i in range(1, 5)])     # jump04: the end pose, frame 48
 
 
 def test_actions_sample_at_the_game_rate(bpy_scene, tmp_path):
@@ -139,8 +144,8 @@ def test_actions_sample_at_the_game_rate(bpy_scene, tmp_path):
     action = obj.animation_data.action
     first, last = (int(round(f)) for f in action.frame_range)
     positions, half, names = decoded("md2", export(bpy, obj, tmp_path / "a.md2", frame_source="ACTIONS"))
-    times = [first + k * rate / 10 for k in range(int((last - first) / (rate / 10) + 1e-6) + 1)]
-    assert len(positions) == len(times) == SECONDS * 10
+    times = [first + k * rate / 10 for k in range(int((last - first) / (rate / 10) + 1e-6) + 1)] + [last]
+    assert len(positions) == len(times) == SECONDS * 10 + 1          # and the end pose
     assert names == [f"{action.name}{i:02d}" for i in range(1, len(times) + 1)]
     for k in (0, 7, len(times) - 1):
         assert within_half_a_step(positions[k], half[k], blender_positions(bpy, obj, times[k])), k

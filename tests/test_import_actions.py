@@ -115,3 +115,29 @@ def test_an_untouched_import_as_actions_exports_the_same_bytes(bpy_scene, tmp_pa
         out = tmp_path / f"out_{frame_source}.{fmt}"
         assert getattr(bpy.ops.export_scene, fmt)(filepath=str(out), frame_source=frame_source) == {"FINISHED"}
         assert out.read_bytes() == data, frame_source
+
+
+@pytest.mark.parametrize("mode", ["TIMELINE", "ACTIONS"])
+def test_a_quake2_player_shows_its_20_animations_and_writes_back_the_same_bytes(bpy_scene, tmp_path, mode):
+    """Issue 29: pain101..pain304 and death101..death308 are pain1..3 and death1..3 (m_player.h), in
+    the sidebar list, the markers and the actions; the untouched player exports as it was."""
+    from test_animation_groups import m_player_names
+    from test_q2_player import TABLE
+    bpy = bpy_scene
+    model = grid_model(nx=3, ny=2, frames=198)
+    model.frame_names = m_player_names()
+    data = serialize_md2(model)
+    (tmp_path / "tris.md2").write_bytes(data)
+    obj = import_file(bpy, "md2", tmp_path / "tris.md2", animations=mode)
+    items = obj.classic_model.animations
+    assert [(i.name, i.frame_end - i.frame_start + 1) for i in items] == TABLE
+    starts = [sum(n for _, n in TABLE[:k]) for k in range(len(TABLE))]
+    if mode == "TIMELINE":
+        markers = sorted((m.frame, m.name) for m in bpy.context.scene.timeline_markers)
+        assert markers == [(1 + s, name) for s, (name, _) in zip(starts, TABLE)]
+    else:
+        assert [i.action.name for i in items] == [name for name, _ in TABLE]
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other == obj)
+    assert bpy.ops.export_scene.md2(filepath=str(tmp_path / "out.md2")) == {"FINISHED"}
+    assert (tmp_path / "out.md2").read_bytes() == data

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from animation_reference import reference_animations
 from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
 from conftest import CORPUS, corpus_params
 from formats.md2.codec import parse_md2, serialize_md2
@@ -55,12 +56,11 @@ def test_import_matches_independent_decode(bpy_scene, path):
     scene = bpy.context.scene
     assert scene.render.fps == 10
     assert (scene.frame_start, scene.frame_end) == (1, len(ref.frame_names))
-    starts = [i for i, n in enumerate(ref.frame_names)
-              if i == 0 or re.sub(r"\d+$", "", n) != re.sub(r"\d+$", "", ref.frame_names[i - 1])]
-    assert sorted((m.frame, m.name) for m in scene.timeline_markers) == \
-        sorted((1 + i, re.sub(r"\d+$", "", ref.frame_names[i])) for i in starts)
+    animation = reference_animations(ref.frame_names)
+    starts = [i for i in range(len(animation)) if i == 0 or animation[i] != animation[i - 1]]
+    assert sorted((m.frame, m.name) for m in scene.timeline_markers) == sorted((1 + i, animation[i]) for i in starts)
     anims = obj.classic_model.animations
-    assert [(a.name, a.frame_start) for a in anims] == [(re.sub(r"\d+$", "", ref.frame_names[i]), 1 + i) for i in starts]
+    assert [(a.name, a.frame_start) for a in anims] == [(animation[i], 1 + i) for i in starts]
 
 
 @pytest.mark.parametrize("path", VALID[:1] + VALID[-1:])

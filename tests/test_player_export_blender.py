@@ -240,18 +240,28 @@ def test_standard_actions_come_first_and_the_others_follow_in_list_order(bpy_sce
 
 
 @pytest.mark.parametrize("rate, last, message", [
-    # 96 scene frames at 24 fps: every frame gives 96; every 2.4 frames floor(95 / 2.4) + 1 = 40
+    # 96 scene frames at 24 fps: every frame gives 96; every 2.4 frames floor(95 / 2.4) + 1 = 40 and the
+    # end pose (the action ends elsewhere than it starts, frame 96 is passed by): 41, so not Game
     ("SCENE", 96, "stand: 96 frames from action 'Stand' (frames 1-96) at Frame Rate: Every Scene Frame of the "
-                  "24 fps scene; expected 40: set Frame Rate: Game (gives 40) or make the action frames 1-40"),
-    # 48 frames at the game rate: floor(47 / 2.4) + 1 = 20; 40 need 1 + 39 * 2.4 = 94.6 -> 1-95
-    ("GAME", 48, "stand: 20 frames from action 'Stand' (frames 1-48) at Frame Rate: Game, one frame every 0.1 s "
-                 "(every 2.4 frames of the 24 fps scene); expected 40: make the action frames 1-95, 4.0 s in the game")])
+                  "24 fps scene; expected 40: make the action frames 1-40"),
+    # 48 frames at the game rate: floor(47 / 2.4) + 1 = 20 and the end pose, 21; 40 are 39 steps and the end
+    # pose, the end between 1 + 38 * 2.4 = 92.2 and 94.6: 1-94 the longest
+    ("GAME", 48, "stand: 21 frames from action 'Stand' (frames 1-48) at Frame Rate: Game, one frame every 0.1 s "
+                 "(every 2.4 frames of the 24 fps scene); expected 40: make the action frames 1-94, 4.0 s in the game")])
 def test_a_wrong_length_says_why_and_what_gives_the_expected_count(bpy_scene, tmp_path, capfd, rate, last, message):
     bpy = bpy_scene
     body, gun, rig, actions = build_player(bpy, [("Stand", last)], second_skin=False)
     bpy.context.scene.render.fps = 24
     export_player(bpy, [body, gun], tmp_path / "tris.md2", skins="NAMES", frame_rate=rate)
     assert f"Warning: Quake II player: {message}" in capfd.readouterr().out.splitlines()
+    # the range the hint gives writes the expected count (a manual frame range wins)
+    action = actions["Stand"]
+    action.use_frame_range = True
+    action.frame_start, action.frame_end = 1, int(message.split("make the action frames 1-")[1].split(",")[0])
+    export_player(bpy, [body, gun], tmp_path / "tris.md2", skins="NAMES", frame_rate=rate)
+    assert "stand:" not in capfd.readouterr().out
+    names = parse_md2((tmp_path / "tris.md2").read_bytes()).frame_names
+    assert sum(n.lower().startswith("stand") for n in names) == 40
 
 
 def player_folder(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:

@@ -4,7 +4,9 @@ The game plays the body's frames by index (``m_player.h``: stand 40, run 6, ...)
 sampled to another count shifts every animation after it. With *Frames: Actions* each standard
 animation comes from the action of its name (any case); its count follows from the action's frame
 range and the sampling rate (:func:`..sampling.frame_rate.frames_between`: ``floor(span / every) + 1``
-frames, ``every`` = fps / 10 scene frames at *Frame Rate: Game*, 1 at *Every Scene Frame*). For each
+frames, ``every`` = fps / 10 scene frames at *Frame Rate: Game*, 1 at *Every Scene Frame*; one more,
+the end pose, where those steps pass the last frame by and the action ends elsewhere than it starts,
+:func:`..sampling.action_sampling.action_frames`). For each
 animation whose count is off, one line says the count, the rate, and a range or rate that gives the
 expected count.
 """
@@ -15,13 +17,16 @@ import math
 import bpy
 
 from ...formats.md2.player import STANDARD_ANIMATIONS, standard_animation
+from ..sampling.action_sampling import ends_elsewhere
 from ..sampling.frame_rate import GAME_RATE, frames_between, scene_fps
 
 _EPS = 1e-6
 
 
-def _count(first: int, last: int, every: float) -> int:
-    return len(frames_between(first, last, every))
+def _count(first: int, last: int, every: float, end_pose: bool = False) -> int:
+    """Frames sampled from ``first`` to ``last``; with ``end_pose`` the last one also where the steps miss it."""
+    frames = frames_between(first, last, every)
+    return len(frames) + (1 if end_pose and frames[-1] != last else 0)
 
 
 def _rate_text(rate: str, fps: float, every: float) -> str:
@@ -30,17 +35,21 @@ def _rate_text(rate: str, fps: float, every: float) -> str:
     return f"Frame Rate: Every Scene Frame of the {fps:.4g} fps scene"
 
 
-def _fix(first: int, last: int, expected: int, rate: str, fps: float, step: int) -> str:
-    """A frame range (at this rate) or the other rate that samples ``expected`` frames."""
+def _fix(first: int, last: int, expected: int, rate: str, fps: float, step: int, end_pose: bool) -> str:
+    """A frame range (at this rate) or the other rate that samples ``expected`` frames (the longest such
+    range; ``end_pose``: the action gains its end pose where the steps miss it)."""
     every = fps / GAME_RATE if rate == "GAME" else 1.0
     hints = []
     if step > 1:
         hints.append("set Step 1")
         return " or ".join(hints)
-    if rate == "SCENE" and _count(first, last, fps / GAME_RATE) == expected:
+    if rate == "SCENE" and _count(first, last, fps / GAME_RATE, end_pose) == expected:
         hints.append(f"set Frame Rate: Game (gives {expected})")
-    end = math.ceil(first + (expected - 1) * every - _EPS)
-    if _count(first, end, every) == expected:
+    ends = [end for end in range(max(first, math.floor(first + (expected - 2) * every)),
+                                 math.ceil(first + (expected - 1) * every - _EPS) + 1)
+            if _count(first, end, every, end_pose) == expected]
+    if ends:
+        end = ends[-1]
         length = f", {expected / GAME_RATE:.1f} s in the game" if rate == "GAME" else ""
         hints.append(f"make the action frames {first}-{end}{length}")
     elif rate == "GAME":
@@ -67,7 +76,8 @@ def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step:
         if count in (0, expected) or action is None:
             continue
         first, last = (int(round(f)) for f in action.frame_range)
-        fix = _fix(first, last, expected, rate, fps, step)
+        end_pose = step <= 1 and ends_elsewhere(action, None)
+        fix = _fix(first, last, expected, rate, fps, step, end_pose)
         lines.append(f"{animation}: {count} frames from action {action.name!r} (frames {first}-{last}) at "
                      f"{_rate_text(rate, fps, every)}{f', Step {step}' if step > 1 else ''}; expected "
                      f"{expected}{': ' + fix if fix else ''}")

@@ -15,7 +15,8 @@ order (:func:`...formats.md2.player.in_standard_order`): always for a player ('P
 ('DEFAULT') when every action is named after one.
 
 Sampling plays each action alone from rest (:mod:`.action_playback`), steps ``frame_range``
-(integer frames, every ``step``-th frame from the first, the last frame always included) and
+(every ``step``-th frame from the first; the last frame always included with a step over 1, and at
+step 1 where the game rate misses it and the action ends in another pose than it starts) and
 evaluates the meshes with modifiers and armatures as on the timeline; everything is restored
 afterwards, also on error. Where a frame is
 exactly one shape key (an imported model's per-animation shape-key actions), the key is read
@@ -41,6 +42,7 @@ from .topology_change import TopologyAt
 FRAME_NAME_LIMIT = 15
 _IDENTITY = np.eye(4)
 _DIGITS = re.compile(r"(\d+)$")
+_END_TOLERANCE = 1e-6
 
 
 @dataclass
@@ -181,15 +183,44 @@ def order_actions(names: list[str], listed: list[tuple[str, bool]] | None, stand
     return in_standard_order(list(names)) if standard == "PLAYER" else list(names)
 
 
-def action_frames(action: bpy.types.Action, step: int, every: float = 1.0) -> list[int | float]:
+def action_frames(action: bpy.types.Action, step: int, every: float = 1.0,
+                  target: bpy.types.ID | None = None) -> list[int | float]:
     """Frames of ``action.frame_range`` (rounded to whole frames) ``every`` scene frames apart (1, or
     fps / 10 at the game rate), every ``step``-th from the first; with a step over 1 the last frame
-    is always included."""
+    is always included, and at step 1 too where the game rate passes it by and the action on
+    ``target`` ends in another pose than it starts (:func:`ends_elsewhere`; a cycle does not)."""
     first, last = (int(round(f)) for f in action.frame_range)
     frames = frames_between(first, last, every * max(1, step))
-    if step > 1 and frames[-1] != last:
+    if frames[-1] != last and (step > 1 or (target is not None and ends_elsewhere(action, target))):
         frames.append(last)
     return frames
+
+
+def ended_actions(actions: list[tuple[bpy.types.Action, bpy.types.ID]], step: int, every: float) -> list[str]:
+    """The actions :func:`action_frames` gives their end pose as an extra frame (step 1, the game rate
+    passing the last frame by, the action ending elsewhere than it starts)."""
+    if step > 1:
+        return []
+    return [action.name for action, target in actions
+            if len(action_frames(action, 1, every, target)) > len(action_frames(action, 1, every))]
+
+
+def ends_elsewhere(action: bpy.types.Action, target: bpy.types.ID | None) -> bool:
+    """True if a channel of ``action`` on ``target`` (None: any slot) has another value at the end of
+    the action's frame range than at its start. Each action plays alone from rest
+    (:mod:`.action_playback`), so equal channels are an equal pose: known from the F-curves before
+    any frame is sampled."""
+    first, last = (float(round(f)) for f in action.frame_range)
+    fcurves = action_fcurves(action, target) if target is not None else _all_fcurves(action)
+    return any(abs(fc.evaluate(last) - fc.evaluate(first)) > _END_TOLERANCE for fc in fcurves if not fc.mute)
+
+
+def _all_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
+    """Every F-curve of ``action``, of all its slots (4.4+) or its own (4.2, 4.3)."""
+    if hasattr(action, "layers"):
+        return [fc for layer in action.layers for strip in layer.strips
+                for bag in getattr(strip, "channelbags", ()) for fc in bag.fcurves]
+    return list(action.fcurves)
 
 
 @dataclass
@@ -292,7 +323,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     world = options.apply_transform
     num_vertices = [t.vertices for t in topologies]
     every = spacing(scene, options.frame_rate)
-    plans = [(action, target, action_frames(action, options.step, every)) for action, target in actions]
+    plans = [(action, target, action_frames(action, options.step, every, target)) for action, target in actions]
     total = sum(len(f) for _, _, f in plans)
     positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
     key_names: list[list[str | None]] = [[None] * total for _ in objects]

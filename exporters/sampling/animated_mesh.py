@@ -20,12 +20,13 @@ from ...common.frame_table import FrameEntry, frame_table, match_frames, own_fra
 from ..export_error import ExportError
 from .frame_rate import set_frame, spacing, timeline_frames, whole
 from .frame_sampling import has_active_modifiers, sample_shape_keys, sample_timeline
-from .action_sampling import (FrameOrigin, action_frame_names, find_actions, order_actions, sample_actions,
-                              standard_rule)
+from .action_sampling import (FrameOrigin, action_frame_names, ended_actions, find_actions, order_actions,
+                              sample_actions, standard_rule)
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
 from .planned import PlannedExport, plan_export
 
+_SAME_POSE = 1e-6          # Blender units: an end pose this close to the first is the same pose
 
 
 @dataclass
@@ -54,8 +55,10 @@ class ExportedFrames:
 
 def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], options: FrameExportOptions,
                  format_name: str, int_attributes: tuple[str, ...] = (), kept_triangles: str = "",
-                 check: Callable[[PlannedExport], None] | None = None) -> tuple[list[MeshPart], list[int]]:
-    """Every mesh object of ``objects`` sampled at the same frames; the scene frames used.
+                 check: Callable[[PlannedExport], None] | None = None) -> tuple[list[MeshPart], list[int], list[str]]:
+    """Every mesh object of ``objects`` sampled at the same frames; the scene frames used; the
+    animations that gained their end pose as a last frame (:func:`_with_end_pose`,
+    :func:`.action_sampling.action_frames`).
 
     A mesh without faces is refused unless the import kept triangles for it (``kept_triangles``,
     the mesh property holding the file's degenerate triangles, e.g. of a placeholder model).
@@ -67,14 +70,23 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
     topologies = [_checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
     by_actions = options.frame_source == "ACTIONS" or imported_as_actions(meshes[0], options)
     actions = _listed_actions(meshes, options) if by_actions else None
-    if check is not None:
-        planned = plan_export(context, meshes, topologies, options, actions, _own_span_possible(meshes[0]))
-        if not by_actions and options.frame_source == "TIMELINE" and planned.frames is not None:
-            planned.names = _names_before_sampling(scene, meshes, topologies, options)
-        check(planned)
+    frames = [] if by_actions else timeline_frames(scene, options.frame_rate)
+
+    def planned(frames: list) -> None:
+        if check is None:
+            return
+        plan = plan_export(context, meshes, topologies, options, actions, _own_span_possible(meshes[0]),
+                           None if by_actions else frames)
+        if not by_actions and options.frame_source == "TIMELINE" and plan.frames is not None:
+            plan.names = _names_before_sampling(scene, meshes, topologies, frames, options)
+        check(plan)
+    planned(frames)             # actions: with their end poses (known from the F-curves)
     if by_actions:
-        return _sample_actions(context, meshes, topologies, options, kept_triangles, actions)
-    frames = timeline_frames(scene, options.frame_rate)
+        gained = ended_actions(actions, options.step, spacing(scene, options.frame_rate))
+        return (*_sample_actions(context, meshes, topologies, options, kept_triangles, actions), gained)
+    frames, gained = _with_end_pose(context, meshes, topologies, frames, options)
+    if gained:
+        planned(frames)         # the timeline's end pose needed two frames evaluated: counted now
     parts = [_sample(context, obj, topology, frames, options, kept_triangles)
              for obj, topology in zip(meshes, topologies)]
     if options.frame_source == "TIMELINE":
@@ -84,7 +96,35 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
         if len(part.positions) != count:
             raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
                               f"{parts[0].obj.name!r} has {count}; export them separately")
-    return parts, frames
+    return parts, frames, gained
+
+
+def _with_end_pose(context, meshes: list[bpy.types.Object], topologies: list[Topology], frames: list,
+                   options: FrameExportOptions) -> tuple[list, list[str]]:
+    """The timeline ``frames`` plus the range's last frame where the game rate passes it by and a mesh
+    is in another pose there than at the first frame (a cycle that ends where it starts keeps its
+    frames); with the animation that gained it (the last marker's name, else the frame range)."""
+    scene = context.scene
+    first, last = scene.frame_start, scene.frame_end
+    if options.frame_source != "TIMELINE" or abs(frames[-1] - last) < 1e-6:
+        return frames, []
+    if not any(_moved(context, obj, topology, [first, last], options.apply_transform)
+               for obj, topology in zip(meshes, topologies)):
+        return frames, []
+    markers = sorted((m.frame, m.name) for m in scene.timeline_markers if m.frame <= last)
+    return frames + [last], [markers[-1][1] if markers else f"frames {first}-{last}"]
+
+
+def _moved(context, obj: bpy.types.Object, topology: Topology, frames: list[int], world: bool) -> bool:
+    """True if the mesh (in world space with ``world``) differs between the two scene ``frames``."""
+    try:
+        positions = sample_timeline(context, obj, frames, topology.at).positions.astype(np.float64)
+    except FormatError as exc:
+        raise ExportError(str(exc)) from exc
+    if world:
+        matrices = _world_matrices(context, obj, frames)
+        positions = positions @ np.swapaxes(matrices[:, :3, :3], 1, 2) + matrices[:, None, :3, 3]
+    return not np.allclose(positions[0], positions[1], rtol=0.0, atol=_SAME_POSE)
 
 
 def _own_frames(parts: list[MeshPart], frames: list[int]) -> tuple[list[MeshPart], list[int]]:
@@ -147,13 +187,12 @@ def _own_span_possible(obj: bpy.types.Object) -> bool:
 
 
 def _names_before_sampling(scene: bpy.types.Scene, meshes: list[bpy.types.Object], topologies: list[Topology],
-                           options: FrameExportOptions) -> list[str] | None:
+                           frames: list, options: FrameExportOptions) -> list[str] | None:
     """The timeline frames' names where sampling cannot change them (no shape key, no frame table:
     names come from the markers alone), else None."""
     first = meshes[0]
     if frame_table(first) or any(m.data.shape_keys is not None for m in meshes):
         return None
-    frames = timeline_frames(scene, options.frame_rate)
     none = [None] * len(frames)
     stub = MeshPart(first, topologies[0], np.empty((0, 0, 3)), none, none)
     return exported_frames(scene, stub, frames, options).names
@@ -240,7 +279,7 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[float],
     """Each frame's file frame (by the key it is, else by its place on the timeline) and name: the
     frame table's name for a file frame, the shape key's name for a key the user added, else
     ``<marker><nn>`` from the last marker at or before it, nn counting exported frames from the
-    marker (one per scene frame, or per 0.1 s at the game rate)."""
+    marker (one per scene frame, or per 0.1 s at the game rate; an added end pose the next number)."""
     obj = part.obj
     frame_source = options.frame_source
     every = spacing(scene, options.frame_rate)
@@ -253,7 +292,7 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[float],
     if part.origins is not None:
         return ExportedFrames(_action_frame_names(obj, part.origins, match, table), match, table)
     markers = sorted((m.frame, m.name) for m in scene.timeline_markers)
-    names = []
+    names, previous = [], ("", 0)
     for i, (m, key_name) in enumerate(zip(match, part.key_names)):
         if m >= 0:
             names.append(table[m].name)
@@ -264,7 +303,11 @@ def exported_frames(scene: bpy.types.Scene, part: MeshPart, frames: list[float],
         frame, step = (frames[i], every) if frame_source == "TIMELINE" else (scene.frame_start + i, 1.0)
         before = [fm for fm in markers if fm[0] <= frame + 1e-6]
         base, first = (before[-1][1], before[-1][0]) if before else ("frame", scene.frame_start)
-        names.append(f"{base}{int(math.floor((frame - first) / step + 1e-6)) + 1:02d}")
+        number = int(math.floor((frame - first) / step + 1e-6)) + 1
+        if previous[0] == base and number <= previous[1]:      # an end pose closer than a step
+            number = previous[1] + 1
+        previous = base, number
+        names.append(f"{base}{number:02d}")
     return ExportedFrames(names, match, table)
 
 

@@ -6,7 +6,9 @@ Quake's QuakeC animations advance one frame per think, ``self.nextthink = time +
 Game* the scene's animation is sampled every 0.1 s of scene time, starting at ``frame_start``:
 frame ``frame_start + k * fps / 10`` for every k that stays at or before ``frame_end`` (a subframe
 where the scene rate is not a multiple of 10; scene fps = ``render.fps / render.fps_base``), so the
-game plays it as long as Blender does. A 10 fps scene (what an import leaves) samples every scene
+game plays it as long as Blender does. Where those steps pass the last frame by (frames 1-5 at 24 fps:
+1 and 3.4) and the pose there is not the first pose, the last frame is written too, so the pose an
+animation ends on reaches the game; a cycle that ends where it starts keeps its frames. A 10 fps scene (what an import leaves) samples every scene
 frame, as *Every Scene Frame* does.
 """
 from __future__ import annotations
@@ -72,3 +74,13 @@ def rate_report(scene: bpy.types.Scene, rate: str, count: int) -> str:
         return f"Frame rate: every scene frame: {count} frame(s) of the {fps_text}, the game's rate"
     return (f"Frame rate: every scene frame: {count} frame(s) of the {fps_text}; the game plays 10 per "
             f"second, so the animation runs {fps / GAME_RATE:.3g} times as long in the game")
+
+
+SHOWN = 3       # animation names quoted in a report line
+
+
+def end_pose_report(names: list[str]) -> str:
+    """The report line naming the animations that gained their end pose as a last frame."""
+    shown = ", ".join(repr(n) for n in names[:SHOWN]) + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
+    return (f"End pose added: {len(names)} animation(s) gained their last pose as a frame (the game rate "
+            f"passed it by): {shown}")

@@ -15,7 +15,7 @@ import numpy as np
 import bpy
 
 from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sample_parts
-from .frame_rate import rate_report
+from .frame_rate import end_pose_report, rate_report
 from .options import FrameExportOptions
 from .planned import PlannedExport, model_label
 from .still_frames import still_frames
@@ -55,12 +55,14 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
     is refused unless it has them); ``check``: refuses counts known before sampling (:mod:`.planned`)."""
     objects, left_out = _without_empty_meshes(objects, kept_triangles)
-    parts, frames = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles, check)
+    parts, frames, gained = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles,
+                                         check)
     sampled = len(frames)
     parts, frames, still = still_frames(parts, frames, options)
     exported = exported_frames(context.scene, parts[0], frames, options)
     positions, triangles, uvs = merged(parts)
     info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, sampled)]
+    info += [end_pose_report(gained)] if gained else []
     info += [still] if still else []
     info += [f"object {name!r} has no faces: left out" for name in left_out]
     return SampledModel(parts, frames, exported, positions, triangles, uvs, info)

@@ -73,22 +73,25 @@ class PlannedExport:
 
 
 def plan_export(context: bpy.types.Context, meshes: list[bpy.types.Object], topologies: list,
-                options: FrameExportOptions, actions: list | None, own_span_possible: bool) -> PlannedExport:
+                options: FrameExportOptions, actions: list | None, own_span_possible: bool,
+                timeline: list | None = None) -> PlannedExport:
     """The counts an export of ``meshes`` (with their ``topologies``) will have. ``actions``: the
-    (action, target) pairs an Actions export samples, None for the timeline and shape keys."""
+    (action, target) pairs an Actions export samples, None for the timeline and shape keys;
+    ``timeline``: the scene frames a timeline export samples (with the end pose where it is added),
+    by default :func:`.frame_rate.timeline_frames`."""
     scene = context.scene
     vertices = sum(t.num_vertices for t in topologies)
     triangles = sum(len(t.triangles) for t in topologies)
     seconds, counts, frames = 0.0, None, None
     if actions is not None:
         every = spacing(scene, options.frame_rate)
-        counts = [sum(len(action_frames(a, step, every)) for a, _ in actions) for step in range(1, 101)]
+        counts = [sum(len(action_frames(a, step, every, t)) for a, t in actions) for step in range(1, 101)]
         frames = counts[max(1, options.step) - 1]
     elif options.frame_source == "SHAPE_KEYS":
         key = meshes[0].data.shape_keys
         frames = max(1, len(key.key_blocks) - 1) if key is not None else 1
     else:
-        sampled = timeline_frames(scene, options.frame_rate)
+        sampled = timeline if timeline is not None else timeline_frames(scene, options.frame_rate)
         seconds = (scene.frame_end - scene.frame_start + 1) / scene_fps(scene)
         frames = None if own_span_possible else len(sampled)
     return PlannedExport(model_label(meshes), meshes[0], vertices, triangles, frames, options.frame_source
