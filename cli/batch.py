@@ -151,7 +151,7 @@ class Progress:
             lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output}"
                          + (" (EMPTY: no drawable triangles)" if result.empty else ""))
         if not self.quiet:
-            lines += [f"    warning: {w}" for w in (result.all_warnings if self.verbose else result.warnings)]
+            lines += [f"    warning: {w}" for w in (result.warnings if self.verbose else result.lines)]
         for line in lines:
             self._line(line)
         self._draw(Path(result.source).name)

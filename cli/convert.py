@@ -91,12 +91,12 @@ class ConvertResult:
     source: str
     output: str | None
     ok: bool
-    warnings: list[str] = field(default_factory=list)         # one line per kind of problem
+    warnings: list[str] = field(default_factory=list)         # every message (printed with --verbose)
     error: str | None = None
     seconds: float = 0.0
     skipped: bool = False
     empty: bool = False      # the model has no drawable triangles: the output holds no geometry
-    all_warnings: list[str] = field(default_factory=list)     # every message the lines stand for (--verbose)
+    lines: list[str] = field(default_factory=list)            # the warnings, one line per kind of problem
 
 
 def extension_id() -> str:
@@ -426,7 +426,7 @@ def reported_warnings(log_text: str) -> list[Folded]:
             reports.append((level.upper(), text.strip()))
         elif "| WARNING: " in line:
             gltf.append("glTF exporter: " + line.split("| WARNING: ", 1)[1].strip())
-    return unfold_reported(reports) + fold(gltf)
+    return unfold_reported(reports) + fold(gltf, None)
 
 
 def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> ConvertResult:
@@ -448,8 +448,8 @@ def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> 
     else:
         result.ok = True
         result.empty = any(note.startswith(NO_DRAWABLE) for note in notes)
-    folded = (reported_warnings(log.text_since(position)) if log else []) + fold(notes if result.ok else [])
-    result.warnings, result.all_warnings = [f.line for f in folded], full_list(folded)
+    folded = (reported_warnings(log.text_since(position)) if log else []) + fold(notes if result.ok else [], None)
+    result.lines, result.warnings = [f.line for f in folded], full_list(folded)
     result.seconds = time.perf_counter() - started
     return result
 

@@ -72,8 +72,9 @@ def _kind_line(kind: str, items: list[str], limit: int) -> str:
     return shorten(f"{head}: {unique[0]}" + (f" and {len(unique) - 1} more" if len(unique) > 1 else ""), limit)
 
 
-def fold(messages: Iterable[str], limit: int = LINE_LIMIT) -> list[Folded]:
-    """One :class:`Folded` per kind (:class:`Message`) or per distinct plain text, in first-seen order."""
+def fold(messages: Iterable[str], limit: int | None = LINE_LIMIT) -> list[Folded]:
+    """One :class:`Folded` per kind (:class:`Message`) or per distinct plain text, in first-seen order;
+    ``limit`` None leaves plain texts whole (a terminal wraps them)."""
     groups: dict[tuple[bool, str], list[str]] = {}
     for message in messages:
         kind = getattr(message, "kind", None)
@@ -82,10 +83,10 @@ def fold(messages: Iterable[str], limit: int = LINE_LIMIT) -> list[Folded]:
     for (is_kind, key), members in groups.items():
         if is_kind:
             details = list(dict.fromkeys(str(m) for m in members))
-            folded.append(Folded(_kind_line(key, [m.item for m in members], limit), details))
+            folded.append(Folded(_kind_line(key, [m.item for m in members], limit or LINE_LIMIT), details))
         else:
             line = key if len(members) == 1 else f"{key} ({len(members)} times)"
-            short = shorten(line, limit)
+            short = shorten(line, limit) if limit else line
             folded.append(Folded(short, [] if short == line else [line]))
     return folded
 
