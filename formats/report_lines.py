@@ -8,10 +8,12 @@ Plain strings stay their own kind; identical ones are counted. :func:`fold` turn
 under :data:`LINE_LIMIT` characters, with the full messages it stands for as ``details``.
 
 Blender shows an operator's WARNING and ERROR reports in the popup after a file-browser operator
-and sends every report to the Info editor (``wm_event_system``: the file-select handler sets the
-popup's print level to RPT_WARNING); so :func:`report_folded` reports each folded line as a
-WARNING and its details as INFO lines starting with :data:`DETAIL_MARK` (the command line reads
-them back from Blender's printed reports: :func:`unfold_reported`).
+(``wm_event_system``: the file-select handler sets the reports' print level to RPT_WARNING before
+``UI_popup_menu_reports``; elsewhere the level stays RPT_ERROR, ``BKE_reports_init``), never its
+INFO reports, and moves every report to the window manager's list the Info editor shows. So
+:func:`report_folded` reports each folded line as a WARNING and its details as INFO lines starting
+with :data:`DETAIL_MARK`; the bpy module prints reports as ``Warning: ...`` / ``Info: ...`` lines,
+from which the command line reads them back (:func:`unfold_reported`).
 """
 from __future__ import annotations
 
