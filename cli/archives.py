@@ -402,6 +402,7 @@ def relabel_result(result, extractions) -> None:
     archive, extracted = found
     result.source = extracted.label
     result.warnings = [_replace_paths(w, extracted, archive) for w in extracted.notes + result.warnings]
+    result.lines = [_replace_paths(w, extracted, archive) for w in extracted.notes + result.lines]
     if result.error:
         result.error = _replace_paths(result.error, extracted, archive)
 

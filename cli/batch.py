@@ -121,8 +121,9 @@ def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
 class Progress:
     """A bar on a terminal (stderr), plain lines otherwise; problems are always printed."""
 
-    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False) -> None:
+    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False, verbose: bool = False) -> None:
         self.total = total
+        self.verbose = verbose     # every message, not one line per kind of problem
         self.done = 0
         self.failed = 0
         self.out = out
@@ -150,7 +151,7 @@ class Progress:
             lines.append(f"[{self.done}/{self.total}] {result.source} -> {result.output}"
                          + (" (EMPTY: no drawable triangles)" if result.empty else ""))
         if not self.quiet:
-            lines += [f"    warning: {w}" for w in result.warnings]
+            lines += [f"    warning: {w}" for w in (result.warnings if self.verbose else result.lines)]
         for line in lines:
             self._line(line)
         self._draw(Path(result.source).name)

@@ -14,7 +14,9 @@ match, so the frame-per-scene-frame exporters sample it at that rate. MD2 and MD
 named one by one and always convert one to one.
 
 What the operators report as warnings Blender prints on stdout; the worker sends its stdout and
-stderr to a log file and hands each job the warnings printed while it ran (:func:`reported_warnings`).
+stderr to a log file and hands each job the warnings printed while it ran (:func:`reported_warnings`):
+the operators' folded lines (one per kind of problem, :mod:`..formats.report_lines`) with the full
+messages behind them, and the glTF exporter's log lines, identical ones counted on one line.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..formats.report_lines import Folded, fold, full_list, unfold_reported
 from .glb_clips import animations_as_tracks
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -88,11 +91,12 @@ class ConvertResult:
     source: str
     output: str | None
     ok: bool
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)         # every message (printed with --verbose)
     error: str | None = None
     seconds: float = 0.0
     skipped: bool = False
     empty: bool = False      # the model has no drawable triangles: the output holds no geometry
+    lines: list[str] = field(default_factory=list)            # the warnings, one line per kind of problem
 
 
 def extension_id() -> str:
@@ -411,15 +415,18 @@ class OutputLog:
             return stream.read().decode("utf-8", "replace")
 
 
-def reported_warnings(log_text: str) -> list[str]:
-    """The ``Warning:`` reports Blender printed and the glTF exporter's ``| WARNING:`` log lines."""
-    warnings = []
+def reported_warnings(log_text: str) -> list[Folded]:
+    """The ``Warning:`` reports Blender printed, each with the full messages reported after it as
+    ``Info: \u2022 ...`` lines, and the glTF exporter's ``| WARNING:`` log lines, identical ones folded
+    into one line with a count (it repeats a warning per animation it merges)."""
+    reports, gltf = [], []
     for line in log_text.splitlines():
-        if line.startswith("Warning: "):
-            warnings.append(line[len("Warning: "):].strip())
+        level, sep, text = line.partition(": ")
+        if sep and level in ("Warning", "Info"):
+            reports.append((level.upper(), text.strip()))
         elif "| WARNING: " in line:
-            warnings.append("glTF exporter: " + line.split("| WARNING: ", 1)[1].strip())
-    return warnings
+            gltf.append("glTF exporter: " + line.split("| WARNING: ", 1)[1].strip())
+    return unfold_reported(reports) + fold(gltf, None)
 
 
 def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> ConvertResult:
@@ -440,10 +447,9 @@ def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> 
         result.error = f"internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
     else:
         result.ok = True
-        result.warnings += notes
         result.empty = any(note.startswith(NO_DRAWABLE) for note in notes)
-    if log:
-        result.warnings = reported_warnings(log.text_since(position)) + result.warnings
+    folded = (reported_warnings(log.text_since(position)) if log else []) + fold(notes if result.ok else [], None)
+    result.lines, result.warnings = [f.line for f in folded], full_list(folded)
     result.seconds = time.perf_counter() - started
     return result
 

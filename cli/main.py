@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--timeout", type=_positive_float, help="fail a file that takes longer (seconds)")
     convert.add_argument("--json", action="store_true", help="print a JSON report at the end")
     convert.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
+    convert.add_argument("-v", "--verbose", action="store_true",
+                         help="print every warning message; by default one line per kind of problem with a "
+                              "count and the first examples (skins not found: a.pcx, b.pcx and 9 more)")
     imports = convert.add_argument_group("import options (the import operators' properties)")
     imports.add_argument("--scale", type=_positive_float, help="multiply coordinates on import (scale)")
     imports.add_argument("--file-normals", action="store_true",
@@ -339,7 +342,7 @@ def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str]
             job.settings = replace(settings, fps=MS3D_BAKE_FPS)
     workers = min(args.jobs or default_workers(), max(len(jobs), 1))
     line_stream = sys.stderr if args.json else sys.stdout
-    progress = Progress(len(jobs) + len(known), line_stream, sys.stderr, quiet=args.quiet)
+    progress = Progress(len(jobs) + len(known), line_stream, sys.stderr, quiet=args.quiet, verbose=args.verbose)
     archives.relabel_progress(progress, extractions)
     progress.start(workers)
     for result in known:

@@ -8,6 +8,7 @@ from typing import Any, Callable
 import bpy
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
+from ..formats.report_lines import report_folded
 from ..formats.errors import FormatError
 from ..formats.atomic_file import atomic_write
 from .export_error import ExportError
@@ -75,8 +76,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         wm.progress_end()
     if not isinstance(report, ExportReport):
         report = ExportReport(report)
-    for warning in report.warnings:
-        operator.report({"WARNING"}, warning)
+    report_folded(operator.report, report.warnings)     # one line per kind; the full list in the Info editor
     for line in dict.fromkeys(report.info + report.written):     # a player's models share one rate line
         operator.report({"INFO"}, line)
     operator.report({"INFO"}, f"Exported {path}")

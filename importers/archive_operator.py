@@ -16,6 +16,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import axis_conversion_ensure
 
+from ..formats.report_lines import Message, report_folded
 from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
 from .dialogs import draw_archive_import
@@ -172,15 +173,16 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         try:
             files = GameFiles(archive, game)
             jobs = []
-            for warning in (w for name in ticked for w in archive.warnings_for(name)):
-                self.report({"WARNING"}, warning)
+            report_folded(self.report, [w for name in ticked for w in archive.warnings_for(name)])
             for name in ticked:
                 _, operator_class, importer = FORMATS[PurePosixPath(name).suffix.lower()]
                 options = operator_class.import_options(self, exclude=tuple(ticked))
                 jobs.append((ArchiveSource(archive, name, game, files), importer, options))
             status = import_jobs(self, context, jobs)
-            for problem in game.problems if game is not None else []:
-                self.report({"WARNING"}, f"skipped in the skin search of the game folder: {problem}")
+            report_folded(self.report, [Message(f"skipped in the skin search of the game folder: {problem}",
+                                                "skipped {n} broken archive{s} in the skin search of the game "
+                                                "folder", Path(problem.archive).name)
+                                        for problem in (game.problems if game is not None else [])])
             return status
         finally:
             archive.close()

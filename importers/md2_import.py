@@ -25,11 +25,13 @@ from ..common.file_counts import record_counts
 from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
                                ST_INDEX_ATTRIBUTE)
+from ..formats.report_lines import Message, stored_base
 from ..common.skin_images import has_holes, skin_material
 from ..common.made_names import mark_made
 from ..formats.images.palette import TRANSPARENT_INDEX, quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .results import ImportResult
+from .skin_lookup import unsafe_skin_name
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
 from .transaction import datablock_transaction
 
@@ -158,9 +160,9 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
         own = OwnFound([loose_file(given)], f"{given.name} given as Skin Image")
     else:
         own = None if any(found) else source.own_skins(model.skin_width, model.skin_height)
-    for lookup in lookups:
+    for skin, lookup in zip(named, lookups):
         if lookup.warning and not (own is not None and lookup.file is None):
-            result.warnings.append(f"{source.label}: {lookup.warning}")
+            result.warnings.append(_skin_warning(source, skin, lookup))
         if lookup.note and own is None:
             result.infos.append(f"{source.label}: {lookup.note}")
     images = []
@@ -194,5 +196,16 @@ def _load(source: ModelSource, image: FoundFile, palette, result: ImportResult) 
     try:
         return load_found_image(image, palette, TRANSPARENT_INDEX)
     except (FormatError, OSError) as exc:
-        result.warnings.append(f"{source.label}: skin {image.name} could not be loaded: {exc}")
+        result.warnings.append(Message(f"{source.label}: skin {image.name} could not be loaded: {exc}",
+                                       f"{source.label}: {{n}} skin{{s}} could not be loaded", image.name))
         return None
+
+
+def _skin_warning(source: ModelSource, skin: str, lookup) -> str:
+    """A missed or refused skin is one item of its kind (``tris.md2: 12 skins not found: a.pcx, ...``);
+    a note on a skin that was found stays a line of its own."""
+    text = f"{source.label}: {lookup.warning}"
+    if lookup.file is not None:
+        return text
+    kind = "skin name{s} refused" if unsafe_skin_name(skin.strip()) else "skin{s} not found"
+    return Message(text, f"{source.label}: {{n}} {kind}", stored_base(skin))

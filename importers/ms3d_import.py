@@ -56,6 +56,7 @@ from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, K
                                SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
                                VERTEX_FLAGS, VERTEX_INDEX)
 from ..common.ms3d_data import material_values, principled
+from ..formats.report_lines import Message, stored_base
 from ..formats.ms3d.rig import pack_skin, rest_matrices, vertex_influences
 from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
 from .results import ImportResult
@@ -176,15 +177,17 @@ def _load_images(model: Ms3dModel, model_source: ModelSource, result: ImportResu
                 continue
             found = model_source.texture(stored)
             if found is None:
-                result.warnings.append(f"{model_source.label}: material {source.name!r}: {key} {stored!r} not found: "
-                                       + model_source.texture_search(stored))
+                result.warnings.append(Message(f"{model_source.label}: material {source.name!r}: {key} {stored!r} "
+                                               "not found: " + model_source.texture_search(stored),
+                                               f"{model_source.label}: {{n}} image{{s}} not found", stored_base(stored)))
                 continue
             if found not in loaded:
                 try:
                     loaded[found] = load_found_image(found)
                 except (FormatError, OSError) as exc:
-                    result.warnings.append(f"{model_source.label}: material {source.name!r}: {key} {stored!r} "
-                                           f"could not be loaded: {exc}")
+                    result.warnings.append(Message(f"{model_source.label}: material {source.name!r}: {key} {stored!r} "
+                                                   f"could not be loaded: {exc}", f"{model_source.label}: {{n}} "
+                                                   "image{s} could not be loaded", stored_base(stored)))
                     continue
             images[key] = loaded[found]
         per_material.append(images)

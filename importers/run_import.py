@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import bpy
 
+from ..formats.report_lines import report_folded
 from ..formats.errors import FormatError
 from .results import ImportResult
 from .transaction import datablock_transaction
@@ -39,10 +40,12 @@ def import_files(operator: bpy.types.Operator, context: bpy.types.Context, paths
 def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
                 jobs: list[tuple[Any, Importer, Any]]) -> set[str]:
     """Run each (file or model source, importer, options) with progress, each all or nothing; report
-    warnings and per-file errors through ``operator`` and go on with the next file after an error."""
+    warnings (folded: one line per kind, :func:`..formats.report_lines.report_folded`) and per-file
+    errors through ``operator`` and go on with the next file after an error."""
     wm = context.window_manager
     imported: list[bpy.types.Object] = []
     errors: list[str] = []
+    warnings: list[str] = []
     wm.progress_begin(0, max(len(jobs), 1))
     try:
         for done, (source, importer, options) in enumerate(jobs, 1):
@@ -62,11 +65,11 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
                 imported.extend(result.objects)
                 for info in result.infos:
                     operator.report({"INFO"}, info)
-                for warning in result.warnings:
-                    operator.report({"WARNING"}, warning)
+                warnings += result.warnings
             wm.progress_update(done)
     finally:
         wm.progress_end()
+    report_folded(operator.report, warnings)     # one line per kind; the full list in the Info editor
     if imported:
         for obj in context.view_layer.objects:
             obj.select_set(False)

@@ -38,3 +38,19 @@ def datablock_counts(bpy) -> dict[str, int]:
     counts = {name: len(getattr(bpy.data, name)) for name in names}
     counts["markers"] = len(bpy.context.scene.timeline_markers)
     return counts
+
+
+def reported(out: str) -> tuple[list[str], list[str]]:
+    """(warning lines, every message) from the reports Blender printed: a ``Warning:`` line (the popup)
+    stands for the ``Info: \u2022 `` lines right after it (the Info editor), or for itself when none follow."""
+    groups: list[tuple[str, list[str]]] = []
+    open_group = False
+    for line in out.splitlines():
+        if line.startswith("Warning: "):
+            groups.append((line[len("Warning: "):], []))
+            open_group = True
+        elif line.startswith("Info: \u2022 ") and open_group:
+            groups[-1][1].append(line[len("Info: \u2022 "):])
+        else:
+            open_group = False
+    return [w for w, _ in groups], [m for w, details in groups for m in (details or [w])]

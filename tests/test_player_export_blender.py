@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from blender_helpers import reported
 from conftest import CORPUS
 from formats.images.pcx import decode_pcx
 from formats.md2.codec import parse_md2, serialize_md2
@@ -253,7 +254,9 @@ def test_a_wrong_length_says_why_and_what_gives_the_expected_count(bpy_scene, tm
     body, gun, rig, actions = build_player(bpy, [("Stand", last)], second_skin=False)
     bpy.context.scene.render.fps = 24
     export_player(bpy, [body, gun], tmp_path / "tris.md2", skins="NAMES", frame_rate=rate)
-    assert f"Warning: Quake II player: {message}" in capfd.readouterr().out.splitlines()
+    warned, messages = reported(capfd.readouterr().out)
+    assert "Quake II player: tris.md2: 1 animation of the wrong length: stand" in warned
+    assert f"Quake II player: {message}" in messages
     # the range the hint gives writes the expected count (a manual frame range wins)
     action = actions["Stand"]
     action.use_frame_range = True

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import struct
 
-import numpy as np
 import pytest
 
 from formats.md2.codec import serialize_md2
@@ -71,13 +70,11 @@ def test_broken_player_has_one_line_per_deviation(run, tmp_path):
     result = run("check", "--profile", "q2-player", folder, block_bpy=True)
     assert result.returncode == 1
     lines = [line.removeprefix(f"{folder}: warning: ") for line in result.stdout.splitlines()[:-1]]
-    moved = [f"tris.md2: animation {n!r} is at frames {s - 17}-{s - 17 + c - 1}, expected frames {s}-{s + c - 1}"
-             for (n, c), s in zip(TABLE, np.cumsum([0] + [c for _, c in TABLE])[:-1]) if s > taunt[0]]
+    # the animations after taunt sit 17 frames early and the body has 181 frames only because taunt is
+    # missing (and idle01 replaced a stand frame): no line repeats that (issue 29)
     assert lines == [
-        "tris.md2: 181 frames, a Quake II player has 198",
         "tris.md2: animation 'stand' has 39 frames, expected 40",
         "tris.md2: animation 'taunt' is missing (expected 17 frames at frames 95-111)",
-        *moved,
         "tris.md2: 1 frames belong to no standard animation ('idle01')",
         "tris.md2: skin 'players/test/skin.pcx' not found",
         "w_railgun.md2: 198 frames, tris.md2 has 181; its frames 181-197 are never shown (Quake II draws a weapon "

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import bpy
 
-from ...formats.md2.player import BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations
+from ...formats.md2.player import (BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations,
+                                   wrong_length_kind)
+from ...formats.report_lines import Message
 from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
@@ -37,6 +39,7 @@ from .skins import plan_skin_files, skin_folder, write_skin_files
 from ..run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE
+PLAYER = "Quake II player: "     # starts each line of the player conventions in the export report
 _BLENDER_SUFFIX = re.compile(r"\.\d{3}$")
 
 
@@ -115,8 +118,22 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     written = write_skin_files(skin_files)
     parts = {name: PlayerPart(name, list(r.model.frame_names), list(r.model.skins)) for name, r in results.items()}
     deviations = player_deviations(parts[BODY_FILE], [p for n, p in parts.items() if n != BODY_FILE])
-    if options.frame_source == "ACTIONS":
-        deviations += count_hints(context.scene, list(body.frame_names), options.frame_rate, options.step)
-    return ExportReport(warnings + [f"Quake II player: {line}" for line in deviations], written,
+    hints = (count_hints(context.scene, list(body.frame_names), options.frame_rate, options.step)
+             if options.frame_source == "ACTIONS" else {})
+    return ExportReport(warnings + player_lines(deviations, hints), written,
                         [note for result in results.values() for note in result.info]
                         + ([grid_note] if grid_note else []) + moved + icon_notes)
+
+
+def player_lines(deviations: list[str], hints: dict[str, str]) -> list[str]:
+    """The deviations as the export's warnings (``Quake II player: ...``), kinds kept; an animation with a
+    count hint (why its length is wrong, what fixes it) gets that line instead of the bare count."""
+    wrong = wrong_length_kind(BODY_FILE)
+    lines = []
+    for line in deviations:
+        kind = getattr(line, "kind", None)
+        if kind == wrong and line.item in hints:
+            continue
+        text = f"{PLAYER}{line}"
+        lines.append(Message(text, PLAYER + kind, line.item) if kind is not None else text)
+    return lines + [Message(f"{PLAYER}{hint}", PLAYER + wrong, name) for name, hint in hints.items()]

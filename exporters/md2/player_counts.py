@@ -58,9 +58,9 @@ def _fix(first: int, last: int, expected: int, rate: str, fps: float, step: int,
     return " or ".join(hints)
 
 
-def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step: int) -> list[str]:
-    """One line per standard animation of the written body whose frame count is off, naming the
-    action it came from, its range, the rate, and what gives the expected count."""
+def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step: int) -> dict[str, str]:
+    """Standard animation -> one line for each of the written body whose frame count is off, naming
+    the action it came from, its range, the rate, and what gives the expected count."""
     counts: dict[str, int] = {}
     for name in frame_names:
         animation = standard_animation(name)
@@ -69,7 +69,7 @@ def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step:
     actions = {a.name.lower(): a for a in bpy.data.actions}
     fps = scene_fps(scene)
     every = fps / GAME_RATE if rate == "GAME" else 1.0
-    lines = []
+    lines = {}
     for animation, expected in STANDARD_ANIMATIONS:
         count = counts.get(animation, 0)
         action = actions.get(animation)
@@ -78,7 +78,7 @@ def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step:
         first, last = (int(round(f)) for f in action.frame_range)
         end_pose = step <= 1 and ends_elsewhere(action, None)
         fix = _fix(first, last, expected, rate, fps, step, end_pose)
-        lines.append(f"{animation}: {count} frames from action {action.name!r} (frames {first}-{last}) at "
-                     f"{_rate_text(rate, fps, every)}{f', Step {step}' if step > 1 else ''}; expected "
-                     f"{expected}{': ' + fix if fix else ''}")
+        lines[animation] = (f"{animation}: {count} frames from action {action.name!r} (frames {first}-{last}) at "
+                            f"{_rate_text(rate, fps, every)}{f', Step {step}' if step > 1 else ''}; expected "
+                            f"{expected}{': ' + fix if fix else ''}")
     return lines

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..report_lines import Message
 from .codec import LIMITS
 
 STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
@@ -102,25 +103,40 @@ def _ranges(frame_names: list[str]) -> dict[str | None, list[int]]:
     return found
 
 
+def wrong_length_kind(file: str) -> str:
+    """The kind (:class:`..report_lines.Message`) of the lines saying an animation has the wrong length."""
+    return f"{file}: {{n}} animation{{s}} of the wrong length"
+
+
 def body_deviations(body: PlayerPart) -> list[str]:
-    """One line per way the body's frames differ from the standard 198."""
+    """One line per way the body's frames differ from the standard 198; lines that merely follow from
+    an earlier one are left out (an animation moved by the wrong length of one before it, the total
+    count when the listed animations account for it). Missing and wrong-length animations are
+    :class:`..report_lines.Message` items of one kind each."""
     lines = []
     count = len(body.frame_names)
-    if count != STANDARD_FRAMES:
-        lines.append(f"{body.file}: {count} frames, a Quake II player has {STANDARD_FRAMES}")
     found = _ranges(body.frame_names)
-    start = 0
+    other = found.get(None, [])
+    start = shift = 0        # shift: frames the animations so far have more (or fewer) than the standard
     for name, length in STANDARD_ANIMATIONS:
         frames = found.get(name, [])
         expected = f"frames {start}-{start + length - 1}"
         if not frames:
-            lines.append(f"{body.file}: animation {name!r} is missing (expected {length} frames at {expected})")
+            lines.append(Message(f"{body.file}: animation {name!r} is missing (expected {length} frames at "
+                                 f"{expected})", f"{body.file}: {{n}} animation{{s}} missing", name))
+            shift -= length
         elif len(frames) != length:
-            lines.append(f"{body.file}: animation {name!r} has {len(frames)} frames, expected {length}")
+            lines.append(Message(f"{body.file}: animation {name!r} has {len(frames)} frames, expected {length}",
+                                 wrong_length_kind(body.file), name))
+            shift += len(frames) - length
         elif frames != list(range(start, start + length)):
-            lines.append(f"{body.file}: animation {name!r} is at frames {frames[0]}-{frames[-1]}, expected {expected}")
+            moved = start + shift + sum(1 for i in other if i < frames[0])    # where the earlier lines put it
+            if frames != list(range(moved, moved + length)):
+                lines.append(f"{body.file}: animation {name!r} is at frames {frames[0]}-{frames[-1]}, "
+                             f"expected {expected}")
         start += length
-    other = found.get(None, [])
+    if count != STANDARD_FRAMES and count - STANDARD_FRAMES != shift + len(other):
+        lines.insert(0, f"{body.file}: {count} frames, a Quake II player has {STANDARD_FRAMES}")
     if other:
         shown = ", ".join(repr(body.frame_names[i]) for i in other[:3]) + (", ..." if len(other) > 3 else "")
         lines.append(f"{body.file}: {len(other)} frames belong to no standard animation ({shown})")
