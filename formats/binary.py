@@ -32,6 +32,18 @@ def read_struct(data: bytes, offset: int, dtype: np.dtype, field: str) -> np.voi
     return read_records(data, offset, dtype, 1, field)[0]
 
 
+def name_fields(names: np.ndarray) -> list[bytes]:
+    """Fixed-size name fields read as a numpy ``S<n>`` column, each whole (``n`` bytes): numpy drops a
+    field's trailing NULs, which would cut ``chain0\\0MedDLe\\0\\0`` to 13 bytes and lose the field."""
+    size = np.dtype(names.dtype).itemsize
+    return [bytes(n).ljust(size, b"\0") for n in names]
+
+
+def has_junk(fields: list[bytes]) -> bool:
+    """True if a NUL-padded field carries bytes after its first NUL (or has no NUL at all)."""
+    return any(b"\0" not in f or f.split(b"\0", 1)[1].strip(b"\0") for f in fields)
+
+
 def decode_name(raw: bytes) -> str:
     """A NUL-padded fixed-size name: bytes up to the first NUL, as Latin-1 (never fails)."""
     return raw.split(b"\0", 1)[0].decode("latin-1")

@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.binary import decode_name
+from ...formats.binary import decode_name, name_fields
 from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
 from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype, serialize_md2
@@ -276,7 +276,7 @@ def _stored_frames(obj: bpy.types.Object, num_vertices: int, num_entries: int) -
     records = np.frombuffer(blob, dtype=frame_dtype(num_vertices))
     return _StoredFrames(records["head"]["scale"], records["head"]["translate"], records["verts"]["v"],
                          records["verts"]["normal_index"],
-                         [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in records["head"]["name"]])
+                         name_fields(records["head"]["name"]))
 
 
 def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | None, grid: str = "AUTO"):

@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.binary import decode_name
+from ...formats.binary import decode_name, name_fields
 from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
@@ -151,8 +151,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     sixteen = variant == MD16
     stored = (_stored_poses(mesh, positions.shape[1], len(exported.table), sixteen)
               if single and not tex.vertices_added else None)
-    name_raw = ([bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
-                 for f, m in enumerate(exported.match)] if stored is not None else None)
+    stored_names = name_fields(stored["head"]["name"]) if stored is not None else None
+    name_raw = ([stored_names[m] if exported.stored_name(f) else b"" for f, m in enumerate(exported.match)]
+                if stored_names is not None else None)
     limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
