@@ -11,8 +11,9 @@ central directory only; a member is inflated here, with a bound, so a member tha
 size it declares stops there (a zip bomb) instead of filling memory.
 
 Opening reads the header and the directory, never member data; :meth:`Archive.read` reads one member.
-A broken directory refuses the whole archive (:class:`ArchiveError`). A broken entry (data outside the
-file, negative size, a name without NUL, an absolute name or one with ``..`` or a drive letter, an
+A broken directory (outside the file, or overlapping the 12-byte header) refuses the whole archive
+(:class:`ArchiveError`). A broken entry (data outside the file or overlapping the header or the directory,
+negative size, a name without NUL, an absolute name or one with ``..`` or a drive letter, an
 encrypted or unsupported zip member) is left out of :meth:`Archive.members` and kept in
 :attr:`Archive.problems`; reading it raises that error. Duplicate names and members sharing bytes are
 :attr:`Archive.warnings`; the first entry of a name wins in a PACK, as in Quake's and Quake II's
@@ -251,6 +252,9 @@ def _open_pack(path: Path, stream) -> Archive:
     _, dirofs, dirlen = PACK_HEADER.unpack(header)
     if dirofs < 0 or dirlen < 0:
         raise ArchiveError(path, f"negative directory offset {dirofs} or length {dirlen}")
+    if dirlen and dirofs < PACK_HEADER.size:
+        raise ArchiveError(path, f"directory ({dirlen} bytes at offset {dirofs}) overlaps the "
+                                 f"{PACK_HEADER.size}-byte header")
     if dirlen % PACK_ENTRY.itemsize:
         raise ArchiveError(path, f"directory length {dirlen} is not a multiple of {PACK_ENTRY.itemsize}")
     if dirofs + dirlen > total:
@@ -278,6 +282,11 @@ def _open_pack(path: Path, stream) -> Archive:
             problem = f"negative offset {offset} or size {size}"
         elif offset + size > total:
             problem = f"data ({size} bytes at offset {offset}) lies outside the file ({total} bytes)"
+        elif size and offset < PACK_HEADER.size:
+            problem = f"data ({size} bytes at offset {offset}) overlaps the {PACK_HEADER.size}-byte header"
+        elif size and offset < dirofs + dirlen and dirofs < offset + size:
+            problem = (f"data ({size} bytes at offset {offset}) overlaps the directory ({dirlen} bytes at "
+                       f"offset {dirofs})")
         else:
             problem = unsafe_name(name)
         if problem:
