@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import FormatError
+from .shown import quoted
 
 
 def check_span(data: bytes, offset: int, size: int, field: str) -> None:
@@ -54,9 +55,9 @@ def encode_name(name: str, size: int, field: str) -> bytes:
     try:
         raw = name.encode("latin-1")
     except UnicodeEncodeError as exc:
-        raise FormatError(f"name {name!r} has characters outside Latin-1", field=field) from exc
+        raise FormatError(f"name {quoted(name)} has characters outside Latin-1", field=field) from exc
     if len(raw) >= size:
-        raise FormatError(f"name {name!r} is {len(raw)} bytes, at most {size - 1} fit "
+        raise FormatError(f"name {quoted(name)} is {len(raw)} bytes, at most {size - 1} fit "
                           f"(the last byte of the field is kept for the NUL that ends the name)", field=field)
     return raw.ljust(size, b"\0")
 
@@ -71,7 +72,7 @@ def name_length_problem(what: str, name: str, size: int) -> str | None:
     length = len(name.encode("latin-1", "replace"))
     if length < size:
         return None
-    return (f"{what} {name!r} is {length} characters, {length - size + 1} over the limit of {size - 1} "
+    return (f"{what} {quoted(name)} is {length} characters, {length - size + 1} over the limit of {size - 1} "
             f"(a new or changed name leaves the last of the field's {size} bytes for the NUL that ends it)")
 
 

@@ -16,6 +16,7 @@ import bpy
 
 from ...formats.md2.player import STANDARD_ANIMATIONS, standard_animation
 from ..sampling.frame_rate import GAME_RATE, frames_between, scene_fps
+from ...formats.shown import quoted
 
 _EPS = 1e-6
 
@@ -68,7 +69,7 @@ def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step:
             continue
         first, last = (int(round(f)) for f in action.frame_range)
         fix = _fix(first, last, expected, rate, fps, step)
-        lines.append(f"{animation}: {count} frames from action {action.name!r} (frames {first}-{last}) at "
+        lines.append(f"{animation}: {count} frames from action {quoted(action.name)} (frames {first}-{last}) at "
                      f"{_rate_text(rate, fps, every)}{f', Step {step}' if step > 1 else ''}; expected "
                      f"{expected}{': ' + fix if fix else ''}")
     return lines

@@ -46,6 +46,7 @@ from .fullbright import far_from_fullbright, fullbright_pixels
 from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
+from ...formats.shown import quoted
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
@@ -120,7 +121,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
                           np.rint((1.0 - corner_uv[..., 1]) * height - 0.5)], axis=-1)
     if not np.all(np.isfinite(corner_st)):
-        raise ExportError(f"object {first.name!r} has non-finite UV coordinates")
+        raise ExportError(f"object {quoted(first.name)} has non-finite UV coordinates")
     facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single and packed is None)
     if variant == RAPO:
         tex = rapo_texcoords(parts[0], single and packed is None, file_tris, corner_st.astype(np.int64), facesfront,
@@ -337,7 +338,7 @@ def _image_indices(image, mask, palette, dither: bool, avoid, warnings: list[str
     indices = rgba_to_indices(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
     count = far_from_fullbright(rgba, emissive, indices, palette) if emissive is not None else 0
     if count:
-        warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far from "
+        warnings.append(f"skin image {quoted(image.name)}: {count} pixel(s) white in its fullbright mask are far from "
                         "every fullbright colour (224-255) and were written as the nearest one; paint the mask "
                         "black there to keep them lit")
     return indices
@@ -396,7 +397,7 @@ def _skins(obj, palette, options: MdlExportOptions, warnings: list[str], limits:
         images = []
         for image, mask in pairs:
             if tuple(image.size) != source_size:
-                raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
+                raise ExportError(f"{obj.name}: skin image {quoted(image.name)} is {image.size[0]}x{image.size[1]}, "
                                   f"the model's skins are {source_size[0]}x{source_size[1]}")
             indices = _image_indices(image, mask, palette, options.dither, avoid, warnings, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))

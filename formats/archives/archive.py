@@ -33,6 +33,7 @@ import numpy as np
 
 from ..atomic_file import replacing
 from ..errors import FormatError
+from ..shown import printable, quoted
 
 PACK_MAGIC = b"PACK"
 PACK_HEADER = struct.Struct("<4sii")
@@ -55,7 +56,7 @@ class ArchiveError(FormatError):
     def __init__(self, archive: str | os.PathLike, message: str, member: str | None = None) -> None:
         self.archive = str(archive)
         self.member = member
-        super().__init__(message, filename=f"{archive}:{member}" if member is not None else str(archive))
+        super().__init__(message, filename=f"{archive}:{printable(member)}" if member is not None else str(archive))
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,7 @@ def open_archive(path: str | os.PathLike) -> Archive:
         elif magic in ZIP_MAGICS:
             archive = _open_zip(path, stream)
         else:
-            raise ArchiveError(path, f"not a PACK or zip archive (starts with {magic!r})")
+            raise ArchiveError(path, f"not a PACK or zip archive (starts with {quoted(magic)})")
     except BaseException:
         stream.close()
         raise
@@ -235,7 +236,7 @@ def _pick_winners(path: Path, entries: list[_Entry], first_wins: bool,
         if key in winners:
             earlier = winners[key]
             keep = earlier if first_wins else entry
-            notes.append((entry.member.name, f"{path}: duplicate member {entry.member.name!r} (entries "
+            notes.append((entry.member.name, f"{path}: duplicate member {quoted(entry.member.name)} (entries "
                           f"{earlier.index} and {entry.index}); entry {keep.index} is read, as the engine would"))
             winners[key] = keep
         else:
@@ -305,7 +306,7 @@ def _warn_overlaps(path: Path, spans: list[tuple[int, int, str]], notes: list[tu
     reach, owner = -1, ""
     for start, size, name in spans:
         if start < reach:
-            notes.append((name, f"{path}: members {owner!r} and {name!r} share bytes at offset {start}"))
+            notes.append((name, f"{path}: members {quoted(owner)} and {quoted(name)} share bytes at offset {start}"))
         if start + size > reach:
             reach, owner = start + size, name
 
@@ -384,7 +385,7 @@ def _check_names(path: Path, members: list[tuple[str, bytes]], kind: str) -> Non
             if raw is not None and len(raw) >= PACK_NAME_BYTES:
                 problem = f"{len(raw)} bytes, a PACK name holds at most {PACK_NAME_BYTES - 1}"
         if problem is None and member_key(name) in seen:
-            problem = f"same name as {seen[member_key(name)]!r} (names compare without case)"
+            problem = f"same name as {quoted(seen[member_key(name)])} (names compare without case)"
         if problem:
             raise ArchiveError(path, problem, name)
         seen[member_key(name)] = name

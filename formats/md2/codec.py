@@ -135,7 +135,7 @@ def parse_md2(data: bytes) -> Md2Model:
     whole = data
     header = read_struct(data, 0, HEADER, "header")
     if header["ident"] != IDENT:
-        raise FormatError(magic_problem(data, bytes(header["ident"]), repr(IDENT)), field="ident", offset=0)
+        raise FormatError(magic_problem(data, (IDENT,)), field="ident", offset=0)
     if int(header["version"]) != VERSION:
         raise FormatError(f"version is {int(header['version'])}, expected {VERSION}", field="version", offset=4)
     ofs_end = int(header["ofs_end"])

@@ -44,6 +44,7 @@ from ..errors import FormatError
 from ..file_tail import tail_record
 from .variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16, rapo_triangle_bytes,
                        read_rapo_triangles, variant_of)
+from ..shown import quoted
 
 IDENT = b"IDPO"
 VERSION = 6
@@ -318,7 +319,7 @@ def parse_mdl(data: bytes) -> MdlModel:
     """Decode an MDL file; raises :class:`FormatError` for anything malformed."""
     data = bytes(data)
     header = read_struct(data, 0, HEADER, "header")
-    variant = variant_of(header["ident"], int(header["version"]))
+    variant = variant_of(data, int(header["version"]))
     for name in ("scale", "translate", "boundingradius", "eyeposition", "size"):
         require_finite(np.atleast_1d(header[name]), name, _field_offset(name))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -466,7 +467,7 @@ def serialize_mdl(model: MdlModel) -> bytes:
     as its ``variant`` lays them out."""
     num_verts = model.num_vertices
     if model.variant not in VERSIONS:
-        raise FormatError(f"unknown variant {model.variant!r}", field="variant")
+        raise FormatError(f"unknown variant {quoted(model.variant)}", field="variant")
     rapo = model.variant == RAPO
     num_st = len(np.atleast_1d(model.s)) if rapo else num_verts
     for name in ("onseam", "s", "t"):
