@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..formats.archives.archive import ArchiveError, is_archive_name, open_archive, write_archive
 from ..formats.archives.game_folder import GameFolder
+from ..formats.shown import printable
 
 MODEL_SUFFIXES = (".md2", ".mdl", ".ms3d")
 USAGE_ERROR = 2
@@ -114,7 +115,7 @@ def run_list(args: argparse.Namespace, prog: str = "classic_models") -> int:
         width = max((len(str(m.size)) for m in members), default=1)
         print(f"{path}: {kind}, {len(members)} member(s), {sum(m.size for m in members)} bytes")
         for member in members:
-            print(f"  {member.size:>{width}}  {member.name}")
+            print(f"  {member.size:>{width}}  {printable(member.name)}")
         for text in problems:
             print(f"  error: {text}")
         for text in warnings:

@@ -25,6 +25,7 @@ from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, m
 from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder, search_archives
 from ..formats.archives.game_palette import PaletteChoice, choose_palette
+from ..formats.shown import printable
 from .inspect import FORMATS, ModelInfo, Problem
 
 IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")
@@ -76,7 +77,8 @@ def split_inputs(inputs: list[str]) -> tuple[list[str], list[ArchiveInput]]:
 
 
 def member_label(archive: Path | str, name: str) -> str:
-    return f"{archive}:{name}"
+    """How the command line shows a member: ``pak0.pak:progs/ogre.mdl`` (a control character as ``<1F>``)."""
+    return f"{archive}:{printable(name)}"
 
 
 @dataclass

@@ -27,6 +27,7 @@ from typing import TextIO
 
 from .convert import READY, ConvertJob, ConvertResult, ConvertSettings, temporary_output, worker_main
 from .inspect import FORMATS, model_format
+from ..formats.shown import quoted
 
 
 @dataclass
@@ -102,7 +103,7 @@ def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
         fmt = model_format(source.path)
         error = None
         if fmt is None:
-            error = f"unknown extension {source.path.suffix!r}"
+            error = f"unknown extension {quoted(source.path.suffix)}"
         elif key in inputs:
             error = f"the output {output} would overwrite an input; choose another directory with -o"
         elif key in claimed:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..formats.report_lines import Folded, fold, full_list, unfold_reported
 from .glb_clips import animations_as_tracks
+from ..formats.shown import quoted
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_MODULE = "classic_models_cli"
@@ -173,7 +174,7 @@ def _coerce(prop, value: object, flag: str) -> object:
         fixed = [part.upper().replace("-", "_") if part.upper().replace("-", "_") in identifiers else part
                  for part in parts]
         if identifiers and any(part not in identifiers for part in fixed):
-            raise ConvertError(f"{flag}: {value!r} is not one of {', '.join(sorted(identifiers))}")
+            raise ConvertError(f"{flag}: {quoted(value)} is not one of {', '.join(sorted(identifiers))}")
         return set(fixed) if prop.is_enum_flag else fixed[0]
     if kind == "STRING":
         return value
@@ -186,7 +187,7 @@ def _coerce_scalar(kind: str, text: str) -> object:
             return True
         if text.lower() in _FALSE:
             return False
-        raise ValueError(f"{text!r} is not a boolean (true/false)")
+        raise ValueError(f"{quoted(text)} is not a boolean (true/false)")
     if kind == "INT":
         return int(text)
     return float(text)
@@ -207,7 +208,7 @@ def operator_kwargs(path: str, requests: dict[str, OptionRequest],
         if name in settable:
             kwargs[name] = _coerce(props[name], request.value, request.flag)
         elif request.strict:
-            raise ConvertError(f"{request.flag}: {path} has no option {name!r} "
+            raise ConvertError(f"{request.flag}: {path} has no option {quoted(name)} "
                                f"(it has: {', '.join(sorted(settable))})")
         applied[request.flag] = applied.get(request.flag, False) or name in settable
     warnings = [f"{flag} does not apply to {path}; ignored" for flag, used in applied.items() if not used]

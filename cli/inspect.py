@@ -40,6 +40,7 @@ from ..formats.archives.game_palette import loose_palette
 from ..formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
 from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
                                      find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
+from ..formats.shown import quoted
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
 NUM_NORMALS = 162
@@ -109,7 +110,7 @@ def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO
                 what = known_format(stream.read(16))
         except OSError:
             what = None
-        info.problems.append(Problem("error", f"unknown extension {path.suffix!r}; expected "
+        info.problems.append(Problem("error", f"unknown extension {quoted(path.suffix)}; expected "
                                               + ", ".join(FORMATS) + (f" (this is {what})" if what else "")))
         return info
     try:
@@ -163,10 +164,10 @@ def _lookup_skin(info: ModelInfo, path: Path, name: str, field: str, offset: int
             image = decode_pcx(lookup.path.read_bytes())
         except (FormatError, OSError) as exc:
             skin.note = f"cannot be decoded: {exc}"
-            _warn(info, f"skin {name!r} could not be loaded: {exc}", field, offset)
+            _warn(info, f"skin {quoted(name)} could not be loaded: {exc}", field, offset)
         else:
             skin.note = skin.note or f"PCX {image.width}x{image.height}"
-            for problem in QUAKE2_PCX.problems(image.width, image.height, f"skin {name!r}"):
+            for problem in QUAKE2_PCX.problems(image.width, image.height, f"skin {quoted(name)}"):
                 _limit(info, f"{problem}: Quake II does not load this PCX (LoadPCX: at most 640x480; "
                              "GL_Upload8: at most 512*256 pixels)", field, offset)
     info.skins.append(skin)
@@ -397,7 +398,7 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, na
         drawable += len(triangles) - len(degenerate)
         if len(degenerate):
             first = int(triangles[degenerate[0]])
-            _warn(info, f"group {group.name!r}: dropped {len(degenerate)} triangle(s) that use a vertex twice",
+            _warn(info, f"group {quoted(group.name)}: dropped {len(degenerate)} triangle(s) that use a vertex twice",
                   f"triangle {first}", at["triangles"] + first * ms3d.TRIANGLE.itemsize)
     why = (_why_none(grouped) if grouped or not model.num_triangles
            else f"none of the {model.num_triangles} triangle(s) is in a group")
@@ -417,13 +418,13 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, na
             info.skins.append(SkinInfo(stored, found is not None, str(found) if found else None,
                                        search if fallback or found is None else None))
             if found is None:
-                _warn(info, f"material {material.name!r}: {key} {stored!r} not found: {search}", field, offset)
+                _warn(info, f"material {quoted(material.name)}: {key} {quoted(stored)} not found: {search}", field, offset)
             elif found.suffix.lower() == ".pcx":
                 try:
                     decode_pcx(found.read_bytes())
                 except (FormatError, OSError) as exc:
                     info.skins[-1].note = f"cannot be decoded: {exc}"
-                    _warn(info, f"material {material.name!r}: {key} {stored!r} could not be loaded: {exc}",
+                    _warn(info, f"material {quoted(material.name)}: {key} {quoted(stored)} could not be loaded: {exc}",
                           field, offset)
 
 
@@ -460,7 +461,7 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
             lines.append("  groups:")
         for group in details["groups"]:
             material = "no material" if group["material"] < 0 else f"material {group['material']}"
-            lines.append(f"    {group['name']!r}: {group['triangles']} triangles, {material}")
+            lines.append(f"    {quoted(group['name'])}: {group['triangles']} triangles, {material}")
     if info.skins:
         lines.append("  skins:" if info.format != "ms3d" else "  textures:")
         for skin in info.skins:

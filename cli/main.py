@@ -21,6 +21,7 @@ from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
 from .convert import TARGETS, ConvertSettings, OptionRequest
 from .frame_listing import frame_lines, qc_lines
+from ..formats.shown import quoted
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
@@ -41,7 +42,7 @@ def _version() -> str:
 def _key_value(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {quoted(text)}")
     return key.strip(), value
 
 

@@ -23,6 +23,7 @@ from ..formats.mdl.codec import MdlSkin
 from ..formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, load_palette_lmp
 from .contract import FULLBRIGHT_NODE, INDICES, INTERVALS, SKIN_NODE
 from .skin_images import image_from_rgba, skin_material
+from ..formats.shown import quoted
 
 MASK_SUFFIX = " Fullbright"
 MASK_LABEL = "Fullbright Mask"
@@ -119,7 +120,7 @@ def add_fullbright_mask(material: bpy.types.Material) -> bpy.types.Image:
         return existing.image
     tex = skin_node(material)
     if tex is None:
-        raise ValueError(f"material {material.name!r} shows no image to mark fullbright pixels on")
+        raise ValueError(f"material {quoted(material.name)} shows no image to mark fullbright pixels on")
     tree = material.node_tree
     if tex.name != SKIN_NODE.format(0) and tree.nodes.get(SKIN_NODE.format(0)) is None:
         tex.name = SKIN_NODE.format(0)

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from ..formats.archives.archive import unsafe_name
 from .export_error import ExportError
+from ..formats.shown import quoted
 
 
 def default_export_path(archive: str, member: str, extension: str) -> tuple[str, str]:
@@ -42,7 +43,7 @@ def game_folder_target(path: Path, folders: str) -> Path:
         return path
     problem = unsafe_name(folders)
     if problem:
-        raise ExportError(f"Path in Game Folder {folders!r}: {problem}; it must stay under the chosen folder")
+        raise ExportError(f"Path in Game Folder {quoted(folders)}: {problem}; it must stay under the chosen folder")
     parts = folders.split("/")
     chosen = path.parent
     tail = [p.lower() for p in chosen.parts[-len(parts):]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..formats.binary import name_length_problem
 from .export_error import ExportError
+from ..formats.shown import quoted
 
 SHOWN_NAMES = 3       # names quoted in a message about many
 
@@ -33,13 +34,13 @@ def name_problems(what: str, names: list[str | None], size: int, fix: str = "") 
         problems.append(name_length_problem(what, too_long[0], size) + (f"; {fix}" if fix else ""))
     elif too_long:
         lengths = [len(n.encode("latin-1", "replace")) for n in too_long]
-        shown = ", ".join(f"{n!r} ({length} characters)" for n, length in zip(too_long[:SHOWN_NAMES], lengths))
+        shown = ", ".join(f"{quoted(n)} ({length} characters)" for n, length in zip(too_long[:SHOWN_NAMES], lengths))
         more = f" and {len(too_long) - SHOWN_NAMES} more" if len(too_long) > SHOWN_NAMES else ""
         problems.append(f"{len(too_long)} {what}s are longer than the limit of {size - 1} characters (a new or "
                         f"changed name leaves the last of the field's {size} bytes for the NUL that ends it): "
                         f"{shown}{more}" + (f"; {fix}" if fix else ""))
     if not_latin:
-        shown = ", ".join(repr(n) for n in not_latin[:SHOWN_NAMES])
+        shown = ", ".join(quoted(n) for n in not_latin[:SHOWN_NAMES])
         more = f" and {len(not_latin) - SHOWN_NAMES} more" if len(not_latin) > SHOWN_NAMES else ""
         problems.append(f"{what} {shown}{more} {'has' if len(not_latin) == 1 else 'have'} characters that "
                         "cannot be stored (Latin-1 only)")

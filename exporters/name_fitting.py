@@ -16,6 +16,7 @@ import re
 import string
 
 from .export_error import ExportError
+from ..formats.shown import quoted
 
 FIT_NAMES_HINT = "Fit Names (command line: --fit-names) shortens them"
 _STEM_AND_NUMBER = re.compile(r"^(.*?)(\d*)$", re.S)
@@ -57,7 +58,7 @@ def fit_frame_names(names: list[str], size: int, fixed: list[bool] | None = None
         while candidate in taken:
             ending = next(spare, None)
             if ending is None:
-                raise ExportError(f"Fit Names: cannot shorten the frame names of {stem!r} into {room} characters "
+                raise ExportError(f"Fit Names: cannot shorten the frame names of {quoted(stem)} into {room} characters "
                                   "apart from the other animations; rename the animations")
             candidate = _cut(base, width - len(ending)).rstrip(string.digits) + ending
         taken.add(candidate)
@@ -93,6 +94,6 @@ def fit_path_name(name: str, size: int) -> str:
 
 def fitted_report(what: str, changes: dict[str, str], size: int) -> str:
     """The report line for names Fit Names shortened."""
-    shown = ", ".join(f"{old!r} -> {new!r}" for old, new in list(changes.items())[:3])
+    shown = ", ".join(f"{quoted(old)} -> {quoted(new)}" for old, new in list(changes.items())[:3])
     more = f" and {len(changes) - 3} more" if len(changes) > 3 else ""
     return f"Fit Names: {len(changes)} {what}(s) shortened to {size - 1} characters: {shown}{more}"

@@ -14,6 +14,7 @@ from typing import Iterator
 import bpy
 
 from .export_error import ExportError
+from ..formats.shown import quoted
 
 
 def _set_mode(context: bpy.types.Context, active: bpy.types.Object, mode: str) -> None:
@@ -34,7 +35,7 @@ def in_object_mode(context: bpy.types.Context) -> Iterator[None]:
     try:
         _set_mode(context, active, "OBJECT")
     except RuntimeError as exc:
-        raise ExportError(f"cannot leave {mode.replace('_', ' ').title()} Mode on {active.name!r} to export: "
+        raise ExportError(f"cannot leave {mode.replace('_', ' ').title()} Mode on {quoted(active.name)} to export: "
                           f"{str(exc).strip()}") from exc
     try:
         yield

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import FormatError
+from .shown import quoted
 
 
 def check_span(data: bytes, offset: int, size: int, field: str) -> None:
@@ -32,6 +33,18 @@ def read_struct(data: bytes, offset: int, dtype: np.dtype, field: str) -> np.voi
     return read_records(data, offset, dtype, 1, field)[0]
 
 
+def name_fields(names: np.ndarray) -> list[bytes]:
+    """Fixed-size name fields read as a numpy ``S<n>`` column, each whole (``n`` bytes): numpy drops a
+    field's trailing NULs, which would cut ``chain0\\0MedDLe\\0\\0`` to 13 bytes and lose the field."""
+    size = np.dtype(names.dtype).itemsize
+    return [bytes(n).ljust(size, b"\0") for n in names]
+
+
+def has_junk(fields: list[bytes]) -> bool:
+    """True if a NUL-padded field carries bytes after its first NUL (or has no NUL at all)."""
+    return any(b"\0" not in f or f.split(b"\0", 1)[1].strip(b"\0") for f in fields)
+
+
 def decode_name(raw: bytes) -> str:
     """A NUL-padded fixed-size name: bytes up to the first NUL, as Latin-1 (never fails)."""
     return raw.split(b"\0", 1)[0].decode("latin-1")
@@ -42,9 +55,9 @@ def encode_name(name: str, size: int, field: str) -> bytes:
     try:
         raw = name.encode("latin-1")
     except UnicodeEncodeError as exc:
-        raise FormatError(f"name {name!r} has characters outside Latin-1", field=field) from exc
+        raise FormatError(f"name {quoted(name)} has characters outside Latin-1", field=field) from exc
     if len(raw) >= size:
-        raise FormatError(f"name {name!r} is {len(raw)} bytes, at most {size - 1} fit "
+        raise FormatError(f"name {quoted(name)} is {len(raw)} bytes, at most {size - 1} fit "
                           f"(the last byte of the field is kept for the NUL that ends the name)", field=field)
     return raw.ljust(size, b"\0")
 
@@ -59,7 +72,7 @@ def name_length_problem(what: str, name: str, size: int) -> str | None:
     length = len(name.encode("latin-1", "replace"))
     if length < size:
         return None
-    return (f"{what} {name!r} is {length} characters, {length - size + 1} over the limit of {size - 1} "
+    return (f"{what} {quoted(name)} is {length} characters, {length - size + 1} over the limit of {size - 1} "
             f"(a new or changed name leaves the last of the field's {size} bytes for the NUL that ends it)")
 
 

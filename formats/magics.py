@@ -3,6 +3,8 @@ Quake-family game folder holds, so a refusal can name the format (``a Quake III 
 supported``) instead of quoting bytes."""
 from __future__ import annotations
 
+from .shown import shown_bytes, shown_list
+
 KNOWN_MAGICS = (   # (leading bytes, what the file is); longest first where one is a prefix of another
     (b"IDP2", "a Quake II MD2 model"),
     (b"IDPO", "a Quake MDL model"),
@@ -36,8 +38,10 @@ def known_format(data: bytes) -> str | None:
     return next((what for magic, what in KNOWN_MAGICS if head.startswith(magic)), None)
 
 
-def magic_problem(data: bytes, got: bytes, expected: str) -> str:
-    """The refusal of a file whose magic is ``got`` where ``expected`` was wanted, naming the format it
-    is when its magic is a known one."""
+def magic_problem(data: bytes, expected: tuple[bytes, ...], field: str = "magic") -> str:
+    """The refusal of a file whose leading bytes are none of ``expected``, showing them as a person reads
+    them (``magic is 6C 4B C7 DF ("lK.."), expected "IDPO"``) and naming the format it is when its magic
+    is a known one."""
     what = known_format(data)
-    return f"magic is {got!r}, expected {expected}" + (f": this is {what}" if what else "")
+    got = bytes(data[:max(len(e) for e in expected)])
+    return f"{field} is {shown_bytes(got)}, expected {shown_list(expected)}" + (f": this is {what}" if what else "")

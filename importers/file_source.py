@@ -35,6 +35,7 @@ from .image_size import image_size_of
 from .skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates, unsafe_skin_name,
                           find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
                           sized_skin_among, texture_candidates)
+from ..formats.shown import quoted
 
 
 def member_label(archive: Path, member: str) -> str:
@@ -145,8 +146,8 @@ class LooseSource(ModelSource):
                     found = _stored_path(GameFiles(None, game), skin_name)
                 if found is not None and found.archive is not None:
                     other = found.name.lower() != _base(skin_name).lower()
-                    return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}" if other
-                                     else None, f"skin {skin_name!r} found in {found.where}")
+                    return SkinFound(found, f"skin {quoted(skin_name)} not found as stored; using {found.name}" if other
+                                     else None, f"skin {quoted(skin_name)} found in {found.where}")
         return SkinFound(None, lookup.warning)
 
     def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:
@@ -317,10 +318,10 @@ class ArchiveSource(ModelSource):
             return SkinFound(None, refusal)
         found = _stored_path(self.files, skin_name, self.folder)
         if found is None:
-            return SkinFound(None, f"skin {skin_name!r} not found in {self.archive.name}"
+            return SkinFound(None, f"skin {quoted(skin_name)} not found in {self.archive.name}"
                                    f"{' or its game folder' if self.game is not None else ''}")
         if found.name.lower() != _base(skin_name).lower():
-            return SkinFound(found, f"skin {skin_name!r} not found as stored; using {found.name}")
+            return SkinFound(found, f"skin {quoted(skin_name)} not found as stored; using {found.name}")
         return SkinFound(found)
 
     def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:

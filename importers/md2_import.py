@@ -34,6 +34,7 @@ from .results import ImportResult
 from .skin_lookup import unsafe_skin_name
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
 from .transaction import datablock_transaction
+from ..formats.shown import quoted
 
 MD2_FPS = 10
 
@@ -172,7 +173,7 @@ def _skin_materials(model: Md2Model, source: ModelSource, options: Md2ImportOpti
     if own is not None:
         loaded = [_load(source, f, palette, result) for f in own.files]
         missing = ("the file names no skin" if not named else "instead of the skins the file names" if any(found)
-                   else f"the file names {', '.join(repr(s) for s in named)}, not found")
+                   else f"the file names {', '.join(quoted(s) for s in named)}, not found")
         result.infos.append(f"{source.label}: skin {own.reason}; {missing}")
         images[:len(loaded)] = loaded[:len(images)]
         extra = loaded[len(images):]

@@ -62,6 +62,7 @@ from .ms3d_armature import animate_joints, assign_weights, build_armature, store
 from .results import ImportResult
 from .file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source
 from .transaction import datablock_transaction
+from ..formats.shown import quoted
 
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
@@ -104,7 +105,7 @@ def last_key_frame(model: Ms3dModel, fps: float) -> float:
             frames = keys[:, 0].astype(np.float64) * fps
             worst = int(np.argmax(np.abs(frames)))
             if abs(frames[worst]) > MAX_FRAME:
-                raise FormatError(f"joint {joint.name!r} has a {kind} key at {keys[worst, 0]:g} s, frame "
+                raise FormatError(f"joint {quoted(joint.name)} has a {kind} key at {keys[worst, 0]:g} s, frame "
                                   f"{frames[worst]:.6g} at {fps:g} fps: beyond Blender's frame {MAX_FRAME}",
                                   field=f"joint {joint.name} {kind} keys")
             latest = max(latest, float(frames.max()))
@@ -177,7 +178,7 @@ def _load_images(model: Ms3dModel, model_source: ModelSource, result: ImportResu
                 continue
             found = model_source.texture(stored)
             if found is None:
-                result.warnings.append(Message(f"{model_source.label}: material {source.name!r}: {key} {stored!r} "
+                result.warnings.append(Message(f"{model_source.label}: material {quoted(source.name)}: {key} {quoted(stored)} "
                                                "not found: " + model_source.texture_search(stored),
                                                f"{model_source.label}: {{n}} image{{s}} not found", stored_base(stored)))
                 continue
@@ -185,7 +186,7 @@ def _load_images(model: Ms3dModel, model_source: ModelSource, result: ImportResu
                 try:
                     loaded[found] = load_found_image(found)
                 except (FormatError, OSError) as exc:
-                    result.warnings.append(Message(f"{model_source.label}: material {source.name!r}: {key} {stored!r} "
+                    result.warnings.append(Message(f"{model_source.label}: material {quoted(source.name)}: {key} {quoted(stored)} "
                                                    f"could not be loaded: {exc}", f"{model_source.label}: {{n}} "
                                                    "image{s} could not be loaded", stored_base(stored)))
                     continue
@@ -219,7 +220,7 @@ def _build_group(model: Ms3dModel, g: int, conversion: np.ndarray, materials: li
     corners = model.tri_vertices[triangles].astype(np.int64)
     keep = drop_degenerate(corners)
     if not keep.all():
-        result.warnings.append(f"{source.label}: group {group.name!r}: dropped {int((~keep).sum())} "
+        result.warnings.append(f"{source.label}: group {quoted(group.name)}: dropped {int((~keep).sum())} "
                                "triangle(s) that use a vertex twice")
         triangles, corners = triangles[keep], corners[keep]
     used = np.unique(corners)

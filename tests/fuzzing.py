@@ -409,9 +409,15 @@ def hex_snippet(data: bytes, around: int | None = None, width: int = 32) -> str:
 # ---------------------------------------------------------------------------------------------
 # codec-level check
 
-MAX_PARSE_SECONDS = 2.0
+WORK_PER_BYTE, WORK_SLACK = 0.25, 50_000      # a parse may make at most len / 4 + 50000 calls (about ten times
+                                               # what any seed or mutation needs: see work_count)
 MEMORY_FACTOR, MEMORY_SLACK = 20, 1 << 20      # a parse may allocate at most 20x the file + 1 MB
-CODEC_FAILURES = ("crash", "serialize-crash", "unreadable-output", "non-finite-positions", "slow", "memory")
+CODEC_FAILURES = ("crash", "serialize-crash", "unreadable-output", "non-finite-positions", "too-much-work", "memory")
+
+
+def work_budget(size: int) -> int:
+    """The most Python and C calls a parse of ``size`` bytes may make: linear in the size, counted, not timed."""
+    return int(WORK_PER_BYTE * size) + WORK_SLACK
 
 
 @dataclass
@@ -434,27 +440,23 @@ def describe(exc: BaseException) -> str:
 def run_codec_case(case: Case) -> CodecResult:
     """Parse ``case`` under ``tracemalloc``; serialize and parse again whatever parsed.
 
-    A parse may raise only FormatError, take at most :data:`MAX_PARSE_SECONDS` and allocate at
-    most ``MEMORY_FACTOR * size + MEMORY_SLACK`` bytes at its peak; a parsed model's decoded
+    A parse may raise only FormatError, make at most :func:`work_budget` calls (a loop that runs away is
+    stopped there) and allocate at most ``MEMORY_FACTOR * size + MEMORY_SLACK`` bytes at its peak; a parsed model's decoded
     positions must be finite; serializing it may raise only FormatError, and what it writes must parse.
     """
     import time
-    import tracemalloc
+    from work_count import WorkExceeded, measure
     parse, serialize = PARSERS[case.format], SERIALIZERS[case.format]
-    if not tracemalloc.is_tracing():
-        tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
-    started = time.perf_counter()
-    model = None
+    budget = work_budget(len(case.data))
+    started = time.perf_counter()            # reported by the campaign (slowest case), never judged
     try:
-        model = parse(case.data)
-    except FormatError:
-        pass
+        work = measure(parse, case.data, budget=budget, catch=(FormatError,))
+    except WorkExceeded:
+        return CodecResult("too-much-work", f"parse made more than {budget} calls for {len(case.data)} bytes",
+                           time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - anything but FormatError is what the fuzzer looks for
         return CodecResult("crash", describe(exc), time.perf_counter() - started)
-    seconds = time.perf_counter() - started
-    peak = tracemalloc.get_traced_memory()[1] - base
+    seconds, peak, model = time.perf_counter() - started, work.peak, work.result
     outcome = "refused" if model is None else "parsed"
     if model is not None:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -472,8 +474,6 @@ def run_codec_case(case: Case) -> CodecResult:
                 parse(written)
             except Exception as exc:  # noqa: BLE001 - the writer wrote a file the reader refuses
                 return CodecResult("unreadable-output", describe(exc), seconds, peak)
-    if seconds > MAX_PARSE_SECONDS:
-        return CodecResult("slow", f"parse took {seconds:.2f} s", seconds, peak)
     if peak > MEMORY_FACTOR * len(case.data) + MEMORY_SLACK:
         return CodecResult("memory", f"parse allocated {peak} bytes for {len(case.data)}", seconds, peak)
     return CodecResult(outcome, "", seconds, peak)

@@ -21,7 +21,6 @@ import random
 import struct
 import tempfile
 import time
-import tracemalloc
 import zipfile
 from functools import lru_cache
 from itertools import islice
@@ -30,13 +29,13 @@ from typing import Iterator
 
 import fuzzing
 from fuzzing import CORPUS, Case, CodecResult, Field, Layout, Seed, describe
+from work_count import WorkExceeded, measure
 from formats.archives.archive import ArchiveError, open_archive, write_archive
 
 KINDS = ("pak", "pk3")
 GENERATORS = ("bitflip", "overwrite", "truncate", "inflate", "blocks", "names", "generated", "generated+corrupt")
 HOSTILE_NAMES = (b"/etc/passwd", b"../../evil.mdl", b"progs/../../x.mdl", b"C:\\x.mdl", b"c:x", b"..\\x",
                  b"", b"a//b", b"./a", b"\x01ctl", b"x" * 56, b"progs/zombie.mdl")
-MAX_CASE_SECONDS = 2.0
 MEMORY_FACTOR, MEMORY_SLACK = 20, 1 << 20
 MAX_MEMBERS_READ = 64
 
@@ -201,53 +200,60 @@ def cases(kind: str, count: int, seed: int = 0) -> list[Case]:
 
 
 def run_archive_case(case: Case, work: Path | None = None) -> CodecResult:
-    """Open ``case`` as an archive file, read every member, write the readable ones again."""
+    """Open ``case`` as an archive file, read every member, write the readable ones again.
+
+    Opening and reading every member may make at most :func:`fuzzing.work_budget` calls for the file's size
+    and hold ``MEMORY_FACTOR`` times the bytes involved (the file and every member read): counted, never timed."""
     with tempfile.TemporaryDirectory(dir=work) as folder:
         path = Path(folder) / f"case.{case.format}"
         path.write_bytes(case.data)
-        if not tracemalloc.is_tracing():
-            tracemalloc.start()
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        started = time.perf_counter()
-        involved = len(case.data)
+        budget = fuzzing.work_budget(len(case.data))
+        started = time.perf_counter()            # reported by the campaign (slowest case), never judged
         try:
-            archive = open_archive(path)
-        except ArchiveError:
-            return _judged(CodecResult("refused"), started, base, involved)
-        except Exception as exc:  # noqa: BLE001 - anything but ArchiveError is what the fuzzer looks for
-            return CodecResult("crash", "open: " + describe(exc), time.perf_counter() - started)
-        readable = []
-        with archive:
-            if any(not isinstance(p, ArchiveError) or p.member is None for p in archive.problems):
-                return CodecResult("crash", "a problem without its member", time.perf_counter() - started)
-            for member in archive.members()[:MAX_MEMBERS_READ]:
-                try:
-                    data = archive.read(member.name)
-                except ArchiveError:
-                    continue
-                except Exception as exc:  # noqa: BLE001
-                    return CodecResult("crash", f"read {member.name!r}: " + describe(exc), time.perf_counter() - started)
-                winner = archive.find(member.name)
-                if len(data) != winner.size:
-                    return CodecResult("crash", f"{member.name!r}: read {len(data)} bytes, declares {winner.size}")
-                involved += len(data)
-                if all(n.lower() != member.name.lower() for n, _ in readable):
-                    readable.append((member.name, data))
-        result = _judged(CodecResult("parsed"), started, base, involved)
+            measured = measure(_open_and_read, path, budget=budget)
+        except WorkExceeded:
+            return CodecResult("too-much-work", f"opening and reading made more than {budget} calls",
+                               time.perf_counter() - started)
+        result, readable, involved = measured.result
+        result.seconds = time.perf_counter() - started
+        if result.outcome not in ("parsed", "refused"):
+            return result
+        result.peak = measured.peak
+        if result.peak > MEMORY_FACTOR * involved + MEMORY_SLACK:
+            return CodecResult("memory", f"allocated {result.peak} bytes for {involved}", result.seconds, result.peak)
         if result.outcome != "parsed" or not readable:
             return result
         return _rewrite(result, readable, Path(folder) / f"again.{case.format}")
 
 
-def _judged(result: CodecResult, started: float, base: int, involved: int) -> CodecResult:
-    result.seconds = time.perf_counter() - started
-    result.peak = tracemalloc.get_traced_memory()[1] - base
-    if result.seconds > MAX_CASE_SECONDS:
-        return CodecResult("slow", f"took {result.seconds:.2f} s", result.seconds, result.peak)
-    if result.peak > MEMORY_FACTOR * involved + MEMORY_SLACK:
-        return CodecResult("memory", f"allocated {result.peak} bytes for {involved}", result.seconds, result.peak)
-    return result
+def _open_and_read(path: Path) -> tuple[CodecResult, list[tuple[str, bytes]], int]:
+    """(outcome, the readable members, the bytes involved: the file and every member read)."""
+    involved = path.stat().st_size
+    try:
+        archive = open_archive(path)
+    except ArchiveError:
+        return CodecResult("refused"), [], involved
+    except Exception as exc:  # noqa: BLE001 - anything but ArchiveError is what the fuzzer looks for
+        return CodecResult("crash", "open: " + describe(exc)), [], involved
+    readable: list[tuple[str, bytes]] = []
+    with archive:
+        if any(not isinstance(p, ArchiveError) or p.member is None for p in archive.problems):
+            return CodecResult("crash", "a problem without its member"), [], involved
+        for member in archive.members()[:MAX_MEMBERS_READ]:
+            try:
+                data = archive.read(member.name)
+            except ArchiveError:
+                continue
+            except Exception as exc:  # noqa: BLE001
+                return CodecResult("crash", f"read {member.name!r}: " + describe(exc)), [], involved
+            winner = archive.find(member.name)
+            if len(data) != winner.size:
+                return CodecResult("crash", f"{member.name!r}: read {len(data)} bytes, declares {winner.size}"), [], \
+                    involved
+            involved += len(data)
+            if all(n.lower() != member.name.lower() for n, _ in readable):
+                readable.append((member.name, data))
+    return CodecResult("parsed"), readable, involved
 
 
 def _rewrite(result: CodecResult, members: list[tuple[str, bytes]], path: Path) -> CodecResult:

@@ -135,6 +135,9 @@ BAD_OPEN = {
     "directory length not whole entries": (raw_pack(b"abc", [_entry(b"a", 12, 3)], dirlen=63),
                                            "not a multiple of 64"),
     "bad zip directory": (b"PK\x05\x06" + bytes(10), "bad zip directory"),
+    # the directory at offset 0 reads the header as an entry: a 2-byte member named "PACK"
+    "directory overlapping the header": (raw_pack(bytes(44) + struct.pack("<ii", 12, 2), [], dirofs=0, dirlen=64),
+                                         "directory (64 bytes at offset 0) overlaps the 12-byte header"),
 }
 
 
@@ -159,6 +162,8 @@ BAD_ENTRIES = {
     "drive letter": (_entry(b"C:/evil.mdl", 12, 3), "drive letter"),
     "no NUL": ((b"x" * 56, 12, 3), "no NUL terminator"),
     "empty name": (_entry(b"", 12, 3), "empty name"),
+    "member in the header": (_entry(b"a/head.mdl", 0, 16), "data (16 bytes at offset 0) overlaps the 12-byte header"),
+    "member in the directory": (_entry(b"a/dir.mdl", 16, 8), "overlaps the directory (128 bytes at offset 18)"),
 }
 
 
@@ -175,7 +180,7 @@ def test_bad_pak_entries_are_left_out_and_named(tmp_path, case):
             shown = problem.member
             assert shown and shown in str(problem)
             if b"\0" in entry[0]:
-                with pytest.raises(ArchiveError, match="lies outside|negative|name"):
+                with pytest.raises(ArchiveError, match="lies outside|negative|name|overlaps"):
                     archive.read(shown)
 
 

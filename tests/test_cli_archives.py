@@ -132,7 +132,7 @@ def test_an_ms3d_member_finds_its_texture_in_the_archive(run, tmp_path):
     assert ".\\zombie.tga: found mod/pak0.pk3:models/zombie/zombie.tga" in result.stdout
     write(tmp_path / "other" / "pak0.pk3", zip_bytes(members[:1]))
     missing = run("check", "other/pak0.pk3", block_bpy=True)
-    assert "texture '.\\\\zombie.tga' not found: looked for zombie.tga in other/pak0.pk3:models/zombie" in missing.stdout
+    assert "texture '.\\zombie.tga' not found: looked for zombie.tga in other/pak0.pk3:models/zombie" in missing.stdout
     assert str(tmp_path) not in missing.stdout and "classic_models_archive_" not in missing.stdout
 
 

@@ -127,9 +127,9 @@ def test_check_says_which_file_names_it_looked_for(cli, tmp_path):
     assert result.returncode == 1
     out = result.stdout
     assert (f"{folder / 'a.ms3d'}: warning: material 0 alphamap @ offset " in out
-            and f"alphamap 'textures\\\\wall_alpha.tga' not found: backslashes read as folders; "
+            and f"alphamap 'textures\\wall_alpha.tga' not found: backslashes read as folders; "
                 f"looked for textures/wall_alpha.tga, then wall_alpha.tga in {folder} (any case)" in out)
-    assert (f"texture 'C:\\\\Models\\\\Tex\\\\Missing.BMP' not found: absolute path: only its file name is "
+    assert (f"texture 'C:\\Models\\Tex\\Missing.BMP' not found: absolute path: only its file name is "
             f"used; looked for Missing.BMP in {folder} (any case)" in out)
     assert "Skin.BMP' not found" not in out and "wall.tga' not found" not in out
     assert "checked 2 file(s): 0 clean, 2 with warnings, 0 with errors" in out

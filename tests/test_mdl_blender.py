@@ -344,3 +344,23 @@ def test_edited_skin_keeps_fullbright_pixels_fullbright(bpy_scene, tmp_path):
     same = np.ones_like(original, dtype=bool)
     same[height - 1 - ordinary[0], ordinary[1]] = False
     np.testing.assert_array_equal(palette[indices][same], palette[original][same])
+
+
+def test_name_fields_with_bytes_after_their_nul_export_whole(bpy_scene, tmp_path):
+    """Old modelgen output keeps stale bytes after a frame name's NUL (``chain0\\0MedDLe...``): an untouched
+    export writes every such 16-byte field back whole; a renamed frame gets a clean NUL-padded field."""
+    bpy = bpy_scene
+    model = _synthetic()
+    model.pose_name_raw = [n.encode("latin-1").ljust(16, b"\0") for n in model.pose_names]
+    model.pose_name_raw[0] = b"stand1\0MedDLe\0\0\0"       # trailing NULs, as the stale bytes left them
+    model.pose_name_raw[3] = b"torch2\0\0\0\0\0\0\0\0\0x"  # a group's pose, junk in the last byte
+    data = serialize_mdl(model)
+    assert data.count(b"stand1\0MedDLe\0\0\0") == 1 and data.count(b"torch2\0\0\0\0\0\0\0\0\0x") == 1
+    (tmp_path / "chain.mdl").write_bytes(data)
+    obj = import_mdl(bpy, tmp_path / "chain.mdl")
+    assert [k.name for k in obj.data.shape_keys.key_blocks][1:] == model.pose_names
+    assert export_mdl(bpy, obj, tmp_path / "again.mdl") == data
+    obj.classic_model.frames[0].name = "chain0"                # renamed in the sidebar's frame list
+    names = [p.name_raw for f in decode(export_mdl(bpy, obj, tmp_path / "renamed.mdl")).frames for p in f.poses]
+    assert names[0] == b"chain0".ljust(16, b"\0")
+    assert names[1:] == model.pose_name_raw[1:]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import struct
-import time
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from formats.ms3d.codec import (
     Ms3dModelExtras, Ms3dVertexExtras, decode_text, encode_text, parse_ms3d, serialize_ms3d,
 )
 from ms3d_reference import decode
+from work_count import Work, measure
 
 CORPUS = corpus_params("ms3d/*/*.ms3d")
 BLOCK_NAMES = ["comments", "vertex extras", "joint extras", "model extras"]
@@ -336,23 +336,30 @@ INFLATED_OPTIONAL = [("<i", "group comment count", 2**31 - 1), ("<i", "joint com
 FIELD_SHIFT = {"group0": 33, "joint0": 89, "joint1": 91}       # group n; joint0 nrot; joint1 npos
 
 
+def assert_no_more_work_than_the_intact_file(work: Work, size: int) -> None:
+    """A count claiming two billion records costs no more calls than parsing the intact file and holds no
+    more memory than a few copies of it: nothing loops or allocates by the count (counted, not timed)."""
+    intact = measure(parse_ms3d, serialize_ms3d(_synthetic()))
+    assert work.calls <= intact.calls + 50, (work.calls, intact.calls)
+    assert work.peak <= 4 * size + (1 << 16), work.peak
+
+
 @pytest.mark.parametrize("fmt,field,value", INFLATED)
 def test_inflated_counts_raise_at_once(fmt, field, value):
     data = bytearray(serialize_ms3d(_synthetic()))
     struct.pack_into(fmt, data, decode(bytes(data)).offsets[field] + FIELD_SHIFT.get(field, 0), value)
-    start = time.perf_counter()
-    with pytest.raises(FormatError):
-        parse_ms3d(bytes(data))
-    assert time.perf_counter() - start < 0.5
+    work = measure(parse_ms3d, bytes(data), catch=(FormatError,))
+    assert isinstance(work.error, FormatError)
+    assert_no_more_work_than_the_intact_file(work, len(data))
 
 
 @pytest.mark.parametrize("fmt,field,value", INFLATED_OPTIONAL)
 def test_inflated_counts_in_the_comments_block_stop_at_once_and_keep_the_bytes(fmt, field, value):
     data = bytearray(serialize_ms3d(_synthetic()))
     struct.pack_into(fmt, data, decode(bytes(data)).offsets[field], value)
-    start = time.perf_counter()
-    model = parse_ms3d(bytes(data))
-    assert time.perf_counter() - start < 0.5
+    work = measure(parse_ms3d, bytes(data))
+    assert_no_more_work_than_the_intact_file(work, len(data))
+    model = work.result
     comments_at = len(serialize_ms3d(_synthetic(0)))
     assert model.optional_blocks() == [] and model.trailing == bytes(data[comments_at:])
     assert model.warnings[0].startswith(f"the comments block at offset {comments_at} is cut short")

@@ -11,6 +11,7 @@ import bpy
 from bpy.props import EnumProperty
 
 from ..common.mdl_skins import add_fullbright_mask, fullbright_mask_node, skin_node
+from ..formats.shown import quoted
 
 
 def _material(context):
@@ -36,7 +37,7 @@ class CLASSIC_MODELS_OT_add_fullbright_mask(bpy.types.Operator):
         except ValueError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        self.report({"INFO"}, f"{material.name}: fullbright mask {mask.name!r} (white = fullbright)")
+        self.report({"INFO"}, f"{material.name}: fullbright mask {quoted(mask.name)} (white = fullbright)")
         return {"FINISHED"}
 
 

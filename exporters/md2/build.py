@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.binary import decode_name
+from ...formats.binary import decode_name, name_fields
 from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
 from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype, serialize_md2
@@ -41,6 +41,7 @@ from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.shading import normal_indices, shade_model
+from ...formats.shown import quoted
 
 DEFAULT_SKIN_SIZE = 256
 
@@ -131,11 +132,11 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     for name, image in skin_images.items():
         if isinstance(image, FlatSkin):
             written = "; Skins: Names Only, so it is not written" if options.skins == "NAMES" else ""
-            what = (f"{first.name} has no material: skin {name!r} is a flat {skin_width}x{skin_height} skin of "
-                    f"Blender's grey" if image is grey else f"{image.label} has no image: skin {name!r} is a flat "
+            what = (f"{first.name} has no material: skin {quoted(name)} is a flat {skin_width}x{skin_height} skin of "
+                    f"Blender's grey" if image is grey else f"{image.label} has no image: skin {quoted(name)} is a flat "
                     "skin of its base colour")
             result.warnings.append(f"{what} {image.colour[:3]}{written}")
-    note = packed.report(repr(skins[0])) if packed is not None else alternate_note(parts, options.materials)
+    note = packed.report(quoted(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"
     if note:
@@ -179,7 +180,7 @@ def _skin_size(obj: bpy.types.Object, objects: list[bpy.types.Object], one_size:
             if image is not None and image.size[0] > 0:
                 sizes.setdefault((int(image.size[0]), int(image.size[1])), image.name)
     if one_size and len(sizes) > 1:
-        listed = ", ".join(f"{name!r} {w}x{h}" for (w, h), name in sizes.items())
+        listed = ", ".join(f"{quoted(name)} {w}x{h}" for (w, h), name in sizes.items())
         raise ExportError(f"{obj.name}: the skin images differ in size ({listed}); an MD2 has one skin size, "
                           "so scale them to one size or export with Skins: Names")
     return next(iter(sizes), (DEFAULT_SKIN_SIZE, DEFAULT_SKIN_SIZE))
@@ -221,14 +222,14 @@ def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray |
     s = np.rint(uvs[..., 0] * width - 0.5)
     t = np.rint((1.0 - uvs[..., 1]) * height - 0.5)
     if not (np.all(np.isfinite(s)) and np.all(np.isfinite(t))):
-        raise ExportError(f"object {parts[0].obj.name!r} has non-finite UV coordinates")
+        raise ExportError(f"object {quoted(parts[0].obj.name)} has non-finite UV coordinates")
     if s.size and (s.min() < -32768 or s.max() > 32767 or t.min() < -32768 or t.max() > 32767):
-        raise ExportError(f"object {parts[0].obj.name!r} has UVs too far outside the skin for 16-bit ST")
+        raise ExportError(f"object {quoted(parts[0].obj.name)} has UVs too far outside the skin for 16-bit ST")
     corner_st = np.stack([s, t], axis=-1).astype(np.int16).reshape(-1, 3, 2)
     if degenerate is not None:
         table = _imported_st_table(parts[0])
         if table is None or degenerate["st"].max() >= len(table):
-            raise ExportError(f"object {parts[0].obj.name!r}: the kept degenerate triangles lost their ST table")
+            raise ExportError(f"object {quoted(parts[0].obj.name)}: the kept degenerate triangles lost their ST table")
         corner_st = insert_at(corner_st, table[degenerate["st"]], degenerate["index"])
     if len(parts) == 1:
         kept = _stored_st(parts[0], corner_st, degenerate)
@@ -284,7 +285,7 @@ def _stored_frames(obj: bpy.types.Object, num_vertices: int, num_entries: int) -
     records = np.frombuffer(blob, dtype=frame_dtype(num_vertices))
     return _StoredFrames(records["head"]["scale"], records["head"]["translate"], records["verts"]["v"],
                          records["verts"]["normal_index"],
-                         [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in records["head"]["name"]])
+                         name_fields(records["head"]["name"]))
 
 
 def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | None, grid: str = "AUTO"):

@@ -19,6 +19,7 @@ import bpy
 from ...formats.md2.player import STANDARD_ANIMATIONS, standard_animation
 from ..sampling.action_sampling import ends_elsewhere
 from ..sampling.frame_rate import GAME_RATE, frames_between, scene_fps
+from ...formats.shown import quoted
 
 _EPS = 1e-6
 
@@ -78,7 +79,7 @@ def count_hints(scene: bpy.types.Scene, frame_names: list[str], rate: str, step:
         first, last = (int(round(f)) for f in action.frame_range)
         end_pose = step <= 1 and ends_elsewhere(action, None)
         fix = _fix(first, last, expected, rate, fps, step, end_pose)
-        lines[animation] = (f"{animation}: {count} frames from action {action.name!r} (frames {first}-{last}) at "
+        lines[animation] = (f"{animation}: {count} frames from action {quoted(action.name)} (frames {first}-{last}) at "
                             f"{_rate_text(rate, fps, every)}{f', Step {step}' if step > 1 else ''}; expected "
                             f"{expected}{': ' + fix if fix else ''}")
     return lines

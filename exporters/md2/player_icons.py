@@ -31,6 +31,7 @@ from ...formats.errors import FormatError
 from .build import BuildResult
 from .icon_render import render_icons
 from .skins import SkinFile, encode_skin, image_rgba, skin_target
+from ...formats.shown import quoted
 
 
 def _blend_icon(stem: str) -> bpy.types.Image | None:
@@ -99,12 +100,12 @@ def plan_icons(model_path: Path, body: BuildResult, weapons: list[BuildResult], 
         planned.add(target)
         if mode == "AUTO":
             if target.exists():
-                notes.append(f"kept the icon {target} already there for skin {name!r}")
+                notes.append(f"kept the icon {target} already there for skin {quoted(name)}")
                 continue
             supplied = _blend_icon(skin_path.stem)
             if supplied is not None:
                 files.append(SkinFile(target, _encode(_icon_rgba(supplied), name),
-                                      f"icon from image {supplied.name!r}"))
+                                      f"icon from image {quoted(supplied.name)}"))
                 continue
             copied = _source_icon(image)
             if copied is not None:
@@ -112,7 +113,7 @@ def plan_icons(model_path: Path, body: BuildResult, weapons: list[BuildResult], 
                 continue
         rgba = _rgba(image)
         if rgba is None:
-            notes.append(f"skin {name!r} has no image to draw; no icon written, so Quake II's menu will not list it")
+            notes.append(f"skin {quoted(name)} has no image to draw; no icon written, so Quake II's menu will not list it")
             continue
         render.append((target, name, rgba))
     if render:
@@ -131,4 +132,4 @@ def _encode(rgba: np.ndarray, name: str) -> bytes:
     try:
         return encode_skin(rgba, "PCX", False)
     except FormatError as exc:
-        raise ExportError(f"icon of skin {name!r}: {exc}") from exc
+        raise ExportError(f"icon of skin {quoted(name)}: {exc}") from exc

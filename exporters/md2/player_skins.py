@@ -22,6 +22,7 @@ from ...formats.md2.codec import SKIN_NAME_SIZE
 from ..export_error import ExportError
 from .build import BuildResult
 from .skins import new_skin_name
+from ...formats.shown import quoted
 
 
 def _folder_of(name: str) -> str:
@@ -65,9 +66,9 @@ def into_player_folder(results: dict[str, BuildResult], folder: str, model_dir: 
                 continue
             new = new_skin_name(folder, source_stem(result.skin_images.get(name), name))
             if len(new.encode("latin-1", "replace")) >= SKIN_NAME_SIZE:
-                raise ExportError(f"{file_name}: skin name {new!r} would be over {SKIN_NAME_SIZE - 1} characters; "
+                raise ExportError(f"{file_name}: skin name {quoted(new)} would be over {SKIN_NAME_SIZE - 1} characters; "
                                   "choose a shorter player folder or skin file name")
-            notes.append(f"{file_name}: skin {name!r} is now {new!r}, in the player's folder")
+            notes.append(f"{file_name}: skin {quoted(name)} is now {quoted(new)}, in the player's folder")
             if name in result.skin_images:
                 result.skin_images.setdefault(new, result.skin_images[name])
             renamed.append(new)

@@ -44,6 +44,7 @@ from ...formats.images.truecolour import encode_png, encode_tga
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
 from ..game_path import existing_case
+from ...formats.shown import quoted
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
 GAME_SUBFOLDERS = ("models", "players")
@@ -95,21 +96,21 @@ def skin_target(model_path: Path, name: str, extension: str) -> tuple[Path | Non
     model_dir = Path(os.path.abspath(model_path)).parent
     parts = [p for p in re.split(r"[\\/]", name) if p not in ("", ".")]
     if not parts:
-        return None, f"skin name {name!r} names no file; not written"
+        return None, f"skin name {quoted(name)} names no file; not written"
     file_name = Path(parts[-1]).stem + extension
     warning = None
     game_dir, _ = game_location(model_path)
     reason = _unsafe(name)
     if reason is not None:
-        warning = f"skin name {name!r} {reason}; not followed, its file is written beside the model"
+        warning = f"skin name {quoted(name)} {reason}; not followed, its file is written beside the model"
     elif game_dir is not None and len(parts) > 1:
         target = existing_case(game_dir, [*parts[:-1], file_name])
         if _inside(target, game_dir):
             return target, None
-        warning = f"skin {name!r} leads outside the game folder {game_dir}; its file is written beside the model"
+        warning = f"skin {quoted(name)} leads outside the game folder {game_dir}; its file is written beside the model"
     beside = model_dir / file_name
     if not _inside(beside, model_dir):
-        return None, f"{beside} leads outside the export folder; skin {name!r} not written"
+        return None, f"{beside} leads outside the export folder; skin {quoted(name)} not written"
     return beside, warning
 
 
@@ -195,9 +196,9 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
         if not isinstance(image, bpy.types.Image):
             rgba, scaled = pcx_fitted(image.rgba()) if mode == "PCX" else (image.rgba(), "")
             try:
-                data = encode_skin(rgba, mode, dither, drifts=drifts, label=f"skin {name!r}")
+                data = encode_skin(rgba, mode, dither, drifts=drifts, label=f"skin {quoted(name)}")
             except FormatError as exc:
-                raise ExportError(f"packed skin {name!r}: {exc}") from exc
+                raise ExportError(f"packed skin {quoted(name)}: {exc}") from exc
             note = getattr(image, "note", None) or f"packing the images of {len(image.sources)} materials"
             files.append(SkinFile(target, data, f"{mode}, {note}{scaled}"))
             continue
@@ -212,17 +213,17 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
             data, note = member[0], f"copied from {member[1]}"
         else:
             if image.size[0] == 0 or image.size[1] == 0:
-                warnings.append(f"image {image.name!r} of skin {name!r} has no pixels; not written")
+                warnings.append(f"image {quoted(image.name)} of skin {quoted(name)} has no pixels; not written")
                 continue
             rgba, scaled = pcx_fitted(image_rgba(image)) if mode == "PCX" else (image_rgba(image), "")
             try:
-                data = encode_skin(rgba, mode, dither, stored_pcx_indices(image), drifts, f"skin {name!r}")
+                data = encode_skin(rgba, mode, dither, stored_pcx_indices(image), drifts, f"skin {quoted(name)}")
             except FormatError as exc:
-                raise ExportError(f"skin {name!r} (image {image.name!r}): {exc}") from exc
-            note = f"{mode} from image {image.name!r}{scaled}"
+                raise ExportError(f"skin {quoted(name)} (image {quoted(image.name)}): {exc}") from exc
+            note = f"{mode} from image {quoted(image.name)}{scaled}"
         if target.exists() and unchanged:
             if target.read_bytes() != data:
-                warnings.append(f"{target} exists and differs; kept it, since skin {name!r} was not changed "
+                warnings.append(f"{target} exists and differs; kept it, since skin {quoted(name)} was not changed "
                                 "in Blender")
             continue
         files.append(SkinFile(target, data, note))

@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...formats.binary import decode_name
+from ...formats.binary import decode_name, name_fields
 from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
@@ -47,6 +47,7 @@ from .skin_indices import SkinConverter
 from .player_colours import player_colours
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
+from ...formats.shown import quoted
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
@@ -123,7 +124,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     corner_st = np.stack([np.rint(corner_uv[..., 0] * uv_width - 0.5),
                           np.rint((1.0 - corner_uv[..., 1]) * height - 0.5)], axis=-1)
     if not np.all(np.isfinite(corner_st)):
-        raise ExportError(f"object {first.name!r} has non-finite UV coordinates")
+        raise ExportError(f"object {quoted(first.name)} has non-finite UV coordinates")
     facesfront, stored_tex = _facesfront_and_records(parts, corner_uv, single and packed is None)
     if variant == RAPO:
         tex = rapo_texcoords(parts[0], single and packed is None, file_tris, corner_st.astype(np.int64), facesfront,
@@ -154,8 +155,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     sixteen = variant == MD16
     stored = (_stored_poses(mesh, positions.shape[1], len(exported.table), sixteen)
               if single and not tex.vertices_added else None)
-    name_raw = ([bytes(stored["head"]["name"][m]) if exported.stored_name(f) else b""
-                 for f, m in enumerate(exported.match)] if stored is not None else None)
+    stored_names = name_fields(stored["head"]["name"]) if stored is not None else None
+    name_raw = ([stored_names[m] if exported.stored_name(f) else b"" for f, m in enumerate(exported.match)]
+                if stored_names is not None else None)
     limits = MODERN_LIMITS if options.target == "MODERN" else HEXEN2_LIMITS if variant == RAPO else LIMITS
     new_names = [None if name_raw and len(name_raw[f]) == FRAME_NAME_SIZE and decode_name(name_raw[f]) == n else n
                  for f, n in enumerate(names)]
@@ -365,7 +367,7 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
         images = []
         for image, mask in pairs:
             if tuple(image.size) != source_size:
-                raise ExportError(f"{obj.name}: skin image {image.name!r} is {image.size[0]}x{image.size[1]}, "
+                raise ExportError(f"{obj.name}: skin image {quoted(image.name)} is {image.size[0]}x{image.size[1]}, "
                                   f"the model's skins are {source_size[0]}x{source_size[1]}")
             indices = convert.image(image, mask, size)
             images.append(np.pad(indices, ((0, 0), (0, padded - width))))

@@ -21,6 +21,7 @@ from ...common.contract import INDICES
 from ...formats.images.colour_drift import drift_report
 from ...formats.images.palette import match_palette
 from ...formats.images.skin_limits import resample
+from ...formats.shown import quoted
 from .fullbright import far_from_fullbright, fullbright_pixels
 
 
@@ -56,10 +57,10 @@ class SkinConverter:
                 keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
         emissive = fullbright_pixels(rgba, mask_rgba, keep, self.palette)
         indices, drift = match_palette(rgba, self.palette, emissive, dither=self.dither, avoid=self.avoid, keep=keep)
-        self.drifts.append((f"skin image {image.name!r}", drift))
+        self.drifts.append((f"skin image {quoted(image.name)}", drift))
         count = far_from_fullbright(rgba, emissive, indices, self.palette) if emissive is not None else 0
         if count:
-            self.warnings.append(f"skin image {image.name!r}: {count} pixel(s) white in its fullbright mask are far "
+            self.warnings.append(f"skin image {quoted(image.name)}: {count} pixel(s) white in its fullbright mask are far "
                                  "from every fullbright colour (224-255) and were written as the nearest one; paint "
                                  "the mask black there to keep them lit")
         return indices

@@ -53,6 +53,7 @@ from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, store
 from .materials import material_record
 from .values import MadeNames, float32_equal, kept_comment, kept_name, raw_field
 from ...common.made_names import is_made
+from ...formats.shown import quoted
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255
@@ -127,7 +128,7 @@ def _armature(objects: list[bpy.types.Object], meshes: list[bpy.types.Object]) -
         armatures = {m.object for obj in meshes for m in obj.modifiers
                      if m.type == "ARMATURE" and m.object is not None and m.show_viewport}
     if len(armatures) > 1:
-        names = ", ".join(sorted(repr(a.name) for a in armatures))
+        names = ", ".join(sorted(quoted(a.name) for a in armatures))
         raise ExportError(f"several armatures ({names}): an MS3D model has one skeleton; export them separately")
     return next(iter(armatures), None)
 
@@ -248,7 +249,7 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
     linear = to_ms @ matrix[:3, :3]
     xyz = co @ linear.T + to_ms @ matrix[:3, 3]
     if not np.all(np.isfinite(xyz)):
-        raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+        raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
 
     mesh.calc_loop_triangles()
     tri_count = len(mesh.loop_triangles)
@@ -282,7 +283,7 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
     broken = ~np.all(np.isfinite(normals), axis=1)
     if broken.any():
         normals[broken] = 0.0
-        warnings.append(f"object {obj.name!r}: {int(broken.sum())} corner normal(s) could not be computed "
+        warnings.append(f"object {quoted(obj.name)}: {int(broken.sum())} corner normal(s) could not be computed "
                         "(degenerate or huge geometry): written as zero")
 
     uv = np.zeros((loops, 2), dtype=np.float32)
@@ -291,7 +292,7 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
         mesh.uv_layers.active.uv.foreach_get("vector", flat)
         uv = flat.reshape(-1, 2)
     if not np.all(np.isfinite(uv)):
-        raise ExportError(f"object {obj.name!r} has non-finite UV coordinates")
+        raise ExportError(f"object {quoted(obj.name)} has non-finite UV coordinates")
     s = uv[:, 0].copy()
     t = (1.0 - uv[:, 1].astype(np.float64)).astype(np.float32)
     stored_t = _attribute(mesh, CORNER_T, "CORNER", loops, kind="FLOAT")
@@ -341,7 +342,7 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
             tri_group_bytes=group_bytes[tri_polygon[pick]] if group_bytes is not None else None,
             group_index=group_index if len(used_slots) == 1 else NEW))
     if np.any(smoothing > 255):
-        problems.append(f"object {obj.name!r} has smoothing groups above 255")
+        problems.append(f"object {quoted(obj.name)} has smoothing groups above 255")
     return parts
 
 

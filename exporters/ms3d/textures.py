@@ -22,6 +22,7 @@ from ..export_error import ExportError
 from ..md2.skins import SkinFile, encode_skin, image_rgba, write_skin_files
 from .build import Ms3dExportOptions, build_ms3d
 from ..run_export import ExportReport
+from ...formats.shown import quoted
 
 ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
 
@@ -50,7 +51,7 @@ def plan_texture_files(model_path: Path, materials: list, exported: list) -> tup
                 continue
             planned.add(target)
             if not Path(os.path.realpath(target)).is_relative_to(os.path.realpath(folder)):
-                warnings.append(f"{target} leads outside the export folder; {key} of {material.name!r} not written")
+                warnings.append(f"{target} leads outside the export folder; {key} of {quoted(material.name)} not written")
                 continue
             source = unchanged_source_file(image)
             member = unchanged_member_bytes(image, target.suffix) if source is None else None
@@ -65,15 +66,15 @@ def plan_texture_files(model_path: Path, materials: list, exported: list) -> tup
                 try:
                     data = encode_skin(image_rgba(image), mode, False)
                 except FormatError as exc:
-                    raise ExportError(f"{key} of {material.name!r} (image {image.name!r}): {exc}") from exc
-                note = f"{mode} from image {image.name!r}"
+                    raise ExportError(f"{key} of {quoted(material.name)} (image {quoted(image.name)}): {exc}") from exc
+                note = f"{mode} from image {quoted(image.name)}"
             else:
-                warnings.append(f"{key} {name!r} of {material.name!r}: cannot write a {target.suffix or 'nameless'} "
+                warnings.append(f"{key} {quoted(name)} of {quoted(material.name)}: cannot write a {target.suffix or 'nameless'} "
                                 "file from this image; not written")
                 continue
             if target.exists() and (source is not None or member is not None):
                 if target.read_bytes() != data:
-                    warnings.append(f"{target} exists and differs; kept it, since image {image.name!r} was not "
+                    warnings.append(f"{target} exists and differs; kept it, since image {quoted(image.name)} was not "
                                     "changed in Blender")
                 continue
             files.append(SkinFile(target, data, note))

@@ -10,6 +10,7 @@ import numpy as np
 from ...formats.errors import FormatError
 from ...formats.ms3d.codec import NAME_SIZE, encode_text
 from ...common.contract import COMMENT_PROP
+from ...formats.shown import quoted
 
 
 def float32_equal(a, b) -> bool:
@@ -30,7 +31,7 @@ def encoded(text: str, size: int | None, what: str, problems: list[str]) -> byte
     except FormatError:
         raw = encode_text(text)
         limit = (size or 0) - 1
-        problems.append(f"{what} {text!r} is {len(raw)} bytes, {len(raw) - limit} over the limit of {limit}")
+        problems.append(f"{what} {quoted(text)} is {len(raw)} bytes, {len(raw) - limit} over the limit of {limit}")
         return raw[:limit].ljust(size, b"\0")
 
 
@@ -58,7 +59,7 @@ class MadeNames:
             if short not in taken:
                 break
         taken.add(short)
-        self.notes.append(f"{what} {text!r} ({len(raw)} bytes) was shortened to {head + tail!r}: MS3D keeps "
+        self.notes.append(f"{what} {quoted(text)} ({len(raw)} bytes) was shortened to {quoted(head + tail)}: MS3D keeps "
                           f"{size - 1} bytes")
         return short.ljust(size, b"\0")
 

@@ -38,6 +38,7 @@ from .frame_rate import frames_between, set_frame, spacing
 from .frame_sampling import BASIS, _curve_values, checked_positions, has_active_modifiers, read_key_positions
 from .options import FrameExportOptions
 from .topology_change import TopologyAt
+from ...formats.shown import quoted
 
 FRAME_NAME_LIMIT = 15
 _IDENTITY = np.eye(4)
@@ -412,6 +413,6 @@ def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin], stored
         names.append(name)
     if too_long:
         raise ExportError("frame names are limited to 15 characters: " + "; ".join(
-            f"action {a!r} gives {n!r} ({len(n)}); rename the action to at most "
+            f"action {quoted(a)} gives {quoted(n)} ({len(n)}); rename the action to at most "
             f"{FRAME_NAME_LIMIT - (len(n) - len(a))} characters" for a, n in too_long.items()))
     return names

@@ -25,6 +25,7 @@ from .action_sampling import (FrameOrigin, action_frame_names, ended_actions, fi
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
 from .planned import PlannedExport, plan_export
+from ...formats.shown import quoted
 
 _SAME_POSE = 1e-6          # Blender units: an end pose this close to the first is the same pose
 
@@ -94,8 +95,8 @@ def sample_parts(context: bpy.types.Context, objects: list[bpy.types.Object], op
     count = len(parts[0].positions)
     for part in parts[1:]:
         if len(part.positions) != count:
-            raise ExportError(f"object {part.obj.name!r} has {len(part.positions)} shape-key frames, "
-                              f"{parts[0].obj.name!r} has {count}; export them separately")
+            raise ExportError(f"object {quoted(part.obj.name)} has {len(part.positions)} shape-key frames, "
+                              f"{quoted(parts[0].obj.name)} has {count}; export them separately")
     return parts, frames, gained
 
 
@@ -142,7 +143,7 @@ def _not_meshes(objects: list[bpy.types.Object]) -> str:
     """What the selection held instead of meshes, and how to make meshes of it."""
     if not objects:
         return ""
-    listed = ", ".join(f"{o.name!r} ({o.type.lower()})" for o in objects[:3]) + (" ..." if len(objects) > 3 else "")
+    listed = ", ".join(f"{quoted(o.name)} ({o.type.lower()})" for o in objects[:3]) + (" ..." if len(objects) > 3 else "")
     return (f" (selected: {listed}; Object > Convert > Mesh makes meshes of text and curves, "
             "Object > Apply > Make Instances Real of collection instances)")
 
@@ -160,7 +161,7 @@ def _checked_topology(context, obj, format_name: str, int_attributes: tuple[str,
     if not has_active_modifiers(obj):
         _refuse_faceless(obj, topology, kept_triangles)
     if topology.corner_uvs is None:
-        raise ExportError(f"object {obj.name!r} has no UV map; {format_name} needs texture coordinates")
+        raise ExportError(f"object {quoted(obj.name)} has no UV map; {format_name} needs texture coordinates")
     return topology
 
 
@@ -168,7 +169,7 @@ def _refuse_faceless(obj: bpy.types.Object, topology: Topology, kept_triangles: 
     """No faces (and no triangles the import kept): refused. With modifiers this is checked after
     sampling, where faces appearing on a later frame are refused as a topology change instead."""
     if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
-        raise ExportError(f"object {obj.name!r} has no faces")
+        raise ExportError(f"object {quoted(obj.name)} has no faces")
 
 
 def _listed_actions(meshes: list[bpy.types.Object], options: FrameExportOptions) -> list:
@@ -209,7 +210,7 @@ def _sample_actions(context, meshes: list[bpy.types.Object], topologies: list[To
         if options.scale != 1.0:
             positions = positions * options.scale
         if not np.all(np.isfinite(positions)):
-            raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+            raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
         parts.append(MeshPart(obj=obj, topology=topology, positions=positions, key_names=names, key_indices=indices,
                               frames_evaluated=samples.evaluated, origins=samples.origins))
     return parts, [o.frame for o in samples.origins]
@@ -234,7 +235,7 @@ def _sample(context, obj: bpy.types.Object, topology: Topology, frames: list[flo
     if options.scale != 1.0:
         positions = positions.astype(np.float64) * options.scale
     if not np.all(np.isfinite(positions)):
-        raise ExportError(f"object {obj.name!r} has non-finite (NaN or infinite) vertex coordinates")
+        raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
     return MeshPart(obj, topology, positions, sampled.key_names, sampled.key_indices, sampled.evaluated_frames)
 
 

@@ -17,6 +17,8 @@ import math
 
 import bpy
 
+from ...formats.shown import quoted
+
 GAME_RATE = 10.0            # model frames per second in Quake and Quake II
 _EPS = 1e-6
 
@@ -81,6 +83,6 @@ SHOWN = 3       # animation names quoted in a report line
 
 def end_pose_report(names: list[str]) -> str:
     """The report line naming the animations that gained their end pose as a last frame."""
-    shown = ", ".join(repr(n) for n in names[:SHOWN]) + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
+    shown = ", ".join(quoted(n) for n in names[:SHOWN]) + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
     return (f"End pose added: {len(names)} animation(s) gained their last pose as a frame (the game rate "
             f"passed it by): {shown}")

@@ -15,6 +15,7 @@ import bpy
 from ...formats.errors import FormatError
 from .frame_rate import set_frame
 from .topology_change import TopologyAt
+from ...formats.shown import quoted
 
 BASIS = 0
 
@@ -194,7 +195,7 @@ def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_ver
             obj.active_shape_key_index = i + 1
             co = evaluated_positions(context, obj)
             if len(co) != num_verts:
-                raise FormatError(f"object {obj.name!r}: shape key {blocks[i].name!r} changes the vertex count")
+                raise FormatError(f"object {quoted(obj.name)}: shape key {quoted(blocks[i].name)} changes the vertex count")
             positions[i] = co
     finally:
         obj.show_only_shape_key, obj.active_shape_key_index = saved

@@ -19,6 +19,7 @@ from .frame_rate import end_pose_report, rate_report
 from .options import FrameExportOptions
 from .planned import PlannedExport, model_label
 from .still_frames import still_frames
+from ...formats.shown import quoted
 
 
 @dataclass
@@ -64,7 +65,7 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, sampled)]
     info += [end_pose_report(gained)] if gained else []
     info += [still] if still else []
-    info += [f"object {name!r} has no faces: left out" for name in left_out]
+    info += [f"object {quoted(name)} has no faces: left out" for name in left_out]
     return SampledModel(parts, frames, exported, positions, triangles, uvs, info)
 
 

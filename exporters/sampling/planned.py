@@ -14,6 +14,7 @@ import bpy
 from .frame_rate import GAME_RATE, scene_fps, spacing, timeline_frames
 from .action_sampling import action_frames
 from .options import FrameExportOptions
+from ...formats.shown import quoted
 
 _EPS = 1e-6
 
@@ -29,11 +30,11 @@ def model_label(objects: list[bpy.types.Object]) -> str:
         tops.add(obj.name)
     if len(objects) == 1:
         top = tops.pop()
-        return f"object {objects[0].name!r}" if top == objects[0].name else \
-            f"model {top!r} (object {objects[0].name!r})"
+        return f"object {quoted(objects[0].name)}" if top == objects[0].name else \
+            f"model {quoted(top)} (object {quoted(objects[0].name)})"
     if len(tops) == 1:
-        return f"model {tops.pop()!r} ({len(objects)} mesh objects)"
-    names = ", ".join(repr(o.name) for o in objects[:3])
+        return f"model {quoted(tops.pop())} ({len(objects)} mesh objects)"
+    names = ", ".join(quoted(o.name) for o in objects[:3])
     return f"{len(objects)} objects ({names}{', ...' if len(objects) > 3 else ''})"
 
 

@@ -30,6 +30,7 @@ from ..export_error import ExportError
 from ..md2.skins import image_rgba
 from .animated_mesh import MeshPart
 from .planned import model_label
+from ...formats.shown import quoted
 
 MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
 COLOUR_CELL = 4          # pixels per side of the cell of a material without an image
@@ -123,12 +124,12 @@ def _source(material: bpy.types.Material | None) -> tuple[tuple, SkinSource]:
     pairs = material_skin_images(material) if material is not None else []
     if pairs:
         image, mask = pairs[0]
-        label = f"{material.name!r} ({image.name})" if image.name != material.name else repr(material.name)
+        label = f"{quoted(material.name)} ({image.name})" if image.name != material.name else quoted(material.name)
         return (("image", image.name, mask.name if mask else ""),
                 SkinSource(label, image, mask, (0, 0, 0, 255), len(pairs)))
     if material is None:
         return ("none",), SkinSource("faces without a material", None, None, base_colour(None))
-    return ("colour", material.name), SkinSource(f"{material.name!r} (colour)", None, None, base_colour(material))
+    return ("colour", material.name), SkinSource(f"{quoted(material.name)} (colour)", None, None, base_colour(material))
 
 
 @dataclass
@@ -142,7 +143,7 @@ class FlatSkin:
 
     @classmethod
     def of(cls, material: bpy.types.Material | None, width: int, height: int) -> "FlatSkin":
-        label = f"material {material.name!r}" if material is not None else "faces without a material"
+        label = f"material {quoted(material.name)}" if material is not None else "faces without a material"
         return cls(label, base_colour(material), width, height)
 
     def rgba(self) -> np.ndarray:
@@ -195,7 +196,7 @@ def pack_skin(parts: list[MeshPart], mode: str, max_height: int, width_multiple:
         return None
     for source in sources:
         if source.image is not None and (source.image.size[0] == 0 or source.image.size[1] == 0):
-            raise ExportError(f"image {source.image.name!r} has no pixels (missing file?); it cannot be packed "
+            raise ExportError(f"image {quoted(source.image.name)} has no pixels (missing file?); it cannot be packed "
                               "into the skin")
     try:
         layout, factor = _fitting_layout(sources, max_height, width_multiple)
@@ -204,7 +205,7 @@ def pack_skin(parts: list[MeshPart], mode: str, max_height: int, width_multiple:
                           "down or export with Materials: Alternate Skins") from exc
     uvs = np.concatenate([p.topology.corner_uvs for p in parts])
     if not np.all(np.isfinite(uvs)):
-        raise ExportError(f"object {parts[0].obj.name!r} has non-finite UV coordinates")
+        raise ExportError(f"object {quoted(parts[0].obj.name)} has non-finite UV coordinates")
     corner_uvs, clamped = atlas_uvs(uvs, tri_cell, layout)
     return PackedSkin(sources, layout, corner_uvs, int(clamped.sum()), left_out, factor)
 

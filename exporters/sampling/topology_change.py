@@ -9,6 +9,7 @@ import bpy
 
 from ..export_error import ExportError
 from .frame_rate import frame_text
+from ...formats.shown import quoted
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,9 @@ class TopologyAt:
 
 
 def topology_error(obj: bpy.types.Object, first: TopologyAt, other: TopologyAt, action: str = "") -> ExportError:
-    where = f" of action {action!r}" if action else ""
+    where = f" of action {quoted(action)}" if action else ""
     return ExportError(
-        f"object {obj.name!r} changes its topology during the animation: {first.counts()} at frame "
+        f"object {quoted(obj.name)} changes its topology during the animation: {first.counts()} at frame "
         f"{frame_text(first.frame)}, {other.counts()} at frame {frame_text(other.frame)}{where}; MD2 and MDL "
         "store one set of vertices and triangles for every frame (apply or remove what adds or removes "
         "geometry over time, e.g. a Build modifier)")

@@ -11,8 +11,9 @@ central directory only; a member is inflated here, with a bound, so a member tha
 size it declares stops there (a zip bomb) instead of filling memory.
 
 Opening reads the header and the directory, never member data; :meth:`Archive.read` reads one member.
-A broken directory refuses the whole archive (:class:`ArchiveError`). A broken entry (data outside the
-file, negative size, a name without NUL, an absolute name or one with ``..`` or a drive letter, an
+A broken directory (outside the file, or overlapping the 12-byte header) refuses the whole archive
+(:class:`ArchiveError`). A broken entry (data outside the file or overlapping the header or the directory,
+negative size, a name without NUL, an absolute name or one with ``..`` or a drive letter, an
 encrypted or unsupported zip member) is left out of :meth:`Archive.members` and kept in
 :attr:`Archive.problems`; reading it raises that error. Duplicate names and members sharing bytes are
 :attr:`Archive.warnings`; the first entry of a name wins in a PACK, as in Quake's and Quake II's
@@ -32,6 +33,7 @@ import numpy as np
 
 from ..atomic_file import replacing
 from ..errors import FormatError
+from ..shown import printable, quoted
 
 PACK_MAGIC = b"PACK"
 PACK_HEADER = struct.Struct("<4sii")
@@ -54,7 +56,7 @@ class ArchiveError(FormatError):
     def __init__(self, archive: str | os.PathLike, message: str, member: str | None = None) -> None:
         self.archive = str(archive)
         self.member = member
-        super().__init__(message, filename=f"{archive}:{member}" if member is not None else str(archive))
+        super().__init__(message, filename=f"{archive}:{printable(member)}" if member is not None else str(archive))
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ def open_archive(path: str | os.PathLike) -> Archive:
         elif magic in ZIP_MAGICS:
             archive = _open_zip(path, stream)
         else:
-            raise ArchiveError(path, f"not a PACK or zip archive (starts with {magic!r})")
+            raise ArchiveError(path, f"not a PACK or zip archive (starts with {quoted(magic)})")
     except BaseException:
         stream.close()
         raise
@@ -234,7 +236,7 @@ def _pick_winners(path: Path, entries: list[_Entry], first_wins: bool,
         if key in winners:
             earlier = winners[key]
             keep = earlier if first_wins else entry
-            notes.append((entry.member.name, f"{path}: duplicate member {entry.member.name!r} (entries "
+            notes.append((entry.member.name, f"{path}: duplicate member {quoted(entry.member.name)} (entries "
                           f"{earlier.index} and {entry.index}); entry {keep.index} is read, as the engine would"))
             winners[key] = keep
         else:
@@ -251,6 +253,9 @@ def _open_pack(path: Path, stream) -> Archive:
     _, dirofs, dirlen = PACK_HEADER.unpack(header)
     if dirofs < 0 or dirlen < 0:
         raise ArchiveError(path, f"negative directory offset {dirofs} or length {dirlen}")
+    if dirlen and dirofs < PACK_HEADER.size:
+        raise ArchiveError(path, f"directory ({dirlen} bytes at offset {dirofs}) overlaps the "
+                                 f"{PACK_HEADER.size}-byte header")
     if dirlen % PACK_ENTRY.itemsize:
         raise ArchiveError(path, f"directory length {dirlen} is not a multiple of {PACK_ENTRY.itemsize}")
     if dirofs + dirlen > total:
@@ -278,6 +283,11 @@ def _open_pack(path: Path, stream) -> Archive:
             problem = f"negative offset {offset} or size {size}"
         elif offset + size > total:
             problem = f"data ({size} bytes at offset {offset}) lies outside the file ({total} bytes)"
+        elif size and offset < PACK_HEADER.size:
+            problem = f"data ({size} bytes at offset {offset}) overlaps the {PACK_HEADER.size}-byte header"
+        elif size and offset < dirofs + dirlen and dirofs < offset + size:
+            problem = (f"data ({size} bytes at offset {offset}) overlaps the directory ({dirlen} bytes at "
+                       f"offset {dirofs})")
         else:
             problem = unsafe_name(name)
         if problem:
@@ -296,7 +306,7 @@ def _warn_overlaps(path: Path, spans: list[tuple[int, int, str]], notes: list[tu
     reach, owner = -1, ""
     for start, size, name in spans:
         if start < reach:
-            notes.append((name, f"{path}: members {owner!r} and {name!r} share bytes at offset {start}"))
+            notes.append((name, f"{path}: members {quoted(owner)} and {quoted(name)} share bytes at offset {start}"))
         if start + size > reach:
             reach, owner = start + size, name
 
@@ -375,7 +385,7 @@ def _check_names(path: Path, members: list[tuple[str, bytes]], kind: str) -> Non
             if raw is not None and len(raw) >= PACK_NAME_BYTES:
                 problem = f"{len(raw)} bytes, a PACK name holds at most {PACK_NAME_BYTES - 1}"
         if problem is None and member_key(name) in seen:
-            problem = f"same name as {seen[member_key(name)]!r} (names compare without case)"
+            problem = f"same name as {quoted(seen[member_key(name)])} (names compare without case)"
         if problem:
             raise ArchiveError(path, problem, name)
         seen[member_key(name)] = name

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..binary import check_span, decode_name, encode_name, read_records, read_struct
+from ..binary import check_span, decode_name, encode_name, has_junk, name_fields, read_records, read_struct
 from ..magics import magic_problem
 from ..errors import FormatError
 from ..file_tail import tail_record
@@ -135,7 +135,7 @@ def parse_md2(data: bytes) -> Md2Model:
     whole = data
     header = read_struct(data, 0, HEADER, "header")
     if header["ident"] != IDENT:
-        raise FormatError(magic_problem(data, bytes(header["ident"]), repr(IDENT)), field="ident", offset=0)
+        raise FormatError(magic_problem(data, (IDENT,)), field="ident", offset=0)
     if int(header["version"]) != VERSION:
         raise FormatError(f"version is {int(header['version'])}, expected {VERSION}", field="version", offset=4)
     ofs_end = int(header["ofs_end"])
@@ -175,7 +175,7 @@ def parse_md2(data: bytes) -> Md2Model:
                        ("triangles", ofs_tris, num_tris * TRIANGLE.itemsize, "ofs_tris"),
                        ("frames", ofs_frames, num_frames * framesize, "ofs_frames"),
                        ("glcmds", ofs_glcmds, num_glcmds * 4, "ofs_glcmds")])
-    skin_raw = [bytes(s).ljust(SKIN_NAME_SIZE, b"\0") for s in read_records(data, ofs_skins, SKIN, num_skins, "skins")]
+    skin_raw = name_fields(read_records(data, ofs_skins, SKIN, num_skins, "skins"))
     skins = [decode_name(raw) for raw in skin_raw]
     st_rec = read_records(data, ofs_st, ST, num_st, "st")
     st = np.stack([st_rec["s"], st_rec["t"]], axis=1) if num_st else np.zeros((0, 2), np.int16)
@@ -201,7 +201,7 @@ def parse_md2(data: bytes) -> Md2Model:
         f = int(np.argmax(~np.isfinite(far).all(axis=1)))
         raise FormatError("255 x scale + translate overflows float32: positions would not be finite",
                           field=f"frame {f} scale", offset=ofs_frames + f * framesize)
-    name_raw = [bytes(n).ljust(FRAME_NAME_SIZE, b"\0") for n in heads["name"]]
+    name_raw = name_fields(heads["name"])
     names = [decode_name(raw) for raw in name_raw]
     verts = _vertex_bytes(np.frombuffer(data, np.uint8, num_frames * framesize, ofs_frames), num_xyz, framesize)
     glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")
@@ -212,17 +212,12 @@ def parse_md2(data: bytes) -> Md2Model:
             raise FormatError(exc.message, field="glcmds", offset=ofs_glcmds + (exc.offset or 0)) from exc
     return Md2Model(
         skin_width=skin_width, skin_height=skin_height, skins=skins, st=st.astype(np.int16),
-        skin_name_raw=skin_raw if _has_junk(skin_raw) else None,
-        frame_name_raw=name_raw if _has_junk(name_raw) else None,
+        skin_name_raw=skin_raw if has_junk(skin_raw) else None,
+        frame_name_raw=name_raw if has_junk(name_raw) else None,
         tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
         frame_translate=translate, frame_verts=np.ascontiguousarray(verts[..., :3]),
         frame_normals=np.ascontiguousarray(verts[..., 3]), glcmds=glcmds,
         trailing=whole[ofs_end:], tail_record=tail_record(data, whole[ofs_end:]))
-
-
-def _has_junk(fields: list[bytes]) -> bool:
-    """True if a NUL-padded field carries bytes after its first NUL (or has no NUL at all)."""
-    return any(b"\0" not in f or f.split(b"\0", 1)[1].strip(b"\0") for f in fields)
 
 
 def _name_fields(names: list[str], raw: list[bytes] | None, size: int, what: str) -> list[bytes]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..quantize import grid_from_bounds
+from ..shown import quoted
 
 GRID_MODES = ("AUTO", "SHARED", "PER_FRAME")
 AUTO_TOLERANCE = 1.25      # AUTO keeps the shared lattice unless its largest error is 25 % above per-frame's
@@ -136,7 +137,7 @@ def frame_grids(positions: np.ndarray, mode: str = "AUTO") -> FrameGrids:
     when no float32 lattice can hold the model.
     """
     if mode not in GRID_MODES:
-        raise ValueError(f"grid mode must be one of {GRID_MODES}, not {mode!r}")
+        raise ValueError(f"grid mode must be one of {GRID_MODES}, not {quoted(mode)}")
     comp = _components(positions)
     lo, hi = comp.min(axis=-1), comp.max(axis=-1)
     per_frame = shared = None

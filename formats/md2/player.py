@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..report_lines import Message
 from .codec import LIMITS
+from ..shown import quoted
 
 STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
     ("stand", 40), ("run", 6), ("attack", 8), ("pain1", 4), ("pain2", 4), ("pain3", 4), ("jump", 6),
@@ -122,23 +123,23 @@ def body_deviations(body: PlayerPart) -> list[str]:
         frames = found.get(name, [])
         expected = f"frames {start}-{start + length - 1}"
         if not frames:
-            lines.append(Message(f"{body.file}: animation {name!r} is missing (expected {length} frames at "
+            lines.append(Message(f"{body.file}: animation {quoted(name)} is missing (expected {length} frames at "
                                  f"{expected})", f"{body.file}: {{n}} animation{{s}} missing", name))
             shift -= length
         elif len(frames) != length:
-            lines.append(Message(f"{body.file}: animation {name!r} has {len(frames)} frames, expected {length}",
+            lines.append(Message(f"{body.file}: animation {quoted(name)} has {len(frames)} frames, expected {length}",
                                  wrong_length_kind(body.file), name))
             shift += len(frames) - length
         elif frames != list(range(start, start + length)):
             moved = start + shift + sum(1 for i in other if i < frames[0])    # where the earlier lines put it
             if frames != list(range(moved, moved + length)):
-                lines.append(f"{body.file}: animation {name!r} is at frames {frames[0]}-{frames[-1]}, "
+                lines.append(f"{body.file}: animation {quoted(name)} is at frames {frames[0]}-{frames[-1]}, "
                              f"expected {expected}")
         start += length
     if count != STANDARD_FRAMES and count - STANDARD_FRAMES != shift + len(other):
         lines.insert(0, f"{body.file}: {count} frames, a Quake II player has {STANDARD_FRAMES}")
     if other:
-        shown = ", ".join(repr(body.frame_names[i]) for i in other[:3]) + (", ..." if len(other) > 3 else "")
+        shown = ", ".join(quoted(body.frame_names[i]) for i in other[:3]) + (", ..." if len(other) > 3 else "")
         lines.append(f"{body.file}: {len(other)} frames belong to no standard animation ({shown})")
     return lines
 
@@ -149,14 +150,14 @@ def part_deviations(part: PlayerPart) -> list[str]:
     if not part.skins:
         lines.append(f"{part.file}: no skins")
     for skin in part.missing_skins:
-        lines.append(f"{part.file}: skin {skin!r} not found")
+        lines.append(f"{part.file}: skin {quoted(skin)} not found")
     long_frames = [n for n in part.frame_names if len(n.encode("latin-1", "replace")) > LIMITS.frame_name]
     if long_frames:
         lines.append(f"{part.file}: {len(long_frames)} frame names over {LIMITS.frame_name} characters "
-                     f"(first {long_frames[0]!r})")
+                     f"(first {quoted(long_frames[0])})")
     for skin in part.skins:
         if len(skin.encode("latin-1", "replace")) > LIMITS.skin_name:
-            lines.append(f"{part.file}: skin name {skin!r} is over {LIMITS.skin_name} characters")
+            lines.append(f"{part.file}: skin name {quoted(skin)} is over {LIMITS.skin_name} characters")
     return lines
 
 
@@ -186,10 +187,10 @@ def icon_deviations(body: PlayerPart, weapons: list[PlayerPart], files: list[str
             continue
         other = [f for f in files if f.lower() == icon.lower()]
         if other:
-            lines.append(f"skin {skin!r}: its icon is named {other[0]!r}, but the menu compares names exactly: "
-                         f"rename it {icon!r}")
+            lines.append(f"skin {quoted(skin)}: its icon is named {quoted(other[0])}, but the menu compares names exactly: "
+                         f"rename it {quoted(icon)}")
         else:
-            lines.append(f"skin {skin!r} has no icon {icon!r}: Quake II's player menu does not list this skin")
+            lines.append(f"skin {quoted(skin)} has no icon {quoted(icon)}: Quake II's player menu does not list this skin")
     return lines
 
 
@@ -200,7 +201,7 @@ def frame_count_deviation(body: PlayerPart, weapon: PlayerPart) -> str | None:
     head = f"{weapon.file}: {have} frames, {body.file} has {need}"
     if have < need:
         first, last = body.frame_names[have], body.frame_names[-1]
-        return (f"{head}; it lacks body frames {have}-{need - 1} ({first!r} to {last!r}), where Quake II draws "
+        return (f"{head}; it lacks body frames {have}-{need - 1} ({quoted(first)} to {quoted(last)}), where Quake II draws "
                 "its frame 0 and prints 'no such frame' (R_DrawAliasModel)")
     if have > need:
         return (f"{head}; its frames {need}-{have - 1} are never shown (Quake II draws a weapon at the body's "

@@ -38,11 +38,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..binary import check_span, decode_name, encode_name, read_records, read_struct, require_finite
+from ..binary import (check_span, decode_name, encode_name, has_junk, name_fields, read_records, read_struct,
+                      require_finite)
 from ..errors import FormatError
 from ..file_tail import tail_record
 from .variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16, rapo_triangle_bytes,
                        read_rapo_triangles, variant_of)
+from ..shown import quoted
 
 IDENT = b"IDPO"
 VERSION = 6
@@ -317,7 +319,7 @@ def parse_mdl(data: bytes) -> MdlModel:
     """Decode an MDL file; raises :class:`FormatError` for anything malformed."""
     data = bytes(data)
     header = read_struct(data, 0, HEADER, "header")
-    variant = variant_of(header["ident"], int(header["version"]))
+    variant = variant_of(data, int(header["version"]))
     for name in ("scale", "translate", "boundingradius", "eyeposition", "size"):
         require_finite(np.atleast_1d(header[name]), name, _field_offset(name))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -354,8 +356,7 @@ def parse_mdl(data: bytes) -> MdlModel:
         if slot.intervals is None:
             slot.bbox_min = bbox_min[slot.first_pose].copy()
             slot.bbox_max = bbox_max[slot.first_pose].copy()
-    raw_names = [bytes(n) for n in heads["name"]]
-    dirty = any(b"\0" in n or len(n) == NAME_SIZE for n in raw_names)
+    raw_names = name_fields(heads["name"])
 
     return MdlModel(
         scale=np.array(header["scale"], np.float32), translate=np.array(header["translate"], np.float32),
@@ -374,7 +375,7 @@ def parse_mdl(data: bytes) -> MdlModel:
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots,
         trailing_bytes=len(data) - pos, trailing=bytes(data[pos:]),
         tail_record=tail_record(data[:pos], data[pos:]),
-        pose_name_raw=[n.ljust(NAME_SIZE, b"\0") for n in raw_names] if dirty else None)
+        pose_name_raw=raw_names if has_junk(raw_names) else None)
 
 
 def pose_name_fields(model: MdlModel) -> list[bytes]:
@@ -466,7 +467,7 @@ def serialize_mdl(model: MdlModel) -> bytes:
     as its ``variant`` lays them out."""
     num_verts = model.num_vertices
     if model.variant not in VERSIONS:
-        raise FormatError(f"unknown variant {model.variant!r}", field="variant")
+        raise FormatError(f"unknown variant {quoted(model.variant)}", field="variant")
     rapo = model.variant == RAPO
     num_st = len(np.atleast_1d(model.s)) if rapo else num_verts
     for name in ("onseam", "s", "t"):

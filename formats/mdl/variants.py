@@ -79,12 +79,11 @@ def hexen2_flag_names(flags: int) -> list[str]:
     return [name for bit, name, _ in HEXEN2_FLAGS if flags & (1 << bit)]
 
 
-def variant_of(ident: bytes, version: int) -> str:
-    """The variant an ident names; FormatError for an unknown ident or the wrong version."""
-    variant = IDENTS.get(bytes(ident))
+def variant_of(data: bytes, version: int) -> str:
+    """The variant the file's first four bytes name; FormatError for an unknown ident or the wrong version."""
+    variant = IDENTS.get(bytes(data[:4]))
     if variant is None:
-        raise FormatError(magic_problem(bytes(ident), bytes(ident), f"one of {b'IDPO'!r}, {b'MD16'!r}, {b'RAPO'!r}"),
-                          field="ident", offset=0)
+        raise FormatError(magic_problem(data, tuple(IDENTS)), field="ident", offset=0)
     if version != VERSIONS[variant]:
         raise FormatError(f"version is {version}, expected {VERSIONS[variant]} for {variant}", field="version",
                           offset=4)

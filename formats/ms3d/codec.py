@@ -349,8 +349,7 @@ def parse_ms3d(data: bytes, encoding: str = "auto") -> Ms3dModel:
     cur = _Cursor(data)
     header = cur.one(HEADER, "header")
     if header["id"] != MAGIC:
-        raise FormatError("id" + magic_problem(data, bytes(header["id"]), repr(MAGIC))[len("magic"):], field="id",
-                          offset=0)
+        raise FormatError(magic_problem(data, (MAGIC,), "id"), field="id", offset=0)
     version = int(header["version"])
     if version not in VERSIONS:
         raise FormatError(f"version is {version}, expected 3 or 4", field="version",

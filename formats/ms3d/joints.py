@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codec import Ms3dModel
+from ..shown import quoted
 
 
 def _name_key(raw: bytes) -> bytes:
@@ -26,10 +27,10 @@ def joint_parents(model: Ms3dModel) -> tuple[list[int], list[str]]:
         p = first.get(key)
         if p is None:
             if key and key.lower() != b"none":
-                warnings.append(f"joint {joint.name!r} has unknown parent {joint.parent!r}: made a root")
+                warnings.append(f"joint {quoted(joint.name)} has unknown parent {quoted(joint.parent)}: made a root")
             p = -1
         elif p == j:
-            warnings.append(f"joint {joint.name!r} names itself as its parent: made a root")
+            warnings.append(f"joint {quoted(joint.name)} names itself as its parent: made a root")
             p = -1
         parents.append(p)
     for j in range(len(parents)):
@@ -38,7 +39,7 @@ def joint_parents(model: Ms3dModel) -> tuple[list[int], list[str]]:
             seen.add(k)
             k = parents[k]
         if k != -1:
-            warnings.append(f"joint {model.joints[k].name!r} is its own ancestor: made a root")
+            warnings.append(f"joint {quoted(model.joints[k].name)} is its own ancestor: made a root")
             parents[k] = -1
     return parents, warnings
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import FormatError
+from ..shown import quoted
 
 NAME_ENCODINGS = {"AUTO": "auto", "UTF8": "utf-8", "CP1252": "cp1252", "GBK": "gbk",
                   "SHIFT_JIS": "shift_jis", "CP1251": "cp1251"}   # option value -> Python codec
@@ -40,5 +41,5 @@ def encode_text(text: str, size: int | None = None, field: str = "text", encodin
     if size is None:
         return raw
     if len(raw) >= size:
-        raise FormatError(f"{text!r} is {len(raw)} bytes, at most {size - 1} fit", field=field)
+        raise FormatError(f"{quoted(text)} is {len(raw)} bytes, at most {size - 1} fit", field=field)
     return raw.ljust(size, b"\0")
