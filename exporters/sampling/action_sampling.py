@@ -23,6 +23,8 @@ directly, as for the timeline.
 """
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 
@@ -182,10 +184,10 @@ def order_actions(names: list[str], listed: list[tuple[str, bool]] | None, stand
 
 
 def action_frames(action: bpy.types.Action, step: int, every: float = 1.0) -> list[int | float]:
-    """Frames of ``action.frame_range`` (rounded to whole frames) ``every`` scene frames apart (1, or
-    fps / 10 at the game rate), every ``step``-th from the first; with a step over 1 the last frame
-    is always included."""
-    first, last = (int(round(f)) for f in action.frame_range)
+    """Frames of ``action.frame_range`` (whole frames: the first rounded, the last rounded up, so the
+    last key on a subframe is in) ``every`` scene frames apart (1, or fps / 10 at the game rate),
+    every ``step``-th from the first; with a step over 1 the last frame is always included."""
+    first, last = int(round(action.frame_range[0])), math.ceil(action.frame_range[1] - 1e-4)
     frames = frames_between(first, last, every * max(1, step))
     if step > 1 and frames[-1] != last:
         frames.append(last)
