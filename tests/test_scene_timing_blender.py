@@ -195,3 +195,20 @@ def test_untouched_ms3d_export_after_a_keep_rate_import_keeps_its_times(bpy_scen
     bpy.context.view_layer.objects.active = rig
     assert bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "again.ms3d")) == {"FINISHED"}
     assert (tmp_path / "again.ms3d").read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["md2", "mdl"])
+def test_untouched_export_after_a_keep_rate_import_as_actions_is_the_same_file(bpy_scene, tmp_path, kind):
+    """Each animation's action keyed every 2.4 frames: *Actions* and *Timeline* exports sample it there again."""
+    bpy = bpy_scene
+    keyed_cube(bpy)
+    path = write_model(kind, tmp_path)
+    obj = import_model(bpy, path, animations="ACTIONS")
+    assert scene_rate(bpy.context.scene) == 24
+    obj.classic_model.active_animation = 1                    # whichever action is showing
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other == obj)
+    for frame_source in ("TIMELINE", "ACTIONS"):
+        out = tmp_path / f"out_{frame_source}.{kind}"
+        assert getattr(bpy.ops.export_scene, kind)(filepath=str(out), frame_source=frame_source) == {"FINISHED"}
+        assert out.read_bytes() == path.read_bytes(), frame_source
