@@ -6,7 +6,7 @@ Quake's QuakeC animations advance one frame per think, ``self.nextthink = time +
 Game* the scene's animation is sampled every 0.1 s of scene time, starting at ``frame_start``:
 frame ``frame_start + k * fps / 10`` for every k that stays at or before ``frame_end`` (a subframe
 where the scene rate is not a multiple of 10; scene fps = ``render.fps / render.fps_base``), so the
-game plays it as long as Blender does. A 10 fps scene (what an import leaves) samples every scene
+game plays it as long as Blender does. A 10 fps scene (what an import into an unanimated scene leaves) samples every scene
 frame, as *Every Scene Frame* does.
 """
 from __future__ import annotations
