@@ -4,7 +4,7 @@ File frame i is shape key i (after Basis); its value is keyed 0 at scene frame `
 1 at ``start + i s`` and 0 at ``start + (i + 1) s`` with linear interpolation (``s`` scene frames per
 file frame: 1 where the import set the scene to the model's rate, scene fps / 10 where the scene kept
 its own, see :mod:`.scene_timing`), so the timeline blends neighbouring frames linearly as the
-engines do. A marker starts each animation (at the nearest whole frame). With
+engines do. A marker starts each animation (at the whole frame at or before it). With
 ``animations='ACTIONS'`` each animation is its own action keyed the same way from ``start`` (kept
 with a fake user, the first one active), and the animation list holds each action.
 """
@@ -82,10 +82,12 @@ def animate_frame_keys(key: bpy.types.Key, keys: list[bpy.types.ShapeKey], start
 
 
 def scene_frame(start: int, index: int, step: float, last: bool = False) -> int:
-    """The whole scene frame nearest to file frame ``index`` (markers, the animation list's starts), or
-    with ``last`` the first whole frame at or after it (an animation's end, so its range holds it)."""
+    """The whole scene frame at or before file frame ``index`` (markers, the animation list's starts: a
+    frame placed on a subframe is after its animation's marker, never before, so the export names it
+    from that marker), or with ``last`` the first whole frame at or after it (an animation's end, so
+    its range holds it)."""
     frame = start + index * step
-    return math.ceil(frame - 1e-4) if last else int(round(frame))
+    return math.ceil(frame - 1e-4) if last else math.floor(frame + 1e-4)
 
 
 def add_markers(scene: bpy.types.Scene, animations: list[Animation], start: int, step: float = 1.0) -> None:

@@ -112,7 +112,7 @@ def test_import_beside_an_animated_cube_keeps_the_scene_rate(bpy_scene, tmp_path
     assert scene.frame_end == max(20, last)                 # extended to hold them (md2: 28), never shrunk
     animations = list(obj.classic_model.animations)
     assert animations[-1].frame_end == last
-    first_frames = {a.name: round(1 + next(i for i, n in enumerate(names) if n.startswith(a.name)) * step)
+    first_frames = {a.name: math.floor(1 + next(i for i, n in enumerate(names) if n.startswith(a.name)) * step)
                     for a in animations}
     assert {m.name: m.frame for m in scene.timeline_markers} == first_frames
     assert [a.frame_start for a in animations] == list(first_frames.values())
@@ -209,3 +209,17 @@ def test_untouched_export_after_a_keep_rate_import_as_actions_is_the_same_file(b
     for frame_source in ("TIMELINE", "ACTIONS"):
         exported = export_selected(bpy, obj, tmp_path / f"out_{frame_source}.{kind}", frame_source=frame_source)
         assert exported == path.read_bytes(), frame_source
+
+
+def test_an_edited_model_placed_on_subframes_takes_its_frame_names_from_the_right_marker(bpy_scene, tmp_path):
+    """A modifier makes every frame a sampled one (not a shape key): each is named from the last marker at
+    or before it. ``run`` starts at file frame 2, scene frame 1 + 2 x 2.4 = 5.8: its marker must not be at 6."""
+    from formats.md2.codec import parse_md2
+    bpy = bpy_scene
+    keyed_cube(bpy)
+    path = tmp_path / "four.md2"
+    path.write_bytes(serialize_md2(grid_model(frames=4)))
+    obj = import_model(bpy, path)
+    obj.modifiers.new("still", "DISPLACE").strength = 0.0
+    names = parse_md2(export_selected(bpy, obj, tmp_path / "edited.md2")).frame_names
+    assert names[:4] == ["stand01", "stand02", "run01", "run02"]      # then the scene range (1-20) goes on: run03...
