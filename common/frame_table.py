@@ -96,8 +96,9 @@ def own_frame_span(obj: bpy.types.Object, frames: list[int], key_indices: list[i
     key = obj.data.shape_keys if obj.type == "MESH" else None
     if not table or key is None or not obj.classic_model.source_format or not frames:
         return None
-    count, first = len(table), obj.classic_model.frame_offset - frames[0]
-    if len(frames) <= count or first < 0 or first + count > len(frames):
+    count, offset = len(table), obj.classic_model.frame_offset
+    first = next((i for i, f in enumerate(frames) if abs(f - offset) < 1e-4), None)   # sampled every 2.4 frames too
+    if len(frames) <= count or first is None or first + count > len(frames):
         return None
     by_key = entries_of_keys(table, [b.name for b in key.key_blocks])
     entries = [by_key.get(k, -1) if k else -1 for k in key_indices]

@@ -6,8 +6,9 @@ the current choices is greyed out, never hidden.
 
     draw_md2_import       Mesh | Animation | Skins | Quake II Player
     draw_mdl_import       Mesh | Animation | Skins
-    draw_ms3d_import      Transform | Materials | Names
-    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D (the formats listed)
+    draw_ms3d_import      Transform | Animation | Materials | Names
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D (the formats listed);
+                          Scene Timing in the first of them
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ def _frame_import(operator, layout, fmt: str):
     body = group(layout, f"CLASSIC_MODELS_{fmt}_import_animation", "Animation")
     if body:
         body.prop(operator, "animations")
+        body.prop(operator, "scene_timing")
     body = group(layout, f"CLASSIC_MODELS_{fmt}_import_skins", "Skins")
     if body:
         body.prop(operator, "load_skins")
@@ -66,6 +68,9 @@ def draw_ms3d_import(operator, layout, context) -> None:
     body = group(layout, "CLASSIC_MODELS_ms3d_import_transform", "Transform")
     if body:
         _axes(operator, body)
+    body = group(layout, "CLASSIC_MODELS_ms3d_import_animation", "Animation")
+    if body:
+        body.prop(operator, "scene_timing")
     body = group(layout, "CLASSIC_MODELS_ms3d_import_materials", "Materials")
     if body:
         body.prop(operator, "load_images")
@@ -96,6 +101,7 @@ def draw_archive_import(operator, layout, context) -> None:
             body.prop(operator, "scale")
             body.prop(operator, "use_file_normals")
             body.prop(operator, "animations")
+            body.prop(operator, "scene_timing")
             body.prop(operator, "load_skins")
     if "MD2" in present:
         body = group(layout, "CLASSIC_MODELS_archive_md2", "MD2")
@@ -110,5 +116,7 @@ def draw_archive_import(operator, layout, context) -> None:
         body = group(layout, "CLASSIC_MODELS_archive_ms3d", "MS3D")
         if body:
             _axes(operator, body)
+            if not present & {"MD2", "MDL"}:
+                body.prop(operator, "scene_timing")
             body.prop(operator, "load_images")
             body.prop(operator, "name_encoding")

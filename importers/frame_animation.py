@@ -1,12 +1,16 @@
 """Per-frame shape keys played on the timeline or as actions, shared by MD2 and MDL.
 
-File frame i is shape key i (after Basis); its value is keyed 0 at scene frame ``start + i - 1``,
-1 at ``start + i`` and 0 at ``start + i + 1`` with linear interpolation, so the timeline blends
-neighbouring frames linearly as the engines do. A marker starts each animation. With
+File frame i is shape key i (after Basis); its value is keyed 0 at scene frame ``start + (i - 1) s``,
+1 at ``start + i s`` and 0 at ``start + (i + 1) s`` with linear interpolation (``s`` scene frames per
+file frame: 1 where the import set the scene to the model's rate, scene fps / 10 where the scene kept
+its own, see :mod:`.scene_timing`), so the timeline blends neighbouring frames linearly as the
+engines do. A marker starts each animation (at the whole frame at or before it). With
 ``animations='ACTIONS'`` each animation is its own action keyed the same way from ``start`` (kept
 with a fake user, the first one active), and the animation list holds each action.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import bpy
@@ -14,6 +18,7 @@ import bpy
 from ..common.actions import assign_action
 from ..common.frame_table import record_frame_table
 from ..formats.animations import Animation
+from .scene_timing import SceneTiming, apply_timing
 
 def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.ndarray) -> list[bpy.types.ShapeKey]:
     """Basis (the first frame) plus one shape key per frame, values set to 0."""
@@ -66,42 +71,44 @@ def set_linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.nda
     fcurve.update()
 
 
-def animate_frame_keys(key: bpy.types.Key, keys: list[bpy.types.ShapeKey], start: int, action_name: str) -> None:
-    """Key each frame's value so file frame i plays at scene frame ``start + i``."""
+def animate_frame_keys(key: bpy.types.Key, keys: list[bpy.types.ShapeKey], start: int, action_name: str,
+                       step: float = 1.0) -> None:
+    """Key each frame's value so file frame i plays at scene frame ``start + i * step``."""
     paths = [f'key_blocks["{bpy.utils.escape_identifier(k.name)}"].value' for k in keys]
     count = len(keys)
     for i, fcurve in enumerate(new_action_fcurves(key, action_name, paths)):
         offsets = np.array([o for o in (-1, 0, 1) if 0 <= i + o < count], dtype=np.float32)
-        set_linear_keys(fcurve, start + i + offsets, (offsets == 0).astype(np.float32))
+        set_linear_keys(fcurve, start + (i + offsets) * step, (offsets == 0).astype(np.float32))
 
 
-def add_markers(scene: bpy.types.Scene, animations: list[Animation], start: int) -> None:
+def scene_frame(start: int, index: int, step: float, last: bool = False) -> int:
+    """The whole scene frame at or before file frame ``index`` (markers, the animation list's starts: a
+    frame placed on a subframe is after its animation's marker, never before, so the export names it
+    from that marker), or with ``last`` the first whole frame at or after it (an animation's end, so
+    its range holds it)."""
+    frame = start + index * step
+    return math.ceil(frame - 1e-4) if last else math.floor(frame + 1e-4)
+
+
+def add_markers(scene: bpy.types.Scene, animations: list[Animation], start: int, step: float = 1.0) -> None:
     """One marker at the first frame of each animation (skipped if the same one is there)."""
     existing = {(m.name, m.frame) for m in scene.timeline_markers}
     for anim in animations:
-        if (anim.name, start + anim.first) not in existing:
-            scene.timeline_markers.new(anim.name, frame=start + anim.first)
-
-
-def set_scene_timing(scene: bpy.types.Scene, start: int, num_frames: int, fps: int) -> None:
-    """Play the whole file; a scene that already shows imported models keeps the longest range."""
-    others = any(o.classic_model.source_format for o in scene.objects)
-    end = start + max(num_frames, 1) - 1
-    scene.render.fps = fps
-    scene.render.fps_base = 1.0
-    scene.frame_start = start
-    scene.frame_end = max(scene.frame_end, end) if others else end
+        frame = scene_frame(start, anim.first, step)
+        if (anim.name, frame) not in existing:
+            scene.timeline_markers.new(anim.name, frame=frame)
 
 
 def play_frames_on_timeline(context: bpy.types.Context, obj: bpy.types.Object, source_format: str,
                             frame_names: list[str], positions: np.ndarray, animations: list[Animation],
-                            fps: int, action_name: str, groups: list[int] | None = None,
+                            fps: int, action_name: str, timing: SceneTiming, groups: list[int] | None = None,
                             intervals: list[float] | None = None, mode: str = "TIMELINE") -> int:
     """Everything an import does to play per-frame shape keys: keys, their animation, markers, scene
-    timing, and the object's settings (format, first frame, frame table, animation list). Returns
-    the first frame."""
+    timing (``timing``: at the model's ``fps`` or the scene's), and the object's settings (format, first
+    frame, frame table, animation list). Returns the first frame."""
     scene = context.scene
     start = scene.frame_start
+    step = timing.step(fps)
     keys = add_frame_shape_keys(obj, frame_names, positions)
     record_frame_table(obj, frame_names, keys, groups, intervals)
     settings = obj.classic_model
@@ -109,28 +116,29 @@ def play_frames_on_timeline(context: bpy.types.Context, obj: bpy.types.Object, s
     settings.frame_offset = start
     settings.animation_mode = mode
     if mode == "ACTIONS":
-        _animations_as_actions(obj, keys, animations, start)
-        set_scene_timing(scene, start, animations[0].frames if animations else 1, fps)
+        _animations_as_actions(obj, keys, animations, start, step)
+        apply_timing(scene, timing, start, start + ((animations[0].frames if animations else 1) - 1) * step, fps)
         return start
-    animate_frame_keys(obj.data.shape_keys, keys, start, action_name)
-    add_markers(scene, animations, start)
-    set_scene_timing(scene, start, len(frame_names), fps)
+    animate_frame_keys(obj.data.shape_keys, keys, start, action_name, step)
+    add_markers(scene, animations, start, step)
+    apply_timing(scene, timing, start, start + (max(len(frame_names), 1) - 1) * step, fps)
     for anim in animations:
         item = settings.animations.add()
-        item.name, item.frame_start, item.frame_end = anim.name, start + anim.first, start + anim.last
+        item.name = anim.name
+        item.frame_start, item.frame_end = scene_frame(start, anim.first, step), scene_frame(start, anim.last, step, True)
     return start
 
 
 def _animations_as_actions(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], animations: list[Animation],
-                           start: int) -> None:
+                           start: int, step: float) -> None:
     """One action per animation, each playing its frames from ``start``; the first one active."""
     shape_keys = obj.data.shape_keys
     for anim in animations:
-        animate_frame_keys(shape_keys, keys[anim.first:anim.last + 1], start, anim.name)
+        animate_frame_keys(shape_keys, keys[anim.first:anim.last + 1], start, anim.name, step)
         action = shape_keys.animation_data.action
         action.use_fake_user = True
         item = obj.classic_model.animations.add()
-        item.name, item.frame_start, item.frame_end = anim.name, start, start + anim.frames - 1
+        item.name, item.frame_start, item.frame_end = anim.name, start, scene_frame(start, anim.frames - 1, step, True)
         item.action = action
     if animations:
         assign_action(shape_keys, obj.classic_model.animations[0].action)

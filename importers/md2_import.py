@@ -30,6 +30,7 @@ from ..common.skin_images import has_holes, skin_material
 from ..common.made_names import mark_made
 from ..formats.images.palette import TRANSPARENT_INDEX, quake2_palette
 from .frame_animation import play_frames_on_timeline
+from .scene_timing import SceneTiming, plan_timing, timing_note
 from .results import ImportResult
 from .skin_lookup import unsafe_skin_name
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
@@ -49,6 +50,7 @@ class Md2ImportOptions:
     exclude: tuple[str, ...] = ()    # files imported by the same call (not brought in again as weapons)
     skin_image: str = ""          # an image to show instead of the lookup's; empty = automatic
     pcx_colours: str = "FILE"     # 8-bit PCX: 'FILE' its own palette, 'GAME' Quake II's
+    scene_timing: str = "AUTO"    # 'AUTO', 'SET' or 'KEEP': see scene_timing.py
 
 
 def read_md2(path: Path | ModelSource) -> Md2Model:
@@ -74,14 +76,15 @@ def import_md2(context: bpy.types.Context, path: Path | ModelSource, options: Md
     source = as_source(path)
     model = read_md2(source)
     result = ImportResult()
+    timing = plan_timing(context.scene, options.scene_timing)     # before the player makes the scene animated
     with datablock_transaction(context.scene):
-        obj = _add_model(context, model, source, options, result)
+        obj = _add_model(context, model, source, options, result, timing)
         weapons = source.weapons(options.exclude) if options.load_weapons else []
         weapon_options = replace(options, skin_image="")     # the chosen image is the body's
         loaded = []
         for weapon_source in weapons:
             try:
-                weapon = _add_model(context, read_md2(weapon_source), weapon_source, weapon_options, result)
+                weapon = _add_model(context, read_md2(weapon_source), weapon_source, weapon_options, result, timing)
             except FormatError as exc:
                 result.warnings.append(f"{source.label}: weapon model not loaded: {exc}")
                 continue
@@ -90,19 +93,21 @@ def import_md2(context: bpy.types.Context, path: Path | ModelSource, options: Md
     if loaded:   # children of the player, left unselected: exporting the selection writes the body alone
         result.infos.append(f"{source.label}: weapon models {', '.join(loaded)} imported as children of "
                             f"{obj.name} (not selected)")
+    if note := timing_note(source.label, timing, MD2_FPS):
+        result.infos.append(note)
     result.objects.append(obj)
     return result
 
 
 def _add_model(context: bpy.types.Context, model: Md2Model, source: ModelSource, options: Md2ImportOptions,
-               result: ImportResult) -> bpy.types.Object:
+               result: ImportResult, timing: SceneTiming) -> bpy.types.Object:
     positions = model.positions()
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
     obj = _build_object(model, source, positions[0], options, result)
     play_frames_on_timeline(context, obj, "MD2", model.frame_names, positions,
                             group_animations(model.frame_names), MD2_FPS, f"{source.stem}_frames",
-                            mode=options.animations)
+                            timing, mode=options.animations)
     obj.classic_model.skin_width, obj.classic_model.skin_height = model.skin_width, model.skin_height
     remember_source(obj, source)
     context.view_layer.active_layer_collection.collection.objects.link(obj)

@@ -35,6 +35,7 @@ from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MD
 from ..common.mdl_skins import read_palette, skin_slot_material
 from ..common.made_names import mark_made
 from .frame_animation import play_frames_on_timeline
+from .scene_timing import plan_timing, timing_note
 from .file_source import ModelSource, as_source, remember_source
 from .results import ImportResult
 from .transaction import datablock_transaction
@@ -51,6 +52,7 @@ class MdlImportOptions:
     palette: str = ""               # 'QUAKE', 'HEXEN2' or 'FILE' (palette_path); '' by flavour: Hexen II's
                                     # for RAPO (only Hexen II loads it), Quake's for the others
     animations: str = "TIMELINE"     # or "ACTIONS": one shape-key action per animation or frame group
+    scene_timing: str = "AUTO"       # 'AUTO', 'SET' or 'KEEP': see scene_timing.py
 
 
 def read_mdl(path: Path | ModelSource) -> MdlModel:
@@ -91,6 +93,7 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
     if options.scale != 1.0:
         positions *= np.float32(options.scale)
     scene = context.scene
+    timing = plan_timing(scene, options.scene_timing)
     with datablock_transaction(scene):
         obj = _build_object(model, source, positions[0], options, result)
         if palette is not None:
@@ -98,12 +101,15 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
                 obj.data.materials.append(skin_slot_material(f"{source.stem}_skin{i}", skin, palette))
         groups, intervals = pose_groups(model)
         play_frames_on_timeline(context, obj, "MDL", model.pose_names, positions, slot_animations(model),
-                                MDL_FPS, f"{source.stem}_frames", groups, intervals, mode=options.animations)
+                                MDL_FPS, f"{source.stem}_frames", timing, groups, intervals,
+                                mode=options.animations)
         if folder_palette is not None:          # the export converts back to it while Palette is left alone
             obj[MDL_PALETTE] = folder_palette.tobytes()
         _keep_header(obj.classic_model, model)
         remember_source(obj, source)
         context.view_layer.active_layer_collection.collection.objects.link(obj)
+    if note := timing_note(source.label, timing, MDL_FPS):
+        result.infos.append(note)
     result.objects.append(obj)
     return result
 

@@ -49,7 +49,7 @@ from ..formats.ms3d.codec import NAME_ENCODINGS, Ms3dMaterial, Ms3dModel, parse_
 from ..formats.ms3d.joints import joint_parents, last_frame
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh
-from .frame_animation import set_scene_timing
+from .scene_timing import apply_timing, plan_timing, timing_note
 from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
                                KEPT_VERTICES, COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS,
@@ -74,6 +74,7 @@ class Ms3dImportOptions:
     axis_up: str = "Y"
     load_images: bool = True
     name_encoding: str = "AUTO"   # a key of NAME_ENCODINGS: the code page names were written in
+    scene_timing: str = "AUTO"    # 'AUTO', 'SET' or 'KEEP': see scene_timing.py
 
 
 def conversion_matrix(forward: str, up: str) -> np.ndarray:
@@ -379,9 +380,11 @@ def import_ms3d(context: bpy.types.Context, path: Path | ModelSource, options: M
     conversion = conversion_matrix(options.axis_forward, options.axis_up)
     scene = context.scene
     collection = context.view_layer.active_layer_collection.collection
-    fps = animation_fps(model)
-    if model.joints and fps != model.animation_fps:
+    file_fps = animation_fps(model)
+    if model.joints and file_fps != model.animation_fps:
         result.warnings.append(f"{source.label}: animation fps is {model.animation_fps}: using {DEFAULT_FPS:g}")
+    timing = plan_timing(scene, options.scene_timing)
+    fps = timing.fps(file_fps)           # key time t plays at scene frame t * fps
     try:
         last_key = last_key_frame(model, fps)
     except FormatError as exc:
@@ -403,10 +406,9 @@ def import_ms3d(context: bpy.types.Context, path: Path | ModelSource, options: M
             root.empty_display_size = max(_model_size(model) * 0.1, 0.01)
             collection.objects.link(root)
         if armature is not None:
-            frames = min(last_frame(model, fps), MAX_FRAME)
-            set_scene_timing(scene, 1, frames, max(round(fps), 1))
-            if scene.render.fps != fps:
-                scene.render.fps_base = scene.render.fps / fps
+            apply_timing(scene, timing, 1, min(last_frame(model, fps), MAX_FRAME), fps)
+            if note := timing_note(source.label, timing, file_fps):
+                result.infos.append(note)
         skin = pack_skin(model)
         influences = vertex_influences(model)
         groups = []

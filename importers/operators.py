@@ -11,6 +11,7 @@ from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
 from .ms3d_import import Ms3dImportOptions, import_ms3d
 from .run_import import import_files, operator_paths
+from .scene_timing import SCENE_TIMING_ITEMS
 
 
 class ImportOperatorBase(ImportHelper):
@@ -20,6 +21,10 @@ class ImportOperatorBase(ImportHelper):
                              options={"SKIP_SAVE", "SKIP_PRESET"})     # a preset must not choose the file
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+    scene_timing: EnumProperty(name="Scene Timing", default="AUTO", items=SCENE_TIMING_ITEMS,
+                               description="Whether the import sets the scene's frame rate and range to the "
+                                           "model's or keeps the scene's rate (other animation in the scene "
+                                           "keeps its speed)")
 
     def invoke(self, context, event):
         if hasattr(self, "invoke_popup"):
@@ -43,7 +48,7 @@ class FrameImportBase(ImportOperatorBase):
 
     def frame_options(self) -> dict:
         return {"scale": self.scale, "use_file_normals": self.use_file_normals, "load_skins": self.load_skins,
-                "animations": self.animations}
+                "animations": self.animations, "scene_timing": self.scene_timing}
 
 
 class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
@@ -125,7 +130,8 @@ class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
 
     def import_options(self, exclude: tuple[str, ...] = ()) -> Ms3dImportOptions:
         return Ms3dImportOptions(axis_forward=self.axis_forward, axis_up=self.axis_up,
-                                 load_images=self.load_images, name_encoding=self.name_encoding)
+                                 load_images=self.load_images, name_encoding=self.name_encoding,
+                                 scene_timing=self.scene_timing)
 
     def execute(self, context):
         return import_files(self, context, operator_paths(self), import_ms3d, self.import_options())

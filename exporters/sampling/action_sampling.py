@@ -24,6 +24,8 @@ directly, as for the timeline.
 """
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 
@@ -186,11 +188,12 @@ def order_actions(names: list[str], listed: list[tuple[str, bool]] | None, stand
 
 def action_frames(action: bpy.types.Action, step: int, every: float = 1.0,
                   target: bpy.types.ID | None = None) -> list[int | float]:
-    """Frames of ``action.frame_range`` (rounded to whole frames) ``every`` scene frames apart (1, or
-    fps / 10 at the game rate), every ``step``-th from the first; with a step over 1 the last frame
-    is always included, and at step 1 too where the game rate passes it by and the action on
-    ``target`` ends in another pose than it starts (:func:`ends_elsewhere`; a cycle does not)."""
-    first, last = (int(round(f)) for f in action.frame_range)
+    """Frames of ``action.frame_range`` (whole frames: the first rounded, the last rounded up, so the
+    last key on a subframe is in) ``every`` scene frames apart (1, or fps / 10 at the game rate),
+    every ``step``-th from the first; with a step over 1 the last frame is always included, and at
+    step 1 too where the game rate passes it by and the action on ``target`` ends in another pose than
+    it starts (:func:`ends_elsewhere`; a cycle does not)."""
+    first, last = int(round(action.frame_range[0])), math.ceil(action.frame_range[1] - 1e-4)
     frames = frames_between(first, last, every * max(1, step))
     if frames[-1] != last and (step > 1 or (target is not None and ends_elsewhere(action, target))):
         frames.append(last)

@@ -8,7 +8,8 @@ frame ``frame_start + k * fps / 10`` for every k that stays at or before ``frame
 where the scene rate is not a multiple of 10; scene fps = ``render.fps / render.fps_base``), so the
 game plays it as long as Blender does. Where those steps pass the last frame by (frames 1-5 at 24 fps:
 1 and 3.4) and the pose there is not the first pose, the last frame is written too, so the pose an
-animation ends on reaches the game; a cycle that ends where it starts keeps its frames. A 10 fps scene (what an import leaves) samples every scene
+animation ends on reaches the game; a cycle that ends where it starts keeps its frames. A 10 fps scene
+(what an import into an unanimated scene leaves) samples every scene
 frame, as *Every Scene Frame* does.
 """
 from __future__ import annotations

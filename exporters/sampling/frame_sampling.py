@@ -67,6 +67,21 @@ def _fcurves_of(id_block: bpy.types.ID) -> list[bpy.types.FCurve] | None:
     return list(action.fcurves)
 
 
+KEY_SNAP = 1e-4     # scene frames: a sample this close to a key reads the key's value
+
+
+def _on_keys(values: np.ndarray, frames: np.ndarray, co: np.ndarray) -> np.ndarray:
+    """``values`` with each sample within ``KEY_SNAP`` of a key taken as that key's value: keys on
+    subframes (an import placed at the scene's rate, file frame k at ``start + k * 2.4``) are stored as
+    float32, so sampling at the same subframe in float64 would otherwise read 0.9999999, not the key."""
+    frames = np.asarray(frames, dtype=np.float64)
+    right = np.clip(np.searchsorted(co[:, 0], frames), 0, len(co) - 1)
+    left = np.maximum(right - 1, 0)
+    nearest = np.where(np.abs(co[left, 0] - frames) < np.abs(co[right, 0] - frames), left, right)
+    close = np.abs(co[nearest, 0] - frames) < KEY_SNAP
+    return np.where(close, co[nearest, 1], values)
+
+
 def _curve_values(fcurve: bpy.types.FCurve, frames: np.ndarray) -> np.ndarray:
     points = fcurve.keyframe_points
     count = len(points)
@@ -78,7 +93,7 @@ def _curve_values(fcurve: bpy.types.FCurve, frames: np.ndarray) -> np.ndarray:
             points.foreach_get("co", co)
             co = co.reshape(-1, 2).astype(np.float64)
             if np.all(np.diff(co[:, 0]) > 0):
-                return np.interp(frames, co[:, 0], co[:, 1])
+                return _on_keys(np.interp(frames, co[:, 0], co[:, 1]), frames, co)
     return np.array([fcurve.evaluate(float(f)) for f in frames])
 
 

@@ -132,3 +132,14 @@ def test_operator_preset_round_trip(session, operator):
         pytest.skip(f"Blender {session.results['blender']}'s own preset code fails on Debian's Python 3.13 "
                     f"(bl_operators/presets.py: {check['blender_cannot']}), for every add-on")
     assert check["ok"], check
+
+
+def test_import_beside_other_animation_keeps_the_scene_rate(session):
+    """Issue 29: an MD2 (10 fps) imported through its file browser into a 24 fps scene whose crate is keyed:
+    the scene stays at 24 fps (results.json), the crate's keys are untouched and the model's six frames are
+    placed 2.4 scene frames apart, so each plays 0.1 s as in the game."""
+    check = session.check("timing:keeps_scene_rate")
+    assert check["ok"], check
+    assert check["option"] == "AUTO" and check["scene_fps"] == 24, check
+    np.testing.assert_allclose(check["model_frames"], [1 + 2.4 * k for k in range(6)], atol=1e-4)
+    assert check["frame_range"] == [1, 20], check     # 1 + 5 * 2.4 = 13 fits: the range is not shrunk

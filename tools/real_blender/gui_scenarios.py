@@ -114,23 +114,33 @@ def menu_import_md2(screen, work, record):
     yield from screen.close_file_browsers()
 
 
+def open_md2_import(screen):
+    """The MD2 import's file browser as File > Import opens it: (window, area, space), or None."""
+    with view3d_override(screen):
+        bpy.ops.import_scene.md2("INVOKE_DEFAULT")
+    opened = yield from wait_for(browser_ready(screen))
+    return screen.file_browser() if opened else None
+
+
+def import_typed(screen, work, win, area, name: str):
+    """Type the work folder and ``name`` into the open file browser, click Import, wait for it to close."""
+    yield from type_path(screen, win, area, str(work) + "/", name)
+    yield from press_execute(screen, win, area)
+    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+
+
 def import_option_by_click(screen, work, record):
     """The MD2 import dialog: Animations switched from Timeline to Actions by clicking its menu, path typed,
     Import clicked: the model comes in with one action per animation."""
     names = {o.name for o in bpy.data.objects}
-    with view3d_override(screen):
-        bpy.ops.import_scene.md2("INVOKE_DEFAULT")
-    opened = yield from wait_for(browser_ready(screen))
-    fb = screen.file_browser()
-    if not opened or fb is None:
+    fb = yield from open_md2_import(screen)
+    if fb is None:
         record("click:import_md2_actions", False, problem="no file browser")
         return
     win, area, space = fb
     chosen, mapping = yield from choose_by_click(screen, win, area, space.active_operator, "animations", "ACTIONS",
                                            "import_md2")
-    yield from type_path(screen, win, area, str(work) + "/", "crate.md2")
-    yield from press_execute(screen, win, area)
-    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    yield from import_typed(screen, work, win, area, "crate.md2")
     new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == "MD2"]
     record("click:import_md2_actions", chosen == "ACTIONS" and len(new) == 1
            and new[0].classic_model.animation_mode == "ACTIONS", animations_option=chosen,
@@ -365,5 +375,43 @@ def presets(screen, work, record):
         yield from screen.close_file_browsers()
 
 
+def _fcurves(id_block) -> list:
+    """The F-curves of ``id_block``'s action (slotted actions from 4.4, ``Action.fcurves`` before)."""
+    action = id_block.animation_data.action if id_block.animation_data else None
+    if action is None:
+        return []
+    if hasattr(action, "layers") and len(action.layers):
+        return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
+    return list(action.fcurves)
+
+
+def import_keeps_scene_rate(screen, work, record):
+    """Issue 29: the crate keyed in a 24 fps scene, crate.md2 (10 fps) imported through the MD2 import's file
+    browser: the scene stays at 24 fps, the crate's keys are untouched and the model's frames are placed every
+    2.4 scene frames (where its shape keys reach 1)."""
+    scene = bpy.context.scene
+    crate = bpy.data.objects["crate"]
+    scene.render.fps, scene.render.fps_base, scene.frame_start, scene.frame_end = 24, 1.0, 1, 20
+    crate_keys = sorted((c.data_path, c.array_index, [tuple(p.co) for p in c.keyframe_points]) for c in _fcurves(crate))
+    names = {o.name for o in bpy.data.objects}
+    fb = yield from open_md2_import(screen)
+    if fb is None:
+        record("timing:keeps_scene_rate", False, problem="no file browser")
+        return
+    win, area, space = fb
+    option = space.active_operator.scene_timing if space.active_operator else None
+    yield from import_typed(screen, work, win, area, "crate.md2")
+    new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == "MD2"]
+    peaks = sorted(p.co[0] for c in (_fcurves(new[0].data.shape_keys) if new else [])
+                   for p in c.keyframe_points if p.co[1] == 1.0)
+    after = sorted((c.data_path, c.array_index, [tuple(p.co) for p in c.keyframe_points]) for c in _fcurves(crate))
+    fps = scene.render.fps / scene.render.fps_base
+    record("timing:keeps_scene_rate", len(new) == 1 and fps == 24 and after == crate_keys, option=option,
+           scene_fps=fps, frame_range=[scene.frame_start, scene.frame_end], model_frames=peaks,
+           crate_keys_unchanged=after == crate_keys, imported=[o.name for o in new])
+    yield from screen.close_file_browsers()
+    scene.render.fps = 10
+
+
 SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys,
-             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets)
+             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets, import_keeps_scene_rate)
