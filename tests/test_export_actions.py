@@ -247,7 +247,7 @@ def test_player_export_writes_body_and_weapon_with_equal_frames(bpy_scene, tmp_p
     assert bpy.ops.export_scene.md2(filepath=str(tmp_path / "anything.md2"), frame_source="ACTIONS",
                                     player=True, frame_rate="SCENE") == {"FINISHED"}
     out = capfd.readouterr().out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["tris.md2", "weapon.md2"]
+    assert sorted(p.name for p in tmp_path.glob("*.md2")) == ["tris.md2", "weapon.md2"]
     tris, gun = (parse_md2((tmp_path / name).read_bytes()) for name in ("tris.md2", "weapon.md2"))
     assert tris.frame_names == gun.frame_names == [f"attack{i:02d}" for i in range(1, 9)] + [
         f"walk{i:02d}" for i in range(1, 6)]

@@ -54,6 +54,7 @@ def export(bpy, obj, path, **options) -> bytes:
     for other in bpy.context.view_layer.objects:
         other.select_set(other == obj)
     kind = path.suffix[1:]
+    path.parent.mkdir(parents=True, exist_ok=True)
     assert getattr(bpy.ops.export_scene, kind)(filepath=str(path), **options) == {"FINISHED"}
     return path.read_bytes()
 
@@ -121,8 +122,8 @@ def test_every_scene_frame_writes_one_frame_per_scene_frame(bpy_scene, tmp_path,
 def test_a_10_fps_scene_gives_the_same_file_either_way(bpy_scene, tmp_path, kind):
     bpy = bpy_scene
     obj, _ = animated_scene(bpy, 10)
-    game = export(bpy, obj, tmp_path / f"game.{kind}")
-    assert export(bpy, obj, tmp_path / f"scene.{kind}", frame_rate="SCENE") == game
+    game = export(bpy, obj, tmp_path / "game" / f"m.{kind}")       # one name: the grey skin is named after it
+    assert export(bpy, obj, tmp_path / "scene" / f"m.{kind}", frame_rate="SCENE") == game
     assert len(decoded(kind, game)[0]) == SECONDS * 10
 
 
@@ -156,6 +157,6 @@ def test_shape_keys_mode_ignores_the_rate(bpy_scene, tmp_path):
     obj, _ = animated_scene(bpy, 24)
     obj.shape_key_add(name="Basis")
     obj.shape_key_add(name="wide").data[0].co.x += 1.0
-    game = export(bpy, obj, tmp_path / "g.md2", frame_source="SHAPE_KEYS")
-    assert export(bpy, obj, tmp_path / "s.md2", frame_source="SHAPE_KEYS", frame_rate="SCENE") == game
+    game = export(bpy, obj, tmp_path / "game" / "m.md2", frame_source="SHAPE_KEYS")
+    assert export(bpy, obj, tmp_path / "scene" / "m.md2", frame_source="SHAPE_KEYS", frame_rate="SCENE") == game
     assert decode_md2(game).frame_names == ["wide"]

@@ -223,3 +223,19 @@ def test_an_edited_model_placed_on_subframes_takes_its_frame_names_from_the_righ
     obj.modifiers.new("still", "DISPLACE").strength = 0.0
     names = parse_md2(export_selected(bpy, obj, tmp_path / "edited.md2")).frame_names
     assert names[:4] == ["stand01", "stand02", "run01", "run02"]      # then the scene range (1-20) goes on: run03...
+
+
+def test_an_edited_model_placed_on_subframes_gains_no_end_frame_where_its_last_pose_was_sampled(bpy_scene, tmp_path):
+    """Four file frames placed at 1, 3.4, 5.8, 8.2 of a 1-20 scene: the game rate samples 1 ... 17.8, where
+    the model already stands in the pose it ends on at 20, so no end-pose frame is added (it would repeat it)."""
+    from formats.md2.codec import parse_md2
+    bpy = bpy_scene
+    keyed_cube(bpy)
+    path = tmp_path / "four.md2"
+    path.write_bytes(serialize_md2(grid_model(frames=4)))
+    obj = import_model(bpy, path)
+    obj.modifiers.new("still", "DISPLACE").strength = 0.0
+    scene = bpy.context.scene
+    sampled = math.floor((scene.frame_end - scene.frame_start) / 2.4) + 1
+    exported = parse_md2(export_selected(bpy, obj, tmp_path / "edited.md2"))
+    assert exported.num_frames == sampled == 8

@@ -193,10 +193,13 @@ def action_frames(action: bpy.types.Action, step: int, every: float = 1.0,
     every ``step``-th from the first; with a step over 1 the last frame is always included, and at
     step 1 too where the game rate passes it by and the action on ``target`` ends in another pose than
     it starts (:func:`ends_elsewhere`; a cycle does not)."""
-    first, last = int(round(action.frame_range[0])), math.ceil(action.frame_range[1] - 1e-4)
+    end = action.frame_range[1]
+    first, last = int(round(action.frame_range[0])), math.ceil(end - 1e-4)
     frames = frames_between(first, last, every * max(1, step))
-    if frames[-1] != last and (step > 1 or (target is not None and ends_elsewhere(action, target))):
-        frames.append(last)
+    if frames[-1] == last:
+        return frames
+    if step > 1 or (frames[-1] < end - 1e-4 and target is not None and ends_elsewhere(action, target)):
+        frames.append(last)          # (the last key on a subframe the steps reach needs no frame of its own)
     return frames
 
 

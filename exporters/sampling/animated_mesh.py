@@ -104,20 +104,23 @@ def _with_end_pose(context, meshes: list[bpy.types.Object], topologies: list[Top
                    options: FrameExportOptions) -> tuple[list, list[str]]:
     """The timeline ``frames`` plus the range's last frame where the game rate passes it by and a mesh
     is in another pose there than at the first frame (a cycle that ends where it starts keeps its
-    frames); with the animation that gained it (the last marker's name, else the frame range)."""
+    frames) and than at the last frame sampled (a model whose last key the steps reached, as one
+    imported into a 24 fps scene, ends there); with the animation that gained it (the last marker's
+    name, else the frame range)."""
     scene = context.scene
     first, last = scene.frame_start, scene.frame_end
     if options.frame_source != "TIMELINE" or abs(frames[-1] - last) < 1e-6:
         return frames, []
-    if not any(_moved(context, obj, topology, [first, last], options.apply_transform)
+    if not any(_moved(context, obj, topology, [first, frames[-1], last], options.apply_transform)
                for obj, topology in zip(meshes, topologies)):
         return frames, []
     markers = sorted((m.frame, m.name) for m in scene.timeline_markers if m.frame <= last)
     return frames + [last], [markers[-1][1] if markers else f"frames {first}-{last}"]
 
 
-def _moved(context, obj: bpy.types.Object, topology: Topology, frames: list[int], world: bool) -> bool:
-    """True if the mesh (in world space with ``world``) differs between the two scene ``frames``."""
+def _moved(context, obj: bpy.types.Object, topology: Topology, frames: list, world: bool) -> bool:
+    """True if the mesh (in world space with ``world``) at the last of the scene ``frames`` differs
+    from its pose at each of the others."""
     try:
         positions = sample_timeline(context, obj, frames, topology.at).positions.astype(np.float64)
     except FormatError as exc:
@@ -125,7 +128,8 @@ def _moved(context, obj: bpy.types.Object, topology: Topology, frames: list[int]
     if world:
         matrices = _world_matrices(context, obj, frames)
         positions = positions @ np.swapaxes(matrices[:, :3, :3], 1, 2) + matrices[:, None, :3, 3]
-    return not np.allclose(positions[0], positions[1], rtol=0.0, atol=_SAME_POSE)
+    return not any(np.allclose(positions[i], positions[-1], rtol=0.0, atol=_SAME_POSE)
+                   for i in range(len(frames) - 1))
 
 
 def _own_frames(parts: list[MeshPart], frames: list[int]) -> tuple[list[MeshPart], list[int]]:
