@@ -16,6 +16,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import axis_conversion_ensure
 
+from ..common.dialog_layout import region_current
 from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
 from .dialogs import draw_archive_import
@@ -138,7 +139,8 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
     def invoke(self, context, event):
         if self.properties.is_property_set("filepath") and self.filepath:   # dropped on the viewport
             self._refresh()
-            return context.window_manager.invoke_props_dialog(self, width=560, title=Path(self.filepath).name)
+            with region_current(context):      # from a timer or startup script: no region (a crash in draw)
+                return context.window_manager.invoke_props_dialog(self, width=560, title=Path(self.filepath).name)
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 

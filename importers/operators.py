@@ -5,6 +5,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
+from ..common.dialog_layout import region_current
 from ..common.mdl_skins import PALETTE_ITEMS
 from .dialogs import draw_md2_import, draw_mdl_import, draw_ms3d_import
 from .md2_import import Md2ImportOptions, import_md2
@@ -23,7 +24,8 @@ class ImportOperatorBase(ImportHelper):
 
     def invoke(self, context, event):
         if hasattr(self, "invoke_popup"):
-            return self.invoke_popup(context)
+            with region_current(context):      # from a timer or startup script: no region (a crash in draw)
+                return self.invoke_popup(context)
         return super().invoke(context, event)
 
 

@@ -132,3 +132,13 @@ def test_operator_preset_round_trip(session, operator):
         pytest.skip(f"Blender {session.results['blender']}'s own preset code fails on Debian's Python 3.13 "
                     f"(bl_operators/presets.py: {check['blender_cannot']}), for every add-on")
     assert check["ok"], check
+
+
+@pytest.mark.parametrize("dialog", ("archive", "import_md2", "import_mdl", "import_ms3d",
+                                    *(f"browser_{d}" for d in FILE_DIALOGS)))
+def test_dialog_invoked_where_no_region_is_current(session, dialog):
+    """INVOKE_DEFAULT from a timer (no region current, as a script's timer or a startup script runs it): the
+    Game Archive dialog and the drop popups crashed Blender (segmentation fault in UILayout.panel); now each
+    shows its options, and the file browsers open."""
+    check = session.check(f"no_region:{dialog}")
+    assert check["ok"], f"{session.suite}: {check}"
