@@ -8,7 +8,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
 from ..formats.mdl.codec import parse_mdl, serialize_mdl
-from ..common.mdl_skins import PALETTE_ITEMS
+from ..common.mdl_skins import chosen_palette, palette_items
 from .md2.build import Md2ExportOptions
 from .md2.export import export_md2
 from .mdl.build import MdlExportOptions, build_mdl
@@ -197,9 +197,9 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         ("MODERN", "Source Ports", "The larger limits of modern source ports")))
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the palette")
-    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS, options={"SKIP_SAVE"},
-                          description="The palette skins are converted to (left alone: Hexen II's when the "
-                                      "model is written as RAPO, Quake's otherwise)")
+    palette: EnumProperty(name="Palette", default="AUTO", options={"SKIP_SAVE"}, items=palette_items(
+        "The palette the model was imported with (its game folder's), else Hexen II's when it is written as "
+        "RAPO, Quake's otherwise"), description="The palette skins are converted to")
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
     skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
@@ -235,7 +235,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
     def execute(self, context):
         chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
-                                   palette=self.palette if self.properties.is_property_set("palette") else "",
+                                   palette=chosen_palette(self),
                                    palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,
                                    player_colours=self.player_colours, file_name=Path(self.filepath).name)

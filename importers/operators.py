@@ -6,7 +6,7 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ..common.dialog_layout import region_current
-from ..common.mdl_skins import PALETTE_ITEMS
+from ..common.mdl_skins import chosen_palette, palette_items
 from .dialogs import draw_md2_import, draw_mdl_import, draw_ms3d_import
 from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
@@ -87,15 +87,15 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS, options={"SKIP_SAVE"},
-                          description="The palette the skins' indices are decoded with (left alone: Hexen II's "
-                                      "for a Hexen II mission-pack RAPO model, Quake's for the others)")
+    palette: EnumProperty(name="Palette", default="AUTO", options={"SKIP_SAVE"}, items=palette_items(
+        "The game folder's palette (gfx/palette.lmp beside the model or in its archive), else Hexen II's for a "
+        "Hexen II mission-pack RAPO model, Quake's for the others"),
+        description="The palette the skins' indices are decoded with")
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
 
     def import_options(self, exclude: tuple[str, ...] = ()) -> MdlImportOptions:
-        palette = self.palette if self.properties.is_property_set("palette") else ""
-        return MdlImportOptions(**self.frame_options(), palette=palette, palette_path=self.palette_path)
+        return MdlImportOptions(**self.frame_options(), palette=chosen_palette(self), palette_path=self.palette_path)
 
     def execute(self, context):
         return import_files(self, context, operator_paths(self), import_mdl, self.import_options())

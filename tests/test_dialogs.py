@@ -460,3 +460,16 @@ def test_presets_never_store_the_file_path(bpy_scene, idname):
     module, name = idname.split(".")
     prop = getattr(getattr(bpy_scene.ops, module), name).get_rna_type().properties["filepath"]
     assert prop.is_skip_preset
+
+
+@pytest.mark.parametrize("idname", ["import_scene.mdl", "import_scene.game_archive", "export_scene.mdl"])
+def test_palette_menu_shows_automatic_while_it_applies(bpy_scene, idname):
+    """The Palette menu showed "Quake" while the automatic choice applied, and picking Quake silently
+    turned it off: Automatic is its own item, the default and first in the menu, and the options take
+    it as "left alone" (test_mdl_variants_blender: a RAPO model's skins decode with Hexen II's palette)."""
+    module, name = idname.split(".")
+    prop = getattr(getattr(bpy_scene.ops, module), name).get_rna_type().properties["palette"]
+    assert prop.default == "AUTO"
+    assert [(item.identifier, item.name) for item in prop.enum_items][:1] == [("AUTO", "Automatic")]
+    assert {"QUAKE", "HEXEN2", "FILE"} <= {item.identifier for item in prop.enum_items}
+    assert all(item.description for item in prop.enum_items)
