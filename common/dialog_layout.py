@@ -64,6 +64,18 @@ def _box(layout, title: str):
     return body
 
 
+def wrapped_label(layout, text: str, width: int, icon: str = "NONE") -> list[str]:
+    """A long message as several label lines of a ``width`` px wide dialog (a label is cut to ``abc...xyz``
+    where it does not fit): about 8 px a character at Blender's default font and any UI scale (dialog
+    widths scale with it); the lines are returned."""
+    import textwrap
+    lines = textwrap.wrap(text, max(20, width // 8 - 3), break_long_words=True) or [""]
+    column = layout.column(align=True)
+    for index, line in enumerate(lines):
+        column.label(text=line, icon=icon if index == 0 else "BLANK1")
+    return lines
+
+
 def applies_when(layout, applies: bool):
     """A column whose options are greyed out (still editable) unless ``applies``."""
     column = layout.column()

@@ -473,3 +473,46 @@ def test_palette_menu_shows_automatic_while_it_applies(bpy_scene, idname):
     assert [(item.identifier, item.name) for item in prop.enum_items][:1] == [("AUTO", "Automatic")]
     assert {"QUAKE", "HEXEN2", "FILE"} <= {item.identifier for item in prop.enum_items}
     assert all(item.description for item in prop.enum_items)
+
+
+def _texts(log: list[Call]) -> list[str]:
+    return [c.args.get("text", "") for c in log if c.name in ("label", "prop") and c.args.get("text")]
+
+
+def test_archive_rows_show_the_file_name_first_and_have_a_tooltip(bpy_scene):
+    """At the default width every row of a Quake II archive showed "models/oc...", with the list's own
+    tooltip ("Select List Item"): the row's text is the file name, then its folder, on the tick box,
+    whose tooltip says what the row is."""
+    bpy = bpy_scene
+    log: list[Call] = []
+    item = archive_models(bpy, "MD2")[0]
+    item.name = "models/monsters/soldier/tris.md2"
+    archive_list = PanelStandIn(bpy.types.CLASSIC_MODELS_UL_archive_models, log)
+    archive_list.draw_item(bpy.context, Recorder(log), None, item, 0, None, "active_model")
+    first = next(c for c in log if c.name in ("label", "prop") and c.args.get("text"))
+    assert first.name == "prop" and first.args["property"] == "ticked"
+    assert first.args["text"].startswith("tris.md2") and "models/monsters/soldier" in first.args["text"]
+    description = find_property(item, "ticked").description
+    assert "file name" in description and "folder" in description
+
+
+ARCHIVE_WIDTH_CHARS = 560 // 8       # the dialog's 560 px at about 8 px a character of Blender's UI font
+
+
+def test_archive_messages_are_shown_whole_over_several_lines(bpy_scene):
+    """A broken archive's message was cut to "director...ide the file" (one label): it is spelled out
+    over several lines that fit the dialog, as is the reason an entry cannot be read."""
+    bpy = bpy_scene
+    message = ("/home/user/quake/id1/pak0.pak: the directory (2 entries of 64 bytes at offset 1000000) lies "
+               "outside the file (1,234 bytes); the archive is cut short or not a PAK")
+    models = archive_models(bpy, "MDL", "MDL")
+    models[1].name, models[1].problem = "progs/far.mdl", "data (100,000,000 bytes at offset 12) outside the file"
+    operator = stand_in(bpy, "import_scene.game_archive", list_error=message, models=models)
+    texts = _texts(operator.draw(dialog_context(bpy)))
+    for whole in (message, f"progs/far.mdl: {models[1].problem}"):
+        start = next(i for i, t in enumerate(texts) if whole.startswith(t))
+        lines = [texts[start]]
+        while " ".join(lines) != whole and len(" ".join(lines)) < len(whole):
+            lines.append(texts[start + len(lines)])
+        assert " ".join(lines) == whole
+        assert len(lines) >= 2 and all(len(line) <= ARCHIVE_WIDTH_CHARS for line in lines), lines

@@ -194,6 +194,17 @@ def archive_dialog(screen, work, record):
     record("dialog:archive", len(lines) >= 6, option_lines=len(lines), box=box, shot="archive_dialog.png")
     screen.key("Escape")
     yield from screen.settle(changed_from=after, timeout=8)
+    broken = work / "a folder with a long name for the message" / "broken.pak"   # its directory past its end
+    broken.parent.mkdir(exist_ok=True)
+    broken.write_bytes(struct.pack("<4sii", b"PACK", 1000000, 128))
+    before = yield from screen.settle()
+    with view3d_override(screen):
+        bpy.ops.import_scene.game_archive("INVOKE_DEFAULT", filepath=str(broken))
+    after = yield from screen.settle("archive_broken", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record("dialog:archive_broken", box is not None, popup_lines=len(lines), box=box, shot="archive_broken.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
 
 
 def drag_and_drop(screen, work, record):
