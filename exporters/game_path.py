@@ -41,7 +41,7 @@ def game_folder_target(path: Path, folders: str) -> Path:
         return path
     problem = unsafe_name(folders)
     if problem:
-        raise ExportError(f"Path in Game Folder {folders!r}: {problem}; it must stay under the chosen folder")
+        raise ExportError(f"Subfolders {folders!r}: {problem}; it must stay under the chosen folder")
     parts = folders.split("/")
     chosen = path.parent
     tail = [p.lower() for p in chosen.parts[-len(parts):]]

@@ -115,7 +115,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
     """Import models from a Quake PAK or PK3 archive: tick them in the list; skins come from the archive
     and its game folder"""
     bl_idname = "import_scene.game_archive"
-    bl_label = "Import Game Archive"
+    bl_label = "Import Archive"
     bl_options = {"REGISTER", "UNDO"}
 
     filepath: StringProperty(name="File Path", subtype="FILE_PATH", options={"SKIP_PRESET", "HIDDEN"})

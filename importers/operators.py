@@ -51,7 +51,7 @@ class FrameImportBase(ImportOperatorBase):
 class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
     """Import Quake II MD2 models: a mesh with one shape key per frame, animated on the timeline"""
     bl_idname = "import_scene.md2"
-    bl_label = "Import Quake II Model"
+    bl_label = "Import MD2"
 
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
@@ -82,7 +82,7 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
 class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     """Import Quake MDL models: a mesh with one shape key per pose, paletted skins, header fields"""
     bl_idname = "import_scene.mdl"
-    bl_label = "Import Quake Model"
+    bl_label = "Import MDL"
 
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
@@ -108,7 +108,7 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
 class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
     """Import MilkShape 3D models: a mesh per group, materials, an armature and its keyframe animation"""
     bl_idname = "import_scene.ms3d"
-    bl_label = "Import MilkShape 3D"
+    bl_label = "Import MS3D"
 
     filename_ext = ".ms3d"
     filter_glob: StringProperty(default="*.ms3d", options={"HIDDEN"})

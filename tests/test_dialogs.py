@@ -42,7 +42,7 @@ class Recorder:
         object.__setattr__(self, "log", log)
         object.__setattr__(self, "parent", parent)
         object.__setattr__(self, "panel_id", panel if panel is not None else parent.panel_id if parent else None)
-        object.__setattr__(self, "panels", parent.panels if parent else panels)   # open, folded, fail
+        object.__setattr__(self, "panels", parent.panels if parent else panels)   # open, folded, fail, default
         object.__setattr__(self, "flags", {})
 
     def greyed(self) -> bool:
@@ -83,7 +83,8 @@ class Recorder:
         if name in ("panel", "panel_prop"):
             if self.panels == "fail":
                 raise RuntimeError("Error: Layout panels can not be used in this context")
-            body = Recorder(self.log, self, panel=bound.get("idname", "")) if self.panels == "open" else None
+            opened = self.panels == "open" or (self.panels == "default" and not bound.get("default_closed", False))
+            body = Recorder(self.log, self, panel=bound.get("idname", "")) if opened else None
             return Recorder(self.log, self, panel=bound.get("idname", "")), body
         if outputs and outputs[0].fixed_type.identifier == "UILayout":
             return Recorder(self.log, self)
@@ -395,8 +396,8 @@ def raw_names(log: list[Call]) -> list[str]:
 class PanelStandIn:
     """A Panel's or UIList's methods bound to a stand-in with a recording layout."""
 
-    def __init__(self, cls, log: list):
-        self._cls, self.layout = cls, Recorder(log)
+    def __init__(self, cls, log: list, panels: str = "open"):
+        self._cls, self.layout = cls, Recorder(log, panels=panels)
         self.bitflag_filter_item = 1 << 30
 
     def __getattr__(self, name):
@@ -516,3 +517,61 @@ def test_archive_messages_are_shown_whole_over_several_lines(bpy_scene):
             lines.append(texts[start + len(lines)])
         assert " ".join(lines) == whole
         assert len(lines) >= 2 and all(len(line) <= ARCHIVE_WIDTH_CHARS for line in lines), lines
+
+
+# What Blender 5.2.2 shows uncut in the file browser's option column at its default size (257 px;
+# tests/real_blender's screenshots): a label left of a field (use_property_split) cut "Source Collec..."
+# and "Path in Game ..." (13 characters and the dots), a menu's value "Game (10 per seco...", the
+# execute button "Import Quake II Mo..." ("Export Quake Model", 18, fits); a tick box's label has the
+# column's width.
+FITS = {"split": 14, "checkbox": 20, "item": 16, "button": 18}
+
+
+@pytest.mark.parametrize("idname", DIALOGS)
+def test_labels_fit_the_default_dialog_width(bpy_scene, idname):
+    """Cut labels at the default width (``Source Collec...``, ``Game (10 per seco...``, ``Import Quake II
+    Mo...``): every label a dialog draws, every menu item and the operator's button fit uncut."""
+    bpy = bpy_scene
+    operator = stand_in(bpy, idname)
+    long = []
+    module, name = idname.split(".")
+    label = getattr(getattr(bpy.ops, module), name).get_rna_type().name
+    if len(label) > FITS["button"]:
+        long.append(f"button {label!r}")
+    for data, prop_name, call in drawn(operator.draw(dialog_context(bpy))):
+        if data is not operator or call.name == "template_list":
+            continue
+        prop = find_property(data, prop_name)
+        text = call.args.get("text", prop.name)
+        kind = "checkbox" if prop.type == "BOOLEAN" else "split"
+        if len(text) > FITS[kind]:
+            long.append(f"{kind} {text!r}")
+        if prop.type == "ENUM":
+            long += [f"item {item.name!r}" for item in prop.enum_items if len(item.name) > FITS["item"]]
+    assert not long, long
+
+
+@pytest.mark.parametrize("variant, shown", [("IDPO", 8), ("RAPO", 8 + 17)])
+def test_the_sidebar_shows_the_flags_of_the_models_own_game(bpy_scene, tmp_path, variant, shown):
+    """An IDPO Quake model's sidebar showed 17 Hexen II flag checkboxes as well, pushing the animation
+    list off screen: Quake's 8 are shown, Hexen II's folded (as Blender first draws a layout panel made
+    with default_closed) under a title that counts those set; a RAPO model, which only Hexen II loads,
+    shows all of Hexen II's. The Properties editor's Quake Model panel does the same."""
+    import dataclasses
+    from formats.mdl.codec import serialize_mdl as write
+    from test_mdl_codec import synthetic_model
+    from test_mdl_variants import rapo_model
+    bpy = bpy_scene
+    model = rapo_model() if variant == "RAPO" else \
+        dataclasses.replace(synthetic_model(4), flags=8 | (1 << 14))           # Rotate, Holey
+    (tmp_path / "m.mdl").write_bytes(write(model))
+    bpy.ops.import_scene.mdl(filepath=str(tmp_path / "m.mdl"))
+    obj = bpy.context.view_layer.objects.active
+    context = ContextStandIn(bpy, object=obj, active_object=obj)
+    for panel in (bpy.types.VIEW3D_PT_classic_model, bpy.types.OBJECT_PT_quake_model):
+        log: list[Call] = []
+        PanelStandIn(panel, log, panels="default").draw(context)
+        flags = [name for _data, name, _call in drawn(log) if name.startswith("mdl_flag_")]
+        assert len(flags) == shown, (panel.__name__, flags)
+        titles = [c.args["text"] for c in log if c.name == "label" and "Hexen II" in c.args.get("text", "")]
+        assert titles == ["Hexen II Flags (1 set)" if variant == "IDPO" else "Hexen II Flags (2 set)"], titles

@@ -204,7 +204,7 @@ def test_supplied_icons_win_and_existing_ones_are_kept(bpy_scene, tmp_path):
     assert icon.indices.shape == (32, 32) and np.all(icon.indices == 208)
     bpy.data.images.remove(supplied)
     (folder / "hero_i.pcx").write_bytes(b"made by hand")
-    export_player(bpy, [body, gun], folder / "tris.md2")                      # Supplied or Rendered keeps it
+    export_player(bpy, [body, gun], folder / "tris.md2")                      # Keep or Render keeps it
     assert (folder / "hero_i.pcx").read_bytes() == b"made by hand"
     export_player(bpy, [body, gun], folder / "tris.md2", icons="RENDER")
     assert decode_pcx((folder / "hero_i.pcx").read_bytes()).indices.shape == (32, 32)
@@ -241,7 +241,7 @@ def test_standard_actions_come_first_and_the_others_follow_in_list_order(bpy_sce
 
 @pytest.mark.parametrize("rate, last, message", [
     # 96 scene frames at 24 fps: every frame gives 96; every 2.4 frames floor(95 / 2.4) + 1 = 40
-    ("SCENE", 96, "stand: 96 frames from action 'Stand' (frames 1-96) at Frame Rate: Every Scene Frame of the "
+    ("SCENE", 96, "stand: 96 frames from action 'Stand' (frames 1-96) at Frame Rate: Every Frame, each frame of the "
                   "24 fps scene; expected 40: set Frame Rate: Game (gives 40) or make the action frames 1-40"),
     # 48 frames at the game rate: floor(47 / 2.4) + 1 = 20; 40 need 1 + 39 * 2.4 = 94.6 -> 1-95
     ("GAME", 48, "stand: 20 frames from action 'Stand' (frames 1-48) at Frame Rate: Game, one frame every 0.1 s "

@@ -7,7 +7,7 @@ Game* the scene's animation is sampled every 0.1 s of scene time, starting at ``
 frame ``frame_start + k * fps / 10`` for every k that stays at or before ``frame_end`` (a subframe
 where the scene rate is not a multiple of 10; scene fps = ``render.fps / render.fps_base``), so the
 game plays it as long as Blender does. A 10 fps scene (what an import leaves) samples every scene
-frame, as *Every Scene Frame* does.
+frame, as *Every Frame* does.
 """
 from __future__ import annotations
 
