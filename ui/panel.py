@@ -130,9 +130,9 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         variant = obj.get(MDL_VARIANT, "IDPO")
         box.label(text=f"Quake MDL header ({variant})")
         draw_quake_model(box, settings, variant)
-        row = box.row(align=True)
-        row.prop(settings, "mdl_bounding_radius")
-        row.prop(settings, "mdl_size")
+        column = box.column(align=True)           # one a line: side by side the sidebar cut "Boundi..."
+        column.prop(settings, "mdl_bounding_radius")
+        column.prop(settings, "mdl_size")
 
     @staticmethod
     def _draw_ms3d(layout, obj) -> None:
