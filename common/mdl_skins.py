@@ -28,9 +28,20 @@ from ..formats.shown import quoted
 MASK_SUFFIX = " Fullbright"
 MASK_LABEL = "Fullbright Mask"
 
+AUTO_PALETTE = "AUTO"
 PALETTE_ITEMS = (("QUAKE", "Quake", "Quake's palette (palette.lmp)"),
                  ("HEXEN2", "Hexen II", "Hexen II's palette (gfx/palette.lmp)"),
                  ("FILE", "File", "The 768-byte palette lump named by Palette File"))
+
+
+def palette_items(automatic: str) -> tuple:
+    """The Palette menu: Automatic (the default, ``automatic`` says what it picks), then the palettes."""
+    return ((AUTO_PALETTE, "Automatic", automatic),) + PALETTE_ITEMS
+
+
+def chosen_palette(operator) -> str:
+    """The Palette option as the import and export options take it: '' while Automatic."""
+    return "" if operator.palette == AUTO_PALETTE else operator.palette
 
 
 def skin_images(name: str, indices: np.ndarray, palette: np.ndarray) -> tuple[bpy.types.Image, bpy.types.Image | None]:

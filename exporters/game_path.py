@@ -26,7 +26,7 @@ def default_export_path(archive: str, member: str, extension: str) -> tuple[str,
 
 
 def export_dialog_path(remembered: str, archive: str, member: str, extension: str) -> tuple[str, str]:
-    """The export dialog's (file path, Path in Game Folder) for an object read from ``member``: the
+    """The export dialog's (file path, Subfolders) for an object read from ``member``: the
     archive's folder and the member's name, unless the dialog remembers a path with that same file
     name (an earlier export of it to a game or mod folder), whose folder is kept."""
     default, folders = default_export_path(archive, member, extension)
@@ -43,7 +43,7 @@ def game_folder_target(path: Path, folders: str) -> Path:
         return path
     problem = unsafe_name(folders)
     if problem:
-        raise ExportError(f"Path in Game Folder {quoted(folders)}: {problem}; it must stay under the chosen folder")
+        raise ExportError(f"Subfolders {quoted(folders)}: {problem}; it must stay under the chosen folder")
     parts = folders.split("/")
     chosen = path.parent
     tail = [p.lower() for p in chosen.parts[-len(parts):]]

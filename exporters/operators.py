@@ -8,7 +8,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
 from ..formats.mdl.codec import parse_mdl, serialize_mdl
-from ..common.mdl_skins import PALETTE_ITEMS
+from ..common.mdl_skins import chosen_palette, palette_items
 from .md2.build import Md2ExportOptions
 from .md2.export import export_md2
 from .mdl.build import MdlExportOptions, build_mdl
@@ -41,10 +41,10 @@ class ExportOperatorBase(ExportHelper):
                              options={"SKIP_SAVE", "SKIP_PRESET"})     # a preset must not rename the export
     use_selection: BoolProperty(name="Selected Only", default=True,
                                 description="Export the selected objects only (else every visible object)")
-    collection: StringProperty(name="Source Collection", default="",
+    collection: StringProperty(name="Collection", default="",
                                description="Export the objects of this collection (used by Collection Exporters)")
     game_folder_path: StringProperty(
-        name="Path in Game Folder", default="", options={"SKIP_SAVE", "SKIP_PRESET"},
+        name="Subfolders", default="", options={"SKIP_SAVE", "SKIP_PRESET"},
         description="Folders under the chosen folder the file goes into (created when missing), e.g. players/male; "
                     "set to the archive member's folders for a model imported from a game archive")
 
@@ -63,10 +63,10 @@ class FrameExportBase(ExportOperatorBase):
         ("ACTIONS", "Actions", "Each action animating the objects (their own, their armature's, their shape "
                                "keys'), over its own frame range, in the order of the list; frames <action><nn>")))
     frame_rate: EnumProperty(name="Frame Rate", default="GAME", items=(
-        ("GAME", "Game (10 per second)", "Sample the animation every 0.1 s of scene time (subframes where the scene "
+        ("GAME", "Game (10 fps)", "Sample the animation every 0.1 s of scene time (subframes where the scene "
                                          "rate is not a multiple of 10), so Quake and Quake II, which play 10 model "
                                          "frames a second, play it as long as Blender does"),
-        ("SCENE", "Every Scene Frame", "One frame per scene frame: at another scene rate than 10 fps the game "
+        ("SCENE", "Every Frame", "One frame per scene frame: at another scene rate than 10 fps the game "
                                        "plays the animation faster or slower than Blender")),
         description="Timeline and Actions: how often frames are sampled (Shape Keys: one per key, always)")
     step: IntProperty(name="Step", default=1, min=1, max=100,
@@ -125,7 +125,7 @@ class FrameExportBase(ExportOperatorBase):
 class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
     """Export Quake II MD2: a frame every 0.1 s of the animation, as the game plays it"""
     bl_idname = "export_scene.md2"
-    bl_label = "Export Quake II Model"
+    bl_label = "Export MD2"
 
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
@@ -154,7 +154,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the Quake II palette")
     icons: EnumProperty(name="Icons", default="AUTO", items=(
-        ("AUTO", "Supplied or Rendered", "Quake II Player: an icon <skin>_i.pcx beside every skin (the game's menu "
+        ("AUTO", "Keep or Render", "Quake II Player: an icon <skin>_i.pcx beside every skin (the game's menu "
                                          "lists a skin only with it): one already there, an image named <skin>_i, "
                                          "the icon beside the imported skin, else a 32x32 render of the model's front"),
         ("RENDER", "Render", "Quake II Player: render every skin's icon from the model's front (32x32, the Quake II "
@@ -187,7 +187,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
     """Export Quake MDL: a pose every 0.1 s of the animation, as the game plays it; paletted skins"""
     bl_idname = "export_scene.mdl"
-    bl_label = "Export Quake Model"
+    bl_label = "Export MDL"
 
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
@@ -197,9 +197,9 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
         ("MODERN", "Source Ports", "The larger limits of modern source ports")))
     dither: BoolProperty(name="Dither Skins", default=False,
                          description="Floyd-Steinberg dithering when converting skins to the palette")
-    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS, options={"SKIP_SAVE"},
-                          description="The palette skins are converted to (left alone: Hexen II's when the "
-                                      "model is written as RAPO, Quake's otherwise)")
+    palette: EnumProperty(name="Palette", default="AUTO", options={"SKIP_SAVE"}, items=palette_items(
+        "The palette the model was imported with (its game folder's), else Hexen II's when it is written as "
+        "RAPO, Quake's otherwise"), description="The palette skins are converted to")
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
     skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
@@ -208,9 +208,9 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
     mdl_format: EnumProperty(name="Format", default="IDPO", items=(
         ("IDPO", "Quake (IDPO)", "The MDL every Quake engine loads: 8-bit positions, one texture coordinate "
                                  "per vertex"),
-        ("MD16", "16-bit (MD16: QuakeForge, FTE)", "Positions on a lattice 256 times finer; only QuakeForge "
+        ("MD16", "MD16 (16-bit)", "Positions on a lattice 256 times finer; only QuakeForge "
                                                    "and FTE load it"),
-        ("RAPO", "Hexen II mission pack (RAPO)", "Hexen II: Portal of Praevus: texture coordinates of their "
+        ("RAPO", "Hexen II (RAPO)", "Hexen II: Portal of Praevus: texture coordinates of their "
                                                  "own, so UV seams split no vertex; Hexen II engines load it")),
         options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
@@ -235,7 +235,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
     def execute(self, context):
         chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
         options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
-                                   palette=self.palette if self.properties.is_property_set("palette") else "",
+                                   palette=chosen_palette(self),
                                    palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,
                                    player_colours=self.player_colours, file_name=Path(self.filepath).name)
@@ -249,7 +249,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
 class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
     """Export MilkShape 3D: mesh objects as groups, their materials, the armature's joints and keys"""
     bl_idname = "export_scene.ms3d"
-    bl_label = "Export MilkShape 3D"
+    bl_label = "Export MS3D"
 
     filename_ext = ".ms3d"
     filter_glob: StringProperty(default="*.ms3d", options={"HIDDEN"})

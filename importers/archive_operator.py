@@ -16,10 +16,11 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import axis_conversion_ensure
 
+from ..common.dialog_layout import region_current
 from ..formats.report_lines import Message, report_folded
 from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
-from .dialogs import draw_archive_import
+from .dialogs import ARCHIVE_DIALOG_WIDTH, draw_archive_import
 from .file_source import ArchiveSource, GameFiles
 from .md2_import import import_md2
 from .mdl_import import import_mdl
@@ -43,21 +44,31 @@ class ArchiveModel(bpy.types.PropertyGroup):
     format: StringProperty(name="Format", description="MD2, MDL or MS3D, by the member's extension")
     size: IntProperty(name="Size", description="The member's size in bytes, as the directory says")
     problem: StringProperty(name="Problem", description="Why the directory entry cannot be read")
-    ticked: BoolProperty(name="Import", default=False, description="Import this model")
+    ticked: BoolProperty(name="Import", default=False,
+                         description="Tick to import this model; the row shows its file name, then its folder "
+                                     "in the archive, its format and size")
 
 
 def _matches(item: ArchiveModel, text: str) -> bool:
     return not text or text.lower() in item.name.lower()
 
 
+def shown_name(member: str) -> str:
+    """What a list row shows of a member: its file name first, then its folder (``tris.md2  (models/ogre)``),
+    so rows of one archive (``models/...``) differ where a narrow dialog cuts them."""
+    path = PurePosixPath(member)
+    return path.name if str(path.parent) in (".", "") else f"{path.name}  ({path.parent})"
+
+
 class CLASSIC_MODELS_UL_archive_models(bpy.types.UIList):
-    """The archive's models: tick box, member name, format and size; filtered by the dialog's Filter."""
+    """The archive's models: tick box with the file name and folder (its tooltip says what the row is),
+    format and size or "cannot be read" (the dialog says why below the list); filtered by the Filter."""
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
-        row = layout.row(align=True)
-        row.prop(item, "ticked", text="")
-        row.label(text=item.name, icon="ERROR" if item.problem else "MESH_DATA")
-        row.label(text=item.problem or f"{item.format}  {item.size:,} B")
+        split = layout.split(factor=0.75, align=True)
+        split.prop(item, "ticked", text=shown_name(item.name))
+        split.label(text="cannot be read" if item.problem else f"{item.format}  {item.size:,} B",
+                    icon="ERROR" if item.problem else "NONE")
 
     def filter_items(self, context, data, propname):
         items = getattr(data, propname)
@@ -105,7 +116,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
     """Import models from a Quake PAK or PK3 archive: tick them in the list; skins come from the archive
     and its game folder"""
     bl_idname = "import_scene.game_archive"
-    bl_label = "Import Game Archive"
+    bl_label = "Import Archive"
     bl_options = {"REGISTER", "UNDO"}
 
     filepath: StringProperty(name="File Path", subtype="FILE_PATH", options={"SKIP_PRESET", "HIDDEN"})
@@ -139,7 +150,9 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
     def invoke(self, context, event):
         if self.properties.is_property_set("filepath") and self.filepath:   # dropped on the viewport
             self._refresh()
-            return context.window_manager.invoke_props_dialog(self, width=560, title=Path(self.filepath).name)
+            with region_current(context):      # from a timer or startup script: no region (a crash in draw)
+                return context.window_manager.invoke_props_dialog(self, width=ARCHIVE_DIALOG_WIDTH,
+                                                              title=Path(self.filepath).name)
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 

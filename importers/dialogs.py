@@ -12,7 +12,10 @@ the current choices is greyed out, never hidden.
 """
 from __future__ import annotations
 
-from ..common.dialog_layout import applies_when, group, start
+from ..common.dialog_layout import applies_when, group, start, wrapped_label
+
+ARCHIVE_DIALOG_WIDTH = 560      # px at UI scale 1: the Game Archive dialog, its messages wrapped to it
+SHOWN_PROBLEMS = 5              # unreadable entries whose reason is spelled out below the list
 
 
 def _frame_import(operator, layout, fmt: str):
@@ -83,7 +86,7 @@ def draw_archive_import(operator, layout, context) -> None:
     """The archive's models (counts, filter, tick boxes), then the options of the formats it holds
     (every format's while nothing is listed): the format operators' own options, shared."""
     if operator.list_error:
-        layout.label(text=operator.list_error, icon="ERROR")
+        wrapped_label(layout, operator.list_error, ARCHIVE_DIALOG_WIDTH, icon="ERROR")
     formats = [m.format for m in operator.models]
     counts = ", ".join(f"{formats.count(f)} {f}" for f in ("MD2", "MDL", "MS3D") if f in formats)
     ticked = sum(m.ticked for m in operator.models)
@@ -93,6 +96,11 @@ def draw_archive_import(operator, layout, context) -> None:
     row.prop(operator, "tick_shown")
     layout.template_list("CLASSIC_MODELS_UL_archive_models", "", operator, "models", operator, "active_model",
                          rows=10)
+    broken = [m for m in operator.models if m.problem]
+    for model in broken[:SHOWN_PROBLEMS]:
+        wrapped_label(layout, f"{model.name}: {model.problem}", ARCHIVE_DIALOG_WIDTH, icon="ERROR")
+    if len(broken) > SHOWN_PROBLEMS:
+        layout.label(text=f"and {len(broken) - SHOWN_PROBLEMS} more entries that cannot be read", icon="BLANK1")
     present = set(formats) or {"MD2", "MDL", "MS3D"}
     start(layout)
     if present & {"MD2", "MDL"}:

@@ -5,7 +5,8 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper, orientation_helper
 
-from ..common.mdl_skins import PALETTE_ITEMS
+from ..common.dialog_layout import region_current
+from ..common.mdl_skins import chosen_palette, palette_items
 from .dialogs import draw_md2_import, draw_mdl_import, draw_ms3d_import
 from .md2_import import Md2ImportOptions, import_md2
 from .mdl_import import MdlImportOptions, import_mdl
@@ -28,7 +29,8 @@ class ImportOperatorBase(ImportHelper):
 
     def invoke(self, context, event):
         if hasattr(self, "invoke_popup"):
-            return self.invoke_popup(context)
+            with region_current(context):      # from a timer or startup script: no region (a crash in draw)
+                return self.invoke_popup(context)
         return super().invoke(context, event)
 
 
@@ -54,7 +56,7 @@ class FrameImportBase(ImportOperatorBase):
 class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
     """Import Quake II MD2 models: a mesh with one shape key per frame, animated on the timeline"""
     bl_idname = "import_scene.md2"
-    bl_label = "Import Quake II Model"
+    bl_label = "Import MD2"
 
     filename_ext = ".md2"
     filter_glob: StringProperty(default="*.md2", options={"HIDDEN"})
@@ -85,20 +87,20 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
 class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
     """Import Quake MDL models: a mesh with one shape key per pose, paletted skins, header fields"""
     bl_idname = "import_scene.mdl"
-    bl_label = "Import Quake Model"
+    bl_label = "Import MDL"
 
     filename_ext = ".mdl"
     filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
 
-    palette: EnumProperty(name="Palette", default="QUAKE", items=PALETTE_ITEMS, options={"SKIP_SAVE"},
-                          description="The palette the skins' indices are decoded with (left alone: Hexen II's "
-                                      "for a Hexen II mission-pack RAPO model, Quake's for the others)")
+    palette: EnumProperty(name="Palette", default="AUTO", options={"SKIP_SAVE"}, items=palette_items(
+        "The game folder's palette (gfx/palette.lmp beside the model or in its archive), else Hexen II's for a "
+        "Hexen II mission-pack RAPO model, Quake's for the others"),
+        description="The palette the skins' indices are decoded with")
     palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
                                  description="A 768-byte palette lump; when set it is used whatever Palette says")
 
     def import_options(self, exclude: tuple[str, ...] = ()) -> MdlImportOptions:
-        palette = self.palette if self.properties.is_property_set("palette") else ""
-        return MdlImportOptions(**self.frame_options(), palette=palette, palette_path=self.palette_path)
+        return MdlImportOptions(**self.frame_options(), palette=chosen_palette(self), palette_path=self.palette_path)
 
     def execute(self, context):
         return import_files(self, context, operator_paths(self), import_mdl, self.import_options())
@@ -111,7 +113,7 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
 class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
     """Import MilkShape 3D models: a mesh per group, materials, an armature and its keyframe animation"""
     bl_idname = "import_scene.ms3d"
-    bl_label = "Import MilkShape 3D"
+    bl_label = "Import MS3D"
 
     filename_ext = ".ms3d"
     filter_glob: StringProperty(default="*.ms3d", options={"HIDDEN"})

@@ -526,7 +526,7 @@ def test_an_unreadable_directory_entry_is_listed_with_its_problem_and_reported(b
 def test_the_dialog_counts_the_models_and_shows_the_options_of_their_formats(bpy_scene, extension):
     from types import SimpleNamespace
     module = extension_module(extension, "importers.archive_operator")
-    models = [SimpleNamespace(name=n, format=f, ticked=t) for n, f, t in
+    models = [SimpleNamespace(name=n, format=f, ticked=t, problem="") for n, f, t in
               (("progs/a.mdl", "MDL", True), ("progs/b.mdl", "MDL", False), ("models/c.ms3d", "MS3D", True))]
     lines: list[str] = []
     fake = SimpleNamespace(layout=_Layout(lines), list_error="", models=models, load_skins=True, palette_path="")

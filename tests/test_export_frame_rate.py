@@ -1,5 +1,5 @@
 """Frame Rate (MD2, MDL): *Game* samples the scene every 0.1 s of scene time, so Quake and Quake II
-(10 model frames a second) play the animation as long as Blender does; *Every Scene Frame* writes
+(10 model frames a second) play the animation as long as Blender does; *Every Frame* writes
 one frame per scene frame. The truth is Blender's own evaluation at that scene time
 (``scene.frame_set(frame, subframe=...)``), decoded by the independent readers."""
 from __future__ import annotations

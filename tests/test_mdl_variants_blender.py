@@ -201,9 +201,11 @@ def test_rapo_exported_as_idpo_imports_identically_corner_by_corner(bpy_scene, t
         [(f.name, f.group, f.interval) for f in idpo.classic_model.frames]
 
 
-@pytest.mark.parametrize("option, palette_name", [(None, "HEXEN2"), ("QUAKE", "QUAKE"), ("HEXEN2", "HEXEN2")])
+@pytest.mark.parametrize("option, palette_name", [(None, "HEXEN2"), ("AUTO", "HEXEN2"), ("QUAKE", "QUAKE"),
+                                                  ("HEXEN2", "HEXEN2")])
 def test_rapo_skins_decode_with_hexen2_palette_unless_told(bpy_scene, tmp_path, option, palette_name):
-    """Only Hexen II loads RAPO, so its skins default to Hexen II's palette; an explicit choice wins."""
+    """Only Hexen II loads RAPO, so its skins default to Hexen II's palette (Palette: Automatic, the menu's
+    default, chosen or left alone); an explicit choice wins."""
     from formats.images.palette import game_palette
     bpy = bpy_scene
     model = rapo_model()

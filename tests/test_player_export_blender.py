@@ -205,7 +205,7 @@ def test_supplied_icons_win_and_existing_ones_are_kept(bpy_scene, tmp_path):
     assert icon.indices.shape == (32, 32) and np.all(icon.indices == 208)
     bpy.data.images.remove(supplied)
     (folder / "hero_i.pcx").write_bytes(b"made by hand")
-    export_player(bpy, [body, gun], folder / "tris.md2")                      # Supplied or Rendered keeps it
+    export_player(bpy, [body, gun], folder / "tris.md2")                      # Keep or Render keeps it
     assert (folder / "hero_i.pcx").read_bytes() == b"made by hand"
     export_player(bpy, [body, gun], folder / "tris.md2", icons="RENDER")
     assert decode_pcx((folder / "hero_i.pcx").read_bytes()).indices.shape == (32, 32)
@@ -243,7 +243,7 @@ def test_standard_actions_come_first_and_the_others_follow_in_list_order(bpy_sce
 @pytest.mark.parametrize("rate, last, message", [
     # 96 scene frames at 24 fps: every frame gives 96; every 2.4 frames floor(95 / 2.4) + 1 = 40 and the
     # end pose (the action ends elsewhere than it starts, frame 96 is passed by): 41, so not Game
-    ("SCENE", 96, "stand: 96 frames from action 'Stand' (frames 1-96) at Frame Rate: Every Scene Frame of the "
+    ("SCENE", 96, "stand: 96 frames from action 'Stand' (frames 1-96) at Frame Rate: Every Frame, each frame of the "
                   "24 fps scene; expected 40: make the action frames 1-40"),
     # 48 frames at the game rate: floor(47 / 2.4) + 1 = 20 and the end pose, 21; 40 are 39 steps and the end
     # pose, the end between 1 + 38 * 2.4 = 92.2 and 94.6: 1-94 the longest

@@ -146,6 +146,9 @@ class _Layout:
     def grid_flow(self, columns=0, align=False):
         return self
 
+    def panel(self, idname, default_closed=False):
+        return self, self            # a folded group, opened (its header and body)
+
     def label(self, text=""):
         self.lines.append(text)
 

@@ -11,9 +11,9 @@ as a loose file, then times (best of ``--repeat``, the file cache warm):
 - read one member: ``find`` + ``read`` of the model on an open archive;
 - import one member (bpy-free): open, read the member and decode it with ``parse_mdl``;
 - the same model loose: ``read_bytes`` + ``parse_mdl``;
-- in Blender (when the ``bpy`` wheel is there): *Import Game Archive* of that one member
+- in Blender (when the ``bpy`` wheel is there): the *Game Archive* import of that one member
   (``import_scene.game_archive``, which opens the archive and its game folder, reads the member and
-  builds the object with its skins) against *Import Quake Model* of the loose file, each into an empty
+  builds the object with its skins) against the *Quake Model* import of the loose file, each into an empty
   scene.
 
 The PK3 filler is stored (random bytes do not deflate); the model member is deflated.

@@ -127,11 +127,12 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
     def _draw_mdl(layout, settings, obj) -> None:
         from ..common.contract import MDL_VARIANT
         box = layout.box()
-        box.label(text=f"Quake MDL header ({obj.get(MDL_VARIANT, 'IDPO')})")
-        draw_quake_model(box, settings)
-        row = box.row(align=True)
-        row.prop(settings, "mdl_bounding_radius")
-        row.prop(settings, "mdl_size")
+        variant = obj.get(MDL_VARIANT, "IDPO")
+        box.label(text=f"Quake MDL header ({variant})")
+        draw_quake_model(box, settings, variant)
+        column = box.column(align=True)           # one a line: side by side the sidebar cut "Boundi..."
+        column.prop(settings, "mdl_bounding_radius")
+        column.prop(settings, "mdl_size")
 
     @staticmethod
     def _draw_ms3d(layout, obj) -> None:
@@ -176,19 +177,27 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
                 box.prop(bone, f'["{COMMENT_PROP}"]', text="Comment")
 
 
-def draw_quake_model(layout, settings) -> None:
-    """The MDL header fields an export takes from the object (``Object.classic_model``): Quake's
-    effect flags, Hexen II's, sync type and eye position; for any mesh, imported or new."""
+def draw_quake_model(layout, settings, variant: str = "IDPO") -> None:
+    """The MDL header fields an export takes from the object (``Object.classic_model``): the effect flags
+    of the game that loads ``variant`` (Quake's 8; Hexen II's 8 + 17 for RAPO), the other game's folded
+    (its title counts those set), sync type and eye position; for any mesh, imported or new."""
     from .properties import MDL_FLAG_NAMES
-    from ..formats.mdl.variants import HEXEN2_FLAGS
+    from ..common.dialog_layout import group
+    from ..formats.mdl.variants import HEXEN2_FLAGS, RAPO, hexen2_flag_names
     grid = layout.grid_flow(columns=2, align=True)
     for name, _label in MDL_FLAG_NAMES:
         grid.prop(settings, f"mdl_flag_{name}")
-    box = layout.box()
-    box.label(text="Hexen II flags")
-    grid = box.grid_flow(columns=2, align=True)
-    for _bit, name, _label in HEXEN2_FLAGS:
-        grid.prop(settings, f"mdl_flag_{name}")
+    count = len(hexen2_flag_names(settings.mdl_flags))
+    title = f"Hexen II Flags ({count} set)" if count else "Hexen II Flags"
+    if variant == RAPO:                     # Hexen II's own: always shown
+        body = layout.box()
+        body.label(text=title)
+    else:                                   # another game's: folded until opened (QuakeSpasm reads Holey)
+        body = group(layout, "CLASSIC_MODELS_hexen2_flags", title, default_closed=True)
+    if body:
+        grid = body.grid_flow(columns=2, align=True)
+        for _bit, name, _label in HEXEN2_FLAGS:
+            grid.prop(settings, f"mdl_flag_{name}")
     layout.prop(settings, "mdl_flags")
     layout.prop(settings, "mdl_synctype")
     layout.prop(settings, "mdl_eye_position")
@@ -225,7 +234,8 @@ class OBJECT_PT_quake_model(bpy.types.Panel):
         return context.object is not None and context.object.type == "MESH"
 
     def draw(self, context):
-        draw_quake_model(self.layout, context.object.classic_model)
+        from ..common.contract import MDL_VARIANT
+        draw_quake_model(self.layout, context.object.classic_model, context.object.get(MDL_VARIANT, "IDPO"))
 
 
 CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_UL_frames, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,

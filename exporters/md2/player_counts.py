@@ -4,7 +4,7 @@ The game plays the body's frames by index (``m_player.h``: stand 40, run 6, ...)
 sampled to another count shifts every animation after it. With *Frames: Actions* each standard
 animation comes from the action of its name (any case); its count follows from the action's frame
 range and the sampling rate (:func:`..sampling.frame_rate.frames_between`: ``floor(span / every) + 1``
-frames, ``every`` = fps / 10 scene frames at *Frame Rate: Game*, 1 at *Every Scene Frame*; one more,
+frames, ``every`` = fps / 10 scene frames at *Frame Rate: Game*, 1 at *Every Frame*; one more,
 the end pose, where those steps pass the last frame by and the action ends elsewhere than it starts,
 :func:`..sampling.action_sampling.action_frames`). For each
 animation whose count is off, one line says the count, the rate, and a range or rate that gives the
@@ -33,7 +33,7 @@ def _count(first: int, last: int, every: float, end_pose: bool = False) -> int:
 def _rate_text(rate: str, fps: float, every: float) -> str:
     if rate == "GAME":
         return f"Frame Rate: Game, one frame every 0.1 s (every {every:.4g} frames of the {fps:.4g} fps scene)"
-    return f"Frame Rate: Every Scene Frame of the {fps:.4g} fps scene"
+    return f"Frame Rate: Every Frame, each frame of the {fps:.4g} fps scene"
 
 
 def _fix(first: int, last: int, expected: int, rate: str, fps: float, step: int, end_pose: bool) -> str:

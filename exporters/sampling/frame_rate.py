@@ -10,7 +10,7 @@ game plays it as long as Blender does. Where those steps pass the last frame by 
 1 and 3.4) and the pose there is not the first pose, the last frame is written too, so the pose an
 animation ends on reaches the game; a cycle that ends where it starts keeps its frames. A 10 fps scene
 (what an import into an unanimated scene leaves) samples every scene
-frame, as *Every Scene Frame* does.
+frame, as *Every Frame* does.
 """
 from __future__ import annotations
 

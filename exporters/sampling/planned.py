@@ -67,7 +67,7 @@ class PlannedExport:
         if self.seconds > 0:
             fit = math.floor(limit / self.seconds + _EPS)
             if self.frame_rate == "SCENE" and self.seconds * GAME_RATE <= limit:
-                hints.append("Frame Rate: Game (10 per second)")
+                hints.append("Frame Rate: Game (10 fps)")
             if fit >= 1:
                 hints.append(f"at most {fit} frames a second (command line: --fps {fit})")
         return "export fewer frames: " + ", or ".join(hints)

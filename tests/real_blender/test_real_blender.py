@@ -143,3 +143,13 @@ def test_import_beside_other_animation_keeps_the_scene_rate(session):
     assert check["option"] == "AUTO" and check["scene_fps"] == 24, check
     np.testing.assert_allclose(check["model_frames"], [1 + 2.4 * k for k in range(6)], atol=1e-4)
     assert check["frame_range"] == [1, 20], check     # 1 + 5 * 2.4 = 13 fits: the range is not shrunk
+
+
+@pytest.mark.parametrize("dialog", ("archive", "import_md2", "import_mdl", "import_ms3d",
+                                    *(f"browser_{d}" for d in FILE_DIALOGS)))
+def test_dialog_invoked_where_no_region_is_current(session, dialog):
+    """INVOKE_DEFAULT from a timer (no region current, as a script's timer or a startup script runs it): the
+    Game Archive dialog and the drop popups crashed Blender (segmentation fault in UILayout.panel); now each
+    shows its options, and the file browsers open."""
+    check = session.check(f"no_region:{dialog}")
+    assert check["ok"], f"{session.suite}: {check}"

@@ -204,6 +204,17 @@ def archive_dialog(screen, work, record):
     record("dialog:archive", len(lines) >= 6, option_lines=len(lines), box=box, shot="archive_dialog.png")
     screen.key("Escape")
     yield from screen.settle(changed_from=after, timeout=8)
+    broken = work / "a folder with a long name for the message" / "broken.pak"   # its directory past its end
+    broken.parent.mkdir(exist_ok=True)
+    broken.write_bytes(struct.pack("<4sii", b"PACK", 1000000, 128))
+    before = yield from screen.settle()
+    with view3d_override(screen):
+        bpy.ops.import_scene.game_archive("INVOKE_DEFAULT", filepath=str(broken))
+    after = yield from screen.settle("archive_broken", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record("dialog:archive_broken", box is not None, popup_lines=len(lines), box=box, shot="archive_broken.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
 
 
 def drag_and_drop(screen, work, record):
@@ -375,6 +386,49 @@ def presets(screen, work, record):
         yield from screen.close_file_browsers()
 
 
+def _popup_without_region(screen, name, invoke, minimum, record):
+    """``invoke()`` run straight from this timer step (no region current, as from a script's timer): Blender
+    must survive, and the popup must show its options; closed with Escape."""
+    screen.xdo("mousemove", 650, 450)
+    before = yield from screen.settle()
+    region = bpy.context.region
+    invoke()
+    after = yield from screen.settle(f"no_region_{name}", changed_from=before, timeout=15)
+    lines, box = popup_lines(screen, before, after)
+    record(f"no_region:{name}", region is None and len(lines) >= minimum, region_at_invoke=region,
+           popup_lines=len(lines), minimum=minimum, box=box, shot=f"no_region_{name}.png")
+    screen.key("Escape")
+    yield from screen.settle(changed_from=after, timeout=8)
+
+
+def dialogs_without_region(screen, work, record):
+    """Every dialog and popup of the extension invoked (INVOKE_DEFAULT) from a timer, where no region is current:
+    the Game Archive dialog and the drop popups of the three importers (invoke_props_dialog, whose layout
+    panels crashed Blender there), then the import and export file browsers."""
+    bpy.context.view_layer.objects.active = bpy.data.objects["crate"]
+    bpy.data.objects["crate"].select_set(True)
+    yield from _popup_without_region(screen, "archive", lambda: bpy.ops.import_scene.game_archive(
+        "INVOKE_DEFAULT", filepath=str(work / "small.pak")), 6, record)
+    for ext in ("md2", "mdl", "ms3d"):
+        yield from _popup_without_region(screen, f"import_{ext}", lambda ext=ext: getattr(bpy.ops.import_scene, ext)(
+            "INVOKE_DEFAULT", filepath=str(work / f"crate.{ext}"), directory=str(work),
+            files=[{"name": f"crate.{ext}"}]), 4, record)
+    for name, opname in DIALOGS:
+        module, op = opname.split(".")
+        region = bpy.context.region
+        getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
+        opened = yield from wait_for(browser_ready(screen))
+        fb = screen.file_browser()
+        operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
+        if opened:
+            yield from screen.settle(f"no_region_browser_{name}")
+        record(f"no_region:browser_{name}", region is None and opened and operator is not None,
+               region_at_invoke=region, operator=operator)
+        yield from screen.close_file_browsers()
+        yield 0.3
+
+
+
 def _fcurves(id_block) -> list:
     """The F-curves of ``id_block``'s action (slotted actions from 4.4, ``Action.fcurves`` before)."""
     action = id_block.animation_data.action if id_block.animation_data else None
@@ -414,4 +468,5 @@ def import_keeps_scene_rate(screen, work, record):
 
 
 SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys,
-             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets, import_keeps_scene_rate)
+             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets,
+             dialogs_without_region, import_keeps_scene_rate)
