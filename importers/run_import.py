@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import bpy
 
+from ..common.disk_names import readable_text
 from ..formats.errors import FormatError
 from .results import ImportResult
 from .transaction import datablock_transaction
@@ -61,9 +62,9 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
             else:
                 imported.extend(result.objects)
                 for info in result.infos:
-                    operator.report({"INFO"}, info)
+                    operator.report({"INFO"}, readable_text(info))
                 for warning in result.warnings:
-                    operator.report({"WARNING"}, warning)
+                    operator.report({"WARNING"}, readable_text(warning))
             wm.progress_update(done)
     finally:
         wm.progress_end()
@@ -75,5 +76,5 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
         context.view_layer.objects.active = imported[-1]
         operator.report({"INFO"}, f"Imported {len(imported)} object(s) from {len(jobs) - len(errors)} file(s)")
     for error in errors:
-        operator.report({"ERROR"}, error)
+        operator.report({"ERROR"}, readable_text(error))
     return {"FINISHED"} if imported else {"CANCELLED"}
