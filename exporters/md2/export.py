@@ -13,7 +13,7 @@ import bpy
 from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
-from .skins import plan_skin_files, skin_folder, write_skin_files
+from .skins import plan_skin_files, replace_unusable_skins, skin_folder, write_skin_files
 from ..run_export import ExportReport
 
 
@@ -22,6 +22,7 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     options = replace(options, skin_folder=skin_folder(path, options.skin_path), model_stem=path.stem)
     wm = context.window_manager
     result = build_md2(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
+    renamed = replace_unusable_skins(result.model, result.skin_images, options.skin_folder)
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
-    return ExportReport(result.warnings + warnings, write_skin_files(files), result.info)
+    return ExportReport(result.warnings + renamed + warnings, write_skin_files(files), result.info)
