@@ -177,6 +177,35 @@ def menu_export_md2_shape_keys(screen, work, record):
     yield from screen.close_file_browsers()
 
 
+def export_dialog_after_loose_import(screen, work, record):
+    """A loose MD2 imported from its own folder (``work/loose/gun.md2``), then File > Export > Quake II Model
+    as Blender invokes it: the file browser opens in that folder with that name (its params and the
+    operator's file path), not at the home folder as ``untitled.md2``."""
+    folder = work / "loose"
+    folder.mkdir(exist_ok=True)
+    (folder / "gun.md2").write_bytes((work / "crate.md2").read_bytes())
+    with view3d_override(screen):
+        bpy.ops.import_scene.md2(filepath=str(folder / "gun.md2"))
+        bpy.ops.export_scene.md2("INVOKE_DEFAULT")
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    if not opened or fb is None:
+        record("dialog:export_after_loose_import", False, problem="no file browser")
+        return
+    win, area, space = fb
+    params = space.params
+    directory = params.directory.decode() if isinstance(params.directory, bytes) else params.directory
+    operator = space.active_operator
+    yield from screen.settle("export_after_loose_import")
+    record("dialog:export_after_loose_import",
+           directory.rstrip("/") == str(folder) and params.filename == "gun.md2"
+           and operator is not None and operator.filepath == str(folder / "gun.md2"),
+           directory=directory, filename=params.filename, filepath=operator.filepath if operator else None,
+           expected=str(folder / "gun.md2"), shot="export_after_loose_import.png")
+    yield from screen.close_file_browsers()
+    yield 0.3
+
+
 def popup_lines(screen, before, after):
     """Text lines of what appeared between two screens (a popup dialog), and its box."""
     box = changed_box(before, after, within=(0, 0, 1600, 960))
@@ -366,4 +395,4 @@ def presets(screen, work, record):
 
 
 SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys,
-             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets)
+             export_dialog_after_loose_import, archive_dialog, drag_and_drop, collection_exporters, sidebar, presets)
