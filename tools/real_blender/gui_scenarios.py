@@ -114,16 +114,25 @@ def menu_import_md2(screen, work, record):
     yield from screen.close_file_browsers()
 
 
+def opened_browser(screen, record, check):
+    """The file browser an ``INVOKE_DEFAULT`` just opened, as (window, area, space); None after recording
+    ``check`` as failed when none opened."""
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    if not opened or fb is None:
+        record(check, False, problem="no file browser")
+        return None
+    return fb
+
+
 def import_option_by_click(screen, work, record):
     """The MD2 import dialog: Animations switched from Timeline to Actions by clicking its menu, path typed,
     Import clicked: the model comes in with one action per animation."""
     names = {o.name for o in bpy.data.objects}
     with view3d_override(screen):
         bpy.ops.import_scene.md2("INVOKE_DEFAULT")
-    opened = yield from wait_for(browser_ready(screen))
-    fb = screen.file_browser()
-    if not opened or fb is None:
-        record("click:import_md2_actions", False, problem="no file browser")
+    fb = yield from opened_browser(screen, record, "click:import_md2_actions")
+    if fb is None:
         return
     win, area, space = fb
     chosen, mapping = yield from choose_by_click(screen, win, area, space.active_operator, "animations", "ACTIONS",
@@ -187,12 +196,10 @@ def export_dialog_after_loose_import(screen, work, record):
     with view3d_override(screen):
         bpy.ops.import_scene.md2(filepath=str(folder / "gun.md2"))
         bpy.ops.export_scene.md2("INVOKE_DEFAULT")
-    opened = yield from wait_for(browser_ready(screen))
-    fb = screen.file_browser()
-    if not opened or fb is None:
-        record("dialog:export_after_loose_import", False, problem="no file browser")
+    fb = yield from opened_browser(screen, record, "dialog:export_after_loose_import")
+    if fb is None:
         return
-    win, area, space = fb
+    _win, _area, space = fb
     params = space.params
     directory = params.directory.decode() if isinstance(params.directory, bytes) else params.directory
     operator = space.active_operator
