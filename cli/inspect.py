@@ -28,6 +28,7 @@ from ..formats.ms3d import codec as ms3d
 from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
 from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.frame_scripts import ScriptAnimation, md2_animations, mdl_animations
+from ..common.disk_names import readable_text
 from ..formats.errors import FormatError
 from ..formats.md2.glcmds import decode_glcmds
 from ..formats.images.pcx import decode_pcx
@@ -297,7 +298,7 @@ def skin_lines(info: ModelInfo) -> list[str]:
     """One line per MD2 skin for ``check``: where it was found (and by which rule), or missing."""
     if info.format != "md2":
         return []
-    return [f"skin {s.name}: " + (f"found {s.path} ({s.note})" if s.found else f"MISSING ({s.note or 'see warnings'})")
+    return [f"skin {s.name}: " + (f"found {readable_text(s.path)} ({s.note})" if s.found else f"MISSING ({s.note or 'see warnings'})")
             for s in info.skins]
 
 
@@ -495,7 +496,7 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
     if others:
         lines.append("  warnings:")
         lines += [f"    {format_problem(p, severity=False)}" for p in others]
-    return "\n".join(lines)
+    return readable_text("\n".join(lines))
 
 
 def format_problem(problem: Problem, severity: bool = True) -> str:

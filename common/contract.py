@@ -10,7 +10,8 @@ when it stands for no skin of the file (an image found beside the model; the exp
 Images keep ``["source_path"]`` and ``["source_digest"]`` to tell an unchanged import, and
 ``["source_archive"]``, ``["source_member"]`` when they were read from a game archive.
 Objects imported from a game archive keep ``["archive_path"]`` and ``["archive_member"]`` (shown in
-the sidebar; the export dialog offers the member's path under the chosen game folder).
+the sidebar; the export dialog offers the member's path under the chosen game folder); objects imported
+from a loose file keep ``["source_file"]`` (the export dialog opens at its folder and name).
 MDL: ``mdl_poses`` pose records, ``mdl_grid`` scale + translate, ``mdl_frame_slots`` (JSON) the
 frame list with groups; point attributes ``mdl_onseam``/``mdl_s``/``mdl_t``; face attribute
 ``mdl_facesfront``; ``mdl_tail`` the bytes after the last frame (as ``md2_tail``);
@@ -44,6 +45,7 @@ MADE_NAME = "classic_model_made_name"   # the name as made; an exporter may shor
 # Every format: an object imported from a game archive (importers/file_source.py)
 ARCHIVE_PATH = "archive_path"        # object: the .pak/.pk3 file it was read from
 ARCHIVE_MEMBER = "archive_member"    # object: its member name there (a game path: players/male/tris.md2)
+SOURCE_FILE = "source_file"          # object: the loose file it was imported from (the export dialog opens there)
 
 # MD2
 MD2_FRAMES = "md2_frames"

@@ -10,6 +10,7 @@ import bpy
 from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
+from .disk_names import blender_safe, readable_name, storable_path, stored_path
 from .contract import FULLBRIGHT_NODE, PCX_INDICES, SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
 from .made_names import mark_made
 
@@ -30,7 +31,17 @@ def load_skin_image(path: Path, palette: np.ndarray | None = None,
 
     An 8-bit PCX shows its indices through ``palette`` when given (the game's), else through the
     palette stored in the file; pixels of index ``transparent`` (Quake II's 255) get alpha 0. The
-    image remembers its file and packed data (see contract)."""
+    image remembers its file and packed data (see contract). A file whose name is not UTF-8 is read by
+    Python and given to Blender as bytes (see disk_names)."""
+    if not blender_safe(str(path)):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise FormatError(f"cannot read: {exc.strerror or exc}", filename=readable_name(str(path))) from exc
+        image = skin_image_from_data(readable_name(path.name), data, readable_name(str(path)), palette,
+                                     transparent=transparent)
+        image[SOURCE_PATH] = storable_path(str(path))
+        return image
     if path.suffix.lower() == ".pcx":
         image = _pcx_image(path.name, path.read_bytes(), str(path), palette, transparent)
     else:
@@ -132,7 +143,7 @@ def unchanged_source_file(image: bpy.types.Image) -> Path | None:
     """The file ``image`` still shows unchanged, if any: its import's source, or the file it was
     loaded from (not packed, not edited)."""
     if image_unchanged(image):
-        source = Path(str(image[SOURCE_PATH]))
+        source = Path(stored_path(image[SOURCE_PATH]))
     elif image.packed_file is None and image.filepath and not image.is_dirty and image.source == "FILE":
         source = Path(bpy.path.abspath(image.filepath))
     else:

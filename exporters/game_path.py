@@ -7,7 +7,9 @@ Folder* holds the member's folders (``players/male``): the file is written at
 ``<chosen folder>/players/male/tris.md2``, creating the missing folders, so choosing the game folder or
 a mod folder puts it where the game looks for that name. A chosen folder that already ends with those
 folders (``.../baseq2/players/male``) is used as it is. Folders compare without case, as the game's
-file system does: an existing ``players/Male`` is used for ``players/male``. Bpy-free.
+file system does: an existing ``players/Male`` is used for ``players/male``. An object imported from a
+loose file opens the dialog at that file's folder and name. Every missing folder of the path is
+created. Bpy-free.
 """
 from __future__ import annotations
 
@@ -33,6 +35,15 @@ def export_dialog_path(remembered: str, archive: str, member: str, extension: st
     if remembered and Path(remembered).name.lower() == Path(default).name.lower():
         return remembered, folders
     return default, folders
+
+
+def loose_export_path(remembered: str, source: str, extension: str) -> str:
+    """The export dialog's file path for an object imported from the loose file ``source``: its folder and
+    name with the exporter's ``extension``, unless the dialog remembers a path with that same file name."""
+    default = str(Path(source).with_suffix(extension)) if extension else source
+    if remembered and Path(remembered).name.lower() == Path(default).name.lower():
+        return remembered
+    return default
 
 
 def game_folder_target(path: Path, folders: str) -> Path:
@@ -73,17 +84,25 @@ def existing_case(root: Path, parts: list[str]) -> Path:
     return current
 
 
-def make_folders(folder: Path, chosen: Path) -> list[Path]:
-    """Create ``folder`` and its missing parents below the existing folder ``chosen``; the ones
-    created, deepest first (for removal). Nothing when ``chosen`` does not exist."""
-    if folder == chosen or not chosen.is_dir():
-        return []
+def make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and every missing folder above it (a game layout is several levels deep); the
+    ones created, deepest first (for removal). Raises :class:`ExportError` naming the folder that could
+    not be made, after removing the ones it made."""
     missing = []
     current = folder
-    while current != chosen and not current.exists():
+    while not current.exists() and current != current.parent:
         missing.append(current)
         current = current.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    for made, target in enumerate(reversed(missing)):
+        try:
+            target.mkdir()
+        except FileExistsError:
+            if not target.is_dir():
+                remove_empty(missing[len(missing) - made:])
+                raise ExportError(f"cannot create folder {target}: a file of that name is in the way") from None
+        except OSError as exc:
+            remove_empty(missing[len(missing) - made:])
+            raise ExportError(f"cannot create folder {target}: {exc.strerror or exc}") from exc
     return missing
 
 

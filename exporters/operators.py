@@ -19,9 +19,9 @@ from .sampling.action_list import listed_actions, sync_action_list
 from .sampling.action_sampling import find_actions, standard_rule
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
 from .dialogs import draw_md2_export, draw_mdl_export, draw_ms3d_export
-from .game_path import export_dialog_path
+from .game_path import export_dialog_path, loose_export_path
 from .frame_scripts import WithFrameScripts, frame_rate
-from .run_export import ModelWriter, archive_source, export_file, export_objects
+from .run_export import ModelWriter, archive_source, export_file, export_objects, loose_source
 
 export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
 
@@ -49,9 +49,12 @@ class ExportOperatorBase(ExportHelper):
                     "set to the archive member's folders for a model imported from a game archive")
 
     def invoke(self, context, event):
-        source = archive_source(context, export_objects(self, context))
+        objects = export_objects(self, context)
+        source = archive_source(context, objects)
         if source is not None:
             self.filepath, self.game_folder_path = export_dialog_path(self.filepath, *source, self.filename_ext)
+        elif (loose := loose_source(context, objects)) is not None:
+            self.filepath = loose_export_path(self.filepath, loose, self.filename_ext)
         return super().invoke(context, event)
 
 

@@ -25,7 +25,8 @@ from typing import Callable
 import bpy
 import numpy as np
 
-from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
+from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
+from ..common.disk_names import storable_path
 from ..common.skin_images import load_skin_image, skin_image_from_data
 from ..formats.archives.archive import Archive, open_archive
 from ..formats.errors import FormatError
@@ -384,7 +385,10 @@ def load_found_image(found: FoundFile, palette: np.ndarray | None = None,
 
 
 def remember_source(obj: bpy.types.Object, source: ModelSource) -> None:
-    """An object read from an archive keeps the archive and its member name (see contract)."""
+    """An object read from an archive keeps the archive and its member name, one read from a loose file
+    that file's full path (see contract)."""
     if source.archive is not None:
         obj[ARCHIVE_PATH] = str(source.archive)
         obj[ARCHIVE_MEMBER] = source.member
+    elif isinstance(source, LooseSource):
+        obj[SOURCE_FILE] = storable_path(os.path.abspath(source.path))

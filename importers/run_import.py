@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import bpy
 
+from ..common.disk_names import readable_text
 from ..formats.report_lines import report_folded
 from ..formats.errors import FormatError
 from .results import ImportResult
@@ -64,12 +65,13 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
             else:
                 imported.extend(result.objects)
                 for info in result.infos:
-                    operator.report({"INFO"}, info)
+                    operator.report({"INFO"}, readable_text(info))
                 warnings += result.warnings
             wm.progress_update(done)
     finally:
         wm.progress_end()
-    report_folded(operator.report, warnings)     # one line per kind; the full list in the Info editor
+    # one line per kind, the full list in the Info editor; names that are not UTF-8 as a person reads them
+    report_folded(lambda level, text: operator.report(level, readable_text(text)), warnings)
     if imported:
         for obj in context.view_layer.objects:
             obj.select_set(False)
@@ -78,5 +80,5 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
         context.view_layer.objects.active = imported[-1]
         operator.report({"INFO"}, f"Imported {len(imported)} object(s) from {len(jobs) - len(errors)} file(s)")
     for error in errors:
-        operator.report({"ERROR"}, error)
+        operator.report({"ERROR"}, readable_text(error))
     return {"FINISHED"} if imported else {"CANCELLED"}

@@ -43,18 +43,19 @@ class SkinLookup:
 
 @dataclass
 class _Search:
-    listings: dict[Path, dict[str, list[str]]] = field(default_factory=dict)
+    listings: dict[Path, dict[bytes, list[str]]] = field(default_factory=dict)
     looked_in: list[Path] = field(default_factory=list)
     escaped: list[Path] = field(default_factory=list)
 
-    def listing(self, directory: Path) -> dict[str, list[str]]:
-        """Lower-cased entry name -> the entry names with that spelling, exact names first sorted."""
+    def listing(self, directory: Path) -> dict[bytes, list[str]]:
+        """Lower-cased entry name bytes -> the entry names with that spelling, sorted (names on disk
+        compare by their bytes, so a Latin-1 name matches the Latin-1 name a model stores)."""
         if directory not in self.listings:
-            names: dict[str, list[str]] = {}
+            names: dict[bytes, list[str]] = {}
             try:
                 with os.scandir(directory) as entries:
                     for entry in entries:
-                        names.setdefault(entry.name.lower(), []).append(entry.name)
+                        names.setdefault(disk_key(entry.name), []).append(entry.name)
             except OSError:
                 pass
             for spellings in names.values():
@@ -63,7 +64,8 @@ class _Search:
         return self.listings[directory]
 
     def child(self, directory: Path, name: str, *, want_dir: bool) -> Path | None:
-        spellings = self.listing(directory).get(name.lower(), [])
+        listing = self.listing(directory)
+        spellings = [s for key in name_keys(name) for s in listing.get(key, [])]
         ordered = ([name] if name in spellings else []) + [s for s in spellings if s != name]
         for spelling in ordered:
             candidate = directory / spelling
@@ -92,6 +94,27 @@ class _Search:
             if candidate not in self.escaped:
                 self.escaped.append(candidate)
         return None
+
+
+def name_keys(stored: str) -> list[bytes]:
+    """The byte spellings a stored name (decoded from a model file as Latin-1, or typed) may have on disk,
+    lower-cased as the game's file systems compared them: the Latin-1 bytes it came from, then UTF-8.
+    Names on disk that are not UTF-8 (a Latin-1 ``sk\\xe9n.pcx`` of an old Windows mod) are compared by
+    their bytes, so they are found like any other (Python holds them with surrogate escapes)."""
+    keys = []
+    for encoding in ("latin-1", "utf-8"):
+        try:
+            key = stored.encode(encoding, "surrogateescape").lower()
+        except UnicodeEncodeError:
+            continue
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def disk_key(name: str) -> bytes:
+    """The lower-cased bytes of a name listed from disk, to compare with :func:`name_keys`."""
+    return os.fsencode(name).lower()
 
 
 def _inside_any(candidate: Path, roots: list[Path]) -> bool:
@@ -195,7 +218,7 @@ def find_skin(model_path: Path, skin_name: str,
             message += (f"; no folder above the model holds '{'/'.join(dir_parts)}', "
                         f"so the game directory is unknown")
         return SkinLookup(None, "; ".join([message, *notes]))
-    if found.name.lower() != base.lower():
+    if disk_key(found.name) not in name_keys(base):
         notes.insert(0, f"skin '{skin_name}' not found as stored; using {found.name}")
     return SkinLookup(found, "; ".join(notes) or None)
 
@@ -246,7 +269,8 @@ def _case_insensitive_file(folder: Path, parts: list[str]) -> Path | None:
             names = os.listdir(current)
         except OSError:
             return None
-        match = part if part in names else next((n for n in sorted(names) if n.lower() == part.lower()), None)
+        keys = name_keys(part)
+        match = part if part in names else next((n for n in sorted(names) if disk_key(n) in keys), None)
         if match is None:
             return None
         current = current / match

@@ -84,9 +84,11 @@ def test_a_full_disk_leaves_the_old_file_intact(bpy_scene, tmp_path, fmt, monkey
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_missing_folder_is_reported(bpy_scene, tmp_path, fmt):
+def test_a_missing_folder_is_created(bpy_scene, tmp_path, fmt):
+    """Issue 29: the folders of the path are made (a game layout is several levels deep)."""
     bpy = bpy_scene
     obj = _imported(bpy, tmp_path)
     _select_only(bpy, obj)
-    with pytest.raises(RuntimeError, match="could not write"):
-        getattr(bpy.ops.export_scene, fmt)(filepath=str(tmp_path / "missing" / f"out.{fmt}"))
+    out = tmp_path / "missing" / "deeper" / f"out.{fmt}"
+    assert getattr(bpy.ops.export_scene, fmt)(filepath=str(out)) == {"FINISHED"}
+    assert out.is_file()

@@ -252,9 +252,14 @@ def test_unchanged_imported_skin_is_copied_and_an_existing_file_kept(bpy_scene, 
     assert indices.shape == (32, 64)
 
 
-@pytest.mark.parametrize("name", ["../../../evil.pcx", "/tmp/evil.pcx", "C:\\quake2\\evil.pcx",
-                                  "models/../../../evil.pcx", "models/link/evil.pcx"])
-def test_hostile_stored_names_write_nothing_outside(bpy_scene, tmp_path, name, capsys):
+@pytest.mark.parametrize("name, written_as", [
+    ("../../../evil.pcx", "models/x/evil.pcx"), ("../../outside/evil.pcx", "models/x/evil.pcx"),
+    ("/tmp/evil.pcx", "models/x/evil.pcx"), ("C:\\quake2\\evil.pcx", "models/x/evil.pcx"),
+    ("models/../../../evil.pcx", "models/x/evil.pcx"), ("es/nathan corey/desktop/evil.pcx", "models/x/evil.pcx"),
+    ("models/link/evil.pcx", "models/link/evil.pcx")])
+def test_hostile_stored_names_write_nothing_outside(bpy_scene, tmp_path, name, written_as, capsys):
+    """A name leading out of the game folder or under no folder the game keeps skins in is replaced by the
+    model's own game path (and said so); a name whose folder leaves through a symlink is written beside."""
     bpy = bpy_scene
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -269,11 +274,13 @@ def test_hostile_stored_names_write_nothing_outside(bpy_scene, tmp_path, name, c
     out = game / "models" / "x" / "m.md2"
     before = files_under(tmp_path)
     model = parse_md2(export_md2(bpy, obj, out))
-    assert model.skins == [name]
+    assert model.skins == [written_as]
     written = files_under(tmp_path) - before
     assert written == {out, out.parent / "evil.pcx"}
     assert not any(outside.iterdir())
-    assert "written beside the model" in capsys.readouterr().out
+    assert not (game / "es").exists()
+    said = capsys.readouterr().out
+    assert (f"written as {written_as!r}" if written_as != name else "written beside the model") in said
     assert not Path("/tmp/evil.pcx").exists() or Path("/tmp/evil.pcx").stat().st_mtime < out.stat().st_mtime - 60
 
 

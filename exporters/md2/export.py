@@ -17,7 +17,7 @@ from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
 from .player_skins import into_player_folder
-from .skins import plan_skin_files, skin_folder, write_skin_files
+from .skins import plan_skin_files, replace_unusable_skins, skin_folder, write_skin_files
 from ..run_export import ExportReport
 
 PLAYER_FOLDERS = "players/"
@@ -28,9 +28,10 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     options = replace(options, skin_folder=skin_folder(path, options.skin_path), model_stem=path.stem)
     wm = context.window_manager
     result = build_md2(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
+    renamed = replace_unusable_skins(result.model, result.skin_images, options.skin_folder)
     moved = []
     if options.skin_folder.lower().startswith(PLAYER_FOLDERS):   # one model of a player (a weapon) alone
         moved = into_player_folder({path.name: result}, options.skin_folder, path.parent)
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
-    return ExportReport(result.warnings + warnings, write_skin_files(files), result.info + moved)
+    return ExportReport(result.warnings + renamed + warnings, write_skin_files(files), result.info + moved)

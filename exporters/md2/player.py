@@ -35,7 +35,7 @@ from .player_counts import count_hints
 from .player_grid import share_player_grid
 from .player_icons import plan_icons
 from .player_skins import carried_skins, into_player_folder
-from .skins import plan_skin_files, skin_folder, write_skin_files
+from .skins import plan_skin_files, replace_unusable_skins, skin_folder, write_skin_files
 from ..run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE
@@ -89,6 +89,8 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
             model.frame_names, model.frame_name_raw = list(body.frame_names), None
     grid_note = share_player_grid(results, options.grid)
     warnings = [w for result in results.values() for w in result.warnings]
+    warnings += [note for file_name, result in results.items()
+                 for note in replace_unusable_skins(result.model, result.skin_images, options.skin_folder, f"{file_name}: ")]
     moved = into_player_folder(results, options.skin_folder, folder)
     skin_files = []
     for file_name, result in results.items():

@@ -23,6 +23,7 @@ import numpy as np
 import bpy
 
 from ...common.contract import SOURCE_ARCHIVE, SOURCE_MEMBER, SOURCE_PATH
+from ...common.disk_names import stored_path
 from ...common.skin_images import image_unchanged
 from ...formats.archives.archive import ArchiveError, open_archive
 from ...formats.md2.player import ICON_SIZE, ICON_SUFFIX, icon_name
@@ -63,7 +64,7 @@ def _source_icon(image) -> tuple[bytes, str] | None:
                 return (opened.read(wanted), f"{archive}:{wanted}") if opened.find(wanted) is not None else None
         except ArchiveError:
             return None
-    source = Path(str(image.get(SOURCE_PATH, "")))
+    source = Path(stored_path(image.get(SOURCE_PATH)))
     if not source.name or not source.parent.is_dir():
         return None
     wanted = icon_name(source.name).lower()

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 import bpy
 
 from ...common.contract import MD2_SKIN_FOUND, SOURCE_MEMBER, SOURCE_PATH
+from ...common.disk_names import stored_path
 from ...common.skin_images import material_image
 from ...formats.md2.codec import SKIN_NAME_SIZE
 from ..export_error import ExportError
@@ -33,7 +34,7 @@ def source_stem(image, fallback: str) -> str:
     """The name (without extension) of the file ``image`` was imported from, else ``fallback``'s."""
     source = ""
     if isinstance(image, bpy.types.Image):
-        source = str(image.get(SOURCE_MEMBER, "") or image.get(SOURCE_PATH, ""))
+        source = stored_path(image.get(SOURCE_MEMBER, "") or image.get(SOURCE_PATH))
     return PurePosixPath((source or fallback).replace("\\", "/")).stem
 
 
@@ -45,7 +46,7 @@ def _at_home(image, model_dir: Path, folder: str) -> bool:
     member = str(image.get(SOURCE_MEMBER, ""))
     if member:
         return _folder_of(member).lower() == folder.lower()
-    source = str(image.get(SOURCE_PATH, ""))
+    source = stored_path(image.get(SOURCE_PATH))
     return bool(source) and os.path.realpath(Path(source).parent) == os.path.realpath(model_dir)
 
 

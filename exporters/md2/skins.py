@@ -34,8 +34,10 @@ import numpy as np
 import bpy
 
 from ...common.contract import SOURCE_PATH
+from ...common.disk_names import disk_spelling, stored_path
 from ...common.skin_images import image_unchanged, stored_pcx_indices, unchanged_member_bytes
 from ...formats.errors import FormatError
+from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.images.colour_drift import drift_report
 from ...formats.images.palette import TRANSPARENT_INDEX, match_palette, quake2_palette
 from ...formats.images.pcx import decode_pcx, encode_pcx
@@ -87,6 +89,49 @@ def _unsafe(name: str) -> str | None:
     return None
 
 
+def unusable_skin_name(name: str) -> str | None:
+    """Why the game cannot use the stored skin ``name`` as a file under its game folder, else None.
+
+    Quake II loads a model's skins by their stored names relative to the game folder (id-Software/Quake-2
+    ``ref_gl/gl_model.c`` ``Mod_LoadAliasModel`` -> ``GL_FindImage`` -> ``FS_LoadFile``), and its models
+    and players keep them under ``models/`` and ``players/``. A name that is absolute, has a drive letter
+    or climbs out with ``..`` leads out of the game folder; a name with folders under any other top folder
+    is an editor's own path cut to 63 characters (``es/nathan corey/desktop/gekk.pcx``). A bare file name
+    is left alone (its file is written beside the model, with a warning)."""
+    reason = _unsafe(name)
+    if reason is not None:
+        return f"{reason}, out of the game folder"
+    parts = [p for p in re.split(r"[\\/]", name) if p not in ("", ".")]
+    if len(parts) > 1 and parts[0].lower() not in GAME_SUBFOLDERS:
+        return f"lies under {parts[0]!r}, not under {' or '.join(f'{f}/' for f in GAME_SUBFOLDERS)} where the game keeps skins"
+    return None
+
+
+def replace_unusable_skins(model, images: dict, folder: str, label: str = "") -> list[str]:
+    """Rename each skin of the built ``model`` that the game cannot use (:func:`unusable_skin_name`) to the
+    model's own game path ``<folder>/<file name>`` (a bare file name without a folder); its image follows.
+    Report lines saying from what to what."""
+    notes, renamed = [], []
+    for name in model.skins:
+        reason = unusable_skin_name(name)
+        if reason is None:
+            renamed.append(name)
+            continue
+        parts = [p for p in re.split(r"[\\/]", name) if p not in ("", ".", "..")]
+        stem = Path(parts[-1]).stem if parts else "skin"
+        new = new_skin_name(folder, stem)
+        if len(new.encode("latin-1", "replace")) >= SKIN_NAME_SIZE:
+            raise ExportError(f"{label}skin name {new!r} would be over 63 characters; choose a shorter folder "
+                              "or set Skin Path")
+        notes.append(f"{label}skin {name!r} {reason}; written as {new!r}")
+        if name in images:
+            images.setdefault(new, images[name])
+        renamed.append(new)
+    if renamed != list(model.skins):
+        model.skins, model.skin_name_raw = renamed, None
+    return notes
+
+
 def _inside(path: Path, root: Path) -> bool:
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
 
@@ -94,7 +139,7 @@ def _inside(path: Path, root: Path) -> bool:
 def skin_target(model_path: Path, name: str, extension: str) -> tuple[Path | None, str | None]:
     """Where the skin ``name`` is written, and a warning when it cannot go where the game looks."""
     model_dir = Path(os.path.abspath(model_path)).parent
-    parts = [p for p in re.split(r"[\\/]", name) if p not in ("", ".")]
+    parts = [disk_spelling(p) for p in re.split(r"[\\/]", name) if p not in ("", ".")]
     if not parts:
         return None, f"skin name {quoted(name)} names no file; not written"
     file_name = Path(parts[-1]).stem + extension
@@ -203,7 +248,7 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
             files.append(SkinFile(target, data, f"{mode}, {note}{scaled}"))
             continue
         unchanged = image_unchanged(image)
-        source = Path(str(image.get(SOURCE_PATH, ""))) if unchanged else None
+        source = Path(stored_path(image.get(SOURCE_PATH))) if unchanged else None
         member = unchanged_member_bytes(image, extension)
         if source is not None and source.suffix.lower() == extension and source.is_file():
             if target.exists() and os.path.samefile(source, target):

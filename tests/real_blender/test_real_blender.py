@@ -55,6 +55,13 @@ def test_file_dialog_draws_its_options(session, dialog):
                         f"(at least {check.get('minimum')} needed): see {session.out / check.get('shot', '')}"
 
 
+def test_export_dialog_opens_at_the_loosely_imported_file(session):
+    """After File > Import of work/loose/gun.md2, the export dialog opens in work/loose as gun.md2: the
+    running file browser's folder and file name, and the operator's file path (screenshot in out/)."""
+    check = session.check("dialog:export_after_loose_import")
+    assert check["ok"], check
+
+
 def test_archive_dialog_lists_the_models(session):
     check = session.check("dialog:archive")
     assert check["ok"], check

@@ -129,6 +129,17 @@ def import_typed(screen, work, win, area, name: str):
     yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
 
 
+def opened_browser(screen, record, check):
+    """The file browser an ``INVOKE_DEFAULT`` just opened, as (window, area, space); None after recording
+    ``check`` as failed when none opened."""
+    opened = yield from wait_for(browser_ready(screen))
+    fb = screen.file_browser()
+    if not opened or fb is None:
+        record(check, False, problem="no file browser")
+        return None
+    return fb
+
+
 def import_option_by_click(screen, work, record):
     """The MD2 import dialog: Animations switched from Timeline to Actions by clicking its menu, path typed,
     Import clicked: the model comes in with one action per animation."""
@@ -185,6 +196,33 @@ def menu_export_md2_shape_keys(screen, work, record):
     record("menu:export_md2_shape_keys", chosen == "SHAPE_KEYS" and written.is_file(), frames_option=chosen,
            written=str(written) if written.is_file() else None, rows={str(k): v for k, v in mapping.items()})
     yield from screen.close_file_browsers()
+
+
+def export_dialog_after_loose_import(screen, work, record):
+    """A loose MD2 imported from its own folder (``work/loose/gun.md2``), then File > Export > Quake II Model
+    as Blender invokes it: the file browser opens in that folder with that name (its params and the
+    operator's file path), not at the home folder as ``untitled.md2``."""
+    folder = work / "loose"
+    folder.mkdir(exist_ok=True)
+    (folder / "gun.md2").write_bytes((work / "crate.md2").read_bytes())
+    with view3d_override(screen):
+        bpy.ops.import_scene.md2(filepath=str(folder / "gun.md2"))
+        bpy.ops.export_scene.md2("INVOKE_DEFAULT")
+    fb = yield from opened_browser(screen, record, "dialog:export_after_loose_import")
+    if fb is None:
+        return
+    _win, _area, space = fb
+    params = space.params
+    directory = params.directory.decode() if isinstance(params.directory, bytes) else params.directory
+    operator = space.active_operator
+    yield from screen.settle("export_after_loose_import")
+    record("dialog:export_after_loose_import",
+           directory.rstrip("/") == str(folder) and params.filename == "gun.md2"
+           and operator is not None and operator.filepath == str(folder / "gun.md2"),
+           directory=directory, filename=params.filename, filepath=operator.filepath if operator else None,
+           expected=str(folder / "gun.md2"), shot="export_after_loose_import.png")
+    yield from screen.close_file_browsers()
+    yield 0.3
 
 
 def popup_lines(screen, before, after):
@@ -428,7 +466,6 @@ def dialogs_without_region(screen, work, record):
         yield 0.3
 
 
-
 def _fcurves(id_block) -> list:
     """The F-curves of ``id_block``'s action (slotted actions from 4.4, ``Action.fcurves`` before)."""
     action = id_block.animation_data.action if id_block.animation_data else None
@@ -468,5 +505,5 @@ def import_keeps_scene_rate(screen, work, record):
 
 
 SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys,
-             archive_dialog, drag_and_drop, collection_exporters, sidebar, presets,
+             export_dialog_after_loose_import, archive_dialog, drag_and_drop, collection_exporters, sidebar, presets,
              dialogs_without_region, import_keeps_scene_rate)
