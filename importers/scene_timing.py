@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import bpy
 
+from ..formats.shown import quoted
+
 SCENE_TIMING_ITEMS = (
     ("AUTO", "Automatic", "Set the scene's frame rate and range to the model's, unless something else in the "
                           "scene is animated: then keep the scene's rate and place the model's frames at it"),
@@ -76,7 +78,7 @@ def plan_timing(scene: bpy.types.Scene, mode: str) -> SceneTiming:
     animated = animated_objects(scene)
     if not animated:
         return SceneTiming(False, scene_fps(scene), "")
-    names = ", ".join(repr(o.name) for o in animated[:2]) + (f" and {len(animated) - 2} more" if len(animated) > 2
+    names = ", ".join(quoted(o.name) for o in animated[:2]) + (f" and {len(animated) - 2} more" if len(animated) > 2
                                                                else "")
     return SceneTiming(True, scene_fps(scene), f"the scene already animates {names}")
 

@@ -103,7 +103,7 @@ def unusable_skin_name(name: str) -> str | None:
         return f"{reason}, out of the game folder"
     parts = [p for p in re.split(r"[\\/]", name) if p not in ("", ".")]
     if len(parts) > 1 and parts[0].lower() not in GAME_SUBFOLDERS:
-        return f"lies under {parts[0]!r}, not under {' or '.join(f'{f}/' for f in GAME_SUBFOLDERS)} where the game keeps skins"
+        return f"lies under {quoted(parts[0])}, not under {' or '.join(f'{f}/' for f in GAME_SUBFOLDERS)} where the game keeps skins"
     return None
 
 
@@ -121,9 +121,9 @@ def replace_unusable_skins(model, images: dict, folder: str, label: str = "") ->
         stem = Path(parts[-1]).stem if parts else "skin"
         new = new_skin_name(folder, stem)
         if len(new.encode("latin-1", "replace")) >= SKIN_NAME_SIZE:
-            raise ExportError(f"{label}skin name {new!r} would be over 63 characters; choose a shorter folder "
+            raise ExportError(f"{label}skin name {quoted(new)} would be over 63 characters; choose a shorter folder "
                               "or set Skin Path")
-        notes.append(f"{label}skin {name!r} {reason}; written as {new!r}")
+        notes.append(f"{label}skin {quoted(name)} {reason}; written as {quoted(new)}")
         if name in images:
             images.setdefault(new, images[name])
         renamed.append(new)
