@@ -99,6 +99,10 @@ class ConvertResult:
     empty: bool = False      # the model has no drawable triangles: the output holds no geometry
     lines: list[str] = field(default_factory=list)            # the warnings, one line per kind of problem
 
+    def __post_init__(self) -> None:
+        if self.warnings and not self.lines:          # made from messages alone: fold them here
+            self.lines = [f.line for f in fold(self.warnings, None)]
+
 
 def extension_id() -> str:
     with open(PACKAGE_DIR / "blender_manifest.toml", "rb") as stream:
