@@ -454,7 +454,9 @@ def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> 
         result.ok = True
         result.empty = any(note.startswith(NO_DRAWABLE) for note in notes)
     folded = (reported_warnings(log.text_since(position)) if log else []) + fold(notes if result.ok else [], None)
-    result.lines, result.warnings = [f.line for f in folded], full_list(folded)
+    # a terminal wraps: a line that stands for one message shows that message whole
+    result.lines = [f.details[0] if len(f.details) == 1 else f.line for f in folded]
+    result.warnings = full_list(folded)
     result.seconds = time.perf_counter() - started
     return result
 

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 
+from blender_helpers import reported
 from formats.ms3d.codec import Ms3dJointExtras, Ms3dModelExtras, serialize_ms3d
 from test_ms3d_blender import counts, export_ms3d, tiny_rig
 
@@ -46,7 +47,9 @@ def test_cut_optional_block_imports_with_a_warning_and_exports_byte_for_byte(bpy
     capfd.readouterr()
     assert bpy.ops.import_scene.ms3d(filepath=str(tmp_path / "cut.ms3d")) == {"FINISHED"}
     out = capfd.readouterr().out
-    warning = [line for line in out.splitlines() if "cut short" in line]
+    warned, messages = reported(out)
+    assert len([line for line in warned if "cut short" in line]) == 1, out      # one popup line ...
+    warning = [line for line in messages if "cut short" in line]                 # ... for the whole message
     assert len(warning) == 1, out
     assert f"cut.ms3d: the {block} block at offset {start} is cut short" in warning[0]
     assert re.search(r"needs? (at least )?\d+ bytes at offset \d+, file has " + str(len(cut)), warning[0])

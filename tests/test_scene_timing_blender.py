@@ -211,31 +211,29 @@ def test_untouched_export_after_a_keep_rate_import_as_actions_is_the_same_file(b
         assert exported == path.read_bytes(), frame_source
 
 
-def test_an_edited_model_placed_on_subframes_takes_its_frame_names_from_the_right_marker(bpy_scene, tmp_path):
-    """A modifier makes every frame a sampled one (not a shape key): each is named from the last marker at
-    or before it. ``run`` starts at file frame 2, scene frame 1 + 2 x 2.4 = 5.8: its marker must not be at 6."""
+def edited_four_frames(bpy, tmp_path):
+    """A four-frame MD2 imported beside the keyed cube (24 fps, 1-20: frames placed every 2.4 scene frames),
+    edited by a modifier that moves nothing (every frame sampled anew), exported: the decoded file."""
     from formats.md2.codec import parse_md2
-    bpy = bpy_scene
     keyed_cube(bpy)
     path = tmp_path / "four.md2"
     path.write_bytes(serialize_md2(grid_model(frames=4)))
     obj = import_model(bpy, path)
     obj.modifiers.new("still", "DISPLACE").strength = 0.0
-    names = parse_md2(export_selected(bpy, obj, tmp_path / "edited.md2")).frame_names
+    return parse_md2(export_selected(bpy, obj, tmp_path / "edited.md2"))
+
+
+def test_an_edited_model_placed_on_subframes_takes_its_frame_names_from_the_right_marker(bpy_scene, tmp_path):
+    """A modifier makes every frame a sampled one (not a shape key): each is named from the last marker at
+    or before it. ``run`` starts at file frame 2, scene frame 1 + 2 x 2.4 = 5.8: its marker must not be at 6."""
+    names = edited_four_frames(bpy_scene, tmp_path).frame_names
     assert names[:4] == ["stand01", "stand02", "run01", "run02"]      # then the scene range (1-20) goes on: run03...
 
 
 def test_an_edited_model_placed_on_subframes_gains_no_end_frame_where_its_last_pose_was_sampled(bpy_scene, tmp_path):
     """Four file frames placed at 1, 3.4, 5.8, 8.2 of a 1-20 scene: the game rate samples 1 ... 17.8, where
     the model already stands in the pose it ends on at 20, so no end-pose frame is added (it would repeat it)."""
-    from formats.md2.codec import parse_md2
-    bpy = bpy_scene
-    keyed_cube(bpy)
-    path = tmp_path / "four.md2"
-    path.write_bytes(serialize_md2(grid_model(frames=4)))
-    obj = import_model(bpy, path)
-    obj.modifiers.new("still", "DISPLACE").strength = 0.0
-    scene = bpy.context.scene
+    exported = edited_four_frames(bpy_scene, tmp_path)
+    scene = bpy_scene.context.scene
     sampled = math.floor((scene.frame_end - scene.frame_start) / 2.4) + 1
-    exported = parse_md2(export_selected(bpy, obj, tmp_path / "edited.md2"))
     assert exported.num_frames == sampled == 8

@@ -114,12 +114,12 @@ def menu_import_md2(screen, work, record):
     yield from screen.close_file_browsers()
 
 
-def open_md2_import(screen):
-    """The MD2 import's file browser as File > Import opens it: (window, area, space), or None."""
+def open_md2_import(screen, record, check):
+    """The MD2 import's file browser as File > Import opens it: (window, area, space); None after recording
+    ``check`` as failed when none opened."""
     with view3d_override(screen):
         bpy.ops.import_scene.md2("INVOKE_DEFAULT")
-    opened = yield from wait_for(browser_ready(screen))
-    return screen.file_browser() if opened else None
+    return (yield from opened_browser(screen, record, check))
 
 
 def import_typed(screen, work, win, area, name: str):
@@ -144,9 +144,8 @@ def import_option_by_click(screen, work, record):
     """The MD2 import dialog: Animations switched from Timeline to Actions by clicking its menu, path typed,
     Import clicked: the model comes in with one action per animation."""
     names = {o.name for o in bpy.data.objects}
-    fb = yield from open_md2_import(screen)
+    fb = yield from open_md2_import(screen, record, "click:import_md2_actions")
     if fb is None:
-        record("click:import_md2_actions", False, problem="no file browser")
         return
     win, area, space = fb
     chosen, mapping = yield from choose_by_click(screen, win, area, space.active_operator, "animations", "ACTIONS",
@@ -485,9 +484,8 @@ def import_keeps_scene_rate(screen, work, record):
     scene.render.fps, scene.render.fps_base, scene.frame_start, scene.frame_end = 24, 1.0, 1, 20
     crate_keys = sorted((c.data_path, c.array_index, [tuple(p.co) for p in c.keyframe_points]) for c in _fcurves(crate))
     names = {o.name for o in bpy.data.objects}
-    fb = yield from open_md2_import(screen)
+    fb = yield from open_md2_import(screen, record, "timing:keeps_scene_rate")
     if fb is None:
-        record("timing:keeps_scene_rate", False, problem="no file browser")
         return
     win, area, space = fb
     option = space.active_operator.scene_timing if space.active_operator else None
