@@ -1,7 +1,9 @@
 """Shared fixtures: the corpus, the extension loaded into bpy, a clean scene per test."""
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -52,3 +54,63 @@ def bpy_scene(extension):
     import bpy
     bpy.ops.wm.read_homefile(use_empty=True)
     yield bpy
+
+
+# --- the `blender` marker, set automatically -------------------------------------------------------
+# A test needs Blender when it, or a fixture it uses (directly or through other fixtures), imports bpy
+# (``import bpy``, ``pytest.importorskip("bpy")``, ``needs_bpy()``), or when its module or a test helper
+# module it takes names from imports bpy at its top. ``-m "not blender"`` is then the lane that runs
+# without bpy: the codecs, the CLI's bpy-free commands, the tools.
+BPY_MODULES = {"bpy", "mathutils", "bmesh", "bpy_extras"}
+BPY_USE = re.compile(r"^\s*(?:import|from)\s+(?:bpy|mathutils|bmesh|bpy_extras)\b"
+                     r"|importorskip\(\s*[\"']bpy[\"']|\bneeds_bpy\(\)", re.M)
+TESTS = Path(__file__).resolve().parent
+
+
+def _source_uses_bpy(function, seen: dict) -> bool:
+    """Whether the source of ``function`` (a test or fixture) imports bpy."""
+    function = inspect.unwrap(function)
+    if function not in seen:
+        try:
+            seen[function] = bool(BPY_USE.search(inspect.getsource(function)))
+        except (OSError, TypeError):
+            seen[function] = False
+    return seen[function]
+
+
+def _imports_bpy(module) -> bool:
+    """Whether ``module`` holds bpy (or mathutils ..., or a name from them) among its globals: imported at its top."""
+    def origin(value) -> str:
+        name = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
+        return name.split(".")[0] if isinstance(name, str) else ""
+    return any(origin(value) in BPY_MODULES for value in vars(module).values())
+
+
+def _module_needs_bpy(module, seen: dict) -> bool:
+    """The test module, or a helper module under tests/ it takes names from, imports bpy at its top."""
+    if module not in seen:
+        helpers = {inspect.getmodule(value) for value in vars(module).values()
+                   if inspect.ismodule(value) or inspect.isfunction(value) or inspect.isclass(value)}
+        helpers = {m for m in helpers if m is not None and TESTS in Path(getattr(m, "__file__", None) or "/").resolve().parents}
+        seen[module] = _imports_bpy(module) or any(_imports_bpy(m) for m in helpers)
+    return seen[module]
+
+
+def needs_blender(item, seen: dict) -> bool:
+    """Whether the collected test ``item`` needs bpy (see above)."""
+    module = getattr(item, "module", None)
+    if module is not None and _module_needs_bpy(module, seen):
+        return True
+    function = getattr(item, "function", None)
+    if function is not None and _source_uses_bpy(function, seen):
+        return True
+    fixtures = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(_source_uses_bpy(definition.func, seen)
+               for name in getattr(item, "fixturenames", ()) for definition in fixtures.get(name, ()))
+
+
+def pytest_collection_modifyitems(config, items):
+    seen: dict = {}
+    for item in items:
+        if needs_blender(item, seen):
+            item.add_marker(pytest.mark.blender)

@@ -24,8 +24,6 @@ from md2_synthetic import grid_model
 from test_frame_table_mdl import mixed_model
 from test_ms3d_blender import tiny_rig
 
-pytestmark = pytest.mark.blender
-
 RNG = np.random.default_rng(20)
 QUESS = CORPUS / "pak" / "quess" / "pak0.pak"
 OPERATORS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}

@@ -272,6 +272,7 @@ def test_pack_usage_errors(run, tmp_path):
 # --- convert -------------------------------------------------------------------------------------
 
 def test_convert_needs_an_output_folder_for_archives(run, tmp_path):
+    needs_bpy()   # convert asks for bpy before it reads its arguments
     result = run("convert", f"{quess()}:progs/ogre.mdl", "--to", "mdl")
     assert result.returncode == 2 and "archive inputs need -o DIR" in result.stderr
 

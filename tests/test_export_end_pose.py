@@ -10,8 +10,6 @@ import pytest
 from test_export_actions import assign
 from test_export_frame_rate import blender_positions, decoded, export, within_half_a_step
 
-pytestmark = pytest.mark.blender
-
 END_LINE = "End pose added: "
 
 

@@ -12,8 +12,6 @@ from formats.animations import group_animations
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
 
-pytestmark = pytest.mark.blender
-
 
 @pytest.fixture
 def frame_changes(bpy_scene):

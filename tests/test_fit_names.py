@@ -90,7 +90,6 @@ def hexen_names_mdl(names: list[str] = HEXEN_NAMES) -> bytes:
     return serialize_mdl(model)
 
 
-@pytest.mark.blender
 def test_mdl_to_md2_refused_once_then_fitted(bpy_scene, tmp_path):
     bpy = bpy_scene
     (tmp_path / "paladin.mdl").write_bytes(hexen_names_mdl())
@@ -107,7 +106,6 @@ def test_mdl_to_md2_refused_once_then_fitted(bpy_scene, tmp_path):
     assert _groups(names) == _groups(HEXEN_NAMES)
 
 
-@pytest.mark.blender
 def test_mdl_export_fits_names_too(bpy_scene, tmp_path):
     bpy = bpy_scene
     (tmp_path / "paladin.mdl").write_bytes(hexen_names_mdl())

@@ -11,8 +11,6 @@ from formats.quantize import quantize_frames
 from md2_synthetic import grid_model
 from test_md2_blender import export_md2, import_md2
 
-pytestmark = pytest.mark.blender
-
 
 def repeated_names_model() -> Md2Model:
     """A weapon-like model whose frame names repeat (``jetpck01`` three times, ``1`` twice),

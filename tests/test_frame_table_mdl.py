@@ -8,8 +8,6 @@ import pytest
 from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
 from test_mdl_blender import export_mdl, import_mdl
 
-pytestmark = pytest.mark.blender
-
 SLOTS = [("candle", None), ("flame", [0.1]), ("candle", None), ("lava", [0.1, 0.25, 0.5]), ("lava", [0.2, 0.4])]
 
 

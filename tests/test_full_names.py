@@ -12,8 +12,6 @@ from test_frame_table_mdl import mixed_model
 from test_md2_blender import export_md2, import_md2
 from test_mdl_blender import export_mdl, import_mdl
 
-pytestmark = pytest.mark.blender
-
 FULL_FRAME = "C:\\Users\\mrenzul"                      # 16 characters, as a Hexen II mod shipped it
 FULL_SKIN = "models/" + "s" * 53 + ".pcx"               # 64 characters
 

@@ -63,7 +63,6 @@ def test_a_mod_folder_is_searched_then_its_base_folder(run, tmp_path):
     assert f"found {install / 'holyw' / 'pak0.pak'}:{SKIN}" in line and "PCX 8x8" in line
 
 
-@pytest.mark.blender
 def test_the_import_finds_a_mod_models_skin_in_the_base_folder(bpy_scene, tmp_path):
     bpy = bpy_scene
     install = tmp_path / "quake2"
@@ -117,7 +116,6 @@ def _shown_rgb(bpy) -> np.ndarray:
     return np.rint(pixels.reshape(h, w, 4)[::-1, :, :3] * 255).astype(np.uint8)
 
 
-@pytest.mark.blender
 @pytest.mark.parametrize("base,loose,palette", [("data1", False, "hexen2"), ("data1", True, "hexen2"),
                                                 ("id1", False, "quake")])
 def test_mdl_skins_decode_with_the_game_folders_palette(bpy_scene, tmp_path, base, loose, palette):
@@ -137,7 +135,6 @@ def test_mdl_skins_decode_with_the_game_folders_palette(bpy_scene, tmp_path, bas
     np.testing.assert_array_equal(written.skins[0].images[0], _skin_indices())
 
 
-@pytest.mark.blender
 def test_the_folders_palette_lump_is_the_final_word(bpy_scene, tmp_path):
     bpy = bpy_scene
     own = _reference("quake")[::-1].copy()
@@ -198,7 +195,6 @@ def test_info_and_check_of_a_folder_include_its_archives_models(run, tmp_path):
     assert result.returncode == 0 and "checked 3 file(s): 3 clean" in result.stdout, result.stdout + result.stderr
 
 
-@pytest.mark.blender
 def test_new_colours_of_a_model_from_a_hexen2_folder_may_use_quakes_player_ranges(bpy_scene, tmp_path):
     """Quake's shirt/pants ranges (16-31, 96-111) mean nothing in Hexen II's palette: a model imported from
     a Hexen II folder (its palette remembered, Palette left alone) repainted with the colour of an index in
@@ -219,7 +215,6 @@ def test_new_colours_of_a_model_from_a_hexen2_folder_may_use_quakes_player_range
     assert (written[:, :width] == index).all()
 
 
-@pytest.mark.blender
 def test_the_import_report_names_the_palette(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     capfd.readouterr()

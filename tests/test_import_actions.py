@@ -11,8 +11,6 @@ from md2_synthetic import grid_model
 from test_frame_table_mdl import mixed_model
 from formats.mdl.codec import serialize_mdl
 
-pytestmark = pytest.mark.blender
-
 
 def import_file(bpy, op, path, **options):
     assert getattr(bpy.ops.import_scene, op)(filepath=str(path), **options) == {"FINISHED"}

@@ -13,8 +13,6 @@ from blender_helpers import reported
 from formats.ms3d.codec import Ms3dJointExtras, Ms3dModelExtras, serialize_ms3d
 from test_ms3d_blender import counts, export_ms3d, tiny_rig
 
-pytestmark = pytest.mark.blender
-
 
 def all_blocks() -> tuple[bytes, dict[str, int]]:
     """The rig with all four optional blocks, and the offset each optional block starts at."""

@@ -40,7 +40,6 @@ def test_codec_decodes_names_in_the_chosen_code_page(option, codec, joints, grou
     assert auto.groups[0].name_raw == model.groups[0].name_raw
 
 
-@pytest.mark.blender
 @pytest.mark.parametrize("option, codec, joints, group, comment", CASES, ids=[c[0] for c in CASES])
 def test_import_shows_the_names_and_export_keeps_the_bytes(bpy_scene, tmp_path, option, codec, joints, group,
                                                             comment):

@@ -13,8 +13,6 @@ from md2_synthetic import grid_model
 from test_md2_blender import export_md2, import_md2
 from test_mdl_blender import export_mdl, import_mdl
 
-pytestmark = pytest.mark.blender
-
 VERTS = 1313
 
 

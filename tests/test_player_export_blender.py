@@ -19,8 +19,6 @@ from md2_synthetic import grid_model
 from test_export_actions import posed
 from test_q2_player import TABLE
 
-pytestmark = pytest.mark.blender
-
 ZARLAG = CORPUS / "md2" / "petaaar88-zarlag"
 RED, BLUE, GREEN, GREY = (200, 30, 30), (30, 30, 200), (30, 200, 30), (128, 128, 128)
 

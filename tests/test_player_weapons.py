@@ -11,8 +11,6 @@ from formats.md2.codec import parse_md2, serialize_md2
 from md2_synthetic import grid_model
 from test_md2_blender import export_md2, import_md2
 
-pytestmark = pytest.mark.blender
-
 FRAMES = {"tris.md2": 6, "w_long.md2": 11, "weapon.md2": 3}
 
 

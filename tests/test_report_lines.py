@@ -64,7 +64,6 @@ def test_knock_on_lines_go_and_animations_out_of_their_own_place_stay():
     assert lines[0].kind == "tris.md2: {n} animation{s} of the wrong length" and lines[0].item == "stand"
 
 
-@pytest.mark.blender
 def test_twelve_missing_skins_are_one_warning_and_twelve_info_lines(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     path = missing_skins_md2(tmp_path / "m.md2")
@@ -80,7 +79,6 @@ def test_twelve_missing_skins_are_one_warning_and_twelve_info_lines(bpy_scene, t
     assert len(bpy.context.view_layer.objects.active.data.materials) == 12
 
 
-@pytest.mark.blender
 def test_three_wrong_animation_lengths_are_one_line_without_knock_on_lines(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     longer = {"stand": 3, "jump": 2, "wave": 1}

@@ -57,7 +57,6 @@ def test_not_what_the_extension_says_or_cut_short(tmp_path):
         assert image_size(tmp_path / name) is None, name
 
 
-@pytest.mark.blender
 @pytest.mark.parametrize("fmt,ext", [("BMP", ".bmp"), ("JPEG", ".jpg"), ("TARGA", ".tga"), ("TARGA_RAW", ".tga"),
                                      ("PNG", ".png")])
 def test_sizes_of_images_blender_writes(bpy_scene, tmp_path, fmt, ext):
@@ -126,7 +125,6 @@ def test_the_only_image_of_another_size_or_one_of_two_is_not_taken(tmp_path):
 
 # -- the import and `info` -------------------------------------------------------------------
 
-@pytest.mark.blender
 def test_import_shows_the_image_and_names_the_rule(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     folder = tmp_path / "players" / "jorg"
@@ -144,7 +142,6 @@ def test_import_shows_the_image_and_names_the_rule(bpy_scene, tmp_path, capfd):
         assert [Path(i["source_path"]).name for i in images if i is not None] == ["jorg.pcx"], name
 
 
-@pytest.mark.blender
 def test_import_of_another_size_stays_grey(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     trooper = model(tmp_path / "stormtrooper.md2")
@@ -155,7 +152,6 @@ def test_import_of_another_size_stays_grey(bpy_scene, tmp_path, capfd):
     assert not bpy.data.images
 
 
-@pytest.mark.blender
 def test_info_names_the_same_rule(extension, tmp_path):
     import sys
     inspect = sys.modules[f"{extension}.cli.inspect"] if f"{extension}.cli.inspect" in sys.modules else None
