@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,6 +55,37 @@ def bpy_scene(extension):
     import bpy
     bpy.ops.wm.read_homefile(use_empty=True)
     yield bpy
+
+
+# --- the command line in a subprocess, as a user runs it -------------------------------------------
+# ``python -m classic_models`` with bpy blocked (info, check: what runs without Blender)
+BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
+             "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
+
+
+@pytest.fixture(scope="session")
+def package_path(tmp_path_factory) -> Path:
+    """A folder holding ``classic_models`` -> the checkout, as PYTHONPATH for the subprocesses."""
+    folder = tmp_path_factory.mktemp("pkgpath")
+    (folder / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
+    return folder
+
+
+@pytest.fixture
+def run(package_path, tmp_path):
+    def run_cli(*args: object, block_bpy: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
+        if not block_bpy and args and str(args[0]) == "convert":
+            skip_inside_blender("python -m classic_models convert")
+        env = dict(os.environ, PYTHONPATH=str(package_path))
+        head = [sys.executable, "-c", BLOCK_BPY] if block_bpy else [sys.executable, "-m", "classic_models"]
+        return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=timeout)
+    return run_cli
+
+
+def needs_bpy():
+    """Skip unless this Python has bpy (``convert`` runs the operators in the bpy wheel)."""
+    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
 
 
 # --- the `blender` marker, set automatically -------------------------------------------------------

@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 import struct
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
@@ -52,7 +52,6 @@ from formats.images import pcx  # noqa: E402
 from formats.md2 import codec as md2  # noqa: E402
 from formats.mdl import codec as mdl  # noqa: E402
 from formats.ms3d import codec as ms3d  # noqa: E402
-from formats.md2.glcmds import build_glcmds  # noqa: E402
 from fuzzing_layouts import Field, Layout, layout  # noqa: E402,F401
 from fuzzing_models import SERIALIZERS, serialized_model  # noqa: E402
 

@@ -16,7 +16,6 @@ from typing import Callable
 import numpy as np
 
 from formats.errors import FormatError  # noqa: E402
-from formats.images import pcx  # noqa: E402
 from formats.md2 import codec as md2  # noqa: E402
 from formats.mdl import codec as mdl  # noqa: E402
 from formats.ms3d import codec as ms3d  # noqa: E402

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import os
 import shutil
 import struct
 import subprocess
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT, CORPUS, corpus_files, corpus_params, skip_inside_blender
+from conftest import CORPUS, corpus_files, corpus_params, needs_bpy
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
@@ -36,8 +35,6 @@ def pack_models(pak: Path) -> list[str]:
     assert magic == b"PACK"
     names = [data[offset + i:offset + i + 56].split(b"\0")[0].decode("latin-1") for i in range(0, length, 64)]
     return list(dict.fromkeys(n for n in names if Path(n).suffix.lower() in (".md2", ".mdl", ".ms3d")))
-BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
-             "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
 
 
 def corpus(relative: str) -> Path:
@@ -45,14 +42,6 @@ def corpus(relative: str) -> Path:
     if not path.is_file():
         pytest.skip(f"corpus file {relative} not found under {CORPUS}")
     return path
-
-
-@pytest.fixture(scope="session")
-def package_path(tmp_path_factory) -> Path:
-    """A folder holding ``classic_models`` -> the checkout, as PYTHONPATH for the subprocesses."""
-    folder = tmp_path_factory.mktemp("pkgpath")
-    (folder / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
-    return folder
 
 
 @pytest.fixture(scope="session")
@@ -65,20 +54,6 @@ def cli_modules(package_path):
         sys.path.remove(str(package_path))
 
 
-@pytest.fixture
-def run(package_path, tmp_path):
-    def run_cli(*args: object, block_bpy: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
-        if not block_bpy and args and str(args[0]) == "convert":
-            skip_inside_blender("python -m classic_models convert")
-        env = dict(os.environ, PYTHONPATH=str(package_path))
-        head = [sys.executable, "-c", BLOCK_BPY] if block_bpy else [sys.executable, "-m", "classic_models"]
-        return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=timeout)
-    return run_cli
-
-
-def needs_bpy():
-    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
 
 
 def glb_json(path: Path) -> dict:

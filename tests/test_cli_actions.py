@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from formats.md2.codec import parse_md2, serialize_md2
 from md2_synthetic import grid_model
-from test_cli import corpus, needs_bpy, package_path, run  # noqa: F401  (fixtures)
+from conftest import needs_bpy
+from test_cli import corpus
 
 
 def test_md2_converts_through_actions_keeping_every_frame(run, tmp_path):

@@ -6,7 +6,7 @@ import json
 import numpy as np
 
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from test_cli import needs_bpy, package_path, run  # noqa: F401  (fixtures)
+from conftest import needs_bpy
 from test_mdl_codec import synthetic_model
 from test_mdl_variants import md16_model, rapo_model
 

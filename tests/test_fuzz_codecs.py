@@ -7,7 +7,6 @@ The longer campaign is ``tools/fuzz_campaign.py``.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from itertools import islice
 import tracemalloc
 

@@ -5,7 +5,6 @@ own ``gfx/palette.lmp``), and ``info`` and the import report name it."""
 from __future__ import annotations
 
 import json
-import re
 import struct
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from archive_builders import pack_bytes, write
 from formats.md2.codec import serialize_md2
 from image_files import read_png, reference_palette, write_pcx
 from md2_synthetic import grid_model
-from test_cli import needs_bpy, package_path, run  # noqa: F401 (fixtures)
+from conftest import needs_bpy
 from test_fit_names import hexen_names_mdl
 
 SKIN = "models/monsters/tank/skin.pcx"

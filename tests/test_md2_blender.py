@@ -277,7 +277,6 @@ def test_collection_exporter(bpy_scene, tmp_path):
 def test_limits_are_refused_and_the_old_file_kept(bpy_scene, tmp_path):
     bpy = bpy_scene
     bpy.ops.mesh.primitive_grid_add(x_subdivisions=50, y_subdivisions=50, calc_uvs=True)
-    obj = bpy.context.object
     target = tmp_path / "big.md2"
     target.write_bytes(b"old contents")
     with pytest.raises(RuntimeError, match=r"2601 vertices, 553 over the limit of 2048; 5000 triangles, 904 over the limit of 4096"):

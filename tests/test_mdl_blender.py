@@ -1,7 +1,6 @@
 """MDL in Blender: import against the independent decoder, seams, skins, groups, round trip, errors."""
 from __future__ import annotations
 
-import re
 import struct
 from pathlib import Path
 
@@ -107,7 +106,6 @@ def test_skins_decode_to_the_palette_and_fullbright_glows(bpy_scene, path):
 def test_untouched_round_trip_is_byte_identical(bpy_scene, path, tmp_path):
     bpy = bpy_scene
     data = path.read_bytes()
-    original = parse_mdl(data)
     obj = import_mdl(bpy, path)
     exported = export_mdl(bpy, obj, tmp_path / "out.mdl")
     assert exported == data        # with the bytes after the last frame (a QME "QMEX" block) kept

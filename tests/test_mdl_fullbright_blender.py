@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 
 from colour_reference import ciede2000 as reference_de, lab, nearest
-from conftest import CORPUS, corpus_files
+from conftest import CORPUS, corpus_files, needs_bpy
 from formats.images.palette import quake_palette
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from mdl_reference import decode
-from test_cli import needs_bpy, package_path, run  # noqa: F401  (fixtures)
 from test_mdl_blender import export_mdl, import_mdl
 
 PLAYER = [i for i in range(16, 32)] + [i for i in range(96, 112)]

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
+from blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from formats.mdl.texcoords import effective_st
 from test_mdl_blender import bend_over_four_frames, export_mdl, import_mdl

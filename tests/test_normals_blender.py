@@ -24,7 +24,6 @@ import itertools
 import numpy as np
 import pytest
 
-from test_cli import package_path, run  # noqa: F401  (fixtures: the command line in a subprocess)
 
 from formats.anorms import anorms
 from formats.md2.codec import parse_md2
@@ -451,7 +450,7 @@ def test_split_normals_follow_sharp_edges_and_custom_normals(bpy_scene, tmp_path
 def test_command_line_split_normals_flag(bpy_scene, tmp_path, run):
     """``convert --split-normals``: a flat-shaded cube (through MS3D, which stores its corner normals)
     becomes 24 vertices in MD2, 8 without the flag."""
-    from test_cli import needs_bpy
+    from conftest import needs_bpy
     needs_bpy()
     bpy = bpy_scene
     _flat_cube(bpy)

@@ -10,7 +10,6 @@ from formats.md2.codec import serialize_md2
 from formats.md2.player import STANDARD_FRAMES, standard_animation
 from conftest import CORPUS
 from md2_synthetic import grid_model
-from test_cli import package_path, run  # noqa: F401  (fixtures)
 
 # The table, written out here independently of formats.md2.player.
 STANDARD = ("stand 40, run 6, attack 8, pain1 4, pain2 4, pain3 4, jump 6, flip 12, salute 11, taunt 17, "

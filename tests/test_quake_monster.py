@@ -14,7 +14,6 @@ import pytest
 from formats.md2.codec import parse_md2
 from formats.frame_scripts import framegroups_text, mdl_animations
 from formats.mdl.codec import MdlFrameSlot, parse_mdl, serialize_mdl
-from test_cli import package_path, run  # noqa: F401  (fixtures)
 from test_export_actions import export, rigged_model
 
 TRAILING_DIGITS = re.compile(r"\d+$")

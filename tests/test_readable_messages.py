@@ -6,8 +6,6 @@ and to the command line, and checks every message it gets back.
 """
 from __future__ import annotations
 
-import struct
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +17,6 @@ from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
 from formats.ms3d.codec import parse_ms3d
 from formats.shown import quoted, shown_bytes
-from test_cli import package_path, run  # noqa: F401 (fixtures)
 
 PYTHON_REPRS = ("b'", 'b"', "\\x", "\\\\", "\\u", "\\t")
 BAD_MAGICS = [b"lK\xc7\xdf", b"\x1d\x00\x00\x00", b"\xff\xd8\xff\xe0", b"\x00\x00\x00\x00", b"IDP3", b"PAC\xc7"]

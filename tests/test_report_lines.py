@@ -7,14 +7,13 @@ to the Info editor. In the bpy module the operators' reports are printed as ``Wa
 """
 from __future__ import annotations
 
-import pytest
 
 from blender_helpers import reported
 from formats.md2.codec import serialize_md2
 from formats.md2.player import PlayerPart, body_deviations
 from formats.report_lines import LINE_LIMIT, Message, fold, full_list
 from md2_synthetic import grid_model
-from test_cli import needs_bpy, package_path, run  # noqa: F401  (fixtures)
+from conftest import needs_bpy
 from test_player_export_blender import build_player, export_player
 from test_q2_player import TABLE, standard_names
 

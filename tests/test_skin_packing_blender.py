@@ -6,7 +6,6 @@ are written as before."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +16,6 @@ from md2_reference import decode as decode_md2
 from mdl_reference import decode as decode_mdl
 from test_md2_blender import export_md2
 from test_mdl_blender import export_mdl
-from test_cli import package_path, run  # noqa: F401  (fixtures: the command line in a subprocess)
 
 RNG = np.random.default_rng(18)
 SIZES = {2: [(32, 16), (8, 8)], 4: [(64, 32), (16, 16), (8, 24), (12, 4)]}

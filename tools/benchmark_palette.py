@@ -64,7 +64,7 @@ def main() -> None:
         cases = {f"painted-looking skin ({colours} colours)": (painted, None),
                  "that skin, 128x128 region repainted": (edited, keep), **cases}
     for name, (image, keep) in cases.items():
-        seconds = _cpu(lambda: rgba_to_indices(image, palette, avoid=PLAYER_RANGES, keep=keep))
+        seconds = _cpu(lambda: rgba_to_indices(image, palette, avoid=PLAYER_RANGES, keep=keep))  # noqa: B023  (_cpu calls it at once)
         print(f"| {name} | {seconds:.2f} |")
     if player.is_file():
         image = next(iter(cases.values()))[0]

@@ -62,7 +62,7 @@ class PlannedExport:
         if self.frame_source == "ACTIONS" and self.action_frame_counts is not None:
             steps = [s for s, count in enumerate(self.action_frame_counts, 1) if count <= limit]
             return (f"a larger Step (Step {steps[0]} writes {self.action_frame_counts[steps[0] - 1]} frames)"
-                    if steps else f"fewer or shorter actions (untick some in the list)")
+                    if steps else "fewer or shorter actions (untick some in the list)")
         hints = ["a shorter frame range (Output > Frame Range)"]
         if self.seconds > 0:
             fit = math.floor(limit / self.seconds + _EPS)

@@ -124,7 +124,6 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
 
 
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:
-    frames = len(pos)
     face = polygon_normals(pos, corners)
     angles = corner_angles(pos, corners)[..., None]
     contribution = face[:, corners.corner_polygon] * angles

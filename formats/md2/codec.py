@@ -236,12 +236,12 @@ def frame_dtype(num_xyz: int, framesize: int | None = None) -> np.dtype:
 
 def _check_no_overlap(blocks: list[tuple[str, int, int, str]]) -> None:
     """Raise if two non-empty blocks share a byte (a header pointing two tables at the same data)."""
-    spans = sorted((ofs, ofs + size, name, field) for name, ofs, size, field in blocks if size > 0)
-    for (_, end, name, _), (start, _, other, field) in zip(spans, spans[1:]):
+    spans = sorted((ofs, ofs + size, name, where) for name, ofs, size, where in blocks if size > 0)
+    for (_, end, name, _), (start, _, other, where) in zip(spans, spans[1:]):
         if start < end:
             raise FormatError(f"the {other} block at offset {start} overlaps the {name} block "
-                              f"(which ends at {end})", field=field,
-                              offset=_field_offset(field) if field in HEADER.names else 0)
+                              f"(which ends at {end})", field=where,
+                              offset=_field_offset(where) if where in HEADER.names else 0)
 
 
 def _vertex_bytes(raw: np.ndarray, num_xyz: int, framesize: int) -> np.ndarray:

@@ -95,7 +95,6 @@ def pick_from_menu(screen, sub, lines, row_y, from_end: int):
 
 def type_path(screen, win, area, directory: str, filename: str):
     """Type the file name into the file name field (bottom), then the folder into the path field (top)."""
-    space = area.spaces.active
     ex, ey, ew, eh = screen.region_box(win, screen.region(area, "EXECUTE"))
     yield from screen.click(ex + int(ew * 0.25), ey + eh // 2, clicks=2)
     yield from screen.settle()

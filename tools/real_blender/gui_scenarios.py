@@ -41,8 +41,8 @@ def make_scene(screen, work, record):
     cube.select_set(True)
     for ext in ("md2", "mdl", "ms3d"):
         getattr(bpy.ops.export_scene, ext)(filepath=str(work / f"crate.{ext}"))
-    members = [(f"progs/crate.mdl", (work / "crate.mdl").read_bytes()),
-               (f"models/crate/tris.md2", (work / "crate.md2").read_bytes())]
+    members = [("progs/crate.mdl", (work / "crate.mdl").read_bytes()),
+               ("models/crate/tris.md2", (work / "crate.md2").read_bytes())]
     body, entries, offset = b"", b"", 12
     for name, data in members:              # PACK: header, data, then 64-byte directory entries
         entries += struct.pack("<56sii", name.encode(), offset, len(data))
