@@ -2,8 +2,14 @@
 # One entry point for developers and CI. Creates the venvs it needs under .venvs/ on first use.
 #   bash tools/dev.sh demo [MODEL.md2] [-o DIR]   sample model -> MD2 -> import -> .blend, round trip, contact sheet
 #                                                 (demo, bench, fuzz, cli, build: the newest bpy here, 5.2 LTS or 5.0)
-#   bash tools/dev.sh test [pytest args]          test suite on bpy 4.2 LTS, 4.5 LTS and 5.2 LTS (wheels; 5.2 needs Python 3.13),
-#                                                 then (without pytest args) the real-Blender stage below
+#   bash tools/dev.sh test [pytest args]          what CI runs: the lint, the tests that need Blender (marked `blender` by
+#                                                 tests/conftest.py) on bpy 4.2 LTS and 4.5 LTS, the whole suite on 5.2 LTS
+#                                                 (wheels; 5.2 needs Python 3.13), so the bpy-free tests run once; then
+#                                                 (without pytest args) the real-Blender stage below; stages 2 at a time
+#   bash tools/dev.sh test --quick [pytest args]  the quick lane (also: `quick`): the lint and the whole suite on the newest
+#                                                 bpy only, on both cores (pytest-xdist -n 2); no real-Blender stage, and
+#                                                 nothing installed (engine tools, glTF validator): their tests skip saying so
+#   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint
 #   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
 #                                                 under Xvfb: tests/real_blender (needs root and debootstrap)
 #   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
@@ -42,9 +48,25 @@ venv() {
     py="$(find_python "$want")" || { echo "error: $spec needs Python $want (not found on PATH or under pyenv)" >&2; return 1; }
     echo "setting up $dir ($spec, Python $want)..." >&2
     "$py" -m venv "$dir" >&2
-    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$spec" pytest pytest-blender >&2
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$spec" pytest pytest-blender pytest-xdist >&2
+  elif ! "$dir/bin/python" -c 'import xdist' >/dev/null 2>&1; then
+    echo "adding pytest-xdist to $dir..." >&2
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check pytest-xdist >&2
   fi
   echo "$dir/bin/python"
+}
+
+# lint_venv -> the ruff of .venvs/lint (any Python 3), installing RUFF_SPEC there when missing or changed
+RUFF_SPEC='ruff==0.17.*'
+lint_venv() {
+  local dir="$ROOT/.venvs/lint" py
+  if [ ! -x "$dir/bin/ruff" ] || [ "$(cat "$dir/spec" 2>/dev/null)" != "$RUFF_SPEC" ]; then
+    py="$(command -v python3 || find_python 3.11)" || { echo "error: the lint needs a Python 3" >&2; return 1; }
+    echo "setting up $dir ($RUFF_SPEC)..." >&2
+    "$py" -m venv "$dir" >&2 && "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$RUFF_SPEC" >&2 \
+      && echo "$RUFF_SPEC" >"$dir/spec" || return 1
+  fi
+  echo "$dir/bin/ruff"
 }
 
 # has_python NAME PYTHON_VERSION: the venv already works, or that Python exists to create it
@@ -98,19 +120,35 @@ pool_reap() {
 
 pool_drain() { while [ "$running" -gt 0 ]; do pool_reap; done; }
 
-# wheel_job VENV PYTHON LABEL [pytest args]: the suite on one bpy wheel
+# wheel_job VENV PYTHON LABEL all|blender [pytest args]: the suite on one bpy wheel, whole or only the tests that
+# need Blender (-m blender; pytest args may choose another -m); "none of those needs Blender" is then no failure
 wheel_job() {
-  local name="$1" py="$2" label="$3" started=$SECONDS rc=0; shift 3
-  echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())'))"
+  local name="$1" py="$2" label="$3" scope="$4" started=$SECONDS rc=0; shift 4
+  [ "$scope" = blender ] && set -- -m blender "$@"
+  echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())')): pytest $*"
   # its own temporary folder: pytest's numbered tmp_path folders of runs side by side never meet
   TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/classic_models_$name.XXXXXX")"; export TMPDIR
   "$py" -m pytest -q "$@" || rc=$?
   rm -rf --one-file-system "$TMPDIR"
+  local what="$label"; [ "$scope" = blender ] && what="$label (the tests that need Blender)"
   case $rc in
-    0) echo "$label: passed in $((SECONDS - started)) s" ;;
-    5) echo "$label: NO TESTS RAN (pytest exit 5)" ;;
-    *) echo "$label: FAILED (pytest exit $rc)" ;;
+    0) echo "$what: passed in $((SECONDS - started)) s" ;;
+    5) if [ "$scope" = blender ]; then echo "$what: none among those selected"; rc=0
+       else echo "$what: NO TESTS RAN (pytest exit 5)"; fi ;;
+    *) echo "$what: FAILED (pytest exit $rc)" ;;
   esac >"$LOGS/$name.result"
+  [ "$rc" -eq 0 ]
+}
+
+# lint_job RUFF: ruff over the checkout (rules in pyproject.toml); any finding fails the run
+lint_job() {
+  local ruff="$1" started=$SECONDS rc=0
+  echo "=== lint: $("$ruff" --version), rules in pyproject.toml"
+  "$ruff" check --no-fix --output-format concise "$ROOT" || rc=$?
+  case $rc in
+    0) echo "lint (ruff): passed in $((SECONDS - started)) s" ;;
+    *) echo "lint (ruff): FAILED (ruff exit $rc: the findings are in its log above; 'bash tools/dev.sh lint')" ;;
+  esac >"$LOGS/lint.result"
   [ "$rc" -eq 0 ]
 }
 
@@ -167,8 +205,8 @@ gui_job() {
   [ "$rc" -eq 0 ]
 }
 
-# inside_job PYTHON: the suite's Blender part inside Debian's Blender 4.3.x (trixie), a version the wheels do
-# not cover, through pytest-blender (as `tools/dev.sh blender-test trixie`)
+# inside_job PYTHON: the suite's Blender part (-m blender) inside Debian's Blender 4.3.x (trixie), a version the
+# wheels do not cover, through pytest-blender (as `tools/dev.sh blender-test trixie`)
 inside_job() {
   local py="$1" started rc=0
   roots_ready inside-4.3 || return 1
@@ -178,7 +216,7 @@ inside_job() {
   echo "=== the suite inside Debian's Blender 4.3.x (pytest-blender, tools/root_blender.sh)"
   started=$SECONDS
   CLASSIC_MODELS_ROOT="$(bash tools/debian_root.sh path trixie)" \
-    "$py" -m pytest -q -p pytest-blender --blender-executable "$ROOT/tools/root_blender.sh" || rc=$?
+    "$py" -m pytest -q -m blender -p pytest-blender --blender-executable "$ROOT/tools/root_blender.sh" || rc=$?
   case $rc in
     0) echo "suite inside Debian's Blender 4.3.x: passed in $((SECONDS - started)) s" ;;
     *) echo "suite inside Debian's Blender 4.3.x: FAILED (pytest exit $rc)" ;;
@@ -194,12 +232,15 @@ case "$cmd" in
   demo)
     py="$(newest)"
     exec "$py" tools/demo.py "$@" ;;
-  test)
+  test|quick)
+    quick=0; [ "$cmd" = quick ] && quick=1
+    [ "${1:-}" = --quick ] && { quick=1; shift; }
     status=0; results=(); host_py=""; mkdir -p "$LOGS"; began=$SECONDS
     # The Khronos glTF validator for tests/test_glb_valid.py (npm, into the ignored .venvs/); without node
-    # and npm that test's validator step skips saying so (its JSON checks still run).
+    # and npm that test's validator step skips saying so (its JSON checks still run). The quick lane uses it
+    # only when it is there already.
     export CLASSIC_MODELS_GLTF_VALIDATOR="${CLASSIC_MODELS_GLTF_VALIDATOR:-$ROOT/.venvs/gltf-validator}"
-    if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 \
+    if [ "$quick" = 0 ] && command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 \
        && [ ! -f "$CLASSIC_MODELS_GLTF_VALIDATOR/node_modules/gltf-validator/package.json" ]; then
       echo "installing gltf-validator into $CLASSIC_MODELS_GLTF_VALIDATOR..." >&2
       npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator >/dev/null 2>&1 \
@@ -207,32 +248,56 @@ case "$cmd" in
     fi
     # The real-Blender layer runs once (not per wheel), on the full run only: pytest args select wheel tests.
     real=0
-    if [ $# -eq 0 ] || [ "${CLASSIC_MODELS_REAL_BLENDER:-}" = 1 ]; then
+    if [ "$quick" = 1 ]; then
+      results+=("real Blender: not run (quick lane; 'bash tools/dev.sh real-blender')")
+    elif [ $# -eq 0 ] || [ "${CLASSIC_MODELS_REAL_BLENDER:-}" = 1 ]; then
       real_prepare && real=1
     else
       results+=("real Blender: not run (pytest args given; run 'bash tools/dev.sh real-blender')")
     fi
-    bash tools/engine_tools.sh   # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get)
-    # The venvs first, one after the other (pip), then the suites on the pool ($JOBS at once).
+    # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get); the quick lane installs
+    # nothing: without them those tests skip saying what to install
+    [ "$quick" = 1 ] || bash tools/engine_tools.sh
+    # The venvs first, one after the other (pip), then the stages on the pool ($JOBS at once).
+    ruff=""
+    if ! ruff="$(lint_venv)"; then
+      echo "=== lint FAILED: could not set up .venvs/lint ($RUFF_SPEC)"
+      results+=("lint: setup failed"); status=1
+    fi
     wheels=()
-    for entry in "${MATRIX[@]}"; do
-      IFS=: read -r name spec want <<<"$entry"
-      label="${spec#bpy==}"; label="Blender ${label%.\*}"
-      if ! has_python "$name" "$want"; then
-        echo "=== tests on $label SKIPPED: needs Python $want; install it (e.g. 'pyenv install $want' or your package manager's python$want) and rerun"
-        results+=("$label skipped (no Python $want)"); continue
+    if [ "$quick" = 1 ]; then
+      if py="$(newest)"; then
+        wheels+=("$(basename "$(dirname "$(dirname "$py")")")|$py|Blender $("$py" -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)")
+      else
+        echo "=== quick lane FAILED: could not set up the newest bpy"; results+=("quick lane: setup failed"); status=1
       fi
-      if ! py="$(venv "$name" "$spec" "$want")"; then
-        echo "=== tests on $label FAILED: could not set up .venvs/$name"
-        results+=("$label: setup failed"); status=1; continue
-      fi
-      label="Blender $("$py" -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)"
-      wheels+=("$name|$py|$label"); host_py="$py"
-    done
-    echo "=== running the suites, $JOBS at a time (each job's output is printed when it ends)"
-    for wheel in "${wheels[@]}"; do
-      IFS='|' read -r name py label <<<"$wheel"
-      pool_start "$name" wheel_job "$name" "$py" "$label" "$@"
+    else
+      for entry in "${MATRIX[@]}"; do
+        IFS=: read -r name spec want <<<"$entry"
+        label="${spec#bpy==}"; label="Blender ${label%.\*}"
+        if ! has_python "$name" "$want"; then
+          echo "=== tests on $label SKIPPED: needs Python $want; install it (e.g. 'pyenv install $want' or your package manager's python$want) and rerun"
+          results+=("$label skipped (no Python $want)"); continue
+        fi
+        if ! py="$(venv "$name" "$spec" "$want")"; then
+          echo "=== tests on $label FAILED: could not set up .venvs/$name"
+          results+=("$label: setup failed"); status=1; continue
+        fi
+        label="Blender $("$py" -c 'import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)"
+        wheels+=("$name|$py|$label"); host_py="$py"
+      done
+    fi
+    echo "=== running the stages, $JOBS at a time (each job's output is printed when it ends)"
+    [ -z "$ruff" ] || pool_start lint lint_job "$ruff"
+    # The newest wheel runs the whole suite, the older ones only the tests that need Blender (-m blender): a
+    # bpy-free test (codecs, CLI info/check, tools) runs once. Newest first: the longest job starts first.
+    # The quick lane's one wheel spreads its tests over the cores (pytest-xdist).
+    for ((i = ${#wheels[@]} - 1; i >= 0; i--)); do
+      IFS='|' read -r name py label <<<"${wheels[i]}"
+      scope=blender; [ "$i" -eq $((${#wheels[@]} - 1)) ] && scope=all
+      spread=()
+      [ "$quick" = 1 ] && [ "$JOBS" -gt 1 ] && "$py" -c 'import xdist' 2>/dev/null && spread=(-n "$JOBS")
+      pool_start "$name" wheel_job "$name" "$py" "$label" "$scope" "${spread[@]}" "$@"
     done
     if [ "$real" = 1 ]; then
       pool_start real-blender gui_job "${host_py:-python3}"
@@ -243,6 +308,9 @@ case "$cmd" in
     echo "=== summary ($((SECONDS - began)) s in all)"
     printf '  %s\n' "${results[@]}"
     exit $status ;;
+  lint)
+    ruff="$(lint_venv)" || exit 1
+    exec "$ruff" check "$@" ;;
   real-blender)
     # The host side needs only pytest and numpy: a venv of the matrix when there is one, else python3.
     status=0; results=(); py=python3; mkdir -p "$LOGS"
@@ -290,5 +358,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test|real-blender|bench|bench-ms3d|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac
