@@ -128,7 +128,7 @@ wheel_job() {
   echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())')): pytest $*"
   # its own temporary folder: pytest's numbered tmp_path folders of runs side by side never meet
   TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/classic_models_$name.XXXXXX")"; export TMPDIR
-  "$py" -m pytest -q "$@" || rc=$?
+  "$py" -m pytest -q -rs "$@" || rc=$?
   rm -rf --one-file-system "$TMPDIR"
   local what="$label"; [ "$scope" = blender ] && what="$label (the tests that need Blender)"
   case $rc in
