@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHECKOUT, skip_inside_blender
+from conftest import BLOCK_BPY, skip_inside_blender
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
 from formats.ms3d.codec import parse_ms3d, serialize_ms3d
@@ -24,22 +24,15 @@ from md2_synthetic import grid_model
 from test_mdl_blender import _synthetic as mdl_synthetic
 from test_ms3d_codec import _synthetic as ms3d_synthetic
 
-BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
-             "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
-
-
 @pytest.fixture
-def cli(tmp_path_factory, tmp_path):
+def cli(package_path, tmp_path):
     """``python -m classic_models ARGS`` in a subprocess (bpy blocked unless ``bpy=True``)."""
-    folder = tmp_path_factory.mktemp("pkgpath")
-    (folder / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
-
     def run(*args: object, bpy: bool = False) -> subprocess.CompletedProcess:
         if bpy:
             skip_inside_blender("python -m classic_models with bpy")
         head = [sys.executable, "-m", "classic_models"] if bpy else [sys.executable, "-c", BLOCK_BPY]
         return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, cwd=tmp_path,
-                              env=dict(os.environ, PYTHONPATH=str(folder)), timeout=600)
+                              env=dict(os.environ, PYTHONPATH=str(package_path)), timeout=600)
     return run
 
 
