@@ -15,4 +15,14 @@ if ! "$VENV/bin/python" -c "import mkdocs, sys; sys.exit(mkdocs.__version__ != '
     "$PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "mkdocs==$MKDOCS_VERSION"
 fi
+# README.md is outside the site: its links into docs/ must lead to files that exist.
+"$VENV/bin/python" - <<'PY'
+import re, sys
+from pathlib import Path
+bad = [m for m in re.findall(r"\]\(([^)#\s]+)[^)]*\)", Path("README.md").read_text())
+       if "://" not in m and not Path(m).exists()]
+for m in bad:
+    print(f"README.md links to {m}, which does not exist")
+sys.exit(1 if bad else 0)
+PY
 exec "$VENV/bin/mkdocs" build --strict --clean -d out/site "$@"
