@@ -24,7 +24,9 @@ import numpy as np
 
 from ..formats.md2 import codec as md2
 from ..formats.mdl import codec as mdl
-from ..formats.ms3d import codec as ms3d
+from ..formats.ms3d import records as ms3d
+from ..formats.ms3d.codec import parse_ms3d
+from ..formats.ms3d.text import NAME_ENCODINGS
 from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
 from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.frame_scripts import ScriptAnimation, md2_animations, mdl_animations
@@ -103,7 +105,7 @@ def model_format(path: Path) -> str | None:
 
 def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO") -> ModelInfo:
     """Read ``path`` and describe it; never raises for a bad file (the error becomes a problem).
-    ``name_encoding`` (a key of ``ms3d.NAME_ENCODINGS``): the code page of MS3D names."""
+    ``name_encoding`` (a key of ``NAME_ENCODINGS``): the code page of MS3D names."""
     info = ModelInfo(file=str(path), format=model_format(path))
     if info.format is None:
         try:
@@ -364,7 +366,7 @@ def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
 
 
 def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
-    model = ms3d.parse_ms3d(data, ms3d.NAME_ENCODINGS[name_encoding])
+    model = parse_ms3d(data, NAME_ENCODINGS[name_encoding])
     at = _ms3d_offsets(model)
     info.version = model.version
     info.counts = {"vertices": model.num_vertices, "triangles": model.num_triangles,

@@ -27,7 +27,7 @@ animation; ``classic_model.animations[i].action`` is that action.
 """
 import numpy as np
 
-from ..formats.ms3d.codec import TRIANGLE, VERTEX
+from ..formats.ms3d.records import TRIANGLE, VERTEX
 
 # Both vertex-animation formats
 FRAME_NAMES = "frame_names"          # mesh: frame names, as imports before the frame table left them

@@ -35,7 +35,7 @@ import bpy
 from mathutils import Matrix
 
 from ..formats.errors import FormatError
-from ..formats.ms3d.codec import Ms3dModel
+from ..formats.ms3d.records import Ms3dModel
 from ..common.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
 from ..common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
 from ..formats.ms3d.joints import key_frames

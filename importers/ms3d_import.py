@@ -45,7 +45,9 @@ import bpy
 from bpy_extras.io_utils import axis_conversion
 
 from ..formats.errors import FormatError
-from ..formats.ms3d.codec import NAME_ENCODINGS, Ms3dMaterial, Ms3dModel, parse_ms3d
+from ..formats.ms3d.codec import parse_ms3d
+from ..formats.ms3d.records import Ms3dMaterial, Ms3dModel
+from ..formats.ms3d.text import NAME_ENCODINGS
 from ..formats.ms3d.joints import joint_parents, last_frame
 from ..formats.triangles import drop_degenerate
 from .build_mesh import build_triangle_mesh

@@ -20,7 +20,8 @@ import pytest
 from conftest import CHECKOUT, skip_inside_blender
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
-from formats.ms3d.codec import parse_ms3d, serialize_ms3d
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.write import serialize_ms3d
 from md2_synthetic import grid_model
 from test_mdl_blender import _synthetic as mdl_synthetic
 from test_ms3d_codec import _synthetic as ms3d_synthetic

@@ -17,8 +17,9 @@ import pytest
 import ms3d_skinning
 from blender_helpers import corner_uvs, datablock_counts, polygon_vertices
 from conftest import CORPUS, corpus_params
-from formats.ms3d.codec import (Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras,
-                                parse_ms3d, serialize_ms3d)
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.records import Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras
+from formats.ms3d.write import serialize_ms3d
 from ms3d_reference import decode
 
 FILES = corpus_params("ms3d/*/*.ms3d")

@@ -15,7 +15,8 @@ import bpy
 from ...common.ms3d_data import material_values
 from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
-from ...formats.ms3d.codec import parse_ms3d, serialize_ms3d
+from ...formats.ms3d.codec import parse_ms3d
+from ...formats.ms3d.write import serialize_ms3d
 from ...formats.ms3d.text import decode_text
 from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
