@@ -1,7 +1,7 @@
 """``info`` and ``check``: what a model file holds and what is wrong with it, without Blender.
 
 Everything here reads the files with the bpy-free codecs (``formats``) and the skin lookup the
-importers use (``importers.skin_lookup``), so it runs in any Python with numpy. A file gives one
+importers use (``formats.archives.skin_lookup``), so it runs in any Python with numpy. A file gives one
 :class:`ModelInfo`; its ``problems`` are what ``check`` reports:
 
 - errors: what the importer refuses (the codec's :class:`FormatError`, with field and byte offset);
@@ -41,8 +41,8 @@ from ..formats.magics import known_format
 from ..formats.archives.game_folder import GameFolder
 from ..formats.archives.game_palette import loose_palette
 from ..formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
-from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
-                                     find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
+from ..formats.archives.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
+                                            find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 from ..formats.shown import quoted
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}

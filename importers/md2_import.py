@@ -32,7 +32,7 @@ from ..formats.images.palette import TRANSPARENT_INDEX, quake2_palette
 from .frame_animation import play_frames_on_timeline
 from .scene_timing import SceneTiming, plan_timing, timing_note
 from .results import ImportResult
-from .skin_lookup import unsafe_skin_name
+from ..formats.archives.skin_lookup import unsafe_skin_name
 from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
 from .transaction import datablock_transaction
 from ..formats.shown import quoted

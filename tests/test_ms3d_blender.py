@@ -721,7 +721,7 @@ def test_texture_found_by_name_and_path_written_back(bpy_scene, tmp_path):
 
 
 def test_texture_paths_do_not_leave_the_model_folder(bpy_scene, tmp_path, extension):
-    module = sys.modules[f"{extension}.importers.skin_lookup"]
+    module = sys.modules[f"{extension}.formats.archives.skin_lookup"]
     (tmp_path / "models" / "tex").mkdir(parents=True)
     (tmp_path / "secret.png").write_bytes(b"private")
     (tmp_path / "models" / "tex" / "Skin.TGA").write_bytes(b"x")
