@@ -153,7 +153,7 @@ def test_info_shows_the_fallback_for_found_and_missing_textures(cli, tmp_path):
 
 def test_importer_warns_with_the_same_words(bpy_scene, extension, tmp_path):
     folder = windows_texture_folder(tmp_path / "art")
-    module = importlib.import_module(f"{extension}.importers.ms3d_import")
+    module = importlib.import_module(f"{extension}.importers.ms3d.ms3d_import")
     inspect = importlib.import_module(f"{extension}.cli.inspect")
     for name in WINDOWS_NAMES:
         path = folder / name

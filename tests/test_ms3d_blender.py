@@ -521,7 +521,7 @@ def tiny_rig(fps: float = 24.0, tip_parent: bytes = b"root", names: tuple[bytes,
 
 
 def _import_function(extension):
-    return sys.modules[f"{extension}.importers.ms3d_import"]
+    return sys.modules[f"{extension}.importers.ms3d.ms3d_import"]
 
 
 def test_weights_follow_the_format_rules(bpy_scene, tmp_path):

@@ -10,14 +10,14 @@
   object (negative determinant of that transform) has every triangle's corners reversed, so its
   faces keep facing as in Blender; its normals go through the inverse transpose and point out.
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
-  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in
+  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`...importers.ms3d.ms3d_armature`, maths in
   :mod:`...formats.ms3d.rig`); its animation becomes keys (:mod:`.animation`).
 * Vertex groups named after bones become the skin: the strongest four influences, percentages
   summing to 100 (largest remainder), strongest as the vertex's own joint.
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
   128 materials, 128 joints, 31-byte names, 127-byte texture paths.
 
-What the import kept (names in :mod:`..common.contract`, meanings in :mod:`..importers.ms3d_import`) is written back wherever Blender still
+What the import kept (names in :mod:`...common.contract`, meanings in :mod:`...importers.ms3d.ms3d_import`) is written back wherever Blender still
 shows what the import set: a value is compared with the import's snapshot (or, per vertex and
 corner, recomputed from the stored raw value) and, if unchanged, the file's own value is written.
 So an untouched import exports the same file contents: vertex, triangle and group order, raw names,
