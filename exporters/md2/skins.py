@@ -281,12 +281,12 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
     return files, warnings
 
 
-def write_skin_files(files: list[SkinFile]) -> list[str]:
-    """Write each planned file atomically; the report lines for the files written."""
+def write_skin_files(files: list[SkinFile], kind: str = "skin") -> list[str]:
+    """Write each planned file atomically; the report lines for the files written (``wrote <kind> ...``)."""
     lines = []
     for skin in files:
         skin.target.parent.mkdir(parents=True, exist_ok=True)
         verify = decode_pcx if skin.target.suffix == ".pcx" else None
         atomic_write(skin.target, skin.data, verify=verify)
-        lines.append(f"wrote skin {skin.target} ({skin.note})")
+        lines.append(f"wrote {kind} {skin.target} ({skin.note})")
     return lines
