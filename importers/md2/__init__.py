@@ -1,1 +1,1 @@
-"""Importers: file -> Blender. Each reads a file with a ``formats`` codec and builds datablocks."""
+"""MD2 import: the model, its frames as shape keys and its skins."""

@@ -1,1 +1,1 @@
-"""Importers: file -> Blender. Each reads a file with a ``formats`` codec and builds datablocks."""
+"""MDL import: the model, its poses as shape keys and its paletted skins."""

@@ -1,1 +1,1 @@
-"""Importers: file -> Blender. Each reads a file with a ``formats`` codec and builds datablocks."""
+"""MS3D import: groups as mesh objects, materials, the armature and its keys."""
