@@ -11,6 +11,8 @@ to the module they name. The rules:
   ``exporters/`` never import each other; ``cli/`` imports only ``formats`` and ``common`` (it runs the
   Blender side in worker processes, through the operators), so it stays out of ``ui/``; nothing
   imports ``tools/`` or ``tests/``;
+- a format's folder in a layer (``exporters/ms3d/``) imports no other format's folder (what two
+  formats share lives beside the folders: ``exporters/image_files.py``, ``exporters/sampling/``);
 - internal imports are relative, and the rest is the standard library, numpy or Blender's modules.
 
 Each rule is also run on a small tree made to break it, so a check that could not fail would show.
@@ -140,17 +142,32 @@ def cycles(root: Path) -> list[list[str]]:
     return sorted(found)
 
 
+def format_folders(root: Path) -> set[str]:
+    """The formats: the folders of ``formats/`` that hold a ``codec.py``."""
+    return {path.parent.name for path in (root / "formats").glob("*/codec.py")}
+
+
+def format_of(module: str, formats: set[str]) -> str | None:
+    """The format whose folder holds ``module`` (``exporters.ms3d.build`` -> ``ms3d``), or None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in formats else None
+
+
 def layer_violations(root: Path) -> list[str]:
     """Imports that break the layer rules, one line each (``module:line imports target: why``)."""
     ours = {*PACKAGES, "tools", "tests"}
+    formats = format_folders(root)
     problems = []
     for imp in imports(root):
         source, top = layer(imp.module), imp.target.split(".")[0]
         where = f"{imp.module or '__init__'}:{imp.line} imports {imp.target}"
         if imp.relative:
             target = layer(imp.target) if imp.target != "<above the extension>" else imp.target
+            own, other = format_of(imp.module, formats), format_of(imp.target, formats)
             if target not in MAY_IMPORT[source]:
                 problems.append(f"{where}: {source or 'the root'} may not import {target or 'the root'}")
+            elif own and other and own != other:
+                problems.append(f"{where}: the {own} folder may not import the {other} folder")
         elif top in ours:
             problems.append(f"{where}: an internal import must be relative (and tools/tests are not imported)")
         elif top in BLENDER_MODULES and source in NO_BLENDER:
@@ -242,9 +259,14 @@ def test_an_import_circle_is_found(tmp_path, files, circle):
     ("exporters/absolute.py", "from formats.errors import FormatError\n", "an internal import must be relative"),
     ("common/far.py", "from ...elsewhere import x\n", "may not import <above the extension>"),
     ("importers/dep.py", "import scipy\n", "not a run-time dependency"),
+    ("exporters/ms3d/textures.py", "from ..md2.skins import encode_skin\n", "the ms3d folder may not import the md2"),
+    ("formats/md2/player.py", "from ..ms3d import rig\n", "the md2 folder may not import the ms3d folder"),
 ])
 def test_a_layer_break_is_found(tmp_path, name, text, why):
     _tree(tmp_path, {"formats/fine.py": "import numpy\nfrom . import fine\n", "common/fine.py": "import bpy\n",
+                     "formats/md2/codec.py": "from ..fine import x\n", "formats/ms3d/codec.py": "from .. import fine\n",
+                     "exporters/md2/skins.py": "from ..image_files import encode_skin\nfrom ...formats.md2 import codec\n",
+                     "exporters/image_files.py": "from ..formats.md2.codec import x\n",
                      "cli/fine.py": "from ..formats import fine\nfrom ..common.fine import x\n",
                      "__init__.py": "def version_problem():\n    from .ui import menus\n", name: text})
     (problem,) = layer_violations(tmp_path)

@@ -13,7 +13,7 @@ import bpy
 from ...formats.ms3d.codec import parse_ms3d
 from ...formats.ms3d.write import serialize_ms3d
 from ...formats.atomic_file import atomic_write
-from ..md2.skins import write_skin_files
+from ..image_files import write_skin_files
 from ..run_export import ExportReport
 from .build import Ms3dExportOptions, build_ms3d
 from .textures import plan_texture_files

@@ -15,7 +15,7 @@ from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
 from ...formats.ms3d.text import decode_text
 from ..export_error import ExportError
-from ..md2.skins import SkinFile, encode_skin, image_rgba
+from ..image_files import SkinFile, encode_skin, image_rgba
 from ...formats.shown import quoted
 
 ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
