@@ -19,8 +19,7 @@ from ...formats.animations import group_animations
 from ...formats.anorms import anorms
 from ...formats.errors import FormatError
 from ...formats.md2.codec import Md2Model, frame_records, parse_md2
-from ...formats.triangles import drop_degenerate
-from ..build_mesh import build_triangle_mesh, set_custom_normals
+from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
 from ...common.file_counts import record_counts
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
@@ -116,10 +115,7 @@ def _add_model(context: bpy.types.Context, model: Md2Model, source: ModelSource,
 
 def _build_object(model: Md2Model, source: ModelSource, first_frame: np.ndarray, options: Md2ImportOptions,
                   result: ImportResult) -> bpy.types.Object:
-    keep = drop_degenerate(model.tri_xyz)
-    if not keep.all():
-        result.warnings.append(f"{source.label}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
-                               "has no face for them; they are kept for export")
+    keep = faced_triangles(source.label, model.tri_xyz, result.warnings)
     corners = model.tri_xyz[keep][:, ::-1]
     uvs = md2_corner_uvs(model, model.tri_st[keep][:, ::-1])
     mesh = build_triangle_mesh(source.stem, first_frame, corners, uvs)

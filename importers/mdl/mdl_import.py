@@ -24,8 +24,7 @@ import bpy
 from ...formats.anorms import anorms
 from ...formats.errors import FormatError
 from ...formats.mdl.codec import MdlModel, parse_mdl, pose_dtype, pose_name_fields
-from ...formats.triangles import drop_degenerate
-from ..build_mesh import build_triangle_mesh, set_custom_normals
+from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
 from ...formats.animations import slot_animations
 from ...formats.mdl.variants import MD16, RAPO, TEXCOORD
 from ...common.file_counts import record_counts
@@ -116,10 +115,7 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
 
 def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, options: MdlImportOptions,
                   result: ImportResult) -> bpy.types.Object:
-    keep = drop_degenerate(model.triangles)
-    if not keep.all():
-        result.warnings.append(f"{source.label}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
-                               "has no face for them; they are kept for export")
+    keep = faced_triangles(source.label, model.triangles, result.warnings)
     corners = model.triangles[keep][:, ::-1]
     rapo = model.variant == RAPO
     st_corners = model.st_triangles[keep][:, ::-1] if rapo else corners
