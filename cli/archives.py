@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ..formats.md2 import codec as md2
-from ..formats.ms3d import codec as ms3d
+from ..formats.ms3d.codec import parse_ms3d
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder, search_archives
@@ -274,7 +274,7 @@ def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
         if fmt == "ms3d":
             folder = PurePosixPath(name.replace("\\", "/")).parent
             names = []
-            for material in ms3d.parse_ms3d(data).materials:
+            for material in parse_ms3d(data).materials:
                 for stored in (material.texture, material.alphamap):
                     stored = stored.replace("\\", "/").strip()
                     if stored:

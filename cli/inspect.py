@@ -1,7 +1,7 @@
 """``info`` and ``check``: what a model file holds and what is wrong with it, without Blender.
 
 Everything here reads the files with the bpy-free codecs (``formats``) and the skin lookup the
-importers use (``importers.skin_lookup``), so it runs in any Python with numpy. A file gives one
+importers use (``formats.archives.skin_lookup``), so it runs in any Python with numpy. A file gives one
 :class:`ModelInfo`; its ``problems`` are what ``check`` reports:
 
 - errors: what the importer refuses (the codec's :class:`FormatError`, with field and byte offset);
@@ -24,7 +24,9 @@ import numpy as np
 
 from ..formats.md2 import codec as md2
 from ..formats.mdl import codec as mdl
-from ..formats.ms3d import codec as ms3d
+from ..formats.ms3d import records as ms3d
+from ..formats.ms3d.codec import parse_ms3d
+from ..formats.ms3d.text import NAME_ENCODINGS
 from ..formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
 from ..formats.animations import Animation, group_animations, slot_animations
 from ..formats.frame_scripts import ScriptAnimation, md2_animations, mdl_animations
@@ -39,8 +41,8 @@ from ..formats.magics import known_format
 from ..formats.archives.game_folder import GameFolder
 from ..formats.archives.game_palette import loose_palette
 from ..formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
-from ..importers.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
-                                     find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
+from ..formats.archives.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
+                                            find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 from ..formats.shown import quoted
 
 FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
@@ -103,7 +105,7 @@ def model_format(path: Path) -> str | None:
 
 def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO") -> ModelInfo:
     """Read ``path`` and describe it; never raises for a bad file (the error becomes a problem).
-    ``name_encoding`` (a key of ``ms3d.NAME_ENCODINGS``): the code page of MS3D names."""
+    ``name_encoding`` (a key of ``NAME_ENCODINGS``): the code page of MS3D names."""
     info = ModelInfo(file=str(path), format=model_format(path))
     if info.format is None:
         try:
@@ -364,7 +366,7 @@ def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
 
 
 def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
-    model = ms3d.parse_ms3d(data, ms3d.NAME_ENCODINGS[name_encoding])
+    model = parse_ms3d(data, NAME_ENCODINGS[name_encoding])
     at = _ms3d_offsets(model)
     info.version = model.version
     info.counts = {"vertices": model.num_vertices, "triangles": model.num_triangles,

@@ -19,7 +19,7 @@ from ..formats.md2.codec import parse_md2
 from ..formats.md2.player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
 from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.archives.game_folder import GameFolder
-from ..importers.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
+from ..formats.archives.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
 from .archives import ArchiveInput, member_label, split_inputs
 
 Source = tuple[str, Callable[[], bytes], Callable[[str], bool]]   # (file name, read, does a skin exist)

@@ -19,7 +19,7 @@ images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
 records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``) and corner indices
 into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
 the flavour.
-MS3D: see :mod:`..importers.ms3d_import` for what each name holds.
+MS3D: see :mod:`..importers.ms3d.ms3d_import` for what each name holds.
 The file's frame table is ``Object.classic_model.frames`` (fields ``name``, ``file_name``,
 ``shape_key``, ``group``, ``interval``; see ``ui/properties.py``), read and written only through
 :mod:`.frame_table`. ``classic_model.animation_mode`` says whether the import made one action per
@@ -27,7 +27,7 @@ animation; ``classic_model.animations[i].action`` is that action.
 """
 import numpy as np
 
-from ..formats.ms3d.codec import TRIANGLE, VERTEX
+from ..formats.ms3d.records import TRIANGLE, VERTEX
 
 # Both vertex-animation formats
 FRAME_NAMES = "frame_names"          # mesh: frame names, as imports before the frame table left them

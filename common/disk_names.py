@@ -5,7 +5,7 @@ with surrogate escapes (PEP 383), which Blender refuses wherever it takes a stri
 ID properties, reports). Such a file is found by its bytes, read by Python and handed to Blender as
 bytes (never as a path); people see its name decoded as UTF-8, else Latin-1; ID properties keep the
 exact bytes so an export can copy the very file back. Finding such a file by its bytes is
-:mod:`..importers.skin_lookup`'s (``name_keys``)."""
+:mod:`..formats.archives.skin_lookup`'s (``name_keys``)."""
 from __future__ import annotations
 
 import os

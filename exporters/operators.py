@@ -7,24 +7,21 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, orientation_helper
 
-from ..formats.mdl.codec import parse_mdl, serialize_mdl
 from ..common.mdl_skins import chosen_palette, palette_items
 from .md2.build import Md2ExportOptions
 from .md2.export import export_md2
-from .mdl.build import MdlExportOptions, build_mdl
+from .mdl.build import MdlExportOptions
+from .mdl.export import export_mdl
 from .mdl.variant import export_variant
 from .ms3d.build import Ms3dExportOptions
-from .ms3d.textures import export_ms3d
+from .ms3d.export import export_ms3d
 from .sampling.action_list import listed_actions, sync_action_list
 from .sampling.action_sampling import find_actions, standard_rule
 from .md2.player import PLAYER_BODY_FILE, export_md2_player
 from .dialogs import draw_md2_export, draw_mdl_export, draw_ms3d_export
 from .game_path import export_dialog_path, loose_export_path
 from .frame_scripts import WithFrameScripts, frame_rate
-from .run_export import ModelWriter, archive_source, export_file, export_objects, loose_source
-
-export_mdl = ModelWriter(build_mdl, serialize_mdl, parse_mdl)
-
+from .run_export import archive_source, export_file, export_objects, loose_source
 
 
 MATERIALS_ITEMS = (

@@ -12,7 +12,6 @@ from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
 from ..common.disk_names import blender_safe, readable_text, stored_path
 from ..formats.report_lines import report_folded
 from ..formats.errors import FormatError
-from ..formats.atomic_file import atomic_write
 from .export_error import ExportError
 from .object_mode import in_object_mode
 from .game_path import game_folder_target, make_folders, remove_empty
@@ -121,18 +120,3 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     operator.report({"INFO"}, f"Exported {path}")
     return {"FINISHED"}
 
-
-@dataclass(frozen=True)
-class ModelWriter:
-    """An exporter made of a format's builder, serializer and parser: build the model from the
-    objects, serialize it, and write it atomically, parsing the written bytes before the rename."""
-    build: Callable[..., Any]          # (context, objects, options, progress) -> result with .model, .warnings
-    serialize: Callable[[Any], bytes]
-    parse: Callable[[bytes], Any]
-
-    def __call__(self, context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
-                 options: Any) -> ExportReport:
-        wm = context.window_manager
-        result = self.build(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
-        atomic_write(path, self.serialize(result.model), verify=self.parse)
-        return ExportReport(result.warnings, info=list(getattr(result, "info", [])))

@@ -22,9 +22,9 @@ from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
 from .dialogs import ARCHIVE_DIALOG_WIDTH, draw_archive_import
 from .file_source import ArchiveSource, GameFiles
-from .md2_import import import_md2
-from .mdl_import import import_mdl
-from .ms3d_import import import_ms3d
+from .md2.md2_import import import_md2
+from .mdl.mdl_import import import_mdl
+from .ms3d.ms3d_import import import_ms3d
 from .operators import FrameImportBase, IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl, IMPORT_SCENE_OT_ms3d
 from .run_import import import_jobs
 

@@ -4,7 +4,7 @@ Importers read the model's bytes and look up its skins, textures and weapon mode
 :class:`ModelSource`, never through the disk directly, so the same code builds
 ``players/male/tris.md2`` from a folder or from ``baseq2/pak0.pak`` (nothing is extracted).
 
-- :class:`LooseSource` keeps the loose-file rules of :mod:`.skin_lookup` exactly; when a stored skin
+- :class:`LooseSource` keeps the loose-file rules of :mod:`..formats.archives.skin_lookup` exactly; when a stored skin
   name is not found on disk it also asks the archives of the game folder the model sits in
   (``formats/archives/game_folder.py``: a loose ``baseq2/models/x/tris.md2`` gets its skin from
   ``baseq2/pak0.pak``).
@@ -32,10 +32,10 @@ from ..formats.archives.archive import Archive, open_archive
 from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder
 from ..formats.archives.game_palette import PaletteChoice, choose_palette, loose_palette
-from .image_size import image_size_of
-from .skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates, unsafe_skin_name,
-                          find_own_skins, find_sized_skin, find_skin, find_texture, own_skins_among,
-                          sized_skin_among, texture_candidates)
+from ..formats.images.image_size import image_size_of
+from ..formats.archives.skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates,
+                                            unsafe_skin_name, find_own_skins, find_sized_skin, find_skin,
+                                            find_texture, own_skins_among, sized_skin_among, texture_candidates)
 from ..formats.shown import quoted
 
 
@@ -66,7 +66,7 @@ class SkinFound:
 
 @dataclass
 class OwnFound:
-    """Images beside the model that belong to it (see :func:`.skin_lookup.find_own_skins`)."""
+    """Images beside the model that belong to it (see :func:`..formats.archives.skin_lookup.find_own_skins`)."""
     files: list[FoundFile]
     reason: str
 
@@ -97,9 +97,9 @@ class ModelSource:
         raise NotImplementedError
 
     def own_skins(self, width: int = 0, height: int = 0) -> OwnFound | None:
-        """The model's own images by name (:func:`.skin_lookup.find_own_skins`); beside a loose model,
+        """The model's own images by name (:func:`..formats.archives.skin_lookup.find_own_skins`); beside a loose model,
         then the looser rules that take an image only at the header's skin size ``width`` x ``height``
-        (:func:`.skin_lookup.find_sized_skin`)."""
+        (:func:`..formats.archives.skin_lookup.find_sized_skin`)."""
         raise NotImplementedError
 
     def weapons(self, exclude: tuple[str, ...] = ()) -> list["ModelSource"]:
@@ -121,7 +121,7 @@ def as_source(model: "Path | str | ModelSource") -> ModelSource:
 
 
 class LooseSource(ModelSource):
-    """A model file on disk; the lookups of :mod:`.skin_lookup`, then its game folder's archives."""
+    """A model file on disk; the lookups of :mod:`..formats.archives.skin_lookup`, then its game folder's archives."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -132,7 +132,7 @@ class LooseSource(ModelSource):
         return self.path.read_bytes()
 
     def skin(self, skin_name: str) -> SkinFound:
-        """:func:`.skin_lookup.find_skin` on disk; if it finds nothing, the stored path in the archives
+        """:func:`..formats.archives.skin_lookup.find_skin` on disk; if it finds nothing, the stored path in the archives
         of the game folder the model sits in (their loose files were searched already)."""
         lookup = find_skin(self.path, skin_name)
         if lookup.path is not None:
@@ -283,7 +283,7 @@ def _read_member(archive: Path, name: str) -> bytes:
 
 
 def _stored_path(files: GameFiles, skin_name: str, beside: str | None = None) -> FoundFile | None:
-    """A stored skin name looked up as :func:`.skin_lookup.find_skin` does on disk: beside the model
+    """A stored skin name looked up as :func:`..formats.archives.skin_lookup.find_skin` does on disk: beside the model
     (folder ``beside``), then the stored path from the game folder's root; any case, other extensions."""
     for name in stored_path_candidates(skin_name, beside):
         found = files.find(name)
@@ -349,7 +349,7 @@ class ArchiveSource(ModelSource):
         return found
 
     def texture(self, stored: str) -> FoundFile | None:
-        """As :func:`.skin_lookup.find_texture`: the relative path under the model's folder, else the bare
+        """As :func:`..formats.archives.skin_lookup.find_texture`: the relative path under the model's folder, else the bare
         name there; nothing outside the model's folder."""
         home = [p for p in self.folder.split("/") if p]
         for parts in texture_candidates(stored):

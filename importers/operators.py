@@ -8,9 +8,9 @@ from bpy_extras.io_utils import ImportHelper, orientation_helper
 from ..common.dialog_layout import region_current
 from ..common.mdl_skins import chosen_palette, palette_items
 from .dialogs import draw_md2_import, draw_mdl_import, draw_ms3d_import
-from .md2_import import Md2ImportOptions, import_md2
-from .mdl_import import MdlImportOptions, import_mdl
-from .ms3d_import import Ms3dImportOptions, import_ms3d
+from .md2.md2_import import Md2ImportOptions, import_md2
+from .mdl.mdl_import import MdlImportOptions, import_mdl
+from .ms3d.ms3d_import import Ms3dImportOptions, import_ms3d
 from .run_import import import_files, operator_paths
 from .scene_timing import SCENE_TIMING_ITEMS
 

@@ -16,7 +16,8 @@ import numpy as np
 from formats.errors import FormatError  # noqa: E402
 from formats.md2 import codec as md2  # noqa: E402
 from formats.mdl import codec as mdl  # noqa: E402
-from formats.ms3d import codec as ms3d  # noqa: E402
+from formats.ms3d import records as ms3d  # noqa: E402
+from formats.ms3d.codec import parse_ms3d  # noqa: E402
 
 @dataclass(frozen=True)
 class Field:
@@ -173,7 +174,7 @@ def _ms3d_layout(data: bytes) -> Layout:
     out = Layout(boundaries=[10, ms3d.HEADER.itemsize],
                  fields=[Field("version", 10, "<i4", "type"), Field("nverts", 14, "<u2", "count")])
     try:
-        model = ms3d.parse_ms3d(data)
+        model = parse_ms3d(data)
     except FormatError:
         return out.finish(len(data))
     pos = 16

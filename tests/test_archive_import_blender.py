@@ -18,7 +18,8 @@ from conftest import CHECKOUT, CORPUS, skip_inside_blender
 from formats.archives.archive import open_archive, write_archive
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
-from formats.ms3d.codec import Ms3dMaterial, serialize_ms3d
+from formats.ms3d.records import Ms3dMaterial
+from formats.ms3d.write import serialize_ms3d
 from image_files import write_pcx, write_png
 from md2_synthetic import grid_model
 from test_frame_table_mdl import mixed_model

@@ -126,7 +126,7 @@ def _importer_warnings(bpy, extension: str, path: Path) -> list[str] | None:
     """What the extension's importer warns about for ``path`` (None if it has no importer for it)."""
     fmt = path.suffix.lower()[1:]
     try:
-        module = importlib.import_module(f"{extension}.importers.{fmt}_import")
+        module = importlib.import_module(f"{extension}.importers.{fmt}.{fmt}_import")
     except ModuleNotFoundError:
         return None
     bpy.ops.wm.read_homefile(use_empty=True)

@@ -10,7 +10,7 @@ import pytest
 
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2
-from formats.ms3d.codec import serialize_ms3d
+from formats.ms3d.write import serialize_ms3d
 from conftest import needs_bpy
 from test_fit_names import HEXEN_NAMES, hexen_names_mdl
 from test_ms3d_codec import _synthetic

@@ -19,7 +19,8 @@ import pytest
 from conftest import BLOCK_BPY, skip_inside_blender
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
-from formats.ms3d.codec import parse_ms3d, serialize_ms3d
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.write import serialize_ms3d
 from md2_synthetic import grid_model
 from test_mdl_blender import _synthetic as mdl_synthetic
 from test_ms3d_codec import _synthetic as ms3d_synthetic
@@ -144,7 +145,7 @@ def test_info_shows_the_fallback_for_found_and_missing_textures(cli, tmp_path):
 
 def test_importer_warns_with_the_same_words(bpy_scene, extension, tmp_path):
     folder = windows_texture_folder(tmp_path / "art")
-    module = importlib.import_module(f"{extension}.importers.ms3d_import")
+    module = importlib.import_module(f"{extension}.importers.ms3d.ms3d_import")
     inspect = importlib.import_module(f"{extension}.cli.inspect")
     for name in WINDOWS_NAMES:
         path = folder / name

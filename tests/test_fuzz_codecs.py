@@ -18,8 +18,9 @@ from formats.errors import FormatError
 from formats.images.pcx import decode_pcx
 from formats.md2.codec import HEADER as HEADER_MD2, parse_md2, serialize_md2
 from formats.mdl.codec import MdlFrameSlot, MdlModel, parse_mdl, serialize_mdl
-from formats.ms3d.codec import (Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras, parse_ms3d,
-                                serialize_ms3d)
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.records import Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras
+from formats.ms3d.write import serialize_ms3d
 from md2_synthetic import grid_model
 from work_count import Work, WorkExceeded, assert_linear, measure
 

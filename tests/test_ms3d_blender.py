@@ -17,8 +17,9 @@ import pytest
 import ms3d_skinning
 from blender_helpers import corner_uvs, datablock_counts, polygon_vertices
 from conftest import CORPUS, corpus_params
-from formats.ms3d.codec import (Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras,
-                                parse_ms3d, serialize_ms3d)
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.records import Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras
+from formats.ms3d.write import serialize_ms3d
 from ms3d_reference import decode
 
 FILES = corpus_params("ms3d/*/*.ms3d")
@@ -520,7 +521,7 @@ def tiny_rig(fps: float = 24.0, tip_parent: bytes = b"root", names: tuple[bytes,
 
 
 def _import_function(extension):
-    return sys.modules[f"{extension}.importers.ms3d_import"]
+    return sys.modules[f"{extension}.importers.ms3d.ms3d_import"]
 
 
 def test_weights_follow_the_format_rules(bpy_scene, tmp_path):
@@ -720,7 +721,7 @@ def test_texture_found_by_name_and_path_written_back(bpy_scene, tmp_path):
 
 
 def test_texture_paths_do_not_leave_the_model_folder(bpy_scene, tmp_path, extension):
-    module = sys.modules[f"{extension}.importers.skin_lookup"]
+    module = sys.modules[f"{extension}.formats.archives.skin_lookup"]
     (tmp_path / "models" / "tex").mkdir(parents=True)
     (tmp_path / "secret.png").write_bytes(b"private")
     (tmp_path / "models" / "tex" / "Skin.TGA").write_bytes(b"x")

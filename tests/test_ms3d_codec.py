@@ -11,10 +11,11 @@ import pytest
 
 from conftest import corpus_params
 from formats import FormatError
-from formats.ms3d.codec import (
-    Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
-    Ms3dModelExtras, Ms3dVertexExtras, decode_text, encode_text, parse_ms3d, serialize_ms3d,
-)
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.records import (Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial,
+                                  Ms3dModel, Ms3dModelExtras, Ms3dVertexExtras)
+from formats.ms3d.text import decode_text, encode_text
+from formats.ms3d.write import serialize_ms3d
 from ms3d_reference import decode
 from work_count import Work, measure
 

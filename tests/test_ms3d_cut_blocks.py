@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from blender_helpers import reported
-from formats.ms3d.codec import Ms3dJointExtras, Ms3dModelExtras, serialize_ms3d
+from formats.ms3d.records import Ms3dJointExtras, Ms3dModelExtras
+from formats.ms3d.write import serialize_ms3d
 from test_ms3d_blender import counts, export_ms3d, tiny_rig
 
 

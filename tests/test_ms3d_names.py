@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from formats.ms3d.codec import Ms3dComment, Ms3dComments, parse_ms3d, serialize_ms3d
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.records import Ms3dComment, Ms3dComments
+from formats.ms3d.write import serialize_ms3d
 from test_ms3d_blender import export_ms3d, group_objects, import_ms3d, tiny_rig
 
 CHECKOUT = Path(__file__).resolve().parents[1]

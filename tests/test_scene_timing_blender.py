@@ -14,7 +14,7 @@ from blender_helpers import evaluated_positions, key_positions
 from md2_synthetic import grid_model
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
-from formats.ms3d.codec import Ms3dGroup, Ms3dJoint, Ms3dModel
+from formats.ms3d.records import Ms3dGroup, Ms3dJoint, Ms3dModel
 from formats.ms3d.write import serialize_ms3d
 from test_mdl_blender import _synthetic as mdl_model
 

@@ -12,8 +12,8 @@ import pytest
 
 from formats.md2.codec import serialize_md2
 from image_files import write_pcx, write_png
-from importers.image_size import image_size
-from importers.skin_lookup import find_sized_skin
+from formats.images.image_size import image_size
+from formats.archives.skin_lookup import find_sized_skin
 from md2_synthetic import grid_model
 
 WIDTH, HEIGHT = 64, 32          # grid_model's skin size

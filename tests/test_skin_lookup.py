@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from importers import skin_lookup
-from importers.skin_lookup import find_skin
+from formats.archives import skin_lookup
+from formats.archives.skin_lookup import find_skin
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
@@ -293,7 +293,7 @@ def test_lookup_lists_only_the_folders_it_needs(baseq2: Path, monkeypatch: pytes
 
 # -- the model's own images, when the file names none or names a missing one ------------------
 
-from importers.skin_lookup import find_own_skins  # noqa: E402
+from formats.archives.skin_lookup import find_own_skins  # noqa: E402
 
 
 def own(model: Path) -> list[str]:

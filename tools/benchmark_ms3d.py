@@ -92,7 +92,7 @@ def _prepared(path: Path):
     """Everything the import floor writes, computed before the clock starts."""
     import numpy as np
     from formats.ms3d.codec import parse_ms3d
-    arm, imp = extension_module("ms3d_armature"), extension_module("ms3d_import")
+    arm, imp = extension_module("ms3d_armature", "importers.ms3d"), extension_module("ms3d_import", "importers.ms3d")
     rig = extension_module("rig", "formats.ms3d")
 
     model = parse_ms3d(path.read_bytes())
@@ -152,7 +152,7 @@ def _prepared(path: Path):
 def import_floor(bpy, path: Path) -> float:
     import numpy as np
     from mathutils import Matrix
-    arm = extension_module("ms3d_armature")
+    arm = extension_module("ms3d_armature", "importers.ms3d")
 
     model, bone_matrices, lengths, parents, groups, channels = _prepared(path)
     matrices = [Matrix(m.tolist()) for m in bone_matrices]

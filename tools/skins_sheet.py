@@ -39,7 +39,7 @@ def shown_image(obj):
 def import_one(bpy, path: Path) -> tuple[object | None, str, str]:
     """(object or None, image name, the import's skin report line) for ``path``."""
     from tools.benchmark import reports_to_stderr
-    from importers.skin_lookup import find_own_skins, find_sized_skin
+    from formats.archives.skin_lookup import find_own_skins, find_sized_skin
     bpy.ops.wm.read_homefile(use_empty=True)
     try:
         with reports_to_stderr():

@@ -17,7 +17,8 @@ from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
 from .player_skins import into_player_folder
-from .skins import plan_skin_files, replace_unusable_skins, skin_folder, write_skin_files
+from .skins import plan_skin_files, replace_unusable_skins, skin_folder
+from ..image_files import write_skin_files
 from ..run_export import ExportReport
 
 PLAYER_FOLDERS = "players/"

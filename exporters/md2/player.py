@@ -35,7 +35,8 @@ from .player_counts import count_hints
 from .player_grid import share_player_grid
 from .player_icons import plan_icons
 from .player_skins import carried_skins, into_player_folder
-from .skins import plan_skin_files, replace_unusable_skins, skin_folder, write_skin_files
+from .skins import plan_skin_files, replace_unusable_skins, skin_folder
+from ..image_files import write_skin_files
 from ..run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE

@@ -12,7 +12,7 @@ see :mod:`...formats.md2.player`. For every skin of the body written into the pl
 4. otherwise a 32x32 picture rendered by Blender (:mod:`.icon_render`).
 
 *Icons: Render* always renders (replacing what is there), *None* writes none. Icons are 8-bit PCX
-in the Quake II palette, index 255 where the picture is transparent (as the skins, :func:`.skins.encode_skin`).
+in the Quake II palette, index 255 where the picture is transparent (as the skins, :func:`..image_files.encode_skin`).
 """
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ from ..export_error import ExportError
 from ...formats.errors import FormatError
 from .build import BuildResult
 from .icon_render import render_icons
-from .skins import SkinFile, encode_skin, image_rgba, skin_target
+from .skins import skin_target
+from ..image_files import SkinFile, encode_skin, image_rgba
 from ...formats.shown import quoted
 
 

@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import bpy
 
 from ...common.contract import SOURCE_PATH
@@ -39,26 +37,14 @@ from ...common.skin_images import image_unchanged, stored_pcx_indices, unchanged
 from ...formats.errors import FormatError
 from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.images.colour_drift import drift_report
-from ...formats.images.palette import TRANSPARENT_INDEX, match_palette, quake2_palette
-from ...formats.images.pcx import decode_pcx, encode_pcx
-from ...formats.images.skin_limits import QUAKE2_PCX, fit_size, resample
-from ...formats.images.truecolour import encode_png, encode_tga
-from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
+from ..image_files import SkinFile, encode_skin, image_rgba, pcx_fitted
 from ..game_path import existing_case
 from ...formats.shown import quoted
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
 GAME_SUBFOLDERS = ("models", "players")
 _DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-@dataclass
-class SkinFile:
-    """One skin file to write: ``data`` goes to ``target``; ``note`` says what it is for the report."""
-    target: Path
-    data: bytes
-    note: str
 
 
 def game_location(model_path: Path) -> tuple[Path | None, str]:
@@ -159,61 +145,6 @@ def skin_target(model_path: Path, name: str, extension: str) -> tuple[Path | Non
     return beside, warning
 
 
-def image_rgba(image: bpy.types.Image) -> np.ndarray:
-    """(h, w, 4) uint8 pixels of a Blender image, top row first."""
-    width, height = image.size
-    channels = image.channels
-    pixels = np.empty(width * height * channels, dtype=np.float32)
-    image.pixels.foreach_get(pixels)
-    pixels = pixels.reshape(height, width, channels)[::-1]
-    rgba = np.full((height, width, 4), 255, dtype=np.uint8)
-    colour = np.clip(np.rint(pixels * 255.0), 0, 255).astype(np.uint8)
-    if channels >= 3:
-        rgba[..., :3] = colour[..., :3]
-    else:
-        rgba[..., :3] = colour[..., :1]
-    if channels == 4:
-        rgba[..., 3] = colour[..., 3]
-    elif channels == 2:
-        rgba[..., 3] = colour[..., 1]
-    return rgba
-
-
-def pcx_fitted(rgba: np.ndarray) -> tuple[np.ndarray, str]:
-    """``rgba`` scaled down (aspect kept) to the largest PCX Quake II loads (640x480 and at most
-    512*256 pixels, :data:`...formats.images.skin_limits.QUAKE2_PCX`), and a note saying so ('' if it fits)."""
-    height, width = rgba.shape[:2]
-    new_w, new_h = fit_size(width, height, QUAKE2_PCX)
-    if (new_w, new_h) == (width, height):
-        return rgba, ""
-    return resample(rgba, new_w, new_h), (f", scaled from {width}x{height} to {new_w}x{new_h} (Quake II loads PCX "
-                                          f"skins up to 640x480 and {QUAKE2_PCX.pixels} pixels)")
-
-
-def encode_skin(rgba: np.ndarray, mode: str, dither: bool, keep: np.ndarray | None = None,
-                drifts: list | None = None, label: str = "") -> bytes:
-    """The skin file's bytes in ``mode`` ('PCX', 'PNG', 'TGA'); a PCX larger than Quake II loads is
-    scaled down first (:func:`pcx_fitted`). PCX: a pixel with alpha below half is index 255, which
-    Quake II draws as a hole; an opaque pixel still showing the colour of its ``keep`` index (the PCX
-    it was imported from) keeps that index, the others get the nearest of 0-254; ``drifts`` gets
-    ``(label, ColourDrift)`` of the matched pixels (:mod:`...formats.images.colour_drift`)."""
-    if mode == "PNG":
-        return encode_png(rgba)
-    if mode == "TGA":
-        return encode_tga(rgba)
-    rgba = pcx_fitted(rgba)[0]
-    palette = quake2_palette()
-    if keep is not None and keep.shape != rgba.shape[:2]:
-        keep = None
-    transparent = rgba[..., 3] < 128
-    indices, drift = match_palette(rgba, palette, dither=dither, ordinary=(0, TRANSPARENT_INDEX), keep=keep,
-                                   skip=transparent)
-    indices[transparent] = TRANSPARENT_INDEX
-    if drifts is not None:
-        drifts.append((label, drift))
-    return encode_pcx(indices, palette)
-
-
 def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.types.Image],
                     mode: str, dither: bool) -> tuple[list[SkinFile], list[str]]:
     """Every skin file to write for ``skins`` (names in the file) and their images; nothing is
@@ -279,14 +210,3 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
         warnings.append("skin names carry no game path, so the game will not find them; export under "
                         "<game>/models/... or <game>/players/..., or set Skin Path")
     return files, warnings
-
-
-def write_skin_files(files: list[SkinFile]) -> list[str]:
-    """Write each planned file atomically; the report lines for the files written."""
-    lines = []
-    for skin in files:
-        skin.target.parent.mkdir(parents=True, exist_ok=True)
-        verify = decode_pcx if skin.target.suffix == ".pcx" else None
-        atomic_write(skin.target, skin.data, verify=verify)
-        lines.append(f"wrote skin {skin.target} ({skin.note})")
-    return lines

@@ -1,1 +1,1 @@
-"""MDL export: model build."""
+"""MDL export: model build, skins and the file (``export``)."""

@@ -15,22 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import bpy
 
 from ...common.contract import INDICES
 from ...formats.images.colour_drift import drift_report
 from ...formats.images.palette import match_palette
 from ...formats.images.skin_limits import resample
 from ...formats.shown import quoted
+from ..image_files import image_rgba
 from .fullbright import far_from_fullbright, fullbright_pixels
-
-
-def image_rgba(image: bpy.types.Image) -> np.ndarray:
-    """(h, w, 4) uint8 of a 4-channel Blender image, top row first."""
-    width, height = image.size
-    pixels = np.empty(width * height * 4, dtype=np.float32)
-    image.pixels.foreach_get(pixels)
-    return np.clip(np.rint(pixels.reshape(height, width, 4)[::-1] * 255.0), 0, 255).astype(np.uint8)
 
 
 @dataclass

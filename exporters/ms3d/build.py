@@ -10,14 +10,14 @@
   object (negative determinant of that transform) has every triangle's corners reversed, so its
   faces keep facing as in Blender; its normals go through the inverse transpose and point out.
 * The armature becomes joints: rest rotation and position in the parent's space from the bones
-  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`..importers.ms3d_armature`, maths in
+  (``L = B_parent⁻¹ · B``, ``C⁻¹ · B`` for a root: see :mod:`...importers.ms3d.ms3d_armature`, maths in
   :mod:`...formats.ms3d.rig`); its animation becomes keys (:mod:`.animation`).
 * Vertex groups named after bones become the skin: the strongest four influences, percentages
   summing to 100 (largest remainder), strongest as the vertex's own joint.
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
   128 materials, 128 joints, 31-byte names, 127-byte texture paths.
 
-What the import kept (names in :mod:`..common.contract`, meanings in :mod:`..importers.ms3d_import`) is written back wherever Blender still
+What the import kept (names in :mod:`...common.contract`, meanings in :mod:`...importers.ms3d.ms3d_import`) is written back wherever Blender still
 shows what the import set: a value is compared with the import's snapshot (or, per vertex and
 corner, recomputed from the stored raw value) and, if unchanged, the file's own value is written.
 So an untouched import exports the same file contents: vertex, triangle and group order, raw names,
@@ -34,8 +34,8 @@ import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
 
-from ...formats.ms3d.codec import (NAME_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dModel,
-                                   Ms3dModelExtras, Ms3dVertexExtras)
+from ...formats.ms3d.records import (NAME_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dModel,
+                                     Ms3dModelExtras, Ms3dVertexExtras)
 from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
                                KEPT_MEMBERSHIPS, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
                                SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
@@ -46,8 +46,9 @@ from ...formats.ms3d.rig import (combined_weights, global_matrices, hierarchy_or
 from ..export_error import ExportError
 from ..limits import over_limits, refuse
 from .animation import animate_joints
-from .kept import (NEW, VERTEX_RECORD, blocks_needed, kept_triangles, kept_vertices, merge_records,
-                        model_comments, remap_joints, triangle_rows, uid_lookup)
+from .kept import (blocks_needed, kept_triangles, kept_vertices, merge_records, model_comments, remap_joints,
+                   triangle_rows, uid_lookup)
+from .parts import NEW, VERTEX_RECORD, JointTable, Part
 from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
                         vertex_weights)
 from .materials import material_record
@@ -78,43 +79,6 @@ class Ms3dBuildResult:
     warnings: list[str] = field(default_factory=list)
     materials: list = field(default_factory=list)   # the Blender materials of model.materials, in order
     info: list[str] = field(default_factory=list)      # reported as information, not warnings
-
-
-@dataclass
-class JointTable:
-    """The exported joints and how Blender refers to them."""
-    joints: list[Ms3dJoint] = field(default_factory=list)
-    bone_names: list[str] = field(default_factory=list)
-    colors: list = field(default_factory=list)
-    comments: list = field(default_factory=list)           # raw bytes or None per joint
-    original_to_export: dict[int, int] = field(default_factory=dict)
-    stored_colors: bool = False
-    custom_colors: bool = False
-    parents: list[int] = field(default_factory=list)
-
-    def index_of(self) -> dict[str, int]:
-        return {name: i for i, name in enumerate(self.bone_names)}
-
-
-@dataclass
-class Part:
-    """One group's worth of a mesh object, in file units and MilkShape axes."""
-    obj: bpy.types.Object
-    name_raw: bytes
-    flags: int
-    material: bpy.types.Material | None
-    comment: bytes | None
-    sort_key: tuple
-    vertices: np.ndarray            # structured VERTEX_RECORD rows, one per used mesh vertex
-    corners: np.ndarray             # (T, 3) indices into ``vertices``
-    normals: np.ndarray             # (T, 3, 3) float32
-    s: np.ndarray                   # (T, 3) float32
-    t: np.ndarray
-    smoothing: np.ndarray           # (T,) uint8
-    tri_flags: np.ndarray           # (T,) uint16
-    tri_order: np.ndarray           # (T,) int64 sort keys: the file triangle, else NEW + running number
-    tri_group_bytes: np.ndarray | None = None   # (T,) the file's group byte where it disagreed
-    group_index: int = NEW          # the file group this part was imported from
 
 
 def _conversion(options: Ms3dExportOptions) -> np.ndarray:

@@ -2,25 +2,17 @@
 triangles and group memberships, file order of records, comments and optional blocks."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from ...formats.ms3d.codec import Ms3dComment, Ms3dComments, encode_text
+from ...formats.ms3d.records import Ms3dComment, Ms3dComments
+from ...formats.ms3d.text import encode_text
 from ...common.contract import (KEPT_COMMENTS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS)
+from .parts import NEW, TRIANGLE_RECORD, VERTEX_RECORD, JointTable, Part
 from .values import raw_field
-
-if TYPE_CHECKING:
-    from .build import JointTable, Part
 
 DEFAULT_BLOCKS = {"comments": 1, "vertex extras": 3, "joint extras": 1, "model extras": 1}
 BLOCK_ORDER = tuple(DEFAULT_BLOCKS)
-NEW = 1 << 40                     # sort key offset for data without a stored file index
-TRIANGLE_RECORD = np.dtype([("uid", "<i8"), ("vertices", "<i8", (3,)), ("normals", "<f4", (3, 3)),
-                            ("s", "<f4", (3,)), ("t", "<f4", (3,)), ("smoothing", "u1"), ("flags", "<u2")])
-VERTEX_RECORD = np.dtype([("uid", "<i8"), ("xyz", "<f4", (3,)), ("bone", "i1"), ("ids", "i1", (3,)),
-                          ("weights", "u1", (3,)), ("flags", "u1"), ("refcount", "u1"), ("extra", "<u4", (2,))])
 
 
 def merge_records(tables: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:

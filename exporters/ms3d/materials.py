@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ...formats.ms3d.codec import PATH_SIZE, Ms3dMaterial
+from ...formats.ms3d.records import PATH_SIZE, Ms3dMaterial
 from ...common.contract import MATERIAL_PROP, SOURCE_MEMBER
 from ...common.ms3d_data import material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file

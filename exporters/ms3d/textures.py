@@ -10,18 +10,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import bpy
-
 from ...common.ms3d_data import material_values
 from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
-from ...formats.ms3d.codec import parse_ms3d, serialize_ms3d
 from ...formats.ms3d.text import decode_text
-from ...formats.atomic_file import atomic_write
 from ..export_error import ExportError
-from ..md2.skins import SkinFile, encode_skin, image_rgba, write_skin_files
-from .build import Ms3dExportOptions, build_ms3d
-from ..run_export import ExportReport
+from ..image_files import SkinFile, encode_skin, image_rgba
 from ...formats.shown import quoted
 
 ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
@@ -80,13 +74,3 @@ def plan_texture_files(model_path: Path, materials: list, exported: list) -> tup
             files.append(SkinFile(target, data, note))
     return files, warnings
 
-
-def export_ms3d(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
-                options: Ms3dExportOptions) -> ExportReport:
-    wm = context.window_manager
-    result = build_ms3d(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
-    files, warnings = ([], []) if options.textures != "COPY" else plan_texture_files(
-        path, result.materials, result.model.materials)
-    atomic_write(path, serialize_ms3d(result.model), verify=parse_ms3d)
-    return ExportReport(result.warnings + warnings, [w.replace("wrote skin", "wrote texture", 1)
-                                                      for w in write_skin_files(files)], info=result.info)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...formats.errors import FormatError
-from ...formats.ms3d.codec import NAME_SIZE, encode_text
+from ...formats.ms3d.records import NAME_SIZE
+from ...formats.ms3d.text import encode_text
 from ...common.contract import COMMENT_PROP
 from ...formats.shown import quoted
 

@@ -27,7 +27,7 @@ from ...formats.errors import FormatError
 from ...formats.images.skin_atlas import DEFAULT_GUTTER, AtlasLayout, atlas_uvs, pack_images, plan_atlas
 from ...formats.images.skin_limits import resample
 from ..export_error import ExportError
-from ..md2.skins import image_rgba
+from ..image_files import image_rgba
 from .animated_mesh import MeshPart
 from .planned import model_label
 from ...formats.shown import quoted

@@ -1,1 +1,1 @@
-"""Game archives (PACK .pak, zip .pk3) and the game folder's search order."""
+"""Game archives (PACK .pak, zip .pk3), the game folder's search order and the skin lookup on disk."""

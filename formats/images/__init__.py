@@ -1,1 +1,1 @@
-"""Skin images: PCX, the built-in palettes, PNG/TGA writers and the skin atlas."""
+"""Skin images: PCX, the built-in palettes, PNG/TGA writers, the skin atlas and image sizes from headers."""

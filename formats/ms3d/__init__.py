@@ -1,1 +1,1 @@
-"""MilkShape 3D MS3D: the codec, writer, text fields, joints, skeleton maths and key reduction."""
+"""MilkShape 3D MS3D: the records, reader (``codec``), writer, text fields, joints, skeleton maths and key reduction."""

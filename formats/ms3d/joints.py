@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .codec import Ms3dModel
+from .records import Ms3dModel
 from ..shown import quoted
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .codec import Ms3dModel
+from .records import Ms3dModel
 
 
 def euler_xyz_matrices(angles: np.ndarray) -> np.ndarray:

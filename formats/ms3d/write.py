@@ -1,15 +1,16 @@
-"""MS3D writer: :class:`~.codec.Ms3dModel` -> bytes, with the record definitions of :mod:`.codec`
-(the reader), so both sides share one layout. Every field is checked against its type's range.
-Import it as ``formats.ms3d.codec.serialize_ms3d``: :mod:`.codec` loads this module after its records."""
+"""MS3D writer: :class:`~.records.Ms3dModel` -> bytes, with the record definitions of :mod:`.records`
+that the reader (:mod:`.codec`) uses too. Every field is checked against its type's range."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import FormatError
-from .codec import (ANIMATION, COMMENT_HEADER, GROUP_HEADER, HEADER, I8, I32, JOINT_EXTRA, JOINT_HEADER, KEY, MAGIC,
-                    MATERIAL, MODEL_EXTRA, NAME_SIZE, OPTIONAL_BLOCKS, PATH_SIZE, TRIANGLE, U16, VERTEX, VERTEX_EXTRA,
-                    Ms3dComments, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel, Ms3dModelExtras,
-                    Ms3dVertexExtras, parse_ms3d)
+from .codec import parse_ms3d
+from .records import (ANIMATION, COMMENT_HEADER, GROUP_HEADER, HEADER, I8, I32, JOINT_EXTRA, JOINT_HEADER, KEY,
+                      MAGIC, MATERIAL, MODEL_EXTRA, NAME_SIZE, OPTIONAL_BLOCKS, PATH_SIZE, TRIANGLE, U16, VERTEX,
+                      VERTEX_EXTRA, Ms3dComments, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
+                      Ms3dModelExtras, Ms3dVertexExtras)
+
 
 def _checked(values, dtype: np.dtype, shape: tuple[int, ...], field: str) -> np.ndarray:
     """``values`` as ``dtype`` after checking its shape and, for integer fields, that it fits."""

@@ -15,27 +15,26 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ..formats.animations import group_animations
-from ..formats.anorms import anorms
-from ..formats.errors import FormatError
-from ..formats.md2.codec import Md2Model, frame_records, parse_md2
-from ..formats.triangles import drop_degenerate
-from .build_mesh import build_triangle_mesh, set_custom_normals
-from ..common.file_counts import record_counts
-from ..common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
+from ...formats.animations import group_animations
+from ...formats.anorms import anorms
+from ...formats.errors import FormatError
+from ...formats.md2.codec import Md2Model, frame_records, parse_md2
+from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
+from ...common.file_counts import record_counts
+from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
                                MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
                                ST_INDEX_ATTRIBUTE)
-from ..formats.report_lines import Message, stored_base
-from ..common.skin_images import has_holes, skin_material
-from ..common.made_names import mark_made
-from ..formats.images.palette import TRANSPARENT_INDEX, quake2_palette
-from .frame_animation import play_frames_on_timeline
-from .scene_timing import SceneTiming, plan_timing, timing_note
-from .results import ImportResult
-from .skin_lookup import unsafe_skin_name
-from .file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
-from .transaction import datablock_transaction
-from ..formats.shown import quoted
+from ...formats.report_lines import Message, stored_base
+from ...common.skin_images import has_holes, skin_material
+from ...common.made_names import mark_made
+from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette
+from ..frame_animation import play_frames_on_timeline
+from ..scene_timing import SceneTiming, plan_timing, timing_note
+from ..results import ImportResult
+from ...formats.archives.skin_lookup import unsafe_skin_name
+from ..file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
+from ..transaction import datablock_transaction
+from ...formats.shown import quoted
 
 MD2_FPS = 10
 
@@ -70,7 +69,7 @@ def md2_corner_uvs(model: Md2Model, tri_st: np.ndarray) -> np.ndarray:
 
 
 def import_md2(context: bpy.types.Context, path: Path | ModelSource, options: Md2ImportOptions) -> ImportResult:
-    """Read ``path`` (a file, or a :class:`.file_source.ModelSource` such as an archive member) and build
+    """Read ``path`` (a file, or a :class:`..file_source.ModelSource` such as an archive member) and build
     its object in the active collection; all or nothing. A Quake II player's ``tris.md2`` also brings
     in the weapon models beside it, parented to the player."""
     source = as_source(path)
@@ -116,10 +115,7 @@ def _add_model(context: bpy.types.Context, model: Md2Model, source: ModelSource,
 
 def _build_object(model: Md2Model, source: ModelSource, first_frame: np.ndarray, options: Md2ImportOptions,
                   result: ImportResult) -> bpy.types.Object:
-    keep = drop_degenerate(model.tri_xyz)
-    if not keep.all():
-        result.warnings.append(f"{source.label}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
-                               "has no face for them; they are kept for export")
+    keep = faced_triangles(source.label, model.tri_xyz, result.warnings)
     corners = model.tri_xyz[keep][:, ::-1]
     uvs = md2_corner_uvs(model, model.tri_st[keep][:, ::-1])
     mesh = build_triangle_mesh(source.stem, first_frame, corners, uvs)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Callable
 
-from .image_size import image_size
+from ..images.image_size import image_size
 
 DEFAULT_EXTENSIONS = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp")
 

@@ -21,24 +21,23 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ..formats.anorms import anorms
-from ..formats.errors import FormatError
-from ..formats.mdl.codec import MdlModel, parse_mdl, pose_dtype, pose_name_fields
-from ..formats.triangles import drop_degenerate
-from .build_mesh import build_triangle_mesh, set_custom_normals
-from ..formats.animations import slot_animations
-from ..formats.mdl.variants import MD16, RAPO, TEXCOORD
-from ..common.file_counts import record_counts
-from ..common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
+from ...formats.anorms import anorms
+from ...formats.errors import FormatError
+from ...formats.mdl.codec import MdlModel, parse_mdl, pose_dtype, pose_name_fields
+from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
+from ...formats.animations import slot_animations
+from ...formats.mdl.variants import MD16, RAPO, TEXCOORD
+from ...common.file_counts import record_counts
+from ...common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
                                MDL_FRAME_SLOTS, MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX,
                                MDL_TAIL, MDL_VARIANT, TEXCOORD_ATTRIBUTES)
-from ..common.mdl_skins import read_palette, skin_slot_material
-from ..common.made_names import mark_made
-from .frame_animation import play_frames_on_timeline
-from .scene_timing import plan_timing, timing_note
-from .file_source import ModelSource, as_source, remember_source
-from .results import ImportResult
-from .transaction import datablock_transaction
+from ...common.mdl_skins import read_palette, skin_slot_material
+from ...common.made_names import mark_made
+from ..frame_animation import play_frames_on_timeline
+from ..scene_timing import plan_timing, timing_note
+from ..file_source import ModelSource, as_source, remember_source
+from ..results import ImportResult
+from ..transaction import datablock_transaction
 
 MDL_FPS = 10
 
@@ -75,7 +74,7 @@ def corner_uvs(model: MdlModel, triangles: np.ndarray, facesfront: np.ndarray) -
 
 
 def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: MdlImportOptions) -> ImportResult:
-    """Read ``path`` (a file or an archive member, see :mod:`.file_source`) and build its object in the
+    """Read ``path`` (a file or an archive member, see :mod:`..file_source`) and build its object in the
     active collection; all or nothing."""
     source = as_source(path)
     model = read_mdl(source)
@@ -116,10 +115,7 @@ def import_mdl(context: bpy.types.Context, path: Path | ModelSource, options: Md
 
 def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, options: MdlImportOptions,
                   result: ImportResult) -> bpy.types.Object:
-    keep = drop_degenerate(model.triangles)
-    if not keep.all():
-        result.warnings.append(f"{source.label}: {int((~keep).sum())} triangle(s) use a vertex twice: Blender "
-                               "has no face for them; they are kept for export")
+    keep = faced_triangles(source.label, model.triangles, result.warnings)
     corners = model.triangles[keep][:, ::-1]
     rapo = model.variant == RAPO
     st_corners = model.st_triangles[keep][:, ::-1] if rapo else corners

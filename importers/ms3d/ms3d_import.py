@@ -44,25 +44,27 @@ import numpy as np
 import bpy
 from bpy_extras.io_utils import axis_conversion
 
-from ..formats.errors import FormatError
-from ..formats.ms3d.codec import NAME_ENCODINGS, Ms3dMaterial, Ms3dModel, parse_ms3d
-from ..formats.ms3d.joints import joint_parents, last_frame
-from ..formats.triangles import drop_degenerate
-from .build_mesh import build_triangle_mesh
-from .scene_timing import apply_timing, plan_timing, timing_note
-from ..common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
+from ...formats.errors import FormatError
+from ...formats.ms3d.codec import parse_ms3d
+from ...formats.ms3d.records import Ms3dMaterial, Ms3dModel
+from ...formats.ms3d.text import NAME_ENCODINGS
+from ...formats.ms3d.joints import joint_parents, last_frame
+from ...formats.triangles import drop_degenerate
+from ..build_mesh import build_triangle_mesh
+from ..scene_timing import apply_timing, plan_timing, timing_note
+from ...common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
                                KEPT_VERTICES, COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS,
                                SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
                                VERTEX_FLAGS, VERTEX_INDEX)
-from ..common.ms3d_data import material_values, principled
-from ..formats.report_lines import Message, stored_base
-from ..formats.ms3d.rig import pack_skin, rest_matrices, vertex_influences
+from ...common.ms3d_data import material_values, principled
+from ...formats.report_lines import Message, stored_base
+from ...formats.ms3d.rig import pack_skin, rest_matrices, vertex_influences
 from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
-from .results import ImportResult
-from .file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source
-from .transaction import datablock_transaction
-from ..formats.shown import quoted
+from ..results import ImportResult
+from ..file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source
+from ..transaction import datablock_transaction
+from ...formats.shown import quoted
 
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
@@ -372,7 +374,7 @@ def _store_model(root: bpy.types.Object, model: Ms3dModel, materials: list[bpy.t
 
 
 def import_ms3d(context: bpy.types.Context, path: Path | ModelSource, options: Ms3dImportOptions) -> ImportResult:
-    """Read ``path`` (a file or an archive member, see :mod:`.file_source`) and build its objects in the
+    """Read ``path`` (a file or an archive member, see :mod:`..file_source`) and build its objects in the
     active collection; all or nothing."""
     source = as_source(path)
     model = read_ms3d(source, options.name_encoding)

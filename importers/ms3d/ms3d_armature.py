@@ -34,14 +34,14 @@ import numpy as np
 import bpy
 from mathutils import Matrix
 
-from ..formats.errors import FormatError
-from ..formats.ms3d.codec import Ms3dModel
-from ..common.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
-from ..common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
-from ..formats.ms3d.joints import key_frames
-from ..formats.ms3d.rig import (combined_weights, euler_quaternions, hermite_tangents, hierarchy_order, nearest_euler,
+from ...formats.errors import FormatError
+from ...formats.ms3d.records import Ms3dModel
+from ...common.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
+from ...common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
+from ...formats.ms3d.joints import key_frames
+from ...formats.ms3d.rig import (combined_weights, euler_quaternions, hermite_tangents, hierarchy_order, nearest_euler,
                                 quaternion_rotations, rest_matrices, slerp)
-from .frame_animation import ensure_channelbag, new_action_fcurves
+from ..frame_animation import ensure_channelbag, new_action_fcurves
 
 LINEAR = 1
 BEZIER = 2

@@ -1,0 +1,1 @@
+"""MDL import: the model, its poses as shape keys and its paletted skins."""

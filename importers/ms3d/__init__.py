@@ -1,0 +1,1 @@
+"""MS3D import: groups as mesh objects, materials, the armature and its keys."""
