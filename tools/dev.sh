@@ -2,7 +2,7 @@
 # One entry point for developers and CI. Creates the venvs it needs under .venvs/ on first use.
 #   bash tools/dev.sh demo [MODEL.md2] [-o DIR]   sample model -> MD2 -> import -> .blend, round trip, contact sheet
 #                                                 (demo, bench, fuzz, cli, build: the newest bpy here, 5.2 LTS or 5.0)
-#   bash tools/dev.sh test [pytest args]          what CI runs: the lint, the tests that need Blender (marked `blender` by
+#   bash tools/dev.sh test [pytest args]          what CI runs: the lint, the manual's strict build, the tests that need Blender (marked `blender` by
 #                                                 tests/conftest.py) on bpy 4.2 LTS and 4.5 LTS, the whole suite on 5.2 LTS
 #                                                 (wheels; 5.2 needs Python 3.13), so the bpy-free tests run once; then
 #                                                 (without pytest args) the real-Blender stage below; stages 2 at a time
@@ -152,6 +152,18 @@ lint_job() {
   [ "$rc" -eq 0 ]
 }
 
+# docs_job: the manual as a site (mkdocs, strict: a broken link, anchor or picture fails the run)
+docs_job() {
+  local started=$SECONDS rc=0
+  echo "=== docs: mkdocs build --strict (tools/build_docs.sh)"
+  bash tools/build_docs.sh || rc=$?
+  case $rc in
+    0) echo "docs (mkdocs --strict): passed in $((SECONDS - started)) s" ;;
+    *) echo "docs (mkdocs --strict): FAILED (exit $rc; 'bash tools/build_docs.sh')" ;;
+  esac >"$LOGS/docs.result"
+  [ "$rc" -eq 0 ]
+}
+
 # real_prepare: decides whether the real-Blender stage runs; when it does, starts making (or reusing) both
 # Debian roots in the background (I/O and network: they overlap the wheel runs) and returns 0. Appends a line
 # to results[] and returns 1 where it skips (or, under CI=true, fails: there it must run).
@@ -289,6 +301,7 @@ case "$cmd" in
     fi
     echo "=== running the stages, $JOBS at a time (each job's output is printed when it ends)"
     [ -z "$ruff" ] || pool_start lint lint_job "$ruff"
+    pool_start docs docs_job
     # The newest wheel runs the whole suite, the older ones only the tests that need Blender (-m blender): a
     # bpy-free test (codecs, CLI info/check, tools) runs once. Newest first: the longest job starts first.
     # The quick lane's one wheel spreads its tests over the cores (pytest-xdist).
