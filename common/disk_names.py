@@ -50,6 +50,12 @@ def readable_text(text: str) -> str:
     return "".join(chr(ord(c) - 0xDC00) if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
 
 
+def readable_report(report):
+    """An operator's ``report`` that shows names of files on disk that are not UTF-8 as a person reads them
+    (:func:`readable_text`; Blender refuses a report holding surrogate-escaped bytes)."""
+    return lambda level, text: report(level, readable_text(text))
+
+
 def disk_spelling(stored: str) -> str:
     """The name on disk the game opens for a stored name: the file holds Latin-1 bytes, and the game
     passes them to the file system as they are (``sk\\xe9n.pcx``, not its UTF-8 spelling)."""

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import bpy
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
-from ..common.disk_names import blender_safe, readable_text, stored_path
+from ..common.disk_names import blender_safe, readable_report, readable_text, stored_path
 from ..formats.report_lines import report_folded
 from ..formats.errors import FormatError
 from .export_error import ExportError
@@ -114,7 +114,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     if not isinstance(report, ExportReport):
         report = ExportReport(report)
     # one line per kind; the full list in the Info editor; names that are not UTF-8 as a person reads them
-    report_folded(lambda level, text: operator.report(level, readable_text(text)), report.warnings)
+    report_folded(readable_report(operator.report), report.warnings)
     for line in dict.fromkeys(report.info + report.written):     # a player's models share one rate line
         operator.report({"INFO"}, readable_text(line))
     operator.report({"INFO"}, f"Exported {path}")

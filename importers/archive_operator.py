@@ -17,6 +17,7 @@ from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringPrope
 from bpy_extras.io_utils import axis_conversion_ensure
 
 from ..common.dialog_layout import region_current
+from ..common.disk_names import readable_report
 from ..formats.report_lines import Message, report_folded
 from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
@@ -186,13 +187,13 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         try:
             files = GameFiles(archive, game)
             jobs = []
-            report_folded(self.report, [w for name in ticked for w in archive.warnings_for(name)])
+            report_folded(readable_report(self.report), [w for name in ticked for w in archive.warnings_for(name)])
             for name in ticked:
                 _, operator_class, importer = FORMATS[PurePosixPath(name).suffix.lower()]
                 options = operator_class.import_options(self, exclude=tuple(ticked))
                 jobs.append((ArchiveSource(archive, name, game, files), importer, options))
             status = import_jobs(self, context, jobs)
-            report_folded(self.report, [Message(f"skipped in the skin search of the game folder: {problem}",
+            report_folded(readable_report(self.report), [Message(f"skipped in the skin search of the game folder: {problem}",
                                                 "skipped {n} broken archive{s} in the skin search of the game "
                                                 "folder", Path(problem.archive).name)
                                         for problem in (game.problems if game is not None else [])])

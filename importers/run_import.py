@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import bpy
 
-from ..common.disk_names import readable_text
+from ..common.disk_names import readable_report, readable_text
 from ..formats.report_lines import report_folded
 from ..formats.errors import FormatError
 from .results import ImportResult
@@ -71,7 +71,7 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
     finally:
         wm.progress_end()
     # one line per kind, the full list in the Info editor; names that are not UTF-8 as a person reads them
-    report_folded(lambda level, text: operator.report(level, readable_text(text)), warnings)
+    report_folded(readable_report(operator.report), warnings)
     if imported:
         for obj in context.view_layer.objects:
             obj.select_set(False)

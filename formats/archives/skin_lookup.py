@@ -23,6 +23,7 @@ from pathlib import Path, PurePath
 from typing import Callable
 
 from ..images.image_size import image_size
+from ..shown import quoted
 
 DEFAULT_EXTENSIONS = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp")
 
@@ -142,11 +143,11 @@ def unsafe_skin_name(skin_name: str) -> str | None:
     if not skin_name.strip():
         return "the skin name is empty"
     if skin_name.startswith(("/", "\\")) or _DRIVE.match(skin_name):
-        return f"skin '{skin_name}' is an absolute path; only game-relative paths are looked up"
+        return f"skin {quoted(skin_name)} is an absolute path; only game-relative paths are looked up"
     if ".." in _SEPARATORS.split(skin_name):
-        return f"skin '{skin_name}' contains '..'; it could name a file outside the game directory"
+        return f"skin {quoted(skin_name)} contains '..'; it could name a file outside the game directory"
     if "\0" in skin_name:
-        return f"skin '{skin_name.replace(chr(0), '<00>')}' contains a NUL byte"
+        return f"skin {quoted(skin_name)} contains a NUL byte"
     return None
 
 
@@ -185,7 +186,7 @@ def find_skin(model_path: Path, skin_name: str,
         return SkinLookup(None, refusal)
     parts = skin_name_parts(skin_name)
     if not parts:
-        return SkinLookup(None, f"skin '{skin_name}' names no file")
+        return SkinLookup(None, f"skin {quoted(skin_name)} names no file")
     dir_parts, base = parts[:-1], parts[-1]
     names = candidate_names(base, tuple(extensions))
     model_dir = Path(os.path.abspath(model_path)).parent
@@ -213,13 +214,13 @@ def find_skin(model_path: Path, skin_name: str,
     if found is None:
         tried = ", ".join(dict.fromkeys(PurePath(n).suffix or n for n in names))
         looked = ", ".join(str(p) for p in search.looked_in)
-        message = f"skin '{skin_name}' not found (tried {tried}) in {looked}"
+        message = f"skin {quoted(skin_name)} not found (tried {tried}) in {looked}"
         if dir_parts and not game_dirs:
-            message += (f"; no folder above the model holds '{'/'.join(dir_parts)}', "
+            message += (f"; no folder above the model holds {quoted('/'.join(dir_parts))}, "
                         f"so the game directory is unknown")
         return SkinLookup(None, "; ".join([message, *notes]))
     if disk_key(found.name) not in name_keys(base):
-        notes.insert(0, f"skin '{skin_name}' not found as stored; using {found.name}")
+        notes.insert(0, f"skin {quoted(skin_name)} not found as stored; using {found.name}")
     return SkinLookup(found, "; ".join(notes) or None)
 
 
