@@ -344,3 +344,21 @@ def test_encode_xyz_rounds_and_reports_clipping():
     xyz, clipped = encode_xyz(positions)
     assert xyz.tolist() == [[1, -1, 32767], [32767, 0, 0], [0, -32768, 32767]] and clipped == 2
     assert np.abs(decode_xyz(xyz[0]) - positions[0]).max() <= 1 / 128
+
+
+def test_lod_names_follow_r_register_md3():
+    from formats.md3.lods import lod_names
+    assert lod_names("models/players/major/lower.md3") == [
+        "models/players/major/lower.md3", "models/players/major/lower_1.md3", "models/players/major/lower_2.md3"]
+    assert lod_names("models/x.v2/gun.md3")[1] == "models/x_1.v2/gun.md3"     # cut at the first '.'
+
+
+@pytest.mark.parametrize("path", corpus_params("md3/openarena081/models/players/merman/*_1.md3"))
+def test_corpus_lods_share_frames_and_tags(path):
+    from formats.md3.lods import lod_names
+    base = path.with_name(path.name.replace("_1.md3", ".md3"))
+    names = [base.parent / n.rsplit("/", 1)[-1] for n in lod_names(base.as_posix())]
+    models = [read_md3(p.read_bytes()) for p in names]
+    assert names[1] == path and all(p.exists() for p in names)
+    assert len({m.num_frames for m in models}) == 1 and len({tuple(m.tag_names) for m in models}) == 1
+    assert sum(s.num_verts for s in models[2].surfaces) < sum(s.num_verts for s in models[0].surfaces)
