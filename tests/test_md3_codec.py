@@ -362,3 +362,36 @@ def test_corpus_lods_share_frames_and_tags(path):
     assert names[1] == path and all(p.exists() for p in names)
     assert len({m.num_frames for m in models}) == 1 and len({tuple(m.tag_names) for m in models}) == 1
     assert sum(s.num_verts for s in models[2].surfaces) < sum(s.num_verts for s in models[0].surfaces)
+
+
+@pytest.mark.parametrize("path", corpus_params("md3/openarena081/models/players/*/lower.md3"))
+def test_tag_transform_matches_cg_position_entity_on_tag(path):
+    from formats.md3.tags import find_tag, tag_matrices
+    data = path.read_bytes()
+    model, ref = read_md3(data), reference_read(data)
+    last = model.num_frames - 1
+    index = find_tag(model, "tag_torso", last)
+    raw = ref["tags"][last][index]
+    assert cstr(raw[0]) == "tag_torso"
+    axis = [np.array(raw[4 + 3 * i:7 + 3 * i], np.float64) for i in range(3)]
+    axis = [a / np.linalg.norm(a) for a in axis]                          # R_LerpTag
+    point = np.array([3.0, -2.0, 5.0])
+    expected = np.array(raw[1:4], np.float64) + sum(point[i] * axis[i] for i in range(3))   # the VectorMA loop
+    got = tag_matrices(model.tag_origin[last, index], model.tag_axis[last, index]) @ np.append(point, 1)
+    np.testing.assert_allclose(got[:3], expected, atol=1e-9)
+
+
+def test_duplicate_tag_names_find_the_first():
+    from formats.md3.tags import find_tag
+    model = read_md3(build(frames=2, tags=[b"tag_a", b"tag_b", b"tag_a"]))
+    assert find_tag(model, "tag_a", 1) == 0 and find_tag(model, "tag_b", 9) == 1 and find_tag(model, "x") is None
+    assert write_md3(model) == build(frames=2, tags=[b"tag_a", b"tag_b", b"tag_a"])
+
+
+def test_writer_refuses_a_model_without_frames():
+    model = read_md3(build(frames=1, tags=[b"tag_a"]))
+    model.frame_names, model.frame_bounds = [], model.frame_bounds[:0]
+    model.frame_origin, model.frame_radius = model.frame_origin[:0], model.frame_radius[:0]
+    model.tag_origin, model.tag_axis = model.tag_origin[:0], model.tag_axis[:0]
+    with pytest.raises(FormatError, match="no frames"):
+        write_md3(model)

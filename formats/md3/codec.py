@@ -195,6 +195,8 @@ def _kept_column(names: list[str], raw: np.ndarray | None, rows: int, size: int,
 
 def _check_shapes(model: Md3Model) -> None:
     f, t = model.num_frames, model.num_tags
+    if f < 1:
+        raise FormatError("no frames: the engine refuses a model without frames (R_LoadMD3)", field="num_frames")
     expected = {"frame_bounds": (f, 2, 3), "frame_origin": (f, 3), "frame_radius": (f,),
                 "tag_origin": (f, t, 3), "tag_axis": (f, t, 3, 3)}
     for name, shape in expected.items():

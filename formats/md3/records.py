@@ -129,6 +129,7 @@ class Md3Model:
     tag_names: list[str]               # (T,) as frame 0 names them
     tag_origin: np.ndarray             # (F, T, 3) float32
     tag_axis: np.ndarray               # (F, T, 3, 3) float32, axis[f, t, i] is the tag's i-th axis vector
+                                       # (its transform: :func:`.tags.tag_matrices`)
     surfaces: list[Md3Surface]
     flags: int = 0
     num_skins: int = 0                 # the header's numSkins (unused by the engines, kept)
