@@ -105,7 +105,9 @@ def test_cfg_options_and_optional_team_arena_animations():
                                        "footsteps squeak\n"))
     # headoffset takes three tokens whatever they are: "fixedlegs" is its z (atof: 0)
     assert (cfg.sex, cfg.headoffset, cfg.fixedlegs, cfg.fixedtorso) == ("Neuter", (-1.5, 2.0, 0.0), False, True)
-    assert cfg.footsteps == "squeak" and len(cfg.warnings) == 2
+    assert cfg.footsteps == "squeak" and len(cfg.warnings) == 2 and cfg.gender == "neuter"
+    assert parse_animation_cfg(_cfg(25, "sex Female\n")).gender == "female"
+    assert parse_animation_cfg(_cfg(25, "")).gender == "male"
     assert len(cfg.animations) == REQUIRED_ANIMATIONS
     game = cfg.game_animations()
     assert len(game) == 31 and game[30].name == "TORSO_NEGATIVE" and game[30].first == cfg.animations[6].first

@@ -73,6 +73,12 @@ class AnimationCfg:
     warnings: list[str] = field(default_factory=list, compare=False)
 
     @property
+    def gender(self) -> str:
+        """``male``, ``female`` or ``neuter`` as the game reads ``sex`` (its first letter; male otherwise)."""
+        first = (self.sex or "m")[:1].lower()
+        return {"f": "female", "n": "neuter"}.get(first, "male")
+
+    @property
     def legs_skip(self) -> int:
         """Frames lower.md3 lacks before its legs frames: first(LEGS_WALKCR) - first(TORSO_GESTURE)."""
         return self.animations[LEGS_WALKCR].first - self.animations[TORSO_GESTURE].first
