@@ -276,4 +276,6 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
         draw_ms3d_export(self, self.layout, context)
 
 
-CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl, EXPORT_SCENE_OT_ms3d,)
+from .md3.operator import OPERATOR as EXPORT_SCENE_OT_md3  # noqa: E402  (it subclasses FrameExportBase)
+
+CLASSES = (EXPORT_SCENE_OT_md2, EXPORT_SCENE_OT_mdl, EXPORT_SCENE_OT_md3, EXPORT_SCENE_OT_ms3d,)
