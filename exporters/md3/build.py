@@ -18,14 +18,15 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...common.contract import MD3_DEGENERATE
-from ...formats.md3.limits import limit_problems, renderer_problems
-from ...formats.md3.records import (FRAME_NAME_SIZE, MD3_MAX_FRAMES, MD3_MAX_SURFACES, MD3_MAX_TAGS,
-                                    MD3_MAX_TRIANGLES, MD3_MAX_VERTS, NAME_SIZE, Md3Model)
+from ...common.contract import MD3_DEGENERATE, MD3_SURFACE
+from ...formats.md3.limits import renderer_problems
+from ...formats.md3.records import (FRAME_NAME_SIZE, MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS,
+                                    MD3_MAX_TRIANGLES, MD3_MAX_VERTS, NAME_SIZE, SURFACE, Md3Model)
 from ...formats.md3.vertices import decode_xyz, encode_normals, encode_xyz
 from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
+from ..own_limits import kept_warning, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
@@ -37,6 +38,7 @@ from .kept import frame_matches, kept_model
 from .objects import Md3Objects, collect, tag_name
 from .surfaces import split_surfaces
 from .tag_sampling import frame_sources, sample_matrices
+from .tags_only import tag_frames
 
 
 @dataclass
@@ -61,23 +63,27 @@ class BuildResult:
 def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md3ExportOptions,
               progress: Callable[[float], None] | None = None) -> BuildResult:
     found = collect(objects)
-    if not found.meshes:
+    if not found.meshes and not found.tags:
         raise ExportError("nothing to export: select at least one mesh object (tags are empties named tag_*)")
     _check_objects(found)
     if any(carries_animation(t) for t in found.tags) and not options.keep_still_frames:
         options = replace(options, keep_still_frames=True)      # moving tags are frames even on a still mesh
-    sampled = sample_model(context, found.meshes, options, "MD3", (), MD3_DEGENERATE,
-                           check=partial(_check_planned, found=found, fit_names=options.fit_names))
-    shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
+    if found.meshes:
+        sampled = sample_model(context, found.meshes, options, "MD3", (), MD3_DEGENERATE,
+                               check=partial(_check_planned, found=found, fit_names=options.fit_names))
+        shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
+        times, actions, still = frame_sources(sampled, found.meshes, options)
+    else:
+        sampled, shading = tag_frames(context, found.root, options), None
+        times, actions, still = sampled.frames, None, False
     if progress:
         progress(0.4)
-    times, actions, still = frame_sources(sampled, found.meshes, options)
     frames = len(sampled.positions)
     movers = ([found.root] if found.root is not None else []) + found.tags
     matrices = sample_matrices(context, movers, found.meshes, times, actions, still)
     to_model = _model_space(matrices[:, 0] if found.root is not None else None, frames)
-    surfaces = split_surfaces(sampled, shading, options.skin_folder)
-    _check_surfaces(sampled.label, surfaces, len(found.tags), frames)
+    surfaces = split_surfaces(sampled, shading, options.skin_folder) if found.meshes else []
+    own_note = _check_surfaces(sampled.label, surfaces, frames)
     kept = kept_model(found.root, found.meshes)
     match = frame_matches(context.scene, found.root, sampled)
     names = [kept.table[m].name if m >= 0 else n for m, n in zip(match, sampled.exported.names)]
@@ -129,10 +135,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         name=kept.name if kept.name_raw is not None else options.model_name, frame_names=names, frame_bounds=bounds, frame_origin=origin,
         frame_radius=radius, frame_raw=frame_raw, tag_names=list(tag_names), tag_origin=tag_origin, tag_axis=tag_axis,
         tag_fields=tag_fields, surfaces=surfaces, xyz=xyz_all, normal=normal_all)
-    problems = limit_problems(model)
-    refuse(f"{sampled.label}: cannot export as MD3: ", problems)
     result.model = model
-    result.warnings += fitted + [f"{sampled.label}: {p}" for p in renderer_problems(model)]
+    result.warnings += fitted + ([own_note] if own_note else []) + [f"{sampled.label}: {p}" for p in renderer_problems(model)]
     if result.clipped:
         result.warnings.append(f"{result.clipped} vertex position(s) outside the MD3 range -512 .. 511.984 units "
                                "were clipped to it (scale the model down)")
@@ -179,19 +183,27 @@ def _model_normals(normals: np.ndarray, to_model: np.ndarray) -> np.ndarray:
     return out / np.maximum(np.linalg.norm(out, axis=-1, keepdims=True), 1e-300)
 
 
+def _own_counts(mesh: bpy.types.Object) -> tuple[int, int]:
+    """(vertices, triangles) the imported surface had in its file (0, 0 for a mesh made in Blender)."""
+    header = mesh.data.get(MD3_SURFACE)
+    if header is None or len(bytes(header)) != SURFACE.itemsize:
+        return 0, 0
+    head = np.frombuffer(bytes(header), SURFACE)[0]
+    return int(head["num_verts"]), int(head["num_triangles"])
+
+
 def _check_objects(found: Md3Objects) -> None:
-    """What is known before anything is evaluated: tags per model, surfaces, vertices per mesh."""
-    surfaces = sum(max(1, len({s.material.name if s.material else "" for s in o.material_slots}))
-                   for o in found.meshes)
-    rows = (("tags", len(found.tags), MD3_MAX_TAGS),)
-    problems = over_limits(rows)
-    if surfaces > MD3_MAX_SURFACES and len(found.meshes) > MD3_MAX_SURFACES:
+    """What is known before anything is evaluated: tags per model, surfaces, vertices per mesh (an
+    imported surface may keep the count its own file had, :mod:`..own_limits`)."""
+    problems = over_limits((("tags", len(found.tags), MD3_MAX_TAGS),))
+    if len(found.meshes) > MD3_MAX_SURFACES:
         problems += over_limits((("surfaces", len(found.meshes), MD3_MAX_SURFACES),))
-    big = [o for o in found.meshes if not o.modifiers and len(o.data.vertices) > MD3_MAX_VERTS]
+    big = [o for o in found.meshes if not o.modifiers
+           and len(o.data.vertices) > max(MD3_MAX_VERTS, _own_counts(o)[0])]
     if big:
         problems.append(f"mesh {quoted(big[0].name)} has {len(big[0].data.vertices)} vertices, over the limit of "
                         f"{MD3_MAX_VERTS} per surface (MD3_MAX_VERTS): split it into several objects")
-    label = found.meshes[0].name if len(found.meshes) == 1 else f"{len(found.meshes)} objects"
+    label = found.meshes[0].name if len(found.meshes) == 1 else f"{len(found.meshes) + len(found.tags)} objects"
     refuse(f"{quoted(label)}: cannot export as MD3: ", problems)
 
 
@@ -206,12 +218,18 @@ def _check_planned(planned: PlannedExport, found: Md3Objects, fit_names: bool) -
     refuse(f"{planned.label}: cannot export as MD3: ", problems)
 
 
-def _check_surfaces(label: str, surfaces: list, tags: int, frames: int) -> None:
-    """Counts after the split at UV seams, before any position is encoded."""
-    rows = [("surfaces", len(surfaces), MD3_MAX_SURFACES), ("frames", frames, MD3_MAX_FRAMES)]
-    problems = over_limits(tuple(rows))
+def _check_surfaces(label: str, surfaces: list, frames: int) -> str | None:
+    """Counts after the split at UV seams, before any position is encoded; an imported surface may keep
+    the vertices and triangles its file had (the warning for those is returned)."""
+    problems = over_limits((("surfaces", len(surfaces), MD3_MAX_SURFACES), ("frames", frames, MD3_MAX_FRAMES)))
+    allowed_all = []
     for s in surfaces:
-        problems += [f"surface {quoted(s.name)}: {p}" for p in over_limits((("vertices", len(s.source), MD3_MAX_VERTS),
-                                                                            ("triangles", len(s.triangles), MD3_MAX_TRIANGLES)))]
+        verts, tris = _own_counts(s.obj) if s.whole else (0, 0)
+        rows, allowed = within_own_file((("vertices", len(s.source), MD3_MAX_VERTS),
+                                         ("triangles", len(s.triangles), MD3_MAX_TRIANGLES),
+                                         ("shaders", len(s.shaders), MD3_MAX_SHADERS)),
+                                        {"vertices": verts, "triangles": tris})
+        problems += [f"surface {quoted(s.name)}: {p}" for p in over_limits(tuple(rows))]
+        allowed_all += allowed
     refuse(f"{label}: cannot export as MD3: ", problems)
-
+    return kept_warning(label, allowed_all, {}, "Quake III")

@@ -51,7 +51,7 @@ def shader_name(material: bpy.types.Material | None, folder: str) -> str:
     if material is None:
         return ""
     recorded = material.get(MD3_SHADER)
-    if recorded:
+    if recorded is not None:             # an empty shader name is a name too (files have them)
         return str(recorded)
     image = material_image(material)
     if image is not None:
