@@ -1,8 +1,9 @@
 """Which Blender objects make the MD3: its surfaces (mesh objects), its tags (empties) and the model root.
 
-* A model root is the empty an MD3 import made for its file (``MD3_ROOT``, :mod:`...common.contract`);
-  exporting it exports every mesh and empty under it. Otherwise the model root is the top parent the
-  exported objects share, when it is an empty (a rig's armature is not a root: its bones move tags).
+* A model root is the empty an MD3 import made for its file (``MD3_ROOT``, :mod:`...common.contract`),
+  else the top parent the exported objects share when it is an empty that is not a tag (a rig's
+  armature is not a root: its bones move tags). Exporting an empty that is not a tag (a root) exports
+  every mesh and empty under it.
 * Surfaces: the mesh objects, the imported ones in their file order (``MD3_SURFACE_INDEX``), then the
   others by name (the selection has no order of its own).
 * Tags: the empties an import made for tags (``MD3_TAG_INDEX``), in file order, then every other empty
@@ -58,7 +59,7 @@ def collect(objects: list[bpy.types.Object]) -> Md3Objects:
     """The surfaces, tags and root among ``objects`` (a model root brings its children)."""
     chosen: list[bpy.types.Object] = []
     for obj in objects:
-        for each in [obj] + (_descendants(obj) if is_root(obj) else []):
+        for each in [obj] + (_descendants(obj) if obj.type == "EMPTY" and not _is_tag(obj) else []):
             if each not in chosen:
                 chosen.append(each)
     roots = [o for o in chosen if is_root(o)]

@@ -1,0 +1,148 @@
+"""Scenes made in Blender for the MD3 export tests, and what Blender evaluates for them (read with plain
+bpy calls, independently of the exporter)."""
+from __future__ import annotations
+
+import numpy as np
+
+SIDES, RINGS = 8, 5          # a column of 8 sides and 5 rings, 4 units high
+
+
+def _assign(id_block, action) -> None:
+    """Play ``action`` on ``id_block`` (4.2 to 5.x)."""
+    anim = id_block.animation_data or id_block.animation_data_create()
+    anim.action = action
+    if hasattr(anim, "action_slot") and anim.action_slot is None:
+        anim.action_slot = action.slots[0]
+
+
+def column_model(bpy, name: str = "column", shape_key: bool = True, actions=("bend",), timeline_action: str = "bend"):
+    """A column (8 sides, 5 rings, caps as n-gons) with a UV seam down one side and two materials (sides
+    ``metal``, caps ``glass``); a shape key ``bulge`` keyed 0 -> 1 over frames 1-5 (``shape_key``); bent
+    by a two-bone rig (``lower``, ``upper``) whose ``actions`` have fake users (``timeline_action`` plays
+    on the timeline); an empty ``tag_tip`` parented to bone ``upper``, turned a little. Returns
+    (mesh object, rig, tag, {name: action})."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 5
+    angle = np.arange(SIDES) * 2 * np.pi / SIDES
+    verts = [(float(np.cos(a)), float(np.sin(a)), float(z)) for z in range(RINGS) for a in angle]
+    faces, uvs = [], []
+    for r in range(RINGS - 1):
+        for k in range(SIDES):
+            a, b = r * SIDES + k, r * SIDES + (k + 1) % SIDES
+            faces.append((a, b, b + SIDES, a + SIDES))
+            u0, u1 = k / SIDES, (k + 1) / SIDES                  # the last column ends at u = 1: the seam
+            uvs += [(u0, r / 8), (u1, r / 8), (u1, (r + 1) / 8), (u0, (r + 1) / 8)]
+    bottom = tuple(reversed(range(SIDES)))
+    top = tuple((RINGS - 1) * SIDES + k for k in range(SIDES))
+    for cap, base in ((bottom, (0.25, 0.75)), (top, (0.75, 0.75))):
+        faces.append(cap)
+        uvs += [(base[0] + 0.2 * verts[i][0], base[1] + 0.2 * verts[i][1]) for i in cap]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    layer = mesh.uv_layers.new(name="UVMap")
+    layer.uv.foreach_set("vector", np.array(uvs, np.float32).ravel())
+    for material_name in ("metal", "glass"):
+        mesh.materials.append(bpy.data.materials.new(material_name))
+    indices = np.zeros(len(faces), np.int32)
+    indices[-2:] = 1
+    mesh.polygons.foreach_set("material_index", indices)
+    obj = bpy.data.objects.new(name, mesh)
+    scene.collection.objects.link(obj)
+
+    if shape_key:
+        obj.shape_key_add(name="Basis")
+        bulge = obj.shape_key_add(name="bulge")
+        co = np.array(verts, np.float32)
+        ring = (co[:, 2] == 2)
+        co[ring, :2] *= 1.4
+        bulge.data.foreach_set("co", co.ravel())
+        for frame, value in ((1, 0.0), (5, 1.0)):
+            bulge.value = value
+            bulge.keyframe_insert("value", frame=frame)
+
+    arm = bpy.data.armatures.new(f"{name}_rig")
+    rig = bpy.data.objects.new(f"{name}_rig", arm)
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    lower = arm.edit_bones.new("lower")
+    lower.head, lower.tail = (0, 0, 0), (0, 0, 2)
+    upper = arm.edit_bones.new("upper")
+    upper.head, upper.tail, upper.parent = (0, 0, 2), (0, 0, 4), lower
+    bpy.ops.object.mode_set(mode="OBJECT")
+    low, up = obj.vertex_groups.new(name="lower"), obj.vertex_groups.new(name="upper")
+    for i, v in enumerate(verts):
+        w = min(max((v[2] - 1) / 2, 0.0), 1.0)
+        low.add([i], 1.0 - w, "REPLACE")
+        up.add([i], w, "REPLACE")
+    obj.modifiers.new("rig", "ARMATURE").object = rig
+
+    made = {}
+    for n, action_name in enumerate(actions):
+        if rig.animation_data is not None:
+            rig.animation_data.action = None
+        last = 5 + 4 * n
+        for f in range(1, last + 1):
+            t = (f - 1) / (last - 1)
+            for bone, rotation in (("lower", (0.2 * t, 0, 0)), ("upper", (0.7 * t * (1 - 2 * n), 0.3 * t, 0))):
+                pose = rig.pose.bones[bone]
+                pose.rotation_mode = "XYZ"
+                pose.rotation_euler = rotation
+                pose.keyframe_insert("rotation_euler", frame=f)
+        action = rig.animation_data.action
+        action.name = action_name
+        action.use_fake_user = True
+        made[action_name] = action
+    rig.animation_data.action = None
+    for bone in rig.pose.bones:
+        bone.rotation_euler = (0, 0, 0)
+    if timeline_action:
+        _assign(rig, made[timeline_action])
+
+    tag = bpy.data.objects.new("tag_tip", None)
+    scene.collection.objects.link(tag)
+    tag.parent, tag.parent_type, tag.parent_bone = rig, "BONE", "upper"
+    scene.frame_set(1)
+    bpy.context.view_layer.update()
+    from mathutils import Euler, Matrix
+    tag.matrix_world = Matrix.Translation((0.0, 0.0, 4.0)) @ Euler((0.0, 0.0, 0.5)).to_matrix().to_4x4()
+    bpy.context.view_layer.update()
+    return obj, rig, tag, made
+
+
+def play(bpy, rig, action) -> None:
+    _assign(rig, action)
+
+
+def evaluated(bpy, obj) -> dict:
+    """What Blender shows now: world positions, vertex normals, loop triangles (vertices, UVs, material)."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    obj_eval = obj.evaluated_get(depsgraph)
+    mesh = obj_eval.to_mesh()
+    try:
+        count = len(mesh.vertices)
+        co = np.empty(count * 3, np.float32)
+        mesh.vertices.foreach_get("co", co)
+        normals = np.empty(count * 3, np.float32)
+        mesh.vertex_normals.foreach_get("vector", normals)
+        mesh.calc_loop_triangles()
+        tris = np.empty(len(mesh.loop_triangles) * 3, np.int32)
+        loops = np.empty(len(mesh.loop_triangles) * 3, np.int32)
+        mesh.loop_triangles.foreach_get("vertices", tris)
+        mesh.loop_triangles.foreach_get("loops", loops)
+        material = np.empty(len(mesh.loop_triangles), np.int32)
+        mesh.loop_triangles.foreach_get("material_index", material)
+        uv = np.empty(len(mesh.loops) * 2, np.float32)
+        mesh.uv_layers.active.uv.foreach_get("vector", uv)
+        matrix = np.array(obj_eval.matrix_world, np.float64)
+    finally:
+        obj_eval.to_mesh_clear()
+    world = co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+    n = normals.reshape(-1, 3).astype(np.float64) @ np.linalg.inv(matrix[:3, :3])
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    return {"positions": world, "normals": n, "triangles": tris.reshape(-1, 3),
+            "uvs": uv.reshape(-1, 2)[loops].reshape(-1, 3, 2), "material": material}
+
+
+def world_matrix(bpy, obj) -> np.ndarray:
+    return np.array(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).matrix_world, np.float64)
