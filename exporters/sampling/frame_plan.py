@@ -5,7 +5,9 @@ own-span cuts, the namer and the report. Format-neutral: MD2 and MDL use it toda
 
 * *Timeline*: ``frame_start`` to ``frame_end`` every scene frame, or every 0.1 s at *Frame Rate: Game*
   (:mod:`.frame_rate`), plus the end pose where the game rate passes the last frame by and a mesh is
-  in another pose there (:func:`_end_pose`, the only decision that evaluates the scene).
+  in another pose there (:func:`_end_pose`, the only decision that evaluates the scene). An MD2 or
+  MDL imported at the scene's rate (``importers/scene_timing``: file frame k at ``start + k * fps / 10``)
+  is found back there: the game-rate steps are the times the import gave its frames.
 * *Shape Keys*: one frame per shape key after Basis of the first mesh (one frame without keys).
 * *Actions* (or a timeline export of a model imported with one action per animation): the listed
   actions in order, each over its own frame range (:func:`.action_sampling.action_frames`).
