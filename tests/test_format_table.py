@@ -161,3 +161,20 @@ def test_the_toy_row_is_gone_after_it_is_removed(extension):
     assert not hasattr(bpy.types, "IO_FH_classic_models_toy")
     assert [e for e, _ in _drawn(bpy.types.TOPBAR_MT_file_import)] == [
         *(f"import_scene.{r.key}" for r in table.FORMATS), "import_scene.game_archive"]
+
+
+def test_an_import_only_row_of_two_extensions():
+    """The shape MD5 will have (``.md5mesh`` and ``.md5anim``, imported only): both names find the row, the
+    import side lists it, the export side does not."""
+    import toy_format
+    pair = toy_format.format_rows(table)[0]
+    pair = type(pair)(**{**vars(pair), "key": "toypair", "extensions": (".toymesh", ".toyanim"), "exporter": None})
+    table.add_row(pair)
+    try:
+        assert table.row_for_name("models/a.TOYANIM") is pair and table.row_for_name("a.toymesh") is pair
+        assert pair in table.importable() and pair not in table.exportable()
+        assert table.model_extensions()[-2:] == (".toymesh", ".toyanim")
+        assert pair.menu_text == "Toy Model (.toymesh, .toyanim)"
+    finally:
+        table.remove_row("toypair")
+    assert "toypair" not in table.keys()
