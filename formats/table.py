@@ -94,6 +94,10 @@ FORMATS: list[FormatRow] = [
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
               ".cli.inspect:inspect_ms3d"),
+    FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
+              "ioquake3 qfiles.h: 1024 frames, 16 tags, 32 surfaces; 4096 vertices, 8192 triangles, 256 shaders "
+              "per surface", ".formats.md3.codec:read_md3", None, ".exporters.md3.operator",
+              ".cli.md3_inspect:inspect_md3", named_frames=True),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

@@ -32,7 +32,7 @@ from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..sampling.planned import PlannedExport
 from ..sampling.shading import shade_model, shaded_normals
-from ..sampling.still_frames import carries_animation
+from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
 from .kept import frame_matches, kept_model
 from .objects import Md3Objects, collect, tag_name
@@ -72,7 +72,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         sampled = sample_model(context, found.meshes, options, "MD3", (), MD3_DEGENERATE,
                                check=partial(_check_planned, found=found, fit_names=options.fit_names))
         shading = shade_model(sampled, options.apply_transform, options.scale, options.split_normals)
-        times, actions, still = frame_sources(sampled, found.meshes, options)
+        times, actions, still = frame_sources(sampled)
     else:
         sampled, shading = tag_frames(context, found.root, options), None
         times, actions, still = sampled.frames, None, False

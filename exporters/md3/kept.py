@@ -177,14 +177,15 @@ def frame_matches(scene: bpy.types.Scene, root: bpy.types.Object | None, sampled
     """The file frame each exported frame is: the pipeline's when the meshes hold the frame table, else
     by the root's table (the shape key the first surface equals, or the place on the timeline)."""
     match = np.asarray(sampled.exported.match, np.int64)
-    if (match >= 0).any() or root is None:
+    if (match >= 0).any() or root is None or not sampled.parts:
         return match
     table = frame_table(root)
-    part = sampled.parts[0]
     if not table:
         return match
+    part = sampled.parts[0]
     offset = root.classic_model.frame_offset if root.classic_model.source_format else scene.frame_start
-    on_timeline = part.origins is None and len(sampled.frames) == len(part.key_indices)
-    places = [int(whole(f)) - offset if on_timeline and float(whole(f)) == f else None
-              for f in (sampled.frames if on_timeline else [None] * len(part.key_indices))]
+    on_timeline = sampled.plan.source == "TIMELINE"
+    places = [int(whole(f.time)) - offset if on_timeline and float(whole(f.time)) == f.time else None
+              for f in sampled.frames[:len(part.key_indices)]]
+    places += [None] * (len(part.key_indices) - len(places))
     return match_frames(part.obj, table, places, part.key_indices)

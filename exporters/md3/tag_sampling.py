@@ -29,18 +29,17 @@ def _ids(meshes: list[bpy.types.Object], objects: list[bpy.types.Object]) -> lis
     return ids
 
 
-def frame_sources(sampled, meshes: list[bpy.types.Object], options) -> tuple[list, list | None, bool]:
-    """For each exported frame of ``sampled`` (a :class:`..sampling.pipeline.SampledModel`): its scene
-    time, the ``(action, target)`` it was sampled from (None on the timeline) and whether frames are
-    shape keys (every frame read at the scene's current time)."""
-    count = len(sampled.positions)
-    origins = sampled.parts[0].origins
-    if origins is None:
-        shape_keys = options.frame_source == "SHAPE_KEYS"
-        return (list(sampled.frames)[:count] if not shape_keys else [0] * count), None, shape_keys
-    from ..sampling.animated_mesh import _listed_actions
-    pairs = {action.name: (action, target) for action, target in _listed_actions(meshes, options)}
-    return [o.frame for o in origins], [pairs[o.action] for o in origins], False
+def frame_sources(sampled) -> tuple[list, list | None, bool]:
+    """For each exported frame of ``sampled`` (a :class:`..sampling.pipeline.SampledModel`, its frames
+    as the frame plan made them): its scene time, the ``(action, target)`` it was sampled from (None on
+    the timeline) and whether frames are shape keys (every frame read at the scene's current time)."""
+    plan, frames = sampled.plan, sampled.frames
+    if plan.source == "SHAPE_KEYS":
+        return [f.time for f in frames], None, True
+    if plan.source == "ACTIONS":
+        pairs = {planned.action.name: (planned.action, planned.target) for planned in plan.actions}
+        return [f.time for f in frames], [pairs[f.action] for f in frames], False
+    return [f.time for f in frames], None, False
 
 
 def sample_matrices(context: bpy.types.Context, objects: list[bpy.types.Object], meshes: list[bpy.types.Object],

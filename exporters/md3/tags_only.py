@@ -10,7 +10,7 @@ import bpy
 
 from ...common.frame_table import frame_table
 from ..export_error import ExportError
-from ..sampling.frame_rate import rate_report, timeline_frames, whole
+from ..sampling.frame_rate import rate_report, scene_fps, timeline_frames, whole
 from ..sampling.animated_mesh import ExportedFrames
 from ...formats.shown import quoted
 
@@ -39,4 +39,4 @@ def tag_frames(context: bpy.types.Context, root: bpy.types.Object | None, option
     names = [table[m].name if m >= 0 else f"frame{i + 1:02d}" for i, m in enumerate(match)]
     label = f"model {quoted(root.name)}" if root is not None else "the tags"
     return TagFrames(label, list(times), ExportedFrames(names, match, table), np.zeros((len(times), 0, 3)),
-                     [rate_report(scene, options.frame_rate, len(times))])
+                     [rate_report(scene_fps(scene), options.frame_rate, len(times))])
