@@ -1,0 +1,73 @@
+"""Proof in real programs that MD3 exports load as Blender shows them: DarkPlaces decompiles the first
+frame (vertex for vertex within half a 1/64 step), OpenArena (ioquake3) loads an exported weapon in
+place of its machine gun without a warning, and Assimp reads every export (its faces and meshes are the
+file's triangles and surfaces)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine_tools import assert_same_surface, assimp_info, darkplaces_first_frame, require, select_only, world_surface
+from formats.md3.codec import read_md3
+from md3_scenes import column_model
+from openarena_tools import complaints, openarena_models
+
+TOLERANCE = 1.0 / 128 + 1e-4
+
+
+def export(bpy, objects, path, **options):
+    select_only(bpy, objects)
+    options.setdefault("frame_rate", "SCENE")
+    assert bpy.ops.export_scene.md3(filepath=str(path), **options) == {"FINISHED"}
+    return path
+
+
+def assimp_reads(path) -> None:
+    model = read_md3(path.read_bytes())
+    info = assimp_info(path)
+    assert info.faces == sum(len(s.triangles) for s in model.surfaces)
+    assert info.meshes == len(model.surfaces)
+
+
+@pytest.mark.parametrize("frame", [1, 4])
+def test_darkplaces_loads_the_frame_blender_shows(bpy_scene, tmp_path, frame):
+    require("darkplaces-server")
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy)
+    scene = bpy.context.scene
+    scene.frame_start = scene.frame_end = frame          # DarkPlaces decompiles a model's first frame
+    path = export(bpy, [obj, tag], tmp_path / f"column{frame}.md3")
+    loaded = darkplaces_first_frame(path, tmp_path)
+    positions, triangles, polygons = world_surface(bpy, [obj], frame)
+    assert_same_surface(loaded, positions, triangles, polygons, TOLERANCE, f"DarkPlaces MD3 frame {frame}")
+    if frame != 1:
+        assert np.abs(positions - world_surface(bpy, [obj], 1)[0]).max() > 0.3     # really another pose
+    assimp_reads(path)
+
+
+def test_assimp_reads_actions_and_tags_only_exports(bpy_scene, tmp_path):
+    require("assimp")
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy, shape_key=False, actions=("bend", "wave"), timeline_action="")
+    assimp_reads(export(bpy, [obj, tag], tmp_path / "actions.md3", frame_source="ACTIONS"))
+    mirrored = export(bpy, [obj], tmp_path / "scaled.md3", scale=2.5, split_normals=True)
+    assimp_reads(mirrored)
+
+
+def test_openarena_loads_an_exported_weapon_without_a_warning(bpy_scene, tmp_path):
+    require("openarena")
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy, shape_key=False, timeline_action="")
+    for material, shader in zip(obj.data.materials, ("models/weapons2/machinegun/skin",
+                                                     "models/weapons2/machinegun/sight")):
+        material.name = shader                           # the stock machine gun's shaders
+    tag.name = "tag_flash"
+    obj.scale = (4.0, 4.0, 4.0)
+    bpy.context.scene.frame_end = 1
+    path = export(bpy, [obj, tag], tmp_path / "machinegun.md3")
+    assert read_md3(path.read_bytes()).tag_names == ["tag_flash"]
+    name = "models/weapons2/machinegun/machinegun.md3"
+    models, log = openarena_models({name: path}, tmp_path)
+    assert models.get(name) == (path.stat().st_size, 1), f"the game did not load the export:\n{log[-3000:]}"
+    assert not complaints(log, name), complaints(log, name)
+    assimp_reads(path)
