@@ -85,8 +85,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     surfaces = split_surfaces(sampled, shading, options.skin_folder) if found.meshes else []
     own_note = _check_surfaces(sampled.label, surfaces, frames)
     kept = kept_model(found.root, found.meshes)
-    match = frame_matches(context.scene, found.root, sampled)
-    names = [kept.table[m].name if m >= 0 else n for m, n in zip(match, sampled.exported.names)]
+    match, names = frame_matches(context.scene, found.root, sampled)
 
     positions = _transformed(sampled.positions, to_model, options.scale)
     result = BuildResult(model=None, info=list(sampled.info))  # type: ignore[arg-type]

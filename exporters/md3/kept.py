@@ -173,19 +173,22 @@ def kept_model(root: bpy.types.Object | None, meshes: list[bpy.types.Object]) ->
     return kept
 
 
-def frame_matches(scene: bpy.types.Scene, root: bpy.types.Object | None, sampled) -> np.ndarray:
-    """The file frame each exported frame is: the pipeline's when the meshes hold the frame table, else
-    by the root's table (the shape key the first surface equals, or the place on the timeline)."""
+def frame_matches(scene: bpy.types.Scene, root: bpy.types.Object | None, sampled) -> tuple[np.ndarray, list[str]]:
+    """The file frame each exported frame is, and the frame names: the pipeline's when the meshes hold
+    the frame table (an MD2 or MDL import), else by the root's table (the shape key the first surface
+    equals, or the place on the timeline), a file frame named as the table names it."""
     match = np.asarray(sampled.exported.match, np.int64)
+    names = list(sampled.exported.names)
     if (match >= 0).any() or root is None or not sampled.parts:
-        return match
+        return match, names
     table = frame_table(root)
     if not table:
-        return match
+        return match, names
     part = sampled.parts[0]
     offset = root.classic_model.frame_offset if root.classic_model.source_format else scene.frame_start
     on_timeline = sampled.plan.source == "TIMELINE"
     places = [int(whole(f.time)) - offset if on_timeline and float(whole(f.time)) == f.time else None
               for f in sampled.frames[:len(part.key_indices)]]
     places += [None] * (len(part.key_indices) - len(places))
-    return match_frames(part.obj, table, places, part.key_indices)
+    match = match_frames(part.obj, table, places, part.key_indices)
+    return match, [table[m].name if m >= 0 else n for m, n in zip(match, names)]
