@@ -187,3 +187,64 @@ def test_contract_layout_writes_every_corpus_file_back(bpy_scene, extension, tmp
     out = tmp_path / "back.md3"
     assert bpy.ops.export_scene.md3(filepath=str(out), frame_rate="SCENE") == {"FINISHED"}
     assert out.read_bytes() == data
+
+
+def _corner_normals(bpy, obj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(corner vertex, corner normal, corner UV) of the evaluated mesh, Blender's own corner normals."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    obj_eval = obj.evaluated_get(depsgraph)
+    mesh = obj_eval.to_mesh()
+    try:
+        count = len(mesh.loops)
+        vertex = np.empty(count, np.int32)
+        mesh.loops.foreach_get("vertex_index", vertex)
+        normals = np.empty(count * 3, np.float32)
+        mesh.corner_normals.foreach_get("vector", normals)
+        uv = np.empty(count * 2, np.float32)
+        mesh.uv_layers.active.uv.foreach_get("vector", uv)
+    finally:
+        obj_eval.to_mesh_clear()
+    return vertex, normals.reshape(-1, 3).astype(np.float64), uv.reshape(-1, 2)
+
+
+@pytest.mark.parametrize("kind", ["custom", "flat"])
+def test_normals_are_the_ones_blender_shades(bpy_scene, tmp_path, kind):
+    """Custom normals (every vertex leaning outwards and up) and, with Split Normals, flat faces: each
+    MD3 vertex carries the normal Blender shades its corners with."""
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy, shape_key=False, timeline_action="")
+    bpy.context.scene.frame_end = 1
+    mesh = obj.data
+    if kind == "custom":
+        co = np.array([v.co for v in mesh.vertices])
+        lean = co * np.array([1.0, 1.0, 0.0]) + np.array([0.0, 0.0, 0.8])
+        lean /= np.linalg.norm(lean, axis=1, keepdims=True)
+        if hasattr(mesh, "use_auto_smooth"):
+            mesh.use_auto_smooth = True                       # 4.0 and older need it for custom normals
+        mesh.normals_split_custom_set_from_vertices(lean.tolist())
+        options = {}
+    else:
+        mesh.polygons.foreach_set("use_smooth", np.zeros(len(mesh.polygons), bool))
+        options = {"split_normals": True}
+    model = export(bpy, [obj], tmp_path / f"{kind}.md3", **options)
+    vertex, normals, uvs = _corner_normals(bpy, obj)
+    every_corner = 0
+    for surface in model.surfaces:
+        decoded = decode_normals(surface.normal[0]).astype(np.float64)
+        decoded /= np.linalg.norm(decoded, axis=1, keepdims=True)
+        position = decode_xyz(surface.xyz[0]).astype(np.float64)
+        shown_uv = np.stack([surface.st[:, 0], np.float32(1) - surface.st[:, 1]], 1).astype(np.float32)
+        co = np.array([v.co for v in mesh.vertices])
+        for c in range(len(vertex)):
+            # the MD3 vertex at this corner: same place, same UV and (several copies) the closest normal
+            here = np.flatnonzero(np.all(np.abs(position - co[vertex[c]]) <= HALF_STEP, axis=1)
+                                  & np.all(shown_uv == uvs[c], axis=1))
+            if not len(here):
+                continue                                        # a corner of the other surface
+            best = np.max(decoded[here] @ normals[c])
+            assert np.arccos(min(best, 1.0)) <= NORMAL_STEP_RADIANS, f"corner {c}"
+            every_corner += 1
+    assert every_corner == len(vertex)
+    if kind == "flat":
+        smooth = len(mesh.vertices) + 5 + 2 * 8                # one vertex per vertex and UV: the seam, the caps
+        assert sum(s.num_verts for s in model.surfaces) > smooth + 40, "a corner per face normal"
