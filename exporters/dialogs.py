@@ -111,8 +111,12 @@ def draw_mdl_export(operator, layout, context) -> None:
         body.prop(operator, "player_colours")        # may new colours use the shirt and pants ranges
 
 
+def _md3_player(operator, body) -> None:
+    body.prop(operator, "player")
+
+
 def draw_md3_export(operator, layout, context) -> None:
-    _frame_export(operator, layout, context, "md3")
+    _frame_export(operator, layout, context, "md3", _md3_player)
     body = group(layout, "CLASSIC_MODELS_md3_export_geometry", "Geometry")
     if body:
         body.prop(operator, "split_normals")

@@ -146,3 +146,83 @@ def evaluated(bpy, obj) -> dict:
 
 def world_matrix(bpy, obj) -> np.ndarray:
     return np.array(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).matrix_world, np.float64)
+
+
+def player_model(bpy):
+    """A Quake III player rigged as one body: legs ``l_legs``, torso ``u_torso``, head ``h_head`` (boxes,
+    Quake units), bones ``hips`` (legs), ``spine`` (torso and head); ``tag_torso`` on ``hips`` at the waist,
+    ``tag_head`` and ``tag_weapon`` on ``spine``; actions ``BOTH_DEATH1`` (6 frames: the body falls),
+    ``TORSO_STAND`` (3: the torso sways), ``LEGS_IDLE`` (4: the hips bob), ``LEGS_RUN`` (5), with fake users.
+    Returns ({name: object}, rig, {name: action})."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 1
+    objects = {}
+
+    def box(name, low, high, uv_x):
+        lo, hi = np.array(low, float), np.array(high, float)
+        corners = [(x, y, z) for z in (lo[2], hi[2]) for y in (lo[1], hi[1]) for x in (lo[0], hi[0])]
+        faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+        mesh = bpy.data.meshes.new(name)
+        mesh.from_pydata(corners, [], faces)
+        layer = mesh.uv_layers.new(name="UVMap")
+        uv = [(uv_x + 0.3 * ((corners[v][0] - lo[0]) / (hi[0] - lo[0])), (corners[v][2] - lo[2]) / (hi[2] - lo[2]))
+              for f in faces for v in f]
+        layer.uv.foreach_set("vector", np.array(uv, np.float32).ravel())
+        mesh.materials.append(bpy.data.materials.new(f"models/players/blendman/{name}"))
+        obj = bpy.data.objects.new(name, mesh)
+        scene.collection.objects.link(obj)
+        objects[name] = obj
+        return obj
+
+    box("l_legs", (-6, -4, 0), (6, 4, 24), 0.0)
+    box("u_torso", (-8, -5, 24), (8, 5, 44), 0.33)
+    box("h_head", (-4, -4, 44), (4, 4, 54), 0.66)
+    arm = bpy.data.armatures.new("player_rig")
+    rig = bpy.data.objects.new("player_rig", arm)
+    scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    hips = arm.edit_bones.new("hips")
+    hips.head, hips.tail = (0, 0, 12), (0, 0, 24)
+    spine = arm.edit_bones.new("spine")
+    spine.head, spine.tail, spine.parent = (0, 0, 24), (0, 0, 44), hips
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for name, bone in (("l_legs", "hips"), ("u_torso", "spine"), ("h_head", "spine")):
+        obj = objects[name]
+        group = obj.vertex_groups.new(name=bone)
+        group.add(list(range(8)), 1.0, "REPLACE")
+        obj.modifiers.new("rig", "ARMATURE").object = rig
+    from mathutils import Matrix
+    for name, bone, place in (("tag_torso", "hips", (0, 0, 24)), ("tag_head", "spine", (0, 0, 44)),
+                              ("tag_weapon", "spine", (10, -6, 34))):
+        tag = bpy.data.objects.new(name, None)
+        scene.collection.objects.link(tag)
+        tag.parent, tag.parent_type, tag.parent_bone = rig, "BONE", bone
+        bpy.context.view_layer.update()
+        tag.matrix_world = Matrix.Translation(place)
+        objects[name] = tag
+    actions = {}
+    moves = {"BOTH_DEATH1": (6, lambda t: ((0.0, 0.0, -8 * t), (-1.2 * t, 0, 0), (0.4 * t, 0, 0))),
+             "TORSO_STAND": (3, lambda t: ((0, 0, 0), (0, 0, 0), (0.0, 0.2 * np.sin(6 * t), 0))),
+             "LEGS_IDLE": (4, lambda t: ((0, 0, 1.5 * np.sin(6 * t)), (0, 0, 0), (0, 0, 0))),
+             "LEGS_RUN": (5, lambda t: ((0, 2 * t, 0), (0.3 * t, 0, 0), (0, 0, 0.2 * t)))}
+    for name, (count, move) in moves.items():
+        if rig.animation_data is not None:
+            rig.animation_data.action = None
+        for f in range(1, count + 1):
+            location, hips_rotation, spine_rotation = move((f - 1) / max(count - 1, 1))
+            rig.pose.bones["hips"].location = location
+            rig.pose.bones["hips"].rotation_mode = rig.pose.bones["spine"].rotation_mode = "XYZ"
+            rig.pose.bones["hips"].rotation_euler = hips_rotation
+            rig.pose.bones["spine"].rotation_euler = spine_rotation
+            for bone in ("hips", "spine"):
+                rig.pose.bones[bone].keyframe_insert("location", frame=f)
+                rig.pose.bones[bone].keyframe_insert("rotation_euler", frame=f)
+        action = rig.animation_data.action
+        action.name, action.use_fake_user = name, True
+        actions[name] = action
+    rig.animation_data.action = None
+    for bone in rig.pose.bones:
+        bone.location, bone.rotation_euler = (0, 0, 0), (0, 0, 0)
+    bpy.context.view_layer.update()
+    return objects, rig, actions

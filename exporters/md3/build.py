@@ -58,10 +58,14 @@ class BuildResult:
     frames_kept: int = 0                 # frames whose every surface was written back as imported
     clipped: int = 0                     # vertex positions clipped to the 1/64 grid's range
     max_error: float = 0.0               # the largest distance of a written coordinate from Blender's
+    frame_actions: list[str] = field(default_factory=list)   # Actions: the action each frame was sampled from
+    model_fps: float = 10.0              # model frames per second of game time (the plan's)
 
 
 def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md3ExportOptions,
-              progress: Callable[[float], None] | None = None) -> BuildResult:
+              progress: Callable[[float], None] | None = None, space: bpy.types.Object | None = None) -> BuildResult:
+    """The model of ``objects``; ``space``: the object whose frame the coordinates are taken in (a player
+    part's parent tag), by default the model root (:mod:`.objects`), else the world."""
     found = collect(objects)
     if not found.meshes and not found.tags:
         raise ExportError("nothing to export: select at least one mesh object (tags are empties named tag_*)")
@@ -79,9 +83,10 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if progress:
         progress(0.4)
     frames = len(sampled.positions)
-    movers = ([found.root] if found.root is not None else []) + found.tags
+    space = space if space is not None else found.root
+    movers = ([space] if space is not None else []) + found.tags
     matrices = sample_matrices(context, movers, found.meshes, times, actions, still)
-    to_model = _model_space(matrices[:, 0] if found.root is not None else None, frames)
+    to_model = _model_space(matrices[:, 0] if space is not None else None, frames)
     surfaces = split_surfaces(sampled, shading, options.skin_folder) if found.meshes else []
     own_note = _check_surfaces(sampled.label, surfaces, frames)
     kept = kept_model(found.root, found.meshes)
@@ -89,6 +94,9 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
     positions = _transformed(sampled.positions, to_model, options.scale)
     result = BuildResult(model=None, info=list(sampled.info))  # type: ignore[arg-type]
+    if found.meshes:
+        result.frame_actions = [f.action for f in sampled.frames]
+        result.model_fps = sampled.plan.model_fps
     xyz_all, normal_all, decoded, kept_frames = [], [], [], np.ones(frames, bool)
     for surface in surfaces:
         xyz, clipped = encode_xyz(positions[:, surface.source])
@@ -115,7 +123,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     frame_raw = kept.frame_name_fields(names, match)
     bounds, origin, radius, result.frames_kept = kept.frame_records(bounds, origin, radius, match, kept_frames)
     tag_names, tag_raw = zip(*(tag_name(t) for t in found.tags)) if found.tags else ((), ())
-    tag_matrix = np.einsum("fij,ftjk->ftik", to_model, matrices[:, 1:] if found.root is not None else matrices)
+    tag_matrix = np.einsum("fij,ftjk->ftik", to_model, matrices[:, 1:] if space is not None else matrices)
     tag_origin, tag_axis = tag_transforms(tag_matrix, options.scale)
     tag_origin, tag_axis, tag_fields, _ = keep_tags(tag_origin, tag_axis, list(tag_names), list(tag_raw),
                                                     kept.tag_indices(found.tags), match, kept.tags)

@@ -1,15 +1,18 @@
 """File > Export > Quake III Model (.md3): one model, its surfaces from mesh objects and its tags from
-empties named ``tag_*`` (also a Collection Exporter)."""
+empties named ``tag_*`` (also a Collection Exporter), or a Quake III player folder (:mod:`.player`)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, StringProperty
 
 from ..dialogs import draw_md3_export
 from ..operators import FrameExportBase
 from ..run_export import export_file
 from .build import Md3ExportOptions
 from .export import export_md3
+from .player import PLAYER_FILE, export_md3_player
 
 
 class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
@@ -19,12 +22,28 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
 
     filename_ext = ".md3"
     filter_glob: StringProperty(default="*.md3", options={"HIDDEN"})
+    player: BoolProperty(name="Quake III Player", default=False,
+                         description="Write the objects into the chosen folder as a player: lower.md3, upper.md3 "
+                                     "and head.md3 (objects l_*, u_*, h_* or in collections lower, upper, head), "
+                                     "upper in the frame of tag_torso and head in that of tag_head, frames from "
+                                     "actions named after the game's animations, animation.cfg and "
+                                     "<part>_default.skin files")
     skin_path: StringProperty(name="Shader Path", default="",
                               description="Folder part of new shader names (e.g. models/crate); empty = implied by "
                                           "the export folder under <game>/models or <game>/players")
 
+    def check(self, context):
+        changed = super().check(context)
+        if self.player and bpy.path.basename(self.filepath) != PLAYER_FILE:
+            self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
+            changed = True
+        return changed
+
     def execute(self, context):
         options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path)
+        if self.player:      # a folder: lower.md3 and the other parts beside it
+            self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
+            return export_file(self, context, export_md3_player, options)
         return export_file(self, context, self.with_frame_scripts(context, export_md3), options)
 
     def draw(self, context):
