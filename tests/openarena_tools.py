@@ -15,9 +15,9 @@ from engine_tools import require
 MAP = "oa_dm1"
 
 
-def openarena_models(files: dict[str, Path], work: Path) -> tuple[dict[str, tuple[int, int]], str]:
-    """Run the game with ``files`` (game path -> file) laid over its data; the models it loaded (name ->
-    (bytes, LODs)) and the log."""
+def openarena_models(files: dict[str, Path], work: Path, *settings: str) -> tuple[dict[str, tuple[int, int]], str]:
+    """Run the game with ``files`` (game path -> file) laid over its data and ``settings`` (cvar, value,
+    ...) set; the models it loaded (name -> (bytes, LODs)) and the log."""
     game, xvfb = require("openarena"), require("xvfb-run")
     home = work / "oa_home"
     for name, source in files.items():
@@ -25,7 +25,9 @@ def openarena_models(files: dict[str, Path], work: Path) -> tuple[dict[str, tupl
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
     run = subprocess.run([xvfb, "-a", "-s", "-screen 0 640x480x24", game, "+set", "r_mode", "2", "+set",
-                          "s_initsound", "0", "+set", "sv_pure", "0", "+devmap", MAP, "+wait", "100", "+modellist",
+                          "s_initsound", "0", "+set", "sv_pure", "0",
+                          *(word for cvar, value in zip(settings[::2], settings[1::2]) for word in ("+set", cvar, value)),
+                          "+devmap", MAP, "+wait", "100", "+modellist",
                           "+quit"], capture_output=True, text=True, timeout=180, env={"HOME": str(home),
                                                                                      "PATH": "/usr/bin:/bin"},
                          cwd=work)

@@ -9,7 +9,7 @@ import pytest
 
 from engine_tools import assert_same_surface, assimp_info, darkplaces_first_frame, require, select_only, world_surface
 from formats.md3.codec import read_md3
-from md3_scenes import column_model
+from md3_scenes import column_model, player_model
 from openarena_tools import complaints, openarena_models
 
 TOLERANCE = 1.0 / 128 + 1e-4
@@ -71,3 +71,30 @@ def test_openarena_loads_an_exported_weapon_without_a_warning(bpy_scene, tmp_pat
     assert models.get(name) == (path.stat().st_size, 1), f"the game did not load the export:\n{log[-3000:]}"
     assert not complaints(log, name), complaints(log, name)
     assimp_reads(path)
+
+
+def test_openarena_plays_an_exported_player(bpy_scene, tmp_path):
+    """The player export's folder as models/players/blendman, chosen with the model cvars: the game loads
+    its three parts (and not its default player, sarge, which it falls back to when a part, a skin,
+    animation.cfg or the icon fails) and warns about none of its files."""
+    require("openarena")
+    bpy = bpy_scene
+    objects, rig, actions = player_model(bpy)
+    select_only(bpy, list(objects.values()))
+    folder = tmp_path / "blendman"
+    folder.mkdir()
+    assert bpy.ops.export_scene.md3(filepath=str(folder / "lower.md3"), player=True) == {"FINISHED"}
+    files = {f"models/players/blendman/{p.name}": p for p in folder.iterdir()}
+    assert {"animation.cfg", "icon_default.tga", "head_default.skin"} <= {p.name for p in folder.iterdir()}
+    models, log = openarena_models(files, tmp_path, "model", "blendman", "headmodel", "blendman")
+    for part in ("lower", "upper", "head"):
+        name = f"models/players/blendman/{part}.md3"
+        assert models.get(name) == ((folder / f"{part}.md3").stat().st_size, 1), log[-3000:]
+    assert not any(name.startswith("models/players/sarge/") for name in models), "the game fell back to sarge"
+    assert not [line for line in log.splitlines() if "blendman" in line and "WARNING" in line]
+    assert "Failed to load" not in log and "Error parsing animation file" not in log
+    # Assimp reads a player folder whole: the three parts joined on their tags
+    parts = [read_md3((folder / f"{part}.md3").read_bytes()) for part in ("lower", "upper", "head")]
+    info = assimp_info(folder / "lower.md3")
+    assert info.faces == sum(len(s.triangles) for m in parts for s in m.surfaces) and info.meshes == 3
+    assert "tag_torso" in info.log and "tag_head" in info.log

@@ -38,6 +38,9 @@ from ..export_error import ExportError
 from ..md2.skins import skin_folder
 from ..run_export import ExportReport
 from ..sampling.action_sampling import find_actions
+from ..sampling.skin_packing import FlatSkin
+from ..image_files import image_rgba
+from ...formats.images.truecolour import encode_tga
 from .build import Md3ExportOptions, build_md3
 from .objects import collect
 
@@ -48,6 +51,8 @@ TAG_PARTS = {"tag_torso": "lower", "tag_floor": "lower", "tag_head": "upper", "t
 LOOPING = {"TORSO_STAND", "TORSO_STAND2", "LEGS_WALKCR", "LEGS_WALK", "LEGS_RUN", "LEGS_BACK", "LEGS_SWIM",
            "LEGS_IDLE", "LEGS_IDLECR", "LEGS_TURN"}
 PLAYER = "Quake III player: "
+ICON_FILE = "icon_default.tga"
+ICON_SIZE = 64
 
 
 def part_of(obj: bpy.types.Object) -> str | None:
@@ -201,13 +206,28 @@ def export_md3_player(context: bpy.types.Context, path: Path, objects: list[bpy.
                                _kept_cfg(objects))
     files = {"lower.md3": write_md3(lower.model), "upper.md3": write_md3(upper.model),
              "head.md3": write_md3(head.model), "animation.cfg": write_animation_cfg(cfg)}
+    icon, icon_note = _icon(parts["head"])
+    files[ICON_FILE] = icon
     for part, result in (("lower", lower), ("upper", upper), ("head", head)):
         files[f"{part}_default.skin"] = _skin(result.model)
     for name, data in files.items():
         atomic_write(folder / name, data, verify=read_md3 if name.endswith(".md3") else None)
     warnings = lines + [w for r in (lower, upper, head) for w in r.warnings]
-    info = list(dict.fromkeys(i for r in (lower, upper, head) for i in r.info))
+    info = list(dict.fromkeys(i for r in (lower, upper, head) for i in r.info)) + [icon_note]
     return ExportReport(warnings, [str(folder / n) for n in files if n != "lower.md3"], info)
+
+
+def _icon(head: list[bpy.types.Object]) -> tuple[bytes, str]:
+    """``icon_default.tga``, which the game needs to register the player at all (``CG_RegisterClientModelname``
+    returns false without ``ci->modelIcon``): a Blender image named ``icon_default``, else a flat
+    ``ICON_SIZE`` square of the head's first material's base colour."""
+    image = next((i for i in bpy.data.images if Path(i.name).stem.lower() == "icon_default" and i.size[0] > 0), None)
+    if image is not None:
+        return encode_tga(image_rgba(image), bottom_up=True), f"{PLAYER}icon {ICON_FILE} from the image {image.name}"
+    material = next((s.material for o in head if o.type == "MESH" for s in o.material_slots if s.material), None)
+    flat = FlatSkin.of(material, ICON_SIZE, ICON_SIZE)
+    return encode_tga(flat.rgba(), bottom_up=True), (f"{PLAYER}{ICON_FILE} is a flat square of the head's colour {flat.colour[:3]} "
+                                     "(the player menu shows it; make an image named icon_default for a picture)")
 
 
 def _head(context: bpy.types.Context, parts: dict, options: Md3ExportOptions, shaders: str):
