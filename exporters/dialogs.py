@@ -100,6 +100,7 @@ def draw_mdl_export(operator, layout, context) -> None:
     if body:
         body.prop(operator, "mdl_format")
         body.prop(operator, "target")
+        body.prop(operator, "enhanced_md3")          # progs/x.md3 beside progs/x.mdl
         body.prop(operator, "split_normals")
     body = group(layout, "CLASSIC_MODELS_mdl_export_skins", "Skins")
     if body:

@@ -98,3 +98,40 @@ def test_openarena_plays_an_exported_player(bpy_scene, tmp_path):
     info = assimp_info(folder / "lower.md3")
     assert info.faces == sum(len(s.triangles) for m in parts for s in m.surfaces) and info.meshes == 3
     assert "tag_torso" in info.log and "tag_head" in info.log
+
+
+def test_an_mdl_with_its_enhanced_md3_shows_the_same_frames_in_darkplaces(bpy_scene, tmp_path):
+    """MDL and enhanced MD3 in one export: the same frame count and names, a skin file naming a texture
+    that exists for every surface, and DarkPlaces decompiles both as Blender shows the model (each within
+    its own format's step)."""
+    require("darkplaces-server")
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy)
+    for material in obj.data.materials:
+        image = bpy.data.images.new(f"{material.name}_skin", 8, 8)
+        if not material.node_tree:
+            material.use_nodes = True
+        node = material.node_tree.nodes.new("ShaderNodeTexImage")
+        node.image = image
+        material.node_tree.links.new(node.outputs["Color"], material.node_tree.nodes["Principled BSDF"].inputs[0])
+    progs = tmp_path / "id1" / "progs"
+    progs.mkdir(parents=True)
+    select_only(bpy, [obj])
+    assert bpy.ops.export_scene.mdl(filepath=str(progs / "column.mdl"), enhanced_md3=True,
+                                    frame_rate="SCENE") == {"FINISHED"}
+    from formats.mdl.codec import parse_mdl
+    from formats.md3.skin_file import parse_skin
+    mdl = parse_mdl((progs / "column.mdl").read_bytes())
+    md3 = read_md3((progs / "column.md3").read_bytes())
+    assert md3.frame_names == mdl.pose_names and md3.num_frames == 5
+    skin = parse_skin((progs / "column.md3_0.skin").read_bytes())
+    assert sorted(e.surface for e in skin.entries) == sorted(s.name.lower() for s in md3.surfaces)
+    for entry in skin.entries:
+        assert (tmp_path / "id1" / entry.shader).is_file(), entry.shader
+    positions, triangles, polygons = world_surface(bpy, [obj], 1)
+    loaded = darkplaces_first_frame(progs / "column.md3", tmp_path / "md3")
+    assert_same_surface(loaded, positions, triangles, polygons, TOLERANCE, "DarkPlaces enhanced MD3")
+    every = np.concatenate([world_surface(bpy, [obj], f)[0] for f in range(1, 6)])   # the MDL's grid spans them
+    step = np.ptp(every, axis=0) / 255 / 2 + 1e-4
+    classic = darkplaces_first_frame(progs / "column.mdl", tmp_path / "mdl")
+    assert_same_surface(classic, positions, triangles, polygons, step, "DarkPlaces MDL")

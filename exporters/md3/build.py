@@ -60,6 +60,7 @@ class BuildResult:
     max_error: float = 0.0               # the largest distance of a written coordinate from Blender's
     frame_actions: list[str] = field(default_factory=list)   # Actions: the action each frame was sampled from
     model_fps: float = 10.0              # model frames per second of game time (the plan's)
+    surface_materials: list = field(default_factory=list)   # the material each surface stands for (or None)
 
 
 def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md3ExportOptions,
@@ -143,6 +144,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         frame_radius=radius, frame_raw=frame_raw, tag_names=list(tag_names), tag_origin=tag_origin, tag_axis=tag_axis,
         tag_fields=tag_fields, surfaces=surfaces, xyz=xyz_all, normal=normal_all)
     result.model = model
+    result.surface_materials = [s.material for s in surfaces]
     result.warnings += fitted + ([own_note] if own_note else []) + [f"{sampled.label}: {p}" for p in renderer_problems(model)]
     if result.clipped:
         result.warnings.append(f"{result.clipped} vertex position(s) outside the MD3 range -512 .. 511.984 units "

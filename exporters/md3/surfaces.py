@@ -42,6 +42,7 @@ class SurfaceGeometry:
     st: np.ndarray                  # (Vs, 2) float32
     triangles: np.ndarray           # (Ts, 3) int32, file order (clockwise), degenerate ones put back
     whole: bool = False             # every vertex of the object, in its order (imported surfaces)
+    material: bpy.types.Material | None = None   # the material it stands for (the first, for a whole object)
     notes: list[str] = field(default_factory=list)
 
 
@@ -174,5 +175,6 @@ def split_surfaces(sampled, shading, folder: str) -> list[SurfaceGeometry]:
             if whole:
                 file_tris = _degenerate(obj, file_tris, len(source))
             out.append(SurfaceGeometry(obj, surface, field_raw, _shaders(obj, shader_materials, folder), source,
-                                       _st(obj, uv, whole), file_tris, whole))
+                                       _st(obj, uv, whole), file_tris, whole,
+                                       next((m for m in shader_materials if m is not None), None)))
     return out
