@@ -14,7 +14,7 @@ import bpy
 
 from ...formats.atomic_file import atomic_write
 from ...formats.md3.codec import read_md3, write_md3
-from ..md2.skins import skin_folder
+from ..game_path import skin_folder
 from ..run_export import ExportReport
 from .build import Md3ExportOptions, build_md3
 

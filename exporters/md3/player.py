@@ -35,7 +35,7 @@ from ...formats.md3.codec import read_md3, write_md3
 from ...formats.md3.skin_file import SkinEntry, SkinFile, write_skin
 from ...formats.errors import FormatError
 from ..export_error import ExportError
-from ..md2.skins import skin_folder
+from ..game_path import skin_folder
 from ..run_export import ExportReport
 from ..sampling.action_sampling import find_actions
 from ..sampling.skin_packing import FlatSkin

@@ -13,7 +13,7 @@ from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
 from .export import export_mdl
 from .variant import export_variant
-from ..md3.enhanced import WithEnhancedMd3
+from ..enhanced_md3 import WithEnhancedMd3
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):

@@ -1,5 +1,5 @@
 """The Quake enhanced model: ``progs/x.md3`` written beside ``progs/x.mdl`` in one export, which vkQuake,
-ironwail, FTE and DarkPlaces draw in place of the MDL (docs/enhanced-models.md).
+ironwail, FTE and DarkPlaces draw in place of the MDL (docs/dev/format-facts.md, the engines' replacement rules).
 
 * Frames one for one: the MD3 is sampled with the MDL export's own frame options through the same
   pipeline (:func:`..sampling.pipeline.sample_model`), so frame k of the MD3 is frame k of the MDL,
@@ -8,6 +8,8 @@ ironwail, FTE and DarkPlaces draw in place of the MDL (docs/enhanced-models.md).
   ``x.md3_0.skin``, one ``surface,path`` line per surface, naming a true-colour TGA of the surface's
   material image written beside the model (``<x>_<n>.tga``); each surface's shader names the same image.
 * The MD3 is built before anything is written, so a model the MD3 cannot hold leaves no file.
+
+Here, beside the format folders, because it joins two of them (the MDL operator wraps its exporter).
 """
 from __future__ import annotations
 
@@ -16,17 +18,17 @@ from pathlib import Path
 
 import bpy
 
-from ...common.skin_images import material_image
-from ...formats.atomic_file import atomic_write
-from ...formats.images.truecolour import encode_tga
-from ...formats.md3.codec import read_md3, write_md3
-from ...formats.md3.records import Md3Shader
-from ...formats.md3.skin_file import SkinEntry, SkinFile, write_skin
-from ..image_files import image_rgba
-from ..md2.skins import game_location
-from ..run_export import ExportReport
-from ..sampling.options import VertexModelOptions
-from .build import Md3ExportOptions, build_md3
+from ..common.skin_images import material_image
+from ..formats.atomic_file import atomic_write
+from ..formats.images.truecolour import encode_tga
+from ..formats.md3.codec import read_md3, write_md3
+from ..formats.md3.records import Md3Shader
+from ..formats.md3.skin_file import SkinEntry, SkinFile, write_skin
+from .image_files import image_rgba
+from .game_path import game_location
+from .run_export import ExportReport
+from .sampling.options import VertexModelOptions
+from .md3.build import Md3ExportOptions, build_md3
 
 
 def _images(result, folder: str, stem: str) -> tuple[dict[str, bytes], list[str]]:
