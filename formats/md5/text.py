@@ -1,12 +1,17 @@
 """The MD5 text as the engines' tokenizers split it, with the line of every token for error messages.
 
-Rules (Quake ``COM_Parse`` as ironwail ``Quake/common.c`` has it, which ironwail's and vkQuake's MD5
-loaders call; Q2PRO ``COM_Parse`` and FTE ``COM_ParseOut`` split the same way):
+Rules (QuakeSpasm's ``COM_ParseEx`` in ``Quake/common.c``, which ironwail's and vkQuake's MD5 loaders
+call through ``COM_Parse``):
 
-- whitespace is any byte ``<= ' '``; ``//`` starts a comment to the end of the line, ``/* */`` a block
-  comment (only where a token would start: ``a//b`` is one word);
+- the text ends at its first NUL byte; whitespace is any byte ``<= ' '``; ``//`` starts a comment to the
+  end of the line, ``/* */`` a block comment (only where a token would start: ``a//b`` is one word);
 - ``"..."`` is one token without its quotes (a joint name, a shader, the commandline);
-- ``{ } ( )`` are tokens by themselves; anything else runs to the next whitespace, brace, parenthesis.
+- ``{ } ( ) ' :`` are tokens by themselves; a word runs to the next whitespace, brace, parenthesis or
+  ``'`` (a ``:`` inside a word stays in it).
+
+Q2PRO's ``COM_Parse`` splits at whitespace only (``(1.0`` would be one token there) and FTE's
+``COM_ParseOut`` like QuakeSpasm: files that separate every token by a space, as every exporter and the
+writer here do, read the same in all of them.
 
 :class:`Md5Text` keeps every token's byte span, so that the writer can give back the text between tokens
 (whitespace, comments) and a number's own characters while its value is unchanged (:mod:`.write`).
@@ -23,11 +28,11 @@ import numpy as np
 from ..errors import FormatError
 
 _GAP = rb"(?:[\x00-\x20]+|//[^\n]*|/\*.*?(?:\*/|\Z))*"
-_TOKEN = rb'"[^"]*"?|[{}()]|[^\x00-\x20{}()"][^\x00-\x20{}()]*'
+_TOKEN = rb'"[^"]*"?|[{}()\':]|[^\x00-\x20{}()\':"][^\x00-\x20{}()\']*'
 _SCAN = re.compile(rb"(" + _GAP + rb")(" + _TOKEN + rb")?", re.S)
 _INT = re.compile(rb"[-+]?[0-9]+\Z")
 _FLOAT = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|[-+]?(?:inf|nan)\Z", re.I)
-PUNCTUATION = (b"{", b"}", b"(", b")")
+PUNCTUATION = (b"{", b"}", b"(", b")", b"'", b":")
 
 
 def shown_token(token: bytes | None) -> str:
@@ -42,12 +47,14 @@ class Md5Text:
     quoted string), their spans, and a cursor ``pos`` the parsers advance."""
 
     def __init__(self, data: bytes, what: str) -> None:
-        self.data = bytes(data)
+        self.data = bytes(data)          # whole, for the writer; tokens stop at the first NUL
         self.what = what
+        self._newlines = [m.start() for m in re.finditer(rb"\n", self.data)]
         tokens, starts, ends, quoted = [], [], [], []
-        pos, size = 0, len(self.data)
+        nul = self.data.find(b"\0")
+        pos, size = 0, len(self.data) if nul < 0 else nul
         while pos < size:
-            match = _SCAN.match(self.data, pos)
+            match = _SCAN.match(self.data, pos, size)
             if match.group(2) is None:
                 break
             start, end = match.span(2)
@@ -68,7 +75,6 @@ class Md5Text:
         self.starts = starts
         self.ends = ends
         self.pos = 0
-        self._newlines = [m.start() for m in re.finditer(rb"\n", self.data)]
 
     # --- positions and errors ---------------------------------------------------------------------
     def line_of(self, offset: int) -> int:
