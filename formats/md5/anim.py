@@ -61,7 +61,7 @@ def read_md5anim(data: bytes) -> Md5Anim:
     text.expect(b"{")
     start = text.pos
     block = text.records(num_joints, (None, int, int, int), "joint")
-    names = [text.tokens[start + i * 4].decode("utf-8", "surrogateescape") for i in range(num_joints)]
+    names = [text.tokens[start + i * 4].decode(text.encoding) for i in range(num_joints)]
     numbers = block[:, 1:].astype(np.int64)
     parents, flags, first = numbers[:, 0], numbers[:, 1], numbers[:, 2]
     for row in range(num_joints):
@@ -88,15 +88,18 @@ def read_md5anim(data: bytes) -> Md5Anim:
     for k in range(num_frames):
         if text.peek() != b"frame":
             raise text.expected(f"'frame' ({num_frames} frames announced, {k} found)")
-        row = text.records(1, (b"frame", int, b"{") + (float,) * num_components + (b"}",), "frame")
-        numbers_seen.append(int(row[0, 1]))
+        text.pos += 1
+        numbers_seen.append(text.integer("the frame number"))
+        text.expect(b"{")
+        row = text.records(num_components, (float,), f"frame {numbers_seen[-1]} component")
         if num_components:
-            frames[k] = row[0, 3:-1].astype(np.float64)
+            frames[k] = row[:, 0].astype(np.float64)
+        text.expect(b"}")
     if text.peek() is not None:
         raise text.expected("the end of the file" if text.peek() != b"frame"
                             else f"no more than the {num_frames} frames announced")
     order_block = np.array(numbers_seen, dtype=object).reshape(num_frames, 1)
-    order = indexed(text, np.concatenate([order_block, order_block], axis=1), 1, num_frames, frame_start + 1,
+    order = indexed(text, np.concatenate([order_block, order_block], axis=1), 1, num_frames, frame_start,
                     width, "frame")
     frame_order = None
     if (order != np.arange(num_frames)).any():

@@ -50,7 +50,7 @@ def read_header(text: Md5Text, warnings: list[str]) -> Md5Header:
         warnings.append("the file does not start with 'MD5Version 10': ironwail, vkQuake, Q2PRO and FTE refuse it")
     if commandline is None:
         warnings.append("no 'commandline' line: Q2PRO refuses the file")
-    return Md5Header(version=version, commandline=commandline, order=tuple(order))
+    return Md5Header(version=version, commandline=commandline, order=tuple(order), encoding=text.encoding)
 
 
 def source_of(text: Md5Text) -> Md5Source:
@@ -146,7 +146,7 @@ def read_md5mesh(data: bytes) -> Md5Mesh:
     start = text.pos
     block = text.records(num_joints, (None, int, b"(", float, float, float, b")", b"(", float, float, float, b")"),
                          "joint")
-    names = [text.tokens[start + i * 12].decode("utf-8", "surrogateescape") for i in range(num_joints)]
+    names = [text.tokens[start + i * 12].decode(text.encoding) for i in range(num_joints)]
     parents = _ints(block, [1])[:, 0]
     bad = (parents < -1) | (parents >= num_joints)
     if bad.any():

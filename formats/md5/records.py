@@ -77,6 +77,7 @@ class Md5Header:
     version: int | None = VERSION
     commandline: str | None = ""
     order: tuple[str, ...] = HEADER_WORDS
+    encoding: str = "utf-8"         # of names and strings (:func:`.text.text_encoding`)
 
 
 @dataclass

@@ -35,6 +35,19 @@ _FLOAT = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|[
 PUNCTUATION = (b"{", b"}", b"(", b")", b"'", b":")
 
 
+def text_encoding(data: bytes) -> str:
+    """How the file's names are read: UTF-8 when the whole text is valid UTF-8, else cp1252 (a French
+    3ds Max wrote ``"01 - Par d\xe9faut"``), else Latin-1 (never fails). The writer encodes names back
+    the same way."""
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            data.decode(encoding)
+            return encoding
+        except UnicodeDecodeError:
+            pass
+    return "latin-1"
+
+
 def shown_token(token: bytes | None) -> str:
     if token is None:
         return "the end of the file"
@@ -50,6 +63,7 @@ class Md5Text:
         self.data = bytes(data)          # whole, for the writer; tokens stop at the first NUL
         self.what = what
         self._newlines = [m.start() for m in re.finditer(rb"\n", self.data)]
+        self.encoding = text_encoding(self.data)
         tokens, starts, ends, quoted = [], [], [], []
         nul = self.data.find(b"\0")
         pos, size = 0, len(self.data) if nul < 0 else nul
@@ -122,7 +136,7 @@ class Md5Text:
         if token is None:
             raise self.expected(what)
         self.pos += 1
-        return token.decode("utf-8", "surrogateescape")
+        return token.decode(self.encoding)
 
     def integer(self, what: str, low: int | None = None, high: int | None = None) -> int:
         token = self.peek()

@@ -103,13 +103,16 @@ class Out:
         return "".join(s[2] for s in self.segments)
 
 
-def _same(kind: str, value, token: bytes, quoted: bool) -> bool | None:
+def _same(kind: str, value, token: bytes, quoted: bool, encoding: str) -> bool | None:
     """True: the source token says ``value``; False: a different value of the same kind; None: not
     the same kind of token (the file's shape changed)."""
     if kind == "word":
         return None if quoted or token != value.encode() else True
     if kind == "str":
-        return token.decode("utf-8", "surrogateescape") == value
+        try:
+            return token.decode(encoding) == value
+        except UnicodeDecodeError:
+            return False
     if quoted:
         return None
     if kind == "int":
@@ -120,7 +123,7 @@ def _same(kind: str, value, token: bytes, quoted: bool) -> bool | None:
     return read == value or (read != read and value != value)
 
 
-def merged_text(out: Out, source: Md5Source) -> bytes | None:
+def merged_text(out: Out, source: Md5Source, encoding: str) -> bytes | None:
     """The source's text with changed values replaced, or None when the shape differs."""
     tokens = [s for s in out.segments if s[0] != "raw"]
     if len(tokens) != len(source.tokens):
@@ -128,20 +131,27 @@ def merged_text(out: Out, source: Md5Source) -> bytes | None:
     data, starts, ends = source.data, source.starts, source.ends
     pieces = [data[:starts[0]] if starts else data]
     for i, (kind, value, text) in enumerate(tokens):
-        same = _same(kind, value, source.tokens[i], source.quoted[i])
+        same = _same(kind, value, source.tokens[i], source.quoted[i], encoding)
         if same is None:
             return None
-        pieces.append(data[starts[i]:ends[i]] if same else text.encode("utf-8", "surrogateescape"))
+        pieces.append(data[starts[i]:ends[i]] if same else _encoded(text, encoding))
         pieces.append(data[ends[i]:starts[i + 1]] if i + 1 < len(starts) else data[ends[i]:])
     return b"".join(pieces)
 
 
-def _finish(out: Out, source: Md5Source | None, keep_text: bool) -> bytes:
+def _encoded(text: str, encoding: str) -> bytes:
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError:
+        raise FormatError(f"a name holds characters the file's {encoding} text cannot hold", field="md5") from None
+
+
+def _finish(out: Out, source: Md5Source | None, keep_text: bool, encoding: str) -> bytes:
     if keep_text and source is not None:
-        merged = merged_text(out, source)
+        merged = merged_text(out, source, encoding)
         if merged is not None:
             return merged
-    return out.text().encode("utf-8", "surrogateescape")
+    return _encoded(out.text(), encoding)
 
 
 def _header(out: Out, header) -> None:
@@ -184,7 +194,7 @@ def write_md5mesh(mesh: Md5Mesh, style: Md5Style | None = None, keep_text: bool 
     out.word("}"), out.raw("\n\n")
     for m, part in enumerate(mesh.meshes):
         _mesh_part(out, part, m)
-    return _finish(out, mesh.source, keep_text)
+    return _finish(out, mesh.source, keep_text, mesh.header.encoding)
 
 
 def _mesh_part(out: Out, part, m: int) -> None:
@@ -259,4 +269,4 @@ def write_md5anim(anim: Md5Anim, style: Md5Style | None = None, keep_text: bool 
             out.raw("\n" + i if index in breaks else " ")
             out.float(value)
         out.raw("\n"), out.word("}"), out.raw("\n\n")
-    return _finish(out, anim.source, keep_text)
+    return _finish(out, anim.source, keep_text, anim.header.encoding)
