@@ -12,7 +12,6 @@ six decimals as C's ``%f``, ``// parent`` after each joint, a blank line between
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,11 +31,12 @@ class Md5Style:
 
 
 def detect_style(source: Md5Source | None) -> Md5Style:
-    """The indent and the most common count of decimals of ``source`` (the default without one)."""
+    """The indent, the joint lines' spacing and comments, and the largest count of decimals of ``source``
+    (so that no number is printed less precisely than the file printed it); the default without one."""
     if source is None or not source.tokens:
         return Md5Style()
-    decimals = Counter(len(t) - t.index(b".") - 1 for t, q in zip(source.tokens, source.quoted)
-                       if not q and b"." in t and b"e" not in t.lower() and _FLOAT.match(t))
+    decimals = {len(t) - t.index(b".") - 1 for t, q in zip(source.tokens, source.quoted)
+                if not q and b"." in t and b"e" not in t.lower() and _FLOAT.match(t)}
     indent = "\t"
     for i, token in enumerate(source.tokens[:-1]):
         if token == b"{" and not source.quoted[i]:
@@ -50,9 +50,9 @@ def detect_style(source: Md5Source | None) -> Md5Style:
                 if i + 2 < len(source.starts) else "\t"
             comment = line.find(b"//")
             comment_gap = re.search(rb"[ \t]*\Z", line[:comment]).group().decode() if comment > 0 else None
-            return Md5Style(indent, decimals.most_common(1)[0][0] if decimals else 6, comment >= 0,
+            return Md5Style(indent, max(decimals) if decimals else 6, comment >= 0,
                             name_gap if name_gap.strip(" \t") == "" and name_gap else "\t", comment_gap)
-    return Md5Style(indent, decimals.most_common(1)[0][0] if decimals else 6)
+    return Md5Style(indent, max(decimals) if decimals else 6)
 
 
 class Out:
