@@ -383,7 +383,8 @@ def test_giant_or_wrong_counts_are_refused_before_allocating(reader, text, count
     (ANIM_TEXT.replace(b"0 3 6", b"0 64 6"), "flags 64"),
     (ANIM_TEXT.replace(b"\"tip\"\t0", b"\"tip\"\t1"), "parent comes before"),
     (ANIM_TEXT.replace(b"frame 1 {", b"frame 0 {"), "given twice"),
-    (ANIM_TEXT.replace(b"\t5.000000 0.000000\n", b"\t5.000000\n"), "expected a number in frame 1 component 7, found '}'"),
+    (ANIM_TEXT.replace(b"\t5.000000 0.000000\n", b"\t5.000000\n"),
+     "expected a number in frame 1 component 7, found '}'"),
 ])
 def test_specific_refusals_say_what_is_wrong(bad, message):
     reader = read_md5anim if b"numFrames" in bad else read_md5mesh
@@ -454,3 +455,23 @@ def test_random_damage_gives_our_error_or_a_model(reader, text):
             reader(bytes(data))
         except FormatError as error:
             assert re.search(r"line \d+", str(error))
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda m: m.meshes[0].triangles.__setitem__((0, 2), 3), "outside its 3 vertices"),
+    (lambda m: m.meshes[0].weight_count.__setitem__(2, 2), "past its 4 weights"),
+    (lambda m: m.meshes[0].weight_joint.__setitem__(0, 2), "outside the 2 joints"),
+    (lambda m: m.joint_parents.__setitem__(1, 2), "parent is outside"),
+])
+def test_writer_refuses_what_the_reader_would(change, message):
+    mesh = read_md5mesh(MESH_TEXT)
+    change(mesh)
+    with pytest.raises(FormatError, match=message):
+        write_md5mesh(mesh)
+
+
+def test_anim_writer_refuses_components_past_the_frame():
+    anim = read_md5anim(ANIM_TEXT)
+    anim.joint_start[1] = 7
+    with pytest.raises(FormatError, match="outside the animated components"):
+        write_md5anim(anim)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..report_lines import over_limit, parts_over
+
 MAX_JOINTS = 256
 MAX_JOINT_NAME = 31
 MAX_MESHES = 32
@@ -37,16 +39,8 @@ MAX_FRAMES = 1024
 MAX_COMPONENTS = MAX_JOINTS * 6
 
 
-def _over(count: int, what: str, limit: int, source: str) -> list[str]:
-    return [f"{count} {what}, over the limit of {limit} ({source})"] if count > limit else []
-
-
 def _meshes_over(counts: list[int], what: str, limit: int, source: str) -> list[str]:
-    over = [c for c in counts if c > limit]
-    if not over:
-        return []
-    return [f"{len(over)} mesh{'es' if len(over) > 1 else ''} with more than {limit} {what} ({source}; "
-            f"the largest has {max(over)})"]
+    return parts_over(counts, ("mesh", "meshes"), what, limit, source)
 
 
 def _long_names(names: list[str]) -> list[str]:
@@ -68,9 +62,9 @@ def mesh_problems(mesh) -> list[str]:
     counts = [np.asarray(p.weight_count) for p in parts]
     most = max((int(c.max()) for c in counts if len(c)), default=0)
     over = sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts)
-    return (_over(mesh.num_joints, "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
+    return (over_limit(mesh.num_joints, "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
             + _long_names(mesh.joint_names)
-            + _over(len(parts), "meshes", MAX_MESHES, "Q2PRO MD5_MAX_MESHES")
+            + over_limit(len(parts), "meshes", MAX_MESHES, "Q2PRO MD5_MAX_MESHES")
             + _meshes_over([p.num_verts for p in parts], "vertices", MAX_VERTICES, "Q2PRO TESS_MAX_VERTICES")
             + _meshes_over([len(p.triangles) for p in parts], "triangles", MAX_TRIANGLES,
                            "Q2PRO TESS_MAX_INDICES / 3")
@@ -83,10 +77,10 @@ def anim_problems(anim) -> list[str]:
     """The engines' limits ``anim`` (an :class:`~.records.Md5Anim`) breaks."""
     flags = np.asarray(anim.joint_flags)
     odd = int((flags & ~63).astype(bool).sum())
-    return (_over(anim.num_joints, "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
+    return (over_limit(anim.num_joints, "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
             + _long_names(anim.joint_names)
-            + _over(anim.num_frames, "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES")
-            + _over(anim.num_components, "animated components", MAX_COMPONENTS, "Q2PRO anim_frame_data")
+            + over_limit(anim.num_frames, "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES")
+            + over_limit(anim.num_components, "animated components", MAX_COMPONENTS, "Q2PRO anim_frame_data")
             + ([f"{odd} joints with flags above 63 (ironwail refuses them)"] if odd else []))
 
 
@@ -94,7 +88,8 @@ def _roots_and_order(parents: np.ndarray) -> list[str]:
     parents = np.asarray(parents)
     later = int((parents >= np.arange(len(parents))).sum())
     roots = int((parents < 0).sum())
-    lines = [f"{later} joints whose parent does not come before them (FTE and Q2PRO's anim refuse them)"] if later else []
+    lines = [f"{later} joints whose parent does not come before them (FTE and Q2PRO's anim refuse them)"
+             ] if later else []
     if roots > 1 or (len(parents) and parents[0] != -1):
         lines.append(f"{roots} root joints, or a first joint that is not a root (FTE allows one root, joint 0)")
     return lines

@@ -10,7 +10,7 @@ outside -1 .. J-1; a mesh block that does not close.
 
 Read, with a warning naming the engines that refuse it:
 
-- no ``MD5Version`` line, or ``commandline`` before it (Red Eclipse's zapper): ironwail, vkQuake,
+- no ``MD5Version`` line, or ``commandline`` before it (Red Eclipse's zapper): ironwail,
   Q2PRO and FTE expect ``MD5Version`` as the first token; no ``commandline``: Q2PRO expects one;
 - ``numMeshes`` larger than the mesh blocks present (Red Eclipse's ball: 2 declared, 1 held): FTE
   reads the blocks it finds (``Mod_ParseMD5MeshModel`` loops over keywords), ironwail and Q2PRO loop
@@ -47,7 +47,7 @@ def read_header(text: Md5Text, warnings: list[str]) -> Md5Header:
         else:
             commandline = text.string("the commandline string")
     if order[:1] != ["MD5Version"]:
-        warnings.append("the file does not start with 'MD5Version 10': ironwail, vkQuake, Q2PRO and FTE refuse it")
+        warnings.append("the file does not start with 'MD5Version 10': ironwail, Q2PRO and FTE refuse it")
     if commandline is None:
         warnings.append("no 'commandline' line: Q2PRO refuses the file")
     return Md5Header(version=version, commandline=commandline, order=tuple(order), encoding=text.encoding)
@@ -165,14 +165,14 @@ def read_md5mesh(data: bytes) -> Md5Mesh:
     declared = None
     if len(meshes) < num_meshes:
         declared = num_meshes
-        warnings.append(f"numMeshes is {num_meshes} but {len(meshes)} mesh "
-                        f"{'blocks follow' if len(meshes) > 1 else 'block follows'}: FTE reads the blocks present (and so does this reader); ironwail, vkQuake and "
-                        "Q2PRO refuse the file")
+        follow = "blocks follow" if len(meshes) > 1 else "block follows"
+        warnings.append(f"numMeshes is {num_meshes} but {len(meshes)} mesh {follow}: FTE reads the blocks present "
+                        "(and so does this reader); ironwail and Q2PRO refuse the file")
     mesh = Md5Mesh(joint_names=names, joint_parents=parents, joint_pos=floats[:, :3], joint_orient=floats[:, 3:],
                    meshes=meshes, header=header, declared_meshes=declared, source=source_of(text))
     unnamed = sum(part.shader is None for part in meshes)
     if unnamed:
         warnings.append(f"{unnamed} mesh block{'s' if unnamed > 1 else ''} without 'shader': FTE reads "
-                        "them, ironwail, vkQuake and Q2PRO refuse the file")
+                        "them, ironwail and Q2PRO refuse the file")
     mesh.warnings = warnings + mesh_warnings(mesh)
     return mesh

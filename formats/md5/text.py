@@ -1,7 +1,7 @@
 """The MD5 text as the engines' tokenizers split it, with the line of every token for error messages.
 
-Rules (QuakeSpasm's ``COM_ParseEx`` in ``Quake/common.c``, which ironwail's and vkQuake's MD5 loaders
-call through ``COM_Parse``):
+Rules (QuakeSpasm's ``COM_ParseEx`` in ``Quake/common.c``, which ironwail's MD5 loader
+calls through ``COM_Parse``):
 
 - the text ends at its first NUL byte; whitespace is any byte ``<= ' '``; ``//`` starts a comment to the
   end of the line, ``/* */`` a block comment (only where a token would start: ``a//b`` is one word);
@@ -160,7 +160,8 @@ class Md5Text:
         """``count`` records of fixed shape, as a (count, len(pattern)) array of token bytes.
 
         ``pattern`` holds, per column, a literal (bytes: that keyword or punctuation), ``int``, ``float``
-        or None (a name: any token but punctuation). The count is checked against the tokens that are left before anything is allocated;
+        or None (a name: any token but punctuation). The count is checked against the tokens that are
+        left before anything is allocated;
         every column is checked vectorised and the first wrong token is reported with its line.
         """
         width = len(pattern)

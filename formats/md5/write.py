@@ -62,6 +62,7 @@ class Out:
     def __init__(self, style: Md5Style) -> None:
         self.style = style
         self.segments: list[tuple[str, object, str]] = []
+        self.joints = 0
 
     def raw(self, text: str) -> None:
         self.segments.append(("raw", None, text))
@@ -178,6 +179,9 @@ def write_md5mesh(mesh: Md5Mesh, style: Md5Style | None = None, keep_text: bool 
     names, parents = mesh.joint_names, np.asarray(mesh.joint_parents)
     _check(len(parents) == len(names) and np.shape(mesh.joint_pos) == (len(names), 3)
            and np.shape(mesh.joint_orient) == (len(names), 3), "joint arrays of different lengths")
+    _check(len(names) > 0 and len(mesh.meshes) > 0, "a mesh file needs a joint and a mesh (the engines refuse none)")
+    _check(bool(((parents >= -1) & (parents < len(names))).all()), "a joint's parent is outside -1 .. joints - 1")
+    out.joints = len(names)
     _header(out, mesh.header)
     out.word("numJoints"), out.raw(" "), out.int(len(names)), out.raw("\n")
     out.word("numMeshes"), out.raw(" ")
@@ -203,6 +207,14 @@ def _mesh_part(out: Out, part, m: int) -> None:
     _check(np.shape(part.uv) == (v, 2) and np.shape(part.weight_start) == (v,) and np.shape(part.weight_count) == (v,)
            and np.shape(part.triangles) == (t, 3) and np.shape(part.weight_joint) == (w,)
            and np.shape(part.weight_pos) == (w, 3), f"mesh {m}: arrays of different lengths")
+    # what the reader (and the engines) would refuse is refused here, so no file is written unreadable
+    _check(not v or bool(((np.asarray(part.weight_start) >= 0) & (np.asarray(part.weight_count) >= 0)
+                          & (np.asarray(part.weight_start) + np.asarray(part.weight_count) <= w)).all()),
+           f"mesh {m}: a vertex uses weights past its {w} weights")
+    _check(not t or bool(((np.asarray(part.triangles) >= 0) & (np.asarray(part.triangles) < v)).all()),
+           f"mesh {m}: a triangle uses a vertex outside its {v} vertices")
+    _check(not w or bool(((np.asarray(part.weight_joint) >= 0) & (np.asarray(part.weight_joint) < out.joints)).all()),
+           f"mesh {m}: a weight uses a joint outside the {out.joints} joints")
     out.word("mesh"), out.raw(" "), out.word("{"), out.raw("\n")
     if part.shader is not None:
         out.raw(i), out.word("shader"), out.raw(" "), out.string(part.shader, f"mesh {m} shader"), out.raw("\n\n")
@@ -239,6 +251,13 @@ def write_md5anim(anim: Md5Anim, style: Md5Style | None = None, keep_text: bool 
     _check(c >= 0 and all(np.shape(a) == (n,) for a in (anim.joint_parents, anim.joint_flags, anim.joint_start))
            and np.shape(anim.base_pos) == (n, 3) and np.shape(anim.base_orient) == (n, 3)
            and np.ndim(anim.bounds) == 3 and np.shape(anim.bounds)[1:] == (2, 3), "anim arrays of different shapes")
+    flags, first = np.asarray(anim.joint_flags), np.asarray(anim.joint_start)
+    widths = np.array([bin(int(x) & 63).count("1") for x in flags], np.int64)
+    _check(n > 0 and f > 0, "an anim needs a joint and a frame (the engines refuse none)")
+    _check(bool(((flags >= 0) & (flags <= 63) & (first >= 0) & (first + widths <= c)).all()),
+           "a joint's flags or start index fall outside the animated components")
+    _check(bool((np.asarray(anim.joint_parents) < np.arange(n)).all() and (np.asarray(anim.joint_parents) >= -1).all()),
+           "a joint's parent does not come before it")
     _header(out, anim.header)
     out.word("numFrames"), out.raw(" "), out.int(f), out.raw("\n")
     out.word("numJoints"), out.raw(" "), out.int(n), out.raw("\n")
