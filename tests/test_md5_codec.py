@@ -475,3 +475,15 @@ def test_anim_writer_refuses_components_past_the_frame():
     anim.joint_start[1] = 7
     with pytest.raises(FormatError, match="outside the animated components"):
         write_md5anim(anim)
+
+
+def test_pair_problems_name_what_the_engines_compare():
+    from formats.md5.limits import pair_problems
+    mesh, anim = read_md5mesh(MESH_TEXT), read_md5anim(ANIM_TEXT)
+    assert pair_problems(mesh, anim) == []
+    anim.joint_names[1] = "end"
+    assert pair_problems(mesh, anim) == ["1 joints named differently in the anim: ironwail and FTE refuse the pair"]
+    mesh.joint_parents[1] = -1
+    assert len(pair_problems(mesh, anim)) == 2
+    mesh.joint_names.append("extra")
+    assert "the anim has 2 joints, the mesh 3" in pair_problems(mesh, anim)[0]

@@ -105,3 +105,16 @@ def mesh_warnings(mesh) -> list[str]:
 
 def anim_warnings(anim) -> list[str]:
     return anim_problems(anim) + _finite([anim.bounds, anim.base_pos, anim.base_orient, anim.frames], "numbers")
+
+
+def pair_problems(mesh, anim) -> list[str]:
+    """Why the engines would refuse ``anim`` beside ``mesh``: the joint count (ironwail "has incorrect
+    joint count", Q2PRO "Bad numJoints", FTE "number of bones doesn't match"), a name (ironwail "joint
+    was renamed", FTE "bone name doesn't match"), a parent (ironwail "joint has wrong parent", FTE)."""
+    if mesh.num_joints != anim.num_joints:
+        return [f"the anim has {anim.num_joints} joints, the mesh {mesh.num_joints}: ironwail, Q2PRO and FTE "
+                "refuse the pair"]
+    renamed = sum(a != b for a, b in zip(mesh.joint_names, anim.joint_names))
+    moved = int((np.asarray(mesh.joint_parents) != np.asarray(anim.joint_parents)).sum())
+    return ([f"{renamed} joints named differently in the anim: ironwail and FTE refuse the pair"] if renamed else []) \
+        + ([f"{moved} joints with another parent in the anim: ironwail and FTE refuse the pair"] if moved else [])
