@@ -28,7 +28,7 @@ from ..formats.table import row
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
 USAGE_ERROR = 2
-MS3D_BAKE_FPS = 10.0
+BAKE_FPS = 10.0      # the rate a skeletal animation (no named frames) is baked at for a frame format
 
 
 NAME_ENCODING_CHOICES = ("auto", "utf8", "cp1252", "gbk", "shift_jis", "cp1251")
@@ -346,7 +346,7 @@ def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str]
     known += member_known
     for job in jobs:
         if settings.fps is None and not row(job.source_format).named_frames and settings.target in frame_formats():
-            job.settings = replace(settings, fps=MS3D_BAKE_FPS)
+            job.settings = replace(settings, fps=BAKE_FPS)
     workers = min(args.jobs or default_workers(), max(len(jobs), 1))
     line_stream = sys.stderr if args.json else sys.stdout
     progress = Progress(len(jobs) + len(known), line_stream, sys.stderr, quiet=args.quiet, verbose=args.verbose)
