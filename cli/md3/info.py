@@ -1,8 +1,9 @@
-"""``info`` and ``check`` of a Quake III MD3 (``IDP3`` version 15), without Blender.
+"""What ``info`` and ``check`` read of a Quake III MD3 (``IDP3`` version 15), without Blender (its row's
+``info`` and ``describe``).
 
 Errors: what the reader refuses (:func:`...formats.md3.codec.read_md3`, with field and byte offset).
 Warnings: the reader's own (one line per kind, :func:`...formats.md3.limits.read_warnings`): counts over
-ioquake3's ``qfiles.h`` ``MD3_MAX_*`` limits (listed as limits exceeded: the exporter refuses them),
+ioquake3's ``qfiles.h`` ``MD3_MAX_*`` limits (also listed as limits exceeded: the exporter refuses them),
 surfaces renderergl1's ``R_LoadMD3`` refuses (``SHADER_MAX_VERTEXES``, ``SHADER_MAX_INDEXES``: the whole
 model then fails to load there), non-finite numbers; and triangles that use a vertex twice.
 """
@@ -12,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..formats.animations import group_animations
-from ..formats.md3.codec import read_md3
-from ..formats.md3.limits import limit_problems
-from ..formats.md3.records import HEADER, VERSION
-from .inspect import ModelInfo, Problem
+from ...formats.animations import group_animations
+from ...formats.md3.codec import read_md3
+from ...formats.md3.limits import limit_problems
+from ...formats.md3.records import VERSION
+from ...formats.shown import quoted
+from ..inspect import ModelInfo, degenerate_triangles, note_limit, note_warning
 
 
 def inspect_md3(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
@@ -33,11 +35,19 @@ def inspect_md3(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
     info.animations = group_animations(model.frame_names)
     limits = set(limit_problems(model))
     for warning in model.warnings:
-        if warning in limits:
-            info.limits_exceeded.append(warning)
-        info.problems.append(Problem("warning", warning, "header" if warning in limits else None,
-                                     HEADER.fields["num_frames"][1] if warning in limits else None))
-    degenerate = sum(int(np.count_nonzero((t[:, 0] == t[:, 1]) | (t[:, 1] == t[:, 2]) | (t[:, 0] == t[:, 2])))
-                     for t in (np.asarray(s.triangles).reshape(-1, 3) for s in surfaces))
+        (note_limit if warning in limits else note_warning)(info, warning)
+    degenerate = sum(len(degenerate_triangles(np.asarray(s.triangles).reshape(-1, 3))) for s in surfaces)
     if degenerate:
-        info.problems.append(Problem("warning", f"{degenerate} triangle(s) use a vertex twice (they draw nothing)"))
+        note_warning(info, f"{degenerate} triangle(s) use a vertex twice (they draw nothing)")
+
+
+def describe_lines(info: ModelInfo) -> list[str]:
+    """The tags and each surface with its shaders."""
+    details = info.details
+    lines = [f"  tags: {', '.join(quoted(t) for t in details['tags'])}"] if details["tags"] else []
+    lines.append("  surfaces:")
+    for surface in details["surfaces"]:
+        shaders = ", ".join(quoted(s) for s in surface["shaders"]) or "no shader"
+        lines.append(f"    {quoted(surface['name'])}: {surface['vertices']} vertices, {surface['triangles']} "
+                     f"triangles, {shaders}")
+    return lines
