@@ -1,1 +1,1 @@
-"""The command line's MDL code, reached through the mdl row of the table of formats."""
+"""The command line's MD3 code, reached through the md3 row of the table of formats."""
