@@ -248,3 +248,28 @@ def test_normals_are_the_ones_blender_shades(bpy_scene, tmp_path, kind):
     if kind == "flat":
         smooth = len(mesh.vertices) + 5 + 2 * 8                # one vertex per vertex and UV: the seam, the caps
         assert sum(s.num_verts for s in model.surfaces) > smooth + 40, "a corner per face normal"
+
+
+@pytest.mark.parametrize("target", ["md2", "mdl"])
+def test_an_md3_written_as_md2_or_mdl_says_what_it_drops(bpy_scene, extension, tmp_path, capfd, target):
+    """A turret (two surfaces, a tag) laid out as an MD3 import
+    leaves it, exported as MD2 / MDL: the report names the tags left out and the surfaces merged."""
+    from blender_helpers import reported
+    bpy = bpy_scene
+    contract = importlib.import_module(f"{extension}.common.contract")
+    source = corpus_params("md3/nexuiz/models/turrets/reactor.md3")[0].values[0]    # two surfaces, a tag
+    if source is None:
+        pytest.skip("corpus not found")
+    model = read_md3(source.read_bytes())
+    root = md3_contract_scene.build(bpy, contract, source.read_bytes())
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == root or obj.parent == root)
+    capfd.readouterr()
+    operator = getattr(bpy.ops.export_scene, target)
+    extra = {"target": "MODERN"} if target == "mdl" else {}           # 1584 vertices: over Quake's 1024
+    assert operator(filepath=str(tmp_path / f"reactor.{target}"), frame_rate="SCENE", **extra) == {"FINISHED"}
+    _, messages = reported(capfd.readouterr().out)
+    tags = [m for m in messages if "tag(s) not written" in m]
+    assert tags and tags[0].startswith(f"{model.num_tags} tag(s)") and f"{target.upper()} has no tags" in tags[0]
+    merged = [m for m in messages if "surfaces are merged" in m]
+    assert len(model.surfaces) > 1 and len(merged) == 1 and f"{len(model.surfaces)} surfaces" in merged[0]
