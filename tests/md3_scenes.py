@@ -15,6 +15,22 @@ def _assign(id_block, action) -> None:
         anim.action_slot = action.slots[0]
 
 
+def two_bones(bpy, name: str, first: tuple, second: tuple):
+    """An armature object ``name`` with bones ``(name, head, tail)`` ``first`` and ``second`` (its child)."""
+    arm = bpy.data.armatures.new(name)
+    rig = bpy.data.objects.new(name, arm)
+    bpy.context.scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    parent = None
+    for bone_name, head, tail in (first, second):
+        bone = arm.edit_bones.new(bone_name)
+        bone.head, bone.tail, bone.parent = head, tail, parent
+        parent = bone
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return rig
+
+
 def column_model(bpy, name: str = "column", shape_key: bool = True, actions=("bend",), timeline_action: str = "bend"):
     """A column (8 sides, 5 rings, caps as n-gons) with a UV seam down one side and two materials (sides
     ``metal``, caps ``glass``); a shape key ``bulge`` keyed 0 -> 1 over frames 1-5 (``shape_key``); bent
@@ -60,16 +76,7 @@ def column_model(bpy, name: str = "column", shape_key: bool = True, actions=("be
             bulge.value = value
             bulge.keyframe_insert("value", frame=frame)
 
-    arm = bpy.data.armatures.new(f"{name}_rig")
-    rig = bpy.data.objects.new(f"{name}_rig", arm)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
-    lower = arm.edit_bones.new("lower")
-    lower.head, lower.tail = (0, 0, 0), (0, 0, 2)
-    upper = arm.edit_bones.new("upper")
-    upper.head, upper.tail, upper.parent = (0, 0, 2), (0, 0, 4), lower
-    bpy.ops.object.mode_set(mode="OBJECT")
+    rig = two_bones(bpy, f"{name}_rig", ("lower", (0, 0, 0), (0, 0, 2)), ("upper", (0, 0, 2), (0, 0, 4)))
     low, up = obj.vertex_groups.new(name="lower"), obj.vertex_groups.new(name="upper")
     for i, v in enumerate(verts):
         w = min(max((v[2] - 1) / 2, 0.0), 1.0)
@@ -177,16 +184,7 @@ def player_model(bpy):
     box("l_legs", (-6, -4, 0), (6, 4, 24), 0.0)
     box("u_torso", (-8, -5, 24), (8, 5, 44), 0.33)
     box("h_head", (-4, -4, 44), (4, 4, 54), 0.66)
-    arm = bpy.data.armatures.new("player_rig")
-    rig = bpy.data.objects.new("player_rig", arm)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
-    hips = arm.edit_bones.new("hips")
-    hips.head, hips.tail = (0, 0, 12), (0, 0, 24)
-    spine = arm.edit_bones.new("spine")
-    spine.head, spine.tail, spine.parent = (0, 0, 24), (0, 0, 44), hips
-    bpy.ops.object.mode_set(mode="OBJECT")
+    rig = two_bones(bpy, "player_rig", ("hips", (0, 0, 12), (0, 0, 24)), ("spine", (0, 0, 24), (0, 0, 44)))
     for name, bone in (("l_legs", "hips"), ("u_torso", "spine"), ("h_head", "spine")):
         obj = objects[name]
         group = obj.vertex_groups.new(name=bone)
