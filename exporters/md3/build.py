@@ -34,7 +34,7 @@ from ..sampling.planned import PlannedExport
 from ..sampling.shading import shade_model, shaded_normals
 from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
-from .kept import frame_matches, kept_model
+from .kept import frame_matches, kept_model, kept_table, own_span
 from .objects import Md3Objects, collect, tag_name
 from .surfaces import split_surfaces
 from .tag_sampling import frame_sources, sample_matrices
@@ -83,7 +83,11 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         times, actions, still = sampled.frames, None, False
     if progress:
         progress(0.4)
-    frames = len(sampled.positions)
+    match, names = frame_matches(context.scene, found.root, sampled)
+    rows = own_span(match, len(kept_table(found.root)) if options.frame_source == "TIMELINE" else 0)
+    sampled_positions = sampled.positions[rows]
+    times, match, names = [times[r] for r in rows], match[rows], [names[r] for r in rows]
+    frames = len(rows)
     space = space if space is not None else found.root
     movers = ([space] if space is not None else []) + found.tags
     matrices = sample_matrices(context, movers, found.meshes, times, actions, still)
@@ -91,12 +95,14 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     surfaces = split_surfaces(sampled, shading, options.skin_folder) if found.meshes else []
     own_note = _check_surfaces(sampled.label, surfaces, frames)
     kept = kept_model(found.root, found.meshes)
-    match, names = frame_matches(context.scene, found.root, sampled)
 
-    positions = _transformed(sampled.positions, to_model, options.scale)
+    positions = _transformed(sampled_positions, to_model, options.scale)
     result = BuildResult(model=None, info=list(sampled.info))  # type: ignore[arg-type]
+    if len(rows) < len(sampled.positions):
+        result.info.append(f"the model's own {frames} frames of the {len(sampled.positions)} the scene range holds "
+                           "(a longer model shares the scene)")
     if found.meshes:
-        result.frame_actions = [f.action for f in sampled.frames]
+        result.frame_actions = [sampled.frames[r].action for r in rows]
         result.model_fps = sampled.plan.model_fps
     xyz_all, normal_all, decoded, kept_frames = [], [], [], np.ones(frames, bool)
     for surface in surfaces:
@@ -107,7 +113,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         kept_frames &= same
         need = np.flatnonzero(~same)
         if len(need):
-            normals = _model_normals(shaded_normals(sampled.positions[need], shading), to_model[need])
+            normals = _model_normals(shaded_normals(sampled_positions[need], shading), to_model[need])
             normal[need] = encode_normals(normals[:, surface.source])
         kept.put_back(surface, xyz, normal, same, match)
         xyz_all.append(xyz)

@@ -192,3 +192,24 @@ def frame_matches(scene: bpy.types.Scene, root: bpy.types.Object | None, sampled
     places += [None] * (len(part.key_indices) - len(places))
     match = match_frames(part.obj, table, places, part.key_indices)
     return match, [table[m].name if m >= 0 else n for m, n in zip(match, names)]
+
+
+def kept_table(root: bpy.types.Object | None) -> list[FrameEntry]:
+    return frame_table(root) if root is not None else []
+
+
+def own_span(match: np.ndarray, count: int) -> np.ndarray:
+    """The exported frames to write: on the timeline, an imported model whose scene range is longer than
+    its own ``count`` frames only because a longer model shares the scene (a Quake III player's parts)
+    writes its own: the stretch playing file frames 0 .. count - 1 in order, while the frames outside it
+    only hold its first or last frame (as :func:`...common.frame_table.own_frame_span` for MD2 and MDL).
+    Every frame otherwise (``count`` 0: not such a model)."""
+    every = np.arange(len(match))
+    if not count or len(match) <= count:
+        return every
+    starts = np.flatnonzero(match == 0)
+    for first in starts:
+        if first + count <= len(match) and np.array_equal(match[first:first + count], np.arange(count)) \
+                and np.all(match[:first] == 0) and np.all(match[first + count:] == count - 1):
+            return every[first:first + count]
+    return every
