@@ -1,6 +1,7 @@
 """A model of tags alone (Quake III's ``*_hand.md3`` weapon files: a ``tag_weapon`` and no surface): no
-mesh to sample, so its frames are the timeline's (the scene range, at the game rate or every scene
-frame), named by the model root's frame table where the frame is the file's own, else ``frameNN``."""
+mesh to sample, so its frames are an imported model's own (one per scene frame from where the import
+put its first, named by the root's frame table), else the timeline's (the scene range, at the game rate
+or every scene frame, named ``frameNN``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,10 +31,12 @@ def tag_frames(context: bpy.types.Context, root: bpy.types.Object | None, option
     if options.frame_source != "TIMELINE":
         raise ExportError("a model of tags alone exports the timeline: Frames: Timeline")
     scene = context.scene
-    times = timeline_frames(scene, options.frame_rate)
     table = frame_table(root) if root is not None else []
     offset = root.classic_model.frame_offset if root is not None and root.classic_model.source_format \
         else scene.frame_start
+    # an imported model's own frames, one per scene frame from where the import put its first; else the timeline
+    times = [offset + k for k in range(len(table))] if table and root.classic_model.source_format \
+        else timeline_frames(scene, options.frame_rate)
     match = np.array([int(whole(t)) - offset if float(whole(t)) == t and 0 <= int(whole(t)) - offset < len(table)
                       else -1 for t in times], np.int64)
     names = [table[m].name if m >= 0 else f"frame{i + 1:02d}" for i, m in enumerate(match)]
