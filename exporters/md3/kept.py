@@ -199,17 +199,17 @@ def kept_table(root: bpy.types.Object | None) -> list[FrameEntry]:
 
 
 def own_span(match: np.ndarray, count: int) -> np.ndarray:
-    """The exported frames to write: on the timeline, an imported model whose scene range is longer than
-    its own ``count`` frames only because a longer model shares the scene (a Quake III player's parts)
-    writes its own: the stretch playing file frames 0 .. count - 1 in order, while the frames outside it
-    only hold its first or last frame (as :func:`...common.frame_table.own_frame_span` for MD2 and MDL).
-    Every frame otherwise (``count`` 0: not such a model)."""
+    """The exported frames to write: on the timeline, an imported model whose scene range shows only its
+    own file frames, but more of them than it has (a longer model shares the scene; a Quake III player
+    assembled on one timeline, where the legs hold a frame while the torso plays) writes each file frame
+    once, in file order, from the first scene frame that shows it (as :func:`...common.frame_table.own_frame_span`
+    does for MD2 and MDL). Every frame otherwise: a frame that is none of the file's (``match`` -1), a file
+    frame never shown, or ``count`` 0 (not such a model)."""
     every = np.arange(len(match))
-    if not count or len(match) <= count:
+    if not count or len(match) <= count or (match < 0).any():
         return every
-    starts = np.flatnonzero(match == 0)
-    for first in starts:
-        if first + count <= len(match) and np.array_equal(match[first:first + count], np.arange(count)) \
-                and np.all(match[:first] == 0) and np.all(match[first + count:] == count - 1):
-            return every[first:first + count]
-    return every
+    first = np.full(count, -1, np.int64)
+    seen = match < count
+    order = np.flatnonzero(seen)[::-1]                    # reversed: the first occurrence is written last
+    first[match[order]] = order
+    return every if (first < 0).any() else first

@@ -3,7 +3,7 @@
 * A model root is the empty an MD3 import made for its file (``MD3_ROOT``, :mod:`...common.contract`),
   else the top parent the exported objects share when it is an empty that is not a tag (a rig's
   armature is not a root: its bones move tags). Exporting an empty that is not a tag (a root) exports
-  every mesh and empty under it.
+  every mesh and empty under it, up to another model's root.
 * Surfaces: the mesh objects, the imported ones in their file order (``MD3_SURFACE_INDEX``), then the
   others by name (the selection has no order of its own).
 * Tags: the empties an import made for tags (``MD3_TAG_INDEX``), in file order, then every other empty
@@ -37,7 +37,13 @@ class Md3Objects:
 
 
 def _descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:
-    return list(obj.children_recursive)
+    """Everything under ``obj`` but another model's root and what hangs under it (an assembled Quake III
+    player: upper.md3's root hangs on lower.md3's tag_torso)."""
+    out = []
+    for child in obj.children:
+        if not is_root(child):
+            out += [child] + _descendants(child)
+    return out
 
 
 def _top(obj: bpy.types.Object) -> bpy.types.Object:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ..dialogs import draw_md3_export
 from ..operators import FrameExportBase
@@ -22,6 +22,13 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
 
     filename_ext = ".md3"
     filter_glob: StringProperty(default="*.md3", options={"HIDDEN"})
+    # Quake III plays a model's frames at the rate its code or animation.cfg asks, not at a fixed 10 per
+    # second: one frame per scene frame by default (an imported MD3 has one scene frame per file frame)
+    frame_rate: EnumProperty(name="Frame Rate", default="SCENE", items=(
+        ("SCENE", "Every Frame", "One frame per scene frame; a player's animation.cfg gets the scene's rate"),
+        ("GAME", "Game (10 fps)", "Sample the animation every 0.1 s of scene time, as Quake and Quake II play "
+                                  "models (for an MD3 Quake's source ports load beside an MDL)")),
+        description="Timeline and Actions: how often frames are sampled (Shape Keys: one per key, always)")
     player: BoolProperty(name="Quake III Player", default=False,
                          description="Write the objects into the chosen folder as a player: lower.md3, upper.md3 "
                                      "and head.md3 (objects l_*, u_*, h_* or in collections lower, upper, head), "

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ...common.contract import DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADER, MD3_SHADERS, MD3_ST, MD3_SURFACE
+from ...common.contract import (DEGENERATE_MD3, MD3_DEGENERATE, MD3_ROOT, MD3_SHADER, MD3_SHADERS, MD3_SKIN_SET,
+                                MD3_ST, MD3_SURFACE)
 from ...common.skin_images import material_image
 from ...formats.binary import decode_name
 from ...formats.md3.records import SHADER, ST, Md3Shader
@@ -71,13 +72,24 @@ def _kept_shaders(mesh: bpy.types.Mesh) -> list[Md3Shader] | None:
     return [Md3Shader(decode_name(r["name"].tobytes()), int(r["shader_index"]), r["name"].tobytes()) for r in records]
 
 
+def _skin_set_shown(obj: bpy.types.Object) -> bool:
+    """True while the model root shows one of its ``.skin`` sets: the materials then stand for the skin
+    file's shaders, which that file keeps, not for the ones the MD3 names."""
+    while obj is not None:
+        if obj.get(MD3_ROOT) is not None:
+            return bool(obj.get(MD3_SKIN_SET, ""))
+        obj = obj.parent
+    return False
+
+
 def _shaders(obj: bpy.types.Object, materials: list, folder: str) -> list[Md3Shader]:
-    """An imported surface's shader records while its materials still name them (or it has none), else
-    one shader per material."""
+    """An imported surface's shader records while its materials still name them (or it has none, or they
+    show a skin set), else one shader per material."""
     names = [shader_name(m, folder) for m in materials if m is not None]
     kept = _kept_shaders(obj.data)
-    if kept is not None and set(names) <= {s.name for s in kept}:      # an import may make fewer materials
-        return kept
+    wanted = set(names) - ({""} if not kept else set())     # a surface without shaders: its material names none
+    if kept is not None and (wanted <= {s.name for s in kept} or _skin_set_shown(obj)):
+        return kept                                                      # an import may make fewer materials
     return [Md3Shader(n) for n in dict.fromkeys(names)]
 
 
