@@ -117,7 +117,8 @@ FORMATS: list[FormatRow] = [
     FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
               "ioquake3 qfiles.h: 1024 frames, 16 tags, 32 surfaces; 4096 vertices, 8192 triangles, 256 shaders "
               "per surface", ".formats.md3.codec:read_md3", None, ".exporters.md3.operator",
-              ".cli.md3.info:inspect_md3", named_frames=True, describe=".cli.md3.info:describe_lines"),
+              ".cli.md3.info:inspect_md3", named_frames=True, describe=".cli.md3.info:describe_lines",
+              check_profile=".cli.md3.player_check"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

@@ -87,3 +87,36 @@ def test_info_counts_an_md3(run):
     assert entry["counts"]["frames"] == model.num_frames
     assert entry["counts"]["tags"] == model.num_tags == len(entry["details"]["tags"])
     assert entry["counts"]["vertices"] == sum(s.num_verts for s in model.surfaces)
+
+
+def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
+    """merman and penguin conform; major's ``leth`` skin set has no icon, which the game needs; a copy of
+    penguin without tag_head in upper.md3 and with LEGS_RUN past lower.md3's end is named for both."""
+    players = CORPUS / "md3" / "openarena081" / "models" / "players"
+    if not players.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    result = run("check", "--profile", "q3-player", players, block_bpy=True)
+    lines = result.stdout.strip().splitlines()
+    assert lines[-1] == "checked 3 Quake III player(s): 2 conform, 1 with deviations, 0 with errors"
+    assert lines[:-1] == [f"{players / 'major'}: warning: skin set leth: no icon_leth.tga (or .jpg, .png): the "
+                          "game refuses the player in it"]
+    assert result.returncode == 1
+    broken = tmp_path / "penguin"
+    import shutil
+    shutil.copytree(players / "penguin", broken)
+    upper = bytearray((broken / "upper.md3").read_bytes())
+    model = read_md3(bytes(upper))
+    at = upper.find(b"tag_head\0")                         # every frame's copy of the name
+    while at >= 0:
+        upper[at:at + 8] = b"tag_hexd"
+        at = upper.find(b"tag_head\0", at + 1)
+    (broken / "upper.md3").write_bytes(bytes(upper))
+    cfg = (broken / "animation.cfg").read_text(encoding="latin-1").splitlines()
+    run_line = next(i for i, line in enumerate(cfg) if "LEGS_RUN" in line)
+    cfg[run_line] = "900\t10\t10\t15\t\t// LEGS_RUN"
+    (broken / "animation.cfg").write_text("\n".join(cfg) + "\n", encoding="latin-1")
+    result = run("check", "--profile", "q3-player", "--json", broken, block_bpy=True)
+    report = json.loads(result.stdout)["players"][0]
+    assert report["status"] == "warning" and model.num_tags == 2
+    assert any(d.startswith("upper.md3 has no tag_head") for d in report["deviations"])
+    assert any(d.startswith("LEGS_RUN: frames ") and "of lower.md3" in d for d in report["deviations"])
