@@ -9,6 +9,7 @@ import pytest
 
 from formats.md3.animation_cfg import parse_animation_cfg
 from formats.md3.codec import read_md3
+from formats.md3.player import player_problems
 from formats.md3.skin_file import parse_skin
 from formats.md3.tags import find_tag, tag_matrices
 from formats.md3.vertices import decode_xyz
@@ -56,6 +57,8 @@ def test_player_parts_assemble_as_blender_shows_the_body(bpy_scene, tmp_path):
     assert parts["upper"].num_frames == 9 and parts["lower"].num_frames == 6 + 5 + 4 and parts["head"].num_frames == 1
     assert parts["lower"].tag_names == ["tag_torso"]
     assert sorted(parts["upper"].tag_names) == ["tag_head", "tag_weapon"]
+    skins = {p.name: parse_skin(p.read_bytes()) for p in tmp_path.glob("*.skin")}
+    assert player_problems(parts, cfg, skins, [p.name for p in tmp_path.iterdir()]) == [], "what the game needs"
     for part in ("lower", "upper", "head"):
         skin = parse_skin((tmp_path / f"{part}_default.skin").read_bytes())
         assert [(e.surface, e.shader) for e in skin.entries] == [
