@@ -273,3 +273,36 @@ def test_an_md3_written_as_md2_or_mdl_says_what_it_drops(bpy_scene, extension, t
     assert tags and tags[0].startswith(f"{model.num_tags} tag(s)") and f"{target.upper()} has no tags" in tags[0]
     merged = [m for m in messages if "surfaces are merged" in m]
     assert len(model.surfaces) > 1 and len(merged) == 1 and f"{len(model.surfaces)} surfaces" in merged[0]
+
+
+def test_a_keyed_tag_under_a_turned_empty_is_where_blender_shows_it(bpy_scene, tmp_path):
+    """A tag keyed in location and Euler rotation (ZXY), parented with a parent-inverse to a turned, scaled
+    empty: its file transform at every frame is its evaluated world matrix (read from its F-curves
+    without stepping the timeline, which must give what Blender evaluates)."""
+    bpy = bpy_scene
+    obj, rig, _, _ = column_model(bpy, timeline_action="")
+    holder = bpy.data.objects.new("holder", None)
+    bpy.context.scene.collection.objects.link(holder)
+    holder.location, holder.rotation_euler, holder.scale = (2.0, -1.0, 0.5), (0.3, 0.0, 1.1), (1.5, 1.5, 1.5)
+    tag = bpy.data.objects.new("tag_side", None)
+    bpy.context.scene.collection.objects.link(tag)
+    bpy.context.view_layer.update()
+    tag.parent = holder
+    tag.matrix_parent_inverse = holder.matrix_world.inverted()
+    tag.rotation_mode = "ZXY"
+    for frame, location, rotation in ((1, (0, 0, 3), (0, 0, 0)), (5, (1, 2, 4), (0.4, -0.2, 1.3))):
+        tag.location, tag.rotation_euler = location, rotation
+        tag.keyframe_insert("location", frame=frame)
+        tag.keyframe_insert("rotation_euler", frame=frame)
+    model = export(bpy, [obj, tag], tmp_path / "side.md3")
+    truths = []
+    for f in range(1, 6):
+        bpy.context.scene.frame_set(f)
+        truths.append(world_matrix(bpy, tag))
+    truths = np.array(truths)
+    assert model.tag_names == ["tag_side"] and model.num_frames == 5
+    assert np.abs(model.tag_origin[:, 0] - truths[:, :3, 3]).max() <= HALF_STEP
+    columns = np.swapaxes(truths[:, :3, :3], 1, 2)
+    columns /= np.linalg.norm(columns, axis=2, keepdims=True)
+    assert np.abs(model.tag_axis[:, 0] - columns).max() <= 1e-5
+    assert np.ptp(truths[:, :3, 3], axis=0).max() > 1.0
