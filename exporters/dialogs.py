@@ -124,6 +124,7 @@ def draw_md3_export(operator, layout, context) -> None:
     body = group(layout, "CLASSIC_MODELS_md3_export_shaders", "Shaders")
     if body:
         body.prop(operator, "skin_path")
+        body.prop(operator, "textures")
 
 
 def draw_ms3d_export(operator, layout, context) -> None:

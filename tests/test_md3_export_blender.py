@@ -306,3 +306,45 @@ def test_a_keyed_tag_under_a_turned_empty_is_where_blender_shows_it(bpy_scene, t
     columns /= np.linalg.norm(columns, axis=2, keepdims=True)
     assert np.abs(model.tag_axis[:, 0] - columns).max() <= 1e-5
     assert np.ptp(truths[:, :3, 3], axis=0).max() > 1.0
+
+
+def _read_tga(data: bytes) -> np.ndarray:
+    """(h, w, 4) RGBA of an uncompressed 32-bit TGA, top row first, read by the header's own flags."""
+    assert data[2] == 2 and data[16] == 32
+    width, height = int.from_bytes(data[12:14], "little"), int.from_bytes(data[14:16], "little")
+    pixels = np.frombuffer(data, np.uint8, width * height * 4, 18 + data[0]).reshape(height, width, 4)
+    pixels = pixels if data[17] & 0x20 else pixels[::-1]
+    return pixels[..., [2, 1, 0, 3]]
+
+
+@pytest.mark.parametrize("textures", ["TGA", "NAMES"])
+def test_new_shaders_get_their_textures_where_the_game_looks(bpy_scene, tmp_path, textures):
+    """Materials with images, exported into <game>/models/column/: each surface's shader is
+    models/column/<image>.tga and, with Textures: TGA, that file holds the image (bottom-up, as Quake III
+    reads TGAs without a warning); Names Only writes none."""
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy, timeline_action="")
+    bpy.context.scene.frame_end = 1
+    expected = {}
+    for k, material in enumerate(obj.data.materials):
+        image = bpy.data.images.new(f"{material.name}_paint", 4, 2, alpha=True)
+        rgba = np.random.default_rng(k).integers(0, 256, (2, 4, 4)).astype(np.float32) / 255
+        image.pixels.foreach_set(rgba[::-1].ravel())          # Blender's rows start at the bottom
+        expected[f"models/column/{material.name}_paint.tga"] = np.rint(rgba * 255).astype(np.uint8)
+        if not material.node_tree:
+            material.use_nodes = True
+        node = material.node_tree.nodes.new("ShaderNodeTexImage")
+        node.image = image
+        material.node_tree.links.new(node.outputs["Color"], material.node_tree.nodes["Principled BSDF"].inputs[0])
+    folder = tmp_path / "baseoa" / "models" / "column"
+    folder.mkdir(parents=True)
+    model = export(bpy, [obj], folder / "column.md3", textures=textures)
+    assert sorted(s.shaders[0].name for s in model.surfaces) == sorted(expected)
+    assert model.name == "models/column/column.md3"
+    for shader, pixels in expected.items():
+        written = tmp_path / "baseoa" / shader
+        if textures == "NAMES":
+            assert not written.exists()
+        else:
+            assert np.array_equal(_read_tga(written.read_bytes()), pixels)
+            assert not written.read_bytes()[17] & 0x20, "bottom-up"

@@ -36,7 +36,7 @@ from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
 from .kept import frame_matches, kept_model, kept_table, own_span
 from .objects import Md3Objects, collect, tag_name
-from .surfaces import split_surfaces
+from .surfaces import shader_images, split_surfaces
 from .tag_sampling import frame_sources, sample_matrices
 from .tags_only import tag_frames
 
@@ -48,6 +48,7 @@ class Md3ExportOptions(VertexModelOptions):
     skin_path: str = ""
     skin_folder: str = ""
     model_name: str = ""
+    textures: str = "TGA"               # or "NAMES": write no texture files
 
 
 @dataclass
@@ -61,6 +62,7 @@ class BuildResult:
     frame_actions: list[str] = field(default_factory=list)   # Actions: the action each frame was sampled from
     model_fps: float = 10.0              # model frames per second of game time (the plan's)
     surface_materials: list = field(default_factory=list)   # the material each surface stands for (or None)
+    shader_images: dict = field(default_factory=dict)         # new shader name -> the image it names
 
 
 def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md3ExportOptions,
@@ -151,6 +153,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         tag_fields=tag_fields, surfaces=surfaces, xyz=xyz_all, normal=normal_all)
     result.model = model
     result.surface_materials = [s.material for s in surfaces]
+    result.shader_images = shader_images(surfaces, options.skin_folder)
     result.warnings += fitted + ([own_note] if own_note else []) + [f"{sampled.label}: {p}" for p in renderer_problems(model)]
     if result.clipped:
         result.warnings.append(f"{result.clipped} vertex position(s) outside the MD3 range -512 .. 511.984 units "

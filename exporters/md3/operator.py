@@ -39,6 +39,11 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
                               description="Folder part of new shader names (e.g. models/crate); empty = implied by "
                                           "the export folder under <game>/models or <game>/players")
 
+    textures: EnumProperty(name="Textures", default="TGA", items=(
+        ("TGA", "TGA", "Write the image of each new shader as a TGA where the game looks it up (under the game "
+                       "folder the export goes into, else beside the model)"),
+        ("NAMES", "Names Only", "Store the shader names and write no texture files")))
+
     def check(self, context):
         changed = super().check(context)
         if self.player and bpy.path.basename(self.filepath) != PLAYER_FILE:
@@ -47,7 +52,7 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
         return changed
 
     def execute(self, context):
-        options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path)
+        options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path, textures=self.textures)
         if self.player:      # a folder: lower.md3 and the other parts beside it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
             return export_file(self, context, export_md3_player, options)

@@ -42,6 +42,7 @@ from ..sampling.skin_packing import FlatSkin
 from ..image_files import image_rgba
 from ...formats.images.truecolour import encode_tga
 from .build import Md3ExportOptions, build_md3
+from .export import texture_files
 from .objects import collect
 
 PARTS = ("lower", "upper", "head")
@@ -210,11 +211,20 @@ def export_md3_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     files[ICON_FILE] = icon
     for part, result in (("lower", lower), ("upper", upper), ("head", head)):
         files[f"{part}_default.skin"] = _skin(result.model)
+    textures, notes = {}, []
+    if options.textures == "TGA":
+        for result in (lower, upper, head):
+            found, skipped = texture_files(path, result.shader_images)
+            textures.update(found)
+            notes += skipped
     for name, data in files.items():
         atomic_write(folder / name, data, verify=read_md3 if name.endswith(".md3") else None)
-    warnings = lines + [w for r in (lower, upper, head) for w in r.warnings]
+    for target, data in textures.items():
+        atomic_write(target, data)
+    warnings = lines + notes + [w for r in (lower, upper, head) for w in r.warnings]
     info = list(dict.fromkeys(i for r in (lower, upper, head) for i in r.info)) + [icon_note]
-    return ExportReport(warnings, [str(folder / n) for n in files if n != "lower.md3"], info)
+    return ExportReport(warnings, [str(folder / n) for n in files if n != "lower.md3"] + [str(t) for t in textures],
+                        info)
 
 
 def _icon(head: list[bpy.types.Object]) -> tuple[bytes, str]:

@@ -29,8 +29,6 @@ from ...formats.md3.records import SHADER, ST, Md3Shader
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .objects import surface_name
 
-IMAGE_SUFFIXES = (".tga", ".jpg", ".jpeg", ".png")
-
 
 @dataclass
 class SurfaceGeometry:
@@ -48,8 +46,9 @@ class SurfaceGeometry:
 
 
 def shader_name(material: bpy.types.Material | None, folder: str) -> str:
-    """The shader a material stands for: the one an import recorded, else ``<folder>/<image>`` (the
-    image's own file name; a Blender-only image as ``.tga``), else the material's name."""
+    """The shader a material stands for: the one an import recorded, else ``<folder>/<image>.tga`` (the
+    TGA the export writes of its image; Quake III's ``R_FindImageFile`` also finds a .jpg or .png of that
+    name), else the material's name."""
     if material is None:
         return ""
     recorded = material.get(MD3_SHADER)
@@ -59,8 +58,7 @@ def shader_name(material: bpy.types.Material | None, folder: str) -> str:
     if image is not None:
         path = Path(bpy.path.abspath(image.filepath_raw)) if image.filepath_raw else None
         stem = path.stem if path is not None and path.stem else Path(image.name).stem or image.name
-        suffix = path.suffix.lower() if path is not None and path.suffix.lower() in IMAGE_SUFFIXES else ".tga"
-        return f"{folder}/{stem}{suffix}" if folder else f"{stem}{suffix}"
+        return f"{folder}/{stem}.tga" if folder else f"{stem}.tga"
     return material.name
 
 
@@ -147,6 +145,20 @@ def _degenerate(obj: bpy.types.Object, triangles: np.ndarray, num_vertices: int)
     if rows is None:
         return triangles
     return insert_at(triangles, rows["indexes"].astype(np.int32), rows["index"])
+
+
+def shader_images(surfaces: list[SurfaceGeometry], folder: str) -> dict[str, bpy.types.Image]:
+    """Shader name -> the image it names, for the shaders made from a material's image (not an imported
+    surface's own, nor a shader an import recorded): the textures the export writes."""
+    out = {}
+    for surface in surfaces:
+        material = surface.material
+        image = material_image(material) if material is not None and material.get(MD3_SHADER) is None else None
+        if image is not None and image.size[0] > 0:
+            name = shader_name(material, folder)
+            if any(sh.name == name and sh.name_raw is None for sh in surface.shaders):
+                out.setdefault(name, image)
+    return out
 
 
 def split_surfaces(sampled, shading, folder: str) -> list[SurfaceGeometry]:
