@@ -6,19 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from animation_reference import reference_animations
+from support.animation_reference import reference_animations
 from formats.animations import group_animations
-from test_q2_player import TABLE
-
-# m_player.h's frame names: two digits for stand, flip, salute, taunt, wave, point, crstnd, and for
-# the numbered pain1..3 and death1..3; one or two for the rest (run1..run6, crattak1..crattak9)
-TWO_DIGITS = {"stand", "flip", "salute", "taunt", "wave", "point", "crstnd",
-              "pain1", "pain2", "pain3", "death1", "death2", "death3"}
-
-
-def m_player_names() -> list[str]:
-    return [f"{name}{i:02d}" if name in TWO_DIGITS else f"{name}{i}" for name, count in TABLE
-            for i in range(1, count + 1)]
+from support.players import TABLE
+from support.players import m_player_names
 
 
 def groups(names: list[str]) -> list[tuple[str, int, int]]:

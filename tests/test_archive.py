@@ -12,8 +12,8 @@ import zlib
 
 import pytest
 
-from archive_builders import pack_bytes, patch_zip_member, raw_pack, write, zip_bytes, zip_entries
-from conftest import CORPUS
+from support.archive_builders import pack_bytes, patch_zip_member, raw_pack, write, zip_bytes, zip_entries
+from support.environment import CORPUS
 from formats.archives.archive import (MAX_MEMBER_SIZE, ArchiveError, Member, is_archive_name, open_archive, unsafe_name,
                                       write_archive)
 from formats.errors import FormatError

@@ -13,17 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
-from conftest import CHECKOUT, CORPUS, skip_inside_blender
+from support.blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
+from support.environment import CHECKOUT, CORPUS, skip_inside_blender
 from formats.archives.archive import open_archive, write_archive
-from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
-from formats.ms3d.records import Ms3dMaterial
-from formats.ms3d.write import serialize_ms3d
-from image_files import write_pcx, write_png
-from md2_synthetic import grid_model
-from test_frame_table_mdl import mixed_model
-from test_ms3d_blender import tiny_rig
+from support.image_files import write_pcx, write_png
+from support.md2_synthetic import grid_model
+from support.mdl_models import mixed_model
+from support.models import md2_bytes, textured_rig
+from support.operators import entry, extension_module, import_members
 
 RNG = np.random.default_rng(20)
 QUESS = CORPUS / "pak" / "quess" / "pak0.pak"
@@ -40,20 +38,6 @@ def png_bytes(tmp_path: Path, h: int, w: int, seed: int) -> bytes:
     rgba = np.random.default_rng(seed).integers(0, 256, (h, w, 4)).astype(np.uint8)
     rgba[..., 3] = 255
     return write_png(tmp_path / f"image{seed}.png", rgba).read_bytes()
-
-
-def md2_bytes(skins: list[str], seed: int = 1, frames: int = 5) -> bytes:
-    model = grid_model(frames=frames, seed=seed)
-    model.skins = skins
-    return serialize_md2(model)
-
-
-def textured_rig() -> bytes:
-    model = tiny_rig()
-    model.materials = [Ms3dMaterial(b"paint".ljust(32, b"\0"), *(np.float32([0.5, 0.5, 0.5, 1.0]),) * 4, 10.0, 1.0, 0,
-                                    b"textures\\Paint.PNG".ljust(128, b"\0"), b"".ljust(128, b"\0"))]
-    model.groups[0].material = 0
-    return serialize_ms3d(model)
 
 
 def quake2_tree(tmp_path: Path) -> dict[str, bytes]:
@@ -87,14 +71,6 @@ def write_loose(root: Path, files: dict[str, bytes]) -> None:
     for name, data in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
-
-
-def entry(name: str, ticked: bool = True) -> dict:
-    return {"name": name, "format": "", "size": 0, "problem": "", "ticked": ticked}
-
-
-def import_members(bpy, archive: Path, names: list[str], **options):
-    return bpy.ops.import_scene.game_archive(filepath=str(archive), models=[entry(n) for n in names], **options)
 
 
 def image_rgba(image) -> np.ndarray:
@@ -156,10 +132,6 @@ def assert_same_scene(a: dict, b: dict) -> None:
 
 def import_loose(bpy, path: Path):
     return getattr(bpy.ops.import_scene, OPERATORS[path.suffix.lower()])(filepath=str(path))
-
-
-def extension_module(extension: str, name: str):
-    return sys.modules[f"{extension}.{name}"]
 
 
 def loose_and_archive(tmp_path: Path, files: dict[str, bytes], kind: str) -> tuple[Path, Path]:

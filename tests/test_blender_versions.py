@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from conftest import CHECKOUT
+from support.environment import CHECKOUT
 
 
 def _package():

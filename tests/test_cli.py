@@ -19,11 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CORPUS, corpus_files, corpus_params, needs_bpy
+from support.environment import CORPUS, corpus_files, corpus_params, needs_bpy
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
-from md2_synthetic import grid_model
+from support.md2_synthetic import grid_model
+from support.environment import corpus
+from support.glb import glb_json
 
 BAD_MD2 = {"malformed_zero_numvertices.md2": ("num_xyz", 24), "ratamahatta.md2": ("ofs_end", 64)}
 
@@ -37,13 +39,6 @@ def pack_models(pak: Path) -> list[str]:
     return list(dict.fromkeys(n for n in names if Path(n).suffix.lower() in (".md2", ".mdl", ".ms3d")))
 
 
-def corpus(relative: str) -> Path:
-    path = CORPUS / relative
-    if not path.is_file():
-        pytest.skip(f"corpus file {relative} not found under {CORPUS}")
-    return path
-
-
 @pytest.fixture(scope="session")
 def cli_modules(package_path):
     """The CLI modules imported through the package, for the few in-process tests."""
@@ -52,17 +47,6 @@ def cli_modules(package_path):
         yield {name: importlib.import_module(f"classic_models.cli.{name}") for name in ("batch", "inspect")}
     finally:
         sys.path.remove(str(package_path))
-
-
-
-
-def glb_json(path: Path) -> dict:
-    data = path.read_bytes()
-    magic, version, length = struct.unpack_from("<4sII", data, 0)
-    assert (magic, version, length) == (b"glTF", 2, len(data))
-    chunk_length, chunk_type = struct.unpack_from("<I4s", data, 12)
-    assert chunk_type == b"JSON"
-    return json.loads(data[20:20 + chunk_length])
 
 
 # --- info ---------------------------------------------------------------------------------------
@@ -522,7 +506,7 @@ def test_frames_convert_to_ms3d(run, tmp_path, ms3d_operators, source):
 # --- skins (issue 14) ---------------------------------------------------------------------------
 
 def test_check_lines_say_where_each_md2_skin_is_and_how_its_palette_differs(run, tmp_path):
-    from image_files import reference_palette, write_pcx
+    from support.image_files import reference_palette, write_pcx
     quake2 = reference_palette("quake2")
     if quake2 is None:
         pytest.skip("reference Quake II palette not found in ../shared/reference")
@@ -562,7 +546,7 @@ def test_info_reports_the_missing_skin_and_no_own_image(run, tmp_path):
 
 def test_convert_to_md2_writes_pcx_skins_and_glb_carries_the_found_skin(run, tmp_path):
     needs_bpy()
-    from image_files import read_pcx, reference_palette, write_png
+    from support.image_files import read_pcx, reference_palette, write_png
     quake2 = reference_palette("quake2")
     if quake2 is None:
         pytest.skip("reference Quake II palette not found in ../shared/reference")
@@ -595,7 +579,7 @@ def test_convert_to_md2_writes_pcx_skins_and_glb_carries_the_found_skin(run, tmp
 def test_check_flags_skins_quake2_refuses(run, tmp_path):
     """skinheight over 480 (Mod_LoadAliasModel) and a PCX over 640x480 or 512*256 pixels (LoadPCX,
     GL_Upload8) are limits; a 296x240 skin is clean."""
-    from image_files import write_pcx
+    from support.image_files import write_pcx
     palette = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, 3))
     model = grid_model()
     model.skin_width, model.skin_height, model.skins = 1024, 1024, ["big.pcx"]

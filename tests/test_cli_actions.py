@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from formats.md2.codec import parse_md2, serialize_md2
-from md2_synthetic import grid_model
-from conftest import needs_bpy
-from test_cli import corpus
+from support.md2_synthetic import grid_model
+from support.environment import needs_bpy
+from support.environment import corpus
 
 
 def test_md2_converts_through_actions_keeping_every_frame(run, tmp_path):

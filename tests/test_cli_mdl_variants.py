@@ -6,9 +6,9 @@ import json
 import numpy as np
 
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from conftest import needs_bpy
-from test_mdl_codec import synthetic_model
-from test_mdl_variants import md16_model, rapo_model
+from support.environment import needs_bpy
+from support.mdl_models import synthetic_model
+from support.mdl_models import md16_model, rapo_model
 
 
 def _write(tmp_path, name, model):

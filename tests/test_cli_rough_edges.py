@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BLOCK_BPY, skip_inside_blender
+from support.environment import BLOCK_BPY, skip_inside_blender
 from formats.md2.codec import serialize_md2
-from formats.mdl.codec import serialize_mdl
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.write import serialize_ms3d
-from md2_synthetic import grid_model
-from test_mdl_blender import _synthetic as mdl_synthetic
-from test_ms3d_codec import _synthetic as ms3d_synthetic
+from support.md2_synthetic import grid_model
+from support.ms3d_models import synthetic_ms3d as ms3d_synthetic
+from support.models import degenerate_model
 
 @pytest.fixture
 def cli(package_path, tmp_path):
@@ -35,21 +34,6 @@ def cli(package_path, tmp_path):
         return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, cwd=tmp_path,
                               env=dict(os.environ, PYTHONPATH=str(package_path)), timeout=600)
     return run
-
-
-def degenerate_model(fmt: str) -> bytes:
-    """A small valid model of ``fmt`` whose every triangle uses a vertex twice."""
-    if fmt == "md2":
-        model = grid_model()
-        model.tri_xyz[:, 1] = model.tri_xyz[:, 0]
-        return serialize_md2(model)
-    if fmt == "mdl":
-        model = mdl_synthetic()
-        model.triangles[:, 2] = model.triangles[:, 1]
-        return serialize_mdl(model)
-    model = ms3d_synthetic(blocks=0)
-    model.tri_vertices[:, 2] = model.tri_vertices[:, 0]
-    return serialize_ms3d(model)
 
 
 @pytest.mark.parametrize("fmt", ["md2", "mdl", "ms3d"])

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine_tools import cli
+from support.engine_tools import cli
 from formats.md2.codec import parse_md2, serialize_md2
-from image_files import read_pcx, write_pcx
-from md2_synthetic import grid_model
+from support.image_files import read_pcx, write_pcx
+from support.md2_synthetic import grid_model
 
 COLOURS = {"a": 40, "b": 200}      # palette index of each model's skin (one flat colour)
 
@@ -58,7 +58,7 @@ def test_plan_puts_shared_names_under_their_folders(tmp_path):
     import sys
     link = tmp_path / "_pkg"
     link.mkdir()
-    from conftest import CHECKOUT
+    from support.environment import CHECKOUT
     (link / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
     sys.path.insert(0, str(link))
     try:

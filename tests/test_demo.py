@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import CHECKOUT, skip_inside_blender
+from support.environment import CHECKOUT, skip_inside_blender
 from formats.md2.codec import parse_md2
 
 

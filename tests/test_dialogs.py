@@ -20,8 +20,8 @@ from types import SimpleNamespace
 import pytest
 
 from formats.mdl.codec import serialize_mdl
-from test_archive_import_blender import md2_bytes, textured_rig
-from test_frame_table_mdl import mixed_model
+from support.models import md2_bytes, textured_rig
+from support.mdl_models import mixed_model
 
 NOT_DRAWN = {"rna_type", "filepath"}        # the file browser (or Collection Exporter) draws the path
 
@@ -560,8 +560,8 @@ def test_the_sidebar_shows_the_flags_of_the_models_own_game(bpy_scene, tmp_path,
     shows all of Hexen II's. The Properties editor's Quake Model panel does the same."""
     import dataclasses
     from formats.mdl.codec import serialize_mdl as write
-    from test_mdl_codec import synthetic_model
-    from test_mdl_variants import rapo_model
+    from support.mdl_models import synthetic_model
+    from support.mdl_models import rapo_model
     bpy = bpy_scene
     model = rapo_model() if variant == "RAPO" else \
         dataclasses.replace(synthetic_model(4), flags=8 | (1 << 14))           # Rotate, Holey

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from md2_reference import decode as decode_md2
-from mdl_reference import decode as decode_mdl
+from support.md2_reference import decode as decode_md2
+from support.mdl_reference import decode as decode_mdl
 
 
 def cube_and_empty_mesh(bpy):

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CORPUS
-from engine_tools import assert_same_surface, assimp_info, assimp_obj, mm3d_obj, require, select_only, world_surface
-from test_ms3d_blender import _skinned_cylinder
+from support.environment import CORPUS
+from support.engine_tools import assert_same_surface, assimp_info, assimp_obj, mm3d_obj, require, select_only, world_surface
+from support.scenes import skinned_cylinder as _skinned_cylinder
 
 
 def blender_axes(ms3d_positions: np.ndarray) -> np.ndarray:
@@ -121,7 +121,7 @@ def test_edited_real_ms3d_reads_in_mm3d_and_assimp(bpy_scene, tmp_path):
 
 @pytest.mark.parametrize("ci,outcome", [("", "skip"), ("true", "fail")])
 def test_a_missing_program_skips_saying_what_to_install_and_fails_under_ci(monkeypatch, ci, outcome):
-    import engine_tools
+    from support import engine_tools
     monkeypatch.setitem(engine_tools.PROGRAMS, "mm3d", ("/nonexistent/mm3d", "mm3d"))
     monkeypatch.setattr(engine_tools.shutil, "which", lambda name: None)
     monkeypatch.setenv("CI", ci)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from test_export_actions import assign
-from test_export_frame_rate import blender_positions, decoded, export, within_half_a_step
+from support.actions import assign
+from support.frame_rates import blender_positions, decoded, export, within_half_a_step
 
 END_LINE = "End pose added: "
 

@@ -13,9 +13,9 @@ import pytest
 
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from md2_reference import decode as decode_md2
-from mdl_reference import decode as decode_mdl
-from ms3d_reference import decode as decode_ms3d
+from support.md2_reference import decode as decode_md2
+from support.mdl_reference import decode as decode_mdl
+from support.ms3d_reference import decode as decode_ms3d
 
 MOVED = np.array([0.5, -1.0, -1.0])      # the primitive cube's corner (-1, -1, -1) moved 1.5 along x
 EXPORTERS = ("md2", "mdl", "ms3d", "player", "collection")

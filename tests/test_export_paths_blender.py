@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT
+from support.environment import CHECKOUT
 from formats.md2.codec import parse_md2
-from image_files import read_pcx, write_pcx
-from test_archive_import_blender import extension_module
-from test_md2_blender import import_md2
-from test_md2_skins_blender import files_under, image_rgba, md2_file, shown_image
+from support.image_files import read_pcx, write_pcx
+from support.operators import extension_module
+from support.operators import import_md2
+from support.skins import files_under, image_rgba, md2_file, shown_image
 
 LATIN1 = b"sk\xe9n.pcx"            # the bytes of the name on disk and in the model
 RNG = np.random.default_rng(29)

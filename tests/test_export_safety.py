@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from formats.md2.codec import serialize_md2
-from md2_synthetic import grid_model
+from support.md2_synthetic import grid_model
 
 FORMATS = ["md2", "mdl"]
 

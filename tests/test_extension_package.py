@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHECKOUT, skip_inside_blender
+from support.environment import CHECKOUT, skip_inside_blender
 
 # What Blender runs: the package's registration, the command line's entry point, the manifest, the licence
 # and the code's folders (with the palettes and the normals table they read at run time).

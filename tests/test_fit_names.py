@@ -10,10 +10,8 @@ import pytest
 
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2
-from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
-
-# 16 characters each, as the two Hexen II models of the issue name their frames; two animations
-HEXEN_NAMES = [f"paladin_attack{i:02d}" for i in range(1, 7)] + [f"paladin_attacb{i:02d}" for i in range(1, 5)]
+from formats.mdl.codec import parse_mdl
+from support.mdl_models import HEXEN_NAMES, hexen_names_mdl
 
 
 @pytest.fixture
@@ -69,25 +67,6 @@ def test_many_names_too_long_are_one_problem_said_once(fitting):
     with pytest.raises(Exception) as raised:
         limits.refuse("m: ", ["same", "same", "other"])
     assert str(raised.value) == "m: same; other"
-
-
-def hexen_names_mdl(names: list[str] = HEXEN_NAMES) -> bytes:
-    """A Quake-flavour MDL (as Hexen II's IDPO models are) with one single frame per name."""
-    rng = np.random.default_rng(3)
-    verts, poses = 4, len(names)
-    slots = [MdlFrameSlot(i, 1, None, np.zeros(4, np.uint8), np.full(4, 255, np.uint8)) for i in range(poses)]
-    model = MdlModel(
-        scale=np.float32([0.5, 0.5, 0.5]), translate=np.float32([-10, -10, 0]), bounding_radius=30.0,
-        eye_position=np.float32([0, 0, 22]), skin_width=8, skin_height=8, synctype=0, flags=0, size=4.0,
-        skins=[MdlSkin(None, rng.integers(0, 224, (1, 8, 8)).astype(np.uint8))],
-        onseam=np.zeros(verts, np.int32), s=np.arange(verts, dtype=np.int32), t=np.arange(verts, dtype=np.int32),
-        facesfront=np.ones(2, np.int32), triangles=np.array([[0, 1, 2], [2, 1, 3]], np.int32),
-        pose_names=list(names), pose_verts=rng.integers(0, 256, (poses, verts, 3)).astype(np.uint8),
-        pose_normals=rng.integers(0, 162, (poses, verts)).astype(np.uint8),
-        pose_bbox_min=np.zeros((poses, 4), np.uint8), pose_bbox_max=np.full((poses, 4), 255, np.uint8),
-        frames=slots)
-    model.pose_name_raw = [n.encode("latin-1").ljust(16, b"\0") for n in names]    # 16 bytes, no NUL
-    return serialize_mdl(model)
 
 
 def test_mdl_to_md2_refused_once_then_fitted(bpy_scene, tmp_path):

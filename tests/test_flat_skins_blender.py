@@ -8,9 +8,9 @@ import numpy as np
 from formats.images.palette import quake2_palette, quake_palette
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from image_files import read_pcx
-from test_md2_blender import export_md2
-from test_mdl_blender import export_mdl
+from support.image_files import read_pcx
+from support.operators import export_md2
+from support.operators import export_mdl
 
 
 def srgb_to_linear(value: np.ndarray) -> np.ndarray:

@@ -8,8 +8,8 @@ import pytest
 from formats.md2.codec import Md2Model, parse_md2, serialize_md2
 from formats.md2.glcmds import build_glcmds
 from formats.quantize import quantize_frames
-from md2_synthetic import grid_model
-from test_md2_blender import export_md2, import_md2
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, import_md2
 
 
 def repeated_names_model() -> Md2Model:

@@ -5,33 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
-from test_mdl_blender import export_mdl, import_mdl
-
-SLOTS = [("candle", None), ("flame", [0.1]), ("candle", None), ("lava", [0.1, 0.25, 0.5]), ("lava", [0.2, 0.4])]
-
-
-def mixed_model(verts: int = 6, tris=((0, 1, 2), (2, 1, 3), (3, 4, 5), (0, 2, 5))) -> MdlModel:
-    """Single frames and groups (of one and of several poses), names repeating within and across them."""
-    rng = np.random.default_rng(9)
-    names, slots, first = [], [], 0
-    for name, intervals in SLOTS:
-        count = 1 if intervals is None else len(intervals)
-        names += [name] * count
-        lo, hi = rng.integers(0, 60, 4).astype(np.uint8), rng.integers(200, 256, 4).astype(np.uint8)
-        slots.append(MdlFrameSlot(first, count, None if intervals is None else np.float32(intervals), lo, hi))
-        first += count
-    poses = len(names)
-    return MdlModel(
-        scale=np.float32([0.5, 0.5, 0.25]), translate=np.float32([-10, -10, 0]), bounding_radius=30.0,
-        eye_position=np.float32([0, 0, 22]), skin_width=16, skin_height=8, synctype=0, flags=0, size=4.0,
-        skins=[MdlSkin(None, rng.integers(0, 224, (1, 8, 16)).astype(np.uint8))],
-        onseam=np.zeros(verts, np.int32), s=np.arange(verts, dtype=np.int32), t=np.arange(verts, dtype=np.int32),
-        facesfront=np.ones(len(tris), np.int32), triangles=np.array(tris, np.int32).reshape(-1, 3),
-        pose_names=names, pose_verts=rng.integers(0, 256, (poses, verts, 3)).astype(np.uint8),
-        pose_normals=rng.integers(0, 162, (poses, verts)).astype(np.uint8),
-        pose_bbox_min=rng.integers(0, 50, (poses, 4)).astype(np.uint8),
-        pose_bbox_max=rng.integers(200, 256, (poses, 4)).astype(np.uint8), frames=slots)
+from formats.mdl.codec import MdlModel, parse_mdl, serialize_mdl
+from support.operators import export_mdl, import_mdl
+from support.mdl_models import mixed_model
 
 
 def placeholder_model() -> MdlModel:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-import fuzzing
-import fuzzing_blender
-from blender_helpers import datablock_counts
+from support import fuzzing
+from support import fuzzing_blender
+from support.blender_helpers import datablock_counts
 from formats.errors import FormatError
 
 CASES = int(os.environ.get("FUZZ_BLENDER_CASES", "40"))

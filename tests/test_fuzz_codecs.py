@@ -13,7 +13,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-import fuzzing
+from support import fuzzing
 from formats.errors import FormatError
 from formats.images.pcx import decode_pcx
 from formats.md2.codec import HEADER as HEADER_MD2, parse_md2, serialize_md2
@@ -21,8 +21,8 @@ from formats.mdl.codec import MdlFrameSlot, MdlModel, parse_mdl, serialize_mdl
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.records import Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras
 from formats.ms3d.write import serialize_ms3d
-from md2_synthetic import grid_model
-from work_count import Work, WorkExceeded, assert_linear, measure
+from support.md2_synthetic import grid_model
+from support.work_count import Work, WorkExceeded, assert_linear, measure
 
 CASES = int(os.environ.get("FUZZ_CASES", "300"))
 SEED = int(os.environ.get("FUZZ_SEED", "0"))
@@ -235,7 +235,7 @@ def test_mdl_grid_that_overflows_float32_is_refused():
 
 @pytest.mark.parametrize("kind", ["pak", "pk3"])
 def test_every_archive_case_opens_or_raises_archive_error(kind, traced, tmp_path):
-    import fuzzing_archives
+    from support import fuzzing_archives
     failures, outcomes = [], set()
     for case in islice(fuzzing_archives.iter_cases(kind, SEED), CASES):
         result = fuzzing_archives.run_archive_case(case, tmp_path)
@@ -251,7 +251,7 @@ def test_every_archive_case_opens_or_raises_archive_error(kind, traced, tmp_path
 def test_archive_layouts_find_every_member(kind, tmp_path):
     """The member blocks the archive mutations move are where the directory says: a PACK member's
     bytes, a zip member's local header."""
-    import fuzzing_archives
+    from support import fuzzing_archives
     from formats.archives.archive import open_archive
     for seed in fuzzing_archives.seeds(kind):
         blocks = [(s, e) for name, s, e in seed.layout.blocks if name.startswith("member")]

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archive_builders import pack_bytes, write
+from support.archive_builders import pack_bytes, write
 from formats.md2.codec import serialize_md2
-from image_files import read_png, reference_palette, write_pcx
-from md2_synthetic import grid_model
-from conftest import needs_bpy
-from test_fit_names import hexen_names_mdl
+from support.image_files import read_png, reference_palette, write_pcx
+from support.md2_synthetic import grid_model
+from support.environment import needs_bpy
+from support.mdl_models import hexen_names_mdl
 
 SKIN = "models/monsters/tank/skin.pcx"
 
@@ -124,12 +124,12 @@ def test_mdl_skins_decode_with_the_game_folders_palette(bpy_scene, tmp_path, bas
     if loose:
         assert bpy.ops.import_scene.mdl(filepath=str(path)) == {"FINISHED"}
     else:
-        from test_archive_import_blender import import_members
+        from support.operators import import_members
         assert import_members(bpy, path, ["progs/m.mdl"]) == {"FINISHED"}
     np.testing.assert_array_equal(_shown_rgb(bpy), expected[_skin_indices()])
     # exported with Palette left alone, the skin goes back through the same palette: the same indices
     from formats.mdl.codec import parse_mdl
-    from test_mdl_blender import export_mdl
+    from support.operators import export_mdl
     written = parse_mdl(export_mdl(bpy, bpy.context.view_layer.objects.active, tmp_path / "back.mdl"))
     np.testing.assert_array_equal(written.skins[0].images[0], _skin_indices())
 
@@ -138,7 +138,7 @@ def test_the_folders_palette_lump_is_the_final_word(bpy_scene, tmp_path):
     bpy = bpy_scene
     own = _reference("quake")[::-1].copy()
     path = _hexen_tree(tmp_path, "data1", lump=own)
-    from test_archive_import_blender import import_members
+    from support.operators import import_members
     assert import_members(bpy, path, ["progs/m.mdl"]) == {"FINISHED"}
     np.testing.assert_array_equal(_shown_rgb(bpy), own[_skin_indices()])
 
@@ -209,7 +209,7 @@ def test_new_colours_of_a_model_from_a_hexen2_folder_may_use_quakes_player_range
     pixels[..., :3] = palette[index] / 255.0
     image.pixels.foreach_set(pixels.ravel())
     from formats.mdl.codec import parse_mdl
-    from test_mdl_blender import export_mdl
+    from support.operators import export_mdl
     written = parse_mdl(export_mdl(bpy, obj, tmp_path / "back.mdl")).skins[0].images[0]
     assert (written[:, :width] == index).all()
 

@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT, skip_inside_blender
+from support.environment import CHECKOUT, skip_inside_blender
 from formats.md2.codec import serialize_md2
-from md2_synthetic import grid_model
-from test_cli import glb_json
-from test_cli_rough_edges import degenerate_model
+from support.md2_synthetic import grid_model
+from support.glb import glb_json
+from support.models import degenerate_model
 from tools import validate_glb
+from support.glb import accessor_floats, glb_chunks
 
 
 def weight_channels_without_targets(gltf: dict) -> list[str]:
@@ -86,24 +87,6 @@ def test_empty_models_convert_to_valid_glb(convert, tmp_path):
                     "run python tools/validate_glb.py --install; the JSON checks above passed")
     for report in validate_glb.validate(outputs, module):
         assert validate_glb.errors(report) == [], report["file"]
-
-
-def glb_chunks(path: Path) -> tuple[dict, bytes]:
-    """The JSON and the binary chunk of a .glb."""
-    data = path.read_bytes()
-    length = int.from_bytes(data[12:16], "little")
-    start = 20 + length
-    blob_length = int.from_bytes(data[start:start + 4], "little")
-    return json.loads(data[20:start]), data[start + 8:start + 8 + blob_length]
-
-
-def accessor_floats(gltf: dict, blob: bytes, index: int) -> np.ndarray:
-    accessor = gltf["accessors"][index]
-    view = gltf["bufferViews"][accessor["bufferView"]]
-    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[accessor["type"]]
-    assert accessor["componentType"] == 5126 and view.get("byteStride", 4 * width) == 4 * width
-    offset = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
-    return np.frombuffer(blob, np.float32, accessor["count"] * width, offset).reshape(accessor["count"], width)
 
 
 def test_glb_has_one_animation_per_animation_of_the_model(convert, tmp_path):

@@ -5,6 +5,7 @@ touch no bpy are left.
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 pytest_plugins = ["pytester"]
@@ -77,6 +78,7 @@ def test_vector():
 
 def test_tests_that_need_bpy_are_marked_blender(pytester):
     pytester.makeconftest(CONFTEST.read_text())
+    shutil.copytree(CONFTEST.with_name("support"), pytester.path / "support")
     pytester.makeini("[pytest]\naddopts = -p no:pytest-blender -p no:cacheprovider\nmarkers =\n    blender: needs bpy\n")
     pytester.makepyfile(bpy="", mathutils="class Vector:\n    pass\n",
                         blender_helper="import bpy\n\ndef build():\n    return bpy\n",

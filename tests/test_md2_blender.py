@@ -3,37 +3,23 @@ from __future__ import annotations
 
 import re
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from animation_reference import reference_animations
-from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
-from conftest import CORPUS, corpus_params
+from support.animation_reference import reference_animations
+from support.blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
+from support.environment import CORPUS, corpus_params
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.md2.glcmds import glcmd_triangles
-from md2_reference import decode
-from md2_synthetic import grid_model
+from support.md2_reference import decode
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, import_md2
 
 VALID = [p for p in corpus_params("md2/*/*.md2")
          if p.values[0] is None or not ("malformed" in p.values[0].name or "corrupt" in str(p.values[0]))]
 INVALID = [p for p in corpus_params("md2/*/*.md2")
            if p.values[0] is None or "malformed" in p.values[0].name or "corrupt" in str(p.values[0])]
-
-
-def import_md2(bpy, path: Path, **options):
-    assert bpy.ops.import_scene.md2(filepath=str(path), **options) == {"FINISHED"}
-    return bpy.context.view_layer.objects.active
-
-
-def export_md2(bpy, obj, path: Path, **options) -> bytes:
-    for other in bpy.context.view_layer.objects:
-        other.select_set(False)
-    obj.select_set(True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    assert bpy.ops.export_scene.md2(filepath=str(path), **options) == {"FINISHED"}
-    return path.read_bytes()
 
 
 @pytest.mark.parametrize("path", VALID)

@@ -6,12 +6,12 @@ import struct
 import numpy as np
 import pytest
 
-from conftest import corpus_params
+from support.environment import corpus_params
 from formats import FormatError
 from formats.file_tail import kept_tail
 from formats.md2.codec import HEADER, parse_md2, serialize_md2
-from md2_reference import decode
-from md2_synthetic import grid_model
+from support.md2_reference import decode
+from support.md2_synthetic import grid_model
 
 GOOD = "md2/[!b]*/*.md2"          # the borregogfuel copy is deliberately corrupted
 

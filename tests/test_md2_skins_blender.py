@@ -9,39 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formats.md2.codec import parse_md2, serialize_md2
-from image_files import read_pcx, read_png, read_tga, reference_palette, write_pcx, write_png
-from md2_synthetic import grid_model
-from test_md2_blender import export_md2, import_md2
+from formats.md2.codec import parse_md2
+from support.image_files import read_pcx, read_png, read_tga, reference_palette, write_pcx, write_png
+from support.operators import export_md2, import_md2
 
 RNG = np.random.default_rng(14)
-
-
-def md2_file(path: Path, skins: list[str]) -> Path:
-    model = grid_model()
-    model.skins = skins
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(serialize_md2(model))
-    return path
-
-
-def shown_image(obj):
-    """The image on the faces: the texture of the material the polygons use."""
-    index = {p.material_index for p in obj.data.polygons}
-    assert index == {0}
-    material = obj.data.materials[0]
-    return next(n.image for n in material.node_tree.nodes if n.type == "TEX_IMAGE")
-
-
-def image_rgba(image) -> np.ndarray:
-    w, h = image.size
-    pixels = np.empty(w * h * 4, np.float32)
-    image.pixels.foreach_get(pixels)
-    return np.rint(pixels.reshape(h, w, 4)[::-1] * 255).astype(np.uint8)
-
-
-def files_under(root: Path) -> set[Path]:
-    return {p for p in root.rglob("*") if p.is_file() or p.is_symlink()}
 
 
 def random_rgba(h: int = 8, w: int = 16) -> np.ndarray:
@@ -141,20 +113,6 @@ def test_pcx_colours_option(bpy_scene, tmp_path, colours):
 
 
 # -- export -----------------------------------------------------------------------------------
-
-def blender_model(bpy, image_rgba_pixels: np.ndarray, name: str = "crate_paint"):
-    bpy.ops.mesh.primitive_cube_add()
-    obj = bpy.context.active_object
-    h, w = image_rgba_pixels.shape[:2]
-    image = bpy.data.images.new(name, w, h, alpha=True)
-    image.pixels.foreach_set((image_rgba_pixels[::-1].astype(np.float32) / 255).ravel())
-    material = bpy.data.materials.new("crate")
-    if bpy.app.version < (5, 0, 0):
-        material.use_nodes = True
-    node = material.node_tree.nodes.new("ShaderNodeTexImage")
-    node.image = image
-    obj.data.materials.append(material)
-    return obj
 
 
 def palette_exact_image(palette: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -286,7 +244,8 @@ def test_hostile_stored_names_write_nothing_outside(bpy_scene, tmp_path, name, w
 
 # -- corpus -----------------------------------------------------------------------------------
 
-from conftest import corpus_params  # noqa: E402
+from support.environment import corpus_params  # noqa: E402
+from support.skins import blender_model, files_under, image_rgba, md2_file, shown_image
 
 IMAGE_SUFFIXES = {".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp"}
 

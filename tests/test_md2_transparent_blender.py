@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from colour_reference import nearest
-from image_files import read_pcx, reference_palette, write_pcx
-from test_md2_blender import export_md2, import_md2
-from test_md2_skins_blender import image_rgba, md2_file, shown_image
+from support.colour_reference import nearest
+from support.image_files import read_pcx, reference_palette, write_pcx
+from support.operators import export_md2, import_md2
+from support.skins import image_rgba, md2_file, shown_image
 
 
 def skin_with_holes(tmp_path, quake2):

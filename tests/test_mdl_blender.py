@@ -7,28 +7,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
-from conftest import corpus_params
+from support.blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
+from support.environment import corpus_params
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from formats.mdl.texcoords import effective_st
 from formats.images.palette import quake_palette
-from colour_reference import nearest
-from mdl_reference import decode
+from support.colour_reference import nearest
+from support.mdl_reference import decode
+from support.mdl_models import grouped_mdl as _synthetic
+from support.operators import export_mdl, import_mdl
+from support.scenes import bend_over_four_frames
 
 CORPUS = corpus_params("mdl/*/*.mdl")
-
-
-def import_mdl(bpy, path, **options):
-    assert bpy.ops.import_scene.mdl(filepath=str(path), **options) == {"FINISHED"}
-    return bpy.context.view_layer.objects.active
-
-
-def export_mdl(bpy, obj, path, **options) -> bytes:
-    for other in bpy.context.view_layer.objects:
-        other.select_set(False)
-    obj.select_set(True)
-    assert bpy.ops.export_scene.mdl(filepath=str(path), **options) == {"FINISHED"}
-    return path.read_bytes()
 
 
 def _names(ref):
@@ -109,31 +99,6 @@ def test_untouched_round_trip_is_byte_identical(bpy_scene, path, tmp_path):
     obj = import_mdl(bpy, path)
     exported = export_mdl(bpy, obj, tmp_path / "out.mdl")
     assert exported == data        # with the bytes after the last frame (a QME "QMEX" block) kept
-
-
-def _synthetic():
-    from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin
-    rng = np.random.default_rng(5)
-    verts = 6
-    tris = np.array([[0, 1, 2], [2, 1, 3], [3, 4, 5], [0, 2, 5]], np.int32)
-    poses = 5
-    pose_verts = rng.integers(0, 256, (poses, verts, 3)).astype(np.uint8)
-    images = rng.integers(0, 256, (2, 8, 16)).astype(np.uint8)
-    return MdlModel(
-        scale=np.array([0.5, 0.5, 0.25], np.float32), translate=np.array([-10, -10, 0], np.float32),
-        bounding_radius=30.0, eye_position=np.array([0, 0, 22], np.float32), skin_width=16, skin_height=8,
-        synctype=1, flags=8, size=4.0,
-        skins=[MdlSkin(np.array([0.1, 0.25], np.float32), images), MdlSkin(None, images[:1])],
-        onseam=np.array([0, 0x20, 0, 0x20, 0, 0], np.int32), s=np.array([0, 3, 5, 7, 2, 1], np.int32),
-        t=np.array([0, 1, 2, 3, 4, 5], np.int32), facesfront=np.array([1, 0, 1, 0], np.int32), triangles=tris,
-        pose_names=["stand1", "stand2", "torch1", "torch2", "torch3"], pose_verts=pose_verts,
-        pose_normals=rng.integers(0, 162, (poses, verts)).astype(np.uint8),
-        pose_bbox_min=np.zeros((poses, 4), np.uint8),
-        pose_bbox_max=np.full((poses, 4), 255, np.uint8),
-        frames=[MdlFrameSlot(0, 1, None, np.zeros(4, np.uint8), np.full(4, 255, np.uint8)),
-                MdlFrameSlot(1, 1, None, np.zeros(4, np.uint8), np.full(4, 255, np.uint8)),
-                MdlFrameSlot(2, 3, np.array([0.1, 0.2, 0.3], np.float32), np.zeros(4, np.uint8),
-                             np.full(4, 255, np.uint8))])
 
 
 def test_groups_round_trip_with_intervals(bpy_scene, tmp_path):
@@ -290,23 +255,6 @@ def test_file_handler_routes_mdl_to_the_operators(bpy_scene):
     bpy = bpy_scene
     handlers = [cls for cls in bpy.types.FileHandler.__subclasses__() if ".mdl" in cls.bl_file_extensions]
     assert [(h.bl_import_operator, h.bl_export_operator) for h in handlers] == [("import_scene.mdl", "export_scene.mdl")]
-
-
-def bend_over_four_frames(bpy, obj) -> list[np.ndarray]:
-    """Animate a bend of ``obj`` over scene frames 1-4 (marker "bend" at 1); Blender's evaluated
-    positions at each frame."""
-    scene = bpy.context.scene
-    mod = obj.modifiers.new("bend", "SIMPLE_DEFORM")
-    for frame, angle in ((1, 0.0), (4, 1.2)):
-        mod.angle = angle
-        mod.keyframe_insert("angle", frame=frame)
-    scene.frame_start, scene.frame_end = 1, 4
-    scene.timeline_markers.new("bend", frame=1)
-    expected = []
-    for f in range(1, 5):
-        scene.frame_set(f)
-        expected.append(evaluated_positions(bpy, obj))
-    return expected
 
 
 def test_blender_built_animation_exports_on_one_grid(bpy_scene, tmp_path):

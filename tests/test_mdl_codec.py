@@ -7,12 +7,12 @@ import struct
 import numpy as np
 import pytest
 
-from conftest import CORPUS, corpus_params
+from support.environment import CORPUS, corpus_params
 from formats import FormatError
 from formats.file_tail import kept_tail
-from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, parse_mdl, serialize_mdl
-from mdl_reference import decode
-from work_count import measure
+from formats.mdl.codec import parse_mdl, serialize_mdl
+from support.mdl_reference import decode
+from support.mdl_models import H, T, V, W, assert_models_equal, refused_quickly as _refused_quickly, synthetic_model
 
 CORPUS_MDL = corpus_params("mdl/*/*.mdl")
 
@@ -22,58 +22,7 @@ HEADER_INT = {"version": 4, "numskins": 48, "skinwidth": 52, "skinheight": 56, "
 HEADER_FLOAT = {"scale": 8, "translate": 20, "boundingradius": 32, "eyeposition": 36, "size": 80}
 
 
-def assert_models_equal(a: MdlModel, b: MdlModel) -> None:
-    """Field by field, arrays by dtype, shape and value; skins and frame slots likewise."""
-    def same(x, y, where: str) -> None:
-        if dataclasses.is_dataclass(x):
-            assert type(x) is type(y), where
-            for f in dataclasses.fields(x):
-                same(getattr(x, f.name), getattr(y, f.name), f"{where}.{f.name}")
-        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray), where
-            assert x.dtype == y.dtype and x.shape == y.shape, f"{where}: {x.dtype}{x.shape} vs {y.dtype}{y.shape}"
-            assert np.array_equal(x, y), where
-        elif isinstance(x, list):
-            assert isinstance(y, list) and len(x) == len(y), where
-            for i, (u, v) in enumerate(zip(x, y)):
-                same(u, v, f"{where}[{i}]")
-        else:
-            assert x == y and type(x) is type(y), f"{where}: {x!r} vs {y!r}"
-    same(a, b, "model")
-
-
 # ---------------------------------------------------------------- synthetic models
-
-W, H = 8, 4
-V, T = 5, 3
-
-
-def synthetic_model(seed: int = 7, skin_width: int = W) -> MdlModel:
-    """Skins [single, group of 3]; frames [simple, group of 3, simple]: five poses of five vertices."""
-    rng = np.random.default_rng(seed)
-    pixels = lambda n: rng.integers(0, 256, (n, H, skin_width), dtype=np.uint8)  # noqa: E731
-    skins = [MdlSkin(None, pixels(1)), MdlSkin(np.array([0.1, 0.2, 0.35], np.float32), pixels(3))]
-    poses = 5
-    bmin = rng.integers(0, 100, (poses, 4), dtype=np.uint8)
-    bmax = rng.integers(100, 256, (poses, 4), dtype=np.uint8)
-    frames = [
-        MdlFrameSlot(0, 1, None, bmin[0].copy(), bmax[0].copy()),
-        MdlFrameSlot(1, 3, np.array([0.1, 0.2, 0.3], np.float32), np.array([1, 2, 3, 0], np.uint8),
-                     np.array([250, 251, 252, 0], np.uint8)),
-        MdlFrameSlot(4, 1, None, bmin[4].copy(), bmax[4].copy()),
-    ]
-    return MdlModel(
-        scale=np.array([0.5, 0.25, 1.0], np.float32), translate=np.array([-16.0, -8.0, -24.0], np.float32),
-        bounding_radius=30.5, eye_position=np.array([0.0, 0.0, 22.0], np.float32),
-        skin_width=skin_width, skin_height=H, synctype=1, flags=8, size=12.25, skins=skins,
-        onseam=np.array([0, 0x20, 0, 0x20, 0], np.int32), s=np.arange(V, dtype=np.int32),
-        t=np.arange(V, dtype=np.int32)[::-1].copy(),
-        facesfront=np.array([1, 0, 1], np.int32),
-        triangles=np.array([[0, 1, 2], [2, 3, 4], [4, 0, 1]], np.int32),
-        pose_names=["stand1", "flame1", "flame2", "flame3", "death"],
-        pose_verts=rng.integers(0, 256, (poses, V, 3), dtype=np.uint8),
-        pose_normals=rng.integers(0, 162, (poses, V), dtype=np.uint8),
-        pose_bbox_min=bmin, pose_bbox_max=bmax, frames=frames)
 
 
 PIX = W * H
@@ -278,17 +227,6 @@ def test_every_truncation_raises_format_error():
 
 def _patch_int(data: bytes, offset: int, value: int) -> bytes:
     return data[:offset] + struct.pack("<i", value) + data[offset + 4:]
-
-
-def _refused_quickly(data: bytes) -> FormatError:
-    """Parse must raise FormatError at once: no more calls than parsing the intact synthetic file (nothing
-    loops by the claimed count; counted, not timed) and nothing allocated near the claimed size."""
-    intact = measure(parse_mdl, serialize_mdl(synthetic_model()))
-    work = measure(parse_mdl, data, catch=(FormatError,))
-    assert isinstance(work.error, FormatError)
-    assert work.calls <= intact.calls + 50, (work.calls, intact.calls)
-    assert work.peak < 4 * len(data) + (1 << 20)
-    return work.error
 
 
 COUNT_FIELDS = ["numskins", "skinwidth", "skinheight", "numverts", "numtris", "numframes"]

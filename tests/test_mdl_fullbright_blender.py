@@ -10,15 +10,14 @@ import importlib
 import numpy as np
 import pytest
 
-from colour_reference import ciede2000 as reference_de, lab, nearest
-from conftest import CORPUS, corpus_files, needs_bpy
+from support.colour_reference import ciede2000 as reference_de, lab, nearest
+from support.environment import CORPUS, corpus_files, needs_bpy
 from formats.images.palette import quake_palette
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from mdl_reference import decode
-from test_mdl_blender import export_mdl, import_mdl
+from support.mdl_reference import decode
+from support.operators import export_mdl, import_mdl
+from support.skins import NOT_PLAYER, PLAYER, new_model, set_rgb
 
-PLAYER = [i for i in range(16, 32)] + [i for i in range(96, 112)]
-NOT_PLAYER = [i for i in range(224) if i not in PLAYER]
 FULLBRIGHT = list(range(224, 256))
 
 
@@ -37,32 +36,9 @@ def get_rgb(image) -> np.ndarray:
     return np.rint(pixels.reshape(height, width, 4)[::-1, :, :3] * 255).astype(np.uint8)
 
 
-def set_rgb(image, rgb: np.ndarray) -> None:
-    height, width = rgb.shape[:2]
-    pixels = np.ones((height, width, 4), np.float32)
-    pixels[..., :3] = rgb[::-1] / 255.0
-    image.pixels.foreach_set(pixels.ravel())
-
-
 def skin_indices(data: bytes, slot: int = 0) -> np.ndarray:
     ref = decode(data)
     return np.frombuffer(ref.skins[slot].images[0], np.uint8).reshape(ref.skin_height, ref.skin_width)
-
-
-def new_model(bpy, name: str, rgb: np.ndarray):
-    """A cube named ``name`` whose material shows a new image of ``rgb``."""
-    bpy.ops.mesh.primitive_cube_add()
-    obj = bpy.context.object
-    obj.name = name
-    image = bpy.data.images.new(f"{name} paint", rgb.shape[1], rgb.shape[0])
-    set_rgb(image, rgb)
-    material = bpy.data.materials.new(name)
-    if bpy.app.version < (5, 0, 0):
-        material.use_nodes = True
-    tex = material.node_tree.nodes.new("ShaderNodeTexImage")
-    tex.image = image
-    obj.data.materials.append(material)
-    return obj, image
 
 
 def in_ranges(indices: np.ndarray) -> int:

@@ -11,30 +11,9 @@ from formats import FormatError
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from formats.mdl.texcoords import assign_st_table, effective_st
 from formats.mdl.variants import hexen2_flag_names, quantize16
-from mdl_reference import decode
-from test_mdl_codec import _refused_quickly, assert_models_equal, synthetic_model
-
-V = 5
-
-
-def md16_model(seed: int = 3):
-    """The codec tests' synthetic model (skin group, frame group) as MD16 with random low bytes."""
-    model = synthetic_model(seed)
-    rng = np.random.default_rng(seed)
-    low = rng.integers(0, 256, (model.num_poses, V, 4), dtype=np.uint8)
-    return dataclasses.replace(model, variant="MD16", pose_low=low)
-
-
-def rapo_model(seed: int = 4):
-    """RAPO: 7 texcoord records for 5 vertices, a seam record, a degenerate triangle, groups, Hexen II flags."""
-    model = synthetic_model(seed)
-    st = np.array([[0, 1, 1], [0x20, 2, 0], [0, 3, 2], [0, 7, 3], [0, 5, 0], [0x20, 0, 3], [0, 6, 1]], np.int32)
-    return dataclasses.replace(
-        model, variant="RAPO", flags=8 | (1 << 12) | (1 << 16), onseam=st[:, 0].copy(), s=st[:, 1].copy(),
-        t=st[:, 2].copy(),
-        facesfront=np.array([1, 0, 1, 0], np.int32),
-        triangles=np.array([[0, 1, 2], [2, 3, 4], [4, 0, 1], [3, 3, 1]], np.int32),
-        st_triangles=np.array([[0, 1, 2], [6, 3, 5], [4, 0, 1], [2, 2, 5]], np.int32))
+from support.mdl_reference import decode
+from support.mdl_models import refused_quickly as _refused_quickly, assert_models_equal, synthetic_model
+from support.mdl_models import V, md16_model, rapo_model
 
 
 def test_md16_layout_matches_the_reference_decoder():

@@ -9,44 +9,24 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import ms3d_skinning
-from blender_helpers import corner_uvs, datablock_counts, polygon_vertices
-from conftest import CORPUS, corpus_params
+from support import ms3d_skinning
+from support.blender_helpers import corner_uvs, polygon_vertices
+from support.environment import CORPUS, corpus_params
 from formats.ms3d.codec import parse_ms3d
-from formats.ms3d.records import Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras
+from formats.ms3d.records import Ms3dModel
 from formats.ms3d.write import serialize_ms3d
-from ms3d_reference import decode
+from support.ms3d_reference import decode
+from support.ms3d_models import tiny_rig
+from support.operators import counts, export_ms3d, group_objects, import_ms3d
+from support.scenes import skinned_cylinder as _skinned_cylinder
 
 FILES = corpus_params("ms3d/*/*.ms3d")
 RIGGED = [p for p in FILES if p.values[0] is None or decode(p.values[0].read_bytes()).joints]
 Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
-
-
-def import_ms3d(bpy, path: Path, **options):
-    assert bpy.ops.import_scene.ms3d(filepath=str(path), **options) == {"FINISHED"}
-    return bpy.context.view_layer.objects.active
-
-
-def export_ms3d(bpy, path: Path, objects=None, **options) -> Ms3dModel:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(objects is None or obj in objects)
-    assert bpy.ops.export_scene.ms3d(filepath=str(path), **options) == {"FINISHED"}
-    return parse_ms3d(path.read_bytes())
-
-
-def group_objects(bpy) -> dict[int, object]:
-    return {o["ms3d_group"]["index"]: o for o in bpy.context.scene.objects if "ms3d_group" in o}
-
-
-def counts(bpy) -> dict[str, int]:
-    out = datablock_counts(bpy)
-    out["armatures"] = len(bpy.data.armatures)
-    return out
 
 
 def model_size(ref) -> float:
@@ -290,55 +270,6 @@ def test_round_trip_with_other_axes(bpy_scene, tmp_path, axes):
     assert_same_ms3d(parse_ms3d(path.read_bytes()), exported)
 
 
-def _skinned_cylinder(bpy):
-    """A Blender-made model: a subdivided cylinder, a three-bone chain with rolls, 75/25 weights
-    at the joints, an action keying Euler XYZ, quaternion and ZXY rotations and a location."""
-    from mathutils import Quaternion
-    scene = bpy.context.scene
-    bpy.ops.mesh.primitive_cylinder_add(vertices=10, radius=0.5, depth=3.0, location=(0, 0, 1.5))
-    body = bpy.context.object
-    bpy.ops.object.mode_set(mode="EDIT")
-    bpy.ops.mesh.select_all(action="SELECT")
-    bpy.ops.mesh.subdivide(number_cuts=5)
-    bpy.ops.object.mode_set(mode="OBJECT")
-    bpy.ops.object.transform_apply(location=True)
-    data = bpy.data.armatures.new("Rig")
-    rig = bpy.data.objects.new("Rig", data)
-    scene.collection.objects.link(rig)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.mode_set(mode="EDIT")
-    previous = None
-    for i in range(3):
-        bone = data.edit_bones.new(f"bone{i}")
-        bone.head, bone.tail, bone.roll = (0, 0, i), (0.1 * i, 0.05, i + 1), 0.3 * i
-        bone.parent = previous
-        previous = bone
-    bpy.ops.object.mode_set(mode="OBJECT")
-    groups = [body.vertex_groups.new(name=f"bone{i}") for i in range(3)]
-    for vertex in body.data.vertices:
-        b = min(int(vertex.co.z), 2)
-        if vertex.co.z - b >= 0.5 and b < 2:
-            groups[b].add([vertex.index], 0.75, "REPLACE")
-            groups[b + 1].add([vertex.index], 0.25, "REPLACE")
-        else:
-            groups[b].add([vertex.index], 1.0, "REPLACE")
-    body.modifiers.new("Armature", "ARMATURE").object = rig
-    body.parent = rig
-    pose = rig.pose.bones
-    pose[0].rotation_mode, pose[1].rotation_mode, pose[2].rotation_mode = "XYZ", "QUATERNION", "ZXY"
-    for frame, a in ((1, 0.0), (5, 0.6), (9, -0.4)):
-        pose[0].rotation_euler = (a * 0.3, 0.1 * a, a)
-        pose[0].keyframe_insert("rotation_euler", frame=frame)
-        pose[0].location = (0.1 * a, 0, 0.2 * a)
-        pose[0].keyframe_insert("location", frame=frame)
-        pose[1].rotation_quaternion = Quaternion((1, 0.2 * a, a, 0)).normalized()
-        pose[1].keyframe_insert("rotation_quaternion", frame=frame)
-        pose[2].rotation_euler = (a, -a, 0.5 * a)
-        pose[2].keyframe_insert("rotation_euler", frame=frame)
-    scene.frame_start, scene.frame_end = 1, 9
-    return body, rig
-
-
 @pytest.mark.parametrize("animation,frames", [("KEYS", (1, 5, 9)), ("BAKE", (1, 3, 5, 7, 9))])
 def test_model_rigged_in_blender_exports_and_reimports(bpy_scene, tmp_path, animation, frames):
     bpy = bpy_scene
@@ -490,34 +421,6 @@ def test_edits_are_exported_and_the_rest_kept(bpy_scene, tmp_path):
         np.testing.assert_array_equal(x.rotation, y.rotation)
         np.testing.assert_array_equal(x.rot_keys, y.rot_keys)
     np.testing.assert_array_equal(model.tri_vertices, original.tri_vertices)
-
-
-def tiny_rig(fps: float = 24.0, tip_parent: bytes = b"root", names: tuple[bytes, bytes] = (b"root", b"tip"),
-             group_name: bytes = b"strip") -> Ms3dModel:
-    """Six vertices in a strip up MilkShape's Y axis, two joints, weights through the v4 block."""
-    xyz = np.array([(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 2, 0), (1, 2, 0)], dtype=np.float32)
-    tris = np.array([(0, 1, 2), (1, 3, 2), (2, 3, 4), (3, 5, 4)], dtype=np.uint16)
-    normals = np.tile(np.float32([0, 0, 1]), (4, 3, 1))
-    st = np.float32([[0.1, 0.2, 0.3]] * 4)
-    joints = [Ms3dJoint(8, names[0].ljust(32, b"\0"), b"".ljust(32, b"\0"), np.zeros(3, np.float32),
-                        np.zeros(3, np.float32), np.float32([[1 / fps if fps > 0 else 1 / 24, 0, 0, 0],
-                                                            [10 / fps if fps > 0 else 10 / 24, 0, 0, 0.5]]),
-                        np.zeros((0, 4), np.float32)),
-              Ms3dJoint(8, names[1].ljust(32, b"\0"), tip_parent.ljust(32, b"\0"), np.float32([0, 0, 0.1]),
-                        np.float32([0, 1, 0]), np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32))]
-    return Ms3dModel(
-        vert_flags=np.zeros(6, np.uint8), vert_xyz=xyz, vert_bone=np.int8([0, 0, 0, 1, 1, -1]),
-        vert_refcount=np.uint8([1, 2, 3, 3, 2, 1]), tri_flags=np.zeros(4, np.uint16), tri_vertices=tris,
-        tri_normals=normals, tri_s=st, tri_t=st, tri_smoothing=np.uint8([1, 1, 2, 2]),
-        tri_group=np.zeros(4, np.uint8),
-        groups=[Ms3dGroup(0, group_name.ljust(32, b"\0"), np.arange(4, dtype=np.uint16), -1)],
-        materials=[], animation_fps=fps, total_frames=12, joints=joints,
-        comments=Ms3dComments(group=[Ms3dComment(0, b"caf\xe9 \xff")], model_raw=b"model notes"),
-        vertex_extras=Ms3dVertexExtras(np.int8([[-1, -1, -1], [1, -1, -1], [1, 0, -1], [-1, -1, -1],
-                                                [0, -1, -1], [-1, 0, -1]]),
-                                       np.uint8([[0, 0, 0], [60, 40, 0], [50, 30, 0], [0, 0, 0],
-                                                 [100, 0, 0], [30, 0, 50]]),
-                                       np.zeros((6, 2), np.uint32), 3))
 
 
 def _import_function(extension):

@@ -9,10 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from blender_helpers import reported
+from support.blender_helpers import reported
 from formats.ms3d.records import Ms3dJointExtras, Ms3dModelExtras
 from formats.ms3d.write import serialize_ms3d
-from test_ms3d_blender import counts, export_ms3d, tiny_rig
+from support.operators import counts, export_ms3d
+from support.ms3d_models import tiny_rig
 
 
 def all_blocks() -> tuple[bytes, dict[str, int]]:

@@ -15,8 +15,8 @@ import re
 import numpy as np
 import pytest
 
-import ms3d_skinning
-from ms3d_reference import decode
+from support import ms3d_skinning
+from support.ms3d_reference import decode
 
 Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 KEY_FRAMES = (1, 8, 16, 24)
@@ -235,7 +235,7 @@ def test_imported_animation_plays_milkshape_rotations_on_every_whole_frame(bpy_s
     """Between key times Blender's linear Euler curves would stray from MilkShape's slerp (0.16 units
     on sge/zombie.ms3d before the import added 'generated' keys on whole frames); now every frame of
     the range poses as MilkShape does, which is what lets an untouched Keyframes export add nothing."""
-    from conftest import CORPUS
+    from support.environment import CORPUS
     path = CORPUS / "ms3d" / "sge" / "zombie.ms3d"
     if not path.exists():
         pytest.skip(f"corpus file {path} not found")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from formats.ms3d.codec import parse_ms3d
-from image_files import read_png, write_png
+from support.image_files import read_png, write_png
 
 RNG = np.random.default_rng(141)
 

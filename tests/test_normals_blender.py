@@ -450,7 +450,7 @@ def test_split_normals_follow_sharp_edges_and_custom_normals(bpy_scene, tmp_path
 def test_command_line_split_normals_flag(bpy_scene, tmp_path, run):
     """``convert --split-normals``: a flat-shaded cube (through MS3D, which stores its corner normals)
     becomes 24 vertices in MD2, 8 without the flag."""
-    from conftest import needs_bpy
+    from support.environment import needs_bpy
     needs_bpy()
     bpy = bpy_scene
     _flat_cube(bpy)

@@ -9,9 +9,9 @@ import pytest
 
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, serialize_mdl
-from md2_synthetic import grid_model
-from test_md2_blender import export_md2, import_md2
-from test_mdl_blender import export_mdl, import_mdl
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, import_md2
+from support.operators import export_mdl, import_mdl
 
 VERTS = 1313
 

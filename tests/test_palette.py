@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import corpus_params
+from support.environment import corpus_params
 from formats import FormatError
 from formats.mdl.codec import parse_mdl
 from formats.images.palette import (FULLBRIGHT_START, PLAYER_RANGES, TRANSPARENT_INDEX as TRANSPARENT, ciede2000,
                                     game_palette, indices_to_rgba, load_palette_lmp, quake_palette, rgba_to_indices)
-from work_count import measure
-from colour_reference import ciede2000 as reference_de, lab, nearest as reference_nearest
+from support.work_count import measure
+from support.colour_reference import ciede2000 as reference_de, lab, nearest as reference_nearest
 
 TSV = Path(__file__).resolve().parents[1] / "formats" / "images" / "quake_palette.tsv"
 

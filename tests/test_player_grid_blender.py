@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CORPUS
-from md2_reference import decode
-from test_md2_blender import export_md2
+from support.environment import CORPUS
+from support.md2_reference import decode
+from support.operators import export_md2
 
 FRAMES = range(1, 9)
 SHARED_CORNER = (1.0, 1.0, 1.0)

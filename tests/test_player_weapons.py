@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from formats.md2.codec import parse_md2, serialize_md2
-from md2_synthetic import grid_model
-from test_md2_blender import export_md2, import_md2
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, import_md2
 
 FRAMES = {"tris.md2": 6, "w_long.md2": 11, "weapon.md2": 3}
 
@@ -66,8 +66,8 @@ def test_an_mdl_beside_a_longer_md2_exports_its_own_frames(bpy_scene, tmp_path, 
     """The rule is the Timeline export's, not the player import's: an MDL sharing the scene with a
     longer model writes its own poses too."""
     from formats.mdl.codec import serialize_mdl
-    from test_frame_table_mdl import mixed_model
-    from test_mdl_blender import export_mdl, import_mdl
+    from support.mdl_models import mixed_model
+    from support.operators import export_mdl, import_mdl
     bpy = bpy_scene
     folder, data = player
     import_md2(bpy, folder / "w_long.md2")

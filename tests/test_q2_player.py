@@ -8,17 +8,9 @@ import pytest
 
 from formats.md2.codec import serialize_md2
 from formats.md2.player import STANDARD_FRAMES, standard_animation
-from conftest import CORPUS
-from md2_synthetic import grid_model
-
-# The table, written out here independently of formats.md2.player.
-STANDARD = ("stand 40, run 6, attack 8, pain1 4, pain2 4, pain3 4, jump 6, flip 12, salute 11, taunt 17, "
-            "wave 11, point 12, crstnd 19, crwalk 6, crattak 9, crpain 4, crdeath 5, death1 6, death2 6, death3 8")
-TABLE = [(part.split()[0], int(part.split()[1])) for part in STANDARD.split(", ")]
-
-
-def standard_names() -> list[str]:
-    return [f"{name}{i:02d}" for name, count in TABLE for i in range(1, count + 1)]
+from support.environment import CORPUS
+from support.md2_synthetic import grid_model
+from support.players import TABLE, standard_names
 
 
 def write_md2(path, names, skins=("players/test/skin.pcx",)):

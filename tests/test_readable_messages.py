@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from archive_builders import raw_pack, write
+from support.archive_builders import raw_pack, write
 from formats.archives.archive import open_archive, unsafe_name, write_archive
 from formats.binary import encode_name, name_length_problem
 from formats.errors import FormatError

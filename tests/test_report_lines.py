@@ -8,14 +8,14 @@ to the Info editor. In the bpy module the operators' reports are printed as ``Wa
 from __future__ import annotations
 
 
-from blender_helpers import reported
+from support.blender_helpers import reported
 from formats.md2.codec import serialize_md2
 from formats.md2.player import PlayerPart, body_deviations
 from formats.report_lines import LINE_LIMIT, Message, fold, full_list
-from md2_synthetic import grid_model
-from conftest import needs_bpy
-from test_player_export_blender import build_player, export_player
-from test_q2_player import TABLE, standard_names
+from support.md2_synthetic import grid_model
+from support.environment import needs_bpy
+from support.players import build_player, export_player
+from support.players import TABLE, standard_names
 
 SKINS = [f"models/test/skin{i:02d}.pcx" for i in range(12)]
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from formats.md2.codec import serialize_md2
-from image_files import write_pcx, write_png
+from support.image_files import write_pcx, write_png
 from formats.images.image_size import image_size
 from formats.archives.skin_lookup import find_sized_skin
-from md2_synthetic import grid_model
+from support.md2_synthetic import grid_model
 
 WIDTH, HEIGHT = 64, 32          # grid_model's skin size
 

@@ -10,14 +10,14 @@ import re
 import numpy as np
 import pytest
 
-from blender_helpers import reported
-from colour_reference import ciede2000, lab, nearest
+from support.blender_helpers import reported
+from support.colour_reference import ciede2000, lab, nearest
 from formats.images.palette import quake_palette
-from image_files import reference_palette, write_pcx
-from test_md2_blender import export_md2, import_md2
-from test_md2_skins_blender import blender_model, image_rgba, md2_file, shown_image
-from test_mdl_blender import export_mdl
-from test_mdl_fullbright_blender import NOT_PLAYER, new_model
+from support.image_files import reference_palette, write_pcx
+from support.operators import export_md2, import_md2
+from support.skins import blender_model, image_rgba, md2_file, shown_image
+from support.operators import export_mdl
+from support.skins import NOT_PLAYER, new_model
 
 
 def expected_worst(colour, palette, allowed) -> str:

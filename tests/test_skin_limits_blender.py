@@ -8,9 +8,9 @@ import pytest
 
 from formats.images.palette import quake2_palette
 from formats.md2.codec import parse_md2
-from image_files import read_pcx, read_png
-from test_md2_blender import export_md2
-from test_md2_skins_blender import blender_model
+from support.image_files import read_pcx, read_png
+from support.operators import export_md2
+from support.skins import blender_model
 
 
 def gradient(w: int, h: int) -> np.ndarray:
@@ -104,7 +104,7 @@ def test_mdl_skins_over_quakes_limits_are_scaled_not_refused(bpy_scene, tmp_path
     (gl_draw.c GL_Upload8): a 1024x1024 image becomes a 480x480 skin, the report says so."""
     from formats.images.palette import quake_palette
     from formats.mdl.codec import parse_mdl
-    from test_mdl_blender import export_mdl
+    from support.operators import export_mdl
     bpy = bpy_scene
     palette = quake_palette()
     rgba = np.full((1024, 1024, 4), 255, np.uint8)

@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from conftest import CORPUS
-from image_files import read_pcx, reference_palette
-from md2_reference import decode as decode_md2
-from mdl_reference import decode as decode_mdl
-from test_md2_blender import export_md2
-from test_mdl_blender import export_mdl
+from support.environment import CORPUS
+from support.image_files import read_pcx, reference_palette
+from support.md2_reference import decode as decode_md2
+from support.mdl_reference import decode as decode_mdl
+from support.operators import export_md2
+from support.operators import export_mdl
 
 RNG = np.random.default_rng(18)
 SIZES = {2: [(32, 16), (8, 8)], 4: [(64, 32), (16, 16), (8, 24), (12, 4)]}

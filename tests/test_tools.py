@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import CHECKOUT, CORPUS, skip_inside_blender
+from support.environment import CHECKOUT, CORPUS, skip_inside_blender
 
 
 def _run(*args: str) -> str:
@@ -34,7 +34,7 @@ def test_ms3d_benchmark_runs_on_the_corpus():
 def test_round_trip_report_runs(fmt, tmp_path):
     pytest.importorskip("bpy", reason="the report imports and exports through Blender")
     from formats.md2.codec import serialize_md2
-    from md2_synthetic import grid_model
+    from support.md2_synthetic import grid_model
     files = sorted((CORPUS / fmt).glob(f"*/*.{fmt}"))[:1] if (CORPUS / fmt).is_dir() else []
     if fmt == "md2":
         (tmp_path / "grid.md2").write_bytes(serialize_md2(grid_model()))

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHECKOUT, skip_inside_blender
+from .environment import CHECKOUT, skip_inside_blender
 
 # program -> (where to look besides PATH, the Debian package holding it)
 PROGRAMS = {

@@ -81,7 +81,7 @@ def read_pcx(data: bytes) -> tuple[np.ndarray, np.ndarray]:
 
 def reference_palette(name: str) -> np.ndarray | None:
     """(256, 3) from ../shared/reference/<name>_palette.tsv, or None when absent."""
-    table = Path(__file__).resolve().parents[2] / "shared" / "reference" / f"{name}_palette.tsv"
+    table = Path(__file__).resolve().parents[3] / "shared" / "reference" / f"{name}_palette.tsv"
     if not table.is_file():
         return None
     rows = [l.split() for l in table.read_text().splitlines() if l.strip() and not l.startswith("#")]

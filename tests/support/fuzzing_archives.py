@@ -27,9 +27,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Iterator
 
-import fuzzing
-from fuzzing import CORPUS, Case, CodecResult, Field, Layout, Seed, describe
-from work_count import WorkExceeded, measure
+from . import fuzzing
+from .fuzzing import CORPUS, Case, CodecResult, Field, Layout, Seed, describe
+from .work_count import WorkExceeded, measure
 from formats.archives.archive import ArchiveError, open_archive, write_archive
 
 KINDS = ("pak", "pk3")

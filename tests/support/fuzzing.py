@@ -43,7 +43,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
@@ -52,8 +52,8 @@ from formats.images import pcx  # noqa: E402
 from formats.md2 import codec as md2  # noqa: E402
 from formats.mdl import codec as mdl  # noqa: E402
 from formats.ms3d import codec as ms3d  # noqa: E402
-from fuzzing_layouts import Field, Layout, layout  # noqa: E402,F401
-from fuzzing_models import SERIALIZERS, serialized_model  # noqa: E402
+from .fuzzing_layouts import Field, Layout, layout  # noqa: E402,F401
+from .fuzzing_models import SERIALIZERS, serialized_model  # noqa: E402
 
 CORPUS = CHECKOUT.parent / "shared" / "corpus"
 FORMATS = ("md2", "mdl", "ms3d")
@@ -91,7 +91,7 @@ def seeds(fmt: str) -> tuple[Seed, ...]:
         rng = random.Random(f"synthetic seeds/{fmt}")
         found = [(f"synthetic{k}", serialized_model(fmt, rng)) for k in range(4)]
         if fmt == "md2":
-            from md2_synthetic import grid_model
+            from .md2_synthetic import grid_model
             found.append(("synthetic-grid", md2.serialize_md2(grid_model())))
     if fmt == "mdl":           # the corpus holds IDPO only: MD16 and RAPO seeds are always generated
         for variant in ("MD16", "RAPO"):
@@ -391,7 +391,7 @@ def small_valid_files(fmt: str, count: int, seed: int = 0) -> list[bytes]:
     out = []
     for i in range(count):
         if fmt == "md2" and i % 2 == 0:
-            from md2_synthetic import grid_model
+            from .md2_synthetic import grid_model
             out.append(md2.serialize_md2(grid_model(nx=3 + i % 3, ny=2 + i % 4, frames=1 + i % 6, seed=i)))
         else:
             out.append(serialized_model(fmt, rng, tame=True))
@@ -444,7 +444,7 @@ def run_codec_case(case: Case) -> CodecResult:
     positions must be finite; serializing it may raise only FormatError, and what it writes must parse.
     """
     import time
-    from work_count import WorkExceeded, measure
+    from .work_count import WorkExceeded, measure
     parse, serialize = PARSERS[case.format], SERIALIZERS[case.format]
     budget = work_budget(len(case.data))
     started = time.perf_counter()            # reported by the campaign (slowest case), never judged

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms3d_reference import RefMs3d
+from .ms3d_reference import RefMs3d
 
 
 def angle_matrix(angles) -> np.ndarray:
