@@ -25,7 +25,7 @@ ZARLAG = CORPUS / "md2" / "petaaar88-zarlag"
 
 def quake2_rgb() -> np.ndarray:
     """The Quake II palette, read from the tab-separated table shipped with the codec."""
-    rows = [line.split() for line in (Path(__file__).parents[1] / "formats" / "images" / "quake2_palette.tsv")
+    rows = [line.split() for line in (Path(__file__).parents[2] / "formats" / "images" / "quake2_palette.tsv")
             .read_text().splitlines() if line.strip() and not line.startswith("#")]
     return np.array([[int(v) for v in row[-3:]] for row in rows], np.uint8)
 

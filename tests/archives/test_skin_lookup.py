@@ -10,7 +10,7 @@ import pytest
 from formats.archives import skin_lookup
 from formats.archives.skin_lookup import find_skin
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def touch(path: Path, content: bytes = b"image") -> Path:

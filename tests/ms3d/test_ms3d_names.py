@@ -16,7 +16,7 @@ from formats.ms3d.write import serialize_ms3d
 from support.operators import export_ms3d, group_objects, import_ms3d
 from support.ms3d_models import tiny_rig
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 CASES = [("GBK", "gbk", ("身体", "手臂"), "左手组", "说明"),
          ("SHIFT_JIS", "shift_jis", ("体", "腕"), "グループ", "メモ"),
          ("CP1251", "cp1251", ("Тело", "Рука"), "Группа", "Заметка")]

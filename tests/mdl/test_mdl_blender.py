@@ -213,7 +213,7 @@ def test_custom_palette_option(bpy_scene, tmp_path):
 
 def _reference_palette(name: str) -> np.ndarray:
     """The palette from the shared reference TSV (independent of the product's copy)."""
-    text = (Path(__file__).resolve().parents[2] / "shared" / "reference" / f"{name}_palette.tsv")
+    text = (Path(__file__).resolve().parents[3] / "shared" / "reference" / f"{name}_palette.tsv")
     if not text.is_file():
         pytest.skip(f"reference palette not found at {text}")
     rows = [line.split() for line in text.read_text().splitlines() if line.strip() and not line.startswith("#")]

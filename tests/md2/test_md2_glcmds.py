@@ -15,7 +15,7 @@ from formats.errors import FormatError
 from formats.md2.codec import Md2Model, parse_md2
 from formats.md2.glcmds import build_glcmds, decode_glcmds, glcmd_triangles
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MD2_DIR = CORPUS / "md2"
 
 # What each corpus file's own GL commands are, checked file by file:

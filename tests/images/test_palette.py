@@ -15,7 +15,7 @@ from formats.images.palette import (FULLBRIGHT_START, PLAYER_RANGES, TRANSPARENT
 from support.work_count import measure
 from support.colour_reference import ciede2000 as reference_de, lab, nearest as reference_nearest
 
-TSV = Path(__file__).resolve().parents[1] / "formats" / "images" / "quake_palette.tsv"
+TSV = Path(__file__).resolve().parents[2] / "formats" / "images" / "quake_palette.tsv"
 
 
 def tsv_palette() -> list[tuple[int, int, int]]:
@@ -343,7 +343,7 @@ def test_random_colours_convert_without_a_python_loop_per_pixel(dither):
         assert big <= 100 * 160 / 4 and big <= 16 * small, (small, big)
 
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 
 
 @pytest.mark.parametrize("name, game", [("quake", "QUAKE"), ("quake2", "QUAKE2"), ("hexen2", "HEXEN2")])

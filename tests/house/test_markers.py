@@ -10,7 +10,7 @@ from pathlib import Path
 
 pytest_plugins = ["pytester"]
 
-CONFTEST = Path(__file__).with_name("conftest.py")
+CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
 
 FREE = '''
 import subprocess, sys

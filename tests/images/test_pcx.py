@@ -16,7 +16,7 @@ import pytest
 from formats.errors import FormatError
 from formats.images.pcx import PcxImage, decode_pcx, encode_pcx
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 ZARLAG = CORPUS / "md2" / "petaaar88-zarlag"
 HEADER_FORMAT = "<BBBBHHHHHH48sBBHHHH54s"
 
