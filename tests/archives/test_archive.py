@@ -1,6 +1,6 @@
 """PACK and PK3 archives and the game-folder view, without Blender.
 
-Archives are built with ``struct`` and the standard ``zipfile`` (tests/archive_builders.py), so the
+Archives are built with ``struct`` and the standard ``zipfile`` (tests/support/archive_builders.py), so the
 reader is checked against the layout; the real mod archive ``corpus/pak/quess/pak0.pak`` is checked
 against its directory decoded here with ``struct``.
 """

@@ -1,7 +1,7 @@
 """Saturated colours change hue on palette matching (issue 29): one report line counts the new or
 edited pixels whose colour has no palette colour within a visible difference (CIEDE2000 > 10) and
 names the worst as a person reads it. Expected indices and differences come from
-tests/colour_reference.py (a scalar CIEDE2000 written apart from the exporter's); pixels an edit
+tests/support/colour_reference.py (a scalar CIEDE2000 written apart from the exporter's); pixels an edit
 left alone are not counted."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """MD2 GL commands: qdata's strip/fan builder and the validating decoder.
 
 Runs without Blender:
-``.venvs/bpy-5.0/bin/python -m pytest -p no:pytest-blender tests/test_md2_glcmds.py``
+``.venvs/bpy-5.0/bin/python -m pytest -p no:pytest-blender tests/md2/test_md2_glcmds.py``
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """An edited Quake II PCX skin: pixels that still show their colour keep their index (Quake II's palette
 repeats black at 0, 127, 143 and 175, and 26/101, 28/102, 29/94, 31/95/103, 142/191); new colours go
-to the CIEDE2000-nearest of 0-254 (tests/colour_reference.py, independent of the exporter)."""
+to the CIEDE2000-nearest of 0-254 (tests/support/colour_reference.py, independent of the exporter)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,8 +1,8 @@
 """MDL skins in Blender: the fullbright mask (painted -> exactly those pixels in 224-255), pixels that
 did not change keeping their index, and new colours kept out of the player colour ranges.
 
-Expected indices come from tests/colour_reference.py (a scalar CIEDE2000 written separately from the
-exporter's), the written files are read with the independent decoder tests/mdl_reference.py."""
+Expected indices come from tests/support/colour_reference.py (a scalar CIEDE2000 written separately from the
+exporter's), the written files are read with the independent decoder tests/support/mdl_reference.py."""
 from __future__ import annotations
 
 import importlib

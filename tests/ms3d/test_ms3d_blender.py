@@ -281,7 +281,7 @@ def test_model_rigged_in_blender_exports_and_reimports(bpy_scene, tmp_path, anim
         expected[frame] = world_positions(bpy, body)
     model = export_ms3d(bpy, tmp_path / "rig.ms3d", animation=animation)
     assert [(j.name, j.parent) for j in model.joints] == [("bone0", ""), ("bone1", "bone0"), ("bone2", "bone1")]
-    if animation == "KEYS":    # the action's keys, and more where MilkShape would stray (tests/test_ms3d_keyframes.py)
+    if animation == "KEYS":    # the action's keys, and more where MilkShape would stray (tests/ms3d/test_ms3d_keyframes.py)
         for joint in model.joints:
             assert set(np.round(joint.rot_keys[:, 0] * 24.0, 4)) >= {1.0, 5.0, 9.0}
         assert [len(j.pos_keys) == 0 for j in model.joints] == [False, True, True]

@@ -26,9 +26,9 @@ Block boundaries and typed fields come from :func:`layout`, which walks a file t
 (MD2 needs only its header). :func:`pcx_cases` mutates the PCX skins the MD2 import decodes.
 
 The checks live here too, so the tests and ``tools/fuzz_campaign.py`` judge cases alike:
-:func:`run_codec_case` (no Blender) and :func:`import_outcome` (``tests/fuzzing_blender.py``, given ``bpy``;
-neither imports it). Layouts are in ``tests/fuzzing_layouts.py``, the random models in
-``tests/fuzzing_models.py``.
+:func:`run_codec_case` (no Blender) and :func:`import_outcome` (``tests/support/fuzzing_blender.py``, given ``bpy``;
+neither imports it). Layouts are in ``tests/support/fuzzing_layouts.py``, the random models in
+``tests/support/fuzzing_models.py``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Seeded fuzz cases for the archive reader (``formats.archives.archive``): PACK (``pak``) and zip (``pk3``).
 
 Every case is a :class:`fuzzing.Case` whose ``format`` is ``pak`` or ``pk3``. Seeds are small
-archives built with :func:`formats.archives.archive.write_archive` from models of ``tests/fuzzing.py`` and a
+archives built with :func:`formats.archives.archive.write_archive` from models of ``tests/support/fuzzing.py`` and a
 few other files (plus the corpus mod archive ``pak/quess/pak0.pak`` for PACK), described by a
 :class:`fuzzing.Layout` of their header, directory and member fields, so the model fuzzers' own
 mutations apply: ``bitflip``, ``overwrite``, ``truncate``, ``inflate`` (offsets and sizes at -1,

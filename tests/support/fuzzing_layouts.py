@@ -1,5 +1,5 @@
 """File layouts for the fuzz cases: where each block of an MD2, MDL or MS3D starts and ends and where its
-typed fields sit (:func:`layout`); used by the mutations in ``tests/fuzzing.py``."""
+typed fields sit (:func:`layout`); used by the mutations in ``tests/support/fuzzing.py``."""
 from __future__ import annotations
 
 import sys
