@@ -278,7 +278,7 @@ def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int,
 
 def _image_note(image: Path) -> str:
     """``PCX WxH`` and, for an 8-bit PCX, how far the palette its pixels use is from Quake II's
-    (the game draws 8-bit skins through its own palette; format-notes "MD2 skins")."""
+    (the game draws 8-bit skins through its own palette; docs/dev/format-facts.md, "MD2")."""
     if image.suffix.lower() != ".pcx":
         return image.suffix.lstrip(".").upper() or "image"
     try:

@@ -20,6 +20,8 @@ records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``)
 into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
 the flavour.
 MS3D: see :mod:`..importers.ms3d.ms3d_import` for what each name holds.
+MD3: see the ``# MD3`` block below: a model root (an empty per file) holding the file-level records,
+one mesh object per surface and one empty per tag under it.
 The file's frame table is ``Object.classic_model.frames`` (fields ``name``, ``file_name``,
 ``shape_key``, ``group``, ``interval``; see ``ui/properties.py``), read and written only through
 :mod:`.frame_table`. ``classic_model.animation_mode`` says whether the import made one action per
@@ -114,3 +116,38 @@ DEGENERATE_MD2 = np.dtype([("index", "<i4"), ("xyz", "<u2", (3,)), ("st", "<u2",
 MDL_DEGENERATE = "mdl_degenerate"    # mesh: rows of DEGENERATE_MDL (file triangle index, facesfront, vertices)
 DEGENERATE_MDL = np.dtype([("index", "<i4"), ("facesfront", "<i4"), ("vertices", "<i4", (3,))])
 DEGENERATE_MDL_ST = np.dtype([("st", "<i4", (3,))])
+
+# MD3 (Quake III). One file = one *model root*: an empty object (named after the file, a made name)
+# parenting one mesh object per surface (file order) and one empty per tag. Frame f of the file is
+# shape key f of every surface mesh (frame table on the ROOT: ``root.classic_model.frames``, shape_key
+# naming the key every surface uses for that frame) and key f of every tag empty's animation. Records
+# are kept as the file's bytes (formats/md3/records.py dtypes) so an untouched export writes them back:
+# the export re-encodes what Blender evaluates and uses a kept record wherever it encodes to the same
+# values. Vertex i of a surface is mesh vertex i; triangle i is polygon i (degenerate triangles, which
+# Blender cannot hold, in MD3_DEGENERATE rows); the surface's own per-vertex st is the UV of every
+# corner of that vertex.
+MD3_ROOT = "md3_root"                # object (root): the MD3 part it stands for: "" (a plain model) or
+                                     # "lower" / "upper" / "head" (a Quake III player part); its presence
+                                     # marks the root
+MD3_NAME = "md3_name"                # object (root): the header's 64-byte name field as read
+MD3_FLAGS = "md3_flags"              # object (root): header flags (int)
+MD3_NUM_SKINS = "md3_num_skins"      # object (root): header numSkins (int, unused by the engines)
+MD3_FRAMES = "md3_frames"            # object (root): F x FRAME records as read (bounds, origin, radius, name)
+MD3_TAGS = "md3_tags"                # object (root): F x T x TAG records as read (frame-major)
+MD3_LAYOUT = "md3_layout"            # object (root): JSON of formats.md3.records.Md3Layout (filler as hex)
+MD3_TAIL = "md3_tail"                # object (root): Md3Model.tail_record (formats/file_tail.py)
+MD3_LOD = "md3_lod"                  # object (root): 0 for x.md3, 1 for x_1.md3, 2 for x_2.md3
+MD3_SKINS = "md3_skins"              # object (root): JSON {skin set name: {"file": member or path,
+                                     # "raw": hex of the .skin file}} found beside the model
+MD3_SKIN_SET = "md3_skin_set"        # object (root): the skin set the materials show now ("" = the shaders)
+MD3_ANIMATION_CFG = "md3_animation_cfg"  # object (root of "lower", or a plain model): animation.cfg bytes
+MD3_SURFACE_INDEX = "md3_surface_index"  # object (surface mesh): its index in the file (export order)
+MD3_SURFACE = "md3_surface"          # mesh: the SURFACE header record as read (ident, name, flags, ...)
+MD3_SHADERS = "md3_shaders"          # mesh: its SHADER records as read
+MD3_ST = "md3_st"                    # mesh: its ST records as read (float32 pairs, kept exactly)
+MD3_XYZ_NORMALS = "md3_xyz_normals"  # mesh: F x V XYZ_NORMAL records as read
+MD3_DEGENERATE = "md3_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triangle index, vertex indices)
+DEGENERATE_MD3 = np.dtype([("index", "<i4"), ("indexes", "<i4", (3,))])
+MD3_TAG_INDEX = "md3_tag_index"      # object (tag empty): its index in the file's tag list (export order)
+MD3_TAG_NAME = "md3_tag_name"        # object (tag empty): the 64-byte name field of frame 0 as read
+MD3_SHADER = "md3_shader"            # material: the shader path it stands for (as the file or .skin says)

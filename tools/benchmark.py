@@ -325,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the best is kept (default 3)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--format", choices=("md2", "mdl", "all"), default="all", help="which formats (default all)")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 1)
 
@@ -357,6 +358,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}")
     print()
     print(format_table(table_rows(results), args.markdown))
+    if args.json:
+        from tools.figures import write_record
+        write_record(args.json, script="tools/benchmark.py", command="bash tools/dev.sh bench --markdown",
+                     environment=f"bpy {bpy.app.version_string}, best of {repeat}", headers=list(HEADERS),
+                     rows=table_rows(results), notes=[f"note: {note}" for note in notes])
     return 0
 
 

@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--keep", action="store_true", help="leave the archives in place")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     args = parser.parse_args(argv)
     if CHECKOUT in args.dir.resolve().parents or args.dir.resolve() == CHECKOUT:
         parser.error("--dir must lie outside the repository")
@@ -157,15 +158,19 @@ def main(argv: list[str] | None = None) -> int:
         loose_read = best(args.repeat, loose.read_bytes)
         loose_import = best(args.repeat, lambda: parse_mdl(loose.read_bytes()))
         print(f"{args.members} members, {len(model)}-byte model {MODEL_NAME} among them; best of {args.repeat}\n")
-        in_blender = (lambda key: f" {blender[key] * 1e3:.1f} ms |") if blender else (lambda key: "")
-        print("| archive | size | open + list | read the model | open + read + decode the model |"
-              + (" import in Blender |" if blender else ""))
-        print("|---|---:|---:|---:|---:|" + ("---:|" if blender else ""))
-        for kind, size, wrote, f in rows:
-            print(f"| {kind} | {size / 2**20:.0f} MB | {f['list'] * 1e3:.2f} ms | {f['read'] * 1e3:.3f} ms "
-                  f"| {f['import'] * 1e3:.2f} ms |" + in_blender(kind))
-        print(f"| loose file | {len(model) / 1024:.0f} KB | - | {loose_read * 1e3:.3f} ms | {loose_import * 1e3:.2f} ms |"
-              + in_blender("loose"))
+        in_blender = (lambda key: [f"{blender[key] * 1e3:.1f} ms"]) if blender else (lambda key: [])
+        headers = ["archive", "size", "open + list", "read the model", "open + read + decode the model",
+                   *(["import in Blender"] if blender else [])]
+        table = [[kind, f"{size / 2**20:.0f} MB", f"{f['list'] * 1e3:.2f} ms", f"{f['read'] * 1e3:.3f} ms",
+                  f"{f['import'] * 1e3:.2f} ms", *in_blender(kind)] for kind, size, wrote, f in rows]
+        table.append(["loose file", f"{len(model) / 1024:.0f} KB", "-", f"{loose_read * 1e3:.3f} ms",
+                      f"{loose_import * 1e3:.2f} ms", *in_blender("loose")])
+        from tools.figures import table as markdown_table, write_record
+        print(markdown_table(headers, table))
+        if args.json:
+            write_record(args.json, script="tools/benchmark_archive.py", command="python tools/benchmark_archive.py",
+                         environment=f"Python {sys.version.split()[0]}, {args.members:,} members, best of {args.repeat}",
+                         headers=headers, rows=table)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -305,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per case; the best is kept (default 5)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 1)
 
@@ -321,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}")
     print()
     print(format_table(table_rows(results), args.markdown, HEADERS, text_columns=1))
+    if args.json:
+        from tools.figures import write_record
+        write_record(args.json, script="tools/benchmark_ms3d.py", command="bash tools/dev.sh bench-ms3d --markdown",
+                     environment=f"bpy {bpy.app.version_string}, best of {repeat}", headers=list(HEADERS),
+                     rows=table_rows(results), notes=[f"note: {note}" for note in notes])
     exit_without_teardown(0)
     return 0
 

@@ -1,6 +1,8 @@
 """CPU seconds to convert 512x512 skins to Quake's palette (exact CIEDE2000, formats/images/palette.py).
 
-    python tools/benchmark_palette.py [CORPUS_DIR]     (any Python with numpy; no Blender needed)
+    python tools/benchmark_palette.py [CORPUS_DIR] [--json PATH]   (any Python with numpy; no Blender needed)
+
+``--json PATH`` also writes the table as a record for ``tools/figures.py``.
 
 Cases: a painted-looking skin (LibreQuake's player.mdl skin scaled up to 512x512 with bilinear
 filtering, so it holds many in-between colours), the same skin after a 128x128 region of it is
@@ -43,8 +45,13 @@ def _cpu(call) -> float:
     return best
 
 
-def main() -> None:
-    corpus = Path(sys.argv[1]) if len(sys.argv) > 1 else CHECKOUT.parent / "shared" / "corpus"
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=CHECKOUT.parent / "shared" / "corpus")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
+    args = parser.parse_args(argv)
+    corpus, rows = args.corpus, []
     palette = quake_palette()
     size = 512
     x = np.linspace(0, 255, size)
@@ -65,11 +72,17 @@ def main() -> None:
                  "that skin, 128x128 region repainted": (edited, keep), **cases}
     for name, (image, keep) in cases.items():
         seconds = _cpu(lambda: rgba_to_indices(image, palette, avoid=PLAYER_RANGES, keep=keep))  # noqa: B023  (_cpu calls it at once)
-        print(f"| {name} | {seconds:.2f} |")
+        rows.append([name, f"{seconds:.2f}"])
     if player.is_file():
         image = next(iter(cases.values()))[0]
         seconds = _cpu(lambda: rgba_to_indices(image, palette, dither=True, avoid=PLAYER_RANGES))
-        print(f"| painted-looking skin, dithered | {seconds:.2f} |")
+        rows.append(["painted-looking skin, dithered", f"{seconds:.2f}"])
+    for name, seconds in rows:
+        print(f"| {name} | {seconds} |")
+    if args.json:
+        from tools.figures import write_record
+        write_record(args.json, script="tools/benchmark_palette.py", command="python tools/benchmark_palette.py",
+                     environment="CPU seconds, 512×512, best of 2", headers=["image", "CPU s"], rows=rows)
 
 
 if __name__ == "__main__":

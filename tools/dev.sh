@@ -93,7 +93,7 @@ JOBS="${CLASSIC_MODELS_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
 [ "$JOBS" -le 3 ] || JOBS=3
 declare -A JOB_OF=()
-running=0
+running=0; stages_run=()
 
 # pool_start NAME FUNCTION [ARGS...]: FUNCTION ARGS in the background once a worker is free
 pool_start() {
@@ -101,7 +101,7 @@ pool_start() {
   while [ "$running" -ge "$JOBS" ]; do pool_reap; done
   rm -f "$LOGS/$name.result"
   ( "$@" ) >"$LOGS/$name.log" 2>&1 &
-  JOB_OF[$!]="$name"; running=$((running + 1))
+  JOB_OF[$!]="$name"; running=$((running + 1)); stages_run+=("$name")
   echo "--- started: $name"
 }
 
@@ -320,6 +320,10 @@ case "$cmd" in
     wait || true          # the roots' background job, if nothing reaped it
     echo "=== summary ($((SECONDS - began)) s in all)"
     printf '  %s\n' "${results[@]}"
+    # out/test-logs/summary.json: the run's figures for the manual (python tools/figures.py record ci-run ...)
+    lane=full; [ "$quick" = 1 ] && lane=quick
+    python3 tools/figures.py tests "$LOGS" --total $((SECONDS - began)) --lane "$lane" --stages "${stages_run[@]}" \
+      || echo "note: could not write $LOGS/summary.json"
     exit $status ;;
   lint)
     ruff="$(lint_venv)" || exit 1

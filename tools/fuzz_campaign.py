@@ -242,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=CHECKOUT / "out" / "fuzz", help="where reproducers go")
     parser.add_argument("--time-limit", type=float, default=3600.0, help="stop after this many seconds")
     parser.add_argument("--markdown", action="store_true", help="print the summary as a Markdown table")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     parser.add_argument("--verbose", action="store_true",
                         help="let Blender print its reports instead of logging them to <out>/blender-<format>.log")
     args = parser.parse_args(argv)
@@ -286,6 +287,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed {args.seed}, {elapsed:.0f} s")
     for path in out.paths:
         print(f"reproducer: {path}", file=sys.stderr)
+    if args.json:
+        from tools.figures import write_record
+        write_record(args.json, script="tools/fuzz_campaign.py",
+                     command=f"bash tools/dev.sh fuzz --cases {args.cases} --blender-cases {args.blender_cases} "
+                             f"--seed {args.seed} --markdown",
+                     environment=f"Python {sys.version.split()[0]}, seed {args.seed}, {elapsed:.0f} s"
+                                 + ("" if use_blender else ", Blender phase not run (no bpy)"),
+                     headers=list(HEADER), rows=rows)
     return 1 if failed else 0
 
 

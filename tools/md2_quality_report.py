@@ -182,6 +182,7 @@ def format_table(rows: list[list[str]], markdown: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     parser.add_argument("--corpus-model", type=Path, default=CORPUS_MODEL,
                         help="an MD2 to import, edit (scale 1.1, turn 20 degrees) and export (skipped with a note if absent)")
     args = parser.parse_args(argv)
@@ -219,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         largest = {fmt: LARGEST[(name, fmt)] for fmt in ("MDL", "MD16")}
         print(f"\n{name}: MD16 largest error {largest['MD16']:.3g} = 1/{largest['MDL'] / largest['MD16']:.0f} "
               f"of the 8-bit MDL's {largest['MDL']:.4f}")
+    if args.json:
+        from tools.figures import write_record
+        write_record(args.json, script="tools/md2_quality_report.py",
+                     command="python tools/md2_quality_report.py --markdown", environment=f"bpy {version}",
+                     headers=list(HEADERS), rows=rows, notes=notes)
     return 0
 
 

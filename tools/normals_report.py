@@ -137,6 +137,7 @@ def facing_rows(bpy, folder: Path) -> list[tuple]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(CHECKOUT))
     from tools.load_extension import enable_extension
@@ -160,6 +161,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind}: {count} vertices, {off} off by more than 1 degree, worst {worst:.1f} degrees")
         for label, kind, good, total in facing:
             print(f"{label} {kind}: {good} of {total} triangles facing as in Blender")
+    if args.json:
+        from tools.figures import write_record
+        write_record(args.json, script="tools/normals_report.py", command="python tools/normals_report.py --markdown",
+                     environment=f"bpy {bpy.app.version_string}",
+                     headers=["format", "vertices written", "off by more than 1 degree", "worst angle"],
+                     rows=[[kind, count, off, f"{worst:.1f} degrees"] for kind, count, off, worst in lighting],
+                     notes=[f"{label} {kind}: {good} of {total} triangles facing as in Blender"
+                            for label, kind, good, total in facing])
     return 0
 
 

@@ -1,6 +1,6 @@
 """MD2 skins on export: skin names as game paths, and the skin files the game needs.
 
-Names are paths relative to the game folder (format-notes "MD2 skins"). An export under a folder
+Names are paths relative to the game folder (docs/dev/format-facts.md, "MD2"). An export under a folder
 named ``models`` or ``players`` (``baseq2/models/crate/tris.md2``) implies the game folder
 (``baseq2``) and the names' folder part (``models/crate``); *Skin Path* sets that part by hand.
 A skin file goes where the game looks for its name (under the implied game folder; folders and

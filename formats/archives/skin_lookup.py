@@ -290,8 +290,8 @@ PLAYER_MODEL = "tris"
 
 @dataclass
 class OwnSkins:
-    """Images in a model's folder that belong to it, found without a stored name (format-notes
-    "MD2 skins"): ``paths`` in material order, ``reason`` says which rule found them."""
+    """Images in a model's folder that belong to it, found without a stored name (docs/dev/format-facts.md
+    "MD2"; the rules in docs/skins.md): ``paths`` in material order, ``reason`` says which rule found them."""
     paths: list[Path]
     reason: str
 

@@ -1,6 +1,6 @@
 """The Quake, Quake II and Hexen II palettes, and conversion between palette indices and RGBA.
 
-Indices ``FULLBRIGHT_START``..255 are drawn unlit by the engine (format-notes.md, MDL), so
+Indices ``FULLBRIGHT_START``..255 are drawn unlit by the engine (docs/dev/format-facts.md, "MDL", Palette), so
 :func:`rgba_to_indices` maps ordinary pixels only onto 0..223 and pixels marked emissive only
 onto 224..255.  Colours are matched by CIEDE2000 (CIELAB with D65 white, from sRGB): plain
 CIELAB distance (CIE76) bends hues in the blue-purple region, so pure magenta went to blue 210
@@ -24,7 +24,7 @@ from ..errors import FormatError
 from .colour_drift import VISIBLE_DIFFERENCE, ColourDrift
 
 FULLBRIGHT_START = 224
-TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (format-notes "MD2 skins")
+TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (docs/dev/format-facts.md, "MD2")
 PALETTE_SIZE = 768
 PALETTES = {"QUAKE": "quake_palette.tsv", "QUAKE2": "quake2_palette.tsv", "HEXEN2": "hexen2_palette.tsv"}
 _CHUNK = 8192       # colours per search

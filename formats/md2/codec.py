@@ -1,6 +1,6 @@
 """Quake II MD2 ("IDP2", version 8): parse bytes into :class:`Md2Model` and serialize it back.
 
-Layout (all little-endian; see seeds/000 and reference/format-notes.md)::
+Layout (all little-endian; docs/dev/format-facts.md, "MD2"; Quake-2 ``qcommon/qfiles.h``)::
 
     header      17 x int32: ident "IDP2", version 8, skinwidth, skinheight, framesize,
                 num_skins, num_xyz, num_st, num_tris, num_glcmds, num_frames,

@@ -1,6 +1,7 @@
 """MD2 GL commands: build them the way id's qdata does, and decode them.
 
-Layout (int32 words, little-endian; see reference/format-notes.md, "MD2")::
+Layout (int32 words, little-endian; docs/dev/format-facts.md, "MD2", GL commands; Quake-2
+``ref_gl/gl_mesh.c`` ``GL_DrawAliasFrameLerp``)::
 
     repeat:     int32 count                 > 0: triangle strip of count vertices
                                             < 0: triangle fan of -count vertices

@@ -3,7 +3,7 @@
 The 16-bit "MD16" (QuakeForge, FTE) and Hexen II mission pack "RAPO" flavours share this reader and
 writer; what they change (header, texcoord/triangle blocks, pose size) is in :mod:`.variants`.
 
-Layout (all little-endian; see seeds/001 and reference/format-notes.md)::
+Layout (all little-endian; docs/dev/format-facts.md, "MDL"; id's ``WinQuake/modelgen.h``)::
 
     header      84 bytes: char ident[4] "IDPO", int32 version 6,
                 float scale[3], translate[3], boundingradius, eyeposition[3],

@@ -1,8 +1,8 @@
 """MilkShape 3D ("MS3D000000", version 3 or 4): the record layout and the dataclasses that the reader
 (:mod:`.codec`) and the writer (:mod:`.write`) share.
 
-Layout (all little-endian; seeds/002 and reference/format-notes.md, which adds the animation fields
-and the optional blocks the seed omits)::
+Layout (all little-endian; docs/dev/format-facts.md, "MS3D", with the animation fields
+and the optional blocks the usual tutorial omits)::
 
     header      char id[10] "MS3D000000"; int32 version (3 or 4)
     uint16 nverts;     vertices  nverts x 15 bytes  {uint8 flags; float xyz[3]; int8 bone; uint8 refcount}

@@ -4,7 +4,7 @@ A joint's rest local matrix is ``L = T(position) · R(rotation)`` in its parent'
 ``R = Rz · Ry · Rx`` (Euler 'XYZ', MilkShape's AngleMatrix); its global matrix is
 ``G = G_parent · L``. Keys are relative to the rest pose: ``L(t) = L · T(key position) · R(key rotation)``.
 Rotations are interpolated by quaternion slerp, positions by MilkShape's Hermite curves
-(:func:`hermite_tangents`). Skin slots follow format-notes (:func:`influences_from_raw`).
+(:func:`hermite_tangents`). Skin slots follow docs/dev/format-facts.md ("MS3D", Weights) (:func:`influences_from_raw`).
 """
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def rest_matrices(model: Ms3dModel, parents: list[int]) -> np.ndarray:
 
 
 def vertex_influences(model: Ms3dModel) -> tuple[np.ndarray, np.ndarray]:
-    """(V, 4) joint indices (-1 = none) and (V, 4) integer percentages, by the format-notes rules."""
+    """(V, 4) joint indices (-1 = none) and (V, 4) integer percentages, by the rules in docs/dev/format-facts.md ("MS3D")."""
     return influences_from_raw(model.vert_bone, model.vertex_extras.bone_ids if model.vertex_extras else None,
                                model.vertex_extras.weights if model.vertex_extras else None, len(model.joints))
 

@@ -1,7 +1,7 @@
 """Quake II MD2 -> Blender: one mesh object per file, a shape key per frame, skins as materials.
 
 Vertex i of the file is mesh vertex i and triangle i is polygon i, with the corner order reversed
-(MD2 stores triangles clockwise seen from the front; format-notes "Winding"). UVs sit at texel
+(MD2 stores triangles clockwise seen from the front; docs/dev/format-facts.md, "Shared by MD2 and MDL"). UVs sit at texel
 centres: ``u = (s + 0.5) / skinwidth``, ``v = 1 - (t + 0.5) / skinheight``.
 The file's packed frames, ST table and GL commands are kept on the mesh (``md2_frames``,
 ``md2_st``, ``md2_glcmds``, corner attribute ``md2_st_index``) so an untouched export writes the

@@ -1,7 +1,7 @@
 """Quake MDL -> Blender: one mesh object per file, a shape key per pose, paletted skins.
 
 Vertex i is file vertex i, triangle i is polygon i with its corners reversed (clockwise in the
-file; format-notes "Winding"). MDL has one texture coordinate per vertex; a corner of a triangle
+file; docs/dev/format-facts.md, "Shared by MD2 and MDL"). MDL has one texture coordinate per vertex; a corner of a triangle
 with ``facesfront == 0`` whose vertex is ``onseam`` uses ``s + skinwidth / 2``, and every corner sits
 at its texel centre: ``u = (s + 0.5) / w``, ``v = 1 - (t + 0.5) / h``.
 Frame groups keep all their poses in file order; every pose is one scene frame. What Blender has

@@ -1,6 +1,6 @@
 """MS3D joints -> one Blender armature: bone orientation, skin weights and keyframe animation.
 
-MilkShape's skeleton (format-notes "MS3D"; MilkShape's viewer ``msModel.cpp``): a joint's rest local
+MilkShape's skeleton (docs/dev/format-facts.md, "MS3D"; MilkShape's viewer ``msModel.cpp``): a joint's rest local
 matrix is ``L = T(position) · R(rotation)`` in its parent's space, with ``R = Rz · Ry · Rx`` (Euler
 'XYZ'); its global rest matrix is ``G = G_parent · L``. Keys are relative to the rest pose:
 ``L(t) = L · T(key position) · R(key rotation)``, and a vertex in bind space moves by
@@ -21,7 +21,7 @@ Bezier curves with MilkShape's own Hermite tangents (handles at a third of each 
 timeline plays positions exactly as MilkShape does; rotations agree at their keys and, through
 'generated' keys, at every whole frame between them (MilkShape slerps quaternions between keys).
 
-Skin weights follow format-notes: ``weights[0]`` for the vertex's own joint, ``weights[1]`` and
+Skin weights follow docs/dev/format-facts.md ("MS3D", Weights): ``weights[0]`` for the vertex's own joint, ``weights[1]`` and
 ``weights[2]`` for ``bone_ids[0]`` and ``bone_ids[1]``, ``100 - sum`` for ``bone_ids[2]``; all
 three zero means 100 % own joint; a joint id of -1 (or out of range) has no influence. A joint
 listed twice gets the sum. Blender weight = percentage / 100.

@@ -323,7 +323,7 @@ def test_dithering_changes_output_but_keeps_the_class_rule():
 @pytest.mark.parametrize("dither", [False, True])
 def test_random_colours_convert_without_a_python_loop_per_pixel(dither):
     """Distinct colours (the worst case: nothing to share) by exact CIEDE2000, vectorised. Counted, not timed
-    (the test machines are shared; README "Speed" has the figures of ``tools/benchmark_palette.py``): sixteen
+    (the test machines are shared; docs/dev/results.md has the figures of ``tools/benchmark_palette.py``): sixteen
     times the pixels cost at most about as many more Python and C calls as there are more chunks of colours
     (plain: well under one call per pixel) or more anti-diagonals (dithering walks them in order, w + 2h of
     them); a loop per pixel would cost sixteen times as many."""

@@ -16,7 +16,7 @@ from support.mdl_models import H, T, V, W, assert_models_equal, refused_quickly 
 
 CORPUS_MDL = corpus_params("mdl/*/*.mdl")
 
-# Header offsets from format-notes.md, spelled here rather than taken from formats.mdl.codec.
+# Header offsets from docs/dev/format-facts.md ("MDL"), spelled here rather than taken from formats.mdl.codec.
 HEADER_INT = {"version": 4, "numskins": 48, "skinwidth": 52, "skinheight": 56, "numverts": 60,
               "numtris": 64, "numframes": 68, "synctype": 72, "flags": 76}
 HEADER_FLOAT = {"scale": 8, "translate": 20, "boundingradius": 32, "eyeposition": 36, "size": 80}

@@ -1,4 +1,4 @@
-"""An independent MS3D decoder for the tests, written from reference/format-notes.md with ``struct`` only.
+"""An independent MS3D decoder for the tests, written from docs/dev/format-facts.md ("MS3D") with ``struct`` only.
 
 It shares no code with ``formats.ms3d.codec`` so the tests compare two separate readings of each file. It
 trusts its input (valid files only) and also records where the count fields sit, so the corruption

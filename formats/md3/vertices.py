@@ -1,0 +1,108 @@
+"""MD3 vertex positions and normals as the engine decodes them, and their encoding (vectorised).
+
+Positions are int16 in 1/64 units (qfiles.h ``MD3_XYZ_SCALE``); renderergl1 ``LerpMeshVertexes``
+(tr_surface.c) multiplies each short by ``MD3_XYZ_SCALE``: the range is -512 .. 511.984375 units.
+
+A normal is one int16 holding two angle bytes, ``lat << 8 | lng`` (in the file: the ``lng`` byte first).
+``LerpMeshVertexes`` decodes it through the renderer's sine table (tr_init.c ``R_Init``:
+``tr.sinTable[i] = sin(DEG2RAD(i * 360.0f / (FUNCTABLE_SIZE - 1)))``, FUNCTABLE_SIZE 1024)::
+
+    lat *= 4; lng *= 4                    (FUNCTABLE_SIZE / 256)
+    x = sinTable[(lat + 256) & 1023] * sinTable[lng]        cos(lat) sin(lng)
+    y = sinTable[lat] * sinTable[lng]                        sin(lat) sin(lng)
+    z = sinTable[(lng + 256) & 1023]                         cos(lng)
+
+so byte b stands for the angle ``b * 4 * 360 / 1023`` degrees (a step of 1.408 degrees, not 360/256).
+:func:`encode_normals` does not copy q3data's ``NormalToLatLong`` (which truncates ``degrees * 255/360``
+and so lands up to a step away): it picks, among the byte pairs around the exact angles, the one whose
+engine decoding is closest to the given normal (the largest dot product).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+XYZ_SCALE = np.float32(1.0 / 64)
+FUNCTABLE_SIZE = 1024
+_STEP_DEGREES = 4 * 360.0 / (FUNCTABLE_SIZE - 1)
+NORMAL_STEP_RADIANS = np.radians(_STEP_DEGREES)   # the angle one byte of lat or lng stands for
+
+
+def _sin_table() -> np.ndarray:
+    degrees = np.arange(FUNCTABLE_SIZE, dtype=np.float32) * np.float32(360.0) / np.float32(FUNCTABLE_SIZE - 1)
+    return np.sin(degrees.astype(np.float64) * np.pi / 180.0).astype(np.float32)
+
+
+SIN_TABLE = _sin_table()
+
+
+def decode_xyz(xyz: np.ndarray) -> np.ndarray:
+    """float32 positions (..., 3) of int16 ``xyz`` (..., 3), as the engine scales them."""
+    return np.asarray(xyz, np.int16).astype(np.float32) * XYZ_SCALE
+
+
+def encode_xyz(positions: np.ndarray) -> tuple[np.ndarray, int]:
+    """Nearest int16 shorts for float positions (..., 3), clipped to the int16 range, and how many
+    vertices (rows) had a coordinate clipped (outside -512 .. 511.984375)."""
+    q = np.rint(np.asarray(positions, np.float64) * 64.0)
+    info = np.iinfo(np.int16)
+    outside = (q < info.min) | (q > info.max) | ~np.isfinite(q)
+    clipped = int(np.count_nonzero(outside.any(axis=-1))) if q.ndim else int(outside)
+    q = np.nan_to_num(q, nan=0.0, posinf=info.max, neginf=info.min)
+    return np.clip(q, info.min, info.max).astype(np.int16), clipped
+
+
+def normal_bytes(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lat, lng) byte arrays of packed normals ``lat << 8 | lng``."""
+    packed = np.asarray(packed).astype(np.uint16)
+    return (packed >> 8).astype(np.uint8), (packed & 0xFF).astype(np.uint8)
+
+
+def pack_normals(lat: np.ndarray, lng: np.ndarray) -> np.ndarray:
+    return (np.asarray(lat, np.uint16) << 8 | np.asarray(lng, np.uint16)).astype(np.uint16)
+
+
+def _decode_bytes(lat: np.ndarray, lng: np.ndarray) -> np.ndarray:
+    li = np.asarray(lat, np.int64) * 4
+    gi = np.asarray(lng, np.int64) * 4
+    sin_lng = SIN_TABLE[gi]
+    out = np.empty(li.shape + (3,), np.float32)
+    out[..., 0] = SIN_TABLE[(li + FUNCTABLE_SIZE // 4) & (FUNCTABLE_SIZE - 1)] * sin_lng
+    out[..., 1] = SIN_TABLE[li] * sin_lng
+    out[..., 2] = SIN_TABLE[(gi + FUNCTABLE_SIZE // 4) & (FUNCTABLE_SIZE - 1)]
+    return out
+
+
+def decode_normals(packed: np.ndarray) -> np.ndarray:
+    """float32 unit vectors (..., 3) of packed normals (...,), as renderergl1 decodes them."""
+    return _decode_bytes(*normal_bytes(packed))
+
+
+def encode_normals(normals: np.ndarray) -> np.ndarray:
+    """Packed uint16 normals (...,) for vectors (..., 3): the byte pair whose engine decoding is closest.
+
+    The exact angles give a first pair (two: see below); each pair and its eight neighbours (lat wraps
+    around, lng stays in 0..255) are decoded and the one nearest the unit normal (Euclidean distance:
+    the decoded vectors are not exactly unit length) wins. A zero vector gives 0 (up)."""
+    vec = np.asarray(normals, np.float64)
+    shape = vec.shape[:-1]
+    vec = vec.reshape(-1, 3)
+    length = np.linalg.norm(vec, axis=1)
+    good = np.isfinite(length) & (length > 0)
+    unit = np.zeros_like(vec)
+    unit[:, 2] = 1.0
+    unit[good] = vec[good] / length[good, None]
+    to_bytes = 1.0 / NORMAL_STEP_RADIANS
+    azimuth = np.arctan2(unit[:, 1], unit[:, 0])
+    polar = np.arccos(np.clip(unit[:, 2], -1.0, 1.0))
+    # (azimuth, polar) and (azimuth + 180, 360 - polar) name the same direction; the table's 1023 steps
+    # per turn make the two grids differ slightly, so both are searched
+    lat0 = np.rint(np.mod(np.stack([azimuth, azimuth + np.pi], 1), 2 * np.pi) * to_bytes).astype(np.int64)
+    lng0 = np.rint(np.stack([polar, 2 * np.pi - polar], 1) * to_bytes).astype(np.int64)
+    offsets = np.array([-1, 0, 1])
+    lat = (lat0[:, :, None, None] + offsets[None, None, :, None]) % 256
+    lng = np.clip(lng0[:, :, None, None] + offsets[None, None, None, :], 0, 255)
+    lat, lng = (a.reshape(len(unit), -1) for a in np.broadcast_arrays(lat, lng))
+    distance = np.sum((_decode_bytes(lat, lng).astype(np.float64) - unit[:, None, :]) ** 2, axis=2)
+    best = np.argmin(distance, axis=1)
+    rows = np.arange(len(unit))
+    return pack_normals(lat[rows, best], lng[rows, best]).reshape(shape)
