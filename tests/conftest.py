@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.environment import BLOCK_BPY, CHECKOUT, skip_inside_blender
+from support.environment import BLOCK_BPY, CHECKOUT, TESTS, skip_inside_blender
 
 sys.path.insert(0, str(CHECKOUT))
 # The real-Blender layer (Debian's Blender under Xvfb) runs once, in its own stage of tools/dev.sh test.
@@ -62,7 +62,6 @@ def run(package_path, tmp_path):
 BPY_MODULES = {"bpy", "mathutils", "bmesh", "bpy_extras"}
 BPY_USE = re.compile(r"^\s*(?:import|from)\s+(?:bpy|mathutils|bmesh|bpy_extras)\b"
                      r"|importorskip\(\s*[\"']bpy[\"']|\bneeds_bpy\(\)", re.M)
-TESTS = Path(__file__).resolve().parent
 
 
 def _source_uses_bpy(function, seen: dict) -> bool:

@@ -1,2 +1,2 @@
 """The house: layers and module sizes, the test layout, the ``blender`` marker, the package, the supported Blender
-versions, the manual's figures, the developer tools and the demo."""
+versions, the table of formats (a toy row), the manual's figures, the developer tools and the demo."""

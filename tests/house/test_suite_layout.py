@@ -5,7 +5,8 @@
 - no folder's package name is one of the checkout's own top-level names (``tests/cli/`` would be shadowed by the
   extension's ``cli`` package, which the tests import from the checkout on ``sys.path``);
 - what tests share is a fixture in ``tests/conftest.py`` or a helper in ``tests/support/``: no other module
-  beside the tests, and no test module imports another test module, a folder's package or ``conftest``;
+  beside the tests, and no test module imports another test module, a folder's package or ``conftest``,
+  nor a helper by its bare name (``support.engine_tools``, not ``engine_tools``);
 - ``tools/`` uses the helpers as ``tests.support`` with only the checkout on ``sys.path``: no tool imports a
   helper by its bare name or puts ``tests/`` (or a folder in it) on ``sys.path``.
 
@@ -61,8 +62,10 @@ def imported_modules(path: Path) -> list[tuple[int, str, int]]:
 
 
 def module_import_problems(tests: Path) -> list[str]:
-    """Test modules that import another test module, a folder's package, ``conftest`` or anything relative."""
+    """Test modules that import another test module, a folder's package, ``conftest``, a helper by its bare name
+    (``engine_tools``: found only while tests/support/ happens to be on sys.path) or anything relative."""
     folders = {p.name for p in groups(tests)}
+    helpers = {p.stem for p in (tests / "support").glob("*.py")} - {"__init__"}
     problems = []
     for path in sorted(tests.rglob("test_*.py")):
         where = path.relative_to(tests)
@@ -72,6 +75,8 @@ def module_import_problems(tests: Path) -> list[str]:
             top = module.split(".")[0]
             if level or top.startswith("test_") or top in folders or top == "conftest":
                 problems.append(f"{where}:{line}: imports {'.' * level}{module} (shared code goes in tests/support/)")
+            elif top in helpers:
+                problems.append(f"{where}:{line}: imports {module} by its bare name (import it as support.{module})")
     return problems
 
 
@@ -164,6 +169,7 @@ def test_layout_rules_catch_a_broken_tree(tmp_path, files, expected):
     ("from .test_other import helper\n", "imports .test_other"),
     ("from . import helpers\n", "imports .helpers"),
     ("from conftest import CORPUS\n", "imports conftest"),
+    ("def test_x():\n    from models import x\n", "imports models by its bare name"),
 ])
 def test_import_rule_catches_a_test_module_importing_another(tmp_path, text, expected):
     root = make(tmp_path, {**GOOD, "tests/md2/test_more.py": text})

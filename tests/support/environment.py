@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-CHECKOUT = Path(__file__).resolve().parents[2]
+TESTS = Path(__file__).resolve().parents[1]
+CHECKOUT = TESTS.parent
 CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
 
 # pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
