@@ -186,7 +186,7 @@ def test_an_import_only_row_of_two_extensions():
 # an extension, or ends in one; a variable, function or argument with a key as a word; an import of a
 # format's folder) breaks that. Attributes are other objects' fields (``args.mdl_format``: an option of
 # the MDL exporter's, which ``convert`` passes on by name) and are not looked at.
-SHARED_CLI = sorted((Path(__file__).resolve().parents[1] / "cli").glob("*.py"))
+SHARED_CLI = sorted((Path(__file__).resolve().parents[2] / "cli").glob("*.py"))
 
 
 def format_names(source: str, keys: set[str], extensions: tuple[str, ...]) -> list[str]:
