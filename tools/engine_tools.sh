@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The real programs the engine tests load exports in (tests/engine_tools.py): DarkPlaces (MDL, MD2, MD3),
-# Maverick Model 3D and Assimp (MS3D, MD3), OpenArena (Quake III's ioquake3 engine and data, MD3) under Xvfb. As root with apt-get (CI), installs the missing ones from Debian
+# The real programs the engine tests load exports in (tests/support/engine_tools.py): DarkPlaces (MDL, MD2,
+# MD3), Maverick Model 3D and Assimp (MS3D, MD3), OpenArena (ioquake3 with its data, MD3) under Xvfb. As root
+# with apt-get (CI), installs the missing ones from Debian
 # (apt-get update once, then install); otherwise prints what to install. Never fails the caller.
 set -u
 missing=()

@@ -1,0 +1,115 @@
+"""The command line with MD3, run as a user runs it: ``convert`` from MD2 and MDL to MD3 keeps every frame
+(names and positions within half a 1/64 step of the source's decoded frames), ``check`` and ``info`` of
+MD3 files (clean corpus files, the reader's error with field and offset, the renderer's limit warning)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from support.environment import CORPUS, corpus, corpus_files, needs_bpy
+from formats.md2.codec import parse_md2
+from formats.md3.codec import read_md3
+from formats.md3.vertices import decode_xyz
+from formats.mdl.codec import parse_mdl
+
+HALF_STEP = 1.0 / 128 + 1e-5
+SOURCES = {"md2": "md2/irrlicht/gun.md2", "mdl": "mdl/librequake/armor.mdl"}
+
+
+def _within(points: np.ndarray, targets: np.ndarray) -> float:
+    """The largest per-axis distance from a point to its nearest target."""
+    worst = 0.0
+    for start in range(0, len(points), 256):
+        chunk = points[start:start + 256]
+        index = np.argmin(((chunk[:, None] - targets[None]) ** 2).sum(-1), axis=1)
+        worst = max(worst, float(np.abs(chunk - targets[index]).max()))
+    return worst
+
+
+@pytest.mark.parametrize("kind", sorted(SOURCES))
+def test_convert_to_md3_keeps_every_frame(run, tmp_path, kind):
+    needs_bpy()
+    source = corpus(SOURCES[kind])
+    result = run("convert", source, "--to", "md3", "-o", tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+    model = read_md3((tmp_path / "out" / f"{source.stem}.md3").read_bytes())
+    if kind == "md2":
+        original = parse_md2(source.read_bytes())
+        names, frames = original.frame_names, original.positions()
+    else:
+        original = parse_mdl(source.read_bytes())
+        names, frames = original.pose_names, original.positions()
+    assert model.frame_names == names and model.num_frames == len(frames)
+    every = np.concatenate([decode_xyz(s.xyz) for s in model.surfaces], axis=1).astype(np.float64)
+    for f in range(model.num_frames):
+        assert _within(every[f], frames[f]) <= HALF_STEP, f"frame {f}"
+        assert _within(frames[f], every[f]) <= HALF_STEP, f"frame {f}"
+
+
+def test_check_md3_corpus_files_read_clean_or_with_the_renderer_warning(run):
+    paths = corpus_files("md3/**/*.md3")
+    if not paths:
+        pytest.skip(f"corpus not found at {CORPUS}")
+    result = run("check", "--json", *paths, block_bpy=True)
+    report = json.loads(result.stdout)
+    assert report["summary"]["files"] == len(paths) and report["summary"]["error"] == 0
+    for entry in report["files"]:
+        model = read_md3(open(entry["file"], "rb").read())
+        assert [p["message"] for p in entry["problems"]] == model.warnings
+    assert any("SHADER_MAX_VERTEXES" in p["message"] for e in report["files"] for p in e["problems"])
+
+
+def test_check_names_the_field_and_offset_of_a_bad_md3(run, tmp_path):
+    data = bytearray(corpus("md3/openarena081/models/weapons/vulcan/vulcan.md3").read_bytes())
+    data[4:8] = (16).to_bytes(4, "little")                 # version 16
+    bad = tmp_path / "bad.md3"
+    bad.write_bytes(bytes(data))
+    result = run("check", bad, block_bpy=True)
+    assert result.returncode == 1
+    assert f"{bad}: error: version @ offset 4: version is 16, expected 15" in result.stdout
+
+
+def test_info_counts_an_md3(run):
+    path = corpus("md3/openarena081/models/players/major/upper.md3")
+    model = read_md3(path.read_bytes())
+    info = json.loads(run("info", "--json", path, block_bpy=True).stdout)
+    entry = info[0] if isinstance(info, list) else info.get("files", [info])[0]
+    assert entry["format"] == "md3"
+    assert entry["counts"]["frames"] == model.num_frames
+    assert entry["counts"]["tags"] == model.num_tags == len(entry["details"]["tags"])
+    assert entry["counts"]["vertices"] == sum(s.num_verts for s in model.surfaces)
+
+
+def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
+    """merman and penguin conform; major's ``leth`` skin set has no icon, which the game needs; a copy of
+    penguin without tag_head in upper.md3 and with LEGS_RUN past lower.md3's end is named for both."""
+    players = CORPUS / "md3" / "openarena081" / "models" / "players"
+    if not players.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    result = run("check", "--profile", "q3-player", players, block_bpy=True)
+    lines = result.stdout.strip().splitlines()
+    assert lines[-1] == "checked 3 Quake III player(s): 2 conform, 1 with deviations, 0 with errors"
+    assert lines[:-1] == [f"{players / 'major'}: warning: skin set leth: no icon_leth.tga (or .jpg, .png): the "
+                          "game refuses the player in it"]
+    assert result.returncode == 1
+    broken = tmp_path / "penguin"
+    import shutil
+    shutil.copytree(players / "penguin", broken)
+    upper = bytearray((broken / "upper.md3").read_bytes())
+    model = read_md3(bytes(upper))
+    at = upper.find(b"tag_head\0")                         # every frame's copy of the name
+    while at >= 0:
+        upper[at:at + 8] = b"tag_hexd"
+        at = upper.find(b"tag_head\0", at + 1)
+    (broken / "upper.md3").write_bytes(bytes(upper))
+    cfg = (broken / "animation.cfg").read_text(encoding="latin-1").splitlines()
+    run_line = next(i for i, line in enumerate(cfg) if "LEGS_RUN" in line)
+    cfg[run_line] = "900\t10\t10\t15\t\t// LEGS_RUN"
+    (broken / "animation.cfg").write_text("\n".join(cfg) + "\n", encoding="latin-1")
+    result = run("check", "--profile", "q3-player", "--json", broken, block_bpy=True)
+    report = json.loads(result.stdout)["players"][0]
+    assert report["status"] == "warning" and model.num_tags == 2
+    assert any(d.startswith("upper.md3 has no tag_head") for d in report["deviations"])
+    assert any(d.startswith("LEGS_RUN: frames ") and "of lower.md3" in d for d in report["deviations"])
