@@ -14,14 +14,9 @@ import numpy as np
 import bpy
 from mathutils import Euler, Matrix, Quaternion
 
-from ..sampling.frame_sampling import _fcurves_of
+from ..sampling.frame_sampling import _fcurves_of, transform_animated
 
 CHANNELS = {"location": 3, "rotation_euler": 3, "rotation_quaternion": 4, "scale": 3}
-
-
-def _still(obj: bpy.types.Object) -> bool:
-    anim = obj.animation_data
-    return not obj.constraints and (anim is None or not (anim.action or len(anim.drivers) or len(anim.nla_tracks)))
 
 
 def _simple(obj: bpy.types.Object) -> list | None:
@@ -32,11 +27,8 @@ def _simple(obj: bpy.types.Object) -> list | None:
             or tuple(obj.delta_scale) != (1.0, 1.0, 1.0)
             or tuple(obj.delta_rotation_quaternion) != (1.0, 0.0, 0.0, 0.0)):
         return None
-    parent = obj.parent
-    while parent is not None:
-        if not _still(parent):
-            return None
-        parent = parent.parent
+    if transform_animated(obj.parent):
+        return None
     curves = _fcurves_of(obj)
     if curves is None or any(c.data_path not in CHANNELS for c in curves):
         return None

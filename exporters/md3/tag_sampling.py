@@ -14,6 +14,7 @@ import bpy
 from ..sampling.action_playback import ActionPlayback
 from ..sampling.action_sampling import animated_ids
 from ..sampling.frame_rate import set_frame
+from ..sampling.frame_sampling import transform_animated
 from .tag_curves import curve_matrices
 
 
@@ -56,7 +57,7 @@ def sample_matrices(context: bpy.types.Context, objects: list[bpy.types.Object],
         return out
     scene = context.scene
     current = scene.frame_current, scene.frame_subframe
-    if shape_keys or (actions is None and not any(_moves(o) for o in objects)):
+    if shape_keys or (actions is None and not any(transform_animated(o) for o in objects)):
         out[:] = _read(context, objects)[None]          # nothing animates them: one read stands for every frame
         return out
     if actions is None and (fast := curve_matrices(objects, times)) is not None:
@@ -81,17 +82,6 @@ def sample_matrices(context: bpy.types.Context, objects: list[bpy.types.Object],
         return out
     finally:
         scene.frame_set(current[0], subframe=current[1])
-
-
-def _moves(obj: bpy.types.Object) -> bool:
-    """True if anything may move ``obj`` over time: animation, drivers or constraints on it or a parent
-    (an armature it hangs on a bone of included)."""
-    while obj is not None:
-        anim = obj.animation_data
-        if obj.constraints or (anim is not None and (anim.action or len(anim.drivers) or len(anim.nla_tracks))):
-            return True
-        obj = obj.parent
-    return False
 
 
 def _key_values(key: bpy.types.Key) -> np.ndarray:
