@@ -63,7 +63,9 @@ def build_surface(data: bytes, model: Md3Model, index: int, label: str, scale: f
     mesh = build_triangle_mesh(surface.name or f"surface_{index}", positions[0], corners,
                                surface_uvs(surface, corners))
     if file_normals and surface.num_verts and len(corners):
-        mesh.normals_split_custom_set_from_vertices(decode_normals(surface.normal[0]).astype(np.float64))
+        normals = decode_normals(surface.normal[0]).astype(np.float64)     # the sine table's are not unit:
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)          # Blender 4.2 would store them tilted
+        mesh.normals_split_custom_set_from_vertices(normals)
     for key, value in surface_records(data, model, index).items():
         mesh[key] = value
     if not keep.all():

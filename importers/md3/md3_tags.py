@@ -24,13 +24,17 @@ from ..frame_animation import new_action_fcurves, set_linear_keys
 TAG_DISPLAY_SIZE = 4.0     # Quake units: a player is 56 high
 
 
-def tag_quaternions(matrices: np.ndarray) -> np.ndarray:
-    """(F, 4) w, x, y, z rotations of (F, 4, 4) tag matrices, each frame's sign nearest the previous one's."""
-    quats = np.array([tuple(Matrix(m[:3, :3].tolist()).to_quaternion()) for m in matrices], dtype=np.float64)
+def tag_rotations(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(F, 4) w, x, y, z rotations and (F,) signs of (F, 4, 4) tag matrices: a tag whose axes are mirrored
+    (determinant below 0, as some Nexuiz files have) is the rotation of the negated axes scaled by -1.
+    Each frame's quaternion takes the sign nearest the previous one's."""
+    signs = np.where(np.linalg.det(matrices[:, :3, :3]) < 0, -1.0, 1.0)
+    quats = np.array([tuple(Matrix((m[:3, :3] * s).tolist()).to_quaternion()) for m, s in zip(matrices, signs)],
+                     dtype=np.float64)
     for f in range(1, len(quats)):
         if np.dot(quats[f], quats[f - 1]) < 0:
             quats[f] = -quats[f]
-    return quats
+    return quats, signs
 
 
 def add_tag_empties(model: Md3Model, root: bpy.types.Object, collection: bpy.types.Collection,
@@ -51,18 +55,24 @@ def add_tag_empties(model: Md3Model, root: bpy.types.Object, collection: bpy.typ
         empty.parent = root
         empty.rotation_mode = "QUATERNION"
         location = matrices[:, index, :3, 3] * scale
-        quats = tag_quaternions(matrices[:, index])
+        quats, signs = tag_rotations(matrices[:, index])
         empty.location = location[0]
         empty.rotation_quaternion = quats[0]
+        empty.scale = (signs[0],) * 3
         if len(frames) > 1:
-            _key_tag(empty, f"{action_stem}_{empty.name}", frames, location, quats)
+            _key_tag(empty, f"{action_stem}_{empty.name}", frames, location, quats,
+                     signs if (signs < 0).any() else None)
         empties.append(empty)
     return empties
 
 
 def _key_tag(empty: bpy.types.Object, action_name: str, frames: np.ndarray, location: np.ndarray,
-             quats: np.ndarray) -> None:
+             quats: np.ndarray, signs: np.ndarray | None) -> None:
+    """Location and rotation keys (and scale, for a tag mirrored in some frame) at ``frames``."""
     channels = [("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)]
     values = np.column_stack([location, quats])
+    if signs is not None:
+        channels += [("scale", i) for i in range(3)]
+        values = np.column_stack([values, signs, signs, signs])
     for column, fcurve in enumerate(new_action_fcurves(empty, action_name, channels)):
         set_linear_keys(fcurve, frames, values[:, column])

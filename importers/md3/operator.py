@@ -1,0 +1,81 @@
+"""File > Import > Quake III Model (.md3): properties -> options -> one call to ``import_files``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import bpy
+from bpy.props import BoolProperty, FloatProperty, StringProperty
+
+from ...common.dialog_layout import group, start
+from ..operators import ImportOperatorBase
+from ..run_import import import_files, operator_paths
+from .md3_import import Md3ImportOptions, import_md3
+from .md3_player import PARTS
+
+
+class IMPORT_SCENE_OT_md3(bpy.types.Operator, ImportOperatorBase):
+    """Import Quake III MD3 models: a mesh per surface with one shape key per frame, tags as animated empties"""
+    bl_idname = "import_scene.md3"
+    bl_label = "Import MD3"
+
+    filename_ext = ".md3"
+    filter_glob: StringProperty(default="*.md3", options={"HIDDEN"})
+
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
+                         description="Multiply coordinates (1 Quake unit = 1 Blender unit by default)")
+    md3_file_normals: BoolProperty(name="File Normals", default=True,
+                                   description="Use the first frame's stored normals as custom normals (MD3 "
+                                               "surfaces repeat vertices along UV seams: Blender's own normals "
+                                               "show the seams)")
+    load_skins: BoolProperty(name="Load Skins", default=True,
+                             description="Find and load the images the surfaces' shaders and the .skin files beside the model name")
+    assemble_player: BoolProperty(name="Assemble Player", default=True,
+                                  description="With lower.md3 of a Quake III player folder, also import upper.md3 "
+                                              "and head.md3 attached on their tags, and animation.cfg's animations")
+    load_lods: BoolProperty(name="Levels of Detail", default=False,
+                            description="Also import x_1.md3 and x_2.md3 beside x.md3, into a hidden collection")
+
+    def import_options(self, exclude: tuple[str, ...] = ()) -> Md3ImportOptions:
+        return Md3ImportOptions(scale=self.scale, use_file_normals=self.md3_file_normals, load_skins=self.load_skins,
+                                assemble_player=self.assemble_player, load_lods=self.load_lods,
+                                scene_timing=self.scene_timing, exclude=exclude)
+
+    def execute(self, context):
+        paths = operator_paths(self)
+        if self.assemble_player:
+            paths = without_assembled_parts(paths)
+        return import_files(self, context, paths, import_md3, self.import_options(tuple(str(p) for p in paths)))
+
+    def draw(self, context):
+        draw_md3_import(self, self.layout, context)
+
+
+def without_assembled_parts(paths: list[Path]) -> list[Path]:
+    """``paths`` less the upper.md3 and head.md3 of a player folder whose lower.md3 is among them (the
+    lower part brings them)."""
+    lowers = {p.parent for p in paths if p.name.lower() == "lower.md3"
+              and all((p.parent / f"{part}.md3").is_file() for part in PARTS)}
+    return [p for p in paths if not (p.parent in lowers and p.name.lower() in ("upper.md3", "head.md3"))]
+
+
+def draw_md3_import(operator, layout, context) -> None:
+    """Mesh | Animation | Skins | Quake III Player."""
+    start(layout)
+    body = group(layout, "CLASSIC_MODELS_md3_import_mesh", "Mesh")
+    if body:
+        body.prop(operator, "scale")
+        body.prop(operator, "md3_file_normals")
+        body.prop(operator, "load_lods")
+    body = group(layout, "CLASSIC_MODELS_md3_import_animation", "Animation")
+    if body:
+        body.prop(operator, "scene_timing")
+    body = group(layout, "CLASSIC_MODELS_md3_import_skins", "Skins")
+    if body:
+        body.prop(operator, "load_skins")
+    body = group(layout, "CLASSIC_MODELS_md3_import_player", "Quake III Player")
+    if body:
+        body.prop(operator, "assemble_player")
+
+
+OPERATOR = IMPORT_SCENE_OT_md3
+IMPORTER = import_md3
