@@ -24,10 +24,16 @@ def version_problem(version: tuple[int, ...]) -> str | None:
     return None
 
 
+_registered: tuple[type, ...] = ()     # what register() registered: unregister() removes that
+
+
 def _classes():
+    """Every format's import and export operator (the rows of ``formats/table.py``), the Game Archive's."""
     from .exporters import operators as export_operators
+    from .formats import table
     from .importers import archive_operator, operators as import_operators
-    return (*import_operators.CLASSES, *archive_operator.CLASSES, *export_operators.CLASSES)
+    return (*import_operators.operator_classes(table.FORMATS), *archive_operator.CLASSES,
+            *export_operators.operator_classes(table.FORMATS))
 
 
 def register() -> None:
@@ -41,7 +47,9 @@ def register() -> None:
     from .ui import fullbright, menus, panel, properties
     properties.register()
     action_list.register()
-    for cls in _classes():
+    global _registered
+    _registered = _classes()
+    for cls in _registered:
         bpy.utils.register_class(cls)
     panel.register()
     fullbright.register()
@@ -55,7 +63,7 @@ def unregister() -> None:
     fullbright.unregister()
     panel.unregister()
     from .exporters.sampling import action_list
-    for cls in reversed(_classes()):
+    for cls in reversed(_registered):
         bpy.utils.unregister_class(cls)
     action_list.unregister()
     properties.unregister()

@@ -17,8 +17,8 @@ from pathlib import Path
 from ..formats.archives.archive import ArchiveError, is_archive_name, open_archive, write_archive
 from ..formats.archives.game_folder import GameFolder
 from ..formats.shown import printable
+from ..formats.table import row_for_name
 
-MODEL_SUFFIXES = (".md2", ".mdl", ".ms3d")
 USAGE_ERROR = 2
 
 
@@ -69,7 +69,7 @@ def _loose_models(folder: Path) -> tuple[list[tuple[str, int]], list[str]]:
         dirnames.sort()
         for filename in sorted(filenames):
             path = Path(dirpath, filename)
-            if path.suffix.lower() in MODEL_SUFFIXES:
+            if row_for_name(path.name) is not None:
                 name = path.relative_to(folder).as_posix()
                 try:
                     found.append((name, path.stat().st_size))

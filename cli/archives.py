@@ -26,7 +26,7 @@ from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder, search_archives
 from ..formats.archives.game_palette import PaletteChoice, choose_palette
 from ..formats.shown import printable
-from .inspect import FORMATS, ModelInfo, Problem
+from .inspect import ModelInfo, Problem, model_format, model_suffixes
 
 IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")
 COMPANION_LIMIT = 64 << 20      # bytes of companions extracted for one member at most
@@ -160,7 +160,7 @@ class ArchiveSession:
         entries, seen = [], set()
         for member in archive.members():
             key = member_key(member.name)
-            if key in seen or FORMATS.get(PurePosixPath(member.name.replace("\\", "/")).suffix.lower()) is None:
+            if key in seen or model_format(member.name) is None:
                 continue
             seen.add(key)
             entries.append(self._entry(archive, member.name))
@@ -169,7 +169,7 @@ class ArchiveSession:
                                         _format_of(problem.member), archive.path, error=problem.message))
         if not entries and not item.in_folder:
             entries.append(ArchiveEntry(str(archive.path), "", None, archive.path,
-                                        error=f"no {', '.join(FORMATS)} members in this archive"))
+                                        error=f"no {model_suffixes()} members in this archive"))
         return entries
 
     def _entry(self, archive: Archive, name: str) -> ArchiveEntry:
@@ -182,7 +182,7 @@ class ArchiveSession:
             bad = [p for p in archive.problems if member_key(p.member or "") == member_key(name)]
             entry.error = bad[0].message if bad else "no such member in the archive"
         elif fmt is None:
-            entry.error = f"not a model: expected a member ending in {', '.join(FORMATS)}"
+            entry.error = f"not a model: expected a member ending in {model_suffixes()}"
         return entry
 
     def palette(self, entry: ArchiveEntry, rapo: bool = False) -> PaletteChoice:
@@ -252,7 +252,7 @@ def _as_given(path: Path, archive: Path) -> Path:
 
 
 def _format_of(name: str) -> str | None:
-    return FORMATS.get(PurePosixPath(name.replace("\\", "/")).suffix.lower())
+    return model_format(name)
 
 
 def _target(root: Path, name: str) -> Path:

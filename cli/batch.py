@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .convert import READY, ConvertJob, ConvertResult, ConvertSettings, temporary_output, worker_main
-from .inspect import FORMATS, model_format
+from .inspect import model_format, model_suffixes
 from ..formats.shown import quoted
 
 
@@ -45,9 +45,9 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
     for text in inputs:
         path = Path(text)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in FORMATS and p.is_file())
+            found = sorted(p for p in path.rglob("*") if model_format(p) and p.is_file())
             if not found:
-                missing.append(f"{text}: no {', '.join(FORMATS)} files in this directory")
+                missing.append(f"{text}: no {model_suffixes()} files in this directory")
             items = [Source(p, path) for p in found]
         elif path.is_file():
             items = [Source(path)]

@@ -2,8 +2,9 @@
 
 A worker process (:func:`worker_main`) loads this package into ``bpy`` the way Blender loads an
 installed extension (:func:`enable_package`), then for each :class:`ConvertJob` it empties the
-scene, runs the import operator (``import_scene.md2`` / ``.mdl`` / ``.ms3d``) and writes the target:
-``export_scene.md2`` / ``.mdl`` / ``.ms3d``, Blender's bundled glTF exporter (``.glb``: shape keys as
+scene, runs the import operator of the source's row in the table of formats (``import_scene.md2`` ...,
+``formats/table.py``) and writes the target: the export operator of the target's row
+(``export_scene.md2`` ...), Blender's bundled glTF exporter (``.glb``: shape keys as
 morph targets, their animation as ``weights`` channels), or ``save_as_mainfile`` (``.blend``).
 
 Options travel as :class:`OptionRequest` keyed by operator property name and are checked against
@@ -35,14 +36,11 @@ from pathlib import Path
 from ..formats.report_lines import Folded, fold, full_list, unfold_reported
 from .glb_clips import animations_as_tracks
 from ..formats.shown import quoted
+from ..formats import table
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_MODULE = "classic_models_cli"
-TARGETS = ("md2", "mdl", "ms3d", "blend", "glb")
-FRAME_FORMATS = ("md2", "mdl")   # one named frame per file frame: never resampled
-IMPORT_OPERATORS = {"md2": "import_scene.md2", "mdl": "import_scene.mdl", "ms3d": "import_scene.ms3d"}
-EXPORT_OPERATORS = {"md2": "export_scene.md2", "mdl": "export_scene.mdl", "ms3d": "export_scene.ms3d",
-                    "glb": "export_scene.gltf"}
+SCENE_TARGETS = {"blend": "wm.save_as_mainfile", "glb": "export_scene.gltf"}   # Blender's own writers
 # Keyword arguments for the glTF exporter, all present in Blender 4.2's and 5.0's io_scene_gltf2.
 GLTF_DEFAULTS = {"export_format": "GLB", "export_morph": True, "export_morph_animation": True,
                  "export_animations": True, "export_animation_mode": "ACTIONS", "use_selection": False}
@@ -52,6 +50,20 @@ NO_DRAWABLE = "no drawable triangles"   # how the warning for an output without 
 READY = "ready"   # what a worker sends once bpy is set up, before its first result
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+
+
+def targets() -> tuple[str, ...]:
+    """What ``convert --to`` writes: every exportable row of the table, then .blend and .glb."""
+    return (*(row.key for row in table.exportable()), *SCENE_TARGETS)
+
+
+def frame_formats() -> tuple[str, ...]:
+    """The formats whose frames are named one by one in the file: converted one to one, never resampled."""
+    return tuple(row.key for row in table.FORMATS if row.named_frames)
+
+
+def export_operator(target: str) -> str:
+    return SCENE_TARGETS[target] if target in SCENE_TARGETS else table.row(target).export_operator
 
 
 class ConvertError(Exception):
@@ -278,7 +290,7 @@ def convert(job: ConvertJob) -> list[str]:
     """Import ``job.source`` into an empty scene and write ``job.output``; returns warnings."""
     import bpy
     settings = job.settings
-    importer = IMPORT_OPERATORS[job.source_format]
+    importer = table.row(job.source_format).import_operator
     if not has_operator(importer):
         raise ConvertError(f"this version of the extension cannot import {job.source_format.upper()} "
                            f"(no {importer} operator)")
@@ -294,7 +306,7 @@ def convert(job: ConvertJob) -> list[str]:
     if empty:
         warnings.append(empty)
     if settings.fps is not None:
-        if job.source_format in FRAME_FORMATS:
+        if job.source_format in frame_formats():
             warnings.append(f"--fps ignored: {job.source_format.upper()} frames convert one to one")
         else:
             retime_scene(bpy.context.scene, settings.fps)
@@ -306,7 +318,7 @@ def convert(job: ConvertJob) -> list[str]:
             warnings.append("export options do not apply to .blend output; ignored")
         _run_operator("wm.save_as_mainfile", filepath=str(output), check_existing=False)
         return warnings
-    exporter = EXPORT_OPERATORS[settings.target]
+    exporter = export_operator(settings.target)
     if not has_operator(exporter):
         raise ConvertError(f"this version of the extension cannot export {settings.target.upper()} "
                            f"(no {exporter} operator)")
@@ -337,7 +349,7 @@ def convert(job: ConvertJob) -> list[str]:
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:
     """After ``--fps`` retimed the scene: MD2/MDL write every scene frame (``frame_rate='SCENE'``), so
     the file holds frames at the rate asked for, unless the user chose a frame rate."""
-    if settings.target not in FRAME_FORMATS or "frame_rate" in settings.export_options:
+    if settings.target not in frame_formats() or "frame_rate" in settings.export_options:
         return settings
     return replace(settings, export_options=dict(settings.export_options,
                                                   frame_rate=OptionRequest("--fps", "SCENE")))

@@ -14,8 +14,6 @@ Animations are grouped by the same bpy-free code the importers use (``formats.an
 """
 from __future__ import annotations
 
-from functools import partial
-
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,8 +42,7 @@ from ..formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
 from ..formats.archives.skin_lookup import (describe_texture_search, find_own_skins, find_sized_skin, find_skin,
                                             find_texture, stored_path_candidates, texture_candidates, unsafe_skin_name)
 from ..formats.shown import quoted
-
-FORMATS = {".md2": "md2", ".mdl": "mdl", ".ms3d": "ms3d"}
+from ..formats import table
 NUM_NORMALS = 162
 SHOWN_INSTEAD = "the import shows"  # note of a missing MD2 skin whose model's own image is shown
 MS3D_DEFAULT_FPS = 24.0          # what the MS3D importer plays a file without a usable rate at
@@ -99,8 +96,15 @@ class ModelInfo:
         return out
 
 
-def model_format(path: Path) -> str | None:
-    return FORMATS.get(path.suffix.lower())
+def model_format(path: Path | str) -> str | None:
+    """The table's key (``md2``) of a file or archive member name, by its extension."""
+    row = table.row_for_name(str(path))
+    return row.key if row is not None else None
+
+
+def model_suffixes() -> str:
+    """``.md2, .mdl, .ms3d``: the extensions of the table's formats, for messages."""
+    return ", ".join(table.model_extensions())
 
 
 def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO") -> ModelInfo:
@@ -114,7 +118,7 @@ def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO
         except OSError:
             what = None
         info.problems.append(Problem("error", f"unknown extension {quoted(path.suffix)}; expected "
-                                              + ", ".join(FORMATS) + (f" (this is {what})" if what else "")))
+                                              + model_suffixes() + (f" (this is {what})" if what else "")))
         return info
     try:
         data = path.read_bytes()
@@ -122,10 +126,9 @@ def inspect_file(path: Path, load_skins: bool = True, name_encoding: str = "AUTO
         info.problems.append(Problem("error", f"cannot read: {exc.strerror or exc}"))
         return info
     info.size = len(data)
-    reader = {"md2": _inspect_md2, "mdl": _inspect_mdl,
-              "ms3d": partial(_inspect_ms3d, name_encoding=name_encoding)}[info.format]
+    reader = table.resolve(table.row(info.format).info)
     try:
-        reader(info, path, data, load_skins)
+        reader(info, path, data, load_skins, name_encoding)
     except FormatError as exc:
         info.problems.append(Problem("error", exc.message, exc.field, exc.offset))
     except MemoryError:
@@ -203,7 +206,7 @@ def _game_skin(path: Path, name: str) -> SkinInfo | None:
     return None
 
 
-def _inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
+def inspect_md2(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
     model = md2.parse_md2(data)
     header = np.frombuffer(data, md2.HEADER, count=1)[0]
     at = {name: md2.HEADER.fields[name][1] for name in md2.HEADER.names}
@@ -319,7 +322,7 @@ def _mdl_offsets(model: mdl.MdlModel) -> dict[str, int]:
     return {"texcoords": texcoords, "triangles": texcoords + len(model.s) * mdl.TEXCOORD.itemsize}
 
 
-def _inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool) -> None:
+def inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
     model = mdl.parse_mdl(data)
     info.version = VERSIONS[model.variant]
     groups = [s for s in model.frames if s.intervals is not None]
@@ -365,7 +368,7 @@ def _ms3d_offsets(model: ms3d.Ms3dModel) -> dict[str, int]:
             "animation_fps": materials + len(model.materials) * ms3d.MATERIAL.itemsize}
 
 
-def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
+def inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
     model = parse_ms3d(data, NAME_ENCODINGS[name_encoding])
     at = _ms3d_offsets(model)
     info.version = model.version
@@ -431,16 +434,13 @@ def _inspect_ms3d(info: ModelInfo, path: Path, data: bytes, load_skins: bool, na
                           field, offset)
 
 
-_FORMAT_TITLES = {"md2": "Quake II MD2", "mdl": "Quake MDL", "ms3d": "MilkShape 3D MS3D"}
-
-
 def describe(info: ModelInfo, verbose: bool = False) -> str:
     """The human-readable ``info`` block for one file."""
     if info.format is None or info.size is None or not info.readable:
         lines = [f"{info.file}: cannot be read"]
         lines += [f"  {format_problem(p)}" for p in info.problems if p.severity == "error"]
         return "\n".join(lines)
-    lines = [f"{info.file}: {_FORMAT_TITLES[info.format]} version {info.version}, {info.size} bytes"]
+    lines = [f"{info.file}: {table.row(info.format).title} version {info.version}, {info.size} bytes"]
     lines.append("  " + ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in info.counts.items()))
     details = info.details
     if "skin_width" in details:

@@ -19,9 +19,10 @@ from pathlib import Path
 from . import archives, inspect
 from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
-from .convert import TARGETS, ConvertSettings, OptionRequest
+from .convert import ConvertSettings, OptionRequest, frame_formats, targets
 from .frame_listing import frame_lines, qc_lines
 from ..formats.shown import quoted
+from ..formats.table import row
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
@@ -112,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("inputs", nargs="+", metavar="INPUT",
                          help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER (needs -o: each "
                               "member is written at its path under it)")
-    convert.add_argument("--to", required=True, choices=TARGETS, dest="target", help="output format")
+    convert.add_argument("--to", required=True, choices=targets(), dest="target", help="output format")
     convert.add_argument("-o", "--output-dir", type=Path,
                          help="where to write (default: next to each input); sub-folders of directory "
                               "inputs are kept")
@@ -339,7 +340,7 @@ def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str]
     jobs += member_jobs
     known += member_known
     for job in jobs:
-        if job.source_format == "ms3d" and settings.fps is None and settings.target in ("md2", "mdl"):
+        if settings.fps is None and not row(job.source_format).named_frames and settings.target in frame_formats():
             job.settings = replace(settings, fps=MS3D_BAKE_FPS)
     workers = min(args.jobs or default_workers(), max(len(jobs), 1))
     line_stream = sys.stderr if args.json else sys.stdout

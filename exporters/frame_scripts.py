@@ -10,12 +10,14 @@ from typing import Any
 import bpy
 
 from ..formats.atomic_file import atomic_write
-from ..formats.frame_scripts import (GAME_FPS, framegroups_text, md2_animations, mdl_animations, qc_name_problems,
+from ..formats.frame_scripts import (framegroups_text, md2_animations, mdl_animations, qc_name_problems,
                                      qc_text)
 from ..formats.md2.codec import parse_md2
 from ..formats.mdl.codec import parse_mdl
 from .export_error import ExportError
 from .run_export import Exporter, ExportReport
+from .sampling.frame_plan import model_rate
+from .sampling.frame_rate import scene_fps
 
 
 def qc_path(model: Path) -> Path:
@@ -28,12 +30,9 @@ def framegroups_path(model: Path) -> Path:
 
 
 def frame_rate(context: bpy.types.Context, frame_source: str, sampling: str) -> float:
-    """Model frames per second of game time: 10 when sampled at the game's rate (and for shape
-    keys, one frame each), else the scene's rate (every scene frame became a model frame)."""
-    if frame_source != "SHAPE_KEYS" and sampling == "SCENE":
-        render = context.scene.render
-        return render.fps / render.fps_base
-    return GAME_FPS
+    """Model frames per second of game time, as the frame plan has it (:func:`.sampling.frame_plan.model_rate`):
+    10 when sampled at the game's rate (and for shape keys, one frame each), else the scene's rate."""
+    return model_rate(scene_fps(context.scene), frame_source, sampling)
 
 
 def write_frame_scripts(path: Path, qc: bool, framegroups: bool, fps: float) -> ExportReport:

@@ -1,8 +1,8 @@
 """File > Import > Game Archive (.pak, .pk3): tick models in an archive's directory and import them.
 
-The dialog reads only the archive's directory (``formats/archives/archive.py``) and lists its MD2, MDL and
-MS3D members; each ticked member is imported by its format's importer with the options of that
-format's own operator (the annotations are shared, so the options and their meaning are the same),
+The dialog reads only the archive's directory (``formats/archives/archive.py``) and lists its members of
+the importable formats of the table (``formats/table.py``); each ticked member is imported by its
+row's importer with the options of that format's own operator (the annotations are shared, so the options and their meaning are the same),
 reading the member from memory through :class:`.file_source.ArchiveSource`: skins, textures and a
 player's weapon models come from the archive, then from its game folder in the engine's order.
 A broken member is reported and the others are imported.
@@ -23,26 +23,31 @@ from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
 from .dialogs import ARCHIVE_DIALOG_WIDTH, draw_archive_import
 from .file_source import ArchiveSource, GameFiles
-from .md2.md2_import import import_md2
-from .mdl.mdl_import import import_mdl
-from .ms3d.ms3d_import import import_ms3d
-from .operators import FrameImportBase, IMPORT_SCENE_OT_md2, IMPORT_SCENE_OT_mdl, IMPORT_SCENE_OT_ms3d
+from ..formats import table
+from .operators import FrameImportBase
 from .run_import import import_jobs
 
-FORMATS = {".md2": ("MD2", IMPORT_SCENE_OT_md2, import_md2), ".mdl": ("MDL", IMPORT_SCENE_OT_mdl, import_mdl),
-           ".ms3d": ("MS3D", IMPORT_SCENE_OT_ms3d, import_ms3d)}
 _NOT_SHARED = {"filepath", "files", "directory", "filter_glob", "skin_image"}   # per file, not per archive
 
 
 def model_format(name: str) -> str | None:
-    """"MD2", "MDL" or "MS3D" for a member name, else None."""
-    entry = FORMATS.get(PurePosixPath(name).suffix.lower())
-    return entry[0] if entry else None
+    """The source format (``MD2``) of a member name the table's importers read, else None."""
+    row = table.row_for_name(name)
+    return row.source_format if row is not None and row.importer else None
+
+
+def _importer_entry(name: str):
+    """The import entry module (``OPERATOR``, ``IMPORTER``) of a member's format."""
+    return table.resolve(table.row_for_name(name).importer)
+
+
+def _importable_names() -> str:
+    return ", ".join(row.source_format for row in table.importable())
 
 
 class ArchiveModel(bpy.types.PropertyGroup):
     """One model of the archive's directory (``name`` is the member name)."""
-    format: StringProperty(name="Format", description="MD2, MDL or MS3D, by the member's extension")
+    format: StringProperty(name="Format", description="The member's format (MD2 ...), by its extension")
     size: IntProperty(name="Size", description="The member's size in bytes, as the directory says")
     problem: StringProperty(name="Problem", description="Why the directory entry cannot be read")
     ticked: BoolProperty(name="Import", default=False,
@@ -121,9 +126,9 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     filepath: StringProperty(name="File Path", subtype="FILE_PATH", options={"SKIP_PRESET", "HIDDEN"})
-    filter_glob: StringProperty(default="*.pak;*.pk3", options={"HIDDEN"})
+    filter_glob: StringProperty(default=";".join(f"*{ext}" for ext in table.archive_extensions()), options={"HIDDEN"})
     models: CollectionProperty(type=ArchiveModel, options={"SKIP_SAVE"}, name="Models",
-                               description="The archive's MD2, MDL and MS3D members: tick the ones to import")
+                               description="The archive's models: tick the ones to import")
     active_model: IntProperty(name="Highlighted Model", options={"HIDDEN", "SKIP_SAVE"},
                               description="The model row last clicked; the tick boxes choose what is imported")
     listed_path: StringProperty(name="Listed Archive", options={"HIDDEN", "SKIP_SAVE"},
@@ -169,7 +174,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
             self._refresh()
         ticked = [m.name for m in self.models if m.ticked and model_format(m.name)]
         for name in (m.name for m in self.models if m.ticked and not model_format(m.name)):
-            self.report({"ERROR"}, f"{self.filepath}:{name}: not a model this importer reads (MD2, MDL, MS3D)")
+            self.report({"ERROR"}, f"{self.filepath}:{name}: not a model this importer reads ({_importable_names()})")
         if self.list_error:
             self.report({"ERROR"}, self.list_error)
             return {"CANCELLED"}
@@ -189,9 +194,9 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
             jobs = []
             report_folded(readable_report(self.report), [w for name in ticked for w in archive.warnings_for(name)])
             for name in ticked:
-                _, operator_class, importer = FORMATS[PurePosixPath(name).suffix.lower()]
-                options = operator_class.import_options(self, exclude=tuple(ticked))
-                jobs.append((ArchiveSource(archive, name, game, files), importer, options))
+                entry = _importer_entry(name)
+                options = entry.OPERATOR.import_options(self, exclude=tuple(ticked))
+                jobs.append((ArchiveSource(archive, name, game, files), entry.IMPORTER, options))
             status = import_jobs(self, context, jobs)
             report_folded(readable_report(self.report), [Message(f"skipped in the skin search of the game folder: {problem}",
                                                 "skipped {n} broken archive{s} in the skin search of the game "
@@ -205,9 +210,10 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
 
 
 def _share_options() -> None:
-    """Give the archive operator every option of the three format operators (the same properties;
+    """Give the archive operator every option of the table's import operators (the same properties;
     annotations written as strings are evaluated where they were written)."""
-    for _, operator_class, _ in FORMATS.values():
+    for row in table.importable():
+        operator_class = table.resolve(row.importer).OPERATOR
         for cls in reversed(operator_class.__mro__):
             for name, prop in getattr(cls, "__annotations__", {}).items():
                 if name not in _NOT_SHARED and name not in IMPORT_SCENE_OT_game_archive.__annotations__:

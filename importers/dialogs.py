@@ -13,6 +13,7 @@ the current choices is greyed out, never hidden.
 from __future__ import annotations
 
 from ..common.dialog_layout import applies_when, group, start, wrapped_label
+from ..formats import table
 
 ARCHIVE_DIALOG_WIDTH = 560      # px at UI scale 1: the Game Archive dialog, its messages wrapped to it
 SHOWN_PROBLEMS = 5              # unreadable entries whose reason is spelled out below the list
@@ -88,7 +89,8 @@ def draw_archive_import(operator, layout, context) -> None:
     if operator.list_error:
         wrapped_label(layout, operator.list_error, ARCHIVE_DIALOG_WIDTH, icon="ERROR")
     formats = [m.format for m in operator.models]
-    counts = ", ".join(f"{formats.count(f)} {f}" for f in ("MD2", "MDL", "MS3D") if f in formats)
+    shown = [row.source_format for row in table.importable()]
+    counts = ", ".join(f"{formats.count(f)} {f}" for f in shown if f in formats)
     ticked = sum(m.ticked for m in operator.models)
     layout.label(text=f"{len(formats)} models ({counts or 'none'}), {ticked} ticked")
     row = layout.row(align=True)
@@ -101,7 +103,7 @@ def draw_archive_import(operator, layout, context) -> None:
         wrapped_label(layout, f"{model.name}: {model.problem}", ARCHIVE_DIALOG_WIDTH, icon="ERROR")
     if len(broken) > SHOWN_PROBLEMS:
         layout.label(text=f"and {len(broken) - SHOWN_PROBLEMS} more entries that cannot be read", icon="BLANK1")
-    present = set(formats) or {"MD2", "MDL", "MS3D"}
+    present = set(formats) or set(shown)
     start(layout)
     if present & {"MD2", "MDL"}:
         body = group(layout, "CLASSIC_MODELS_archive_md2_mdl", "MD2 and MDL")

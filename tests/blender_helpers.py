@@ -1,4 +1,4 @@
-"""Reading Blender data back as numpy for the tests."""
+"""Reading Blender data back as numpy for the tests; small animations built for them."""
 from __future__ import annotations
 
 import numpy as np
@@ -54,3 +54,18 @@ def reported(out: str) -> tuple[list[str], list[str]]:
         else:
             open_group = False
     return [w for w, _ in groups], [m for w, details in groups for m in (details or [w])]
+
+
+def keyed_action(bpy, obj, name: str, keys: tuple[tuple[int, float], ...]):
+    """An action ``name`` moving ``obj`` along x through (frame, x) ``keys``, kept with a fake user."""
+    if obj.animation_data is not None:
+        obj.animation_data.action = None
+    for frame, x in keys:
+        obj.location.x = x
+        obj.keyframe_insert("location", frame=frame)
+    action = obj.animation_data.action
+    action.name = name
+    action.use_fake_user = True
+    obj.animation_data.action = None
+    obj.location.x = 0.0
+    return action

@@ -193,7 +193,7 @@ def test_the_checkout_is_read_whole():
             ROOT} <= set(files)
     found = {(imp.module, imp.target, imp.relative) for imp in imports(CHECKOUT)}
     assert {("formats.ms3d.write", "formats.ms3d.codec", True), ("exporters.md2.export", "formats.md2.codec", True),
-            ("importers.operators", "importers.md2.md2_import", True), ("formats.ms3d.codec", "numpy", False),
+            ("importers.md2.operator", "importers.md2.md2_import", True), ("formats.ms3d.codec", "numpy", False),
             (ROOT, "exporters.operators", True)} <= found
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from blender_helpers import keyed_action
 from test_export_actions import assign
 from test_export_frame_rate import blender_positions, decoded, export, within_half_a_step
 
@@ -20,21 +21,6 @@ def cube_24fps(bpy):
     scene.frame_start, scene.frame_end = 1, 5
     bpy.ops.mesh.primitive_cube_add()
     return bpy.context.object
-
-
-def keyed_action(bpy, obj, name: str, keys: tuple[tuple[int, float], ...]):
-    """An action ``name`` moving ``obj`` along x through (frame, x) ``keys``, kept with a fake user."""
-    if obj.animation_data is not None:
-        obj.animation_data.action = None
-    for frame, x in keys:
-        obj.location.x = x
-        obj.keyframe_insert("location", frame=frame)
-    action = obj.animation_data.action
-    action.name = name
-    action.use_fake_user = True
-    obj.animation_data.action = None
-    obj.location.x = 0.0
-    return action
 
 
 @pytest.mark.parametrize("kind", ("md2", "mdl"))

@@ -122,7 +122,7 @@ def test_an_unexpected_error_is_reported_and_undone(bpy_scene, tmp_path, monkeyp
     and linked everything: the file's data is removed, the error is reported without a traceback,
     and the other files still import."""
     bpy = bpy_scene
-    module = sys.modules[f"{extension}.importers.operators"]
+    module = sys.modules[f"{extension}.importers.md2.operator"]
     real = module.import_md2
 
     def buggy(context, path, options):

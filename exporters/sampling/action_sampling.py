@@ -36,9 +36,8 @@ from ...formats.animations import group_animations
 from ...formats.md2.player import in_standard_order, standard_rank
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from ..export_error import ExportError
-from .frame_rate import frames_between, set_frame, spacing
+from .frame_rate import frames_between, set_frame
 from .frame_sampling import BASIS, _curve_values, checked_positions, has_active_modifiers, read_key_positions
-from .options import FrameExportOptions
 from .topology_change import TopologyAt
 from ...formats.shown import quoted
 
@@ -49,20 +48,10 @@ _END_TOLERANCE = 1e-6
 
 
 @dataclass
-class FrameOrigin:
-    """Where an exported frame came from."""
-    action: str                 # the action's name
-    frame: int | float          # the action (scene) frame sampled (a subframe at the game rate)
-    index: int                  # 0-based position among that action's exported frames
-    key_index: int | None       # the shape key the first object equals exactly there, else None
-
-
-@dataclass
 class ActionSamples:
     positions: list[np.ndarray]          # per object (F, V, 3) world or object space as asked
     key_names: list[list[str | None]]    # per object
     key_indices: list[list[int | None]]  # per object: the shape key each frame equals exactly, else None
-    origins: list[FrameOrigin]
     evaluated: int                       # frames that needed a depsgraph evaluation
 
 
@@ -315,27 +304,23 @@ def _fast_path_ok(obj: bpy.types.Object, target: bpy.types.ID) -> bool:
 
 
 def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], topologies: list[TopologyAt],
-                   options: FrameExportOptions,
-                   actions: list[tuple[bpy.types.Action, bpy.types.ID]]) -> ActionSamples:
-    """Positions of every object at every exported frame of every action, in order (world space
-    with ``options.apply_transform``, every ``options.step``-th frame at ``options.frame_rate``);
-    every evaluated frame must have the object's topology."""
-    if not actions:
+                   world: bool, plans: list) -> ActionSamples:
+    """Positions of every object at every planned frame of every action in ``plans`` (the
+    :class:`.frame_plan.PlannedAction` list), in order (world space with ``world``); every evaluated
+    frame must have the object's topology."""
+    if not plans:
         raise ExportError("no action animates the exported objects: animate them (or their armature or "
                           "shape keys) with actions, or export the timeline")
+    actions = [(p.action, p.target) for p in plans]
     scene = context.scene
     ids: list[bpy.types.ID] = []
     for obj in objects:
         ids += [i for i in animated_ids(obj) if not any(i == j for j in ids)]
-    world = options.apply_transform
     num_vertices = [t.vertices for t in topologies]
-    every = spacing(scene, options.frame_rate)
-    plans = [(action, target, action_frames(action, options.step, every, target)) for action, target in actions]
-    total = sum(len(f) for _, _, f in plans)
+    total = sum(len(p.frames) for p in plans)
     positions = [np.empty((total, n, 3), np.float64) for n in num_vertices]
     key_names: list[list[str | None]] = [[None] * total for _ in objects]
     key_indices: list[list[int | None]] = [[None] * total for _ in objects]
-    origins: list[FrameOrigin] = []
     evaluated = 0
     current = scene.frame_current, scene.frame_subframe
     statics = [np.array(o.matrix_world, np.float64) for o in objects]
@@ -344,13 +329,11 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     with ActionPlayback(ids, {a.name for a, _ in actions}, key_rest) as playback:
         try:
             row = 0
-            for action, target, frames in plans:
+            for action, target, frames in ((p.action, p.target, p.frames) for p in plans):
                 frame_array = np.asarray(frames, np.float64)
                 exact = [_exact_keys(states[k], action_fcurves(action, target), frame_array)
                          if states[k] is not None and _fast_path_ok(o, target) else [None] * len(frames)
                          for k, o in enumerate(objects)]
-                for j, frame in enumerate(frames):
-                    origins.append(FrameOrigin(action.name, frame, j, exact[0][j]))
                 slow = [j for j in range(len(frames)) if any(e[j] is None for e in exact)]
                 fast = set(range(len(frames))) - set(slow)
                 for k, obj in enumerate(objects):
@@ -375,7 +358,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
                 row += len(frames)
         finally:
             scene.frame_set(current[0], subframe=current[1])
-    return ActionSamples(positions, key_names, key_indices, origins, evaluated)
+    return ActionSamples(positions, key_names, key_indices, evaluated)
 
 
 def _key_name(obj: bpy.types.Object, index: int) -> str | None:
@@ -389,13 +372,14 @@ def _placed(co: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:
     return co.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
 
 
-def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin], stored: list[str]) -> list[str]:
+def action_frame_names(obj: bpy.types.Object, origins: list, stored: list[str]) -> tuple[list[str], str]:
     """``<action><nn>``. An action with as many frames as the imported animation of its name gets
     that animation's frame names (``run1``..``run6``; ``pain101``..``pain304`` too); otherwise frames
     are numbered as that animation's first frame (start and width), else two digits from 01.
     An action the animation list points at (``item.action``) is named after its animation.
+    ``origins``: each frame's ``action`` (name) and ``index`` among its frames (:class:`.frame_plan.PlannedFrame`);
     ``stored``: the import's frame names in file order (the frame table's names).
-    Refuses names over the 15-character limit, naming the action."""
+    With the names, the refusal of names over the 15-character limit naming the actions ('' if none)."""
     alias = {item.action.name: item.name for item in obj.classic_model.animations
              if getattr(item, "action", None) is not None}
     imported: dict[str, list[str]] = {}
@@ -417,8 +401,7 @@ def action_frame_names(obj: bpy.types.Object, origins: list[FrameOrigin], stored
         if len(name.encode("latin-1", "replace")) > FRAME_NAME_LIMIT:
             too_long.setdefault(base, name)
         names.append(name)
-    if too_long:
-        raise ExportError("frame names are limited to 15 characters: " + "; ".join(
-            f"action {quoted(a)} gives {quoted(n)} ({len(n)}); rename the action to at most "
-            f"{FRAME_NAME_LIMIT - (len(n) - len(a))} characters" for a, n in too_long.items()))
-    return names
+    problem = "frame names are limited to 15 characters: " + "; ".join(
+        f"action {quoted(a)} gives {quoted(n)} ({len(n)}); rename the action to at most "
+        f"{FRAME_NAME_LIMIT - (len(n) - len(a))} characters" for a, n in too_long.items()) if too_long else ""
+    return names, problem

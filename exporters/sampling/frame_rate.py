@@ -64,9 +64,8 @@ def frame_text(frame: float) -> str:
     return str(frame) if isinstance(frame, int) else f"{frame:.4g}"
 
 
-def rate_report(scene: bpy.types.Scene, rate: str, count: int) -> str:
-    """The report line naming the rate the frames were sampled at."""
-    fps = scene_fps(scene)
+def rate_report(fps: float, rate: str, count: int) -> str:
+    """The report line naming the rate the frames were sampled at (``fps``: the scene's)."""
     fps_text = f"{fps:.4g} fps scene"
     if rate == "GAME":
         if abs(fps - GAME_RATE) < _EPS:

@@ -215,3 +215,30 @@ def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_ver
     finally:
         obj.show_only_shape_key, obj.active_shape_key_index = saved
     return SampledFrames(positions, [b.name for b in blocks], list(range(1, len(blocks) + 1)), len(blocks))
+
+
+def _transform_animated(obj: bpy.types.Object) -> bool:
+    """True if the object's world matrix may change over time (its own or a parent's animation,
+    drivers or constraints)."""
+    while obj is not None:
+        anim = obj.animation_data
+        if obj.constraints or (anim is not None and (anim.action or len(anim.drivers) or len(anim.nla_tracks))):
+            return True
+        obj = obj.parent
+    return False
+
+
+def world_matrices(context, obj: bpy.types.Object, frames: list[float] | None) -> np.ndarray:
+    """(F, 4, 4) world matrices at the scene ``frames`` (one, repeated, when the transform is static)."""
+    if frames is None or not _transform_animated(obj):
+        return np.array(obj.matrix_world, dtype=np.float64)[None]
+    scene = context.scene
+    current = scene.frame_current, scene.frame_subframe
+    try:
+        out = np.empty((len(frames), 4, 4))
+        for i, frame in enumerate(frames):
+            set_frame(scene, frame)
+            out[i] = np.array(obj.evaluated_get(context.evaluated_depsgraph_get()).matrix_world)
+        return out
+    finally:
+        scene.frame_set(current[0], subframe=current[1])

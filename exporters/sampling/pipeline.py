@@ -1,10 +1,12 @@
-"""The export path MD2 and MDL share: sample the mesh objects once with one options object, name
-the frames, merge the parts into one mesh. The builders quantise, pick normals and pack skins on
-what :func:`sample_model` hands back.
+"""The export path MD2 and MDL share: plan the frames once, sample the mesh objects at them, name the
+frames, merge the parts into one mesh. The builders quantise, pick normals and pack skins on what
+:func:`sample_model` hands back.
 
-    options ──► sample_parts (timeline | shape keys | actions, at the game rate or every scene
-                frame; one topology) ──► still_frames (one frame if nothing moves) ──► exported_frames
-                ──► merged
+    options, objects ──► export_meshes, checked_topology ──► plan_frames (the FramePlan: which frames,
+    at which scene times, from the timeline, shape keys or actions, named how; the end pose)
+    ──► check (counts and names known before sampling, :mod:`.planned`) ──► sample_parts (at the
+    plan's frames; an imported model's own span) ──► still_frames (one frame if nothing moves)
+    ──► exported_frames (file frames and final names) ──► merged
 """
 from __future__ import annotations
 
@@ -14,10 +16,11 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from .animated_mesh import ExportedFrames, MeshPart, exported_frames, merged, sample_parts
-from .frame_rate import end_pose_report, rate_report
+from .animated_mesh import (ExportedFrames, MeshPart, checked_topology, export_meshes, exported_frames, merged,
+                            sample_parts)
+from .frame_plan import FramePlan, plan_frames
 from .options import FrameExportOptions
-from .planned import PlannedExport, model_label
+from .planned import PlannedExport, model_label, planned_export
 from .still_frames import still_frames
 from ...formats.shown import quoted
 
@@ -26,7 +29,8 @@ from ...formats.shown import quoted
 class SampledModel:
     """Every exported frame of the objects, as one mesh, with its frame names."""
     parts: list[MeshPart]          # one per mesh object, in export order
-    frames: list                   # the scene frame each exported frame was sampled at (subframes at the game rate)
+    plan: FramePlan                # the frames planned (before the still-model and own-span cuts)
+    frames: list                   # the planned frames written (:class:`.frame_plan.PlannedFrame`)
     exported: ExportedFrames       # names and the file frame each frame was (if any)
     positions: np.ndarray          # (F, V, 3) every part's vertices, file units
     triangles: np.ndarray          # (T, 3) counter-clockwise (Blender order)
@@ -56,17 +60,18 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
     is refused unless it has them); ``check``: refuses counts known before sampling (:mod:`.planned`)."""
     objects, left_out = _without_empty_meshes(objects, kept_triangles)
-    parts, frames, gained = sample_parts(context, objects, options, format_name, int_attributes, kept_triangles,
-                                         check)
+    meshes = export_meshes(objects)
+    topologies = [checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
+    plan = plan_frames(context, meshes, topologies, options,
+                       None if check is None else lambda p: check(planned_export(p, meshes, topologies)))
+    parts, frames = sample_parts(context, meshes, topologies, plan, options, kept_triangles)
     sampled = len(frames)
-    parts, frames, still = still_frames(parts, frames, options)
-    exported = exported_frames(context.scene, parts[0], frames, options)
+    parts, frames, still = still_frames(parts, frames, plan)
+    exported = exported_frames(plan, parts[0], frames)
     positions, triangles, uvs = merged(parts)
-    info = [] if options.frame_source == "SHAPE_KEYS" else [rate_report(context.scene, options.frame_rate, sampled)]
-    info += [end_pose_report(gained)] if gained else []
-    info += [still] if still else []
+    info = plan.report(sampled) + ([still] if still else [])
     info += [f"object {quoted(name)} has no faces: left out" for name in left_out]
-    return SampledModel(parts, frames, exported, positions, triangles, uvs, info)
+    return SampledModel(parts, plan, frames, exported, positions, triangles, uvs, info)
 
 
 def _without_empty_meshes(objects: list[bpy.types.Object], kept_triangles: str) -> tuple[list, list[str]]:

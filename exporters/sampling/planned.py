@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import bpy
 
-from .frame_rate import GAME_RATE, scene_fps, spacing, timeline_frames
+from .frame_rate import GAME_RATE
 from .action_sampling import action_frames
-from .options import FrameExportOptions
+from .frame_plan import FramePlan
 from ...formats.shown import quoted
 
 _EPS = 1e-6
@@ -73,28 +73,18 @@ class PlannedExport:
         return "export fewer frames: " + ", or ".join(hints)
 
 
-def plan_export(context: bpy.types.Context, meshes: list[bpy.types.Object], topologies: list,
-                options: FrameExportOptions, actions: list | None, own_span_possible: bool,
-                timeline: list | None = None) -> PlannedExport:
-    """The counts an export of ``meshes`` (with their ``topologies``) will have. ``actions``: the
-    (action, target) pairs an Actions export samples, None for the timeline and shape keys;
-    ``timeline``: the scene frames a timeline export samples (with the end pose where it is added),
-    by default :func:`.frame_rate.timeline_frames`."""
-    scene = context.scene
+def planned_export(plan: FramePlan, meshes: list[bpy.types.Object], topologies: list) -> PlannedExport:
+    """The counts an export of ``meshes`` (with their ``topologies``) by ``plan`` will have; for actions
+    also the count at every Step (for the hint), for the timeline the names where the plan knows them."""
     vertices = sum(t.num_vertices for t in topologies)
     triangles = sum(len(t.triangles) for t in topologies)
-    seconds, counts, frames = 0.0, None, None
-    if actions is not None:
-        every = spacing(scene, options.frame_rate)
-        counts = [sum(len(action_frames(a, step, every, t)) for a, t in actions) for step in range(1, 101)]
-        frames = counts[max(1, options.step) - 1]
-    elif options.frame_source == "SHAPE_KEYS":
-        key = meshes[0].data.shape_keys
-        frames = max(1, len(key.key_blocks) - 1) if key is not None else 1
-    else:
-        sampled = timeline if timeline is not None else timeline_frames(scene, options.frame_rate)
-        seconds = (scene.frame_end - scene.frame_start + 1) / scene_fps(scene)
-        frames = None if own_span_possible else len(sampled)
-    return PlannedExport(model_label(meshes), meshes[0], vertices, triangles, frames, options.frame_source
-                         if actions is None else "ACTIONS", options.frame_rate, options.step, seconds, counts)
-
+    seconds, counts, frames, names = 0.0, None, len(plan.frames), None
+    if plan.actions is not None:
+        counts = [sum(len(action_frames(a.action, step, plan.every, a.target)) for a in plan.actions)
+                  for step in range(1, 101)]
+    elif plan.source == "TIMELINE":
+        seconds = (plan.end - plan.start + 1) / plan.scene_fps
+        frames = None if plan.own_span else frames
+        names = plan.names if frames is not None else None
+    return PlannedExport(model_label(meshes), meshes[0], vertices, triangles, frames, plan.source, plan.rate,
+                         plan.step, seconds, counts, names)

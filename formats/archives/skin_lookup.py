@@ -24,6 +24,7 @@ from typing import Callable
 
 from ..images.image_size import image_size
 from ..shown import quoted
+from ..table import model_extensions
 
 DEFAULT_EXTENSIONS = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp")
 
@@ -284,7 +285,6 @@ def _case_insensitive_file(folder: Path, parts: list[str]) -> Path | None:
     return current
 
 
-MODEL_EXTENSIONS = (".md2", ".mdl", ".ms3d")
 PLAYER_MODEL = "tris"
 
 
@@ -313,7 +313,7 @@ def find_own_skins(model_path: Path, extensions: tuple[str, ...] = DEFAULT_EXTEN
     try:
         with os.scandir(folder) as entries:
             names = [entry.name for entry in entries
-                     if os.path.splitext(entry.name)[1].lower() in MODEL_EXTENSIONS
+                     if os.path.splitext(entry.name)[1].lower() in model_extensions()
                      or (entry.is_file() and _inside_any(folder / entry.name, [root]))]
     except OSError:
         return None
@@ -330,7 +330,7 @@ def own_skins_among(model_name: str, names: list[str],
     models: set[str] = set()
     for name in sorted(names):
         stem, ext = os.path.splitext(name)
-        if ext.lower() in MODEL_EXTENSIONS:
+        if ext.lower() in model_extensions():
             models.add(stem.lower())
         elif ext.lower() in rank:
             images.setdefault(stem.lower(), []).append((rank[ext.lower()], name))
@@ -404,7 +404,7 @@ def sized_skin_among(model_name: str, folder_name: str, names: list[str],
     models: set[str] = set()
     for name in sorted(names):
         stem, ext = os.path.splitext(name)
-        if ext.lower() in MODEL_EXTENSIONS:
+        if ext.lower() in model_extensions():
             models.add(stem.lower())
         elif ext.lower() in wanted:
             images.append((stem.lower(), name))

@@ -1,0 +1,79 @@
+"""File > Export > Quake Model (.mdl): IDPO, MD16 or Hexen II's RAPO, paletted skins."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+
+from ...common.mdl_skins import chosen_palette, palette_items
+from ..dialogs import draw_mdl_export
+from ..operators import FrameExportBase
+from ..run_export import export_file, export_objects
+from .build import MdlExportOptions
+from .export import export_mdl
+from .variant import export_variant
+
+
+class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
+    """Export Quake MDL: a pose every 0.1 s of the animation, as the game plays it; paletted skins"""
+    bl_idname = "export_scene.mdl"
+    bl_label = "Export MDL"
+
+    filename_ext = ".mdl"
+    filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
+
+    target: EnumProperty(name="Limits", default="QUAKE", items=(
+        ("QUAKE", "Quake", "The original engine: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high"),
+        ("MODERN", "Source Ports", "The larger limits of modern source ports")))
+    dither: BoolProperty(name="Dither Skins", default=False,
+                         description="Floyd-Steinberg dithering when converting skins to the palette")
+    palette: EnumProperty(name="Palette", default="AUTO", options={"SKIP_SAVE"}, items=palette_items(
+        "The palette the model was imported with (its game folder's), else Hexen II's when it is written as "
+        "RAPO, Quake's otherwise"), description="The palette skins are converted to")
+    palette_path: StringProperty(name="Palette File", default="", subtype="FILE_PATH",
+                                 description="A 768-byte palette lump; when set it is used whatever Palette says")
+    skin_width_rule: EnumProperty(name="Skin Width", default="PAD", items=(
+        ("PAD", "Pad", "Pad a skin whose width is not a multiple of 4"),
+        ("REFUSE", "Refuse", "Refuse to export such a skin")))
+    mdl_format: EnumProperty(name="Format", default="IDPO", items=(
+        ("IDPO", "Quake (IDPO)", "The MDL every Quake engine loads: 8-bit positions, one texture coordinate "
+                                 "per vertex"),
+        ("MD16", "MD16 (16-bit)", "Positions on a lattice 256 times finer; only QuakeForge "
+                                                   "and FTE load it"),
+        ("RAPO", "Hexen II (RAPO)", "Hexen II: Portal of Praevus: texture coordinates of their "
+                                                 "own, so UV seams split no vertex; Hexen II engines load it")),
+        options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
+        description="MDL flavour to write (an imported model starts with its own)")
+    player_colours: EnumProperty(name="Player Colours", default="AUTO", items=(
+        ("AUTO", "Auto", "A player model when it is named 'player' (player.mdl) and its imported skin, if any, "
+                         "uses indices 16-31 or 96-111"),
+        ("ON", "Player", "New skin colours may use 16-31 and 96-111, which Quake recolours to a player's shirt "
+                         "and pants colours"),
+        ("OFF", "Not a Player", "New skin colours are kept out of 16-31 and 96-111")),
+        description="Quake recolours indices 16-31 (shirt) and 96-111 (pants) on players; unchanged imported "
+                    "pixels always keep their indices")
+
+    def invoke(self, context, event):
+        if not self.properties.is_property_set("mdl_format"):
+            meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
+            if meshes:
+                self.mdl_format = export_variant(meshes[0], "")
+        if not self.properties.is_property_set("palette") and self.mdl_format == "RAPO":
+            self.palette = "HEXEN2"
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
+        options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
+                                   palette=chosen_palette(self),
+                                   palette_path=self.palette_path,
+                                   skin_width_rule=self.skin_width_rule, mdl_format=chosen,
+                                   player_colours=self.player_colours, file_name=Path(self.filepath).name)
+        return export_file(self, context, self.with_frame_scripts(context, export_mdl), options)
+
+    def draw(self, context):
+        draw_mdl_export(self, self.layout, context)
+
+
+OPERATOR = EXPORT_SCENE_OT_mdl

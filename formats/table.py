@@ -1,0 +1,171 @@
+"""The table of formats: one row per model format, one per archive format, and nothing else decides
+which formats exist.
+
+The menus and file handlers (``ui/menus.py``), the registration (``__init__.py``), the Game Archive
+dialog (``importers/archive_operator.py``, ``importers/dialogs.py``) and the command line (``info``,
+``check``, ``convert``, ``list``, ``pack``) all take the formats from here. A row names the code of
+its format in the layers above as module names (``.importers.md2.operator``: relative to this
+package; a name without a leading dot is an ordinary absolute module), imported only when asked
+(:func:`resolve`), so ``formats/`` imports nothing above it and ``info`` runs without Blender.
+
+What a row's modules (or ``module:attribute``) provide:
+
+    codec      ``module:function``: the bpy-free ``parse(data)`` of the format (``formats/<fmt>/codec.py``)
+    importer   ``OPERATOR``: the File > Import operator class (its ``import_options(exclude)`` and the
+               ``IMPORTER`` function the Game Archive dialog calls with a member as the source)
+    exporter   ``OPERATOR``: the File > Export operator class (None: import only)
+    info       ``module:function(info, path, data, load_skins, name_encoding)``: what ``info`` and
+               ``check`` say about a file of the format, without Blender
+
+Adding a format: ``formats/<fmt>/`` (codec), ``importers/<fmt>/`` (operator.py and the build),
+``exporters/<fmt>/`` (operator.py and export.py), its ``info`` reader, and one row in ``FORMATS``.
+Modules named by the environment variable ``CLASSIC_MODELS_FORMAT_ROWS`` (comma-separated) add rows
+of their own: each has ``format_rows(table)`` returning them (a format tried before its row is here).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+ROWS_VARIABLE = "CLASSIC_MODELS_FORMAT_ROWS"
+_PACKAGE = __name__.rpartition(".")[0].rpartition(".")[0]      # the extension's own package
+
+
+@dataclass(frozen=True)
+class FormatRow:
+    """One model format. ``key`` is its name everywhere: the operators ``import_scene.<key>`` and
+    ``export_scene.<key>`` (users' keymaps and presets name them), ``convert --to <key>``, and
+    ``<KEY>`` as the source format an imported object records."""
+    key: str                          # "md2"
+    title: str                        # "Quake II MD2": what info prints before the version
+    menu_label: str                   # "Quake II Model": File > Import / Export, before the extensions
+    extensions: tuple[str, ...]       # (".md2",): the first is what an export writes
+    magics: tuple[bytes, ...]         # what a file starts with (b"IDP2")
+    versions: tuple[int, ...]         # the versions the codec reads, in the order of ``magics`` (binary
+                                      # formats: the little-endian int32 right after the magic)
+    limits: str                       # the original engine's limits, one line
+    codec: str                        # ".formats.md2.codec:parse_md2"
+    importer: str | None              # ".importers.md2.operator" (None: not imported yet)
+    exporter: str | None              # ".exporters.md2.operator" (None: import only)
+    info: str                         # ".cli.inspect:inspect_md2"
+    named_frames: bool = False        # frames are the file's own, named one by one: never resampled
+    player: str = ""                  # the player model of a game's player folder ("tris.md2"), if any
+
+    @property
+    def source_format(self) -> str:
+        """What an imported object records as its source format (``MD2``)."""
+        return self.key.upper()
+
+    @property
+    def import_operator(self) -> str:
+        return f"import_scene.{self.key}"
+
+    @property
+    def export_operator(self) -> str:
+        return f"export_scene.{self.key}"
+
+    @property
+    def menu_text(self) -> str:
+        """``Quake II Model (.md2)``: the File menus' entry."""
+        return f"{self.menu_label} ({', '.join(self.extensions)})"
+
+
+@dataclass(frozen=True)
+class ArchiveRow:
+    """One archive format: read by ``formats/archives/archive.py``, opened by the Game Archive dialog."""
+    key: str                          # "pak"
+    title: str
+    extensions: tuple[str, ...]
+    magics: tuple[bytes, ...]
+
+
+FORMATS: list[FormatRow] = [
+    FormatRow("md2", "Quake II MD2", "Quake II Model", (".md2",), (b"IDP2",), (8,),
+              "Quake II qfiles.h: 2048 vertices, 4096 triangles, 512 frames, 32 skins of 64-byte names",
+              ".formats.md2.codec:parse_md2", ".importers.md2.operator", ".exporters.md2.operator",
+              ".cli.inspect:inspect_md2", named_frames=True, player="tris.md2"),
+    FormatRow("mdl", "Quake MDL", "Quake Model", (".mdl",), (b"IDPO", b"MD16", b"RAPO"), (6, 6, 50),
+              "Quake Mod_LoadAliasModel: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high",
+              ".formats.mdl.codec:parse_mdl", ".importers.mdl.operator", ".exporters.mdl.operator",
+              ".cli.inspect:inspect_mdl", named_frames=True),
+    FormatRow("ms3d", "MilkShape 3D MS3D", "MilkShape 3D", (".ms3d",), (b"MS3D000000",), (4,),
+              "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
+              ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
+              ".cli.inspect:inspect_ms3d"),
+]
+
+ARCHIVES: list[ArchiveRow] = [
+    ArchiveRow("pak", "Quake PAK", (".pak",), (b"PACK",)),
+    ArchiveRow("pk3", "PK3 (ZIP)", (".pk3",), (b"PK\x03\x04",)),
+]
+ARCHIVE_OPERATOR = "import_scene.game_archive"
+ARCHIVE_MENU_TEXT = "Game Archive (.pak, .pk3)"
+
+
+def add_row(row: FormatRow) -> None:
+    """Add ``row`` (or replace the row of its key)."""
+    remove_row(row.key)
+    FORMATS.append(row)
+
+
+def remove_row(key: str) -> None:
+    FORMATS[:] = [r for r in FORMATS if r.key != key]
+
+
+def row(key: str) -> FormatRow:
+    """The row of ``key`` (``md2`` or ``MD2``); KeyError for a format the table does not hold."""
+    found = next((r for r in FORMATS if r.key == key.lower()), None)
+    if found is None:
+        raise KeyError(key)
+    return found
+
+
+def keys() -> tuple[str, ...]:
+    return tuple(r.key for r in FORMATS)
+
+
+def importable() -> list[FormatRow]:
+    return [r for r in FORMATS if r.importer]
+
+
+def exportable() -> list[FormatRow]:
+    return [r for r in FORMATS if r.exporter]
+
+
+def model_extensions() -> tuple[str, ...]:
+    """Every extension of a model format (``.md2``, ``.mdl`` ...), in table order."""
+    return tuple(ext for r in FORMATS for ext in r.extensions)
+
+
+def archive_extensions() -> tuple[str, ...]:
+    return tuple(ext for a in ARCHIVES for ext in a.extensions)
+
+
+def row_for_name(name: str) -> FormatRow | None:
+    """The row of a file or archive member name by its extension (``players/male/tris.md2``), or None."""
+    suffix = PurePosixPath(str(name).replace("\\", "/")).suffix.lower()
+    return next((r for r in FORMATS if suffix in r.extensions), None)
+
+
+def resolve(name: str):
+    """The module (``.importers.md2.operator``) or ``module:attribute`` a row names, imported now."""
+    module_name, _, attribute = name.partition(":")
+    if module_name.startswith("."):      # this package's (its checkout on sys.path: a top-level name)
+        module = importlib.import_module(module_name, _PACKAGE) if _PACKAGE \
+            else importlib.import_module(module_name[1:])
+    else:
+        module = importlib.import_module(module_name)
+    return getattr(module, attribute) if attribute else module
+
+
+def _extra_rows() -> None:
+    """The rows of the modules ``CLASSIC_MODELS_FORMAT_ROWS`` names."""
+    import sys
+    for name in filter(None, (part.strip() for part in os.environ.get(ROWS_VARIABLE, "").split(","))):
+        for extra in importlib.import_module(name).format_rows(sys.modules[__name__]):
+            add_row(extra)
+
+
+_extra_rows()
