@@ -465,6 +465,13 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
         for group in details["groups"]:
             material = "no material" if group["material"] < 0 else f"material {group['material']}"
             lines.append(f"    {quoted(group['name'])}: {group['triangles']} triangles, {material}")
+    for surface in details.get("surfaces", []):      # MD3
+        lines.append(f"  surface {quoted(surface['name'])}: {surface['vertices']} vertices, "
+                     f"{surface['triangles']} triangles, shaders {', '.join(map(quoted, surface['shaders'])) or 'none'}")
+    if details.get("tags"):
+        lines.append(f"  tags: {', '.join(map(quoted, details['tags']))}")
+    if details.get("skin_sets"):
+        lines.append(f"  skin sets: {', '.join(details['skin_sets'])} (shown at import: {details['default_skin_set']})")
     if info.skins:
         lines.append("  skins:" if info.format != "ms3d" else "  textures:")
         for skin in info.skins:

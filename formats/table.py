@@ -94,6 +94,10 @@ FORMATS: list[FormatRow] = [
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
               ".cli.inspect:inspect_ms3d"),
+    FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
+              "Quake III qfiles.h: 4096 vertices and 8192 triangles per surface, 32 surfaces, 16 tags, 1024 frames",
+              ".formats.md3.codec:read_md3", ".importers.md3.operator", None,
+              ".cli.inspect_md3:inspect_md3", named_frames=True, player="lower.md3"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

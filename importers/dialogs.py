@@ -6,8 +6,9 @@ the current choices is greyed out, never hidden.
 
     draw_md2_import       Mesh | Animation | Skins | Quake II Player
     draw_mdl_import       Mesh | Animation | Skins
+    draw_md3_import       Mesh | Animation | Skins | Quake III Player
     draw_ms3d_import      Transform | Animation | Materials | Names
-    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D (the formats listed);
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MD3 | MS3D (the formats listed);
                           Scene Timing in the first of them
 """
 from __future__ import annotations
@@ -67,6 +68,25 @@ def draw_mdl_import(operator, layout, context) -> None:
         _palette(operator, body)
 
 
+def draw_md3_import(operator, layout, context) -> None:
+    """Mesh | Animation | Skins | Quake III Player."""
+    start(layout)
+    body = group(layout, "CLASSIC_MODELS_md3_import_mesh", "Mesh")
+    if body:
+        body.prop(operator, "scale")
+        body.prop(operator, "md3_file_normals")
+        body.prop(operator, "load_lods")
+    body = group(layout, "CLASSIC_MODELS_md3_import_animation", "Animation")
+    if body:
+        body.prop(operator, "scene_timing")
+    body = group(layout, "CLASSIC_MODELS_md3_import_skins", "Skins")
+    if body:
+        body.prop(operator, "load_skins")
+    body = group(layout, "CLASSIC_MODELS_md3_import_player", "Quake III Player")
+    if body:
+        body.prop(operator, "assemble_player")
+
+
 def draw_ms3d_import(operator, layout, context) -> None:
     start(layout)
     body = group(layout, "CLASSIC_MODELS_ms3d_import_transform", "Transform")
@@ -122,6 +142,16 @@ def draw_archive_import(operator, layout, context) -> None:
         body = group(layout, "CLASSIC_MODELS_archive_mdl", "MDL")
         if body:
             _palette(operator, body)
+    if "MD3" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_md3", "MD3")
+        if body:
+            body.prop(operator, "md3_file_normals")
+            body.prop(operator, "assemble_player")
+            body.prop(operator, "load_lods")
+            if not present & {"MD2", "MDL"}:
+                body.prop(operator, "scale")
+                body.prop(operator, "load_skins")
+                body.prop(operator, "scene_timing")
     if "MS3D" in present:
         body = group(layout, "CLASSIC_MODELS_archive_ms3d", "MS3D")
         if body:

@@ -1,52 +1,31 @@
 """MD3 skins: the shader each surface shows, the image it names, and the ``.skin`` files beside a model.
 
-Image of a shader name (ioquake3 renderergl1 tr_image.c ``R_FindImageFile`` -> ``R_LoadImage``): the
-name as written when its extension is one the renderer loads, then the name without that extension
-with each other one in the renderer's order ``tga, jpg, jpeg, png, pcx, bmp``; a name without a known
-extension gets each of them appended. Names are game paths, looked up in the game folder the model
-sits in (its pk3s and loose files, :mod:`...formats.archives.game_folder`); a loose model outside a
-recognised game folder looks them up under each folder above it (nearest first), and last of all by
-the bare file name beside the model (what the game would not do: a note says so). Shader scripts
-(``scripts/*.shader``) are not read: a name a script defines finds the image of the same name, if any.
-
-Skin sets: ``<model stem>_<set>.skin`` (Quake III players: ``lower_default.skin``, cgame
-``CG_RegisterClientSkin``) and ``<model file>_<n>.skin`` (DarkPlaces ``Mod_LoadSkinFiles``:
-``arm.md3_0.skin``) beside the model. The default set is ``default`` (what Quake III loads without a
-skin name), else ``0`` (DarkPlaces' first skin), else the first by name. With a set applied a surface
-shows the shader its ``.skin`` names for it (:mod:`...formats.md3.skin_file`); a surface the file does
-not name shows nothing (ioquake3 ``R_AddMD3Surfaces`` gives it the default shader).
+The names Quake III tries for a shader's image and the skin sets beside a model are
+:mod:`...formats.md3.shader_lookup`'s. Names are game paths, looked up in the game folder the model
+sits in (its pk3s and loose files; a member of an archive: the game folder of the archive), else under
+each folder above a loose model, and last of all by the bare file name beside the model (what the game
+would not do: a note says so). Images are decoded by Blender (PCX by our decoder) and packed. With a
+skin set applied a surface shows the shader its ``.skin`` names for it (:mod:`...formats.md3.skin_file`);
+a surface the file does not name shows nothing (ioquake3 ``R_AddMD3Surfaces`` gives it the default
+shader).
 """
 from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path, PurePosixPath
 
 import bpy
 
 from ...common.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKINS
 from ...common.skin_images import has_holes, skin_material
-from ...formats.archives.game_folder import GameFolder
 from ...formats.errors import FormatError
+from ...formats.md3.shader_lookup import (IMAGE_EXTENSIONS, default_set, image_candidates, search_folders,
+                                          skin_set_files, unsafe_shader)
 from ...formats.md3.skin_file import SkinFile, parse_skin
 from ...formats.report_lines import Message
 from ...formats.shown import quoted
 from ..file_source import ArchiveSource, FoundFile, GameFiles, ModelSource, load_found_image, loose_file
-
-IMAGE_EXTENSIONS = ("tga", "jpg", "jpeg", "png", "pcx", "bmp")   # tr_image.c imageLoaders, in order
-
-
-def image_candidates(name: str) -> list[str]:
-    """The names ``R_LoadImage`` tries for ``name``, in order."""
-    name = name.replace("\\", "/")
-    base = name.rpartition("/")[2]
-    stem, dot, ext = base.rpartition(".")
-    ext = ext.lower() if dot else ""
-    if ext in IMAGE_EXTENSIONS:
-        stripped = name[:len(name) - len(ext) - 1]
-        return [name] + [f"{stripped}.{e}" for e in IMAGE_EXTENSIONS if e != ext]
-    return [f"{name}.{e}" for e in IMAGE_EXTENSIONS]
 
 
 class ShaderImages:
@@ -56,21 +35,13 @@ class ShaderImages:
         self.source = source
         self._images: dict[str, bpy.types.Image | None] = {}
         self._materials: dict[tuple[str, str], bpy.types.Material] = {}
-        self._games: list[GameFolder] = []
-        self._files: list[GameFiles] = []
+        self._beside: dict[str, dict[str, FoundFile]] = {}
+        self._games = []
         if isinstance(source, ArchiveSource):
             self._files = [source.files]
         else:
-            path = Path(os.path.abspath(source.where))
-            game = _game_around(path)
-            if game is not None:
-                self._games.append(game)
-                self._files.append(GameFiles(None, game))
-            else:
-                for folder in path.parents:
-                    holder = GameFolder(folder)
-                    self._games.append(holder)
-                    self._files.append(GameFiles(None, holder))
+            self._games = search_folders(Path(os.path.abspath(source.where)))
+            self._files = [GameFiles(None, game) for game in self._games]
 
     def close(self) -> None:
         for game in self._games:
@@ -78,11 +49,11 @@ class ShaderImages:
 
     def find(self, shader: str) -> tuple[FoundFile | None, str | None]:
         """The image file of ``shader`` and, for one found only beside the model, a note."""
-        if not shader.strip() or shader.startswith(("/", "\\")) or ".." in re.split(r"[\\/]", shader):
+        if unsafe_shader(shader):
             return None, None
-        names = image_candidates(shader.strip())
-        for files in self._files:
-            for name in names:
+        names = image_candidates(shader)
+        for name in names:
+            for files in self._files:
                 found = files.find(name)
                 if found is not None:
                     return found, None
@@ -96,6 +67,11 @@ class ShaderImages:
 
     def beside(self) -> dict[str, FoundFile]:
         """Lower-cased name -> file, for the files in the model's folder."""
+        if self.source.where not in self._beside:
+            self._beside[self.source.where] = self._listing()
+        return self._beside[self.source.where]
+
+    def _listing(self) -> dict[str, FoundFile]:
         if isinstance(self.source, ArchiveSource):
             return self.source.files.folder(self.source.folder)
         folder = Path(self.source.where).parent
@@ -137,37 +113,6 @@ class ShaderImages:
             material[MD3_SHADER] = shader
             self._materials[key] = material
         return self._materials[key]
-
-
-def _game_around(path: Path) -> GameFolder | None:
-    try:
-        return GameFolder.around(path)
-    except (FormatError, OSError):
-        return None
-
-
-def skin_set_files(name: str, listing: dict[str, FoundFile]) -> dict[str, FoundFile]:
-    """Set name -> ``.skin`` file beside a model file ``name`` (``lower.md3`` or ``arm.md3``), by name."""
-    lower = name.lower()
-    stem = lower.partition(".")[0]        # R_RegisterMD3 cuts names at the first dot
-    prefixes = (f"{lower}_", f"{stem}_")
-    out = {}
-    for base, found in sorted(listing.items()):
-        if not base.endswith(".skin"):
-            continue
-        for prefix in prefixes:
-            if base.startswith(prefix) and len(base) > len(prefix) + len(".skin"):
-                out.setdefault(found.name[len(prefix):-len(".skin")], found)
-                break
-    return out
-
-
-def default_set(names: list[str]) -> str:
-    for wanted in ("default", "0"):
-        match = next((n for n in names if n.lower() == wanted), None)
-        if match is not None:
-            return match
-    return sorted(names)[0] if names else ""
 
 
 def read_skin_sets(images: ShaderImages, name: str, label: str,

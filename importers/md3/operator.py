@@ -6,7 +6,7 @@ from pathlib import Path
 import bpy
 from bpy.props import BoolProperty, FloatProperty, StringProperty
 
-from ...common.dialog_layout import group, start
+from ..dialogs import draw_md3_import
 from ..operators import ImportOperatorBase
 from ..run_import import import_files, operator_paths
 from .md3_import import Md3ImportOptions, import_md3
@@ -56,25 +56,6 @@ def without_assembled_parts(paths: list[Path]) -> list[Path]:
     lowers = {p.parent for p in paths if p.name.lower() == "lower.md3"
               and all((p.parent / f"{part}.md3").is_file() for part in PARTS)}
     return [p for p in paths if not (p.parent in lowers and p.name.lower() in ("upper.md3", "head.md3"))]
-
-
-def draw_md3_import(operator, layout, context) -> None:
-    """Mesh | Animation | Skins | Quake III Player."""
-    start(layout)
-    body = group(layout, "CLASSIC_MODELS_md3_import_mesh", "Mesh")
-    if body:
-        body.prop(operator, "scale")
-        body.prop(operator, "md3_file_normals")
-        body.prop(operator, "load_lods")
-    body = group(layout, "CLASSIC_MODELS_md3_import_animation", "Animation")
-    if body:
-        body.prop(operator, "scene_timing")
-    body = group(layout, "CLASSIC_MODELS_md3_import_skins", "Skins")
-    if body:
-        body.prop(operator, "load_skins")
-    body = group(layout, "CLASSIC_MODELS_md3_import_player", "Quake III Player")
-    if body:
-        body.prop(operator, "assemble_player")
 
 
 OPERATOR = IMPORT_SCENE_OT_md3
