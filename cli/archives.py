@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ..formats.md2 import codec as md2
+from ..formats.md3.codec import read_md3
+from ..formats.md3.shader_lookup import image_candidates, unsafe_shader
 from ..formats.ms3d.codec import parse_ms3d
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.errors import FormatError
@@ -216,7 +218,7 @@ class ArchiveSession:
 
     def _companions(self, folder: GameFolder, entry: ArchiveEntry, data: bytes, result: Extracted) -> None:
         wanted = _named_files(entry.format, entry.name, data)
-        if entry.format in ("md2", "ms3d"):
+        if entry.format in ("md2", "ms3d", "md3"):
             if folder.root not in self._files:
                 self._files[folder.root] = [f.name for f in folder.files()]
             wanted += _siblings(self._files[folder.root], entry.name, entry.format)
@@ -267,10 +269,15 @@ def _target(root: Path, name: str) -> Path:
 
 
 def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
-    """Game paths a model names: MD2 skins; MS3D textures (beside the model, then as game paths)."""
+    """Game paths a model names: MD2 skins; MS3D textures (beside the model, then as game paths); the
+    images an MD3's shaders may name (every name Quake III tries)."""
     try:
         if fmt == "md2":
             return [skin for skin in md2.parse_md2(data).skins if skin]
+        if fmt == "md3":
+            shaders = {sh.name for s in read_md3(data).surfaces for sh in s.shaders}
+            return [name for shader in sorted(shaders) if not unsafe_shader(shader)
+                    for name in image_candidates(shader)]
         if fmt == "ms3d":
             folder = PurePosixPath(name.replace("\\", "/")).parent
             names = []
@@ -287,10 +294,10 @@ def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
 
 
 def _siblings(files: list[str], name: str, fmt: str) -> list[str]:
-    """Images (and for MD2 the other models: a player's weapons) among the game folder's ``files``
-    in the member's own folder."""
+    """Images (and for MD2 the other models: a player's weapons; for MD3 the ``.skin`` files) among the
+    game folder's ``files`` in the member's own folder."""
     parent = member_key(str(PurePosixPath(name.replace("\\", "/")).parent))
-    suffixes = IMAGE_SUFFIXES + ((".md2",) if fmt == "md2" else ())
+    suffixes = IMAGE_SUFFIXES + {"md2": (".md2",), "md3": (".skin",)}.get(fmt, ())
     found = []
     for item in files:
         path = PurePosixPath(item.replace("\\", "/"))

@@ -80,7 +80,10 @@ def _skins(info: ModelInfo, path: Path, model, load_skins: bool) -> None:
             if found is None:
                 info.skins.append(SkinInfo(shader, False, None, f"{where}; tried {', '.join(image_candidates(shader))}"
                                            if shader.strip() else f"{where}; empty name"))
-                _warn(info, f"shader {quoted(shader)} ({where}): no image found")
+                if sets and where.startswith("surface"):     # a skin set applied: the file's shader is not used
+                    info.skins[-1].note += "; not shown while a skin set is applied"
+                else:
+                    _warn(info, f"shader {quoted(shader)} ({where}): no image found")
                 continue
             folder, file = found
             shown = f"{(file.root or folder.root) / file.name}" if file.archive is None else f"{file.archive}:{file.name}"
