@@ -4,8 +4,8 @@ Vertex i of the surface is mesh vertex i at ``xyz / 64`` (:func:`...formats.md3.
 triangle i is polygon i with its corners reversed: Quake III draws its models with
 ``GL_Cull(CT_FRONT_SIDED)``, which culls ``GL_FRONT`` (ioquake3 renderergl1 tr_backend.c), so the
 faces it shows are the file's clockwise ones, and the normals the file stores point to the side
-that order makes the back (checked on every corpus file: 95% of the faces agree with their vertices'
-stored normals once reversed). The surface's st pair is the UV of every corner of that vertex, with
+that order makes the back (checked on every corpus file: once reversed, nearly every face agrees with
+its vertices' stored normals). The surface's st pair is the UV of every corner of that vertex, with
 ``v = 1 - t`` (t grows downward in the image, tr_surface.c hands st to GL unchanged). The file's
 normals of frame 0, decoded as the renderer decodes them, become custom normals (MD3 surfaces repeat
 vertices along UV seams: Blender's own normals would show the seams). The records are kept on the
