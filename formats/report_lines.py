@@ -121,3 +121,17 @@ def unfold_reported(lines: Iterable[tuple[str, str]]) -> list[Folded]:
         else:
             last = None
     return folded
+
+
+def over_limit(count: int, what: str, limit: int, source: str) -> list[str]:
+    """``["300 joints, over the limit of 256 (Q2PRO MD5_MAX_JOINTS)"]``, or nothing within the limit."""
+    return [f"{count} {what}, over the limit of {limit} ({source})"] if count > limit else []
+
+
+def parts_over(counts: list[int], part: tuple[str, str], what: str, limit: int, source: str) -> list[str]:
+    """One line for the parts (``part``: singular, plural) holding more than ``limit`` ``what``:
+    ``["2 surfaces with more than 1000 vertices (MD3_MAX_VERTS; the largest has 1500)"]``."""
+    over = [c for c in counts if c > limit]
+    if not over:
+        return []
+    return [f"{len(over)} {part[len(over) > 1]} with more than {limit} {what} ({source}; the largest has {max(over)})"]

@@ -11,29 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..report_lines import over_limit, parts_over
+
 from .records import (MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS, MD3_MAX_TRIANGLES,
                       MD3_MAX_VERTS, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES, Md3Model)
 
 
-def _over(count: int, what: str, limit: int, name: str) -> list[str]:
-    return [f"{count} {what}, over the limit of {limit} ({name})"] if count > limit else []
-
-
 def _surfaces_over(counts: list[int], what: str, limit: int, name: str) -> list[str]:
-    over = [c for c in counts if c > limit]
-    if not over:
-        return []
-    return [f"{len(over)} surface{'s' if len(over) > 1 else ''} with more than {limit} {what} ({name}; "
-            f"the largest has {max(over)})"]
+    return parts_over(counts, ("surface", "surfaces"), what, limit, name)
 
 
 def limit_problems(model: Md3Model) -> list[str]:
     """The qfiles.h limits ``model`` breaks: frames, tags, surfaces per model; shaders, vertices,
     triangles per surface."""
     surfaces = model.surfaces
-    return (_over(model.num_frames, "frames", MD3_MAX_FRAMES, "MD3_MAX_FRAMES")
-            + _over(model.num_tags, "tags", MD3_MAX_TAGS, "MD3_MAX_TAGS")
-            + _over(len(surfaces), "surfaces", MD3_MAX_SURFACES, "MD3_MAX_SURFACES")
+    return (over_limit(model.num_frames, "frames", MD3_MAX_FRAMES, "MD3_MAX_FRAMES")
+            + over_limit(model.num_tags, "tags", MD3_MAX_TAGS, "MD3_MAX_TAGS")
+            + over_limit(len(surfaces), "surfaces", MD3_MAX_SURFACES, "MD3_MAX_SURFACES")
             + _surfaces_over([len(s.shaders) for s in surfaces], "shaders", MD3_MAX_SHADERS, "MD3_MAX_SHADERS")
             + _surfaces_over([s.num_verts for s in surfaces], "vertices", MD3_MAX_VERTS, "MD3_MAX_VERTS")
             + _surfaces_over([len(s.triangles) for s in surfaces], "triangles", MD3_MAX_TRIANGLES,

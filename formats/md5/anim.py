@@ -1,0 +1,113 @@
+"""``.md5anim`` reader: text -> :class:`~.records.Md5Anim` (layout in :mod:`.records`).
+
+Refused (:class:`~..errors.FormatError` with the line), as Q2PRO ``MD5_ParseAnim`` and ironwail
+``MD5Anim_Load`` refuse it: a version other than 10; a missing keyword, brace or parenthesis; a
+non-number; ``numFrames`` or ``numJoints`` below 1 (ironwail: "has no poses"); a parent outside
+-1 .. i-1 (Q2PRO "Bad parent joint": parents come first); a joint whose flagged components run past
+``numAnimatedComponents`` (Q2PRO "Bad joint info"); flags above 63 (ironwail "unsupported flags"); a
+frame number outside ``numFrames`` or given twice; fewer or more frame blocks than ``numFrames``; a
+frame with other than ``numAnimatedComponents`` numbers.
+
+Read with a warning: ``bounds`` with a count other than ``numFrames`` (Red Eclipse's grenade-idle has
+10 for 1 frame): ironwail reads ``( ... ) ( ... )`` pairs while they come, Q2PRO and FTE read exactly
+``numFrames`` and refuse the file; frames out of order (FTE wants ``frame 0``, ``frame 1`` ...).
+``frameRate`` is read as a number (ironwail skips it, FTE keeps it as the group's rate).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .limits import anim_warnings
+from .mesh import indexed, read_header, source_of
+from .records import ALL_FLAGS, Md5Anim
+from .text import Md5Text
+
+_VECTOR_PAIR = (b"(", float, float, float, b")", b"(", float, float, float, b")")
+
+
+def _pairs(text: Md5Text, what: str, count: int | None) -> np.ndarray:
+    """``( x y z ) ( x y z )`` records up to the closing brace: exactly ``count``, or as many as come."""
+    text.expect(what.encode())
+    text.expect(b"{")
+    if count is None:
+        count = 0
+        while text.pos + count * 10 < len(text.tokens) and text.tokens[text.pos + count * 10] == b"(" \
+                and not text.quoted[text.pos + count * 10]:
+            count += 1
+    block = text.records(count, _VECTOR_PAIR, what)
+    text.expect(b"}")
+    values = block[:, [1, 2, 3, 6, 7, 8]].astype(np.float64) if count else np.zeros((0, 6))
+    return values.reshape(count, 2, 3)
+
+
+def read_md5anim(data: bytes) -> Md5Anim:
+    """Decode an ``.md5anim``; raises :class:`~..errors.FormatError` (with the line) for bad text."""
+    text = Md5Text(data, "md5anim")
+    warnings: list[str] = []
+    header = read_header(text, warnings)
+    text.expect(b"numFrames")
+    num_frames = text.integer("numFrames", 1)
+    text.expect(b"numJoints")
+    num_joints = text.integer("numJoints", 1)
+    text.expect(b"frameRate")
+    frame_rate = text.number("frameRate")
+    text.expect(b"numAnimatedComponents")
+    num_components = text.integer("numAnimatedComponents", 0)
+    # every frame needs its number, braces and components: refuse counts the text cannot hold
+    if num_frames * (num_components + 4) + num_joints * 14 > text.left():
+        raise text.error(f"{num_frames} frames of {num_components} components and {num_joints} joints announced, "
+                         f"but only {text.left()} tokens follow")
+    text.expect(b"hierarchy")
+    text.expect(b"{")
+    start = text.pos
+    block = text.records(num_joints, (None, int, int, int), "joint")
+    names = [text.tokens[start + i * 4].decode(text.encoding) for i in range(num_joints)]
+    numbers = block[:, 1:].astype(np.int64)
+    parents, flags, first = numbers[:, 0], numbers[:, 1], numbers[:, 2]
+    for row in range(num_joints):
+        at = start + row * 4
+        if not -1 <= parents[row] < row:
+            raise text.error(f"joint {row} has parent {int(parents[row])}: a parent comes before its child "
+                             f"(-1 .. {row - 1})", at + 1)
+        if flags[row] & ~ALL_FLAGS or flags[row] < 0:
+            raise text.error(f"joint {row} has flags {int(flags[row])}, expected 0 .. 63 (Tx Ty Tz Qx Qy Qz)", at + 2)
+        used = bin(int(flags[row])).count("1")
+        if first[row] < 0 or first[row] + used > num_components:
+            raise text.error(f"joint {row} takes components {int(first[row])} .. {int(first[row]) + used - 1}, "
+                             f"outside the {num_components} animated components", at + 3)
+    text.expect(b"}")
+    bounds = _pairs(text, "bounds", None)
+    if len(bounds) != num_frames:
+        warnings.append(f"{len(bounds)} bounds for {num_frames} frames: ironwail reads them, Q2PRO and FTE "
+                        "refuse the file")
+    base = _pairs(text, "baseframe", num_joints)
+    frames = np.zeros((num_frames, num_components))
+    numbers_seen = []
+    frame_start = text.pos
+    width = num_components + 4
+    for k in range(num_frames):
+        if text.peek() != b"frame":
+            raise text.expected(f"'frame' ({num_frames} frames announced, {k} found)")
+        text.pos += 1
+        numbers_seen.append(text.integer("the frame number"))
+        text.expect(b"{")
+        row = text.records(num_components, (float,), f"frame {numbers_seen[-1]} component")
+        if num_components:
+            frames[k] = row[:, 0].astype(np.float64)
+        text.expect(b"}")
+    if text.peek() is not None:
+        raise text.expected("the end of the file" if text.peek() != b"frame"
+                            else f"no more than the {num_frames} frames announced")
+    order_block = np.array(numbers_seen, dtype=object).reshape(num_frames, 1)
+    order = indexed(text, np.concatenate([order_block, order_block], axis=1), 1, num_frames, frame_start,
+                    width, "frame")
+    frame_order = None
+    if (order != np.arange(num_frames)).any():
+        frame_order = np.array(numbers_seen, np.int64)
+        frames = frames[order]
+        warnings.append("the frames are not in order: FTE refuses the file")
+    anim = Md5Anim(joint_names=names, joint_parents=parents, joint_flags=flags, joint_start=first,
+                   frame_rate=frame_rate, bounds=bounds, base_pos=base[:, 0], base_orient=base[:, 1],
+                   frames=frames, header=header, frame_order=frame_order, source=source_of(text))
+    anim.warnings = warnings + anim_warnings(anim)
+    return anim

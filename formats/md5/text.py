@@ -1,0 +1,190 @@
+"""The MD5 text as the engines' tokenizers split it, with the line of every token for error messages.
+
+Rules (QuakeSpasm's ``COM_ParseEx`` in ``Quake/common.c``, which ironwail's MD5 loader
+calls through ``COM_Parse``):
+
+- the text ends at its first NUL byte; whitespace is any byte ``<= ' '``; ``//`` starts a comment to the
+  end of the line, ``/* */`` a block comment (only where a token would start: ``a//b`` is one word);
+- ``"..."`` is one token without its quotes (a joint name, a shader, the commandline);
+- ``{ } ( ) ' :`` are tokens by themselves; a word runs to the next whitespace, brace, parenthesis or
+  ``'`` (a ``:`` inside a word stays in it).
+
+Q2PRO's ``COM_Parse`` splits at whitespace only (``(1.0`` would be one token there) and FTE's
+``COM_ParseOut`` like QuakeSpasm: files that separate every token by a space, as every exporter and the
+writer here do, read the same in all of them.
+
+:class:`Md5Text` keeps every token's byte span, so that the writer can give back the text between tokens
+(whitespace, comments) and a number's own characters while its value is unchanged (:mod:`.write`).
+Numbers are checked as Q2PRO ``MD5_ParseFloat`` / ``MD5_ParseUint`` check them: the whole token must be
+a number (ironwail's ``strtod`` would take ``1.5abc`` as 1.5; such text is refused here).
+"""
+from __future__ import annotations
+
+import bisect
+import re
+
+import numpy as np
+
+from ..errors import FormatError
+
+_GAP = rb"(?:[\x00-\x20]+|//[^\n]*|/\*.*?(?:\*/|\Z))*"
+_TOKEN = rb'"[^"]*"?|[{}()\':]|[^\x00-\x20{}()\':"][^\x00-\x20{}()\']*'
+_SCAN = re.compile(rb"(" + _GAP + rb")(" + _TOKEN + rb")?", re.S)
+_INT = re.compile(rb"[-+]?[0-9]+\Z")
+_FLOAT = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|[-+]?(?:inf|nan)\Z", re.I)
+PUNCTUATION = (b"{", b"}", b"(", b")", b"'", b":")
+
+
+def text_encoding(data: bytes) -> str:
+    """How the file's names are read: UTF-8 when the whole text is valid UTF-8, else cp1252 (a French
+    3ds Max wrote ``"01 - Par d\xe9faut"``), else Latin-1 (never fails). The writer encodes names back
+    the same way."""
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            data.decode(encoding)
+            return encoding
+        except UnicodeDecodeError:
+            pass
+    return "latin-1"
+
+
+def shown_token(token: bytes | None) -> str:
+    if token is None:
+        return "the end of the file"
+    text = token.decode("latin-1")
+    return f"'{text[:40]}'" + ("..." if len(text) > 40 else "")
+
+
+class Md5Text:
+    """The tokens of ``data`` (``tokens[i]`` the bytes, quotes removed; ``quoted[i]`` whether it was a
+    quoted string), their spans, and a cursor ``pos`` the parsers advance."""
+
+    def __init__(self, data: bytes, what: str) -> None:
+        self.data = bytes(data)          # whole, for the writer; tokens stop at the first NUL
+        self.what = what
+        self._newlines = [m.start() for m in re.finditer(rb"\n", self.data)]
+        self.encoding = text_encoding(self.data)
+        tokens, starts, ends, quoted = [], [], [], []
+        nul = self.data.find(b"\0")
+        pos, size = 0, len(self.data) if nul < 0 else nul
+        while pos < size:
+            match = _SCAN.match(self.data, pos, size)
+            if match.group(2) is None:
+                break
+            start, end = match.span(2)
+            raw = match.group(2)
+            if raw[:1] == b'"':
+                if len(raw) < 2 or raw[-1:] != b'"':
+                    raise self.error_at(start, "a quoted string is not closed before the end of the file")
+                tokens.append(raw[1:-1])
+                quoted.append(True)
+            else:
+                tokens.append(raw)
+                quoted.append(False)
+            starts.append(start)
+            ends.append(end)
+            pos = end
+        self.tokens = tokens
+        self.quoted = quoted
+        self.starts = starts
+        self.ends = ends
+        self.pos = 0
+
+    # --- positions and errors ---------------------------------------------------------------------
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._newlines, offset - 1) + 1
+
+    def line(self, index: int | None = None) -> int:
+        """Line (from 1) of token ``index`` (the cursor's by default; the last line past the end)."""
+        index = self.pos if index is None else index
+        if index >= len(self.tokens):
+            return self.line_of(len(self.data))
+        return self.line_of(self.starts[index])
+
+    def error_at(self, offset: int, message: str) -> FormatError:
+        return FormatError(message, field=f"{self.what} line {self.line_of(offset)}")
+
+    def error(self, message: str, index: int | None = None) -> FormatError:
+        return FormatError(message, field=f"{self.what} line {self.line(index)}")
+
+    def expected(self, what: str, index: int | None = None) -> FormatError:
+        index = self.pos if index is None else index
+        token = self.tokens[index] if index < len(self.tokens) else None
+        return self.error(f"expected {what}, found {shown_token(token)}", index)
+
+    # --- reading ----------------------------------------------------------------------------------
+    def peek(self) -> bytes | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def left(self) -> int:
+        return len(self.tokens) - self.pos
+
+    def expect(self, word: bytes) -> None:
+        if self.peek() != word or self.quoted[self.pos]:
+            raise self.expected(f"'{word.decode()}'")
+        self.pos += 1
+
+    def check(self, word: bytes) -> bool:
+        """Take ``word`` if it is next (ironwail ``MD5CHECK``)."""
+        if self.peek() == word and not self.quoted[self.pos]:
+            self.pos += 1
+            return True
+        return False
+
+    def string(self, what: str) -> str:
+        token = self.peek()
+        if token is None:
+            raise self.expected(what)
+        self.pos += 1
+        return token.decode(self.encoding)
+
+    def integer(self, what: str, low: int | None = None, high: int | None = None) -> int:
+        token = self.peek()
+        if token is None or self.quoted[self.pos] or not _INT.match(token):
+            raise self.expected(f"{what} (a whole number)")
+        value = int(token)
+        if (low is not None and value < low) or (high is not None and value > high):
+            bounds = f"{low} .. {high}" if high is not None else f"at least {low}"
+            raise self.error(f"{what} is {value}, expected {bounds}")
+        self.pos += 1
+        return value
+
+    def number(self, what: str) -> float:
+        token = self.peek()
+        if token is None or self.quoted[self.pos] or not _FLOAT.match(token):
+            raise self.expected(f"{what} (a number)")
+        self.pos += 1
+        return float(token)
+
+    def records(self, count: int, pattern: tuple, what: str) -> np.ndarray:
+        """``count`` records of fixed shape, as a (count, len(pattern)) array of token bytes.
+
+        ``pattern`` holds, per column, a literal (bytes: that keyword or punctuation), ``int``, ``float``
+        or None (a name: any token but punctuation). The count is checked against the tokens that are
+        left before anything is allocated;
+        every column is checked vectorised and the first wrong token is reported with its line.
+        """
+        width = len(pattern)
+        if count * width > self.left():
+            raise self.error(f"{count} {what} announced, but only {self.left()} tokens follow "
+                             f"({count * width} needed)")
+        start = self.pos
+        block = np.array(self.tokens[start:start + count * width], dtype=object).reshape(count, width)
+        quoted = np.array(self.quoted[start:start + count * width], dtype=bool).reshape(count, width)
+        for column, kind in enumerate(pattern):
+            cells = block[:, column]
+            if kind is None:       # a name: any token but punctuation, quoted or not (COM_Parse)
+                bad = ~quoted[:, column] & np.fromiter((c in PUNCTUATION for c in cells), bool, count)
+                label = "a name"
+            elif isinstance(kind, bytes):
+                bad = (cells != kind) | quoted[:, column]
+                label = f"'{kind.decode()}'"
+            else:
+                regex = _INT if kind is int else _FLOAT
+                bad = quoted[:, column] | ~np.fromiter((regex.match(c) is not None for c in cells), bool, count)
+                label = "a whole number" if kind is int else "a number"
+            if bad.any():
+                row = int(np.argmax(bad))
+                raise self.expected(f"{label} in {what} {row}", start + row * width + column)
+        self.pos = start + count * width
+        return block
