@@ -68,39 +68,26 @@ def draw_mdl_import(operator, layout, context) -> None:
         _palette(operator, body)
 
 
-def draw_md3_import(operator, layout, context) -> None:
-    """Mesh | Animation | Skins | Quake III Player."""
+def _prop_groups(operator, layout, fmt: str, groups: tuple[tuple[str, str, tuple[str, ...]], ...]) -> None:
+    """A group ``CLASSIC_MODELS_<fmt>_import_<key>`` titled ``title`` per (key, title, options)."""
     start(layout)
-    body = group(layout, "CLASSIC_MODELS_md3_import_mesh", "Mesh")
-    if body:
-        body.prop(operator, "scale")
-        body.prop(operator, "md3_file_normals")
-        body.prop(operator, "load_lods")
-    body = group(layout, "CLASSIC_MODELS_md3_import_animation", "Animation")
-    if body:
-        body.prop(operator, "scene_timing")
-    body = group(layout, "CLASSIC_MODELS_md3_import_skins", "Skins")
-    if body:
-        body.prop(operator, "load_skins")
-    body = group(layout, "CLASSIC_MODELS_md3_import_player", "Quake III Player")
-    if body:
-        body.prop(operator, "assemble_player")
+    for key, title, options in groups:
+        body = group(layout, f"CLASSIC_MODELS_{fmt}_import_{key}", title)
+        if body:
+            for name in options:
+                body.prop(operator, name)
+
+
+def draw_md3_import(operator, layout, context) -> None:
+    _prop_groups(operator, layout, "md3", (
+        ("mesh", "Mesh", ("scale", "md3_file_normals", "load_lods")), ("animation", "Animation", ("scene_timing",)),
+        ("skins", "Skins", ("load_skins",)), ("player", "Quake III Player", ("assemble_player",))))
 
 
 def draw_ms3d_import(operator, layout, context) -> None:
-    start(layout)
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_transform", "Transform")
-    if body:
-        _axes(operator, body)
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_animation", "Animation")
-    if body:
-        body.prop(operator, "scene_timing")
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_materials", "Materials")
-    if body:
-        body.prop(operator, "load_images")
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_names", "Names")
-    if body:
-        body.prop(operator, "name_encoding")
+    _prop_groups(operator, layout, "ms3d", (
+        ("transform", "Transform", ("axis_forward", "axis_up")), ("animation", "Animation", ("scene_timing",)),
+        ("materials", "Materials", ("load_images",)), ("names", "Names", ("name_encoding",))))
 
 
 def draw_archive_import(operator, layout, context) -> None:
