@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from conftest import CORPUS
 from formats.mdl.codec import serialize_mdl
 from test_archive_import_blender import md2_bytes, textured_rig
 from test_frame_table_mdl import mixed_model
@@ -440,6 +441,9 @@ def test_no_drawn_property_shows_a_raw_name(bpy_scene, tmp_path):
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         getattr(bpy.ops.import_scene, name.split(".")[1])(filepath=str(tmp_path / name))
+    arm = CORPUS / "md3" / "nexuiz" / "models" / "gibs" / "arm.md3"         # an MD3 root with skin sets
+    if arm.is_file():
+        bpy.ops.import_scene.md3(filepath=str(arm))
     sidebar = bpy.types.VIEW3D_PT_classic_model
     drawn_objects = 0
     for obj in bpy.data.objects:

@@ -66,6 +66,11 @@ def test_a_player_in_a_pk3_is_assembled(bpy_scene, tmp_path):
     images = {i["source_member"] for i in bpy.data.images}
     assert images == {f"models/players/major/{n}.tga" for n in ("lower", "torso", "head")}
     assert bytes(parts["lower"]["md3_animation_cfg"]) == (MAJOR / "animation.cfg").read_bytes()
+    bpy.context.view_layer.objects.active = parts["upper"]
+    assert bpy.ops.classic_models.md3_skin_set(set_name="blue") == {"FINISHED"}   # images again from the pk3
+    [torso] = [c for c in parts["upper"].children if c.type == "MESH"]
+    image = torso.data.materials[0].node_tree.nodes["Image Texture"].image
+    assert (image["source_archive"], image["source_member"]) == (str(archive), "models/players/major/torsoblue.tga")
 
 
 def test_info_of_a_loose_md3(run):

@@ -263,3 +263,24 @@ def test_failure_of_a_player_part_removes_every_part(bpy_scene, tmp_path):
     with pytest.raises(RuntimeError, match="head.md3"):
         bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3"))
     assert datablock_counts(bpy) == before
+
+
+def test_another_skin_set_is_shown_from_the_sidebar(bpy_scene):
+    bpy = bpy_scene
+    folder = PLAYERS / "major"
+    import_md3(bpy, folder / "lower.md3")
+    upper = next(r for r in roots(bpy).values() if r["md3_root"] == "upper")
+    torso = surfaces_of(upper)[0]
+    bpy.context.view_layer.objects.active = torso            # a surface finds its model root
+    assert bpy.ops.classic_models.md3_skin_set(set_name="red") == {"FINISHED"}
+    material = torso.data.materials[0]
+    assert material["md3_shader"] == "models/players/major/torsored.tga" and upper["md3_skin_set"] == "red"
+    assert Path(material.node_tree.nodes["Image Texture"].image["source_path"]).name == "torsored.tga"
+    assert bpy.ops.classic_models.md3_skin_set(set_name="") == {"FINISHED"}      # the file's own shader
+    assert torso.data.materials[0]["md3_shader"] == "models/players/majortorso"
+    images = len(bpy.data.images)
+    assert bpy.ops.classic_models.md3_skin_set(set_name="default") == {"FINISHED"}
+    assert torso.data.materials[0]["md3_shader"] == "models/players/major/torso.tga"
+    assert len(bpy.data.images) == images                    # the default set's material is reused
+    with pytest.raises(RuntimeError, match="no skin set 'green'"):
+        bpy.ops.classic_models.md3_skin_set(set_name="green")
