@@ -31,8 +31,8 @@ def player_pk3(tmp_path: Path) -> Path:
     return write(tmp_path / "baseoa" / "pak0.pk3", zip_bytes(members))
 
 
-def import_member(bpy, archive: Path, name: str) -> set[str]:
-    models = [{"name": name, "format": "", "size": 0, "problem": "", "ticked": True}]
+def import_member(bpy, archive: Path, *names: str) -> set[str]:
+    models = [{"name": name, "format": "", "size": 0, "problem": "", "ticked": True} for name in names]
     return bpy.ops.import_scene.game_archive(filepath=str(archive), models=models)
 
 
@@ -71,6 +71,14 @@ def test_a_player_in_a_pk3_is_assembled(bpy_scene, tmp_path):
     [torso] = [c for c in parts["upper"].children if c.type == "MESH"]
     image = torso.data.materials[0].node_tree.nodes["Image Texture"].image
     assert (image["source_archive"], image["source_member"]) == (str(archive), "models/players/major/torsoblue.tga")
+
+
+def test_a_players_three_parts_ticked_import_the_player_once(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    archive = player_pk3(tmp_path)
+    names = [f"models/players/major/{part}.md3" for part in ("head", "lower", "upper")]
+    assert import_member(bpy, archive, *names) == {"FINISHED"}
+    assert sorted(o["md3_root"] for o in bpy.data.objects if "md3_root" in o) == ["head", "lower", "upper"]
 
 
 def test_info_of_a_loose_md3(run):

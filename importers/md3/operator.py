@@ -1,8 +1,6 @@
 """File > Import > Quake III Model (.md3): properties -> options -> one call to ``import_files``."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import bpy
 from bpy.props import BoolProperty, FloatProperty, StringProperty
 
@@ -10,7 +8,6 @@ from ..dialogs import draw_md3_import
 from ..operators import ImportOperatorBase
 from ..run_import import import_files, operator_paths
 from .md3_import import Md3ImportOptions, import_md3
-from .md3_player import PARTS
 
 
 class IMPORT_SCENE_OT_md3(bpy.types.Operator, ImportOperatorBase):
@@ -41,21 +38,11 @@ class IMPORT_SCENE_OT_md3(bpy.types.Operator, ImportOperatorBase):
                                 scene_timing=self.scene_timing, exclude=exclude)
 
     def execute(self, context):
-        paths = operator_paths(self)
-        if self.assemble_player:
-            paths = without_assembled_parts(paths)
+        paths = operator_paths(self)       # a player's upper and head, given with its lower, come with it
         return import_files(self, context, paths, import_md3, self.import_options(tuple(str(p) for p in paths)))
 
     def draw(self, context):
         draw_md3_import(self, self.layout, context)
-
-
-def without_assembled_parts(paths: list[Path]) -> list[Path]:
-    """``paths`` less the upper.md3 and head.md3 of a player folder whose lower.md3 is among them (the
-    lower part brings them)."""
-    lowers = {p.parent for p in paths if p.name.lower() == "lower.md3"
-              and all((p.parent / f"{part}.md3").is_file() for part in PARTS)}
-    return [p for p in paths if not (p.parent in lowers and p.name.lower() in ("upper.md3", "head.md3"))]
 
 
 OPERATOR = IMPORT_SCENE_OT_md3
