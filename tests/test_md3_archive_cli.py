@@ -135,3 +135,42 @@ def test_info_of_a_bad_md3_names_the_field(run, tmp_path, how):
     assert result.returncode == 1
     [problem] = json.loads(result.stdout)["files"][0]["problems"]
     assert problem["severity"] == "error" and problem["field"]
+
+
+BASEOA = Path("/usr/share/games/openarena/baseoa")
+INSTALL = ("apt-get install openarena-data openarena-081-players openarena-085-data openarena-088-data "
+           "(Debian's OpenArena data, GPL-2+)")
+
+
+def baseoa_md3() -> dict[Path, list[str]]:
+    """The MD3 members of each installed OpenArena pk3."""
+    import zipfile
+    out = {}
+    for pk3 in sorted(BASEOA.glob("*.pk3")) if BASEOA.is_dir() else []:
+        names = [n for n in zipfile.ZipFile(pk3).namelist() if n.lower().endswith(".md3")]
+        if names:
+            out[pk3] = names
+    return out
+
+
+@pytest.mark.parametrize("pk3", sorted(baseoa_md3()) or
+                         [pytest.param(None, marks=pytest.mark.skip(reason=f"OpenArena's data not installed: {INSTALL}"))],
+                         ids=lambda p: p.name if p else "none")
+def test_every_md3_of_openarenas_pk3s_imports_from_its_game_folder(bpy_scene, pk3):
+    """Every MD3 member, players assembled (their parts then not imported again), geometry as the file
+    says; images come from any pk3 of the game folder (textures live in other paks than models)."""
+    bpy = bpy_scene
+    names = baseoa_md3()[pk3]
+    assert import_member(bpy, pk3, *names) == {"FINISHED"}
+    roots = [o for o in bpy.data.objects if "md3_root" in o]
+    assert {r["archive_member"] for r in roots} >= set(names)   # (parts of a player may come from other pk3s)
+    from zipfile import ZipFile
+    for root in roots[::7]:     # a player's parts come from the pk3 that wins in the game folder
+        with ZipFile(root["archive_path"]) as archive:
+            model = read_md3(archive.read(root["archive_member"]))
+            meshes = sorted((c for c in root.children if c.type == "MESH"), key=lambda c: c["md3_surface_index"])
+            for obj, surface in zip(meshes, model.surfaces, strict=True):
+                last = obj.data.shape_keys.key_blocks[-1].name
+                np.testing.assert_allclose(key_positions(obj, last), decode_xyz(surface.xyz[-1]), atol=1e-6)
+    found = [i for i in bpy.data.images if i.get("source_archive")]
+    assert found and all(Path(i["source_archive"]).parent == BASEOA for i in found)
