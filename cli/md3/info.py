@@ -1,21 +1,21 @@
-"""``info`` and ``check`` for Quake III MD3 (the table's ``info`` reader of the MD3 row), without Blender:
-counts, surfaces with their shaders, tags, frames, skin sets, and whether each shader's image is where
-the game looks (:mod:`..formats.md3.shader_lookup`, as the importer finds it). The codec's warnings
-(qfiles.h limits, the renderer's SHADER_MAX_VERTEXES / SHADER_MAX_INDEXES, non-finite floats) are
-limit findings."""
+"""What ``info`` reads of a Quake III MD3 and the lines it adds (its row's ``info`` and ``describe``),
+without Blender: counts, surfaces with their shaders, tags, frames, skin sets, and whether each
+shader's image is where the game looks (:mod:`...formats.md3.shader_lookup`, as the importer finds
+it). The codec's warnings (qfiles.h limits, the renderer's SHADER_MAX_VERTEXES / SHADER_MAX_INDEXES,
+non-finite floats) are limit findings."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..formats.animations import group_animations
-from ..formats.md3.codec import read_md3
-from ..formats.md3.limits import limit_problems, renderer_problems
-from ..formats.md3.records import VERSION
-from ..formats.md3.shader_lookup import (default_set, find_in_folders, image_candidates, search_folders,
+from ...formats.animations import group_animations
+from ...formats.md3.codec import read_md3
+from ...formats.md3.limits import limit_problems, renderer_problems
+from ...formats.md3.records import VERSION
+from ...formats.md3.shader_lookup import (default_set, find_in_folders, image_candidates, search_folders,
                                          skin_set_files, unsafe_shader)
-from ..formats.md3.skin_file import parse_skin
-from ..formats.shown import quoted
-from .inspect import ModelInfo, SkinInfo, _degenerate, _drawable, _limit, _warn
+from ...formats.md3.skin_file import parse_skin
+from ...formats.shown import quoted
+from ..inspect import ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_limit, note_warning, skin_section
 
 
 def inspect_md3(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name_encoding: str = "AUTO") -> None:
@@ -34,16 +34,16 @@ def inspect_md3(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
         info.animations = group_animations(model.frame_names)
     limits = set(limit_problems(model) + renderer_problems(model))
     for warning in model.warnings:
-        (_limit if warning in limits else _warn)(info, warning)
+        (note_limit if warning in limits else note_warning)(info, warning)
     drawable = 0
     for i, surface in enumerate(surfaces):
-        degenerate = _degenerate(surface.triangles)
+        degenerate = degenerate_triangles(surface.triangles)
         drawable += len(surface.triangles) - len(degenerate)
         if len(degenerate):
-            _warn(info, f"surface {quoted(surface.name)}: dropped {len(degenerate)} degenerate triangle(s) that use "
+            note_warning(info, f"surface {quoted(surface.name)}: dropped {len(degenerate)} degenerate triangle(s) that use "
                         "a vertex twice", f"surface {i} triangles")
     total = sum(len(s.triangles) for s in surfaces)
-    _drawable(info, drawable, f"all {total} triangle(s) use a vertex twice" if total else "the model has no triangles",
+    note_drawable(info, drawable, f"all {total} triangle(s) use a vertex twice" if total else "the model has no triangles",
               "num_surfaces", 84)
     _skins(info, path, model, load_skins)
 
@@ -66,7 +66,7 @@ def _skins(info: ModelInfo, path: Path, model, load_skins: bool) -> None:
         try:
             skin = parse_skin(skin_path.read_bytes())
         except OSError as exc:
-            _warn(info, f"{skin_path.name} cannot be read: {exc.strerror or exc}")
+            note_warning(info, f"{skin_path.name} cannot be read: {exc.strerror or exc}")
             continue
         for entry in skin.entries:
             shaders.setdefault(entry.shader, f"skin {quoted(name)}")
@@ -83,7 +83,7 @@ def _skins(info: ModelInfo, path: Path, model, load_skins: bool) -> None:
                 if sets and where.startswith("surface"):     # a skin set applied: the file's shader is not used
                     info.skins[-1].note += "; not shown while a skin set is applied"
                 else:
-                    _warn(info, f"shader {quoted(shader)} ({where}): no image found")
+                    note_warning(info, f"shader {quoted(shader)} ({where}): no image found")
                 continue
             folder, file = found
             shown = f"{(file.root or folder.root) / file.name}" if file.archive is None else f"{file.archive}:{file.name}"
@@ -91,3 +91,15 @@ def _skins(info: ModelInfo, path: Path, model, load_skins: bool) -> None:
     finally:
         for folder in folders:
             folder.close()
+
+
+def describe_lines(info: ModelInfo) -> list[str]:
+    """Each surface with its counts and shaders, the tags, the skin sets, then the shaders' images."""
+    details = info.details
+    lines = [f"  surface {quoted(s['name'])}: {s['vertices']} vertices, {s['triangles']} triangles, shaders "
+             f"{', '.join(map(quoted, s['shaders'])) or 'none'}" for s in details["surfaces"]]
+    if details["tags"]:
+        lines.append(f"  tags: {', '.join(map(quoted, details['tags']))}")
+    if details.get("skin_sets"):
+        lines.append(f"  skin sets: {', '.join(details['skin_sets'])} (shown at import: {details['default_skin_set']})")
+    return lines + skin_section(info, "shaders", missing_notes=True)
