@@ -182,10 +182,12 @@ def test_default_skin_set_is_shown_and_every_set_kept(bpy_scene):
             assert bytes.fromhex(sets[name]["raw"]) == (folder / f"{part}_{name}.skin").read_bytes()
         lines = dict(line.split(",", 1) for line in (folder / f"{part}_default.skin").read_text().split()
                      if "," in line and not line.startswith("tag_"))
-        for obj in surfaces_of(root):
+        model = read_md3((folder / f"{part}.md3").read_bytes())
+        for obj, surface in zip(surfaces_of(root), model.surfaces, strict=True):
             material = obj.data.materials[0]
-            shader = lines[obj.data.name.split(".")[0].lower()]
-            assert material["md3_shader"] == shader
+            shader = lines[surface.name.lower()]
+            assert material["md3_skin_shader"] == shader                  # shown
+            assert material["md3_shader"] == surface.shaders[0].name      # the file's, for the export
             image = material.node_tree.nodes["Image Texture"].image
             assert Path(image["source_path"]).resolve() == (CORPUS / "md3" / "openarena081" / shader).resolve()
 
@@ -274,13 +276,15 @@ def test_another_skin_set_is_shown_from_the_sidebar(bpy_scene):
     bpy.context.view_layer.objects.active = torso            # a surface finds its model root
     assert bpy.ops.classic_models.md3_skin_set(set_name="red") == {"FINISHED"}
     material = torso.data.materials[0]
-    assert material["md3_shader"] == "models/players/major/torsored.tga" and upper["md3_skin_set"] == "red"
+    assert material["md3_skin_shader"] == "models/players/major/torsored.tga" and upper["md3_skin_set"] == "red"
+    assert material["md3_shader"] == "models/players/majortorso"          # the file's shader is kept
     assert Path(material.node_tree.nodes["Image Texture"].image["source_path"]).name == "torsored.tga"
     assert bpy.ops.classic_models.md3_skin_set(set_name="") == {"FINISHED"}      # the file's own shader
-    assert torso.data.materials[0]["md3_shader"] == "models/players/majortorso"
-    images = len(bpy.data.images)
+    material = torso.data.materials[0]
+    assert material["md3_shader"] == "models/players/majortorso" and "md3_skin_shader" not in material
+    materials = len(bpy.data.materials)
     assert bpy.ops.classic_models.md3_skin_set(set_name="default") == {"FINISHED"}
-    assert torso.data.materials[0]["md3_shader"] == "models/players/major/torso.tga"
-    assert len(bpy.data.images) == images                    # the default set's material is reused
+    assert torso.data.materials[0]["md3_skin_shader"] == "models/players/major/torso.tga"
+    assert len(bpy.data.materials) == materials                # the default set's material is reused
     with pytest.raises(RuntimeError, match="no skin set 'green'"):
         bpy.ops.classic_models.md3_skin_set(set_name="green")

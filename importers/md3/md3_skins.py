@@ -7,7 +7,8 @@ each folder above a loose model, and last of all by the bare file name beside th
 would not do: a note says so). Images are decoded by Blender (PCX by our decoder) and packed. With a
 skin set applied a surface shows the shader its ``.skin`` names for it (:mod:`...formats.md3.skin_file`);
 a surface the file does not name shows nothing (ioquake3 ``R_AddMD3Surfaces`` gives it the default
-shader).
+shader). A material's ``md3_shader`` is always the surface's own shader in the file (what an export
+writes back); the skin set's shader it shows is its ``md3_skin_shader``.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 
-from ...common.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKINS
+from ...common.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKIN_SHADER, MD3_SKINS
 from ...common.skin_images import has_holes, skin_material
 from ...formats.errors import FormatError
 from ...formats.md3.shader_lookup import (IMAGE_EXTENSIONS, default_set, image_candidates, search_folders,
@@ -102,15 +103,22 @@ class ShaderImages:
         self._images[key] = image
         return image
 
-    def material(self, shader: str, fallback_name: str, label: str, warnings: list[str],
-                 infos: list[str]) -> bpy.types.Material:
-        """One material per shader name for the import (shared by the surfaces that show it)."""
-        key = (shader.strip().replace("\\", "/").lower(), "" if shader.strip() else fallback_name)
+    def material(self, shader: str, fallback_name: str, label: str, warnings: list[str], infos: list[str],
+                 skin_shader: str | None = None) -> bpy.types.Material:
+        """One material per (shader, skin shader) for the import, shared by the surfaces that show it.
+        ``shader`` is the file's (what the export writes back, ``md3_shader``); with ``skin_shader`` (a
+        skin set's shader for the surface, '' when the set names none) the material shows that one's
+        image and records it (``md3_skin_shader``)."""
+        shown = shader if skin_shader is None else skin_shader
+        key = (shader.strip().replace("\\", "/").lower(), None if skin_shader is None else shown.strip().lower(),
+               "" if shown.strip() else fallback_name)
         if key not in self._materials:
-            image = self.image(shader, label, warnings, infos) if shader.strip() else None
-            name = PurePosixPath(shader.replace("\\", "/")).stem or fallback_name
+            image = self.image(shown, label, warnings, infos) if shown.strip() else None
+            name = PurePosixPath(shown.replace("\\", "/")).stem or fallback_name
             material = skin_material(name, image, has_holes(image))
             material[MD3_SHADER] = shader
+            if skin_shader is not None:
+                material[MD3_SKIN_SHADER] = skin_shader
             self._materials[key] = material
         return self._materials[key]
 
@@ -142,14 +150,14 @@ def apply_skins(root: bpy.types.Object, surfaces: list[tuple[bpy.types.Object, o
     skin = sets.get(chosen)
     unnamed = []
     for obj, surface in surfaces:
+        shown = None
         if skin is not None:
-            shader = skin.shader_for(surface.name)
-            if shader is None:
+            shown = skin.shader_for(surface.name)
+            if shown is None:
                 unnamed.append(surface.name)
-                shader = ""
-        else:
-            shader = surface.shaders[0].name if surface.shaders else ""
-        obj.data.materials.append(images.material(shader, surface.name or "surface", label, warnings, infos))
+                shown = ""
+        shader = surface.shaders[0].name if surface.shaders else ""
+        obj.data.materials.append(images.material(shader, surface.name or "surface", label, warnings, infos, shown))
     if chosen and len(sets) > 1:
         infos.append(f"{label}: skin {quoted(chosen)} shown; skin sets {', '.join(sorted(sets))} kept on the model")
     if unnamed:

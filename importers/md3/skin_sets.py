@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ...common.contract import (ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_SHADER, MD3_SHADERS, MD3_SKIN_SET, MD3_SKINS,
-                                MD3_SURFACE, MD3_SURFACE_INDEX, SOURCE_FILE)
+from ...common.contract import (ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_SHADER, MD3_SHADERS, MD3_SKIN_SET, MD3_SKIN_SHADER,
+                                MD3_SKINS, MD3_SURFACE, MD3_SURFACE_INDEX, SOURCE_FILE)
 from ...common.made_names import is_made
 from ...formats.archives.archive import ArchiveError, open_archive
 from ...formats.archives.game_folder import GameFolder
@@ -77,14 +77,12 @@ def show_skin_set(root: bpy.types.Object, set_name: str) -> ImportResult:
     try:
         for obj in sorted((c for c in root.children if MD3_SURFACE_INDEX in c), key=lambda c: c[MD3_SURFACE_INDEX]):
             surface_name = _surface_name(obj.data)
-            if shaders is None:
-                shader = _file_shader(obj.data)
-            else:
-                shader = shaders.shader_for(surface_name) or ""
-            material = next((m for m in bpy.data.materials if m.get(MD3_SHADER) == shader and shader
-                             and is_made(m)), None)
+            shader = _file_shader(obj.data)
+            shown = None if shaders is None else shaders.shader_for(surface_name) or ""
+            material = next((m for m in bpy.data.materials if is_made(m) and (shown or shader)
+                             and m.get(MD3_SHADER) == shader and m.get(MD3_SKIN_SHADER) == shown), None)
             if material is None:
-                material = images.material(shader, surface_name, source.label, result.warnings, result.infos)
+                material = images.material(shader, surface_name, source.label, result.warnings, result.infos, shown)
             if len(obj.data.materials):
                 obj.data.materials[0] = material
             else:
