@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import CORPUS
+from support.environment import CORPUS
 from formats.mdl.codec import serialize_mdl
 from support.models import md2_bytes, textured_rig
 from support.mdl_models import mixed_model
