@@ -115,9 +115,10 @@ FORMATS: list[FormatRow] = [
               ".cli.ms3d.info:inspect_ms3d", describe=".cli.ms3d.info:describe_lines",
               member_files=".cli.ms3d.members:member_files"),
     FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
-              "ioquake3 qfiles.h: 1024 frames, 16 tags, 32 surfaces; 4096 vertices, 8192 triangles, 256 shaders "
-              "per surface", ".formats.md3.codec:read_md3", None, ".exporters.md3.operator",
-              ".cli.md3.info:inspect_md3", named_frames=True, describe=".cli.md3.info:describe_lines",
+              "Quake III qfiles.h: 4096 vertices and 8192 triangles per surface, 32 surfaces, 16 tags, 1024 frames",
+              ".formats.md3.codec:read_md3", ".importers.md3.operator", ".exporters.md3.operator",
+              ".cli.md3.info:inspect_md3", named_frames=True, player="lower.md3",
+              describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files",
               check_profile=".cli.md3.player_check"),
 ]
 

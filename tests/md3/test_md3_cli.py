@@ -57,7 +57,8 @@ def test_check_md3_corpus_files_read_clean_or_with_the_renderer_warning(run):
     assert report["summary"]["files"] == len(paths) and report["summary"]["error"] == 0
     for entry in report["files"]:
         model = read_md3(open(entry["file"], "rb").read())
-        assert [p["message"] for p in entry["problems"]] == model.warnings
+        messages = [p["message"] for p in entry["problems"]]
+        assert all(w in messages for w in model.warnings), (entry["file"], model.warnings)
     assert any("SHADER_MAX_VERTEXES" in p["message"] for e in report["files"] for p in e["problems"])
 
 
