@@ -114,3 +114,24 @@ def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
     assert report["status"] == "warning" and model.num_tags == 2
     assert any(d.startswith("upper.md3 has no tag_head") for d in report["deviations"])
     assert any(d.startswith("LEGS_RUN: frames ") and "of lower.md3" in d for d in report["deviations"])
+
+
+@pytest.mark.parametrize("target", ["md2", "mdl"])
+def test_convert_md3_to_md2_or_mdl_keeps_frames_and_says_what_it_drops(run, tmp_path, target):
+    """The Nexuiz reactor (two surfaces, a tag): one merged mesh with every vertex of both surfaces at
+    every frame, and the tag and the merge named among the warnings."""
+    needs_bpy()
+    source = corpus("md3/nexuiz/models/turrets/reactor.md3")
+    model = read_md3(source.read_bytes())
+    extra = ["--export-option", "target=MODERN"] if target == "mdl" else []
+    result = run("convert", source, "--to", target, "-o", tmp_path / "out", *extra)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"1 tag(s) not written ('tag_head'): {target.upper()} has no tags" in result.stdout
+    assert f"the MD3's 2 surfaces are merged into one {target.upper()} mesh" in result.stdout
+    data = (tmp_path / "out" / f"reactor.{target}").read_bytes()
+    converted = parse_md2(data) if target == "md2" else parse_mdl(data)
+    frames = converted.positions()
+    assert len(frames) == model.num_frames
+    every = np.concatenate([decode_xyz(s.xyz) for s in model.surfaces], axis=1).astype(np.float64)
+    step = np.ptp(every[0], axis=0).max() / 255 / 2 + 1e-3           # the 8-bit grid of the classic formats
+    assert _within(every[0], frames[0]) <= step and _within(frames[0], every[0]) <= step
