@@ -237,16 +237,47 @@ def glcmd_triangles(words: np.ndarray, num_vertices: int
     """Expand strips and fans into triangles in the file's winding.
 
     Returns ``(tri_vertex, tri_s, tri_t)``: (n, 3) int32 vertex indices and (n, 3) float32 s and
-    t, one row per triangle, in command order. Validation and errors as :func:`decode_glcmds`.
+    t, one row per triangle, in command order. Validation and errors as :func:`decode_glcmds`
+    (which reports the first problem when the whole list, checked at once here, has one).
     """
-    vertex, s, t = [], [], []
-    for command in decode_glcmds(words, num_vertices):
-        corners = command.corner_records()
-        vertex.append(command.vertex[corners])
-        s.append(command.s[corners])
-        t.append(command.t[corners])
-    if not vertex:
-        return (np.zeros((0, 3), np.int32), np.zeros((0, 3), np.float32),
-                np.zeros((0, 3), np.float32))
-    return (np.concatenate(vertex).astype(np.int32), np.concatenate(s).astype(np.float32),
-            np.concatenate(t).astype(np.float32))
+    words = np.ascontiguousarray(words, dtype="<i4").reshape(-1)
+    runs = _runs(words)
+    if runs is None:
+        decode_glcmds(words, num_vertices)          # raises the error at the first bad word
+        raise AssertionError("unreachable: the list decoded although its counts do not chain")
+    starts, counts = runs
+    sizes = np.abs(counts)
+    first = starts + 1
+    before = np.cumsum(sizes) - sizes                                       # records before each command
+    offsets = np.repeat(first, sizes) + RECORD_WORDS * (np.arange(int(sizes.sum())) - np.repeat(before, sizes))
+    vertex = words[offsets + 2]
+    floats = words.view("<f4")
+    s, t = floats[offsets], floats[offsets + 1]
+    if not (np.isfinite(s).all() and np.isfinite(t).all()) or ((vertex < 0) | (vertex >= num_vertices)).any():
+        decode_glcmds(words, num_vertices)
+        raise AssertionError("unreachable: a bad record decoded")
+    tris = np.maximum(sizes - 2, 0)
+    base = np.repeat(before, tris)                       # each triangle's first record
+    k = np.arange(int(tris.sum())) - np.repeat(np.cumsum(tris) - tris, tris)
+    fan = np.repeat(counts < 0, tris)
+    odd = np.where(fan, 0, k & 1)
+    corners = np.stack([np.where(fan, 0, k + odd), k + 1 - odd, k + 2], axis=1) + base[:, None]
+    return (vertex[corners].astype(np.int32), s[corners].astype(np.float32), t[corners].astype(np.float32))
+
+
+def _runs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(word offsets, counts) of the commands before the 0 terminator, or None when a command runs past
+    the end or the terminator is missing."""
+    counts_at, counts = [], []
+    pos, end = 0, len(words)
+    values = words.tolist()
+    while pos < end:
+        count = values[pos]
+        if count == 0:
+            return np.asarray(counts_at, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        if pos + 1 + RECORD_WORDS * abs(count) > end:
+            return None
+        counts_at.append(pos)
+        counts.append(count)
+        pos += 1 + RECORD_WORDS * abs(count)
+    return None

@@ -100,3 +100,19 @@ def md2_quantize(positions: np.ndarray, match: np.ndarray, stored, grid: str = "
         grids = frame_grids(positions[~has], grid)
         scale[~has], translate[~has], verts[~has] = grids.scale, grids.translate, grids.verts
     return scale, translate, verts, normals, kept, grids
+
+
+def glcmd_triangles(words: np.ndarray, num_vertices: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``formats/md2/glcmds.py`` ``glcmd_triangles`` as it was: command by command."""
+    from formats.md2.glcmds import decode_glcmds
+    vertex, s, t = [], [], []
+    for command in decode_glcmds(words, num_vertices):
+        corners = command.corner_records()
+        vertex.append(command.vertex[corners])
+        s.append(command.s[corners])
+        t.append(command.t[corners])
+    if not vertex:
+        return (np.zeros((0, 3), np.int32), np.zeros((0, 3), np.float32),
+                np.zeros((0, 3), np.float32))
+    return (np.concatenate(vertex).astype(np.int32), np.concatenate(s).astype(np.float32),
+            np.concatenate(t).astype(np.float32))
