@@ -22,7 +22,7 @@ import numpy as np
 
 from .custom_normals import VertexEdges, decode, encode, vertex_edges, vertex_spaces
 
-CHUNK_VALUES = 1 << 19       # frames are processed in chunks of about this many corner values
+CHUNK_VALUES = 1 << 17       # frames are processed in chunks of about this many corner values (a chunk's arrays stay in cache)
 
 
 @dataclass
