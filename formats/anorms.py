@@ -130,6 +130,8 @@ def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.nd
     out = nearest_normal_index(normals)
     if len(normals) > 1:
         same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
-        for f in range(1, len(out)):
-            out[f] = np.where(same[f - 1], out[f - 1], out[f])
+        # each vertex takes the index of the last frame at or before this one whose normal changed
+        frame = np.where(same, 0, np.arange(1, len(out))[:, None])
+        source = np.maximum.accumulate(np.concatenate([np.zeros((1,) + out.shape[1:], np.int64), frame]), axis=0)
+        out = np.take_along_axis(out, source, axis=0)
     return out

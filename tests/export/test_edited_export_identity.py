@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from exporters.sampling.vertex_normals import grouped_normals, polygon_corners
-from formats.anorms import anorms, nearest_normal_index
+from formats.anorms import anorms, nearest_normal_index, steady_normal_indices
 from formats.errors import FormatError
 from formats.md2.codec import parse_md2
 from support import speed_reference as reference
@@ -73,6 +73,21 @@ def test_nearest_index_does_not_compare_every_normal_with_the_whole_table():
     nearest_normal_index(normals[:8])                     # the cube map is built once, outside the count
     whole_table = len(normals) * len(anorms()) * 4        # one float32 dot per entry and normal
     assert measure(nearest_normal_index, normals).peak < whole_table / 2
+
+
+def test_steady_indices_are_todays():
+    """Vertices whose normal stays within the tolerance for a run of frames keep the run's first index, even
+    as the normal drifts across an entry's boundary over many small steps; a frame can keep every index or
+    none."""
+    rng = np.random.default_rng(7)
+    frames, vertices = 60, 500
+    steps = rng.normal(size=(frames, vertices, 3)) * np.where(rng.random((frames, vertices, 1)) < 0.7, 3e-7, 0.05)
+    steps[10] = 0.0
+    steps[20] = 0.3
+    normals = np.cumsum(steps, axis=0) + rng.normal(size=(1, vertices, 3))
+    np.testing.assert_array_equal(steady_normal_indices(normals), reference.steady_normal_indices(normals))
+    one = normals[:1]
+    np.testing.assert_array_equal(steady_normal_indices(one), reference.steady_normal_indices(one))
 
 
 # ---- vertex normals ----------------------------------------------------------------------------------------------

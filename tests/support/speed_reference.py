@@ -116,3 +116,14 @@ def glcmd_triangles(words: np.ndarray, num_vertices: int) -> tuple[np.ndarray, n
                 np.zeros((0, 3), np.float32))
     return (np.concatenate(vertex).astype(np.int32), np.concatenate(s).astype(np.float32),
             np.concatenate(t).astype(np.float32))
+
+
+def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    """``formats/anorms.py`` ``steady_normal_indices`` as it was: frame by frame."""
+    normals = np.asarray(normals, dtype=np.float32)
+    out = nearest_normal_index(normals)
+    if len(normals) > 1:
+        same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
+        for f in range(1, len(out)):
+            out[f] = np.where(same[f - 1], out[f - 1], out[f])
+    return out
