@@ -232,32 +232,40 @@ def decode_glcmds(words: np.ndarray, num_vertices: int) -> list[GlCommand]:
         pos = last
 
 
+def check_glcmds(words: np.ndarray, num_vertices: int) -> None:
+    """Raise what :func:`decode_glcmds` raises for a bad list, checking every record at once."""
+    _records(words, num_vertices)
+
+
+def _records(words: np.ndarray, num_vertices: int):
+    """(counts, records before each command, vertex, s, t) of a valid list, every record at once; a
+    list with a problem goes through :func:`decode_glcmds`, which raises the error at its first bad word."""
+    words = np.ascontiguousarray(words, dtype="<i4").reshape(-1)
+    runs = _runs(words)
+    if runs is not None:
+        starts, counts = runs
+        sizes = np.abs(counts)
+        before = np.cumsum(sizes) - sizes
+        offsets = np.repeat(starts + 1 - RECORD_WORDS * before, sizes) + RECORD_WORDS * np.arange(int(sizes.sum()))
+        vertex = words[offsets + 2]
+        floats = words.view("<f4")
+        s, t = floats[offsets], floats[offsets + 1]
+        if np.isfinite(s).all() and np.isfinite(t).all() and not ((vertex < 0) | (vertex >= num_vertices)).any():
+            return counts, before, vertex, s, t
+    decode_glcmds(words, num_vertices)
+    raise FormatError("GL command list does not decode", field=FIELD)       # decode_glcmds raised already
+
+
 def glcmd_triangles(words: np.ndarray, num_vertices: int
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Expand strips and fans into triangles in the file's winding.
 
     Returns ``(tri_vertex, tri_s, tri_t)``: (n, 3) int32 vertex indices and (n, 3) float32 s and
-    t, one row per triangle, in command order. Validation and errors as :func:`decode_glcmds`
-    (which reports the first problem when the whole list, checked at once here, has one).
+    t, one row per triangle, in command order. Validation and errors as :func:`decode_glcmds`.
     """
-    words = np.ascontiguousarray(words, dtype="<i4").reshape(-1)
-    runs = _runs(words)
-    if runs is None:
-        decode_glcmds(words, num_vertices)          # raises the error at the first bad word
-        raise AssertionError("unreachable: the list decoded although its counts do not chain")
-    starts, counts = runs
-    sizes = np.abs(counts)
-    first = starts + 1
-    before = np.cumsum(sizes) - sizes                                       # records before each command
-    offsets = np.repeat(first, sizes) + RECORD_WORDS * (np.arange(int(sizes.sum())) - np.repeat(before, sizes))
-    vertex = words[offsets + 2]
-    floats = words.view("<f4")
-    s, t = floats[offsets], floats[offsets + 1]
-    if not (np.isfinite(s).all() and np.isfinite(t).all()) or ((vertex < 0) | (vertex >= num_vertices)).any():
-        decode_glcmds(words, num_vertices)
-        raise AssertionError("unreachable: a bad record decoded")
-    tris = np.maximum(sizes - 2, 0)
-    base = np.repeat(before, tris)                       # each triangle's first record
+    counts, before, vertex, s, t = _records(words, num_vertices)
+    tris = np.maximum(np.abs(counts) - 2, 0)
+    base = np.repeat(before, tris)                                          # each triangle's first record
     k = np.arange(int(tris.sum())) - np.repeat(np.cumsum(tris) - tris, tris)
     fan = np.repeat(counts < 0, tris)
     odd = np.where(fan, 0, k & 1)

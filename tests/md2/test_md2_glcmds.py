@@ -13,7 +13,7 @@ import pytest
 
 from formats.errors import FormatError
 from formats.md2.codec import Md2Model, parse_md2
-from formats.md2.glcmds import build_glcmds, decode_glcmds, glcmd_triangles
+from formats.md2.glcmds import build_glcmds, check_glcmds, decode_glcmds, glcmd_triangles
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MD2_DIR = CORPUS / "md2"
@@ -431,10 +431,12 @@ def _same_expansion_or_error(words: np.ndarray, num_vertices: int) -> None:
     try:
         want = reference(words, num_vertices)
     except FormatError as exc:
-        with pytest.raises(FormatError) as err:
-            glcmd_triangles(words, num_vertices)
-        assert (str(err.value), err.value.field, err.value.offset) == (str(exc), exc.field, exc.offset)
+        for check in (glcmd_triangles, check_glcmds):
+            with pytest.raises(FormatError) as err:
+                check(words, num_vertices)
+            assert (str(err.value), err.value.field, err.value.offset) == (str(exc), exc.field, exc.offset)
         return
+    check_glcmds(words, num_vertices)
     got = glcmd_triangles(words, num_vertices)
     for a, b in zip(got, want):
         assert a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
