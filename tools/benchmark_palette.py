@@ -44,6 +44,12 @@ def load_checkout_palette(checkout: Path):
     return importlib.import_module("palette_base.formats.images.palette")
 
 
+def _commit(checkout: Path) -> str:
+    import subprocess
+    found = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return found.stdout.strip() or "unknown"
+
+
 def _bilinear(image: np.ndarray, size: int) -> np.ndarray:
     h, w = image.shape[:2]
     y, x = np.linspace(0, h - 1, size), np.linspace(0, w - 1, size)
@@ -130,8 +136,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         from tools.figures import write_record
         command = "python tools/benchmark_palette.py" + (" --base CHECKOUT" if args.base else "")
+        environment = f"CPU seconds, {args.size}×{args.size}, best of 2"
+        if args.base:
+            environment += f"; before: commit {_commit(args.base)}, after: commit {_commit(CHECKOUT)}"
         write_record(args.json, script="tools/benchmark_palette.py", command=command,
-                     environment=f"CPU seconds, {args.size}×{args.size}, best of 2", headers=headers, rows=rows)
+                     environment=environment, headers=headers, rows=rows)
 
 
 if __name__ == "__main__":
