@@ -59,7 +59,7 @@ def _candidates() -> np.ndarray:
         axis, sign = divmod(face, 2)
         sign = -1.0 if sign else 1.0
 
-        def direction(u, v):
+        def direction(u, v, axis=axis, sign=sign):
             d = np.zeros(np.broadcast(u, v).shape + (3,))
             d[..., axis] = sign
             d[..., (axis + 1) % 3] = u

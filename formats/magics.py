@@ -1,5 +1,5 @@
 """What a file is when it is not the model its extension promised: the magic numbers of the formats a
-Quake-family game folder holds, so a refusal can name the format (``a Quake III MD3 model, not
+Quake-family game folder holds, so a refusal can name the format (``a Quake sprite (SPR), not
 supported``) instead of quoting bytes."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ KNOWN_MAGICS = (   # (leading bytes, what the file is); longest first where one 
     (b"MD16", "a 16-bit MDL model (QuakeForge, FTE)"),
     (b"RAPO", "a Hexen II mission pack MDL model"),
     (b"MS3D000000", "a MilkShape 3D model"),
-    (b"IDP3", "a Quake III MD3 model, not supported"),
+    (b"IDP3", "a Quake III MD3 model"),
     (b"IDP4", "a Doom 3 era MD4 model, not supported"),
     (b"RBMD", "a Raven MDR model, not supported"),
     (b"IDPX", "a Kingpin MDX model, not supported"),
@@ -22,7 +22,7 @@ KNOWN_MAGICS = (   # (leading bytes, what the file is); longest first where one 
     (b"IBSP", "a Quake II or III BSP map, not supported"),
     (b"\x1d\x00\x00\x00", "a Quake BSP map (version 29), not supported"),
     (b"BSP2", "a BSP2 map, not supported"),
-    (b"MD5Version", "a Doom 3 MD5 text model, not supported"),
+    (b"MD5Version", "an MD5 text model (.md5mesh or .md5anim)"),
     (b"DARKPLACESMODEL", "a DarkPlaces DPM model, not supported"),
     (b"INTERQUAKEMODEL", "an Inter-Quake Model (IQM), not supported"),
     (b"ZYMOTICMODEL", "a Zymotic ZYM model, not supported"),
