@@ -42,7 +42,7 @@ class FormatRow:
     title: str                        # "Quake II MD2": what info prints before the version
     menu_label: str                   # "Quake II Model": File > Import / Export, before the extensions
     extensions: tuple[str, ...]       # (".md2",): the first is what an export writes
-    magics: tuple[bytes, ...]         # what a file starts with (b"IDP2")
+    magics: tuple[bytes, ...]         # what a file starts with (b"IDP2"); () for a text format
     versions: tuple[int, ...]         # the versions the codec reads, in the order of ``magics`` (binary
                                       # formats: the little-endian int32 right after the magic)
     limits: str                       # the original engine's limits, one line
@@ -94,6 +94,11 @@ FORMATS: list[FormatRow] = [
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
               ".cli.inspect:inspect_ms3d"),
+    FormatRow("md5", "MD5 (version 10)", "MD5", (".md5mesh",), (), (),     # text: no magic (Red Eclipse's start
+              # with 'commandline'), the version a token the reader checks
+              "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
+              ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", None,
+              ".cli.md5_info:inspect_md5"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

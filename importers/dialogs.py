@@ -7,7 +7,8 @@ the current choices is greyed out, never hidden.
     draw_md2_import       Mesh | Animation | Skins | Quake II Player
     draw_mdl_import       Mesh | Animation | Skins
     draw_ms3d_import      Transform | Animation | Materials | Names
-    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D (the formats listed);
+    draw_md5_import       Animation | Skins
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D | MD5 (the formats listed);
                           Scene Timing in the first of them
 """
 from __future__ import annotations
@@ -83,6 +84,17 @@ def draw_ms3d_import(operator, layout, context) -> None:
         body.prop(operator, "name_encoding")
 
 
+def draw_md5_import(operator, layout, context) -> None:
+    start(layout)
+    body = group(layout, "CLASSIC_MODELS_md5_import_animation", "Animation")
+    if body:
+        body.prop(operator, "find_anims")
+        body.prop(operator, "scene_timing")
+    body = group(layout, "CLASSIC_MODELS_md5_import_skins", "Skins")
+    if body:
+        body.prop(operator, "load_skins")
+
+
 def draw_archive_import(operator, layout, context) -> None:
     """The archive's models (counts, filter, tick boxes), then the options of the formats it holds
     (every format's while nothing is listed): the format operators' own options, shared."""
@@ -130,3 +142,10 @@ def draw_archive_import(operator, layout, context) -> None:
                 body.prop(operator, "scene_timing")
             body.prop(operator, "load_images")
             body.prop(operator, "name_encoding")
+    if "MD5" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_md5", "MD5")
+        if body:
+            body.prop(operator, "find_anims")
+            if not present & {"MD2", "MDL", "MS3D"}:
+                body.prop(operator, "scene_timing")
+                body.prop(operator, "load_skins")

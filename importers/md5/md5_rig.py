@@ -1,0 +1,127 @@
+"""MD5 joints -> one Blender armature; weights -> vertex groups; an ``.md5anim`` -> one action.
+
+Bones: bone j's rest matrix is joint j's bind matrix exactly (:mod:`...common.md5_pose`: head at the
+joint's position, the bone's Y axis the joint's Y axis, roll from its X axis; the length, distance to
+the nearest child, is only for display), parented as the joints are; ``bone["md5_joint_index"]`` is j.
+Pose channels: ``rotation_quaternion`` and ``location`` of each bone keyed at every anim frame
+(linear, as the engines lerp between frames) with the basis that makes the bone's pose the joint's
+frame matrix, so Blender's Armature deform is the engines' skinning (Q2PRO ``MD5_BuildFrameSkeleton``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import bpy
+from mathutils import Matrix
+
+from ...common.contract import MD5_JOINT_INDEX
+from ...common.made_names import mark_made
+from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
+from ...formats.errors import FormatError
+from ...formats.md5.skinning import bind_joints, frame_joints
+from ..ms3d.ms3d_armature import bone_data_path, bone_lengths, new_bone_fcurves
+
+LINEAR = 1
+
+
+def bind_matrices(mesh) -> np.ndarray:
+    """(J, 4, 4) the joints' bind matrices (the bones' rest matrices)."""
+    return rigid_matrices(*bind_joints(mesh))
+
+
+def build_armature(context: bpy.types.Context, name: str, mesh, collection: bpy.types.Collection,
+                   model_size: float) -> tuple[bpy.types.Object, list[str]]:
+    """An armature object in ``collection`` with a bone per joint at its bind matrix; the bone names
+    Blender gave, per joint."""
+    data = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, data)
+    mark_made(obj)
+    collection.objects.link(obj)
+    matrices = bind_matrices(mesh)
+    parents = [int(p) for p in mesh.joint_parents]
+    lengths = bone_lengths(matrices[:, :3, 3], parents, model_size)
+    for other in context.selected_objects:
+        other.select_set(False)
+    obj.select_set(True)
+    context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        edit_bones = []
+        for joint_name, matrix, length in zip(mesh.joint_names, matrices, lengths):
+            edit_bone = data.edit_bones.new(joint_name or "joint")
+            edit_bone.head = (0.0, 0.0, 0.0)
+            edit_bone.tail = (0.0, float(length), 0.0)
+            edit_bone.matrix = Matrix(matrix.tolist())
+            edit_bones.append(edit_bone)
+        for edit_bone, parent in zip(edit_bones, parents):
+            if parent >= 0:
+                edit_bone.parent = edit_bones[parent]
+        bone_names = [b.name for b in edit_bones]
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+    if len(data.bones) != len(bone_names):
+        raise FormatError(f"{len(bone_names) - len(data.bones)} joint(s) could not become bones (their positions "
+                          "are too large for Blender to give them a length)", field="joints")
+    for j, bone_name in enumerate(bone_names):
+        data.bones[bone_name][MD5_JOINT_INDEX] = j
+        obj.pose.bones[bone_name].rotation_mode = "QUATERNION"
+    return obj, bone_names
+
+
+def vertex_weights(part, num_joints: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``(vertex, joint, weight)`` of a mesh block, a joint listed twice for a vertex summed,
+    weights at most 1 (what a vertex group holds)."""
+    counts = np.asarray(part.weight_count, np.int64)
+    vertex = np.repeat(np.arange(len(counts)), counts)
+    weight = np.repeat(np.asarray(part.weight_start, np.int64), counts) + (
+        np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    keys = vertex * max(num_joints, 1) + np.asarray(part.weight_joint, np.int64)[weight]
+    unique, inverse = np.unique(keys, return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=np.asarray(part.weight_bias, np.float64)[weight],
+                        minlength=len(unique))
+    return unique // max(num_joints, 1), unique % max(num_joints, 1), np.clip(total, 0.0, 1.0).astype(np.float32)
+
+
+def assign_weights(obj: bpy.types.Object, bone_names: list[str], part) -> None:
+    """One vertex group per joint (joint order, named as its bone) holding the block's weights."""
+    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
+    rows, joint, weight = vertex_weights(part, len(bone_names))
+    if not len(rows):
+        return
+    order = np.lexsort((rows, weight, joint))
+    rows, joint, weight = rows[order], joint[order], weight[order]
+    starts = np.flatnonzero(np.concatenate([[True], (np.diff(joint) != 0) | (np.diff(weight) != 0)]))
+    ends = np.append(starts[1:], len(rows))
+    for start, end in zip(starts, ends):
+        groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")
+
+
+def pose_channels(mesh, anim) -> tuple[np.ndarray, np.ndarray]:
+    """(F, J, 3) locations and (F, J, 4) Blender quaternions (w x y z) of every frame of ``anim``."""
+    bind = bind_matrices(mesh)
+    world = rigid_matrices(*frame_joints(anim))
+    bases = pose_bases(bind, anim.joint_parents, world)
+    quat = continuous(matrix_quaternions(bases[..., :3, :3]))
+    return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1)
+
+
+def animate(obj: bpy.types.Object, bone_names: list[str], mesh, anim, action_name: str,
+            frames: np.ndarray) -> bpy.types.Action:
+    """A new action on ``obj`` keying every bone at scene ``frames`` (one per anim frame)."""
+    locations, quaternions = pose_channels(mesh, anim)
+    channels, values = [], []
+    for j, bone_name in enumerate(bone_names):
+        for axis in range(4):
+            channels.append((bone_data_path(bone_name, "rotation_quaternion"), axis, bone_name))
+            values.append(quaternions[:, j, axis])
+        for axis in range(3):
+            channels.append((bone_data_path(bone_name, "location"), axis, bone_name))
+            values.append(locations[:, j, axis])
+    frames = np.asarray(frames, np.float64)
+    count = len(frames)
+    for fcurve, column in zip(new_bone_fcurves(obj, action_name, channels), values):
+        points = fcurve.keyframe_points
+        points.add(count)
+        points.foreach_set("co", np.column_stack([frames, column]).astype(np.float32).ravel())
+        points.foreach_set("interpolation", np.full(count, LINEAR, np.int32))
+        fcurve.update()
+    return obj.animation_data.action
