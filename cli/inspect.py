@@ -443,6 +443,7 @@ def describe(info: ModelInfo, verbose: bool = False) -> str:
     lines = [f"{info.file}: {table.row(info.format).title} version {info.version}, {info.size} bytes"]
     lines.append("  " + ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in info.counts.items()))
     details = info.details
+    lines += [f"  {line}" for line in details.get("summary", [])]     # a format's own lines (MD5)
     if "skin_width" in details:
         lines.append(f"  skin size {details['skin_width']}x{details['skin_height']}")
     if info.format == "mdl":

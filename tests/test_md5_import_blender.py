@@ -168,3 +168,29 @@ def test_bad_anim_beside_a_good_mesh_is_refused_and_nothing_is_left(bpy_scene, t
     out = str(refused.value) + capfd.readouterr().out
     assert "door.md5anim" in out and "Traceback" not in out
     assert datablock_counts(bpy) == before and len(bpy.data.armatures) == 0
+
+
+def test_an_anim_alone_imports_the_mesh_of_its_name(bpy_scene, tmp_path):
+    """Dropping or choosing ``door.md5anim`` imports ``door.md5mesh`` beside it with that anim; ticking both in
+    the Game Archive dialog imports the model once; an anim without its mesh is refused."""
+    source = next((p for p in corpus_files(MESHES) if p.parent.name == "door1"), None)
+    if source is None:
+        pytest.skip("the corpus's door1 is absent")
+    bpy = bpy_scene
+    (tmp_path / "door.md5mesh").write_bytes(source.read_bytes())
+    (tmp_path / "door.md5anim").write_bytes((source.parent / "open.md5anim").read_bytes())
+    assert _import(bpy, tmp_path / "door.md5anim") == {"FINISHED"}
+    root = _root(bpy)
+    assert root.name == "door" and root.animation_data.action["md5_anim_file"] == "door.md5anim"
+    bpy.ops.wm.read_homefile(use_empty=True)
+    from archive_builders import pack_bytes
+    archive = tmp_path / "pak0.pak"
+    archive.write_bytes(pack_bytes([("progs/door.md5mesh", source.read_bytes()),
+                                    ("progs/door.md5anim", (source.parent / "open.md5anim").read_bytes())]))
+    ticked = [{"name": n, "format": "", "size": 0, "problem": "", "ticked": True}
+              for n in ("progs/door.md5mesh", "progs/door.md5anim")]
+    assert bpy.ops.import_scene.game_archive(filepath=str(archive), models=ticked) == {"FINISHED"}
+    assert len(bpy.data.armatures) == 1 and len(bpy.data.actions) == 1
+    (tmp_path / "lone.md5anim").write_bytes((source.parent / "open.md5anim").read_bytes())
+    with pytest.raises(RuntimeError, match="lone.md5anim.*no lone.md5mesh lies beside it"):
+        _import(bpy, tmp_path / "lone.md5anim")

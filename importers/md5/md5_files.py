@@ -5,6 +5,8 @@ model, loose or in a game archive (through :mod:`..file_source`, nothing extract
   ``loadMd5Replacement`` and Q2PRO ``MOD_LoadMD5`` open the mesh's path with ``.md5anim``); *Folder*
   every ``.md5anim`` beside it (Red Eclipse keeps several per model, named by what they play); files
   chosen with the mesh in the file browser are taken whatever the setting.
+- An ``.md5anim`` imported alone (dropped, chosen or ticked in the Game Archive dialog without its mesh)
+  imports the ``.md5mesh`` of its name beside it, with that anim.
 - Classic model: ``<stem>.mdl`` beside the mesh (Quake re-release: ``progs/x.md5mesh`` beside
   ``progs/x.mdl``), else ``<stem>.md2`` one folder up when the mesh sits in a folder ``md5``
   (Quake II remaster: ``models/x/md5/tris.md5mesh`` beside ``models/x/tris.md2``, Q2PRO ``MOD_LoadMD5``).
@@ -14,9 +16,11 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from ...formats.errors import FormatError
 from ..file_source import ArchiveSource, FoundFile, LooseSource, ModelSource, loose_file
 
 ANIM_SUFFIX = ".md5anim"
+MESH_SUFFIX = ".md5mesh"
 
 
 def folder_files(source: ModelSource, up: int = 0) -> dict[str, FoundFile]:
@@ -62,3 +66,24 @@ def classic_model(source: ModelSource) -> FoundFile | None:
     if folder_name.lower() != "md5":
         return None
     return folder_files(source, up=1).get((source.stem + ".md2").lower())
+
+
+def loose_or_member(source: ModelSource) -> FoundFile:
+    """``source`` as a found file (what the anims are)."""
+    if isinstance(source, ArchiveSource):
+        return FoundFile(source.name, source.where, source.read, archive=source.archive, member=source.member)
+    return loose_file(Path(source.path))
+
+
+def mesh_of_anim(source: ModelSource, ticked: tuple[str, ...] = ()) -> ModelSource | None:
+    """The ``.md5mesh`` of an ``.md5anim``'s name beside it, as a model source; None when that mesh is
+    among ``ticked`` (imported anyway, it takes the anim). Raises FormatError without one."""
+    found = folder_files(source).get((source.stem + MESH_SUFFIX).lower())
+    if found is None:
+        raise FormatError(f"an .md5anim holds no mesh and no {source.stem}{MESH_SUFFIX} lies beside it: import "
+                          "the .md5mesh with this anim chosen too", filename=source.where)
+    if found.member.lower() in {t.lower() for t in ticked} or (found.path is not None and str(found.path) in ticked):
+        return None
+    if found.path is None:
+        return ArchiveSource(None, found.member, source.game, source.files, found)
+    return LooseSource(found.path)

@@ -46,7 +46,7 @@ from ..frame_animation import scene_frame
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from .classic_pair import ClassicPair, find_pair
-from .md5_files import anim_files
+from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, mesh_of_anim
 from .md5_rig import animate, assign_weights, build_armature
 
 DEFAULT_FPS = 24.0
@@ -79,9 +79,10 @@ def anim_rate(anim, label: str, warnings: list[str]) -> float:
     return DEFAULT_FPS
 
 
-def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult) -> list[tuple[FoundFile, object]]:
+def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult,
+           alone: FoundFile | None = None) -> list[tuple[FoundFile, object]]:
     """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out)."""
-    found = anim_files(source, options.find_anims)
+    found = [alone] if alone is not None else anim_files(source, options.find_anims)
     seen = {f.where for f in found}
     for name in options.anim_files:
         extra = loose_file(Path(name))
@@ -147,10 +148,15 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     """Read ``path`` (an ``.md5mesh``, loose or an archive member) and its anims; build them in the active
     collection (module docstring)."""
     source = as_source(path)
+    alone = None
+    if source.name.lower().endswith(ANIM_SUFFIX):         # an anim dropped or ticked alone: its mesh with it
+        source, alone = mesh_of_anim(source, options.exclude), loose_or_member(source)
+        if source is None:
+            return ImportResult()                        # its mesh is imported too and takes it (Same Name)
     data = source.read()
     mesh = _read(source, read_md5mesh, "mesh")
     result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings])
-    anims = _anims(source, mesh, options, result)
+    anims = _anims(source, mesh, options, result, alone)
     scene = context.scene
     collection = context.view_layer.active_layer_collection.collection
     timing = plan_timing(scene, options.scene_timing)

@@ -41,9 +41,8 @@ class IMPORT_SCENE_OT_md5(bpy.types.Operator, ImportOperatorBase):
         paths = operator_paths(self)
         anims = tuple(str(p) for p in paths if p.suffix.lower() == ANIM_SUFFIX)
         meshes = [p for p in paths if p.suffix.lower() != ANIM_SUFFIX]
-        if not meshes:
-            self.report({"ERROR"}, "choose an .md5mesh (with its .md5anim files, or they are found beside it)")
-            return {"CANCELLED"}
+        if not meshes:          # anims alone: each imports the .md5mesh of its name beside it
+            return import_files(self, context, paths, import_md5, self.import_options())
         return import_files(self, context, meshes, import_md5, self.import_options(anims=anims))
 
     def draw(self, context):
