@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import bpy
-from mathutils import Matrix
 
 from ...common.contract import MD5_JOINT_INDEX
 from ...common.made_names import mark_made
 from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
-from ...formats.errors import FormatError
 from ...formats.md5.skinning import bind_joints, frame_joints
-from ..ms3d.ms3d_armature import bone_data_path, bone_lengths, new_bone_fcurves
+from ..armature_bones import add_bones, bone_data_path, bone_lengths, new_bone_fcurves
 
 LINEAR = 1
 
@@ -39,28 +37,7 @@ def build_armature(context: bpy.types.Context, name: str, mesh, collection: bpy.
     matrices = bind_matrices(mesh)
     parents = [int(p) for p in mesh.joint_parents]
     lengths = bone_lengths(matrices[:, :3, 3], parents, model_size)
-    for other in context.selected_objects:
-        other.select_set(False)
-    obj.select_set(True)
-    context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    try:
-        edit_bones = []
-        for joint_name, matrix, length in zip(mesh.joint_names, matrices, lengths):
-            edit_bone = data.edit_bones.new(joint_name or "joint")
-            edit_bone.head = (0.0, 0.0, 0.0)
-            edit_bone.tail = (0.0, float(length), 0.0)
-            edit_bone.matrix = Matrix(matrix.tolist())
-            edit_bones.append(edit_bone)
-        for edit_bone, parent in zip(edit_bones, parents):
-            if parent >= 0:
-                edit_bone.parent = edit_bones[parent]
-        bone_names = [b.name for b in edit_bones]
-    finally:
-        bpy.ops.object.mode_set(mode="OBJECT")
-    if len(data.bones) != len(bone_names):
-        raise FormatError(f"{len(bone_names) - len(data.bones)} joint(s) could not become bones (their positions "
-                          "are too large for Blender to give them a length)", field="joints")
+    bone_names = add_bones(context, obj, [n or "joint" for n in mesh.joint_names], matrices, lengths, parents)
     for j, bone_name in enumerate(bone_names):
         data.bones[bone_name][MD5_JOINT_INDEX] = j
         obj.pose.bones[bone_name].rotation_mode = "QUATERNION"
