@@ -148,4 +148,5 @@ def draw_archive_import(operator, layout, context) -> None:
             body.prop(operator, "find_anims")
             if not present & {"MD2", "MDL", "MS3D"}:
                 body.prop(operator, "scene_timing")
+            if not present & {"MD2", "MDL"}:
                 body.prop(operator, "load_skins")

@@ -49,7 +49,7 @@ def _spread(mesh, part, positions):
 
 
 def _frames_checked(count: int) -> list[int]:
-    return sorted({0, count // 2, count - 1})
+    return list(range(count))
 
 
 @pytest.mark.parametrize("path", corpus_params(MESHES))

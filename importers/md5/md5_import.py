@@ -63,9 +63,11 @@ class Md5ImportOptions:
     exclude: tuple[str, ...] = field(default=())
 
 
-def _read(found, reader, what: str):
+def _read(found, reader) -> tuple[bytes, object]:
+    """The file's bytes and what ``reader`` makes of them; a refusal names the file."""
+    data = found.read()
     try:
-        return reader(found.read())
+        return data, reader(data)
     except FormatError as exc:
         raise exc.with_filename(found.where)
 
@@ -80,7 +82,7 @@ def anim_rate(anim, label: str, warnings: list[str]) -> float:
 
 
 def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult,
-           alone: FoundFile | None = None) -> list[tuple[FoundFile, object]]:
+           alone: FoundFile | None = None) -> list[tuple[FoundFile, bytes, object]]:
     """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out)."""
     found = [alone] if alone is not None else anim_files(source, options.find_anims)
     seen = {f.where for f in found}
@@ -91,14 +93,14 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
             seen.add(extra.where)
     out = []
     for file in found:
-        anim = _read(file, read_md5anim, "anim")
+        data, anim = _read(file, read_md5anim)
         result.warnings += [f"{file.where}: {w}" for w in anim.warnings]
         problems = pair_problems(mesh, anim)
         if problems:
             result.warnings += [Message(f"{file.where}: not imported with {source.label}: {p}",
                                         "{n} anim(s) not imported: their joints are not the mesh's") for p in problems]
             continue
-        out.append((file, anim))
+        out.append((file, data, anim))
     return out
 
 
@@ -153,8 +155,7 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         source, alone = mesh_of_anim(source, options.exclude), loose_or_member(source)
         if source is None:
             return ImportResult()                        # its mesh is imported too and takes it (Same Name)
-    data = source.read()
-    mesh = _read(source, read_md5mesh, "mesh")
+    data, mesh = _read(source, read_md5mesh)
     result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings])
     anims = _anims(source, mesh, options, result, alone)
     scene = context.scene
@@ -162,7 +163,7 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     timing = plan_timing(scene, options.scene_timing)
     if context.mode != "OBJECT" and bpy.ops.object.mode_set.poll():
         bpy.ops.object.mode_set(mode="OBJECT")
-    pair = find_pair(source, mesh, anims[0][1] if anims else None, options, result)
+    pair = find_pair(source, mesh, anims[0][2] if anims else None, options, result)
     joint_pos, joint_quat = bind_joints(mesh)
     positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
     spread = sum(int((weight_spread(p, joint_pos, joint_quat, v) > SPREAD_TOLERANCE).sum())
@@ -199,16 +200,16 @@ def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: 
         return
     scene = context.scene
     start = scene.frame_start
-    rates = [anim_rate(anim, file.where, result.warnings) for file, anim in anims]
+    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim in anims]
     scene_rate = timing.fps(rates[0])
     settings = root.classic_model
     settings.frame_offset = start
     actions = []
-    for (file, anim), rate in zip(anims, rates):
+    for (file, data, anim), rate in zip(anims, rates):
         step = scene_rate / rate
         action = animate(root, bone_names, mesh, anim, PurePosixPath(file.name).stem,
                          start + np.arange(anim.num_frames) * step)
-        action[MD5_ANIM_SOURCE] = file.read()
+        action[MD5_ANIM_SOURCE] = data
         action[MD5_ANIM_FILE] = file.member or file.name
         actions.append((action, anim.num_frames, step))
     first_action, first_frames, first_step = actions[0]
