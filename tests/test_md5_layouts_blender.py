@@ -17,7 +17,6 @@ from md2_reference import decode as decode_md2
 
 MESH = CORPUS / "md5/redeclipse/data/luckystrike/door1/mesh.md5mesh"
 MDL = CORPUS / "mdl/librequake/oldone.mdl"
-MD2_GLOB = "md2/**/tris.md2"
 
 
 def _anim_for(mesh_bytes: bytes, frames: int) -> bytes:
@@ -91,24 +90,42 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path):
 
 
 def test_quake2_remaster_layout_loose(bpy_scene, tmp_path):
-    md2 = next((p for p in sorted(CORPUS.glob(MD2_GLOB)) if p.stat().st_size < 400_000), None)
-    if md2 is None or not MESH.is_file():
-        pytest.skip("no corpus tris.md2 or door1 mesh")
+    """models/m/md5/tris.md5mesh beside models/m/tris.md2: the MD2's frame names, and its first skin with md5/
+    put before the file name (Q2PRO MD5_LoadSkins), found at that path in the game folder."""
+    md2 = CORPUS / "md2/petaaar88-zarlag/tris.md2"
+    pcx = md2.parent / "zarlag.pcx"
+    if not (md2.is_file() and pcx.is_file() and (md2.parent / "Zlwred.pcx").is_file() and MESH.is_file()):
+        pytest.skip("corpus tris.md2, zarlag.pcx or the door1 mesh not found")
     bpy = bpy_scene
     reference = decode_md2(md2.read_bytes())
-    names = [n for n in reference.frame_names]
+    names = list(reference.frame_names)
+    skin = reference.skins[0].replace("\\", "/")
     folder = tmp_path / "models" / "m"
     (folder / "md5").mkdir(parents=True)
     (folder / "tris.md2").write_bytes(md2.read_bytes())
     mesh_text = MESH.read_bytes()
     (folder / "md5" / "tris.md5mesh").write_bytes(mesh_text)
     (folder / "md5" / "tris.md5anim").write_bytes(_anim_for(mesh_text, len(names)))
-    assert bpy.ops.import_scene.md5(filepath=str(folder / "md5" / "tris.md5mesh"), load_skins=False) == {"FINISHED"}
+    stored = tmp_path / skin                        # the MD2's own skin: a decoy, the MD5 draws md5/<name>
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    stored.write_bytes((md2.parent / "Zlwred.pcx").read_bytes())
+    (stored.parent / "md5").mkdir()
+    (stored.parent / "md5" / stored.name).write_bytes(pcx.read_bytes())
+    assert bpy.ops.import_scene.md5(filepath=str(folder / "md5" / "tris.md5mesh")) == {"FINISHED"}
     root = _root(bpy)
     assert Path(root["md5_classic"]).name == "tris.md2"
     assert [f.name for f in root.classic_model.frames] == names
-    assert len(root.classic_model.animations) >= 1
     assert root.classic_model.animations[0].frame_start == root.classic_model.frame_offset
+    from formats.images.pcx import decode_pcx
+    picture = decode_pcx(pcx.read_bytes())
+    block = next(o for o in root.children if o.type == "MESH")
+    image = next(n.image for n in block.data.materials[0].node_tree.nodes if n.type == "TEX_IMAGE")
+    height, width = picture.indices.shape
+    assert tuple(image.size) == (width, height)
+    pixels = np.empty(width * height * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    rgb = np.rint(pixels.reshape(height, width, 4)[::-1, :, :3] * 255).astype(np.uint8)
+    assert np.array_equal(rgb, picture.palette[picture.indices])
 
 
 def test_md5_skin_name_puts_md5_before_the_file(extension):
