@@ -74,6 +74,13 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path):
     assert [a.name for a in root.classic_model.animations] == [stems[k] for k in starts]
     action = root.animation_data.action
     assert action["md5_anim_file"] == "progs/m.md5anim"
+    # the sidebar's frame table: the index and the editable name (these frames are no shape keys)
+    from test_frame_table_mdl import _Layout
+    layout = _Layout()
+    settings = root.classic_model
+    bpy.types.CLASSIC_MODELS_UL_frames.draw_item(None, bpy.context, layout, settings, settings.frames[2], 0,
+                                                 settings, "active_frame", 2)
+    assert layout.lines == ["2", "prop name"]
     # the skin: the mesh's shader is "m": progs/m_00_00.lmp in Quake's palette, fullbright 224-255 masked
     from formats.images.palette import game_palette
     block = next(o for o in root.children if o.type == "MESH")
