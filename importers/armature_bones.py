@@ -1,5 +1,5 @@
 """What the armature imports share (MS3D, MD5): bones placed at given rest matrices, display lengths,
-pose-bone data paths, and a new action with one F-curve per channel (slotted actions from 4.4, no
+vertex groups filled from weight rows, pose-bone data paths, and a new action with one F-curve per channel (slotted actions from 4.4, no
 ``Action.fcurves`` in 5.0)."""
 from __future__ import annotations
 
@@ -87,3 +87,18 @@ def add_bones(context: bpy.types.Context, obj: bpy.types.Object, names: list[str
         raise FormatError(f"{len(bone_names) - len(data.bones)} joint(s) could not become bones "
                           "(their positions are too large for Blender to give them a length)", field="joints")
     return bone_names
+
+
+def fill_vertex_groups(obj: bpy.types.Object, bone_names: list[str], rows: np.ndarray, joint: np.ndarray,
+                       weight: np.ndarray) -> None:
+    """One vertex group per bone (in order, named as it) on ``obj`` holding ``weight`` for vertex ``rows``
+    of joint ``joint`` (one ``add`` call per joint and weight value, not per vertex)."""
+    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
+    if not len(rows):
+        return
+    order = np.lexsort((rows, weight, joint))
+    rows, joint, weight = rows[order], joint[order], weight[order]
+    starts = np.flatnonzero(np.concatenate([[True], (np.diff(joint) != 0) | (np.diff(weight) != 0)]))
+    ends = np.append(starts[1:], len(rows))
+    for start, end in zip(starts, ends):
+        groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")

@@ -16,7 +16,7 @@ from ...common.contract import MD5_JOINT_INDEX
 from ...common.made_names import mark_made
 from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
 from ...formats.md5.skinning import bind_joints, frame_joints
-from ..armature_bones import add_bones, bone_data_path, bone_lengths, new_bone_fcurves
+from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves
 
 LINEAR = 1
 
@@ -60,16 +60,7 @@ def vertex_weights(part, num_joints: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 def assign_weights(obj: bpy.types.Object, bone_names: list[str], part) -> None:
     """One vertex group per joint (joint order, named as its bone) holding the block's weights."""
-    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
-    rows, joint, weight = vertex_weights(part, len(bone_names))
-    if not len(rows):
-        return
-    order = np.lexsort((rows, weight, joint))
-    rows, joint, weight = rows[order], joint[order], weight[order]
-    starts = np.flatnonzero(np.concatenate([[True], (np.diff(joint) != 0) | (np.diff(weight) != 0)]))
-    ends = np.append(starts[1:], len(rows))
-    for start, end in zip(starts, ends):
-        groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")
+    fill_vertex_groups(obj, bone_names, *vertex_weights(part, len(bone_names)))
 
 
 def pose_channels(mesh, anim) -> tuple[np.ndarray, np.ndarray]:

@@ -39,7 +39,7 @@ from ...common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
 from ...formats.ms3d.joints import key_frames
 from ...formats.ms3d.rig import (combined_weights, euler_quaternions, hermite_tangents, nearest_euler,
                                 quaternion_rotations, rest_matrices, slerp)
-from ..armature_bones import add_bones, bone_data_path, bone_lengths, new_bone_fcurves  # noqa: F401 (tools/benchmark_ms3d.py)
+from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves  # noqa: F401 (tools/benchmark_ms3d.py)
 
 LINEAR = 1
 BEZIER = 2
@@ -144,16 +144,8 @@ def build_armature(context: bpy.types.Context, name: str, model: Ms3dModel, pare
 def assign_weights(obj: bpy.types.Object, bone_names: list[str], vertex_indices: np.ndarray,
                    joints: np.ndarray, percent: np.ndarray) -> None:
     """One vertex group per joint (in joint order) on ``obj``; weights of the file vertices it holds."""
-    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
-    rows, joint, weight = combined_weights(joints[vertex_indices], percent[vertex_indices], len(bone_names))
-    if not len(rows):
-        return
-    order = np.lexsort((rows, weight, joint))
-    rows, joint, weight = rows[order], joint[order], weight[order]
-    starts = np.flatnonzero(np.concatenate([[True], (np.diff(joint) != 0) | (np.diff(weight) != 0)]))
-    ends = np.append(starts[1:], len(rows))
-    for start, end in zip(starts, ends):
-        groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")
+    fill_vertex_groups(obj, bone_names, *combined_weights(joints[vertex_indices], percent[vertex_indices],
+                                                          len(bone_names)))
 
 
 def animate_joints(obj: bpy.types.Object, model: Ms3dModel, bone_names: list[str], action_name: str,
