@@ -194,3 +194,51 @@ def test_an_anim_alone_imports_the_mesh_of_its_name(bpy_scene, tmp_path):
     (tmp_path / "lone.md5anim").write_bytes((source.parent / "open.md5anim").read_bytes())
     with pytest.raises(RuntimeError, match="lone.md5anim.*no lone.md5mesh lies beside it"):
         _import(bpy, tmp_path / "lone.md5anim")
+
+
+def _damaged(text: bytes, rng) -> bytes:
+    """``text`` cut short, with a token replaced by a strange one, or with random bytes put in."""
+    kind = rng.integers(3)
+    at = int(rng.integers(1, len(text)))
+    if kind == 0:
+        return text[:at]
+    if kind == 1:
+        tokens = text.split(b" ")
+        pick = int(rng.integers(len(tokens)))
+        tokens[pick] = [b"nan", b"1e39", b"-1", b"99999", b"inf", b"\"", b"}", b"0.5", b"-1e30"][int(rng.integers(9))]
+        return b" ".join(tokens)
+    return text[:at] + rng.integers(0, 256, int(rng.integers(1, 8)), dtype=np.uint8).tobytes() + text[at:]
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_damaged_meshes_and_anims_import_or_are_refused_cleanly(bpy_scene, tmp_path, capfd):
+    """Damaged copies of a corpus mesh and anim (cut, a token replaced by nan, inf, huge or negative numbers,
+    stray bytes): each imports or gives our error naming the file, never an internal error, and a refusal
+    leaves nothing behind."""
+    source = next((p for p in corpus_files(MESHES) if p.parent.name == "door1"), None)
+    if source is None:
+        pytest.skip("the corpus's door1 is absent")
+    bpy = bpy_scene
+    rng = np.random.default_rng(5)
+    mesh_text, anim_text = source.read_bytes(), (source.parent / "open.md5anim").read_bytes()
+    refused = {"mesh": 0, "anim": 0}
+    for trial in range(120):
+        folder = tmp_path / f"t{trial}"
+        folder.mkdir()
+        damaged = "mesh" if trial % 2 == 0 else "anim"
+        (folder / "m.md5mesh").write_bytes(_damaged(mesh_text, rng) if damaged == "mesh" else mesh_text)
+        (folder / "m.md5anim").write_bytes(_damaged(anim_text, rng) if damaged == "anim" else anim_text)
+        bpy.ops.wm.read_homefile(use_empty=True)
+        before = datablock_counts(bpy)
+        try:
+            status = _import(bpy, folder / "m.md5mesh")
+        except RuntimeError as exc:
+            message = str(exc)
+            assert "internal error" not in message and "Traceback" not in message, message
+            assert f"m.md5{damaged}" in message, message
+            assert datablock_counts(bpy) == before and len(bpy.data.armatures) == 0
+            refused[damaged] += 1
+        else:
+            assert status == {"FINISHED"}
+        assert "internal error" not in capfd.readouterr().out
+    assert refused["mesh"] > 10 and refused["anim"] > 10, refused

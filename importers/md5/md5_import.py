@@ -38,7 +38,7 @@ from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import pair_problems
 from ...formats.md5.mesh import read_md5mesh
-from ...formats.md5.skinning import bind_joints, skin_vertices
+from ...formats.md5.skinning import bind_joints, frame_joints, skin_vertices
 from ...formats.report_lines import Message
 from ..build_mesh import build_triangle_mesh, faced_triangles
 from ..file_source import FoundFile, ModelSource, as_source, loose_file, remember_source
@@ -52,6 +52,7 @@ from .md5_rig import animate, assign_weights, build_armature
 DEFAULT_FPS = 24.0
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
 SPREAD_TOLERANCE = 1e-3                   # units a weight's bind position may lie off its vertex
+MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
 
 
 @dataclass
@@ -100,8 +101,19 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
             result.warnings += [Message(f"{file.where}: not imported with {source.label}: {p}",
                                         "{n} anim(s) not imported: their joints are not the mesh's") for p in problems]
             continue
+        with np.errstate(all="ignore"):
+            _refuse_unheld(file.where, "joint poses", list(frame_joints(anim)))
         out.append((file, data, anim))
     return out
+
+
+def _refuse_unheld(where: str, what: str, arrays: list[np.ndarray]) -> None:
+    """Refuse numbers Blender cannot hold (not a number, or past float32's range) before anything is built."""
+    bad = sum(int((~np.isfinite(np.asarray(a, np.float64)) | (np.abs(np.nan_to_num(a)) > MAX_COORDINATE)).sum())
+              for a in arrays)
+    if bad:
+        raise FormatError(f"{bad} numbers of its {what} are not numbers or lie beyond {MAX_COORDINATE:.0e} "
+                          "(what Blender can hold)", filename=where)
 
 
 def _model_size(points: list[np.ndarray]) -> float:
@@ -165,7 +177,9 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         bpy.ops.object.mode_set(mode="OBJECT")
     pair = find_pair(source, mesh, anims[0][2] if anims else None, options, result)
     joint_pos, joint_quat = bind_joints(mesh)
-    positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
+    with np.errstate(all="ignore"):
+        positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
+    _refuse_unheld(source.where, "joints or vertices", [joint_pos, joint_quat, *positions])
     spread = sum(int((weight_spread(p, joint_pos, joint_quat, v) > SPREAD_TOLERANCE).sum())
                  for p, v in zip(mesh.meshes, positions))
     if spread:
