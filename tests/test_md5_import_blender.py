@@ -137,6 +137,7 @@ def test_anims_chosen_with_the_mesh_and_their_list(bpy_scene):
     assert root.animation_data.action.name == "open"
     root.classic_model.active_animation = 1
     assert root.animation_data.action.name == "close"
+    assert all(bpy.data.actions[n].use_fake_user for n in ("open", "close"))     # both kept in a saved file
 
 
 def test_bad_file_is_refused_with_its_line_and_nothing_is_left(bpy_scene, tmp_path, capfd):

@@ -226,6 +226,8 @@ def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: 
         action[MD5_ANIM_SOURCE] = data
         action[MD5_ANIM_FILE] = file.member or file.name
         actions.append((action, anim.num_frames, step))
+    for action, _, _ in actions:
+        action.use_fake_user = len(actions) > 1  # each kept in the file while another one plays
     first_action, first_frames, first_step = actions[0]
     assign_action(root, first_action)
     apply_timing(scene, timing, start, start + (max(first_frames, 1) - 1) * first_step, rates[0])
@@ -237,7 +239,6 @@ def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: 
     if len(actions) > 1:
         settings.animation_mode = "ACTIONS"
         for action, frames, step in actions:
-            action.use_fake_user = True
             item = settings.animations.add()
             item.name = action.name
             item.frame_start, item.frame_end = start, scene_frame(start, frames - 1, step, True)

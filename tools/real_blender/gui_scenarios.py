@@ -92,7 +92,7 @@ def menu_import_md2(screen, work, record):
         record("menu:import_md2", False, problem="File > Import submenu not found")
         return
     sub, lines, row_y = found
-    yield from pick_from_menu(screen, sub, lines, row_y, from_end=4)   # md2, mdl, ms3d, archive: ours come last
+    yield from pick_from_menu(screen, sub, lines, row_y, from_end=5)   # md2, mdl, ms3d, md5, archive: ours come last
     opened = yield from wait_for(browser_ready(screen))
     fb = screen.file_browser()
     operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
