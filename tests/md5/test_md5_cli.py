@@ -86,3 +86,19 @@ def test_info_of_a_member_reads_the_files_beside_it_in_the_archive(run, tmp_path
     assert "anim (m.md5anim): 12 frames at 24 fps" in out, out
     assert "the anim has 12 frames, m.mdl 67" in out
     assert "m_00_00.lmp: found" in out and "MISSING" not in out
+
+
+def test_convert_takes_a_mesh_with_its_anim_to_glb(run, tmp_path):
+    """``convert door.md5mesh --to glb``: a skinned glTF with the mesh's joints and the anim of its name."""
+    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
+    if not (DOOR / "mesh.md5mesh").is_file():
+        pytest.skip("corpus door1 not found")
+    from support.glb import glb_json
+    shutil.copy(DOOR / "mesh.md5mesh", tmp_path / "door.md5mesh")
+    shutil.copy(DOOR / "open.md5anim", tmp_path / "door.md5anim")
+    result = run("convert", tmp_path / "door.md5mesh", "--to", "glb", "-o", tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+    gltf = glb_json(tmp_path / "out" / "door.glb")
+    joints = int(re.search(r"numJoints\s+(\d+)", (DOOR / "mesh.md5mesh").read_text("latin-1")).group(1))
+    assert [len(skin["joints"]) for skin in gltf["skins"]] == [joints]
+    assert [a["name"] for a in gltf["animations"]] == ["door"]
