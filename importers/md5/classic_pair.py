@@ -28,6 +28,7 @@ from ...formats.images.lmp import read_lmp, skin_name
 from ...formats.md2.codec import parse_md2
 from ...formats.mdl.codec import MdlSkin, parse_mdl
 from ...formats.report_lines import Message
+from ...formats.shown import quoted
 from ..file_source import ModelSource, load_found_image
 from ..frame_animation import add_markers, scene_frame
 from ..results import ImportResult
@@ -39,7 +40,7 @@ class ClassicPair:
     name: str                                  # the classic model's member or path (MD5_CLASSIC)
     frame_names: list[str]
     animations: list[Animation]
-    materials: list = field(default_factory=list)   # one per mesh block (or one for all), may be empty
+    materials: list = field(default_factory=list)   # per mesh block (or one entry for all): its skins' materials
 
     def place(self, scene: bpy.types.Scene, root: bpy.types.Object, start: int, step: float) -> None:
         """Markers, the animation list and the frame table for anim frames from ``start`` every ``step``."""
@@ -87,29 +88,43 @@ def find_pair(source: ModelSource, mesh, anim, options, result: ImportResult) ->
 
 
 def _lmp_materials(source: ModelSource, mesh, result: ImportResult) -> list:
-    """Per mesh block, the material of skin 0 frame 0 of its shader (``progs/<shader>_00_00.lmp``)."""
+    """Per mesh block, a material per skin of its shader: ``progs/<shader>_<skin:02>_00.lmp`` for skin 0, 1 ...
+    while they follow each other (the first is the one the block shows); skin frames past ``_00`` are
+    counted in a note, not imported."""
     listing = folder_files(source)
     palette = source.palette(False).palette
-    made: dict[str, object] = {}
+    made: dict[str, list] = {}
     out = []
     for part in mesh.meshes:
         shader = PurePosixPath((part.shader or source.stem).replace("\\", "/")).name
-        base = PurePosixPath(skin_name(shader, 0, 0)).name
-        if base not in made:
-            file = listing.get(base.lower())
-            material = None
-            if file is None:
-                result.warnings.append(f"{source.label}: skin {base} not found beside it")
-            else:
-                try:
-                    indices = read_lmp(file.read())
-                    material = skin_slot_material(PurePosixPath(base).stem, MdlSkin(None, indices[None]), palette)
-                except (FormatError, OSError) as exc:
-                    result.warnings.append(Message(f"{source.label}: skin {file.where} could not be loaded: {exc}",
-                                                   f"{source.label}: {{n}} skin{{s}} could not be loaded", base))
-            made[base] = material
-        out.append(made[base])
+        if shader not in made:
+            made[shader] = _shader_skins(source, listing, shader, palette, result)
+        out.append(made[shader])
     return out
+
+
+def _shader_skins(source: ModelSource, listing: dict, shader: str, palette, result: ImportResult) -> list:
+    materials, frames = [], 0
+    for skin in range(100):                        # two digits
+        base = PurePosixPath(skin_name(shader, skin, 0)).name
+        file = listing.get(base.lower())
+        if file is None:
+            if skin == 0:
+                result.warnings.append(f"{source.label}: skin {base} not found beside it")
+            break
+        frames += sum(1 for f in range(1, 100) if PurePosixPath(skin_name(shader, skin, f)).name.lower() in listing)
+        try:
+            indices = read_lmp(file.read())
+        except (FormatError, OSError) as exc:
+            result.warnings.append(Message(f"{source.label}: skin {file.where} could not be loaded: {exc}",
+                                           f"{source.label}: {{n}} skin{{s}} could not be loaded", base))
+            materials.append(None)
+            continue
+        materials.append(skin_slot_material(PurePosixPath(base).stem, MdlSkin(None, indices[None]), palette))
+    if frames:
+        result.infos.append(f"{source.label}: {frames} skin frame(s) past _00 of shader {quoted(shader)} not "
+                            "imported (each skin shows its first frame)")
+    return materials
 
 
 def md5_skin_name(stored: str) -> str:
@@ -132,6 +147,6 @@ def _md2_materials(source: ModelSource, skins: list[str], result: ImportResult) 
         except (FormatError, OSError) as exc:
             result.warnings.append(f"{source.label}: skin {lookup.file.where} could not be loaded: {exc}")
             return []
-        return [skin_material(PurePosixPath(name).stem, image, has_holes(image))]
+        return [[skin_material(PurePosixPath(name).stem, image, has_holes(image))]]
     return []
 

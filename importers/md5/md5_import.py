@@ -121,7 +121,7 @@ def _model_size(points: list[np.ndarray]) -> float:
     return float(np.linalg.norm(points.max(axis=0) - points.min(axis=0))) or 1.0
 
 
-def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, material, result: ImportResult
+def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, materials: list, result: ImportResult
                   ) -> bpy.types.Object:
     part = mesh.meshes[m]
     label = f"{source.label} mesh {m}"
@@ -135,16 +135,17 @@ def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, mate
         kept = np.zeros(int((~keep).sum()), DEGENERATE_MD3)
         kept["index"], kept["indexes"] = np.flatnonzero(~keep), part.triangles[~keep]
         data[MD5_DEGENERATE] = kept.tobytes()
-    if material is not None:
-        data.materials.append(material)
+    for material in materials:               # the first is the one the faces show (material index 0)
+        if material is not None:
+            data.materials.append(material)
     obj = bpy.data.objects.new(name, data)
     mark_made(obj)
     obj[MD5_MESH_INDEX] = m
     return obj
 
 
-def _materials(mesh, pair: ClassicPair | None) -> list:
-    """A material per block: the paired model's skin where the layout gives one, else one per shader."""
+def _materials(mesh, pair: ClassicPair | None) -> list[list]:
+    """The materials of each block: the paired model's skins where the layout gives them, else one per shader."""
     by_shader: dict[str, bpy.types.Material] = {}
     out = []
     for m, part in enumerate(mesh.meshes):
@@ -154,7 +155,7 @@ def _materials(mesh, pair: ClassicPair | None) -> list:
         shader = part.shader or ""
         if shader not in by_shader:
             by_shader[shader] = skin_material(PurePosixPath(shader.replace("\\", "/")).name or "md5", None)
-        out.append(by_shader[shader])
+        out.append([by_shader[shader]])
     return out
 
 

@@ -48,7 +48,7 @@ def _root(bpy):
     return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
 
 
-def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path):
+def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path, capfd):
     if not (MESH.is_file() and MDL.is_file()):
         pytest.skip(f"corpus files {MESH} or {MDL} not found")
     bpy = bpy_scene
@@ -56,10 +56,12 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path):
     names = [f.poses[0].name_raw.split(b"\0")[0].decode("latin-1") for f in reference.frames]
     mesh_text = re.sub(rb'shader "[^"]*"', b'shader "m"', MESH.read_bytes())     # the bare model name
     indices, lmp = _lmp(16, 16)
+    second, second_lmp = _lmp(8, 4)
     archive = tmp_path / "pak0.pak"
     archive.write_bytes(pack_bytes([("progs/m.mdl", MDL.read_bytes()), ("progs/m.md5mesh", mesh_text),
                                     ("progs/m.md5anim", _anim_for(mesh_text, len(names))),
-                                    ("progs/m_00_00.lmp", lmp)]))
+                                    ("progs/m_00_00.lmp", lmp), ("progs/m_00_01.lmp", lmp),
+                                    ("progs/m_01_00.lmp", second_lmp)]))
     entry = {"name": "progs/m.md5mesh", "format": "", "size": 0, "problem": "", "ticked": True}
     assert bpy.ops.import_scene.game_archive(filepath=str(archive), models=[entry]) == {"FINISHED"}
     root = _root(bpy)
@@ -94,6 +96,16 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path):
     assert np.array_equal(rgb, game_palette("QUAKE")[indices])
     mask.pixels.foreach_get(pixels)
     assert np.array_equal(pixels.reshape(16, 16, 4)[::-1, :, 0] > 0.5, indices >= 224)
+    # skin 1 (progs/m_01_00.lmp) is the block's second material; the skin frame m_00_01 is only counted
+    assert len(block.data.materials) == 2
+    other = next(n.image for n in block.data.materials[1].node_tree.nodes
+                 if n.type == "TEX_IMAGE" and not n.image.name.endswith("Fullbright"))
+    assert tuple(other.size) == (8, 4)
+    pixels = np.empty(8 * 4 * 4, np.float32)
+    other.pixels.foreach_get(pixels)
+    rgb = np.rint(pixels.reshape(4, 8, 4)[::-1, :, :3] * 255).astype(np.uint8)
+    assert np.array_equal(rgb, game_palette("QUAKE")[second])
+    assert "1 skin frame(s) past _00 of shader 'm' not imported" in capfd.readouterr().out
 
 
 def test_quake2_remaster_layout_loose(bpy_scene, tmp_path):
