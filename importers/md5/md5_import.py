@@ -99,7 +99,8 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
         problems = pair_problems(mesh, anim)
         if problems:
             result.warnings += [Message(f"{file.where}: not imported with {source.label}: {p}",
-                                        "{n} anim(s) not imported: their joints are not the mesh's") for p in problems]
+                                        f"{source.label}: {{n}} anim{{s}} not imported: their joints are not the "
+                                        "mesh's", file.name) for p in problems]
             continue
         with np.errstate(all="ignore"):
             _refuse_unheld(file.where, "joint poses", list(frame_joints(anim)))

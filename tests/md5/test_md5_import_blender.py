@@ -243,3 +243,20 @@ def test_damaged_meshes_and_anims_import_or_are_refused_cleanly(bpy_scene, tmp_p
             assert status == {"FINISHED"}
         assert "internal error" not in capfd.readouterr().out
     assert refused["mesh"] > 10 and refused["anim"] > 10, refused
+
+
+def test_an_anim_whose_joints_are_not_the_meshs_is_left_out_with_a_warning(bpy_scene, tmp_path, capfd):
+    """Folder: the drone's anim beside the door's mesh (other joints: ironwail, Q2PRO and FTE refuse the pair)
+    is left out and said so; the door's own anim imports."""
+    door = next((p for p in corpus_files(MESHES) if p.parent.name == "door1"), None)
+    drone = next((p for p in corpus_files(MESHES) if p.parent.name == "drone"), None)
+    if door is None or drone is None:
+        pytest.skip("the corpus's door1 or drone is absent")
+    (tmp_path / "door.md5mesh").write_bytes(door.read_bytes())
+    (tmp_path / "open.md5anim").write_bytes((door.parent / "open.md5anim").read_bytes())
+    (tmp_path / "idle.md5anim").write_bytes((drone.parent / "idle.md5anim").read_bytes())
+    assert _import(bpy_scene, tmp_path / "door.md5mesh", find_anims="FOLDER") == {"FINISHED"}
+    assert [a.name for a in bpy_scene.data.actions] == ["open"]
+    out = capfd.readouterr().out
+    assert "anim not imported: their joints are not the mesh's" in out
+    assert "idle.md5anim: not imported with door.md5mesh: the anim has" in out and "internal error" not in out
