@@ -118,13 +118,13 @@ def test_sidebar_model_panel(session, ext):
         assert check["frames"] == 6 and check["animations"] >= 1, check
 
 
-@pytest.mark.parametrize("key", ("md2", "mdl", "ms3d", "archive"))
+@pytest.mark.parametrize("key", ("md2", "mdl", "ms3d", "md5", "archive"))
 def test_drop_poll(session, key):
     check = session.check(f"drop:poll_{key}")
     assert check["ok"], check
 
 
-@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "pak"))
+@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "md5mesh", "pak"))
 def test_drop_import(session, ext):
     """What a drop on the 3D viewport runs (wm.drop_import_file): the import's popup with its options,
     confirmed with Return (the archive: its model list)."""

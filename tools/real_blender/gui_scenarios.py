@@ -48,8 +48,37 @@ def make_scene(screen, work, record):
         entries += struct.pack("<56sii", name.encode(), offset, len(data))
         body, offset = body + data, offset + len(data)
     (work / "small.pak").write_bytes(struct.pack("<4sii", b"PACK", offset, len(entries)) + body + entries)
+    (work / "crate.md5mesh").write_text(CRATE_MD5MESH)      # no MD5 export yet: a small hand-written mesh
     record("scene:models_written", all((work / n).is_file() for n in ("crate.md2", "crate.mdl", "crate.ms3d")))
     yield 1.0
+
+
+CRATE_MD5MESH = """MD5Version 10
+commandline ""
+numJoints 1
+numMeshes 1
+joints {
+\t"root" -1 ( 0 0 0 ) ( 0 0 0 )
+}
+mesh {
+\tshader "crate"
+\tnumverts 4
+\tvert 0 ( 0 0 ) 0 1
+\tvert 1 ( 1 0 ) 1 1
+\tvert 2 ( 0 1 ) 2 1
+\tvert 3 ( 1 1 ) 3 1
+\tnumtris 4
+\ttri 0 0 1 2
+\ttri 1 0 3 1
+\ttri 2 0 2 3
+\ttri 3 1 3 2
+\tnumweights 4
+\tweight 0 0 1 ( 0 0 0 )
+\tweight 1 0 1 ( 8 0 0 )
+\tweight 2 0 1 ( 0 8 0 )
+\tweight 3 0 1 ( 0 0 8 )
+}
+"""
 
 
 # ---------------------------------------------------------------- file browser dialogs (import and export)
@@ -258,14 +287,14 @@ def drag_and_drop(screen, work, record):
     """The FileHandlers: poll_drop where a file is dropped, then what a drop on the viewport runs
     (wm.drop_import_file with the dropped folder and file, INVOKE: the import's popup), confirmed with Return."""
     areas = {kind: screen.area(kind) for kind in ("VIEW_3D", "OUTLINER", "PROPERTIES")}
-    for key in ("md2", "mdl", "ms3d", "archive"):
+    for key in ("md2", "mdl", "ms3d", "md5", "archive"):
         handler = getattr(bpy.types, f"IO_FH_classic_models_{key}", None)
         polls = {}
         for kind, (win, area, region) in areas.items():
             with bpy.context.temp_override(window=win, area=area, region=region):
                 polls[kind] = bool(handler.poll_drop(bpy.context)) if handler else None
         record(f"drop:poll_{key}", polls == {"VIEW_3D": True, "OUTLINER": True, "PROPERTIES": False}, poll_drop=polls)
-    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D")):
+    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D"), ("md5mesh", "MD5")):
         names = {o.name for o in bpy.data.objects}
         screen.xdo("mousemove", 650, 450)
         before = yield from screen.settle()
