@@ -43,7 +43,8 @@ def test_console_names_no_extension_file(session):
         f"\n({len(named)} lines in all)"
 
 
-FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "export_md2", "export_mdl", "export_ms3d")
+FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "import_md5", "export_md2", "export_mdl",
+                "export_ms3d")
 
 
 @pytest.mark.parametrize("dialog", FILE_DIALOGS)
@@ -152,7 +153,7 @@ def test_import_beside_other_animation_keeps_the_scene_rate(session):
     assert check["frame_range"] == [1, 20], check     # 1 + 5 * 2.4 = 13 fits: the range is not shrunk
 
 
-@pytest.mark.parametrize("dialog", ("archive", "import_md2", "import_mdl", "import_ms3d",
+@pytest.mark.parametrize("dialog", ("archive", "import_md2", "import_mdl", "import_ms3d", "import_md5",
                                     *(f"browser_{d}" for d in FILE_DIALOGS)))
 def test_dialog_invoked_where_no_region_is_current(session, dialog):
     """INVOKE_DEFAULT from a timer (no region current, as a script's timer or a startup script runs it): the
