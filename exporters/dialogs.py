@@ -8,6 +8,7 @@ Blender's own field. In a Collection Exporter Blender chooses the objects (the c
 
     draw_md2_export   Include | Frames | Transform | Geometry | Skins
     draw_mdl_export   Include | Frames | Transform | Geometry | Skins
+    draw_md3_export   Include | Frames | Transform | Geometry | Shaders
     draw_ms3d_export  Include | Transform | Animation | Textures
 """
 from __future__ import annotations
@@ -99,6 +100,7 @@ def draw_mdl_export(operator, layout, context) -> None:
     if body:
         body.prop(operator, "mdl_format")
         body.prop(operator, "target")
+        body.prop(operator, "enhanced_md3")          # progs/x.md3 beside progs/x.mdl
         body.prop(operator, "split_normals")
     body = group(layout, "CLASSIC_MODELS_mdl_export_skins", "Skins")
     if body:
@@ -108,6 +110,21 @@ def draw_mdl_export(operator, layout, context) -> None:
         body.prop(operator, "skin_width_rule")
         body.prop(operator, "dither")
         body.prop(operator, "player_colours")        # may new colours use the shirt and pants ranges
+
+
+def _md3_player(operator, body) -> None:
+    body.prop(operator, "player")
+
+
+def draw_md3_export(operator, layout, context) -> None:
+    _frame_export(operator, layout, context, "md3", _md3_player)
+    body = group(layout, "CLASSIC_MODELS_md3_export_geometry", "Geometry")
+    if body:
+        body.prop(operator, "split_normals")
+    body = group(layout, "CLASSIC_MODELS_md3_export_shaders", "Shaders")
+    if body:
+        body.prop(operator, "skin_path")
+        body.prop(operator, "textures")
 
 
 def draw_ms3d_export(operator, layout, context) -> None:

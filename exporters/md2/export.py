@@ -19,6 +19,7 @@ from .build import Md2ExportOptions, build_md2
 from .player_skins import into_player_folder
 from .skins import plan_skin_files, replace_unusable_skins, skin_folder
 from ..image_files import write_skin_files
+from ..md3_dropped import md3_dropped
 from ..run_export import ExportReport
 
 PLAYER_FOLDERS = "players/"
@@ -35,4 +36,5 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
         moved = into_player_folder({path.name: result}, options.skin_folder, path.parent)
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
-    return ExportReport(result.warnings + renamed + warnings, write_skin_files(files), result.info + moved)
+    return ExportReport(result.warnings + renamed + warnings + md3_dropped(objects, "MD2"), write_skin_files(files),
+                        result.info + moved)

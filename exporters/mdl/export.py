@@ -8,6 +8,7 @@ import bpy
 
 from ...formats.mdl.codec import parse_mdl, serialize_mdl
 from ...formats.atomic_file import atomic_write
+from ..md3_dropped import md3_dropped
 from ..run_export import ExportReport
 from .build import MdlExportOptions, build_mdl
 
@@ -17,4 +18,4 @@ def export_mdl(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     wm = context.window_manager
     result = build_mdl(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
     atomic_write(path, serialize_mdl(result.model), verify=parse_mdl)
-    return ExportReport(result.warnings, info=result.info)
+    return ExportReport(result.warnings + md3_dropped(objects, "MDL"), info=result.info)

@@ -13,6 +13,7 @@ from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
 from .export import export_mdl
 from .variant import export_variant
+from ..enhanced_md3 import WithEnhancedMd3
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
@@ -45,6 +46,10 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                                  "own, so UV seams split no vertex; Hexen II engines load it")),
         options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
+    enhanced_md3: BoolProperty(name="Enhanced MD3", default=False,
+                               description="Also write <model>.md3 beside the MDL, frame for frame, with "
+                                           "<model>.md3_0.skin and its TGA textures: vkQuake, ironwail, FTE and "
+                                           "DarkPlaces draw it in place of the MDL")
     player_colours: EnumProperty(name="Player Colours", default="AUTO", items=(
         ("AUTO", "Auto", "A player model when it is named 'player' (player.mdl) and its imported skin, if any, "
                          "uses indices 16-31 or 96-111"),
@@ -70,7 +75,8 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                    palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,
                                    player_colours=self.player_colours, file_name=Path(self.filepath).name)
-        return export_file(self, context, self.with_frame_scripts(context, export_mdl), options)
+        exporter = WithEnhancedMd3(export_mdl) if self.enhanced_md3 else export_mdl
+        return export_file(self, context, self.with_frame_scripts(context, exporter), options)
 
     def draw(self, context):
         draw_mdl_export(self, self.layout, context)
