@@ -21,13 +21,16 @@ def _family(obj: bpy.types.Object) -> list[bpy.types.Object]:
 
 def activate_animation(scene: bpy.types.Scene, obj: bpy.types.Object, index: int) -> None:
     """For a model imported with one action per animation: make animation ``index`` the active action
-    (on the weapons imported with it too) and the scene range its frames."""
+    (on the weapons imported with it too; an MD5 armature's own) and the scene range its frames."""
     settings = obj.classic_model
     if settings.animation_mode != "ACTIONS" or not 0 <= index < len(settings.animations):
         return
     item = settings.animations[index]
     for member in _family(obj):
         match = member.classic_model.animations.get(item.name) if member is not obj else item
+        if match is not None and match.action is not None and member.type == "ARMATURE":   # MD5: an action per anim
+            assign_action(member, match.action)
+            continue
         key = member.data.shape_keys if member.type == "MESH" else None
         if match is not None and match.action is not None and key is not None:
             # keys the new action does not animate would keep the value the old one left them at

@@ -52,7 +52,7 @@ class FormatRow:
     title: str                        # "Quake II MD2": what info prints before the version
     menu_label: str                   # "Quake II Model": File > Import / Export, before the extensions
     extensions: tuple[str, ...]       # (".md2",): the first is what an export writes
-    magics: tuple[bytes, ...]         # what a file starts with (b"IDP2")
+    magics: tuple[bytes, ...]         # what a file starts with (b"IDP2"); () for a text format
     versions: tuple[int, ...]         # the versions the codec reads, in the order of ``magics`` (binary
                                       # formats: the little-endian int32 right after the magic)
     limits: str                       # the original engine's limits, one line
@@ -120,6 +120,12 @@ FORMATS: list[FormatRow] = [
               ".cli.md3.info:inspect_md3", named_frames=True, player="lower.md3",
               describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files",
               check_profile=".cli.md3.player_check"),
+    FormatRow("md5", "MD5", "MD5", (".md5mesh", ".md5anim"), (), (),     # text: no magic (Red Eclipse's start
+              # with 'commandline'), the version a token the reader checks
+              "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
+              ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", None,
+              ".cli.md5.info:inspect_md5", describe=".cli.md5.info:describe_lines",
+              member_files=".cli.md5.members:member_files"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

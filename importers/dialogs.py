@@ -8,7 +8,8 @@ the current choices is greyed out, never hidden.
     draw_mdl_import       Mesh | Animation | Skins
     draw_md3_import       Mesh | Animation | Skins | Quake III Player
     draw_ms3d_import      Transform | Animation | Materials | Names
-    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MD3 | MS3D (the formats listed);
+    draw_md5_import       Animation | Skins
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MD3 | MS3D | MD5 (the formats listed);
                           Scene Timing in the first of them
 """
 from __future__ import annotations
@@ -90,6 +91,11 @@ def draw_ms3d_import(operator, layout, context) -> None:
         ("materials", "Materials", ("load_images",)), ("names", "Names", ("name_encoding",))))
 
 
+def draw_md5_import(operator, layout, context) -> None:
+    _prop_groups(operator, layout, "md5", (
+        ("animation", "Animation", ("find_anims", "scene_timing")), ("skins", "Skins", ("load_skins",))))
+
+
 def draw_archive_import(operator, layout, context) -> None:
     """The archive's models (counts, filter, tick boxes), then the options of the formats it holds
     (every format's while nothing is listed): the format operators' own options, shared."""
@@ -147,3 +153,11 @@ def draw_archive_import(operator, layout, context) -> None:
                 body.prop(operator, "scene_timing")
             body.prop(operator, "load_images")
             body.prop(operator, "name_encoding")
+    if "MD5" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_md5", "MD5")
+        if body:
+            body.prop(operator, "find_anims")
+            if not present & {"MD2", "MDL", "MD3", "MS3D"}:
+                body.prop(operator, "scene_timing")
+            if not present & {"MD2", "MDL", "MD3"}:
+                body.prop(operator, "load_skins")

@@ -50,7 +50,7 @@ class CLASSIC_MODELS_UL_frames(bpy.types.UIList):
             row.prop(item, "group", text="")
             if item.group >= 0:
                 row.prop(item, "interval", text="")
-        else:
+        elif item.shape_key:        # MD5 frames (the classic model's names) have no shape key
             row.label(text=item.shape_key, icon="SHAPEKEY_DATA")
 
 
@@ -122,7 +122,8 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         row.operator(CLASSIC_MODELS_OT_clear_preview.bl_idname, text="", icon="X")
         if len(settings.frames):
             box = layout.box()
-            header = "Frames (name, group, interval)" if settings.source_format == "MDL" else "Frames (name, shape key)"
+            header = {"MDL": "Frames (name, group, interval)", "MD5": "Frames (the classic model's names)"}.get(
+                settings.source_format, "Frames (name, shape key)")
             box.label(text=header, icon="KEYFRAME")
             box.template_list("CLASSIC_MODELS_UL_frames", "", settings, "frames", settings, "active_frame", rows=4)
 

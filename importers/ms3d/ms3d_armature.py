@@ -32,16 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import bpy
-from mathutils import Matrix
 
-from ...formats.errors import FormatError
 from ...formats.ms3d.records import Ms3dModel
 from ...common.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
 from ...common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
 from ...formats.ms3d.joints import key_frames
-from ...formats.ms3d.rig import (combined_weights, euler_quaternions, hermite_tangents, hierarchy_order, nearest_euler,
+from ...formats.ms3d.rig import (combined_weights, euler_quaternions, hermite_tangents, nearest_euler,
                                 quaternion_rotations, rest_matrices, slerp)
-from ..frame_animation import ensure_channelbag, new_action_fcurves
+from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves  # noqa: F401 (tools/benchmark_ms3d.py)
 
 LINEAR = 1
 BEZIER = 2
@@ -115,32 +113,6 @@ def rotation_keys_with_slerp(frames: np.ndarray, angles: np.ndarray, other_frame
     return all_frames[order], np.concatenate([angles, extra_angles])[order], generated[order]
 
 
-def new_bone_fcurves(obj: bpy.types.Object, action_name: str,
-                     channels: list[tuple[str, int, str]]) -> list[bpy.types.FCurve]:
-    """A new action on ``obj`` (slotted on 4.4+) with one F-curve per (data path, index, group)."""
-    new_action_fcurves(obj, action_name, [])
-    anim = obj.animation_data
-    if hasattr(anim.action, "slots"):
-        bag = ensure_channelbag(anim.action, anim.action_slot)
-        if bpy.app.version >= (5, 0, 0):
-            return [bag.fcurves.new(path, index=index, group_name=group) for path, index, group in channels]
-        groups: dict[str, bpy.types.ActionGroup] = {}   # 4.4/4.5: fcurves.new takes no group name
-        curves = []
-        for path, index, group in channels:
-            fcurve = bag.fcurves.new(path, index=index)
-            if group not in groups:
-                groups[group] = bag.groups.new(group)
-            fcurve.group = groups[group]
-            curves.append(fcurve)
-        return curves
-    fcurves = anim.action.fcurves
-    return [fcurves.new(path, index=index, action_group=group) for path, index, group in channels]
-
-
-def bone_data_path(bone_name: str, channel: str) -> str:
-    return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].{channel}'
-
-
 @dataclass
 class ArmatureBuild:
     obj: bpy.types.Object
@@ -150,25 +122,6 @@ class ArmatureBuild:
 
 def display_names(model: Ms3dModel) -> list[str]:
     return [joint.name or f"joint{j}" for j, joint in enumerate(model.joints)]
-
-
-def bone_lengths(heads: np.ndarray, parents: list[int], model_size: float) -> np.ndarray:
-    """Display lengths: distance to the nearest child, else half the parent's, else 5 % of the model;
-    never so short that float32 would put the tail on the head."""
-    count = len(heads)
-    reach = float(np.abs(heads).max()) if count else 0.0
-    floor = max(max(model_size, 1e-3) * 1e-3, reach * 1e-5)
-    lengths = np.zeros(count)
-    for j in range(count):
-        children = [c for c in range(count) if parents[c] == j]
-        gaps = [float(np.linalg.norm(heads[c] - heads[j])) for c in children]
-        gaps = [g for g in gaps if g > floor]
-        lengths[j] = min(gaps) if gaps else 0.0
-    for j in hierarchy_order(parents):
-        if lengths[j] == 0.0:
-            lengths[j] = lengths[parents[j]] * 0.5 if parents[j] != -1 else max(model_size, 1e-3) * 0.05
-        lengths[j] = max(lengths[j], floor)
-    return lengths
 
 
 def build_armature(context: bpy.types.Context, name: str, model: Ms3dModel, parents: list[int],
@@ -182,29 +135,7 @@ def build_armature(context: bpy.types.Context, name: str, model: Ms3dModel, pare
     bone_matrices = c4 @ rest_matrices(model, parents)
     lengths = bone_lengths(bone_matrices[:, :3, 3], parents, model_size)
     names = display_names(model)
-    view_layer = context.view_layer
-    for other in context.selected_objects:
-        other.select_set(False)
-    obj.select_set(True)
-    view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    try:
-        edit_bones = []
-        for j, (bone_name, matrix, length) in enumerate(zip(names, bone_matrices, lengths)):
-            edit_bone = data.edit_bones.new(bone_name)
-            edit_bone.head = (0.0, 0.0, 0.0)
-            edit_bone.tail = (0.0, float(length), 0.0)
-            edit_bone.matrix = Matrix(matrix.tolist())
-            edit_bones.append(edit_bone)
-        for edit_bone, parent in zip(edit_bones, parents):
-            if parent != -1:
-                edit_bone.parent = edit_bones[parent]
-        bone_names = [b.name for b in edit_bones]
-    finally:
-        bpy.ops.object.mode_set(mode="OBJECT")
-    if len(data.bones) != len(bone_names):
-        raise FormatError(f"{len(bone_names) - len(data.bones)} joint(s) could not become bones "
-                          "(their positions are too large for Blender to give them a length)", field="joints")
+    bone_names = add_bones(context, obj, names, bone_matrices, lengths, parents)
     for pose_bone in obj.pose.bones:
         pose_bone.rotation_mode = "XYZ"
     return ArmatureBuild(obj, bone_names, parents)
@@ -213,16 +144,8 @@ def build_armature(context: bpy.types.Context, name: str, model: Ms3dModel, pare
 def assign_weights(obj: bpy.types.Object, bone_names: list[str], vertex_indices: np.ndarray,
                    joints: np.ndarray, percent: np.ndarray) -> None:
     """One vertex group per joint (in joint order) on ``obj``; weights of the file vertices it holds."""
-    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
-    rows, joint, weight = combined_weights(joints[vertex_indices], percent[vertex_indices], len(bone_names))
-    if not len(rows):
-        return
-    order = np.lexsort((rows, weight, joint))
-    rows, joint, weight = rows[order], joint[order], weight[order]
-    starts = np.flatnonzero(np.concatenate([[True], (np.diff(joint) != 0) | (np.diff(weight) != 0)]))
-    ends = np.append(starts[1:], len(rows))
-    for start, end in zip(starts, ends):
-        groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")
+    fill_vertex_groups(obj, bone_names, *combined_weights(joints[vertex_indices], percent[vertex_indices],
+                                                          len(bone_names)))
 
 
 def animate_joints(obj: bpy.types.Object, model: Ms3dModel, bone_names: list[str], action_name: str,

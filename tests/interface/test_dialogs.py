@@ -164,7 +164,7 @@ def archive_models(bpy, *formats: str) -> list:
             for i, f in enumerate(formats)]
 
 
-ALL_FORMATS = ("MD2", "MDL", "MD3", "MS3D")
+ALL_FORMATS = ("MD2", "MDL", "MD3", "MS3D", "MD5")
 
 # Panel idnames per dialog, in drawing order; the real-Blender tests look for these.
 PANELS = {
@@ -185,9 +185,10 @@ PANELS = {
     "import_scene.ms3d": ["CLASSIC_MODELS_ms3d_import_transform", "CLASSIC_MODELS_ms3d_import_animation",
                           "CLASSIC_MODELS_ms3d_import_materials",
                           "CLASSIC_MODELS_ms3d_import_names"],
+    "import_scene.md5": ["CLASSIC_MODELS_md5_import_animation", "CLASSIC_MODELS_md5_import_skins"],
     "import_scene.game_archive": ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
                                   "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_md3",
-                                  "CLASSIC_MODELS_archive_ms3d"],
+                                  "CLASSIC_MODELS_archive_ms3d", "CLASSIC_MODELS_archive_md5"],
 }
 # Options drawn above the panels (always in view).
 TOP = {"export_scene.md2": {"game_folder_path"}, "export_scene.mdl": {"game_folder_path"},
@@ -225,6 +226,7 @@ GREYING = {
                          | ({"palette"} if v["palette_path"] else set())),
     "import_scene.md3": ({}, lambda v: set()),
     "import_scene.ms3d": ({}, lambda v: set()),
+    "import_scene.md5": ({}, lambda v: set()),
     "import_scene.game_archive": ({"load_skins": (True, False), "palette_path": ("", "//q.lmp")},
                                   lambda v: ({"pcx_colours", "palette", "palette_path"} if not v["load_skins"] else set())
                                   | ({"palette"} if v["palette_path"] else set())),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from support.blender_helpers import RecordingLayout
+
 from formats.mdl.codec import MdlModel, parse_mdl, serialize_mdl
 from support.operators import export_mdl, import_mdl
 from support.mdl_models import mixed_model
@@ -73,40 +75,12 @@ def test_a_faceless_blender_mesh_is_still_refused(bpy_scene, tmp_path):
     assert not (tmp_path / "plain.mdl").exists()
 
 
-class _Layout:
-    """Records what the sidebar draws; ``prop`` resolves its path like Blender would."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-
-    def box(self):
-        return self
-
-    def row(self, align=False):
-        return self
-
-    def label(self, text="", icon=None):
-        self.lines.append(text)
-
-    def prop(self, data, path, text=None, emboss=True):
-        data.path_resolve(path)
-        self.lines.append(f"prop {path}")
-
-    def template_list(self, *args, **kwargs):
-        self.lines.append(f"list {args[0]}")
-
-    def operator(self, *args, **kwargs):
-        class _Op:
-            pass
-        return _Op()
-
-
 def test_the_sidebar_lists_frames_with_editable_names_groups_and_intervals(bpy_scene, tmp_path):
     bpy = bpy_scene
     (tmp_path / "m.mdl").write_bytes(serialize_mdl(mixed_model()))
     obj = import_mdl(bpy, tmp_path / "m.mdl")
     settings = obj.classic_model
-    layout = _Layout()
+    layout = RecordingLayout()
     ui_list = bpy.types.CLASSIC_MODELS_UL_frames
     ui_list.draw_item(None, bpy.context, layout, settings, settings.frames[3], 0, settings, "active_frame", 3)
     assert layout.lines == ["3", "prop name", "prop group", "prop interval"]

@@ -43,7 +43,8 @@ def test_console_names_no_extension_file(session):
         f"\n({len(named)} lines in all)"
 
 
-FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "export_md2", "export_mdl", "export_ms3d")
+FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "import_md5", "export_md2", "export_mdl",
+                "export_ms3d")
 
 
 @pytest.mark.parametrize("dialog", FILE_DIALOGS)
@@ -118,13 +119,13 @@ def test_sidebar_model_panel(session, ext):
         assert check["frames"] == 6 and check["animations"] >= 1, check
 
 
-@pytest.mark.parametrize("key", ("md2", "mdl", "ms3d", "archive"))
+@pytest.mark.parametrize("key", ("md2", "mdl", "ms3d", "md5", "archive"))
 def test_drop_poll(session, key):
     check = session.check(f"drop:poll_{key}")
     assert check["ok"], check
 
 
-@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "pak"))
+@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "md5mesh", "pak"))
 def test_drop_import(session, ext):
     """What a drop on the 3D viewport runs (wm.drop_import_file): the import's popup with its options,
     confirmed with Return (the archive: its model list)."""
@@ -152,7 +153,7 @@ def test_import_beside_other_animation_keeps_the_scene_rate(session):
     assert check["frame_range"] == [1, 20], check     # 1 + 5 * 2.4 = 13 fits: the range is not shrunk
 
 
-@pytest.mark.parametrize("dialog", ("archive", "import_md2", "import_mdl", "import_ms3d",
+@pytest.mark.parametrize("dialog", ("archive", "import_md2", "import_mdl", "import_ms3d", "import_md5",
                                     *(f"browser_{d}" for d in FILE_DIALOGS)))
 def test_dialog_invoked_where_no_region_is_current(session, dialog):
     """INVOKE_DEFAULT from a timer (no region current, as a script's timer or a startup script runs it): the

@@ -1,4 +1,5 @@
-"""Reading Blender data back as numpy for the tests; small animations built for them."""
+"""Reading Blender data back as numpy for the tests; small animations built for them; a layout that records
+what the sidebar draws."""
 from __future__ import annotations
 
 import numpy as np
@@ -69,3 +70,31 @@ def keyed_action(bpy, obj, name: str, keys: tuple[tuple[int, float], ...]):
     obj.animation_data.action = None
     obj.location.x = 0.0
     return action
+
+
+class RecordingLayout:
+    """Records what the sidebar draws; ``prop`` resolves its path like Blender would."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def box(self):
+        return self
+
+    def row(self, align=False):
+        return self
+
+    def label(self, text="", icon=None):
+        self.lines.append(text)
+
+    def prop(self, data, path, text=None, emboss=True):
+        data.path_resolve(path)
+        self.lines.append(f"prop {path}")
+
+    def template_list(self, *args, **kwargs):
+        self.lines.append(f"list {args[0]}")
+
+    def operator(self, *args, **kwargs):
+        class _Op:
+            pass
+        return _Op()

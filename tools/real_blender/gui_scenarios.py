@@ -54,13 +54,42 @@ def make_scene(screen, work, record):
         entries += struct.pack("<56sii", name.encode(), offset, len(data))
         body, offset = body + data, offset + len(data)
     (work / "small.pak").write_bytes(struct.pack("<4sii", b"PACK", offset, len(entries)) + body + entries)
+    (work / "crate.md5mesh").write_text(CRATE_MD5MESH)      # no MD5 export yet: a small hand-written mesh
     record("scene:models_written", all((work / n).is_file() for n in ("crate.md2", "crate.mdl", "crate.ms3d")))
     yield 1.0
 
 
+CRATE_MD5MESH = """MD5Version 10
+commandline ""
+numJoints 1
+numMeshes 1
+joints {
+\t"root" -1 ( 0 0 0 ) ( 0 0 0 )
+}
+mesh {
+\tshader "crate"
+\tnumverts 4
+\tvert 0 ( 0 0 ) 0 1
+\tvert 1 ( 1 0 ) 1 1
+\tvert 2 ( 0 1 ) 2 1
+\tvert 3 ( 1 1 ) 3 1
+\tnumtris 4
+\ttri 0 0 1 2
+\ttri 1 0 3 1
+\ttri 2 0 2 3
+\ttri 3 1 3 2
+\tnumweights 4
+\tweight 0 0 1 ( 0 0 0 )
+\tweight 1 0 1 ( 8 0 0 )
+\tweight 2 0 1 ( 0 8 0 )
+\tweight 3 0 1 ( 0 0 8 )
+}
+"""
+
+
 # ---------------------------------------------------------------- file browser dialogs (import and export)
 DIALOGS = (("import_md2", "import_scene.md2"), ("import_mdl", "import_scene.mdl"), ("import_ms3d", "import_scene.ms3d"),
-           ("import_md3", "import_scene.md3"),
+           ("import_md3", "import_scene.md3"), ("import_md5", "import_scene.md5"),
            ("export_md2", "export_scene.md2"), ("export_mdl", "export_scene.mdl"), ("export_ms3d", "export_scene.ms3d"))
 
 
@@ -266,14 +295,14 @@ def drag_and_drop(screen, work, record):
     """The FileHandlers: poll_drop where a file is dropped, then what a drop on the viewport runs
     (wm.drop_import_file with the dropped folder and file, INVOKE: the import's popup), confirmed with Return."""
     areas = {kind: screen.area(kind) for kind in ("VIEW_3D", "OUTLINER", "PROPERTIES")}
-    for key in ("md2", "mdl", "ms3d", "archive"):
+    for key in ("md2", "mdl", "ms3d", "md5", "archive"):
         handler = getattr(bpy.types, f"IO_FH_classic_models_{key}", None)
         polls = {}
         for kind, (win, area, region) in areas.items():
             with bpy.context.temp_override(window=win, area=area, region=region):
                 polls[kind] = bool(handler.poll_drop(bpy.context)) if handler else None
         record(f"drop:poll_{key}", polls == {"VIEW_3D": True, "OUTLINER": True, "PROPERTIES": False}, poll_drop=polls)
-    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D")):
+    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D"), ("md5mesh", "MD5")):
         names = {o.name for o in bpy.data.objects}
         screen.xdo("mousemove", 650, 450)
         before = yield from screen.settle()
@@ -454,10 +483,10 @@ def dialogs_without_region(screen, work, record):
     bpy.data.objects["crate"].select_set(True)
     yield from _popup_without_region(screen, "archive", lambda: bpy.ops.import_scene.game_archive(
         "INVOKE_DEFAULT", filepath=str(work / "small.pak")), 6, record)
-    for ext in ("md2", "mdl", "ms3d"):
-        yield from _popup_without_region(screen, f"import_{ext}", lambda ext=ext: getattr(bpy.ops.import_scene, ext)(
-            "INVOKE_DEFAULT", filepath=str(work / f"crate.{ext}"), directory=str(work),
-            files=[{"name": f"crate.{ext}"}]), 4, record)
+    for key, name in (("md2", "crate.md2"), ("mdl", "crate.mdl"), ("ms3d", "crate.ms3d"), ("md5", "crate.md5mesh")):
+        yield from _popup_without_region(screen, f"import_{key}", lambda key=key, name=name: getattr(
+            bpy.ops.import_scene, key)("INVOKE_DEFAULT", filepath=str(work / name), directory=str(work),
+                                       files=[{"name": name}]), 4, record)
     for name, opname in DIALOGS:
         module, op = opname.split(".")
         region = bpy.context.region

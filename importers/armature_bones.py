@@ -1,0 +1,104 @@
+"""What the armature imports share (MS3D, MD5): bones placed at given rest matrices, display lengths,
+vertex groups filled from weight rows, pose-bone data paths, and a new action with one F-curve per channel (slotted actions from 4.4, no
+``Action.fcurves`` in 5.0)."""
+from __future__ import annotations
+
+import numpy as np
+import bpy
+from mathutils import Matrix
+
+from ..formats.errors import FormatError
+from ..formats.ms3d.rig import hierarchy_order
+from .frame_animation import ensure_channelbag, new_action_fcurves
+
+
+def new_bone_fcurves(obj: bpy.types.Object, action_name: str,
+                     channels: list[tuple[str, int, str]]) -> list[bpy.types.FCurve]:
+    """A new action on ``obj`` (slotted on 4.4+) with one F-curve per (data path, index, group)."""
+    new_action_fcurves(obj, action_name, [])
+    anim = obj.animation_data
+    if hasattr(anim.action, "slots"):
+        bag = ensure_channelbag(anim.action, anim.action_slot)
+        if bpy.app.version >= (5, 0, 0):
+            return [bag.fcurves.new(path, index=index, group_name=group) for path, index, group in channels]
+        groups: dict[str, bpy.types.ActionGroup] = {}   # 4.4/4.5: fcurves.new takes no group name
+        curves = []
+        for path, index, group in channels:
+            fcurve = bag.fcurves.new(path, index=index)
+            if group not in groups:
+                groups[group] = bag.groups.new(group)
+            fcurve.group = groups[group]
+            curves.append(fcurve)
+        return curves
+    fcurves = anim.action.fcurves
+    return [fcurves.new(path, index=index, action_group=group) for path, index, group in channels]
+
+
+def bone_data_path(bone_name: str, channel: str) -> str:
+    return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].{channel}'
+
+
+def bone_lengths(heads: np.ndarray, parents: list[int], model_size: float) -> np.ndarray:
+    """Display lengths: distance to the nearest child, else half the parent's, else 5 % of the model;
+    never so short that float32 would put the tail on the head."""
+    count = len(heads)
+    reach = float(np.abs(heads).max()) if count else 0.0
+    floor = max(max(model_size, 1e-3) * 1e-3, reach * 1e-5)
+    lengths = np.zeros(count)
+    for j in range(count):
+        children = [c for c in range(count) if parents[c] == j]
+        gaps = [float(np.linalg.norm(heads[c] - heads[j])) for c in children]
+        gaps = [g for g in gaps if g > floor]
+        lengths[j] = min(gaps) if gaps else 0.0
+    for j in hierarchy_order(parents):
+        if lengths[j] == 0.0:
+            lengths[j] = lengths[parents[j]] * 0.5 if parents[j] != -1 else max(model_size, 1e-3) * 0.05
+        lengths[j] = max(lengths[j], floor)
+    return lengths
+
+
+def add_bones(context: bpy.types.Context, obj: bpy.types.Object, names: list[str], matrices: np.ndarray,
+              lengths: np.ndarray, parents: list[int]) -> list[str]:
+    """Bone j of the armature ``obj`` (selected and made active) named ``names[j]`` with rest matrix
+    ``matrices[j]`` (4x4, armature space: head at its translation, Y axis its second column) and display
+    length ``lengths[j]``, parented as ``parents`` says (-1: none); the names Blender gave, per bone.
+    Raises FormatError when Blender drops bones it cannot give a length."""
+    data = obj.data
+    for other in context.selected_objects:
+        other.select_set(False)
+    obj.select_set(True)
+    context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        edit_bones = []
+        for bone_name, matrix, length in zip(names, matrices, lengths):
+            edit_bone = data.edit_bones.new(bone_name)
+            edit_bone.head = (0.0, 0.0, 0.0)
+            edit_bone.tail = (0.0, float(length), 0.0)
+            edit_bone.matrix = Matrix(np.asarray(matrix).tolist())
+            edit_bones.append(edit_bone)
+        for edit_bone, parent in zip(edit_bones, parents):
+            if parent >= 0:
+                edit_bone.parent = edit_bones[parent]
+        bone_names = [b.name for b in edit_bones]
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+    if len(data.bones) != len(bone_names):
+        raise FormatError(f"{len(bone_names) - len(data.bones)} joint(s) could not become bones "
+                          "(their positions are too large for Blender to give them a length)", field="joints")
+    return bone_names
+
+
+def fill_vertex_groups(obj: bpy.types.Object, bone_names: list[str], rows: np.ndarray, joint: np.ndarray,
+                       weight: np.ndarray) -> None:
+    """One vertex group per bone (in order, named as it) on ``obj`` holding ``weight`` for vertex ``rows``
+    of joint ``joint`` (one ``add`` call per joint and weight value, not per vertex)."""
+    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
+    if not len(rows):
+        return
+    order = np.lexsort((rows, weight, joint))
+    rows, joint, weight = rows[order], joint[order], weight[order]
+    starts = np.flatnonzero(np.concatenate([[True], (np.diff(joint) != 0) | (np.diff(weight) != 0)]))
+    ends = np.append(starts[1:], len(rows))
+    for start, end in zip(starts, ends):
+        groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")

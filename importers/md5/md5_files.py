@@ -1,0 +1,89 @@
+"""The files an ``.md5mesh`` import reads beside the mesh: its ``.md5anim`` files and the paired classic
+model, loose or in a game archive (through :mod:`..file_source`, nothing extracted).
+
+- Anims: *Same Name* takes ``<stem>.md5anim`` beside the mesh (the layouts of both re-releases: ironwail
+  ``loadMd5Replacement`` and Q2PRO ``MOD_LoadMD5`` open the mesh's path with ``.md5anim``); *Folder*
+  every ``.md5anim`` beside it (Red Eclipse keeps several per model, named by what they play); files
+  chosen with the mesh in the file browser are taken whatever the setting.
+- An ``.md5anim`` imported alone (dropped, chosen or ticked in the Game Archive dialog without its mesh)
+  imports the ``.md5mesh`` of its name beside it, with that anim.
+- Classic model: ``<stem>.mdl`` beside the mesh (Quake re-release: ``progs/x.md5mesh`` beside
+  ``progs/x.mdl``), else ``<stem>.md2`` one folder up when the mesh sits in a folder ``md5``
+  (Quake II remaster: ``models/x/md5/tris.md5mesh`` beside ``models/x/tris.md2``, Q2PRO ``MOD_LoadMD5``).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from ...formats.errors import FormatError
+from ..file_source import ArchiveSource, FoundFile, LooseSource, ModelSource, loose_file
+
+ANIM_SUFFIX = ".md5anim"
+MESH_SUFFIX = ".md5mesh"
+
+
+def folder_files(source: ModelSource, up: int = 0) -> dict[str, FoundFile]:
+    """Lower-cased file name -> file, for the files in the mesh's folder (``up`` folders higher)."""
+    if isinstance(source, ArchiveSource):
+        parts = [p for p in source.folder.split("/") if p]
+        if up > len(parts):
+            return {}
+        return source.files.folder("/".join(parts[:len(parts) - up]))
+    if isinstance(source, LooseSource):
+        folder = Path(os.path.abspath(source.path)).parent
+        for _ in range(up):
+            folder = folder.parent
+        try:
+            with os.scandir(folder) as entries:
+                names = sorted(e.name for e in entries if e.is_file())
+        except OSError:
+            return {}
+        return {name.lower(): loose_file(folder / name) for name in names}
+    return {}
+
+
+def anim_files(source: ModelSource, mode: str) -> list[FoundFile]:
+    """The ``.md5anim`` files ``mode`` ('STEM', 'FOLDER' or 'NONE') takes beside the mesh, by name."""
+    if mode == "NONE":
+        return []
+    listing = folder_files(source)
+    if mode == "STEM":
+        found = listing.get((source.stem + ANIM_SUFFIX).lower())
+        return [found] if found is not None else []
+    return [listing[name] for name in sorted(listing) if name.endswith(ANIM_SUFFIX)]
+
+
+def classic_model(source: ModelSource) -> FoundFile | None:
+    """The paired classic model of the layouts (module docstring), or None."""
+    found = folder_files(source).get((source.stem + ".mdl").lower())
+    if found is not None:
+        return found
+    if isinstance(source, ArchiveSource):
+        folder_name = PurePosixPath(source.folder).name
+    else:
+        folder_name = Path(os.path.abspath(getattr(source, "path", "."))).parent.name
+    if folder_name.lower() != "md5":
+        return None
+    return folder_files(source, up=1).get((source.stem + ".md2").lower())
+
+
+def loose_or_member(source: ModelSource) -> FoundFile:
+    """``source`` as a found file (what the anims are)."""
+    if isinstance(source, ArchiveSource):
+        return FoundFile(source.name, source.where, source.read, archive=source.archive, member=source.member)
+    return loose_file(Path(source.path))
+
+
+def mesh_of_anim(source: ModelSource, ticked: tuple[str, ...] = ()) -> ModelSource | None:
+    """The ``.md5mesh`` of an ``.md5anim``'s name beside it, as a model source; None when that mesh is
+    among ``ticked`` (imported anyway, it takes the anim). Raises FormatError without one."""
+    found = folder_files(source).get((source.stem + MESH_SUFFIX).lower())
+    if found is None:
+        raise FormatError(f"an .md5anim holds no mesh and no {source.stem}{MESH_SUFFIX} lies beside it: import "
+                          "the .md5mesh with this anim chosen too", filename=source.where)
+    if found.member.lower() in {t.lower() for t in ticked} or (found.path is not None and str(found.path) in ticked):
+        return None
+    if found.path is None:
+        return ArchiveSource(None, found.member, source.game, source.files, found)
+    return LooseSource(found.path)

@@ -1,0 +1,247 @@
+"""MD5 (``.md5mesh`` + ``.md5anim``) -> Blender, as the contract's ``# MD5`` block says (all or nothing).
+
+What an import creates:
+
+* An armature object named after the file (the model's root): a bone per joint at the joint's bind
+  matrix (:mod:`.md5_rig`, :mod:`...common.md5_pose`), ``["md5_mesh_source"]`` the file's bytes,
+  ``["md5_mesh_file"]`` its name, ``["md5_classic"]`` the paired classic model (:mod:`.classic_pair`).
+* One mesh object per ``mesh`` block, parented to it with an Armature modifier: vertex i is the
+  block's vertex i at its bind position (the weights skinned with the mesh's joints, Q2PRO
+  ``MD5_ComputeNormals``), one vertex group per joint (named as its bone) with the vertex's biases,
+  UV ``(u, 1 - v)`` (MD5's v runs down the image), polygon i triangle i with its corners reversed: MD5
+  triangles are clockwise seen from the front, as the engines draw them (Q2PRO ``MD5_ComputeNormals``
+  takes ``(v2 - v0) × (v1 - v0)`` as the outward normal; the corpus's closed props all face out that
+  way), Blender's faces counter-clockwise. Triangles that use a vertex twice have no face and are
+  kept in ``mesh["md5_degenerate"]``. ``["md5_mesh_index"]`` is the block's index.
+* One action per ``.md5anim`` (:mod:`.md5_files` says which): every bone keyed at every frame, anim
+  frame k at scene frame ``start + k × step`` where ``step`` is 1 at the anim's ``frameRate`` or the
+  scene's rate over it (:mod:`..scene_timing`). The first anim's action is active; with several, the
+  sidebar's animation list holds one entry per action (each kept with a fake user). The action keeps
+  ``["md5_anim_source"]`` and ``["md5_anim_file"]``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import bpy
+
+from ...common.actions import assign_action
+from ...common.contract import (DEGENERATE_MD3, MD5_ANIM_FILE, MD5_ANIM_SOURCE, MD5_CLASSIC, MD5_DEGENERATE,
+                                MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
+from ...common.made_names import mark_made
+from ...common.md5_pose import weight_spread
+from ...common.skin_images import skin_material
+from ...formats.errors import FormatError
+from ...formats.md5.anim import read_md5anim
+from ...formats.md5.limits import pair_problems
+from ...formats.md5.mesh import read_md5mesh
+from ...formats.md5.skinning import bind_joints, frame_joints, skin_vertices
+from ...formats.report_lines import Message
+from ..build_mesh import build_triangle_mesh, faced_triangles
+from ..file_source import FoundFile, ModelSource, as_source, loose_file, remember_source
+from ..frame_animation import scene_frame
+from ..results import ImportResult
+from ..scene_timing import apply_timing, plan_timing, timing_note
+from .classic_pair import ClassicPair, find_pair
+from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, mesh_of_anim
+from .md5_rig import animate, assign_weights, build_armature
+
+DEFAULT_FPS = 24.0
+MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
+SPREAD_TOLERANCE = 1e-3                   # units a weight's bind position may lie off its vertex
+MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
+
+
+@dataclass
+class Md5ImportOptions:
+    scene_timing: str = "AUTO"            # 'AUTO', 'SET' or 'KEEP' (scene_timing.py)
+    find_anims: str = "STEM"              # 'STEM', 'FOLDER' or 'NONE' (md5_files.py)
+    anim_files: tuple[str, ...] = ()      # .md5anim files chosen with the mesh (taken whatever find_anims says)
+    load_skins: bool = True               # the paired classic model's skins (classic_pair.py)
+    exclude: tuple[str, ...] = field(default=())
+
+
+def _read(found, reader) -> tuple[bytes, object]:
+    """The file's bytes and what ``reader`` makes of them; a refusal names the file."""
+    data = found.read()
+    try:
+        return data, reader(data)
+    except FormatError as exc:
+        raise exc.with_filename(found.where)
+
+
+def anim_rate(anim, label: str, warnings: list[str]) -> float:
+    """The anim's ``frameRate`` where Blender's scene can play it, else 24 with a warning."""
+    rate = float(anim.frame_rate)
+    if math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS:
+        return rate
+    warnings.append(f"{label}: frameRate is {rate:g}: played at {DEFAULT_FPS:g} fps")
+    return DEFAULT_FPS
+
+
+def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult,
+           alone: FoundFile | None = None) -> list[tuple[FoundFile, bytes, object]]:
+    """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out)."""
+    found = [alone] if alone is not None else anim_files(source, options.find_anims)
+    seen = {f.where for f in found}
+    for name in options.anim_files:
+        extra = loose_file(Path(name))
+        if extra.where not in seen:
+            found.append(extra)
+            seen.add(extra.where)
+    out = []
+    for file in found:
+        data, anim = _read(file, read_md5anim)
+        result.warnings += [f"{file.where}: {w}" for w in anim.warnings]
+        problems = pair_problems(mesh, anim)
+        if problems:
+            result.warnings += [Message(f"{file.where}: not imported with {source.label}: {p}",
+                                        f"{source.label}: {{n}} anim{{s}} not imported: their joints are not the "
+                                        "mesh's", file.name) for p in problems]
+            continue
+        with np.errstate(all="ignore"):
+            _refuse_unheld(file.where, "joint poses", list(frame_joints(anim)))
+        out.append((file, data, anim))
+    return out
+
+
+def _refuse_unheld(where: str, what: str, arrays: list[np.ndarray]) -> None:
+    """Refuse numbers Blender cannot hold (not a number, or past float32's range) before anything is built."""
+    bad = sum(int((~np.isfinite(np.asarray(a, np.float64)) | (np.abs(np.nan_to_num(a)) > MAX_COORDINATE)).sum())
+              for a in arrays)
+    if bad:
+        raise FormatError(f"{bad} numbers of its {what} are not numbers or lie beyond {MAX_COORDINATE:.0e} "
+                          "(what Blender can hold)", filename=where)
+
+
+def _model_size(points: list[np.ndarray]) -> float:
+    points = np.concatenate([p.reshape(-1, 3) for p in points] + [np.zeros((1, 3))])
+    return float(np.linalg.norm(points.max(axis=0) - points.min(axis=0))) or 1.0
+
+
+def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, materials: list, result: ImportResult
+                  ) -> bpy.types.Object:
+    part = mesh.meshes[m]
+    label = f"{source.label} mesh {m}"
+    keep = faced_triangles(label, part.triangles, result.warnings)
+    corners = part.triangles[keep][:, ::-1]
+    uv = np.column_stack([part.uv[:, 0], 1.0 - part.uv[:, 1]])
+    shader = PurePosixPath((part.shader or "").replace("\\", "/")).name
+    name = shader or f"{source.stem}_{m}"
+    data = build_triangle_mesh(name, positions, corners, uv[corners.ravel()])
+    if not keep.all():
+        kept = np.zeros(int((~keep).sum()), DEGENERATE_MD3)
+        kept["index"], kept["indexes"] = np.flatnonzero(~keep), part.triangles[~keep]
+        data[MD5_DEGENERATE] = kept.tobytes()
+    for material in materials:               # the first is the one the faces show (material index 0)
+        if material is not None:
+            data.materials.append(material)
+    obj = bpy.data.objects.new(name, data)
+    mark_made(obj)
+    obj[MD5_MESH_INDEX] = m
+    return obj
+
+
+def _materials(mesh, pair: ClassicPair | None) -> list[list]:
+    """The materials of each block: the paired model's skins where the layout gives them, else one per shader."""
+    by_shader: dict[str, bpy.types.Material] = {}
+    out = []
+    for m, part in enumerate(mesh.meshes):
+        if pair is not None and pair.materials:
+            out.append(pair.materials[min(m, len(pair.materials) - 1)])
+            continue
+        shader = part.shader or ""
+        if shader not in by_shader:
+            by_shader[shader] = skin_material(PurePosixPath(shader.replace("\\", "/")).name or "md5", None)
+        out.append([by_shader[shader]])
+    return out
+
+
+def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md5ImportOptions) -> ImportResult:
+    """Read ``path`` (an ``.md5mesh``, loose or an archive member) and its anims; build them in the active
+    collection (module docstring)."""
+    source = as_source(path)
+    alone = None
+    if source.name.lower().endswith(ANIM_SUFFIX):         # an anim dropped or ticked alone: its mesh with it
+        source, alone = mesh_of_anim(source, options.exclude), loose_or_member(source)
+        if source is None:
+            return ImportResult()                        # its mesh is imported too and takes it (Same Name)
+    data, mesh = _read(source, read_md5mesh)
+    result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings])
+    anims = _anims(source, mesh, options, result, alone)
+    scene = context.scene
+    collection = context.view_layer.active_layer_collection.collection
+    timing = plan_timing(scene, options.scene_timing)
+    if context.mode != "OBJECT" and bpy.ops.object.mode_set.poll():
+        bpy.ops.object.mode_set(mode="OBJECT")
+    pair = find_pair(source, mesh, anims[0][2] if anims else None, options, result)
+    joint_pos, joint_quat = bind_joints(mesh)
+    with np.errstate(all="ignore"):
+        positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
+    _refuse_unheld(source.where, "joints or vertices", [joint_pos, joint_quat, *positions])
+    spread = sum(int((weight_spread(p, joint_pos, joint_quat, v) > SPREAD_TOLERANCE).sum())
+                 for p, v in zip(mesh.meshes, positions))
+    if spread:
+        result.warnings.append(f"{source.label}: {spread} vertices have weights that place them apart in the bind "
+                               "pose: Blender's Armature deform moves them differently from the engines")
+    root, bone_names = build_armature(context, source.stem, mesh, collection, _model_size(positions + [joint_pos]))
+    materials = _materials(mesh, pair)
+    blocks = []
+    for m in range(len(mesh.meshes)):
+        obj = _block_object(source, mesh, m, positions[m], materials[m], result)
+        collection.objects.link(obj)
+        obj.parent = root
+        assign_weights(obj, bone_names, mesh.meshes[m])
+        obj.modifiers.new("Armature", "ARMATURE").object = root
+        blocks.append(obj)
+    root[MD5_MESH_SOURCE] = data
+    root[MD5_MESH_FILE] = source.member or source.name
+    root[MD5_CLASSIC] = pair.name if pair is not None else ""
+    settings = root.classic_model
+    settings.source_format = "MD5"
+    _animate(context, root, bone_names, mesh, anims, timing, source, pair, result)
+    for obj in [root, *blocks]:
+        remember_source(obj, source)
+    result.objects.extend(blocks + [root])
+    return result
+
+
+def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: ModelSource,
+             pair: ClassicPair | None, result: ImportResult) -> None:
+    """One action per anim (the first active), the scene's rate and range, the animation list."""
+    if not anims:
+        return
+    scene = context.scene
+    start = scene.frame_start
+    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim in anims]
+    scene_rate = timing.fps(rates[0])
+    settings = root.classic_model
+    settings.frame_offset = start
+    actions = []
+    for (file, data, anim), rate in zip(anims, rates):
+        step = scene_rate / rate
+        action = animate(root, bone_names, mesh, anim, PurePosixPath(file.name).stem,
+                         start + np.arange(anim.num_frames) * step)
+        action[MD5_ANIM_SOURCE] = data
+        action[MD5_ANIM_FILE] = file.member or file.name
+        actions.append((action, anim.num_frames, step))
+    for action, _, _ in actions:
+        action.use_fake_user = len(actions) > 1  # each kept in the file while another one plays
+    first_action, first_frames, first_step = actions[0]
+    assign_action(root, first_action)
+    apply_timing(scene, timing, start, start + (max(first_frames, 1) - 1) * first_step, rates[0])
+    if note := timing_note(source.label, timing, rates[0]):
+        result.infos.append(note)
+    if pair is not None and pair.frame_names:
+        pair.place(scene, root, start, first_step)
+        return
+    if len(actions) > 1:
+        settings.animation_mode = "ACTIONS"
+        for action, frames, step in actions:
+            item = settings.animations.add()
+            item.name = action.name
+            item.frame_start, item.frame_end = start, scene_frame(start, frames - 1, step, True)
+            item.action = action

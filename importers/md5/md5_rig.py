@@ -1,0 +1,95 @@
+"""MD5 joints -> one Blender armature; weights -> vertex groups; an ``.md5anim`` -> one action.
+
+Bones: bone j's rest matrix is joint j's bind matrix exactly (:mod:`...common.md5_pose`: head at the
+joint's position, the bone's Y axis the joint's Y axis, roll from its X axis; the length, distance to
+the nearest child, is only for display), parented as the joints are; ``bone["md5_joint_index"]`` is j.
+Pose channels: ``rotation_quaternion`` and ``location`` of each bone keyed at every anim frame
+(linear, as the engines lerp between frames) with the basis that makes the bone's pose the joint's
+frame matrix, so Blender's Armature deform is the engines' skinning (Q2PRO ``MD5_BuildFrameSkeleton``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import bpy
+
+from ...common.contract import MD5_JOINT_INDEX
+from ...common.made_names import mark_made
+from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
+from ...formats.md5.skinning import bind_joints, frame_joints
+from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves
+
+LINEAR = 1
+
+
+def bind_matrices(mesh) -> np.ndarray:
+    """(J, 4, 4) the joints' bind matrices (the bones' rest matrices)."""
+    return rigid_matrices(*bind_joints(mesh))
+
+
+def build_armature(context: bpy.types.Context, name: str, mesh, collection: bpy.types.Collection,
+                   model_size: float) -> tuple[bpy.types.Object, list[str]]:
+    """An armature object in ``collection`` with a bone per joint at its bind matrix; the bone names
+    Blender gave, per joint."""
+    data = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, data)
+    mark_made(obj)
+    collection.objects.link(obj)
+    matrices = bind_matrices(mesh)
+    parents = [int(p) for p in mesh.joint_parents]
+    lengths = bone_lengths(matrices[:, :3, 3], parents, model_size)
+    bone_names = add_bones(context, obj, [n or "joint" for n in mesh.joint_names], matrices, lengths, parents)
+    for j, bone_name in enumerate(bone_names):
+        data.bones[bone_name][MD5_JOINT_INDEX] = j
+        obj.pose.bones[bone_name].rotation_mode = "QUATERNION"
+    return obj, bone_names
+
+
+def vertex_weights(part, num_joints: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``(vertex, joint, weight)`` of a mesh block, a joint listed twice for a vertex summed,
+    weights at most 1 (what a vertex group holds)."""
+    counts = np.asarray(part.weight_count, np.int64)
+    vertex = np.repeat(np.arange(len(counts)), counts)
+    weight = np.repeat(np.asarray(part.weight_start, np.int64), counts) + (
+        np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+    keys = vertex * max(num_joints, 1) + np.asarray(part.weight_joint, np.int64)[weight]
+    unique, inverse = np.unique(keys, return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=np.asarray(part.weight_bias, np.float64)[weight],
+                        minlength=len(unique))
+    return unique // max(num_joints, 1), unique % max(num_joints, 1), np.clip(total, 0.0, 1.0).astype(np.float32)
+
+
+def assign_weights(obj: bpy.types.Object, bone_names: list[str], part) -> None:
+    """One vertex group per joint (joint order, named as its bone) holding the block's weights."""
+    fill_vertex_groups(obj, bone_names, *vertex_weights(part, len(bone_names)))
+
+
+def pose_channels(mesh, anim) -> tuple[np.ndarray, np.ndarray]:
+    """(F, J, 3) locations and (F, J, 4) Blender quaternions (w x y z) of every frame of ``anim``."""
+    bind = bind_matrices(mesh)
+    world = rigid_matrices(*frame_joints(anim))
+    bases = pose_bases(bind, anim.joint_parents, world)
+    quat = continuous(matrix_quaternions(bases[..., :3, :3]))
+    return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1)
+
+
+def animate(obj: bpy.types.Object, bone_names: list[str], mesh, anim, action_name: str,
+            frames: np.ndarray) -> bpy.types.Action:
+    """A new action on ``obj`` keying every bone at scene ``frames`` (one per anim frame)."""
+    locations, quaternions = pose_channels(mesh, anim)
+    channels, values = [], []
+    for j, bone_name in enumerate(bone_names):
+        for axis in range(4):
+            channels.append((bone_data_path(bone_name, "rotation_quaternion"), axis, bone_name))
+            values.append(quaternions[:, j, axis])
+        for axis in range(3):
+            channels.append((bone_data_path(bone_name, "location"), axis, bone_name))
+            values.append(locations[:, j, axis])
+    frames = np.asarray(frames, np.float64)
+    count = len(frames)
+    for fcurve, column in zip(new_bone_fcurves(obj, action_name, channels), values):
+        points = fcurve.keyframe_points
+        points.add(count)
+        points.foreach_set("co", np.column_stack([frames, column]).astype(np.float32).ravel())
+        points.foreach_set("interpolation", np.full(count, LINEAR, np.int32))
+        fcurve.update()
+    return obj.animation_data.action

@@ -1,0 +1,52 @@
+"""File > Import > MD5 (.md5mesh): properties -> options -> one call to ``import_files``."""
+from __future__ import annotations
+
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+
+from ..dialogs import draw_md5_import
+from ..operators import ImportOperatorBase
+from ..run_import import import_files, operator_paths
+from .md5_files import ANIM_SUFFIX
+from .md5_import import Md5ImportOptions, import_md5
+
+FIND_ANIMS_ITEMS = (
+    ("STEM", "Same Name", "The .md5anim with the mesh's name beside it (the Quake and Quake II re-releases' layout)"),
+    ("FOLDER", "Folder", "Every .md5anim beside the mesh whose joints are the mesh's, one action each"),
+    ("NONE", "None", "Only the .md5anim files chosen with the mesh"))
+
+
+class IMPORT_SCENE_OT_md5(bpy.types.Operator, ImportOperatorBase):
+    """Import MD5 models (.md5mesh with its .md5anim): an armature, a mesh per block, an action per anim"""
+    bl_idname = "import_scene.md5"
+    bl_label = "Import MD5"
+
+    filename_ext = ".md5mesh"
+    filter_glob: StringProperty(default="*.md5mesh;*.md5anim", options={"HIDDEN"})
+
+    find_anims: EnumProperty(name="Anims", default="STEM", items=FIND_ANIMS_ITEMS,
+                             description="Which .md5anim files beside the mesh become actions (anims chosen with "
+                                         "the mesh in the file browser always do)")
+    load_skins: BoolProperty(name="Load Skins", default=True,
+                             description="With the classic model beside it (progs/x.mdl, models/x/tris.md2), "
+                                         "show the layout's skins (progs/x_00_00.lmp, the MD2's skins under md5/)")
+
+    def import_options(self, exclude: tuple[str, ...] = (), anims: tuple[str, ...] = ()) -> Md5ImportOptions:
+        return Md5ImportOptions(scene_timing=self.scene_timing, find_anims=self.find_anims, anim_files=anims,
+                                load_skins=self.load_skins, exclude=exclude)
+
+    def execute(self, context):
+        paths = operator_paths(self)
+        anims = tuple(str(p) for p in paths if p.suffix.lower() == ANIM_SUFFIX)
+        meshes = [p for p in paths if p.suffix.lower() != ANIM_SUFFIX]
+        if not meshes:          # anims alone: each imports the .md5mesh of its name beside it
+            return import_files(self, context, paths, import_md5, self.import_options())
+        return import_files(self, context, meshes, import_md5, self.import_options(anims=anims))
+
+    def draw(self, context):
+        draw_md5_import(self, self.layout, context)
+
+
+OPERATOR = IMPORT_SCENE_OT_md5
+IMPORTER = import_md5
