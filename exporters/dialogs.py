@@ -9,6 +9,7 @@ Blender's own field. In a Collection Exporter Blender chooses the objects (the c
     draw_md2_export   Include | Frames | Transform | Geometry | Skins
     draw_mdl_export   Include | Frames | Transform | Geometry | Skins
     draw_ms3d_export  Include | Transform | Animation | Textures
+    draw_md5_export   Include | Frames | Transform | Geometry
 """
 from __future__ import annotations
 
@@ -121,3 +122,21 @@ def draw_ms3d_export(operator, layout, context) -> None:
     body = group(layout, "CLASSIC_MODELS_ms3d_export_textures", "Textures")
     if body:
         body.prop(operator, "textures")
+
+
+def draw_md5_export(operator, layout, context) -> None:
+    """MD5: the frame formats' Include, Frames (without the classic formats' frame names and scripts),
+    Transform, then Geometry."""
+    _top(operator, layout)
+    _include(operator, layout, context, "md5")
+    body = group(layout, "CLASSIC_MODELS_md5_export_frames", "Frames")
+    if body:
+        body.prop(operator, "frame_source")
+        body.prop(operator, "frame_rate")
+        applies_when(body, operator.frame_source == "ACTIONS").prop(operator, "step")
+        if operator.frame_source == "ACTIONS":
+            draw_action_list(body, context.scene)
+    _transform(operator, layout, "md5", ("scale", "apply_transform"))
+    body = group(layout, "CLASSIC_MODELS_md5_export_geometry", "Geometry")
+    if body:
+        body.prop(operator, "per_material")

@@ -94,6 +94,11 @@ FORMATS: list[FormatRow] = [
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
               ".cli.inspect:inspect_ms3d"),
+    FormatRow("md5", "MD5 (version 10)", "MD5", (".md5mesh",), (), (),     # text: no magic (Red Eclipse's start
+              # with 'commandline'), the version a token the reader checks
+              "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
+              ".formats.md5.mesh:read_md5mesh", None, ".exporters.md5.operator",
+              ".cli.md5_info:inspect_md5"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [
