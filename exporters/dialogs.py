@@ -6,8 +6,8 @@ an option that does not apply to the current choices is greyed out, never hidden
 Blender's own field. In a Collection Exporter Blender chooses the objects (the collection), so
 *Selected Only* and *Source Collection* are left out there.
 
-    draw_md2_export   Include | Frames | Transform | Geometry | Skins
-    draw_mdl_export   Include | Frames | Transform | Geometry | Skins
+    draw_md2_export   Include | Frames | Transform | Enhanced Model | Geometry | Skins
+    draw_mdl_export   Include | Frames | Transform | Enhanced Model | Geometry | Skins
     draw_ms3d_export  Include | Transform | Animation | Textures
     draw_md5_export   Include | Frames | Transform | Geometry
 """
@@ -78,6 +78,9 @@ def _frame_export(operator, layout, context, fmt: str, include=None) -> None:
     _include(operator, layout, context, fmt, include)
     _frames(operator, layout, context, fmt)
     _transform(operator, layout, fmt, ("scale", "apply_transform"))
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_export_enhanced", "Enhanced Model")
+    if body:
+        body.prop(operator, "enhanced")       # the MD5 twin in the port's layout
 
 
 def draw_md2_export(operator, layout, context) -> None:

@@ -45,8 +45,8 @@ class ExportOperatorBase(ExportHelper):
         return super().invoke(context, event)
 
 
-class FrameExportBase(ExportOperatorBase):
-    """Options of the vertex-animation formats (MD2, MDL): where frames come from, scale, transform."""
+class SampledExportBase(ExportOperatorBase):
+    """What every sampled export (MD2, MDL, MD5) asks: where frames come from, their rate, scale, transform."""
     frame_source: EnumProperty(name="Frames", default="TIMELINE", items=(
         ("TIMELINE", "Timeline", "One frame per scene frame of the scene range"),
         ("SHAPE_KEYS", "Shape Keys", "One frame per shape key after Basis"),
@@ -65,6 +65,26 @@ class FrameExportBase(ExportOperatorBase):
                          description="Multiply coordinates before writing")
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
+
+    def sampling_options(self) -> dict:
+        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
+                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate}
+
+    def standard_actions(self) -> str:
+        """How actions named after Quake II's player animations are ordered (see find_actions)."""
+        return ""
+
+    def invoke(self, context, event):
+        meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
+        order = standard_rule(meshes, self.standard_actions())
+        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes, order)],
+                         player=order == "PLAYER")
+        return super().invoke(context, event)
+
+
+class FrameExportBase(SampledExportBase):
+    """Options of the vertex-animation formats (MD2, MDL): the sampled exports' and normals, materials,
+    names, still frames, the frame scripts and the Enhanced Model twin."""
     split_normals: BoolProperty(name="Split Normals", default=False,
                                 description="Flat faces and sharp edges (and split custom normals) become copies "
                                             "of their vertices with their own normals, so the game lights them "
@@ -89,27 +109,20 @@ class FrameExportBase(ExportOperatorBase):
                                                 "(first pose, poses, rate, loop, name per animation), so "
                                                 "DarkPlaces and FTE play the animations as their own frames")
 
+    enhanced: BoolProperty(name="Enhanced Model", default=False,
+                           description="Also write the model's MD5 twin from the same frames, where the source ports "
+                                       "load it: progs/x.md5mesh, x.md5anim and x_00_00.lmp skins beside an MDL "
+                                       "(Quake re-release), md5/tris.md5mesh and md5anim with the skins under md5/ "
+                                       "beside an MD2 (Quake II remaster); needs an armature deforming the mesh")
+
     def with_frame_scripts(self, context, exporter):
         """``exporter``, followed by the ``.qc`` / ``.framegroups`` files asked for."""
         return WithFrameScripts(exporter, self.write_qc, self.write_framegroups,
                                 frame_rate(context, self.frame_source, self.frame_rate))
 
     def frame_options(self) -> dict:
-        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
-                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names,
-                "keep_still_frames": self.keep_still_frames}
-
-    def standard_actions(self) -> str:
-        """How actions named after Quake II's player animations are ordered (see find_actions)."""
-        return ""
-
-    def invoke(self, context, event):
-        meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
-        order = standard_rule(meshes, self.standard_actions())
-        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes, order)],
-                         player=order == "PLAYER")
-        return super().invoke(context, event)
+        return {**self.sampling_options(), "split_normals": self.split_normals, "materials": self.materials,
+                "fit_names": self.fit_names, "keep_still_frames": self.keep_still_frames, "enhanced": self.enhanced}
 
 
 def operator_classes(rows) -> tuple[type, ...]:

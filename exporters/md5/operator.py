@@ -5,13 +5,13 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ..dialogs import draw_md5_export
-from ..operators import FrameExportBase
+from ..operators import SampledExportBase
 from ..run_export import export_file
 from .build import Md5ExportOptions
 from .export import export_md5
 
 
-class EXPORT_SCENE_OT_md5(bpy.types.Operator, FrameExportBase):
+class EXPORT_SCENE_OT_md5(bpy.types.Operator, SampledExportBase):
     """Export MD5 (.md5mesh and .md5anim): the armature's bones as joints, the meshes with their bone weights, one
     anim sampled as the MD2 and MDL exports sample (Timeline or Actions, the game's rate)"""
     bl_idname = "export_scene.md5"
@@ -28,10 +28,7 @@ class EXPORT_SCENE_OT_md5(bpy.types.Operator, FrameExportBase):
                                            "its first material)")
 
     def execute(self, context):
-        frame = self.frame_options()
-        options = Md5ExportOptions(**{k: frame[k] for k in ("frame_source", "scale", "apply_transform", "step",
-                                                            "actions", "frame_rate")},
-                                   per_material=self.per_material)
+        options = Md5ExportOptions(**self.sampling_options(), per_material=self.per_material)
         return export_file(self, context, export_md5, options)
 
     def draw(self, context):
