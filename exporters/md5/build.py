@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
+from ...common.contract import MD5_MESH_INDEX
 from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.report_lines import over_limit
@@ -60,7 +61,7 @@ def _refuse(label: str, problems: list[str]) -> None:
 
 def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md5ExportOptions,
               twin: Twin | None = None) -> Md5Build:
-    meshes = export_meshes(objects)
+    meshes = sorted(export_meshes(objects), key=lambda o: int(o.get(MD5_MESH_INDEX, 1 << 30)))  # an import's order
     label = model_label(meshes)
     armature = find_armature(meshes)
     if options.frame_source == "SHAPE_KEYS" and twin is None:

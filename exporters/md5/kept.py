@@ -14,11 +14,17 @@ from ...common.contract import MD5_ANIM_SOURCE, MD5_MESH_SOURCE
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.mesh import read_md5mesh
+from ...formats.md5.skinning import bind_joints, local_poses, skin_vertices
 from ...formats.md5.write import detect_style
 
 
-def _tolerance(source) -> float:
-    return 0.5 * 10.0 ** -detect_style(source).decimals + 1e-9
+FLOAT32 = float(np.finfo(np.float32).eps)
+
+
+def _tolerance(source, extent: float) -> float:
+    """Half the file's last printed decimal, plus what Blender's float32 data can hold of numbers as
+    large as ``extent`` (the model's size) after a few operations."""
+    return 0.5 * 10.0 ** -detect_style(source).decimals + 8 * FLOAT32 * max(extent, 1.0)
 
 
 def _merge(new: np.ndarray, old: np.ndarray, tolerance: float) -> np.ndarray | None:
@@ -31,24 +37,41 @@ def _merge(new: np.ndarray, old: np.ndarray, tolerance: float) -> np.ndarray | N
     return np.where(np.abs(new - old) <= tolerance, old, new)
 
 
+def _rotation_change(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """Per quaternion (..., 4), the largest component change up to sign (q and -q are one rotation: a
+    half turn has w = 0, and its x y z may be written either way)."""
+    return np.minimum(np.abs(new - old).max(axis=-1), np.abs(new + old).max(axis=-1))
+
+
 def _merged_mesh(mesh, kept):
+    """(the kept mesh with the evaluated values where they changed, True when no vertex or joint moved),
+    or None when its shape (counts, weights, triangles) changed."""
     if (mesh.joint_names != kept.joint_names or len(mesh.meshes) != len(kept.meshes)
             or not np.array_equal(mesh.joint_parents, kept.joint_parents)):
         return None
-    tolerance = _tolerance(kept.source)
+    tolerance = _tolerance(kept.source, float(np.abs(kept.joint_pos).max(initial=0.0)))
+    new_joints, old_joints = bind_joints(mesh), bind_joints(kept)
+    unchanged = bool((np.abs(mesh.joint_pos - kept.joint_pos) <= tolerance).all())
     kept.joint_pos = _merge(mesh.joint_pos, kept.joint_pos, tolerance)
-    kept.joint_orient = _merge(mesh.joint_orient, kept.joint_orient, tolerance)
+    same_turn = _rotation_change(new_joints[1], old_joints[1]) <= tolerance
+    kept.joint_orient = np.where(same_turn[:, None], kept.joint_orient, mesh.joint_orient)
     for new, old in zip(mesh.meshes, kept.meshes):
         if not _same_weights_in_kept_order(new, old, len(mesh.joint_names)):
             return None
-        for name in ("uv", "weight_start", "weight_count", "triangles", "weight_joint", "weight_bias", "weight_pos"):
-            value = _merge(getattr(new, name), getattr(old, name), tolerance)
-            if value is None or (name in ("weight_start", "weight_count", "triangles", "weight_joint")
-                                 and not np.array_equal(value, getattr(old, name))):
+        for name in ("weight_start", "weight_count", "triangles", "weight_joint"):
+            if not np.array_equal(getattr(new, name), getattr(old, name)):
                 return None
-            setattr(old, name, value)
-        old.shader = new.shader if old.shader is not None else None
-    return kept
+        old.uv = _merge(new.uv, old.uv, tolerance)
+        bias = _merge(new.weight_bias, old.weight_bias, tolerance)
+        # a weight's position is the file's own while its vertex is where the file puts it (a vertex of
+        # several weights: the file's positions need not each be the vertex, only their weighted sum)
+        same = np.abs(skin_vertices(new, *new_joints) - skin_vertices(old, *old_joints)).max(axis=1) <= tolerance
+        owner = _owners(old)
+        keep = (owner >= 0) & same[np.maximum(owner, 0)] & (bias == old.weight_bias)
+        old.weight_pos = np.where(keep[:, None], old.weight_pos, new.weight_pos)
+        old.weight_bias = bias
+        unchanged &= bool(same.all())
+    return kept, unchanged and bool(same_turn.all())
 
 
 def _owners(part) -> np.ndarray:
@@ -80,20 +103,19 @@ def _same_weights_in_kept_order(new, old, joints: int) -> bool:
     return True
 
 
-def _merged_anim(anim, kept):
+def _merged_anim(anim, kept, mesh_unchanged: bool):
+    """The kept anim while no pose changed (its bounds too while the mesh did not change), else None."""
     if (anim.joint_names != kept.joint_names or anim.num_frames != kept.num_frames
             or not np.array_equal(anim.joint_parents, kept.joint_parents)):
         return None
-    tolerance = _tolerance(kept.source)
-    from ...formats.md5.skinning import local_poses
+    tolerance = _tolerance(kept.source, float(np.abs(kept.base_pos).max(initial=0.0)))
     new_pos, new_quat = local_poses(anim)
     old_pos, old_quat = local_poses(kept)
     if (np.abs(new_pos - old_pos).max(initial=0) > tolerance
-            or np.abs(new_quat[..., :3] - old_quat[..., :3]).max(initial=0) > tolerance):
+            or _rotation_change(new_quat, old_quat).max(initial=0) > tolerance):
         return None            # the poses changed: the anim is written as evaluated, in the kept file's style
-    bounds = _merge(anim.bounds, kept.bounds, tolerance)
-    if bounds is not None:
-        kept.bounds = bounds
+    if not mesh_unchanged or np.shape(kept.bounds) != np.shape(anim.bounds):
+        kept.bounds = anim.bounds
     return kept
 
 
@@ -108,9 +130,10 @@ def kept_pair(armature: bpy.types.Object, mesh, anim):
         return mesh, anim, ""
     merged = _merged_mesh(mesh, kept_mesh)
     notes = []
+    unchanged = merged is not None and merged[1]
     if merged is not None:
         notes.append("md5mesh: the imported file's text kept where its values are unchanged")
-        mesh = merged
+        mesh = merged[0]
     action = armature.animation_data.action if armature.animation_data is not None else None
     anim_source = action.get(MD5_ANIM_SOURCE) if action is not None else None
     if anim_source is not None:
@@ -118,7 +141,7 @@ def kept_pair(armature: bpy.types.Object, mesh, anim):
             kept_anim = read_md5anim(bytes(anim_source))
         except FormatError:
             kept_anim = None
-        merged_anim = _merged_anim(anim, kept_anim) if kept_anim is not None else None
+        merged_anim = _merged_anim(anim, kept_anim, unchanged) if kept_anim is not None else None
         if merged_anim is not None:
             notes.append("md5anim: the imported file's text kept (poses unchanged)")
             anim = merged_anim
