@@ -108,3 +108,29 @@ def test_enhanced_model_without_armature_writes_nothing(bpy_scene, tmp_path):
     with pytest.raises(RuntimeError, match="Enhanced Model: .*MD5 is skeletal"):
         export(bpy, "mdl", [obj], tmp_path / "m.mdl", enhanced=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_quake2_player_enhanced_model_twins_body_and_weapon(bpy_scene, tmp_path):
+    """Q2PRO MOD_LoadMD5 builds <folder>/md5/<stem>.md5mesh for every MD2 registered, a player's too."""
+    bpy = bpy_scene
+    obj, rig = monster(bpy)
+    for old, new in (("idle", "stand"), ("swing", "run"), ("pain", "pain1")):
+        bpy.data.actions[old].name = new
+    weapon_mesh = bpy.data.meshes.new("weapon")
+    weapon_mesh.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [(0, 1, 2)])
+    weapon_mesh.uv_layers.new(name="UVMap")
+    weapon = bpy.data.objects.new("weapon", weapon_mesh)
+    bpy.context.scene.collection.objects.link(weapon)
+    weapon.vertex_groups.new(name="top").add([0, 1, 2], 1.0, "REPLACE")      # held by the top bone
+    weapon.modifiers.new("rig", "ARMATURE").object = rig
+    folder = tmp_path / "baseq2" / "players" / "p"
+    folder.mkdir(parents=True)
+    export(bpy, "md2", [obj, weapon], folder / "tris.md2", frame_source="ACTIONS", frame_rate="GAME", player=True,
+           enhanced=True, icons="NONE")
+    md2 = parse_md2((folder / "tris.md2").read_bytes())
+    anim = read_md5anim((folder / "md5" / "tris.md5anim").read_bytes())
+    read_md5mesh((folder / "md5" / "tris.md5mesh").read_bytes())
+    assert anim.num_frames == len(md2.frame_names)
+    weapon_anim = read_md5anim((folder / "md5" / "weapon.md5anim").read_bytes())
+    read_md5mesh((folder / "md5" / "weapon.md5mesh").read_bytes())
+    assert weapon_anim.num_frames == len(parse_md2((folder / "weapon.md2").read_bytes()).frame_names) == anim.num_frames

@@ -9,7 +9,9 @@ the same frame plan and planned frames, :class:`.build.Twin`), with the classic 
 - Quake II remaster (Q2PRO ``src/refresh/models.c`` ``MOD_LoadMD5``, ``MD5_LoadSkins``):
   ``models/x/md5/tris.md5mesh`` and ``md5/tris.md5anim`` beside ``models/x/tris.md2``, skins the MD2's
   skin names with ``md5/`` inserted before the file name: the skin files the MD2 export writes, copied
-  there.
+  there. The same rule for every MD2 the game registers: a Quake II player's ``players/x/tris.md2`` and
+  ``weapon.md2`` get ``players/x/md5/tris.md5mesh`` and ``md5/weapon.md5mesh`` (``MOD_LoadMD5`` builds the
+  path from any model's folder and stem; the player export writes a twin for each rigged model).
 
 Everything is encoded before anything is written; the caller writes the classic file first.
 """
@@ -40,6 +42,14 @@ class TwinFiles:
     files: list[SkinFile]          # every file of the twin, encoded
     warnings: list[str]
     info: list[str]
+
+
+def rigged(objects: list[bpy.types.Object]) -> bool:
+    try:
+        find_armature(export_meshes(objects))
+    except ExportError:
+        return False
+    return True
 
 
 def check_rigged(objects: list[bpy.types.Object]) -> None:
