@@ -122,7 +122,15 @@ class FrameExportBase(SampledExportBase):
 
     def frame_options(self) -> dict:
         return {**self.sampling_options(), "split_normals": self.split_normals, "materials": self.materials,
-                "fit_names": self.fit_names, "keep_still_frames": self.keep_still_frames, "enhanced": self.enhanced}
+                "fit_names": self.fit_names, "keep_still_frames": self.keep_still_frames, "enhanced": enhanced_model(self.enhanced)}
+
+
+def enhanced_model(wanted: bool):
+    """The MD5 twin's writer the MDL and MD2 exports call for *Enhanced Model* (None: not wanted)."""
+    if not wanted:
+        return None
+    from .md5.twin import ENHANCED
+    return ENHANCED
 
 
 def operator_classes(rows) -> tuple[type, ...]:

@@ -20,7 +20,6 @@ from .build import Md2ExportOptions, build_md2
 from .player_skins import into_player_folder
 from .skins import plan_skin_files, replace_unusable_skins, skin_folder
 from ..image_files import write_skin_files
-from ..md5.twin import check_rigged, quake2_twin
 from ..run_export import ExportReport
 
 PLAYER_FOLDERS = "players/"
@@ -30,15 +29,16 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
                options: Md2ExportOptions) -> ExportReport:
     options = replace(options, skin_folder=skin_folder(path, options.skin_path), model_stem=path.stem)
     wm = context.window_manager
-    if options.enhanced:
-        check_rigged(objects)
+    twin_writer = options.enhanced       # Enhanced Model: ..md5.twin.ENHANCED, handed in by the operator
+    if twin_writer is not None:
+        twin_writer.check(objects)
     result = build_md2(context, objects, options, progress=lambda f: wm.progress_update(f * 0.8))
     renamed = replace_unusable_skins(result.model, result.skin_images, options.skin_folder)
     moved = []
     if options.skin_folder.lower().startswith(PLAYER_FOLDERS):   # one model of a player (a weapon) alone
         moved = into_player_folder({path.name: result}, options.skin_folder, path.parent)
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
-    twin = quake2_twin(context, path, objects, options, result, files) if options.enhanced else None
+    twin = twin_writer.quake2(context, path, objects, options, result, files) if twin_writer is not None else None
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
     written = write_skin_files(files)
     if twin is None:

@@ -37,7 +37,6 @@ from .player_icons import plan_icons
 from .player_skins import carried_skins, into_player_folder
 from .skins import plan_skin_files, replace_unusable_skins, skin_folder
 from ..image_files import write_skin_files
-from ..md5.twin import check_rigged, quake2_twin, rigged
 from ..run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE
@@ -73,8 +72,9 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
                       keep_still_frames=True)
     wm = context.window_manager
     files = player_files(objects)
-    if options.enhanced:
-        check_rigged(files[BODY_FILE])
+    twin_writer = options.enhanced       # Enhanced Model: ..md5.twin.ENHANCED, handed in by the operator
+    if twin_writer is not None:
+        twin_writer.check(files[BODY_FILE])
     results = {}
     for i, (file_name, members) in enumerate(files.items()):
         results[file_name] = build_md2(context, members, replace(options, model_stem=Path(file_name).stem),
@@ -103,9 +103,9 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
                                          options.skins, options.dither)
         skin_files += planned
         warnings += notes
-        if options.enhanced and rigged(files[file_name]):
-            twins.append(quake2_twin(context, folder / file_name, files[file_name], options, result, planned))
-        elif options.enhanced:
+        if twin_writer is not None and twin_writer.rigged(files[file_name]):
+            twins.append(twin_writer.quake2(context, folder / file_name, files[file_name], options, result, planned))
+        elif twin_writer is not None:
             warnings.append(f"Enhanced Model: {file_name} has no armature, so no MD5 twin (MD5 is skeletal)")
     for twin in twins:
         skin_files += twin.files

@@ -107,3 +107,14 @@ def quake2_twin(context, path: Path, objects, options, result, skin_files: list[
                         "MD2's skins with md5/ before the file name")
     info = build.info + [f"Enhanced Model: {build.anim.num_frames} MD5 frames, one per MD2 frame"]
     return TwinFiles(files, warnings, info)
+
+
+class EnhancedModel:
+    """What the MDL and MD2 exports call (through their options, so that they import no MD5 code)."""
+    check = staticmethod(check_rigged)
+    rigged = staticmethod(rigged)
+    quake = staticmethod(quake_twin)
+    quake2 = staticmethod(quake2_twin)
+
+
+ENHANCED = EnhancedModel()
