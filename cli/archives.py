@@ -4,9 +4,9 @@ A member is read through :mod:`..formats.archives.archive` and written, with the
 look for, into a temporary folder laid out like the game folder (``progs/player.mdl``,
 ``players/male/tris.md2`` beside its skins and weapon models), where the importers and ``info``
 find them as they find loose files. The companions come from the game folder the archive sits in
-(:class:`..formats.archives.game_folder.GameFolder`, the engine's search order): for MD2 the skins it names
-and the images and ``.md2`` models of its own folder (a player's skins, icons and weapons), for
-MS3D the images of its folder and the textures it names; an MDL carries its skins. Reports then
+(:class:`..formats.archives.game_folder.GameFolder`, the engine's search order): what its row's
+``member_files`` names (``cli/<fmt>/members.py``: MD2 skins and the images and models of a player's
+folder, MS3D textures; an MDL carries its skins). Reports then
 name ``ARCHIVE:MEMBER`` and the archive (or loose file) each skin came from, never the temporary
 folder. Every name written is a plain relative path checked by the archive reader, and each
 target is checked to lie inside the temporary folder, whatever a member is called.
@@ -19,13 +19,11 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from ..formats.md2 import codec as md2
-from ..formats.ms3d.codec import parse_ms3d
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
-from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder, search_archives
 from ..formats.archives.game_palette import PaletteChoice, choose_palette
 from ..formats.shown import printable
+from ..formats import table
 from .inspect import ModelInfo, Problem, model_format, model_suffixes
 
 IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")
@@ -148,7 +146,7 @@ class ArchiveSession:
         return self._folders[key]
 
     def entries(self, item: ArchiveInput) -> list[ArchiveEntry]:
-        """The model members ``item`` names: every MD2/MDL/MS3D of the archive (each name once, the
+        """The model members ``item`` names: every model of the archive (each name once, the
         entry the engine reads), its broken entries as errors; or the one member asked for."""
         try:
             archive = self.archive(item.archive)
@@ -214,12 +212,13 @@ class ArchiveSession:
             self._companions(folder, entry, data, result)
         return result
 
+    def _folder_files(self, folder: GameFolder) -> list[str]:
+        if folder.root not in self._files:
+            self._files[folder.root] = [f.name for f in folder.files()]
+        return self._files[folder.root]
+
     def _companions(self, folder: GameFolder, entry: ArchiveEntry, data: bytes, result: Extracted) -> None:
-        wanted = _named_files(entry.format, entry.name, data)
-        if entry.format in ("md2", "ms3d"):
-            if folder.root not in self._files:
-                self._files[folder.root] = [f.name for f in folder.files()]
-            wanted += _siblings(self._files[folder.root], entry.name, entry.format)
+        wanted = _member_files(entry.format, entry.name, data, lambda: self._folder_files(folder))
         budget = COMPANION_LIMIT
         done = {member_key(entry.name)}
         for name in wanted:
@@ -266,31 +265,16 @@ def _target(root: Path, name: str) -> Path:
     return target
 
 
-def _named_files(fmt: str | None, name: str, data: bytes) -> list[str]:
-    """Game paths a model names: MD2 skins; MS3D textures (beside the model, then as game paths)."""
-    try:
-        if fmt == "md2":
-            return [skin for skin in md2.parse_md2(data).skins if skin]
-        if fmt == "ms3d":
-            folder = PurePosixPath(name.replace("\\", "/")).parent
-            names = []
-            for material in parse_ms3d(data).materials:
-                for stored in (material.texture, material.alphamap):
-                    stored = stored.replace("\\", "/").strip()
-                    if stored:
-                        base = stored.rsplit("/", 1)[-1]
-                        names += [str(folder / base), stored.lstrip("./")]
-            return names
-    except FormatError:
-        return []
-    return []
+def _member_files(fmt: str | None, name: str, data: bytes, folder_files) -> list[str]:
+    """The game paths member ``name`` of format ``fmt`` needs beside it: its row's ``member_files``."""
+    named = table.row(fmt).member_files if fmt else ""
+    return table.resolve(named)(name, data, folder_files) if named else []
 
 
-def _siblings(files: list[str], name: str, fmt: str) -> list[str]:
-    """Images (and for MD2 the other models: a player's weapons) among the game folder's ``files``
-    in the member's own folder."""
+def folder_siblings(files: list[str], name: str, suffixes: tuple[str, ...]) -> list[str]:
+    """The files among the game folder's ``files`` in the folder of member ``name`` whose suffix is one of
+    ``suffixes`` (any case)."""
     parent = member_key(str(PurePosixPath(name.replace("\\", "/")).parent))
-    suffixes = IMAGE_SUFFIXES + ((".md2",) if fmt == "md2" else ())
     found = []
     for item in files:
         path = PurePosixPath(item.replace("\\", "/"))
@@ -389,8 +373,8 @@ def plan_archive_jobs(items: list[ArchiveInput], settings, out_dir: Path, skip_e
                 known.append(ConvertResult(entry.label, str(output), ok=False, error=exc.message))
                 continue
             extracted.notes += entry.warnings
-            job_settings = _with_folder_palette(settings, session, entry, extracted) if entry.format == "mdl" \
-                else settings
+            job_settings = _with_folder_palette(settings, session, entry, extracted) \
+                if table.row(entry.format).game_palette else settings
             jobs.append(ConvertJob(str(extracted.path), entry.format, str(output), job_settings))
             extractions[str(extracted.path)] = (entry.archive, extracted)
     return jobs, known, extractions
@@ -422,7 +406,8 @@ def relabel_progress(progress, extractions) -> None:
 
 
 def _with_folder_palette(settings, session: ArchiveSession, entry: ArchiveEntry, extracted: Extracted):
-    """An MDL member imports (and, to MDL, exports) with its game folder's palette, as the Blender import
+    """A member of a paletted format (its row's ``game_palette``: MDL) imports (and, to such a format, exports)
+    with its game folder's palette, as the Blender import
     of the archive does, unless ``--palette`` chose one: the extracted copy has no game folder around it."""
     from .convert import OptionRequest
     if {"palette", "palette_path"} & set(settings.import_options):
@@ -436,5 +421,6 @@ def _with_folder_palette(settings, session: ArchiveSession, entry: ArchiveEntry,
         lump = extracted.root / "palette.lmp"
         lump.write_bytes(choice.palette.tobytes())
         request = {"palette_path": OptionRequest("--palette", str(lump))}
-    exports = {**request, **settings.export_options} if settings.target == "mdl" else settings.export_options
+    paletted = settings.target in {r.key for r in table.FORMATS if r.game_palette}
+    exports = {**request, **settings.export_options} if paletted else settings.export_options
     return replace(settings, import_options={**settings.import_options, **request}, export_options=exports)

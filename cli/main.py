@@ -22,12 +22,13 @@ from .batch import Progress, Source, default_workers, expand_inputs, plan, run_j
 from .convert import ConvertSettings, OptionRequest, frame_formats, targets
 from .frame_listing import frame_lines, qc_lines
 from ..formats.shown import quoted
+from ..formats import table
 from ..formats.table import row
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"
 USAGE_ERROR = 2
-MS3D_BAKE_FPS = 10.0
+BAKE_FPS = 10.0      # the rate a skeletal animation (no named frames) is baked at for a frame format
 
 
 NAME_ENCODING_CHOICES = ("auto", "utf8", "cp1252", "gbk", "shift_jis", "cp1251")
@@ -59,6 +60,12 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
     return value
+
+
+def check_profiles() -> dict:
+    """``check --profile`` name -> the module of a format's row that runs it (``PROFILE``, ``HELP``, ``run``)."""
+    modules = (table.resolve(r.check_profile) for r in table.FORMATS if r.check_profile)
+    return {module.PROFILE: module for module in modules}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,9 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
     check.add_argument("--name-encoding", choices=NAME_ENCODING_CHOICES, default="auto",
                        help="MS3D: the code page names were written in")
-    check.add_argument("--profile", choices=("q2-player",),
-                       help="q2-player: check each folder holding a tris.md2 as a Quake II player (the 198 "
-                            "standard frames, weapon models with as many frames, skins, name limits)")
+    profiles = check_profiles()
+    check.add_argument("--profile", choices=tuple(profiles), help="; ".join(p.HELP for p in profiles.values()))
 
     convert = commands.add_parser(
         "convert", help="convert models through the extension's importers and exporters (needs bpy)",
@@ -227,9 +233,8 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    if args.profile == "q2-player":
-        from .player_check import run_player_check
-        return run_player_check(args, PROG)
+    if args.profile:
+        return check_profiles()[args.profile].run(args, PROG)
     sources, missing = _inputs(args, folder_archives=True)
     for text in missing:
         print(f"{PROG} check: {text}", file=sys.stderr)
@@ -249,7 +254,7 @@ def run_check(args: argparse.Namespace) -> int:
         if not args.json and not args.quiet:
             for problem in info.problems:
                 print(f"{info.file}: {inspect.format_problem(problem)}")
-            for line in inspect.skin_lines(info):
+            for line in inspect.check_lines(info):
                 print(f"{info.file}: {line}")
     line = (f"checked {len(reports)} file(s): {counts['clean']} clean, {counts['warning']} with warnings, "
             f"{counts['error']} with errors")
@@ -348,7 +353,7 @@ def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str]
     known += member_known
     for job in jobs:
         if settings.fps is None and not row(job.source_format).named_frames and settings.target in frame_formats():
-            job.settings = replace(settings, fps=MS3D_BAKE_FPS)
+            job.settings = replace(settings, fps=BAKE_FPS)
     workers = min(args.jobs or default_workers(), max(len(jobs), 1))
     line_stream = sys.stderr if args.json else sys.stdout
     progress = Progress(len(jobs) + len(known), line_stream, sys.stderr, quiet=args.quiet, verbose=args.verbose)

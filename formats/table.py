@@ -15,10 +15,20 @@ What a row's modules (or ``module:attribute``) provide:
                ``IMPORTER`` function the Game Archive dialog calls with a member as the source)
     exporter   ``OPERATOR``: the File > Export operator class (None: import only)
     info       ``module:function(info, path, data, load_skins, name_encoding)``: what ``info`` and
-               ``check`` say about a file of the format, without Blender
+               ``check`` read of a file of the format into ``info`` (a ``cli.inspect.ModelInfo``),
+               without Blender (``cli/<fmt>/info.py``)
+    describe   ``module:function(info)``: ``info``'s lines of the format's own between the skin size and
+               the animations, its skins included ("": the skins only)
+    check      ``module:function(info)``: lines ``check`` prints after a file's problems ("": none)
+    member_files  ``module:function(name, data, folder_files)``: the game paths an archive member
+               ``name`` needs beside it (skins, textures, sibling files); ``folder_files()`` lists
+               the game folder's files ("": none)
+    check_profile  a module with ``PROFILE`` (``q2-player``), ``HELP`` and ``run(args, prog)``: a
+               ``check --profile`` of the format ("": none)
 
 Adding a format: ``formats/<fmt>/`` (codec), ``importers/<fmt>/`` (operator.py and the build),
-``exporters/<fmt>/`` (operator.py and export.py), its ``info`` reader, and one row in ``FORMATS``.
+``exporters/<fmt>/`` (operator.py and export.py), ``cli/<fmt>/`` (its ``info`` reader and what else
+of the command line is its own), and one row in ``FORMATS``.
 Modules named by the environment variable ``CLASSIC_MODELS_FORMAT_ROWS`` (comma-separated) add rows
 of their own: each has ``format_rows(table)`` returning them (a format tried before its row is here).
 """
@@ -49,9 +59,15 @@ class FormatRow:
     codec: str                        # ".formats.md2.codec:parse_md2"
     importer: str | None              # ".importers.md2.operator" (None: not imported yet)
     exporter: str | None              # ".exporters.md2.operator" (None: import only)
-    info: str                         # ".cli.inspect:inspect_md2"
+    info: str                         # ".cli.md2.info:inspect_md2"
     named_frames: bool = False        # frames are the file's own, named one by one: never resampled
     player: str = ""                  # the player model of a game's player folder ("tris.md2"), if any
+    describe: str = ""                # ".cli.mdl.info:describe_lines"
+    check: str = ""                   # ".cli.md2.info:check_lines"
+    member_files: str = ""            # ".cli.md2.members:member_files"
+    check_profile: str = ""           # ".cli.md2.player_check"
+    frame_groups: bool = False        # frames may be groups of poses (MDL): info --frames lists poses
+    game_palette: bool = False        # paletted skins: an archive member converts with its game folder's palette
 
     @property
     def source_format(self) -> str:
@@ -85,15 +101,19 @@ FORMATS: list[FormatRow] = [
     FormatRow("md2", "Quake II MD2", "Quake II Model", (".md2",), (b"IDP2",), (8,),
               "Quake II qfiles.h: 2048 vertices, 4096 triangles, 512 frames, 32 skins of 64-byte names",
               ".formats.md2.codec:parse_md2", ".importers.md2.operator", ".exporters.md2.operator",
-              ".cli.inspect:inspect_md2", named_frames=True, player="tris.md2"),
+              ".cli.md2.info:inspect_md2", named_frames=True, player="tris.md2",
+              check=".cli.md2.info:check_lines", member_files=".cli.md2.members:member_files",
+              check_profile=".cli.md2.player_check"),
     FormatRow("mdl", "Quake MDL", "Quake Model", (".mdl",), (b"IDPO", b"MD16", b"RAPO"), (6, 6, 50),
               "Quake Mod_LoadAliasModel: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high",
               ".formats.mdl.codec:parse_mdl", ".importers.mdl.operator", ".exporters.mdl.operator",
-              ".cli.inspect:inspect_mdl", named_frames=True),
+              ".cli.mdl.info:inspect_mdl", named_frames=True, describe=".cli.mdl.info:describe_lines",
+              frame_groups=True, game_palette=True),
     FormatRow("ms3d", "MilkShape 3D MS3D", "MilkShape 3D", (".ms3d",), (b"MS3D000000",), (4,),
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
-              ".cli.inspect:inspect_ms3d"),
+              ".cli.ms3d.info:inspect_ms3d", describe=".cli.ms3d.info:describe_lines",
+              member_files=".cli.ms3d.members:member_files"),
     FormatRow("md5", "MD5 (version 10)", "MD5", (".md5mesh",), (), (),     # text: no magic (Red Eclipse's start
               # with 'commandline'), the version a token the reader checks
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",

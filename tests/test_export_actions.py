@@ -263,7 +263,7 @@ def test_player_export_writes_body_and_weapon_with_equal_frames(bpy_scene, tmp_p
     assert not [m for m in messages if "13 frames" in m or "'attack' is at frames" in m]
     from importlib import import_module
     from tools.load_extension import enable_extension
-    check = import_module(f"{enable_extension()}.cli.player_check")
+    check = import_module(f"{enable_extension()}.cli.md2.player_check")
     deviations, errors = check.check_player(tmp_path, load_skins=False)
     warned = [m.removeprefix("Quake II player: ") for m in messages if m.startswith("Quake II player: ")]
     assert not errors and deviations == warned and len(warned) > 3

@@ -4,6 +4,7 @@ the FileHandlers, in the Game Archive dialog's list, and in ``python -m classic_
 ``convert``; and every row's extension, magic and version are what its codec reads in the corpus."""
 from __future__ import annotations
 
+import ast
 import os
 import struct
 import subprocess
@@ -178,3 +179,58 @@ def test_an_import_only_row_of_two_extensions():
     finally:
         table.remove_row("toypair")
     assert "toypair" not in table.keys()
+
+
+# The command line's shared modules (cli/*.py) take every format from the table: a format's own code is
+# in cli/<fmt>/, reached through its row. A module here that names a format (a string that is a key or
+# an extension, or ends in one; a variable, function or argument with a key as a word; an import of a
+# format's folder) breaks that. Attributes are other objects' fields (``args.mdl_format``: an option of
+# the MDL exporter's, which ``convert`` passes on by name) and are not looked at.
+SHARED_CLI = sorted((Path(__file__).resolve().parents[1] / "cli").glob("*.py"))
+
+
+def format_names(source: str, keys: set[str], extensions: tuple[str, ...]) -> list[str]:
+    """``line: what`` for each place in ``source`` that names one of the formats (docstrings aside)."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        words: list[str] = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value.lower()
+            if text in keys or text.endswith(extensions):
+                found.append(f"{node.lineno}: {node.value!r}")
+        elif isinstance(node, ast.ImportFrom):
+            words = (node.module or "").split(".") + [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            words = [part for a in node.names for part in a.name.split(".")]
+        elif isinstance(node, ast.Name):
+            words = node.id.lower().split("_")
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.arg)):
+            words = (node.arg if isinstance(node, ast.arg) else node.name).lower().split("_")
+        if keys & set(words):
+            found.append(f"{node.lineno}: {sorted(keys & set(words))[0]} in {ast.unparse(node).splitlines()[0][:60]}")
+    return found
+
+
+@pytest.mark.parametrize("path", SHARED_CLI, ids=lambda p: p.name)
+def test_the_command_lines_shared_modules_name_no_format(path):
+    keys = set(table.keys())
+    assert format_names(path.read_text(encoding="utf-8"), keys, table.model_extensions()) == []
+
+
+@pytest.mark.parametrize("source", [
+    'fmt = "md2"\n', 'if info.format == "MDL":\n    pass\n', 'SUFFIXES = (".pcx", ".md2")\n',
+    'BODY = "tris.md2"\n', "from ..formats.md2 import codec\n", "from ..formats import ms3d\n",
+    "import formats.mdl.codec\n", "from .md2.info import inspect\n", "MS3D_FPS = 24.0\n",
+    "x = inspect_md2(data)\n", "def read_mdl(data):\n    pass\n"])
+def test_a_format_named_in_shared_code_is_found(source):
+    assert len(format_names(source, {"md2", "mdl", "ms3d"}, (".md2", ".mdl", ".ms3d"))) == 1, source
+
+
+def test_a_format_named_only_in_a_docstring_or_within_words_is_not():
+    source = ('"""Reads ``.md2`` files."""\ndef f(args, target="glb"):\n    """The MDL ``mdl``."""\n'
+              '    return args.mdl_format, "an .md2 or .mdl file", {"mdl_format": 1}, mdlx, md2s\n')
+    assert format_names(source, {"md2", "mdl", "ms3d"}, (".md2", ".mdl", ".ms3d")) == []

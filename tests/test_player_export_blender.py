@@ -137,7 +137,7 @@ def export_player(bpy, objects, path: Path, **options) -> None:
 
 def checked(extension, folder: Path) -> list[str]:
     from importlib import import_module
-    deviations, errors = import_module(f"{extension}.cli.player_check").check_player(folder)
+    deviations, errors = import_module(f"{extension}.cli.md2.player_check").check_player(folder)
     assert not errors
     return deviations
 

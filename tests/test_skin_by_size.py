@@ -161,6 +161,6 @@ def test_info_names_the_same_rule(extension, tmp_path):
     trooper = model(tmp_path / "stormtrooper.md2")
     png(tmp_path / "Storm.png")
     info = inspect.inspect_file(trooper)
-    lines = inspect.skin_lines(info)
+    lines = inspect.check_lines(info)
     assert any("Storm.png" in line and "its name starts the model's name, 64x32, the header's skin size" in line
                for line in lines), lines

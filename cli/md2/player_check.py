@@ -1,4 +1,4 @@
-"""``check --profile q2-player FOLDER``: each Quake II player folder (one holding ``tris.md2``) against
+"""``check --profile q2-player FOLDER`` (the MD2 row's ``check_profile``): each Quake II player folder (one holding ``tris.md2``) against
 the player conventions of :mod:`..formats.md2.player`, one line per deviation (no Blender needed):
 frames, skins, and (unless ``--no-skins``) each player skin without its menu icon ``<skin>_i.pcx``.
 An archive (``pak0.pak``, or ``pak0.pak:players/male`` for one folder) is checked the same way over
@@ -14,14 +14,17 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from ..formats.errors import FormatError
-from ..formats.md2.codec import parse_md2
-from ..formats.md2.player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
-from ..formats.archives.archive import ArchiveError, open_archive
-from ..formats.archives.game_folder import GameFolder
-from ..formats.archives.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
-from .archives import ArchiveInput, member_label, split_inputs
+from ...formats.errors import FormatError
+from ...formats.md2.codec import parse_md2
+from ...formats.md2.player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
+from ...formats.archives.archive import ArchiveError, open_archive
+from ...formats.archives.game_folder import GameFolder
+from ...formats.archives.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
+from ..archives import ArchiveInput, member_label, split_inputs
 
+PROFILE = "q2-player"
+HELP = ("q2-player: check each folder holding a tris.md2 as a Quake II player (the 198 standard frames, weapon "
+        "models with as many frames, skins, name limits)")
 Source = tuple[str, Callable[[], bytes], Callable[[str], bool]]   # (file name, read, does a skin exist)
 
 
@@ -130,7 +133,7 @@ def _skin_in_game(archive, game: GameFolder | None, folder: str, skin: str) -> b
     return False
 
 
-def run_player_check(args, prog: str) -> int:
+def run(args, prog: str) -> int:
     """The ``check --profile q2-player`` command; the exit status."""
     plain, archive_items = split_inputs(args.inputs)
     folders, missing = player_folders(plain) if plain else ([], [])

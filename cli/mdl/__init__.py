@@ -1,0 +1,1 @@
+"""The command line's MDL code, reached through the mdl row of the table of formats."""
