@@ -40,12 +40,14 @@ def test_each_row_names_what_its_codec_reads(row):
             parse(data)
         except Exception:      # noqa: BLE001 - the corpus holds broken files on purpose; they prove nothing here
             continue
+        assert table.row_for_name(path.name) is row
+        seen.add(path.suffix)
+        if not row.magics:      # a text format (MD5): its reader checks the version token
+            continue
         magic = next((m for m in row.magics if data.startswith(m)), None)
         assert magic is not None, f"{path}: starts with {data[:10]!r}, not one of {row.magics}"
         version, = struct.unpack_from("<i", data, len(magic))
         assert version == row.versions[row.magics.index(magic)], path
-        assert table.row_for_name(path.name) is row
-        seen.add(magic)
     assert seen, f"the codec reads none of the {len(files)} {row.key} files of the corpus"
 
 
@@ -161,7 +163,7 @@ def test_the_toy_row_is_gone_after_it_is_removed(extension):
     assert "toy" not in dir(bpy.ops.import_scene)
     assert not hasattr(bpy.types, "IO_FH_classic_models_toy")
     assert [e for e, _ in _drawn(bpy.types.TOPBAR_MT_file_import)] == [
-        *(f"import_scene.{r.key}" for r in table.FORMATS), "import_scene.game_archive"]
+        *(f"import_scene.{r.key}" for r in table.importable()), "import_scene.game_archive"]
 
 
 def test_an_import_only_row_of_two_extensions():
