@@ -69,3 +69,19 @@ def keyed_action(bpy, obj, name: str, keys: tuple[tuple[int, float], ...]):
     obj.animation_data.action = None
     obj.location.x = 0.0
     return action
+
+
+def stored_action(rig, name: str):
+    """The action just keyed on ``rig``, named ``name``, kept by a fake user and taken off the rig."""
+    action = rig.animation_data.action
+    action.name = name
+    action.use_fake_user = True
+    rig.animation_data.action = None
+    return action
+
+
+def rest_pose(rig) -> None:
+    """Every pose bone back to no rotation (Euler) and no offset."""
+    for bone in rig.pose.bones:
+        bone.rotation_euler = (0, 0, 0)
+        bone.location = (0, 0, 0)

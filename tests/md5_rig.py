@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from blender_helpers import rest_pose, stored_action
+
 
 def rigged(bpy, name: str = "thing", with_actions: bool = True):
     """A 2 x 1 x 3 column of quads, 3 bones (root -> mid -> top), two materials (lower / upper half),
@@ -73,14 +75,8 @@ def rigged(bpy, name: str = "thing", with_actions: bool = True):
                     bone.location = (0.1 * t * k, 0, 0.05 * t)
                     bone.keyframe_insert("rotation_euler", frame=f)
                     bone.keyframe_insert("location", frame=f)
-            action = rig.animation_data.action
-            action.name = action_name
-            action.use_fake_user = True
-            actions[action_name] = action
-        rig.animation_data.action = None
-        for bone in rig.pose.bones:
-            bone.rotation_euler = (0, 0, 0)
-            bone.location = (0, 0, 0)
+            actions[action_name] = stored_action(rig, action_name)
+        rest_pose(rig)
     return obj, rig, actions
 
 
