@@ -169,3 +169,12 @@ def test_assimp_reads_the_exported_mesh(bpy_scene, tmp_path):
     assert info.meshes == len(mesh.meshes)
     assert info.faces == sum(len(p.triangles) for p in mesh.meshes)
     assert info.bones >= 3
+
+
+def test_a_vertex_at_infinity_is_refused_and_nothing_written(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, _ = rigged(bpy, with_actions=False)
+    obj.data.vertices[3].co = (float("inf"), 0.0, 0.0)
+    with pytest.raises(RuntimeError, match=r"cannot export as MD5: .*coordinates not finite"):
+        export(bpy, "md5", [obj], tmp_path / "inf.md5mesh")
+    assert list(tmp_path.iterdir()) == []

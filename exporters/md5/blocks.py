@@ -91,7 +91,8 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     finally:
         obj_eval.to_mesh_clear()
     matrix = model @ np.array(obj.matrix_world, np.float64)
-    positions = (co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]) * scale
+    with np.errstate(invalid="ignore", over="ignore"):          # refused as not finite by the build
+        positions = (co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]) * scale
     bones = armature.data.bones
     joint_of = {name: j for j, name in enumerate(order) if bones[name].use_deform}
     group_joint = np.array([joint_of.get(g.name, -1) for g in obj.vertex_groups] + [-1], np.int64)

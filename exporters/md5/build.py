@@ -59,6 +59,11 @@ def _refuse(label: str, problems: list[str]) -> None:
         raise ExportError(f"{label}: cannot export as MD5: " + "; ".join(problems))
 
 
+def _not_finite(arrays: list, what: str) -> list[str]:
+    bad = sum(int((~np.isfinite(a)).sum()) for a in arrays)
+    return [f"{bad} {what} not finite (NaN or infinite)"] if bad else []
+
+
 def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md5ExportOptions,
               twin: Twin | None = None) -> Md5Build:
     meshes = sorted(export_meshes(objects), key=lambda o: int(o.get(MD5_MESH_INDEX, 1 << 30)))  # an import's order
@@ -76,7 +81,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     blocks = build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
                           None if twin is None else twin.corner_uvs, shader)
     mesh = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
-    _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p])
+    _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p]
+            + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
@@ -87,6 +93,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         _refuse(label, over_limit(len(frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
     matrices = sample_poses(context, armature, order, meshes, plan, frames, model)
     pos, quat = model_poses(matrices, options.scale)
+    _refuse(label, _not_finite([pos, quat], "pose values"))
     anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE))
     _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
     warnings = blocks.report.lines()
