@@ -35,4 +35,4 @@ def export_md5(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     texts = encoded_pair(build)
     anim_path = path.with_suffix(".md5anim")
     write_pair(path, anim_path, texts)
-    return ExportReport(build.warnings, [str(anim_path)], build.info)
+    return ExportReport(build.warnings, [f"wrote anim {anim_path} ({build.anim.num_frames} frames)"], build.info)
