@@ -178,3 +178,20 @@ def test_a_vertex_at_infinity_is_refused_and_nothing_written(bpy_scene, tmp_path
     with pytest.raises(RuntimeError, match=r"cannot export as MD5: .*coordinates not finite"):
         export(bpy, "md5", [obj], tmp_path / "inf.md5mesh")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_collection_exporter_writes_the_pair(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, actions = rigged(bpy)
+    assign(bpy, rig, actions["idle"])
+    models = bpy.data.collections.new("Models")
+    bpy.context.scene.collection.children.link(models)
+    for item in (obj, rig):
+        models.objects.link(item)
+    path = tmp_path / "c.md5mesh"
+    with bpy.context.temp_override(collection=models):
+        bpy.ops.collection.exporter_add(name="IO_FH_classic_models_md5")
+        models.exporters[0].export_properties.filepath = str(path)
+        assert bpy.ops.collection.exporter_export(index=0) == {"FINISHED"}
+    mesh, anim = decoded(path)
+    assert mesh.joint_names == anim.joint_names and anim.num_frames > 1

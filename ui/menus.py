@@ -23,7 +23,7 @@ def _file_handler(row: table.FormatRow) -> type:
     return type(f"IO_FH_classic_models_{row.key}", (bpy.types.FileHandler,), {
         "bl_idname": f"IO_FH_classic_models_{row.key}",
         "bl_label": row.menu_label,
-        "bl_import_operator": row.import_operator,
+        "bl_import_operator": row.import_operator if row.importer else "",
         "bl_export_operator": row.export_operator if row.exporter else "",
         "bl_file_extensions": ";".join(row.extensions),
         "poll_drop": classmethod(lambda cls, context: poll_file_object_drop(context)),
@@ -43,8 +43,10 @@ class IO_FH_classic_models_archive(bpy.types.FileHandler):
 
 
 def file_handlers() -> tuple[type, ...]:
-    """A FileHandler per importable row of the table, then the archives'."""
-    return (*(_file_handler(row) for row in table.importable()), IO_FH_classic_models_archive)
+    """A FileHandler per row of the table that imports or exports (Collection Exporters need one), then
+    the archives'."""
+    return (*(_file_handler(row) for row in table.FORMATS if row.importer or row.exporter),
+            IO_FH_classic_models_archive)
 
 
 _registered: tuple[type, ...] = ()
