@@ -52,3 +52,14 @@ def test_convert_enhanced_without_armature_fails_and_writes_nothing(run, tmp_pat
     assert result.returncode != 0
     assert "Enhanced Model: " in result.stdout + result.stderr and "MD5 is skeletal" in result.stdout + result.stderr
     assert not (tmp_path / "out").exists() or list((tmp_path / "out").rglob("*")) == []
+
+
+@pytest.mark.skipif(not ZOMBIE, reason="corpus ms3d/sge/zombie.ms3d not found")
+def test_convert_to_md5_writes_md5mesh_and_md5anim(run, tmp_path):
+    needs_bpy()
+    result = run("convert", ZOMBIE[0], "--to", "md5", "-o", tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["zombie.md5anim", "zombie.md5mesh"]
+    mesh = read_md5mesh((tmp_path / "out" / "zombie.md5mesh").read_bytes())
+    anim = read_md5anim((tmp_path / "out" / "zombie.md5anim").read_bytes())
+    assert mesh.joint_names == anim.joint_names and anim.num_frames > 1
