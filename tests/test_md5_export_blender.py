@@ -195,3 +195,30 @@ def test_a_collection_exporter_writes_the_pair(bpy_scene, tmp_path):
         assert bpy.ops.collection.exporter_export(index=0) == {"FINISHED"}
     mesh, anim = decoded(path)
     assert mesh.joint_names == anim.joint_names and anim.num_frames > 1
+
+
+def test_a_part_parented_to_a_bone_moves_with_its_joint(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, actions = rigged(bpy)
+    bpy.ops.mesh.primitive_cube_add(size=0.3, location=(0.4, 0.0, 2.6))
+    part = bpy.context.active_object
+    part.data.uv_layers.new(name="UVMap")
+    world = part.matrix_world.copy()
+    part.parent, part.parent_type, part.parent_bone = rig, "BONE", "top"
+    part.matrix_world = world
+    path = tmp_path / "p.md5mesh"
+    export(bpy, "md5", [obj, part], path, frame_source="ACTIONS")
+    mesh, anim = decoded(path)
+    cube = [p for p in mesh.meshes if set(p.weight_joint.tolist()) == {2} and p.num_verts <= 24]
+    assert len(cube) == 1
+    k = 0
+    for name in ("idle", "swing"):
+        assign(bpy, rig, actions[name])
+        for frame in range(*((1, 5) if name == "idle" else (10, 17))):
+            bpy.context.scene.frame_set(frame)
+            pos, quat = frame_skeleton(anim, k)
+            got = skinned(cube[0], pos, quat)
+            expected = world_mesh(bpy, part)
+            assert np.linalg.norm(got[:, None] - expected[None], axis=-1).min(axis=1).max() < TOLERANCE, (name, frame)
+            k += 1
+    assert k == anim.num_frames

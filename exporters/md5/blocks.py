@@ -12,7 +12,8 @@ their weights.
 - Weights from the vertex groups named after deforming bones, as the Armature modifier reads them:
   weights of 0 and groups of other names are left out; at most :data:`...formats.md5.limits.MAX_WEIGHTS_PER_VERTEX`
   (ironwail ``MD5_BakeInfluences`` keeps the four largest) are kept, the largest, and scaled to a sum of
-  1 (the modifier divides by the sum too). A vertex with no weight is tied to joint 0. A weight's
+  1 (the modifier divides by the sum too). A vertex with no weight is tied to joint 0; every vertex of a
+  mesh parented to a bone (without an Armature modifier) to that bone's joint. A weight's
   position is the vertex's bind position in its joint's space.
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ...formats.md5.skinning import quat_rotate
 from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..sampling.mesh_topology import Topology, object_topology
+from .rig import parent_bone
 
 
 @dataclass
@@ -100,6 +102,10 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     vertex, group, weight = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2]
     joint = group_joint[np.where((group >= 0) & (group < len(group_joint) - 1), group, -1)]
     keep = (joint >= 0) & (weight > 0)
+    bone = parent_bone(obj)
+    if bone:                          # a rigid part: every vertex follows its bone alone
+        count = len(positions)
+        return RestMesh(obj, topology, positions, (np.arange(count), np.full(count, order.index(bone)), np.ones(count)))
     return RestMesh(obj, topology, positions, (vertex[keep], joint[keep], weight[keep]))
 
 

@@ -1,7 +1,7 @@
 """The armature an MD5 export reads its joints from, the joints' order and their model-space poses.
 
 A joint is a bone of the one armature that deforms the exported meshes (an Armature modifier's object,
-else an armature parent with Armature deform). Joints come parents first (FTE and Q2PRO's anim refuse a
+else an armature parent with Armature deform, or a bone parent: a rigid part moving with its bone). Joints come parents first (FTE and Q2PRO's anim refuse a
 parent after its child, :func:`...formats.md5.limits.pair_problems`): by the joint index an MD5 import
 left on each bone (:data:`...common.contract.MD5_JOINT_INDEX`), else in the armature's bone order, each
 bone after its parent. A joint's pose is the bone's matrix in the model's space (world space with
@@ -26,9 +26,15 @@ def deforming_armature(obj: bpy.types.Object) -> bpy.types.Object | None:
     for modifier in obj.modifiers:
         if modifier.type == "ARMATURE" and modifier.object is not None and modifier.show_viewport:
             return modifier.object
-    if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type == "ARMATURE":
+    if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type in ("ARMATURE", "BONE"):
         return obj.parent
     return None
+
+
+def parent_bone(obj: bpy.types.Object) -> str:
+    """The bone a rigid part follows (parented to a bone, no Armature modifier), else ''."""
+    rigid = obj.parent_type == "BONE" and not any(m.type == "ARMATURE" and m.show_viewport for m in obj.modifiers)
+    return obj.parent_bone if rigid else ""
 
 
 def find_armature(meshes: list[bpy.types.Object]) -> bpy.types.Object:
