@@ -6,6 +6,8 @@ against the MD2 export of the same scene (the same frame plan); Assimp reads the
 nothing."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -165,10 +167,13 @@ def test_assimp_reads_the_exported_mesh(bpy_scene, tmp_path):
     path = tmp_path / "thing.md5mesh"
     export(bpy, "md5", [obj], path)
     mesh, _ = decoded(path)
-    info = assimp_info(path)
+    info = assimp_info(path)          # Assimp's MD5 loader reads the .md5anim beside the mesh too
     assert info.meshes == len(mesh.meshes)
+    assert info.vertices == sum(p.num_verts for p in mesh.meshes)
     assert info.faces == sum(len(p.triangles) for p in mesh.meshes)
-    assert info.bones >= 3
+    assert info.bones == sum(len(set(p.weight_joint.tolist())) for p in mesh.meshes)
+    assert re.search(r"^Animations:\s+1$", info.log, re.M)
+    assert re.search(rf"^Animation Channels:\s+{mesh.num_joints}$", info.log, re.M)
 
 
 def test_a_vertex_at_infinity_is_refused_and_nothing_written(bpy_scene, tmp_path):
