@@ -16,6 +16,7 @@ from ...common.contract import MD5_MESH_INDEX
 from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.report_lines import over_limit
+from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..sampling.animated_mesh import export_meshes
 from ..sampling.frame_plan import FramePlan, plan_frames
@@ -52,6 +53,7 @@ class Twin:
     frames: list
     corner_uvs: np.ndarray | None = None
     shader: str | None = None
+    topologies: list | None = None     # the classic model's triangles (an n-gon's split may depend on the pose)
 
 
 def _refuse(label: str, problems: list[str]) -> None:
@@ -66,7 +68,9 @@ def _not_finite(arrays: list, what: str) -> list[str]:
 
 def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md5ExportOptions,
               twin: Twin | None = None) -> Md5Build:
-    meshes = sorted(export_meshes(objects), key=lambda o: int(o.get(MD5_MESH_INDEX, 1 << 30)))  # an import's order
+    meshes = export_meshes(objects)
+    if twin is None:            # an imported MD5's block order (a twin keeps the classic model's mesh order)
+        meshes.sort(key=lambda o: int(o.get(MD5_MESH_INDEX, 1 << 30)))
     label = model_label(meshes)
     armature = find_armature(meshes)
     if options.frame_source == "SHAPE_KEYS" and twin is None:
@@ -77,6 +81,12 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     bind = model @ np.array(armature.matrix_world, np.float64) @ bone_matrices(armature.data.bones, order)
     bind_pos, bind_quat = model_poses(bind, options.scale)
     rests = read_rest_meshes(context, meshes, armature, order, model, options.scale)
+    if twin is not None and twin.topologies is not None:
+        for rest, topology in zip(rests, twin.topologies):
+            if topology.num_vertices != len(rest.positions):
+                raise ExportError(f"object {quoted(rest.obj.name)}: its vertex count in the rest pose differs from the "
+                                  "classic model's (a modifier that depends on the pose); MD5 needs one topology")
+            rest.topology = topology
     shader = None if twin is None or twin.shader is None else (lambda rest, material: twin.shader)
     blocks = build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
                           None if twin is None else twin.corner_uvs, shader)

@@ -63,7 +63,7 @@ def check_rigged(objects: list[bpy.types.Object]) -> None:
 def _twin_build(context, objects, options, result, shader: str):
     md5_options = Md5ExportOptions(**{name: getattr(options, name) for name in FRAME_FIELDS}, per_material=False)
     sampled = result.sampled
-    twin = Twin(sampled.plan, sampled.frames, result.corner_uvs, shader)
+    twin = Twin(sampled.plan, sampled.frames, result.corner_uvs, shader, [p.topology for p in sampled.parts])
     build = build_md5(context, objects, md5_options, twin)
     texts = encoded_pair(build)
     read_md5mesh(texts[0]), read_md5anim(texts[1])          # what is written must read back
