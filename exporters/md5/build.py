@@ -112,4 +112,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     info = plan.report(len(frames)) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
     mesh, anim, kept_note = kept_pair(armature, mesh, anim)
     info += [kept_note] if kept_note else []
+    if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
+        for part in mesh.meshes:
+            part.shader = twin.shader
     return Md5Build(mesh, anim, armature, warnings, info)
