@@ -10,35 +10,11 @@ from pathlib import Path
 
 import pytest
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
+from support.environment import BLOCK_BPY, CHECKOUT, TESTS, skip_inside_blender
+
 sys.path.insert(0, str(CHECKOUT))
 # The real-Blender layer (Debian's Blender under Xvfb) runs once, in its own stage of tools/dev.sh test.
 collect_ignore = [] if os.environ.get("CLASSIC_MODELS_REAL_BLENDER") == "1" else ["real_blender"]
-
-
-# pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
-INSIDE_BLENDER = "bpy" in sys.modules
-
-
-def skip_inside_blender(what: str) -> None:
-    """Skip inside Blender's own program a test that starts a Python with bpy as a module."""
-    if INSIDE_BLENDER:
-        pytest.skip(f"{what}: starts a Python with bpy as a module, which Blender's own program (pytest-blender) "
-                    "does not have; the bpy-wheel runs cover it")
-
-
-def corpus_files(pattern: str) -> list[Path]:
-    """Corpus files matching ``pattern`` (e.g. ``md2/*/*.md2``); empty if the corpus is absent."""
-    return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
-
-
-def corpus_params(pattern: str) -> list:
-    """pytest params for each corpus file, or one skipped param saying why there are none."""
-    files = corpus_files(pattern)
-    if not files:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"))]
-    return [pytest.param(f, id=f"{f.parent.name}/{f.name}") for f in files]
 
 
 @pytest.fixture(scope="session")
@@ -58,11 +34,6 @@ def bpy_scene(extension):
 
 
 # --- the command line in a subprocess, as a user runs it -------------------------------------------
-# ``python -m classic_models`` with bpy blocked (info, check: what runs without Blender)
-BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
-             "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
-
-
 @pytest.fixture(scope="session")
 def package_path(tmp_path_factory) -> Path:
     """A folder holding ``classic_models`` -> the checkout, as PYTHONPATH for the subprocesses."""
@@ -83,11 +54,6 @@ def run(package_path, tmp_path):
     return run_cli
 
 
-def needs_bpy():
-    """Skip unless this Python has bpy (``convert`` runs the operators in the bpy wheel)."""
-    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
-
-
 # --- the `blender` marker, set automatically -------------------------------------------------------
 # A test needs Blender when it, or a fixture it uses (directly or through other fixtures), imports bpy
 # (``import bpy``, ``pytest.importorskip("bpy")``, ``needs_bpy()``), or when its module or a test helper
@@ -96,7 +62,6 @@ def needs_bpy():
 BPY_MODULES = {"bpy", "mathutils", "bmesh", "bpy_extras"}
 BPY_USE = re.compile(r"^\s*(?:import|from)\s+(?:bpy|mathutils|bmesh|bpy_extras)\b"
                      r"|importorskip\(\s*[\"']bpy[\"']|\bneeds_bpy\(\)", re.M)
-TESTS = Path(__file__).resolve().parent
 
 
 def _source_uses_bpy(function, seen: dict) -> bool:

@@ -44,8 +44,7 @@ def model_bytes() -> bytes:
     if CORPUS_PAK.is_file():
         with open_archive(CORPUS_PAK) as archive:
             return archive.read(MODEL_NAME)
-    sys.path.insert(0, str(CHECKOUT / "tests"))
-    import fuzzing
+    from tests.support import fuzzing
     return fuzzing.small_valid_files("mdl", 1, 5)[0]
 
 

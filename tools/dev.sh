@@ -248,7 +248,7 @@ case "$cmd" in
     quick=0; [ "$cmd" = quick ] && quick=1
     [ "${1:-}" = --quick ] && { quick=1; shift; }
     status=0; results=(); host_py=""; mkdir -p "$LOGS"; began=$SECONDS
-    # The Khronos glTF validator for tests/test_glb_valid.py (npm, into the ignored .venvs/); without node
+    # The Khronos glTF validator for tests/engines/test_glb_valid.py (npm, into the ignored .venvs/); without node
     # and npm that test's validator step skips saying so (its JSON checks still run). The quick lane uses it
     # only when it is there already.
     export CLASSIC_MODELS_GLTF_VALIDATOR="${CLASSIC_MODELS_GLTF_VALIDATOR:-$ROOT/.venvs/gltf-validator}"
@@ -256,7 +256,7 @@ case "$cmd" in
        && [ ! -f "$CLASSIC_MODELS_GLTF_VALIDATOR/node_modules/gltf-validator/package.json" ]; then
       echo "installing gltf-validator into $CLASSIC_MODELS_GLTF_VALIDATOR..." >&2
       npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator >/dev/null 2>&1 \
-        || echo "note: could not install gltf-validator with npm; tests/test_glb_valid.py skips its validator step" >&2
+        || echo "note: could not install gltf-validator with npm; tests/engines/test_glb_valid.py skips its validator step" >&2
     fi
     # The real-Blender layer runs once (not per wheel), on the full run only: pytest args select wheel tests.
     real=0

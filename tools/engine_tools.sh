@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real programs the engine tests load exports in (tests/engine_tools.py): DarkPlaces (MDL, MD2),
+# The real programs the engine tests load exports in (tests/support/engine_tools.py): DarkPlaces (MDL, MD2),
 # Maverick Model 3D and Assimp (MS3D). As root with apt-get (CI), installs the missing ones from Debian
 # (apt-get update once, then install); otherwise prints what to install. Never fails the caller.
 set -u

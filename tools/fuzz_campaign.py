@@ -3,8 +3,8 @@
     .venvs/bpy-5.0/bin/python tools/fuzz_campaign.py --cases 20000 --blender-cases 500 \\
         [--seed N] [--format md2|mdl|ms3d|pak|pk3|all] [--out out/fuzz] [--time-limit SECONDS] [--markdown] [--verbose]
 
-The cases are those of ``tests/fuzzing.py`` and, for the archives (``pak``, ``pk3``: the reader only,
-no Blender phase), ``tests/fuzzing_archives.py`` (the test suite runs the first few hundred of the same
+The cases are those of ``tests/support/fuzzing.py`` and, for the archives (``pak``, ``pk3``: the reader only,
+no Blender phase), ``tests/support/fuzzing_archives.py`` (the test suite runs the first few hundred of the same
 streams). Codec phase, per format: ``--cases`` cases; each must parse or raise FormatError, within
 2 s and 20x its size + 1 MB of memory, and a parsed model must serialize (or raise FormatError)
 into bytes that parse again. Blender phase (only where ``bpy`` imports; ``--blender-cases 0`` skips
@@ -37,13 +37,10 @@ from pathlib import Path
 from typing import Iterator
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-for folder in (CHECKOUT, CHECKOUT / "tests"):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+if str(CHECKOUT) not in sys.path:
+    sys.path.insert(0, str(CHECKOUT))
 
-import fuzzing  # noqa: E402
-import fuzzing_blender  # noqa: E402
-import fuzzing_archives  # noqa: E402
+from tests.support import fuzzing, fuzzing_archives, fuzzing_blender  # noqa: E402
 
 CASE_TIMEOUT = 30.0
 MAX_REPRODUCERS = 20

@@ -19,8 +19,16 @@ def _menu_export(self, context):
         self.layout.operator(row.export_operator, text=row.menu_text)
 
 
+_made_handlers: dict[str, tuple[table.FormatRow, type]] = {}
+
+
 def _file_handler(row: table.FormatRow) -> type:
-    return type(f"IO_FH_classic_models_{row.key}", (bpy.types.FileHandler,), {
+    """The row's FileHandler class, made once per row: registering the extension again (reloading it, a
+    row added) reuses it, so Blender's ``FileHandler.__subclasses__()`` never holds two for one format."""
+    made = _made_handlers.get(row.key)
+    if made is not None and made[0] == row:
+        return made[1]
+    handler = type(f"IO_FH_classic_models_{row.key}", (bpy.types.FileHandler,), {
         "bl_idname": f"IO_FH_classic_models_{row.key}",
         "bl_label": row.menu_label,
         "bl_import_operator": row.import_operator if row.importer else "",
@@ -28,6 +36,8 @@ def _file_handler(row: table.FormatRow) -> type:
         "bl_file_extensions": ";".join(row.extensions),
         "poll_drop": classmethod(lambda cls, context: poll_file_object_drop(context)),
     })
+    _made_handlers[row.key] = (row, handler)
+    return handler
 
 
 class IO_FH_classic_models_archive(bpy.types.FileHandler):

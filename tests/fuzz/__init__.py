@@ -1,0 +1,1 @@
+"""Fuzzing the parsers (no Blender) and the import operators."""

@@ -1,0 +1,92 @@
+"""The ``blender`` marker is set by ``tests/conftest.py``, never by hand, so ``-m "not blender"`` is the lane
+that runs without bpy. A small suite in a temporary folder, with this conftest and a stand-in ``bpy`` module
+(and ``mathutils``, so that it can be collected without Blender), is collected with ``-m "not blender"``: only the tests that
+touch no bpy are left.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+pytest_plugins = ["pytester"]
+
+CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
+
+FREE = '''
+import subprocess, sys
+
+def test_codec():
+    assert bytes(2) == b"\\0\\0"
+
+def test_bpy_only_in_a_string():
+    code = "import sys; sys.modules['bpy'] = None"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+'''
+
+NEEDS_BPY = '''
+import pytest
+
+@pytest.fixture
+def scene():
+    import bpy
+    return bpy
+
+@pytest.fixture
+def scene_user(scene):
+    return scene
+
+def needs_bpy():
+    pytest.importorskip("bpy", reason="stand-in")
+
+def test_shared_fixture(bpy_scene):
+    pass
+
+def test_extension_fixture(extension):
+    pass
+
+def test_module_fixture(scene):
+    pass
+
+def test_fixture_through_a_fixture(scene_user):
+    pass
+
+def test_importorskip():
+    pytest.importorskip("bpy")
+
+def test_needs_bpy_helper():
+    needs_bpy()
+
+def test_imports_bpy_itself():
+    import bpy
+    assert bpy
+'''
+
+HELPER_USER = '''
+from blender_helper import build
+
+def test_helper_importing_bpy():
+    assert build()
+'''
+
+NAME_FROM_MATHUTILS = '''
+from mathutils import Vector
+
+def test_vector():
+    assert Vector
+'''
+
+
+def test_tests_that_need_bpy_are_marked_blender(pytester):
+    pytester.makeconftest(CONFTEST.read_text())
+    shutil.copytree(CONFTEST.with_name("support"), pytester.path / "support")
+    pytester.makeini("[pytest]\naddopts = -p no:pytest-blender -p no:cacheprovider\nmarkers =\n    blender: needs bpy\n")
+    pytester.makepyfile(bpy="", mathutils="class Vector:\n    pass\n",
+                        blender_helper="import bpy\n\ndef build():\n    return bpy\n",
+                        test_free=FREE, test_needs_bpy=NEEDS_BPY, test_helper_user=HELPER_USER,
+                        test_vector_user=NAME_FROM_MATHUTILS)
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "not blender")
+    collected = sorted(line for line in result.outlines if "::" in line)
+    assert collected == ["test_free.py::test_bpy_only_in_a_string", "test_free.py::test_codec"], result.outlines
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "blender")
+    collected = sorted(line for line in result.outlines if "::" in line)
+    assert len(collected) == 9 and all(not line.startswith("test_free.py") for line in collected), result.outlines

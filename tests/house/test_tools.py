@@ -1,0 +1,76 @@
+"""The developer scripts whose figures go into the README still run (smoke tests, one repeat)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from support.environment import CHECKOUT, CORPUS, skip_inside_blender
+
+
+def _run(*args: str) -> str:
+    skip_inside_blender("the developer scripts")
+    result = subprocess.run([sys.executable, *args], cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return result.stdout
+
+
+def test_benchmark_runs_and_prints_a_table():
+    pytest.importorskip("bpy", reason="the benchmark runs in the bpy wheel")
+    out = _run("tools/benchmark.py", "--repeat", "1", "--format", "mdl", "--markdown")
+    assert "| MDL | synthetic (engine limits) | 1024 |" in out
+
+
+def test_ms3d_benchmark_runs_on_the_corpus():
+    pytest.importorskip("bpy", reason="the benchmark runs in the bpy wheel")
+    if not (CORPUS / "ms3d").is_dir():
+        pytest.skip(f"MS3D corpus not found at {CORPUS}")
+    out = _run("tools/benchmark_ms3d.py", "--repeat", "1", "--markdown")
+    assert "| sge/zombie.ms3d |" in out
+
+
+@pytest.mark.parametrize("fmt", ["md2", "mdl", "ms3d"])
+def test_round_trip_report_runs(fmt, tmp_path):
+    pytest.importorskip("bpy", reason="the report imports and exports through Blender")
+    from formats.md2.codec import serialize_md2
+    from support.md2_synthetic import grid_model
+    files = sorted((CORPUS / fmt).glob(f"*/*.{fmt}"))[:1] if (CORPUS / fmt).is_dir() else []
+    if fmt == "md2":
+        (tmp_path / "grid.md2").write_bytes(serialize_md2(grid_model()))
+        files = [tmp_path / "grid.md2"]
+    if not files:
+        pytest.skip(f"{fmt} corpus not found at {CORPUS}")
+    out = _run("tools/roundtrip_report.py", "--format", fmt, "--markdown", *map(str, files))
+    assert out.count("| yes") >= 1 and "NO" not in out
+
+
+def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
+    pytest.importorskip("bpy", reason="the report exports through Blender")
+    out = _run("tools/md2_quality_report.py", "--markdown")
+    rows = {tuple(c.strip() for c in line.split("|")[1:4]): line.split("|")[1:-1]
+            for line in out.splitlines() if line.startswith("| built in Blender")}
+    assert set(rows) == {("built in Blender", "MD2", "Per Frame"), ("built in Blender", "MD2", "Shared"),
+                         ("built in Blender", "MD2", "Auto (shared)"), ("built in Blender", "MDL", "one grid"),
+                         ("built in Blender", "MD16", "one 16-bit lattice")}
+    assert float(rows["built in Blender", "MD2", "Shared"][9]) == 0.0
+    assert float(rows["built in Blender", "MD2", "Per Frame"][9]) > 0.0
+    md16, mdl = rows["built in Blender", "MD16", "one 16-bit lattice"], rows["built in Blender", "MDL", "one grid"]
+    assert float(md16[3]) * 100 < float(mdl[3])         # largest error: 1/256 of the 8-bit step
+
+
+def test_packed_skin_sheet_runs(tmp_path):
+    pytest.importorskip("bpy", reason="the sheet builds, exports and renders in Blender")
+    out = _run("tools/packed_skin_sheet.py", "-o", str(tmp_path / "sheet.png"))
+    assert "skin models/crate/tris_skin.pcx: 104x88" in out
+    assert (tmp_path / "sheet.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_player_icons_sheet_runs(tmp_path):
+    pytest.importorskip("bpy", reason="the sheet exports a player through Blender")
+    player = CORPUS / "md2" / "petaaar88-zarlag"
+    if not (player / "tris.md2").is_file():
+        pytest.skip(f"corpus player {player} not found")
+    out = _run("tools/player_icons_sheet.py", str(player), "-o", str(tmp_path / "icons.png"))
+    assert "players/zarlag2/zarlag.pcx: zarlag.pcx 512x256, icon zarlag_i.pcx 32x32" in out
+    assert (tmp_path / "icons.png").read_bytes().startswith(b"\x89PNG")

@@ -1,0 +1,116 @@
+"""Issue 29: one line per kind of problem with a count and the first examples; the full list in the
+Info editor (the operators' INFO reports) or with ``convert --verbose``.
+
+Blender's popup after a file-browser operator shows its WARNING and ERROR reports; every report goes
+to the Info editor. In the bpy module the operators' reports are printed as ``Warning: ...`` and
+``Info: ...`` lines, which is how these tests read them (:func:`blender_helpers.reported`).
+"""
+from __future__ import annotations
+
+
+from support.blender_helpers import reported
+from formats.md2.codec import serialize_md2
+from formats.md2.player import PlayerPart, body_deviations
+from formats.report_lines import LINE_LIMIT, Message, fold, full_list
+from support.md2_synthetic import grid_model
+from support.environment import needs_bpy
+from support.players import build_player, export_player
+from support.players import TABLE, standard_names
+
+SKINS = [f"models/test/skin{i:02d}.pcx" for i in range(12)]
+
+
+def missing_skins_md2(path, frames: int = 4, alternating: bool = False):
+    """An MD2 naming the 12 skins of SKINS, none of them on disk; ``alternating`` frame names a0, b1,
+    a2, ... make one animation per frame, two names taking turns."""
+    model = grid_model(frames=frames)
+    model.skins = list(SKINS)
+    if alternating:
+        model.frame_names = [("a" if i % 2 == 0 else "b") + str(i) for i in range(frames)]
+    path.write_bytes(serialize_md2(model))
+    return path
+
+
+def test_messages_of_a_kind_fold_into_one_short_line_with_count_and_examples():
+    texts = [f"m.md2: skin {name!r} not found (tried .pcx, .tga, .png) in /a/very/long/folder/name/here"
+             for name in SKINS]
+    messages = [Message(t, "m.md2: {n} skin{s} not found", name.rpartition("/")[2]) for t, name in zip(texts, SKINS)]
+    folded = fold(messages + ["plain", "plain", "other " * 40])
+    assert [f.line for f in folded][:2] == [
+        "m.md2: 12 skins not found: skin00.pcx, skin01.pcx, skin02.pcx and 9 more", "plain (2 times)"]
+    assert folded[0].details == texts and folded[1].details == []
+    assert len(folded[2].line) <= LINE_LIMIT and folded[2].details == ["other " * 40]
+    assert full_list(folded) == texts + ["plain (2 times)", "other " * 40]
+    one = fold(messages[:1])
+    assert one[0].line == "m.md2: 1 skin not found: skin00.pcx"
+    # many long examples: fewer of them, still under the limit
+    long = [Message(f"x{i}", "{n} thing{s} broken", "n" * 40 + str(i)) for i in range(5)]
+    line = fold(long)[0].line
+    assert len(line) <= LINE_LIMIT and line.startswith("5 things broken: ") and line.endswith("more")
+
+
+def test_knock_on_lines_go_and_animations_out_of_their_own_place_stay():
+    """stand two frames long moves everything after it (no line for that, nor for the 200 frames);
+    run and attack swapped are out of place on their own account: both still have their line."""
+    names = standard_names()
+    run_frames = [n for n in names if n.startswith("run")]
+    attack = [n for n in names if n.startswith("attack")]
+    body = names[:40] + ["stand41", "stand42"] + attack + run_frames + names[54:]
+    lines = body_deviations(PlayerPart("tris.md2", body))
+    assert lines == ["tris.md2: animation 'stand' has 42 frames, expected 40",
+                     "tris.md2: animation 'run' is at frames 50-55, expected frames 40-45",
+                     "tris.md2: animation 'attack' is at frames 42-49, expected frames 46-53"]
+    assert lines[0].kind == "tris.md2: {n} animation{s} of the wrong length" and lines[0].item == "stand"
+
+
+def test_twelve_missing_skins_are_one_warning_and_twelve_info_lines(bpy_scene, tmp_path, capfd):
+    bpy = bpy_scene
+    path = missing_skins_md2(tmp_path / "m.md2")
+    capfd.readouterr()
+    assert bpy.ops.import_scene.md2(filepath=str(path)) == {"FINISHED"}
+    out = capfd.readouterr().out
+    warned, messages = reported(out)
+    assert warned == ["m.md2: 12 skins not found: skin00.pcx, skin01.pcx, skin02.pcx and 9 more"]
+    assert all(len(line) <= LINE_LIMIT for line in warned)
+    assert len(messages) == 12
+    for skin, message in zip(SKINS, messages):
+        assert message.startswith(f"m.md2: skin {skin!r} not found"), message
+    assert len(bpy.context.view_layer.objects.active.data.materials) == 12
+
+
+def test_three_wrong_animation_lengths_are_one_line_without_knock_on_lines(bpy_scene, tmp_path, capfd):
+    bpy = bpy_scene
+    longer = {"stand": 3, "jump": 2, "wave": 1}
+    body, gun, rig, actions = build_player(bpy, [(n.capitalize(), c + longer.get(n, 0)) for n, c in TABLE],
+                                           second_skin=False)
+    capfd.readouterr()
+    export_player(bpy, [body, gun], tmp_path / "players" / "hero" / "tris.md2", skins="NAMES")
+    warned, messages = reported(capfd.readouterr().out)
+    animation_lines = [w for w in warned if "animation" in w or "frames" in w]
+    assert animation_lines == ["Quake II player: tris.md2: 3 animations of the wrong length: stand, jump, wave"]
+    hints = [m for m in messages if "frames from action" in m]
+    assert [h.split(":")[1].strip() for h in hints] == ["stand", "jump", "wave"]
+    assert f"{40 + 3} frames from action 'Stand'" in hints[0]
+    # what follows from those three (every later animation moved, 204 frames) is said nowhere
+    assert not [m for m in messages if "is at frames" in m or "a Quake II player has 198" in m
+                or "has 43 frames" in m]
+
+
+def test_convert_to_glb_prints_no_repeated_line_and_verbose_the_full_list(run, tmp_path):
+    needs_bpy()
+    source = missing_skins_md2(tmp_path / "alt.md2", frames=52, alternating=True)
+    result = run("convert", source, "--to", "glb", "-o", tmp_path / "out", "-j", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(set(lines)), result.stdout
+    warnings = [line.strip() for line in lines if line.strip().startswith("warning: ")]
+    assert "warning: alt.md2: 12 skins not found: skin00.pcx, skin01.pcx, skin02.pcx and 9 more" in warnings
+    assert all(len(w) <= LINE_LIMIT + len("warning: ") for w in warnings)
+    gltf = [w for w in warnings if w.startswith("warning: glTF exporter: ")]
+    assert len(gltf) <= 1 and all(w.endswith("times)") for w in gltf)   # the exporter repeats one per clip
+    verbose = run("convert", source, "--to", "glb", "-o", tmp_path / "out", "-j", "1", "--verbose")
+    assert verbose.returncode == 0, verbose.stdout + verbose.stderr
+    full = [line.strip() for line in verbose.stdout.splitlines() if line.strip().startswith("warning: ")]
+    for skin in SKINS:
+        assert sum(f"alt.md2: skin {skin!r} not found" in line for line in full) == 1, skin
+    assert "--verbose" in run("convert", "--help").stdout

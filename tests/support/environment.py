@@ -1,0 +1,52 @@
+"""Where the tests find things and what this Python can do: the checkout, the corpus, Blender's own program."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+CHECKOUT = TESTS.parent
+CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
+
+# pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
+INSIDE_BLENDER = "bpy" in sys.modules
+
+
+def skip_inside_blender(what: str) -> None:
+    """Skip inside Blender's own program a test that starts a Python with bpy as a module."""
+    if INSIDE_BLENDER:
+        pytest.skip(f"{what}: starts a Python with bpy as a module, which Blender's own program (pytest-blender) "
+                    "does not have; the bpy-wheel runs cover it")
+
+
+def corpus_files(pattern: str) -> list[Path]:
+    """Corpus files matching ``pattern`` (e.g. ``md2/*/*.md2``); empty if the corpus is absent."""
+    return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
+
+
+def corpus_params(pattern: str) -> list:
+    """pytest params for each corpus file, or one skipped param saying why there are none."""
+    files = corpus_files(pattern)
+    if not files:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"))]
+    return [pytest.param(f, id=f"{f.parent.name}/{f.name}") for f in files]
+
+
+# ``python -m classic_models`` with bpy blocked (info, check: what runs without Blender)
+BLOCK_BPY = ("import runpy, sys; sys.modules['bpy'] = None; sys.argv[0] = 'classic_models'; "
+             "runpy.run_module('classic_models', run_name='__main__', alter_sys=True)")
+
+
+def needs_bpy():
+    """Skip unless this Python has bpy (``convert`` runs the operators in the bpy wheel)."""
+    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
+
+
+def corpus(relative: str) -> Path:
+    path = CORPUS / relative
+    if not path.is_file():
+        pytest.skip(f"corpus file {relative} not found under {CORPUS}")
+    return path
