@@ -101,6 +101,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     else:
         plan, frames = twin.plan, twin.frames
         _refuse(label, over_limit(len(frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
+    if not frames:
+        raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
+                          "the frame range is empty")
     matrices = sample_poses(context, armature, order, meshes, plan, frames, model)
     pos, quat = model_poses(matrices, options.scale)
     _refuse(label, _not_finite([pos, quat], "pose values"))
@@ -110,7 +113,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
     warnings += [scale_note] if scale_note else []
     info = plan.report(len(frames)) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
-    mesh, anim, kept_note = kept_pair(armature, mesh, anim)
+    played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
+                                                                                      for f in frames)]
+    mesh, anim, kept_note = kept_pair(armature, mesh, anim, played)
     info += [kept_note] if kept_note else []
     if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
         for part in mesh.meshes:

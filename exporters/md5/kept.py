@@ -15,7 +15,7 @@ from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.skinning import bind_joints, local_poses, skin_vertices
-from ...formats.md5.write import detect_style
+from ...formats.md5.write import detect_style, write_md5mesh
 
 
 FLOAT32 = float(np.finfo(np.float32).eps)
@@ -44,14 +44,15 @@ def _rotation_change(new: np.ndarray, old: np.ndarray) -> np.ndarray:
 
 
 def _merged_mesh(mesh, kept):
-    """(the kept mesh with the evaluated values where they changed, True when no vertex or joint moved),
-    or None when its shape (counts, weights, triangles) changed."""
+    """The kept mesh with the evaluated values where they changed, or None when its shape (counts,
+    weights, triangles) changed."""
     if (mesh.joint_names != kept.joint_names or len(mesh.meshes) != len(kept.meshes)
             or not np.array_equal(mesh.joint_parents, kept.joint_parents)):
         return None
-    tolerance = _tolerance(kept.source, float(np.abs(kept.joint_pos).max(initial=0.0)))
     new_joints, old_joints = bind_joints(mesh), bind_joints(kept)
-    unchanged = bool((np.abs(mesh.joint_pos - kept.joint_pos) <= tolerance).all())
+    extent = max([float(np.abs(kept.joint_pos).max(initial=0.0))]
+                 + [float(np.abs(skin_vertices(p, *old_joints)).max(initial=0.0)) for p in kept.meshes])
+    tolerance = _tolerance(kept.source, extent)
     kept.joint_pos = _merge(mesh.joint_pos, kept.joint_pos, tolerance)
     same_turn = _rotation_change(new_joints[1], old_joints[1]) <= tolerance
     kept.joint_orient = np.where(same_turn[:, None], kept.joint_orient, mesh.joint_orient)
@@ -70,8 +71,7 @@ def _merged_mesh(mesh, kept):
         keep = (owner >= 0) & same[np.maximum(owner, 0)] & (bias == old.weight_bias)
         old.weight_pos = np.where(keep[:, None], old.weight_pos, new.weight_pos)
         old.weight_bias = bias
-        unchanged &= bool(same.all())
-    return kept, unchanged and bool(same_turn.all())
+    return kept
 
 
 def _owners(part) -> np.ndarray:
@@ -114,13 +114,14 @@ def _merged_anim(anim, kept, mesh_unchanged: bool):
     if (np.abs(new_pos - old_pos).max(initial=0) > tolerance
             or _rotation_change(new_quat, old_quat).max(initial=0) > tolerance):
         return None            # the poses changed: the anim is written as evaluated, in the kept file's style
-    if not mesh_unchanged or np.shape(kept.bounds) != np.shape(anim.bounds):
+    if not mesh_unchanged:          # else the file's own bounds, as many as it had (ironwail reads any number)
         kept.bounds = anim.bounds
     return kept
 
 
-def kept_pair(armature: bpy.types.Object, mesh, anim):
-    """(mesh, anim, note): the kept files' records where the built ones equal them, else the built ones."""
+def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):
+    """(mesh, anim, note): the kept files' records where the built ones equal them, else the built ones;
+    the anim's from the action ``played`` (Actions) or the armature's action (Timeline)."""
     source = armature.get(MD5_MESH_SOURCE)
     if source is None:
         return mesh, anim, ""
@@ -130,11 +131,15 @@ def kept_pair(armature: bpy.types.Object, mesh, anim):
         return mesh, anim, ""
     merged = _merged_mesh(mesh, kept_mesh)
     notes = []
-    unchanged = merged is not None and merged[1]
     if merged is not None:
         notes.append("md5mesh: the imported file's text kept where its values are unchanged")
-        mesh = merged[0]
-    action = armature.animation_data.action if armature.animation_data is not None else None
+        mesh = merged
+    # the file's bounds hold while the mesh writes back as it was and no pose changed
+    unchanged = merged is not None and write_md5mesh(mesh) == bytes(source)
+    if played is not None:          # Actions: the one action sampled (several make one anim of their own)
+        action = played[0] if len(played) == 1 else None
+    else:                           # Timeline: the armature's action
+        action = armature.animation_data.action if armature.animation_data is not None else None
     anim_source = action.get(MD5_ANIM_SOURCE) if action is not None else None
     if anim_source is not None:
         try:

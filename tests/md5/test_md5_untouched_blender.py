@@ -86,6 +86,8 @@ def imported_like(bpy, mesh_path, anim_path):
             bone.keyframe_insert("rotation_quaternion", frame=1 + k)
     action = rig.animation_data.action
     action[contract.MD5_ANIM_SOURCE] = anim_data
+    item = rig.classic_model.animations.add()      # the import's animation list, on the armature root
+    item.name, item.action, item.frame_start, item.frame_end = action.name, action, 1, anim.num_frames
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, anim.num_frames
     return objects, data, anim_data
 
@@ -98,12 +100,15 @@ def imported_like(bpy, mesh_path, anim_path):
 def test_an_untouched_pair_exports_as_its_files(bpy_scene, tmp_path, source, anim_name):
     bpy = bpy_scene
     objects, mesh_text, anim_text = imported_like(bpy, source, source.parent / anim_name)
-    path = tmp_path / "out.md5mesh"
-    export(bpy, "md5", objects, path, frame_rate="SCENE")
-    (tmp_path / "in.md5mesh").write_bytes(mesh_text)
-    (tmp_path / "in.md5anim").write_bytes(anim_text)
-    assert path.read_bytes() == mesh_text
-    assert path.with_suffix(".md5anim").read_bytes() == anim_text
+    rig = objects[0].parent
+    for source in ("TIMELINE", "ACTIONS"):        # the scene range, or the action the armature's list names
+        if source == "ACTIONS":
+            rig.animation_data.action.use_fake_user = True
+            rig.animation_data.action = None        # found through the armature's animation list alone
+        path = tmp_path / f"{source}.md5mesh"
+        export(bpy, "md5", objects, path, frame_rate="SCENE", frame_source=source)
+        assert path.read_bytes() == mesh_text
+        assert path.with_suffix(".md5anim").read_bytes() == anim_text
 
 
 @pytest.mark.skipif(not DOOR, reason="corpus door01 not found")
