@@ -150,7 +150,10 @@ MD3_DEGENERATE = "md3_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triang
 DEGENERATE_MD3 = np.dtype([("index", "<i4"), ("indexes", "<i4", (3,))])
 MD3_TAG_INDEX = "md3_tag_index"      # object (tag empty): its index in the file's tag list (export order)
 MD3_TAG_NAME = "md3_tag_name"        # object (tag empty): the 64-byte name field of frame 0 as read
-MD3_SHADER = "md3_shader"            # material: the shader path it stands for (as the file or .skin says)
+MD3_SHADER = "md3_shader"            # material: the shader path it stands for: the surface's own in the
+                                     # file (an untouched export writes the file's shader records)
+MD3_SKIN_SHADER = "md3_skin_shader"  # material: the skin set's shader it shows instead (its image), present
+                                     # while the root shows a skin set ('' : the set names none for it)
 
 # MD5 (.md5mesh + .md5anim, the re-releases' enhanced models). One .md5mesh = one armature object (its
 # root, named after the file, a made name) whose bones are the file's joints, parenting one mesh object

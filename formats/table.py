@@ -114,6 +114,11 @@ FORMATS: list[FormatRow] = [
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
               ".cli.ms3d.info:inspect_ms3d", describe=".cli.ms3d.info:describe_lines",
               member_files=".cli.ms3d.members:member_files"),
+    FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
+              "Quake III qfiles.h: 4096 vertices and 8192 triangles per surface, 32 surfaces, 16 tags, 1024 frames",
+              ".formats.md3.codec:read_md3", ".importers.md3.operator", None,
+              ".cli.md3.info:inspect_md3", named_frames=True, player="lower.md3",
+              describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files"),
     FormatRow("md5", "MD5 (version 10)", "MD5", (".md5mesh",), (), (),     # text: no magic (Red Eclipse's start
               # with 'commandline'), the version a token the reader checks
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",

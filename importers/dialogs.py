@@ -6,8 +6,9 @@ the current choices is greyed out, never hidden.
 
     draw_md2_import       Mesh | Animation | Skins | Quake II Player
     draw_mdl_import       Mesh | Animation | Skins
+    draw_md3_import       Mesh | Animation | Skins | Quake III Player
     draw_ms3d_import      Transform | Animation | Materials | Names
-    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MS3D (the formats listed);
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MD3 | MS3D (the formats listed);
                           Scene Timing in the first of them
 """
 from __future__ import annotations
@@ -67,20 +68,26 @@ def draw_mdl_import(operator, layout, context) -> None:
         _palette(operator, body)
 
 
-def draw_ms3d_import(operator, layout, context) -> None:
+def _prop_groups(operator, layout, fmt: str, groups: tuple[tuple[str, str, tuple[str, ...]], ...]) -> None:
+    """A group ``CLASSIC_MODELS_<fmt>_import_<key>`` titled ``title`` per (key, title, options)."""
     start(layout)
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_transform", "Transform")
-    if body:
-        _axes(operator, body)
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_animation", "Animation")
-    if body:
-        body.prop(operator, "scene_timing")
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_materials", "Materials")
-    if body:
-        body.prop(operator, "load_images")
-    body = group(layout, "CLASSIC_MODELS_ms3d_import_names", "Names")
-    if body:
-        body.prop(operator, "name_encoding")
+    for key, title, options in groups:
+        body = group(layout, f"CLASSIC_MODELS_{fmt}_import_{key}", title)
+        if body:
+            for name in options:
+                body.prop(operator, name)
+
+
+def draw_md3_import(operator, layout, context) -> None:
+    _prop_groups(operator, layout, "md3", (
+        ("mesh", "Mesh", ("scale", "md3_file_normals", "load_lods")), ("animation", "Animation", ("scene_timing",)),
+        ("skins", "Skins", ("load_skins",)), ("player", "Quake III Player", ("assemble_player",))))
+
+
+def draw_ms3d_import(operator, layout, context) -> None:
+    _prop_groups(operator, layout, "ms3d", (
+        ("transform", "Transform", ("axis_forward", "axis_up")), ("animation", "Animation", ("scene_timing",)),
+        ("materials", "Materials", ("load_images",)), ("names", "Names", ("name_encoding",))))
 
 
 def draw_archive_import(operator, layout, context) -> None:
@@ -122,6 +129,16 @@ def draw_archive_import(operator, layout, context) -> None:
         body = group(layout, "CLASSIC_MODELS_archive_mdl", "MDL")
         if body:
             _palette(operator, body)
+    if "MD3" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_md3", "MD3")
+        if body:
+            body.prop(operator, "md3_file_normals")
+            body.prop(operator, "assemble_player")
+            body.prop(operator, "load_lods")
+            if not present & {"MD2", "MDL"}:
+                body.prop(operator, "scale")
+                body.prop(operator, "load_skins")
+                body.prop(operator, "scene_timing")
     if "MS3D" in present:
         body = group(layout, "CLASSIC_MODELS_archive_ms3d", "MS3D")
         if body:

@@ -48,8 +48,10 @@ def ensure_channelbag(action: bpy.types.Action, slot: bpy.types.ActionSlot):
     return strip.channelbag(slot, ensure=True)
 
 
-def new_action_fcurves(id_block: bpy.types.ID, action_name: str, data_paths: list[str]) -> list[bpy.types.FCurve]:
-    """A new action assigned to ``id_block`` with one F-curve per data path (4.2 to 5.x)."""
+def new_action_fcurves(id_block: bpy.types.ID, action_name: str,
+                       data_paths: list[str | tuple[str, int]]) -> list[bpy.types.FCurve]:
+    """A new action assigned to ``id_block`` with one F-curve per data path, or per (data path, array
+    index) (4.2 to 5.x)."""
     action = bpy.data.actions.new(action_name)
     anim = id_block.animation_data or id_block.animation_data_create()
     if hasattr(action, "slots"):
@@ -60,7 +62,8 @@ def new_action_fcurves(id_block: bpy.types.ID, action_name: str, data_paths: lis
     else:
         anim.action = action
         channels = action.fcurves
-    return [channels.new(path) for path in data_paths]
+    return [channels.new(path) if isinstance(path, str) else channels.new(path[0], index=path[1])
+            for path in data_paths]
 
 
 def set_linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:

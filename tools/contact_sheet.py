@@ -153,12 +153,15 @@ def sheet_layout(group_lengths: Sequence[int]) -> tuple[int, int]:
 
 def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path: Path | str, *,
                          tile_size: int = 256, view_direction: Sequence[float] = (1.0, -0.6, 0.35),
-                         groups: list[list[int]] | None = None) -> list[list[int]]:
+                         groups: list[list[int]] | None = None,
+                         framed: Sequence[bpy.types.Object] | None = None) -> list[list[int]]:
     """Render ``obj`` at frames across its animations and tile the renders into the PNG ``path``.
 
     ``groups`` lists the frames per slot (default :func:`sheet_frames`); the default view looks at
     the model's front (+X for MD2), right side and top. For a model imported with one action per
-    animation, each default slot shows its own action. Returns the groups of frames rendered.
+    animation, each default slot shows its own action. ``framed``: the mesh objects the camera frames
+    (default ``obj``; an MD3 model root is an empty, its surfaces are meshes). Returns the groups of
+    frames rendered.
     """
     scene = context.scene
     path = Path(path)
@@ -167,7 +170,8 @@ def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path
     saved_animation = settings.active_animation, scene.frame_start, scene.frame_end
     groups = [g[:TILES_PER_ANIMATION] for g in (groups or sheet_frames(scene, obj)) if g]
     frames = [f for g in groups for f in g]
-    matrix, ortho_scale, clip_start, clip_end = framing_camera(model_points(context, obj, frames), view_direction)
+    points = np.concatenate([model_points(context, o, frames) for o in (framed or [obj])])
+    matrix, ortho_scale, clip_start, clip_end = framing_camera(points, view_direction)
 
     camera_data = bpy.data.cameras.new("contact_sheet_camera")
     camera_data.type = "ORTHO"

@@ -1,4 +1,5 @@
-"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview;
+"""Sidebar panel (View3D > Sidebar > Model): animations of the active object, jump and preview (an MD3
+model root: its skin sets too);
 the *Quake Model* panels (sidebar and Properties > Object): MDL header fields of any mesh."""
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..common.actions import activate_animation
-from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH
+from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_LOD, MD3_ROOT, MD3_SKIN_SET
+from ..importers.md3.skin_sets import CLASSIC_MODELS_OT_md3_skin_set, skin_set_names
 
 
 def _active_animation(context: bpy.types.Context):
@@ -110,6 +112,8 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
         if settings.source_format == "MS3D":
             self._draw_ms3d(layout, context.object)
             return
+        if settings.source_format == "MD3":
+            _draw_md3(layout, context.object)
         layout.template_list("CLASSIC_MODELS_UL_animations", "", settings, "animations",
                              settings, "active_animation", rows=6)
         row = layout.row(align=True)
@@ -177,6 +181,21 @@ class VIEW3D_PT_classic_model(bpy.types.Panel):
                 box.prop(bone, f'["{COMMENT_PROP}"]', text="Comment")
 
 
+def _draw_md3(layout, root) -> None:
+    """The model root's part, level of detail and skin sets (a button per set; the one shown pressed)."""
+    box = layout.box()
+    part = root.get(MD3_ROOT, "")
+    box.label(text=f"Quake III model{f' ({part})' if part else ''}, level of detail {root.get(MD3_LOD, 0)}")
+    names = skin_set_names(root)
+    if names:
+        box.label(text="Skin Set")
+        flow = box.grid_flow(columns=3, align=True)
+        for name in [""] + names:
+            op = flow.operator(CLASSIC_MODELS_OT_md3_skin_set.bl_idname, text=name or "(file)",
+                               depress=root.get(MD3_SKIN_SET, "") == name)
+            op.set_name = name
+
+
 def draw_quake_model(layout, settings, variant: str = "IDPO") -> None:
     """The MDL header fields an export takes from the object (``Object.classic_model``): the effect flags
     of the game that loads ``variant`` (Quake's 8; Hexen II's 8 + 17 for RAPO), the other game's folded
@@ -238,7 +257,7 @@ class OBJECT_PT_quake_model(bpy.types.Panel):
         draw_quake_model(self.layout, context.object.classic_model, context.object.get(MDL_VARIANT, "IDPO"))
 
 
-CLASSES = (CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_UL_frames, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,
+CLASSES = (CLASSIC_MODELS_OT_md3_skin_set, CLASSIC_MODELS_UL_animations, CLASSIC_MODELS_UL_frames, CLASSIC_MODELS_OT_play_animation, CLASSIC_MODELS_OT_clear_preview,
            VIEW3D_PT_classic_model, VIEW3D_PT_quake_model, OBJECT_PT_quake_model)
 
 

@@ -83,7 +83,8 @@ def test_info_json_matches_the_codecs(run):
     result = run("info", "--json", CORPUS, block_bpy=True)
     assert result.returncode == 1, "the corpus holds two unreadable MD2 files"
     files = {f["file"]: f for f in json.loads(result.stdout)["files"]}
-    loose = corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d")
+    loose = (corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d")
+             + corpus_files("md3/**/*.md3"))
     # a folder's archives are inspected too: every model member of the corpus's paks
     assert set(files) == {str(p) for p in loose} | {f"{pak}:{name}" for pak in corpus_files("pak/*/*.pak")
                                                       for name in pack_models(pak)}

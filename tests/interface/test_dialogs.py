@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from support.environment import CORPUS
 from formats.mdl.codec import serialize_mdl
 from support.models import md2_bytes, textured_rig
 from support.mdl_models import mixed_model
@@ -163,7 +164,7 @@ def archive_models(bpy, *formats: str) -> list:
             for i, f in enumerate(formats)]
 
 
-ALL_FORMATS = ("MD2", "MDL", "MS3D")
+ALL_FORMATS = ("MD2", "MDL", "MD3", "MS3D")
 
 # Panel idnames per dialog, in drawing order; the real-Blender tests look for these.
 PANELS = {
@@ -183,11 +184,14 @@ PANELS = {
                          "CLASSIC_MODELS_md2_import_skins", "CLASSIC_MODELS_md2_import_player"],
     "import_scene.mdl": ["CLASSIC_MODELS_mdl_import_mesh", "CLASSIC_MODELS_mdl_import_animation",
                          "CLASSIC_MODELS_mdl_import_skins"],
+    "import_scene.md3": ["CLASSIC_MODELS_md3_import_mesh", "CLASSIC_MODELS_md3_import_animation",
+                         "CLASSIC_MODELS_md3_import_skins", "CLASSIC_MODELS_md3_import_player"],
     "import_scene.ms3d": ["CLASSIC_MODELS_ms3d_import_transform", "CLASSIC_MODELS_ms3d_import_animation",
                           "CLASSIC_MODELS_ms3d_import_materials",
                           "CLASSIC_MODELS_ms3d_import_names"],
     "import_scene.game_archive": ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
-                                  "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_ms3d"],
+                                  "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_md3",
+                                  "CLASSIC_MODELS_archive_ms3d"],
 }
 # Options drawn above the panels (always in view).
 TOP = {"export_scene.md2": {"game_folder_path"}, "export_scene.mdl": {"game_folder_path"},
@@ -225,6 +229,7 @@ GREYING = {
     "import_scene.mdl": ({"load_skins": (True, False), "palette_path": ("", "//q.lmp")},
                          lambda v: ({"palette", "palette_path"} if not v["load_skins"] else set())
                          | ({"palette"} if v["palette_path"] else set())),
+    "import_scene.md3": ({}, lambda v: set()),
     "import_scene.ms3d": ({}, lambda v: set()),
     "import_scene.game_archive": ({"load_skins": (True, False), "palette_path": ("", "//q.lmp")},
                                   lambda v: ({"pcx_colours", "palette", "palette_path"} if not v["load_skins"] else set())
@@ -323,6 +328,7 @@ def test_the_archive_dialog_offers_the_options_of_the_formats_it_lists(bpy_scene
     bpy = bpy_scene
     expected = {("MDL",): ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_mdl"],
                 ("MS3D",): ["CLASSIC_MODELS_archive_ms3d"],
+                ("MD3",): ["CLASSIC_MODELS_archive_md3"],
                 ("MD2", "MS3D"): ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
                                   "CLASSIC_MODELS_archive_ms3d"],
                 (): PANELS["import_scene.game_archive"]}        # nothing listed yet: every format's
@@ -441,6 +447,9 @@ def test_no_drawn_property_shows_a_raw_name(bpy_scene, tmp_path):
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         getattr(bpy.ops.import_scene, name.split(".")[1])(filepath=str(tmp_path / name))
+    arm = CORPUS / "md3" / "nexuiz" / "models" / "gibs" / "arm.md3"         # an MD3 root with skin sets
+    if arm.is_file():
+        bpy.ops.import_scene.md3(filepath=str(arm))
     sidebar = bpy.types.VIEW3D_PT_classic_model
     drawn_objects = 0
     for obj in bpy.data.objects:

@@ -43,7 +43,7 @@ def test_console_names_no_extension_file(session):
         f"\n({len(named)} lines in all)"
 
 
-FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "export_md2", "export_mdl", "export_ms3d")
+FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "export_md2", "export_mdl", "export_ms3d")
 
 
 @pytest.mark.parametrize("dialog", FILE_DIALOGS)

@@ -4,6 +4,7 @@ Each records named checks (``record(name, ok, **measured)``); tests/real_blender
 """
 from __future__ import annotations
 
+import importlib
 import struct
 
 import bpy
@@ -14,6 +15,11 @@ from gui_tools import changed_box, crop, text_bands, wait_for
 
 
 MIN_OPTION_LINES = 4    # "Operator Presets" + at least three options or option sub-panel headers
+
+
+def table():
+    """The installed extension's table of formats (the File menus list its rows, ours last)."""
+    return importlib.import_module("bl_ext.user_default.classic_models.formats.table")
 
 
 def make_scene(screen, work, record):
@@ -54,6 +60,7 @@ def make_scene(screen, work, record):
 
 # ---------------------------------------------------------------- file browser dialogs (import and export)
 DIALOGS = (("import_md2", "import_scene.md2"), ("import_mdl", "import_scene.mdl"), ("import_ms3d", "import_scene.ms3d"),
+           ("import_md3", "import_scene.md3"),
            ("export_md2", "export_scene.md2"), ("export_mdl", "export_scene.mdl"), ("export_ms3d", "export_scene.ms3d"))
 
 
@@ -92,7 +99,8 @@ def menu_import_md2(screen, work, record):
         record("menu:import_md2", False, problem="File > Import submenu not found")
         return
     sub, lines, row_y = found
-    yield from pick_from_menu(screen, sub, lines, row_y, from_end=4)   # md2, mdl, ms3d, archive: ours come last
+    # the table's formats, then Game Archive: ours come last, MD2 first of them
+    yield from pick_from_menu(screen, sub, lines, row_y, from_end=len(table().importable()) + 1)
     opened = yield from wait_for(browser_ready(screen))
     fb = screen.file_browser()
     operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
@@ -170,7 +178,7 @@ def menu_export_md2_shape_keys(screen, work, record):
         record("menu:export_md2_shape_keys", False, problem="File > Export submenu not found")
         return
     sub, lines, row_y = found
-    yield from pick_from_menu(screen, sub, lines, row_y, from_end=3)   # md2, mdl, ms3d come last
+    yield from pick_from_menu(screen, sub, lines, row_y, from_end=len(table().exportable()))   # ours last, MD2 first
     opened = yield from wait_for(browser_ready(screen))
     fb = screen.file_browser()
     operator = fb[2].active_operator if fb else None
