@@ -119,11 +119,12 @@ FORMATS: list[FormatRow] = [
               ".formats.md3.codec:read_md3", ".importers.md3.operator", None,
               ".cli.md3.info:inspect_md3", named_frames=True, player="lower.md3",
               describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files"),
-    FormatRow("md5", "MD5 (version 10)", "MD5", (".md5mesh",), (), (),     # text: no magic (Red Eclipse's start
+    FormatRow("md5", "MD5", "MD5", (".md5mesh", ".md5anim"), (), (),     # text: no magic (Red Eclipse's start
               # with 'commandline'), the version a token the reader checks
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
               ".formats.md5.mesh:read_md5mesh", None, ".exporters.md5.operator",
-              ".cli.md5_info:inspect_md5"),
+              ".cli.md5.info:inspect_md5", describe=".cli.md5.info:describe_lines",
+              member_files=".cli.md5.members:member_files"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [
