@@ -137,6 +137,7 @@ def draw_md5_export(operator, layout, context) -> None:
         body.prop(operator, "frame_source")
         body.prop(operator, "frame_rate")
         applies_when(body, operator.frame_source == "ACTIONS").prop(operator, "step")
+        applies_when(body, operator.frame_source == "TIMELINE").prop(operator, "keep_still_frames")
         if operator.frame_source == "ACTIONS":
             draw_action_list(body, context.scene)
     _transform(operator, layout, "md5", ("scale", "apply_transform"))

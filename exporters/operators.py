@@ -66,9 +66,15 @@ class SampledExportBase(ExportOperatorBase):
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
 
+    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
+                                    description="Timeline: write every sampled frame even when the model does not "
+                                                "move (by default a model whose frames are all identical and that "
+                                                "has no animation is written as one frame)")
+
     def sampling_options(self) -> dict:
         return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
-                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate}
+                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
+                "keep_still_frames": self.keep_still_frames}
 
     def standard_actions(self) -> str:
         """How actions named after Quake II's player animations are ordered (see find_actions)."""
@@ -97,10 +103,6 @@ class FrameExportBase(SampledExportBase):
                             description="Shorten frame names (and MD2 skin names) that do not fit their field "
                                         "instead of refusing the export: a frame name keeps its number, so "
                                         "animations stay grouped; the report lists what was shortened")
-    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
-                                    description="Timeline: write every sampled frame even when the model does not "
-                                                "move (by default a model whose frames are all identical and that "
-                                                "has no animation is written as one frame)")
     write_qc: BoolProperty(name="QuakeC Frames", default=False,
                            description="Also write <model>.qc beside the model: one $frame line per animation, "
                                        "in file order, with the frame names as written, for the QuakeC code")
@@ -122,7 +124,7 @@ class FrameExportBase(SampledExportBase):
 
     def frame_options(self) -> dict:
         return {**self.sampling_options(), "split_normals": self.split_normals, "materials": self.materials,
-                "fit_names": self.fit_names, "keep_still_frames": self.keep_still_frames, "enhanced": enhanced_model(self.enhanced)}
+                "fit_names": self.fit_names, "enhanced": enhanced_model(self.enhanced)}
 
 
 def enhanced_model(wanted: bool):

@@ -22,6 +22,7 @@ from ..sampling.animated_mesh import export_meshes
 from ..sampling.frame_plan import FramePlan, plan_frames
 from ..sampling.options import FrameExportOptions
 from ..sampling.planned import model_label
+from ..sampling.still_frames import still_note
 from .anim import anim_record
 from .blocks import build_blocks, read_rest_meshes
 from .kept import kept_pair
@@ -105,6 +106,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
                           "the frame range is empty")
     matrices = sample_poses(context, armature, order, meshes, plan, frames, model)
+    still = ""
+    if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
+        still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]
     pos, quat = model_poses(matrices, options.scale)
     _refuse(label, _not_finite([pos, quat], "pose values"))
     anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE))
@@ -112,7 +116,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     warnings = blocks.report.lines()
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
     warnings += [scale_note] if scale_note else []
-    info = plan.report(len(frames)) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
+    info = plan.report(len(frames)) + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
     mesh, anim, kept_note = kept_pair(armature, mesh, anim, played)

@@ -221,7 +221,8 @@ GREYING = {
                           "collection": ("", "Props")},
                          lambda v: _frames_greyed(v) | _source_greyed(v) | ({"palette"} if v["palette_path"] else set())),
     "export_scene.md5": ({"frame_source": ("TIMELINE", "ACTIONS"), "collection": ("", "Props")},
-                         lambda v: _source_greyed(v) | ({"step"} if v["frame_source"] != "ACTIONS" else set())),
+                         lambda v: _source_greyed(v) | ({"step"} if v["frame_source"] != "ACTIONS" else set())
+                         | ({"keep_still_frames"} if v["frame_source"] != "TIMELINE" else set())),
     "export_scene.ms3d": ({"animation": ("KEYS", "BAKE"), "collection": ("", "Props")},
                           lambda v: _source_greyed(v) | ({"tolerance"} if v["animation"] != "KEYS" else set())),
     "import_scene.md2": ({"load_skins": (True, False)},

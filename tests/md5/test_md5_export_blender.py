@@ -14,6 +14,7 @@ import pytest
 from support.blender_helpers import evaluated_positions
 from support.engine_tools import assimp_info
 from formats.md2.codec import parse_md2
+from formats.mdl.codec import parse_mdl
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from support.md5_rig import frame_skeleton, rigged, skinned
@@ -227,3 +228,15 @@ def test_a_part_parented_to_a_bone_moves_with_its_joint(bpy_scene, tmp_path):
             assert np.linalg.norm(got[:, None] - expected[None], axis=-1).min(axis=1).max() < TOLERANCE, (name, frame)
             k += 1
     assert k == anim.num_frames
+
+
+def test_a_still_model_is_one_frame_as_in_the_mdl(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, _ = rigged(bpy, with_actions=False)
+    rig.pose.bones["mid"].rotation_euler = (0.3, 0.0, 0.0)     # posed, but nothing animates
+    export(bpy, "md5", [obj], tmp_path / "s.md5mesh", frame_rate="GAME")
+    export(bpy, "mdl", [obj], tmp_path / "s.mdl", frame_rate="GAME")
+    _, anim = decoded(tmp_path / "s.md5mesh")
+    assert anim.num_frames == len(parse_mdl((tmp_path / "s.mdl").read_bytes()).frames) == 1
+    export(bpy, "md5", [obj], tmp_path / "k.md5mesh", frame_rate="GAME", keep_still_frames=True)
+    assert decoded(tmp_path / "k.md5mesh")[1].num_frames > 100
