@@ -84,6 +84,10 @@ def quake_twin(context, path: Path, objects, options, result) -> TwinFiles:
                                   f"skin {s} frame {f} in Quake's palette"))
     info = build.info + [f"Enhanced Model: {build.anim.num_frames} MD5 frames, one per MDL frame"]
     warnings = list(build.warnings)
+    slots = len(result.model.frames)
+    if slots != build.anim.num_frames:      # an imported MDL's frame groups: several poses in one frame
+        warnings.append(f"Enhanced Model: the MDL has {slots} frames (some are groups of poses), the MD5 anim "
+                        f"{build.anim.num_frames} poses; the ports play anim frame k for the MDL's frame k")
     if path.parent.name.lower() != QUAKE_FOLDER:
         warnings.append(f"Enhanced Model: the ports load {stem}.md5mesh only as progs/{stem}.md5mesh beside "
                         f"progs/{stem}.mdl; this export went to folder {path.parent.name or '.'}")
