@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import bpy
 
-from .contract import FRAME_NAMES
+from .contract import FRAME_NAMES, MD3_ROOT
 
 
 @dataclass
@@ -41,9 +41,24 @@ def record_frame_table(obj: bpy.types.Object, names: list[str], keys: list[bpy.t
             item.interval = intervals[i]
 
 
+def table_owner(obj: bpy.types.Object) -> bpy.types.Object:
+    """The object holding ``obj``'s file frame table and its import settings (source format, first frame):
+    ``obj`` itself, or for a surface of an MD3 import, which keeps its table on the model root
+    (:mod:`.contract`, ``# MD3``), that root."""
+    if len(obj.classic_model.frames) or obj.type != "MESH":
+        return obj
+    parent = obj.parent
+    while parent is not None:
+        if parent.get(MD3_ROOT) is not None:
+            return parent
+        parent = parent.parent
+    return obj
+
+
 def frame_table(obj: bpy.types.Object) -> list[FrameEntry]:
-    """The object's frame table; for objects imported before the table existed, the stored names."""
-    frames = obj.classic_model.frames
+    """The object's frame table (an MD3 surface's: its model root's); for objects imported before the
+    table existed, the stored names."""
+    frames = table_owner(obj).classic_model.frames
     if len(frames):
         return [FrameEntry(f.name, f.file_name, f.shape_key, f.group, f.interval) for f in frames]
     legacy = obj.data.get(FRAME_NAMES) if obj.type == "MESH" else None
@@ -94,9 +109,10 @@ def own_frame_span(obj: bpy.types.Object, frames: list[int], key_indices: list[i
     re-timed or edited there (then the scene range is what the user asks for)."""
     table = frame_table(obj)
     key = obj.data.shape_keys if obj.type == "MESH" else None
-    if not table or key is None or not obj.classic_model.source_format or not frames:
+    settings = table_owner(obj).classic_model
+    if not table or key is None or not settings.source_format or not frames:
         return None
-    count, offset = len(table), obj.classic_model.frame_offset
+    count, offset = len(table), settings.frame_offset
     first = next((i for i, f in enumerate(frames) if abs(f - offset) < 1e-4), None)   # sampled every 2.4 frames too
     if len(frames) <= count or first is None or first + count > len(frames):
         return None

@@ -8,6 +8,7 @@ Blender's own field. In a Collection Exporter Blender chooses the objects (the c
 
     draw_md2_export   Include | Frames | Transform | Enhanced Model | Geometry | Skins
     draw_mdl_export   Include | Frames | Transform | Enhanced Model | Geometry | Skins
+    draw_md3_export   Include | Frames | Transform | Geometry | Shaders
     draw_ms3d_export  Include | Transform | Animation | Textures
     draw_md5_export   Include | Frames | Transform | Geometry
 """
@@ -72,19 +73,19 @@ def _transform(operator, layout, fmt: str, names: tuple[str, ...]) -> None:
             body.prop(operator, name)
 
 
-def _frame_export(operator, layout, context, fmt: str, include=None) -> None:
+def _frame_export(operator, layout, context, fmt: str, include=None, enhanced: bool = False) -> None:
     """The groups MD2 and MDL share (FrameExportBase's options): Include, Frames, Transform."""
     _top(operator, layout)
     _include(operator, layout, context, fmt, include)
     _frames(operator, layout, context, fmt)
     _transform(operator, layout, fmt, ("scale", "apply_transform"))
-    body = group(layout, f"CLASSIC_MODELS_{fmt}_export_enhanced", "Enhanced Model")
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_export_enhanced", "Enhanced Model") if enhanced else None
     if body:
         body.prop(operator, "enhanced")       # the MD5 twin in the port's layout
 
 
 def draw_md2_export(operator, layout, context) -> None:
-    _frame_export(operator, layout, context, "md2", _player)
+    _frame_export(operator, layout, context, "md2", _player, enhanced=True)
     body = group(layout, "CLASSIC_MODELS_md2_export_geometry", "Geometry")
     if body:
         body.prop(operator, "grid")
@@ -98,11 +99,12 @@ def draw_md2_export(operator, layout, context) -> None:
 
 
 def draw_mdl_export(operator, layout, context) -> None:
-    _frame_export(operator, layout, context, "mdl")
+    _frame_export(operator, layout, context, "mdl", enhanced=True)
     body = group(layout, "CLASSIC_MODELS_mdl_export_geometry", "Geometry")
     if body:
         body.prop(operator, "mdl_format")
         body.prop(operator, "target")
+        body.prop(operator, "enhanced_md3")          # progs/x.md3 beside progs/x.mdl
         body.prop(operator, "split_normals")
     body = group(layout, "CLASSIC_MODELS_mdl_export_skins", "Skins")
     if body:
@@ -112,6 +114,21 @@ def draw_mdl_export(operator, layout, context) -> None:
         body.prop(operator, "skin_width_rule")
         body.prop(operator, "dither")
         body.prop(operator, "player_colours")        # may new colours use the shirt and pants ranges
+
+
+def _md3_player(operator, body) -> None:
+    body.prop(operator, "player")
+
+
+def draw_md3_export(operator, layout, context) -> None:
+    _frame_export(operator, layout, context, "md3", _md3_player)
+    body = group(layout, "CLASSIC_MODELS_md3_export_geometry", "Geometry")
+    if body:
+        body.prop(operator, "split_normals")
+    body = group(layout, "CLASSIC_MODELS_md3_export_shaders", "Shaders")
+    if body:
+        body.prop(operator, "skin_path")
+        body.prop(operator, "textures")
 
 
 def draw_ms3d_export(operator, layout, context) -> None:

@@ -13,6 +13,8 @@ created. Bpy-free.
 """
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path, PurePosixPath
 
 from ..formats.archives.archive import unsafe_name
@@ -113,3 +115,23 @@ def remove_empty(folders: list[Path]) -> None:
             folder.rmdir()
         except OSError:
             return
+
+
+GAME_SUBFOLDERS = ("models", "players")     # where a game keeps models and skins (the folder part of skin names)
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def game_location(model_path: Path) -> tuple[Path | None, str]:
+    """(game folder, folder part of skin names) implied by the export path, or (None, '')."""
+    folder = Path(os.path.abspath(model_path)).parent
+    parts = folder.parts
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i].lower() in GAME_SUBFOLDERS:
+            return Path(*parts[:i]), "/".join(parts[i:])
+    return None, ""
+
+
+def skin_folder(model_path: Path, skin_path: str) -> str:
+    """The folder part of new skin names: *Skin Path* if set, else the one the export path implies."""
+    given = "/".join(p for p in re.split(r"[\\/]", skin_path.strip()) if p not in ("", "."))
+    return given or game_location(model_path)[1]

@@ -89,8 +89,8 @@ class SampledExportBase(ExportOperatorBase):
 
 
 class FrameExportBase(SampledExportBase):
-    """Options of the vertex-animation formats (MD2, MDL): the sampled exports' and normals, materials,
-    names, still frames, the frame scripts and the Enhanced Model twin."""
+    """Options of the vertex-animation formats (MD2, MDL, MD3): the sampled exports' and normals, materials,
+    names and the frame scripts."""
     split_normals: BoolProperty(name="Split Normals", default=False,
                                 description="Flat faces and sharp edges (and split custom normals) become copies "
                                             "of their vertices with their own normals, so the game lights them "
@@ -111,12 +111,6 @@ class FrameExportBase(SampledExportBase):
                                                 "(first pose, poses, rate, loop, name per animation), so "
                                                 "DarkPlaces and FTE play the animations as their own frames")
 
-    enhanced: BoolProperty(name="Enhanced Model", default=False,
-                           description="Also write the model's MD5 twin from the same frames, where the source ports "
-                                       "load it: progs/x.md5mesh, x.md5anim and x_00_00.lmp skins beside an MDL "
-                                       "(Quake re-release), md5/tris.md5mesh and md5anim with the skins under md5/ "
-                                       "beside an MD2 (Quake II remaster); needs an armature deforming the mesh")
-
     def with_frame_scripts(self, context, exporter):
         """``exporter``, followed by the ``.qc`` / ``.framegroups`` files asked for."""
         return WithFrameScripts(exporter, self.write_qc, self.write_framegroups,
@@ -124,7 +118,19 @@ class FrameExportBase(SampledExportBase):
 
     def frame_options(self) -> dict:
         return {**self.sampling_options(), "split_normals": self.split_normals, "materials": self.materials,
-                "fit_names": self.fit_names, "enhanced": enhanced_model(self.enhanced)}
+                "fit_names": self.fit_names}
+
+
+class EnhancedModelOption:
+    """*Enhanced Model* (MD2 and MDL): also write the MD5 twin, from the same frames."""
+    enhanced: BoolProperty(name="Enhanced Model (MD5)", default=False,
+                           description="Also write the model's MD5 twin from the same frames, where the source ports "
+                                       "load it: progs/x.md5mesh, x.md5anim and x_00_00.lmp skins beside an MDL "
+                                       "(Quake re-release), md5/tris.md5mesh and md5anim with the skins under md5/ "
+                                       "beside an MD2 (Quake II remaster); needs an armature deforming the mesh")
+
+    def enhanced_options(self) -> dict:
+        return {"enhanced": enhanced_model(self.enhanced)}
 
 
 def enhanced_model(wanted: bool):

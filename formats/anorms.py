@@ -1,4 +1,12 @@
-"""The 162 precomputed unit normals (anorms.h) indexed by MD2 and MDL normal bytes."""
+"""The 162 precomputed unit normals (anorms.h) indexed by MD2 and MDL normal bytes.
+
+Nearest index: the entry with the largest float32 dot product (the first on a tie), as
+``argmax(normal @ table.T)``. Comparing every normal with all 162 entries costs most of an edited
+export, so each normal is looked up on a cube map instead: the cell its direction falls in lists the
+few entries that can be nearest to any direction in that cell (with a margin), only those are compared
+(in float64), and a normal whose best two candidates are too close to call in float32, or that is
+zero, huge or not finite, is compared with the whole table as before. The result is the same index.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -7,6 +15,9 @@ from pathlib import Path
 import numpy as np
 
 _TABLE = Path(__file__).with_name("anorms.tsv")
+_CELLS = 24                # cube-map cells per face edge
+_MARGIN = 0.02             # radians added to a cell's radius on either side
+_CLOSE = 1e-5              # best two candidate dots closer than this (times |normal|): full comparison
 
 
 @lru_cache(maxsize=1)
@@ -16,13 +27,99 @@ def anorms() -> np.ndarray:
     return table[:, 1:4].astype(np.float32)
 
 
-def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
-    """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
+def _cell_of(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Cube-map cell of each non-zero direction (components ``x``, ``y``, ``z``): face (major axis
+    and sign), then the cell of the other two coordinates over the major one's magnitude."""
+    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
+    on_x = (ax >= ay) & (ax >= az)
+    on_y = ~on_x & (ay >= az)
+    on_z = ~on_x & ~on_y
+    major = np.where(on_x, x, np.where(on_y, y, z))
+    u = np.where(on_x, y, np.where(on_y, z, x))
+    v = np.where(on_x, z, np.where(on_y, x, y))
+    scale = (_CELLS / 2.0) / np.abs(major)
+    iu = np.clip(((u * scale) + _CELLS / 2.0).astype(np.int64), 0, _CELLS - 1)
+    iv = np.clip(((v * scale) + _CELLS / 2.0).astype(np.int64), 0, _CELLS - 1)
+    face = on_y * 2 + on_z * 4 + (major < 0)
+    return (face * _CELLS + iu) * _CELLS + iv
+
+
+@lru_cache(maxsize=1)
+def _candidates() -> np.ndarray:
+    """(6 * cells * cells, K) ascending table indices that can be nearest within each cell (padded
+    with the cell's last candidate). A cell is a convex spherical quadrilateral, so every direction in
+    it is within the largest corner angle ``r`` of its centre ``c``; an entry ``a`` can beat the entry
+    ``b`` nearest to ``c`` somewhere in the cell only if angle(c, a) - r <= angle(c, b) + r."""
+    table = anorms().astype(np.float64)
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    edges = np.linspace(-1.0, 1.0, _CELLS + 1)
+    centres = (edges[:-1] + edges[1:]) / 2.0
+    lists = []
+    for face in range(6):
+        axis, sign = divmod(face, 2)
+        sign = -1.0 if sign else 1.0
+
+        def direction(u, v):
+            d = np.zeros(np.broadcast(u, v).shape + (3,))
+            d[..., axis] = sign
+            d[..., (axis + 1) % 3] = u
+            d[..., (axis + 2) % 3] = v
+            return d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+        iu, iv = np.meshgrid(np.arange(_CELLS), np.arange(_CELLS), indexing="ij")
+        centre = direction(centres[iu], centres[iv])
+        radius = np.zeros(iu.shape)
+        for du in (0, 1):
+            for dv in (0, 1):
+                corner = direction(edges[iu + du], edges[iv + dv])
+                radius = np.maximum(radius, np.arccos(np.clip(np.sum(corner * centre, -1), -1, 1)))
+        angle = np.arccos(np.clip(centre @ unit.T, -1.0, 1.0))
+        bound = angle.min(axis=-1, keepdims=True) + 2.0 * radius[..., None] + 2.0 * _MARGIN
+        lists += [np.flatnonzero(row) for row in (angle <= bound).reshape(-1, len(unit))]
+    width = max(len(c) for c in lists)
+    return np.array([np.concatenate([c, np.full(width - len(c), c[-1])]) for c in lists], dtype=np.int64)
+
+
+def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:
     table = anorms()
-    flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     out = np.empty(len(flat), dtype=np.uint8)
     for start in range(0, len(flat), chunk):
         out[start:start + chunk] = np.argmax(flat[start:start + chunk] @ table.T, axis=1)
+    return out
+
+
+def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
+    flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
+    out = np.empty(len(flat), dtype=np.uint8)
+    tx, ty, tz = anorms().astype(np.float64).T
+    candidates = _candidates()
+    full = []
+    with np.errstate(invalid="ignore", over="ignore"):
+        for start in range(0, len(flat), chunk):
+            x, y, z = flat[start:start + chunk].T.astype(np.float64)
+            length = np.sqrt(x * x + y * y + z * z)
+            usable = np.isfinite(length) & (length > 1e-20) & (length < 1e20)
+            if not usable.all():
+                x, y, z, length = (np.where(usable, c, 1.0) for c in (x, y, z, length))
+            cand = candidates[_cell_of(x, y, z)]
+            best = second = None
+            for k in range(cand.shape[1]):
+                index = cand[:, k]
+                dot = tx[index] * x + ty[index] * y + tz[index] * z
+                if best is None:
+                    best, pick, second = dot, index, np.full_like(dot, -np.inf)
+                    continue
+                better = dot > best                     # ascending indices: the first of equals stays
+                other = index != pick                   # padding repeats the last candidate
+                second = np.where(better, best, np.where(other, np.maximum(second, dot), second))
+                pick = np.where(better, index, pick)
+                best = np.where(better, dot, best)
+            out[start:start + chunk] = pick
+            full.append(start + np.flatnonzero((second > best - _CLOSE * length) | ~usable))
+    full = np.concatenate(full) if full else np.zeros(0, np.int64)
+    if len(full):
+        out[full] = _full_argmax(flat[full], chunk)
     return out.reshape(np.shape(normals)[:-1])
 
 
@@ -33,6 +130,8 @@ def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.nd
     out = nearest_normal_index(normals)
     if len(normals) > 1:
         same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
-        for f in range(1, len(out)):
-            out[f] = np.where(same[f - 1], out[f - 1], out[f])
+        # each vertex takes the index of the last frame at or before this one whose normal changed
+        frame = np.where(same, 0, np.arange(1, len(out))[:, None])
+        source = np.maximum.accumulate(np.concatenate([np.zeros((1,) + out.shape[1:], np.int64), frame]), axis=0)
+        out = np.take_along_axis(out, source, axis=0)
     return out

@@ -116,9 +116,10 @@ FORMATS: list[FormatRow] = [
               member_files=".cli.ms3d.members:member_files"),
     FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
               "Quake III qfiles.h: 4096 vertices and 8192 triangles per surface, 32 surfaces, 16 tags, 1024 frames",
-              ".formats.md3.codec:read_md3", ".importers.md3.operator", None,
+              ".formats.md3.codec:read_md3", ".importers.md3.operator", ".exporters.md3.operator",
               ".cli.md3.info:inspect_md3", named_frames=True, player="lower.md3",
-              describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files"),
+              describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files",
+              check_profile=".cli.md3.player_check"),
     FormatRow("md5", "MD5", "MD5", (".md5mesh", ".md5anim"), (), (),     # text: no magic (Red Eclipse's start
               # with 'commandline'), the version a token the reader checks
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",

@@ -18,6 +18,12 @@ the corpus is absent) and a synthetic model at the engine limits (2048 vertices,
   which is what the exporter's shape-key fast path avoids.
 
 Each time is the best of ``--repeat`` runs; the scene is reset with ``read_homefile`` between runs.
+
+``--base CHECKOUT`` (a git worktree of the previous code, e.g. ``git worktree add --detach /tmp/base main``)
+also prints the edited export before and after side by side, in CPU seconds (``time.process_time``, so
+the figures hold on a busy machine): this script times the same cases in a second process with the
+extension and ``formats`` loaded from that checkout (``--checkout``), and this one's own timings come
+from the same runs as the table above. ``--compare-json PATH`` writes that table as a record.
 """
 from __future__ import annotations
 
@@ -58,6 +64,8 @@ class Timings:
     export_floor_s: float = float("inf")
     naive_export_s: float = float("inf")
     edited_export_s: float = float("inf")
+    naive_cpu_s: float = float("inf")
+    edited_cpu_s: float = float("inf")
 
 
 def synthetic_band(fmt: str):
@@ -176,10 +184,15 @@ def corpus_cases(fmt: str, count: int = 2) -> tuple[list[Case], list[str]]:
 
 
 def timed(fn: Callable[[], object]) -> float:
+    return timed_cpu(fn)[0]
+
+
+def timed_cpu(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call."""
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def import_floor(bpy, case: Case) -> float:
@@ -235,7 +248,7 @@ def export_floor(bpy, obj) -> float:
     return timed(read)
 
 
-def naive_export(bpy, obj) -> float:
+def naive_export(bpy, obj) -> tuple[float, float]:
     """Step the timeline and read the evaluated mesh on every frame."""
     import numpy as np
 
@@ -251,7 +264,7 @@ def naive_export(bpy, obj) -> float:
             mesh.vertices.foreach_get("co", row)
             obj_eval.to_mesh_clear()
 
-    seconds = timed(read)
+    seconds = timed_cpu(read)
     scene.frame_set(scene.frame_start)
     return seconds
 
@@ -270,12 +283,55 @@ def run_case(bpy, case: Case, repeat: int, out_dir: Path) -> Timings:
         obj = bpy.context.view_layer.objects.active
         best.export_s = min(best.export_s, timed(lambda: export_op(filepath=str(out), frame_source="TIMELINE")))
         best.export_floor_s = min(best.export_floor_s, export_floor(bpy, obj))
-        best.naive_export_s = min(best.naive_export_s, naive_export(bpy, obj))
-        obj.scale = (1.1, 1.1, 1.1)
-        best.edited_export_s = min(best.edited_export_s,
-                                   timed(lambda: export_op(filepath=str(out), frame_source="TIMELINE")))
+        wall, cpu = naive_export(bpy, obj)
+        best.naive_export_s, best.naive_cpu_s = min(best.naive_export_s, wall), min(best.naive_cpu_s, cpu)
+        wall, cpu = edited_export(bpy, obj, export_op, out)
+        best.edited_export_s, best.edited_cpu_s = min(best.edited_export_s, wall), min(best.edited_cpu_s, cpu)
     bpy.ops.wm.read_homefile(use_empty=True)
     return best
+
+
+def edited_export(bpy, obj, export_op, out: Path) -> tuple[float, float]:
+    """Scale the imported object by 1.1 and export it: (wall, CPU) seconds."""
+    obj.scale = (1.1, 1.1, 1.1)
+    return timed_cpu(lambda: export_op(filepath=str(out), frame_source="TIMELINE"))
+
+
+def edited_only(bpy, case: Case, repeat: int, out_dir: Path) -> float:
+    """Best CPU seconds of the edited export alone (what ``--checkout`` measures for ``--base``)."""
+    best = float("inf")
+    out = out_dir / f"{case.path.stem}_out.{case.fmt}"
+    for _ in range(repeat):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        getattr(bpy.ops.import_scene, case.fmt)(filepath=str(case.path))
+        obj = bpy.context.view_layer.objects.active
+        best = min(best, edited_export(bpy, obj, getattr(bpy.ops.export_scene, case.fmt), out)[1])
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return best
+
+
+COMPARE_HEADERS = ("format", "case", "naive export CPU s", "edited export CPU s before", "after", "before / after",
+                   "after / naive")
+
+
+def compare_rows(results: list[tuple[Case, Timings]], before: dict[str, float]) -> list[list[str]]:
+    rows = []
+    for case, t in results:
+        old = before.get(f"{case.fmt}:{case.name}", float("nan"))
+        rows.append([case.fmt.upper(), case.name, f"{t.naive_cpu_s:.3f}", f"{old:.3f}", f"{t.edited_cpu_s:.3f}",
+                     f"{old / t.edited_cpu_s:.1f}x", f"{t.edited_cpu_s / t.naive_cpu_s:.2f}"])
+    return rows
+
+
+def base_timings(base: Path, fmt: str, repeat: int) -> dict[str, float]:
+    """Run this script in a second process on ``base``'s code; ``{"fmt:case": edited export CPU s}``."""
+    import json
+    import subprocess
+    with tempfile.TemporaryDirectory(prefix="classic_models_base_") as tmp:
+        emit = Path(tmp) / "base.json"
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--checkout", str(base), "--format", fmt,
+                        "--repeat", str(repeat), "--emit", str(emit)], check=True, stdout=subprocess.DEVNULL)
+        return json.loads(emit.read_text(encoding="utf-8"))
 
 
 HEADERS = ("format", "case", "vertices", "triangles", "frames", "import s", "import floor s", "ratio",
@@ -326,10 +382,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--format", choices=("md2", "mdl", "all"), default="all", help="which formats (default all)")
     parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
+    parser.add_argument("--base", type=Path, help="a checkout of the previous code: print the edited export "
+                        "before and after (CPU s)")
+    parser.add_argument("--compare-json", type=Path, help="write the before/after table as a record")
+    parser.add_argument("--checkout", type=Path, help=argparse.SUPPRESS)   # load this checkout's code (for --base)
+    parser.add_argument("--emit", type=Path, help=argparse.SUPPRESS)       # edited export CPU s only, as JSON
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 1)
+    before = base_timings(args.base, args.format, repeat) if args.base else {}
 
-    sys.path.insert(0, str(CHECKOUT))
+    sys.path.insert(0, str(args.checkout or CHECKOUT))
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
@@ -350,6 +412,12 @@ def main(argv: list[str] | None = None) -> int:
             positions, corners, _, _ = parse_case(fmt, path)
             cases.append(Case(fmt, "synthetic (engine limits)", path, positions.shape[1], len(corners),
                               len(positions)))
+        if args.emit:
+            import json
+            with reports_to_stderr():
+                emitted = {f"{case.fmt}:{case.name}": edited_only(bpy, case, repeat, out_dir) for case in cases}
+            args.emit.write_text(json.dumps(emitted), encoding="utf-8")
+            return 0
         with reports_to_stderr():
             results = [(case, run_case(bpy, case, repeat, out_dir)) for case in cases]
 
@@ -358,6 +426,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}")
     print()
     print(format_table(table_rows(results), args.markdown))
+    if args.base:
+        print(f"\nEdited export before ({args.base}) and after, CPU seconds:\n")
+        print(format_table(compare_rows(results, before), args.markdown, COMPARE_HEADERS))
+    if args.compare_json:
+        from tools.figures import write_record
+        write_record(args.compare_json, script="tools/benchmark.py",
+                     command="bash tools/dev.sh bench --markdown --base BASE",
+                     environment=f"bpy {bpy.app.version_string}, best of {repeat}, CPU seconds",
+                     headers=list(COMPARE_HEADERS), rows=compare_rows(results, before), notes=[])
     if args.json:
         from tools.figures import write_record
         write_record(args.json, script="tools/benchmark.py", command="bash tools/dev.sh bench --markdown",

@@ -53,10 +53,10 @@ class IO_FH_classic_models_archive(bpy.types.FileHandler):
 
 
 def file_handlers() -> tuple[type, ...]:
-    """A FileHandler per row of the table that imports or exports (Collection Exporters need one), then
-    the archives'."""
-    return (*(_file_handler(row) for row in table.FORMATS if row.importer or row.exporter),
-            IO_FH_classic_models_archive)
+    """A FileHandler per row of the table that imports or exports (an export-only row's serves Collection
+    Exporters), then the archives'."""
+    rows = [row for row in table.FORMATS if row.importer or row.exporter]
+    return (*(_file_handler(row) for row in rows), IO_FH_classic_models_archive)
 
 
 _registered: tuple[type, ...] = ()

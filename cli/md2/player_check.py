@@ -9,8 +9,6 @@ exit status 1, as for the plain ``check``.
 """
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -21,6 +19,7 @@ from ...formats.archives.archive import ArchiveError, open_archive
 from ...formats.archives.game_folder import GameFolder
 from ...formats.archives.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
 from ..archives import ArchiveInput, member_label, split_inputs
+from ..player_report import report_players
 
 PROFILE = "q2-player"
 HELP = ("q2-player: check each folder holding a tris.md2 as a Quake II player (the 198 standard frames, weapon "
@@ -144,27 +143,4 @@ def run(args, prog: str) -> int:
         missing += problems
         players += [(label, lambda m=models, f=files: check_sources(m, not args.no_skins, f))
                     for label, models, files in found]
-    for text in missing:
-        print(f"{prog} check: {text}", file=sys.stderr)
-    if not players:
-        return 2
-    failing = {"warning": {"warning", "error"}, "error": {"error"}}[args.fail_on]
-    reports = []
-    for folder, check in players:
-        deviations, errors = check()
-        status = "error" if errors else "warning" if deviations else "clean"
-        reports.append({"folder": folder, "status": status, "errors": errors, "deviations": deviations})
-        if not args.json and not args.quiet:
-            for line in errors:
-                print(f"{folder}: error: {line}")
-            for line in deviations:
-                print(f"{folder}: warning: {line}")
-    counts = {s: sum(r["status"] == s for r in reports) for s in ("clean", "warning", "error")}
-    if args.json:
-        json.dump({"profile": "q2-player", "players": reports,
-                   "summary": {"players": len(reports), **counts, "missing": missing}}, sys.stdout, indent=2)
-        print()
-    else:
-        print(f"checked {len(reports)} Quake II player(s): {counts['clean']} conform, "
-              f"{counts['warning']} with deviations, {counts['error']} with errors")
-    return 1 if missing or any(r["status"] in failing for r in reports) else 0
+    return report_players(args, prog, PROFILE, "Quake II player", players, missing)

@@ -39,30 +39,10 @@ from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.images.colour_drift import drift_report
 from ..export_error import ExportError
 from ..image_files import SkinFile, encode_skin, image_rgba, pcx_fitted
-from ..game_path import existing_case
+from ..game_path import _DRIVE, GAME_SUBFOLDERS, existing_case, game_location, skin_folder  # noqa: F401
 from ...formats.shown import quoted
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
-GAME_SUBFOLDERS = ("models", "players")
-_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-def game_location(model_path: Path) -> tuple[Path | None, str]:
-    """(game folder, folder part of skin names) implied by the export path, or (None, '')."""
-    folder = Path(os.path.abspath(model_path)).parent
-    parts = folder.parts
-    for i in range(len(parts) - 1, 0, -1):
-        if parts[i].lower() in GAME_SUBFOLDERS:
-            return Path(*parts[:i]), "/".join(parts[i:])
-    return None, ""
-
-
-def skin_folder(model_path: Path, skin_path: str) -> str:
-    """The folder part of new skin names: *Skin Path* if set, else the one the export path implies."""
-    given = "/".join(p for p in re.split(r"[\\/]", skin_path.strip()) if p not in ("", "."))
-    return given or game_location(model_path)[1]
-
-
 def new_skin_name(folder: str, stem: str) -> str:
     return f"{folder}/{stem}.pcx" if folder else f"{stem}.pcx"
 

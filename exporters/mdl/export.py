@@ -11,6 +11,7 @@ import bpy
 from ...formats.mdl.codec import parse_mdl, serialize_mdl
 from ...formats.atomic_file import atomic_write
 from ..image_files import write_skin_files
+from ..md3_dropped import md3_dropped
 from ..run_export import ExportReport
 from .build import MdlExportOptions, build_mdl
 
@@ -25,6 +26,7 @@ def export_mdl(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     data = serialize_mdl(result.model)
     twin = twin_writer.quake(context, path, objects, options, result) if twin_writer is not None else None
     atomic_write(path, data, verify=parse_mdl)
+    warnings = result.warnings + md3_dropped(objects, "MDL")
     if twin is None:
-        return ExportReport(result.warnings, info=result.info)
-    return ExportReport(result.warnings + twin.warnings, write_skin_files(twin.files, "file"), result.info + twin.info)
+        return ExportReport(warnings, info=result.info)
+    return ExportReport(warnings + twin.warnings, write_skin_files(twin.files, "file"), result.info + twin.info)

@@ -8,14 +8,15 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ...common.mdl_skins import chosen_palette, palette_items
 from ..dialogs import draw_mdl_export
-from ..operators import FrameExportBase
+from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
 from .export import export_mdl
 from .variant import export_variant
+from ..enhanced_md3 import WithEnhancedMd3
 
 
-class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
+class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOption):
     """Export Quake MDL: a pose every 0.1 s of the animation, as the game plays it; paletted skins"""
     bl_idname = "export_scene.mdl"
     bl_label = "Export MDL"
@@ -45,6 +46,10 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
                                                  "own, so UV seams split no vertex; Hexen II engines load it")),
         options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
+    enhanced_md3: BoolProperty(name="Enhanced MD3", default=False,
+                               description="Also write <model>.md3 beside the MDL, frame for frame, with "
+                                           "<model>.md3_0.skin and its TGA textures: vkQuake, ironwail, FTE and "
+                                           "DarkPlaces draw it in place of the MDL")
     player_colours: EnumProperty(name="Player Colours", default="AUTO", items=(
         ("AUTO", "Auto", "A player model when it is named 'player' (player.mdl) and its imported skin, if any, "
                          "uses indices 16-31 or 96-111"),
@@ -65,12 +70,13 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
-        options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
+        options = MdlExportOptions(**self.frame_options(), **self.enhanced_options(), target=self.target, dither=self.dither,
                                    palette=chosen_palette(self),
                                    palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,
                                    player_colours=self.player_colours, file_name=Path(self.filepath).name)
-        return export_file(self, context, self.with_frame_scripts(context, export_mdl), options)
+        exporter = WithEnhancedMd3(export_mdl) if self.enhanced_md3 else export_mdl
+        return export_file(self, context, self.with_frame_scripts(context, exporter), options)
 
     def draw(self, context):
         draw_mdl_export(self, self.layout, context)

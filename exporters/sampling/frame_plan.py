@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...common.frame_table import frame_table
+from ...common.frame_table import frame_table, table_owner
 from ...formats.errors import FormatError
 from ..export_error import ExportError
 from .action_sampling import action_frame_names, action_frames, ended_actions, find_actions, order_actions, standard_rule
@@ -117,12 +117,13 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
     check = check or (lambda plan: None)
     scene = context.scene
     first = meshes[0]
+    owner = table_owner(first).classic_model          # an MD3 surface's import settings are on its model root
     by_actions = options.frame_source == "ACTIONS" or imported_as_actions(first, options)
     source = "ACTIONS" if by_actions else options.frame_source
     every = spacing(scene, options.frame_rate)
     start = scene.frame_start
     plan = FramePlan(source, options.frame_source, options.frame_rate, options.step, scene_fps(scene), every,
-                     start, scene.frame_end, first.classic_model.frame_offset if first.classic_model.source_format
+                     start, scene.frame_end, owner.frame_offset if owner.source_format
                      else start, [])
     if by_actions:
         plan.actions = [PlannedAction(a, t, action_frames(a, options.step, every, t))
@@ -140,7 +141,7 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
         return plan
     plan.names_known = not frame_table(first) and all(m.data.shape_keys is None for m in meshes)
     plan.own_span = (bool(frame_table(first)) and first.data.shape_keys is not None
-                     and bool(first.classic_model.source_format))
+                     and bool(owner.source_format))
     times = timeline_frames(scene, options.frame_rate)
     plan.frames = _named(markers, start, [(TIMELINE, t, 0) for t in times], every)
     check(plan)

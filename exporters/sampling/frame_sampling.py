@@ -217,7 +217,7 @@ def sample_shape_keys(context: bpy.types.Context, obj: bpy.types.Object, num_ver
     return SampledFrames(positions, [b.name for b in blocks], list(range(1, len(blocks) + 1)), len(blocks))
 
 
-def _transform_animated(obj: bpy.types.Object) -> bool:
+def transform_animated(obj: bpy.types.Object) -> bool:
     """True if the object's world matrix may change over time (its own or a parent's animation,
     drivers or constraints)."""
     while obj is not None:
@@ -230,7 +230,7 @@ def _transform_animated(obj: bpy.types.Object) -> bool:
 
 def world_matrices(context, obj: bpy.types.Object, frames: list[float] | None) -> np.ndarray:
     """(F, 4, 4) world matrices at the scene ``frames`` (one, repeated, when the transform is static)."""
-    if frames is None or not _transform_animated(obj):
+    if frames is None or not transform_animated(obj):
         return np.array(obj.matrix_world, dtype=np.float64)[None]
     scene = context.scene
     current = scene.frame_current, scene.frame_subframe

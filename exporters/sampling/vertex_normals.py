@@ -22,7 +22,7 @@ import numpy as np
 
 from .custom_normals import VertexEdges, decode, encode, vertex_edges, vertex_spaces
 
-CHUNK_VALUES = 1 << 19       # frames are processed in chunks of about this many corner values
+CHUNK_VALUES = 1 << 17       # frames are processed in chunks of about this many corner values (a chunk's arrays stay in cache)
 
 
 @dataclass
@@ -124,6 +124,9 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
 
 
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:
+    triangles = _triangle_corners(corners)
+    if triangles is not None and (corners.custom is None or corners.edges is None):
+        return _triangle_chunk(pos, corners, triangles, groups, num_groups)
     face = polygon_normals(pos, corners)
     angles = corner_angles(pos, corners)[..., None]
     contribution = face[:, corners.corner_polygon] * angles
@@ -136,6 +139,64 @@ def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_gro
             custom = decode(corners.custom[has], corners.corner_vertex[has], lnor, *spaces)
             contribution[:, has] = _unit(custom) * angles[:, has]
     return _sum_by(contribution, groups, num_groups)
+
+
+def _triangle_corners(corners: PolygonCorners) -> np.ndarray | None:
+    """(P, 3) the corners of each polygon in Blender's order when every polygon is a triangle and
+    every corner belongs to one, else None (worked out once per ``corners``)."""
+    cached = getattr(corners, "_triangles", None)
+    if cached is not None:
+        return cached if len(cached) else None
+    first = np.asarray(corners.polygon_first, dtype=np.int64)
+    second = corners.corner_next[first]
+    third = corners.corner_next[second]
+    table = np.stack([first, second, third], axis=1)
+    proper = (len(first) > 0 and len(first) * 3 == len(corners.corner_vertex)
+              and np.array_equal(corners.corner_next[third], first)
+              and np.array_equal(np.sort(table.ravel()), np.arange(len(corners.corner_vertex)))
+              and np.array_equal(corners.corner_polygon[table], np.repeat(np.arange(len(first)), 3).reshape(-1, 3)))
+    corners._triangles = table if proper else np.zeros((0, 3), np.int64)
+    return table if proper else None
+
+
+def _triangle_chunk(pos: np.ndarray, corners: PolygonCorners, table: np.ndarray, groups: np.ndarray,
+                    num_groups: int) -> np.ndarray:
+    """What :func:`polygon_normals`, :func:`corner_angles` and :func:`_sum_by` give for a mesh of
+    triangles, bit for bit (the same operations on the same values), with each edge taken once and
+    coordinates kept apart: Newell's sum of a triangle (a, b, c) is cross(b - a, c - a) plus two zero
+    terms, and corner b's direction to a is minus corner a's to b."""
+    comp = np.ascontiguousarray(np.moveaxis(pos, -1, 0))
+    a, b, c = ([comp[k][:, corners.corner_vertex[table[:, i]]] for k in range(3)] for i in range(3))
+    ab = [q - p for p, q in zip(a, b)]
+    ac = [q - p for p, q in zip(a, c)]
+    face = _unit3([ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]],
+                  (0.0, 0.0, 1.0))
+    u_ab = np.stack(_unit3(ab), axis=-1)
+    u_bc = np.stack(_unit3([q - p for p, q in zip(b, c)]), axis=-1)
+    u_ca = np.stack(_unit3([q - p for p, q in zip(c, a)]), axis=-1)
+    angles = np.empty(pos.shape[:1] + corners.corner_vertex.shape)
+    for corner, to_prev, to_next in ((0, -u_ca, u_ab), (1, -u_ab, u_bc), (2, -u_bc, u_ca)):
+        cos = np.einsum("fck,fck->fc", to_prev, to_next)
+        angles[:, table[:, corner]] = np.arccos(np.clip(cos, -1.0, 1.0))
+    frames = len(pos)
+    index = (np.arange(frames)[:, None] * num_groups + groups[None, :]).ravel()
+    total = [np.bincount(index, (f[:, corners.corner_polygon] * angles).ravel(), frames * num_groups)
+             for f in face]
+    return np.stack(_unit3(total, (0.0, 0.0, 1.0)), axis=-1).reshape(frames, num_groups, 3)
+
+
+def _unit3(v: list[np.ndarray], fallback: tuple[float, float, float] | None = None) -> list[np.ndarray]:
+    """:func:`_unit` of a vector given as its three coordinate arrays."""
+    x, y, z = v
+    length = np.sqrt(x * x + y * y + z * z)
+    safe = np.maximum(length, 1e-300)
+    out = [k / safe for k in v]
+    if fallback is not None:
+        zero = ~(length > 0)
+        if zero.any():
+            for k, value in zip(out, fallback):
+                k[zero] = value
+    return out
 
 
 def _sum_by(values: np.ndarray, groups: np.ndarray, num_groups: int) -> np.ndarray:

@@ -111,8 +111,12 @@ def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> np.ndarray:
     supplementary test data, and mathematical observations" (2005), equations 1-22 (T's cosines of
     multiples of the mean hue expanded from its cosine and sine)."""
     lab1, lab2 = np.asarray(lab1, np.float64), np.asarray(lab2, np.float64)
-    l1, a1, b1 = lab1[..., 0], lab1[..., 1], lab1[..., 2]
-    l2, a2, b2 = lab2[..., 0], lab2[..., 1], lab2[..., 2]
+    return _ciede2000(lab1[..., 0], lab1[..., 1], lab1[..., 2], lab2[..., 0], lab2[..., 1], lab2[..., 2])
+
+
+def _ciede2000(l1, a1, b1, l2, a2, b2) -> np.ndarray:
+    """:func:`ciede2000` of the CIELAB components, each a float64 array (the same operations in the same
+    order, so the same values)."""
     c_mean7 = _seventh((np.sqrt(a1 * a1 + b1 * b1) + np.sqrt(a2 * a2 + b2 * b2)) * 0.5)
     scale = 1.5 - 0.5 * np.sqrt(c_mean7 / (c_mean7 + _25_7))           # 1 + G
     a1, a2 = a1 * scale, a2 * scale
@@ -176,64 +180,95 @@ _COS63, _SIN63 = np.cos(np.radians(63)), np.sin(np.radians(63))
 _MAX_S_L = 1 + 0.015 * 2500 / np.sqrt(2520) + 1e-9
 
 
+_GRID = 16          # cells per RGB axis of the guess grid (cells of 16 x 16 x 16 values)
+
+
+class _Entries:
+    """One class's distinct entries (the lowest index holding a colour): palette indices, CIELAB (rows and
+    contiguous columns), the lightness order, and the guess grid: for each RGB cell, the CIEDE2000-nearest
+    entry of its centre, found the first time a colour falls in the cell (-1 until then)."""
+
+    def __init__(self, palette: np.ndarray, allowed) -> None:
+        allowed = np.asarray(allowed, dtype=np.int64)
+        _, first = np.unique(palette[allowed], axis=0, return_index=True)
+        self.index = allowed[np.sort(first)]
+        self.lab = srgb_to_lab(palette[self.index])
+        self.l, self.a, self.b = (np.ascontiguousarray(self.lab[:, i]) for i in range(3))
+        self.norm = (self.lab ** 2).sum(axis=1)
+        self.order = np.argsort(self.l, kind="stable")
+        self.sorted_l = self.l[self.order]
+        self.guess = np.full(_GRID ** 3, -1, dtype=np.int64)
+
+    def cie76_nearest(self, lab: np.ndarray) -> np.ndarray:
+        return np.argmin(self.norm - 2.0 * (lab @ self.lab.T), axis=1)
+
+    def guesses(self, cells: np.ndarray) -> np.ndarray:
+        """The guess grid's entries for ``cells``, searching the cells not yet seen (their centres)."""
+        unseen = self.guess[cells] < 0
+        if unseen.any():
+            missing = np.unique(cells[unseen])
+            side = 256 // _GRID
+            centres = np.stack([missing // (_GRID * _GRID), missing // _GRID % _GRID, missing % _GRID], axis=1)
+            lab = srgb_to_lab(centres * side + (side - 1) / 2)
+            self.guess[missing] = _search(self, lab, self.cie76_nearest(lab))
+        return self.guess[cells]
+
+
 class _Matcher:
     """Nearest palette index per class by CIEDE2000, searching each class's distinct colours (the
     lowest index holding a colour wins).
 
-    Exact and pruned: the CIE76 nearest entry gives an upper bound ``u`` on the best CIEDE2000
-    distance, and an entry with |dL| / S_L > ``u`` cannot beat it (the bound above ``_MAX_S_L``), so
-    each colour is compared only with the entries in its own lightness window.
+    Exact and pruned: the entry nearest to the centre of the colour's RGB cell gives an upper bound ``u``
+    on the best CIEDE2000 distance, and an entry with |dL| / S_L > ``u`` cannot beat it (the bound above
+    ``_MAX_S_L``), so each colour is compared only with the entries in its own lightness window.
     """
 
     def __init__(self, palette: np.ndarray, classes) -> None:
         self.rgb = palette.astype(np.float64)
-        self.classes = []
-        for allowed in classes:
-            allowed = np.asarray(allowed, dtype=np.int64)
-            _, first = np.unique(palette[allowed], axis=0, return_index=True)
-            index = allowed[np.sort(first)]
-            lab = srgb_to_lab(palette[index])
-            order = np.argsort(lab[:, 0], kind="stable")
-            self.classes.append((index, lab, (lab ** 2).sum(axis=1), order, lab[order, 0]))
+        self.classes = [_Entries(palette, allowed) for allowed in classes]
 
     def nearest(self, rgb: np.ndarray, emissive: np.ndarray) -> np.ndarray:
-        """uint8 indices for (n, 3) float colours; ``emissive`` (n,) bool picks the class."""
+        """uint8 indices for (n, 3) float colours in 0..255; ``emissive`` (n,) bool picks the class."""
         lab = srgb_to_lab(rgb)
+        cell = np.minimum(np.asarray(rgb, np.float64) // (256 // _GRID), _GRID - 1).astype(np.int64)
+        cell = (cell[:, 0] * _GRID + cell[:, 1]) * _GRID + cell[:, 2]
         out = np.empty(len(rgb), dtype=np.uint8)
-        for (index, pal_lab, pal_norm, order, sorted_l), members in zip(self.classes, (~emissive, emissive)):
+        for entries, members in zip(self.classes, (~emissive, emissive)):
             rows = np.flatnonzero(members)
-            if len(rows) and not len(index):
+            if len(rows) and not len(entries.index):
                 raise FormatError("no palette entries for these pixels", field="palette")
             for start in range(0, len(rows), _CHUNK):
                 part = rows[start:start + _CHUNK]
-                out[part] = index[self._search(lab[part], pal_lab, pal_norm, order, sorted_l)]
+                out[part] = entries.index[_search(entries, lab[part], entries.guesses(cell[part]))]
         return out
 
-    @staticmethod
-    def _search(colours, pal_lab, pal_norm, order, sorted_l) -> np.ndarray:
-        """Positions in the class of the CIEDE2000-nearest entries: each colour is compared with the
-        entries in its own lightness window, all (colour, entry) pairs flattened into one array."""
-        rough = np.argmin(pal_norm - 2.0 * (colours @ pal_lab.T), axis=1)
-        bound = ciede2000(colours, pal_lab[rough]) + 1e-9
-        reach = bound * _MAX_S_L
-        lo = np.searchsorted(sorted_l, colours[:, 0] - reach, side="left")
-        hi = np.searchsorted(sorted_l, colours[:, 0] + reach, side="right")
-        counts = hi - lo
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        colour_of = np.repeat(np.arange(len(colours)), counts)
-        entry = order[lo[colour_of] + np.arange(len(colour_of)) - starts[colour_of]]
-        # the same bound with each pair's own S_L: drops most pairs before the full formula
-        dl = pal_lab[entry, 0] - colours[colour_of, 0]
-        l_mean = (pal_lab[entry, 0] + colours[colour_of, 0]) / 2 - 50
-        near = np.abs(dl) <= bound[colour_of] * (1 + 0.015 * l_mean ** 2 / np.sqrt(20 + l_mean ** 2))
-        near[entry == rough[colour_of]] = True
-        colour_of, entry = colour_of[near], entry[near]
-        starts = np.concatenate(([0], np.cumsum(np.bincount(colour_of, minlength=len(colours)))[:-1]))
-        distance = np.concatenate([ciede2000(colours[colour_of[i:i + _PAIRS]], pal_lab[entry[i:i + _PAIRS]])
-                                   for i in range(0, len(entry), _PAIRS)])
-        best = np.minimum.reduceat(distance, starts)
-        tied = np.where(distance == best[colour_of], entry, len(pal_lab))   # ties go to the lowest index
-        return np.minimum.reduceat(tied, starts)
+
+def _search(entries: _Entries, colours: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Positions in the class of the CIEDE2000-nearest entries of CIELAB ``colours`` (n, 3), given an entry
+    ``first`` (n,) for each: the distance to it bounds the search to the entries in the colour's lightness
+    window, all (colour, entry) pairs flattened into one array."""
+    cl, ca, cb = (np.ascontiguousarray(colours[:, i]) for i in range(3))
+    bound = _ciede2000(cl, ca, cb, entries.l[first], entries.a[first], entries.b[first]) + 1e-9
+    reach = bound * _MAX_S_L
+    lo = np.searchsorted(entries.sorted_l, cl - reach, side="left")
+    counts = np.searchsorted(entries.sorted_l, cl + reach, side="right") - lo
+    colour_of = np.repeat(np.arange(len(colours)), counts)
+    entry = entries.order[np.arange(len(colour_of)) + np.repeat(lo - (np.cumsum(counts) - counts), counts)]
+    # the same bound with each pair's own S_L: drops most pairs before the full formula
+    l1, l2 = cl[colour_of], entries.l[entry]
+    l_mean = (l1 + l2) / 2 - 50
+    l_mean *= l_mean
+    near = np.abs(l2 - l1) <= bound[colour_of] * (1 + 0.015 * l_mean / np.sqrt(20 + l_mean))
+    near[entry == first[colour_of]] = True
+    colour_of, entry = colour_of[near], entry[near]
+    starts = np.concatenate(([0], np.cumsum(np.bincount(colour_of, minlength=len(colours)))[:-1]))
+    distance = np.empty(len(entry))
+    for i in range(0, len(entry), _PAIRS):
+        c, e = colour_of[i:i + _PAIRS], entry[i:i + _PAIRS]
+        distance[i:i + _PAIRS] = _ciede2000(cl[c], ca[c], cb[c], entries.l[e], entries.a[e], entries.b[e])
+    best = np.minimum.reduceat(distance, starts)
+    tied = np.where(distance == best[colour_of], entry, len(entries.index))   # ties go to the lowest index
+    return np.minimum.reduceat(tied, starts)
 
 
 def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,

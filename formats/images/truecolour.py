@@ -56,10 +56,13 @@ def encode_png(rgba: np.ndarray) -> bytes:
             + _chunk(b"IEND", b""))
 
 
-def encode_tga(rgba: np.ndarray) -> bytes:
-    """Uncompressed 32-bit TGA of (h, w, 4) uint8 pixels, top row first."""
+def encode_tga(rgba: np.ndarray, bottom_up: bool = False) -> bytes:
+    """Uncompressed 32-bit TGA of (h, w, 4) uint8 pixels, top row first; ``bottom_up``: the bottom row
+    first, the TGA default (ioquake3's ``R_LoadTGA`` warns about a top-down header and reads it upside down)."""
     rgba = _check_rgba(rgba, 0xFFFF)
     height, width = rgba.shape[:2]
     header = np.zeros(1, dtype=TGA_HEADER)
-    header[0] = (0, 0, 2, np.zeros(5), 0, 0, width, height, 32, TGA_TOP_LEFT_RGBA)
-    return header.tobytes() + rgba[..., [2, 1, 0, 3]].tobytes()
+    header[0] = (0, 0, 2, np.zeros(5), 0, 0, width, height, 32,
+                 TGA_TOP_LEFT_RGBA & ~0x20 if bottom_up else TGA_TOP_LEFT_RGBA)
+    pixels = rgba[::-1] if bottom_up else rgba
+    return header.tobytes() + pixels[..., [2, 1, 0, 3]].tobytes()

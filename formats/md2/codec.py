@@ -28,7 +28,7 @@ from ..binary import check_span, decode_name, encode_name, has_junk, name_fields
 from ..magics import magic_problem
 from ..errors import FormatError
 from ..file_tail import tail_record
-from .glcmds import decode_glcmds
+from .glcmds import check_glcmds
 
 IDENT = b"IDP2"
 VERSION = 8
@@ -207,7 +207,7 @@ def parse_md2(data: bytes) -> Md2Model:
     glcmds = read_records(data, ofs_glcmds, np.dtype("<i4"), num_glcmds, "glcmds")
     if num_glcmds:
         try:
-            decode_glcmds(glcmds, num_xyz)
+            check_glcmds(glcmds, num_xyz)
         except FormatError as exc:
             raise FormatError(exc.message, field="glcmds", offset=ofs_glcmds + (exc.offset or 0)) from exc
     return Md2Model(

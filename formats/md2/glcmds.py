@@ -232,6 +232,30 @@ def decode_glcmds(words: np.ndarray, num_vertices: int) -> list[GlCommand]:
         pos = last
 
 
+def check_glcmds(words: np.ndarray, num_vertices: int) -> None:
+    """Raise what :func:`decode_glcmds` raises for a bad list, checking every record at once."""
+    _records(words, num_vertices)
+
+
+def _records(words: np.ndarray, num_vertices: int):
+    """(counts, records before each command, vertex, s, t) of a valid list, every record at once; a
+    list with a problem goes through :func:`decode_glcmds`, which raises the error at its first bad word."""
+    words = np.ascontiguousarray(words, dtype="<i4").reshape(-1)
+    runs = _runs(words)
+    if runs is not None:
+        starts, counts = runs
+        sizes = np.abs(counts)
+        before = np.cumsum(sizes) - sizes
+        offsets = np.repeat(starts + 1 - RECORD_WORDS * before, sizes) + RECORD_WORDS * np.arange(int(sizes.sum()))
+        vertex = words[offsets + 2]
+        floats = words.view("<f4")
+        s, t = floats[offsets], floats[offsets + 1]
+        if np.isfinite(s).all() and np.isfinite(t).all() and not ((vertex < 0) | (vertex >= num_vertices)).any():
+            return counts, before, vertex, s, t
+    decode_glcmds(words, num_vertices)
+    raise FormatError("GL command list does not decode", field=FIELD)       # decode_glcmds raised already
+
+
 def glcmd_triangles(words: np.ndarray, num_vertices: int
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Expand strips and fans into triangles in the file's winding.
@@ -239,14 +263,29 @@ def glcmd_triangles(words: np.ndarray, num_vertices: int
     Returns ``(tri_vertex, tri_s, tri_t)``: (n, 3) int32 vertex indices and (n, 3) float32 s and
     t, one row per triangle, in command order. Validation and errors as :func:`decode_glcmds`.
     """
-    vertex, s, t = [], [], []
-    for command in decode_glcmds(words, num_vertices):
-        corners = command.corner_records()
-        vertex.append(command.vertex[corners])
-        s.append(command.s[corners])
-        t.append(command.t[corners])
-    if not vertex:
-        return (np.zeros((0, 3), np.int32), np.zeros((0, 3), np.float32),
-                np.zeros((0, 3), np.float32))
-    return (np.concatenate(vertex).astype(np.int32), np.concatenate(s).astype(np.float32),
-            np.concatenate(t).astype(np.float32))
+    counts, before, vertex, s, t = _records(words, num_vertices)
+    tris = np.maximum(np.abs(counts) - 2, 0)
+    base = np.repeat(before, tris)                                          # each triangle's first record
+    k = np.arange(int(tris.sum())) - np.repeat(np.cumsum(tris) - tris, tris)
+    fan = np.repeat(counts < 0, tris)
+    odd = np.where(fan, 0, k & 1)
+    corners = np.stack([np.where(fan, 0, k + odd), k + 1 - odd, k + 2], axis=1) + base[:, None]
+    return (vertex[corners].astype(np.int32), s[corners].astype(np.float32), t[corners].astype(np.float32))
+
+
+def _runs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(word offsets, counts) of the commands before the 0 terminator, or None when a command runs past
+    the end or the terminator is missing."""
+    counts_at, counts = [], []
+    pos, end = 0, len(words)
+    values = words.tolist()
+    while pos < end:
+        count = values[pos]
+        if count == 0:
+            return np.asarray(counts_at, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        if pos + 1 + RECORD_WORDS * abs(count) > end:
+            return None
+        counts_at.append(pos)
+        counts.append(count)
+        pos += 1 + RECORD_WORDS * abs(count)
+    return None

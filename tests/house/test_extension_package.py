@@ -25,10 +25,11 @@ RUNTIME_ENTRIES = {"__init__.py", "__main__.py", "blender_manifest.toml", "LICEN
                    "cli", "common", "exporters", "formats", "importers", "ui"}
 # Measured on 2026-11-26 (version 0.2.0): 1,051,220 bytes unpacked, 371,561 zipped (the zip that shipped the
 # README, docs/ pictures and .git: 1,629,347 and 854,322). The budgets leave about 25 % for growth; raise them
-# on purpose when a format is added, never to let documentation or development files back in. Raised with
-# the MD3 import, the MD5 codec and the MD5 export (1.25 MB unpacked, 477,719 bytes zipped, 211 entries).
-UNPACKED_BUDGET = 1_560_000
-ZIPPED_BUDGET = 600_000
+# on purpose when a format is added, never to let documentation or development files back in.
+# Raised for MD3 export (2026-11-26: 1,351,596 bytes unpacked, 493,533 zipped, with MD3 import and export and
+# the MD5 codec), and for the MD5 export (about 40 KB more unpacked).
+UNPACKED_BUDGET = 1_690_000
+ZIPPED_BUDGET = 620_000
 GPL3_SHA256 = "3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986"
 INSTALL_SCRIPT = r"""
 import json, os, sys, tempfile

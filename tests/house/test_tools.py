@@ -45,6 +45,17 @@ def test_round_trip_report_runs(fmt, tmp_path):
     assert out.count("| yes") >= 1 and "NO" not in out
 
 
+def test_palette_benchmark_runs_a_base_checkout_side_by_side():
+    """``--base``: the old checkout's palette module is imported by path (here the checkout itself, so every
+    case must give the same indices on both sides: 0 pixels differ)."""
+    if not (CORPUS / "mdl" / "librequake" / "player.mdl").is_file():
+        pytest.skip(f"LibreQuake's player.mdl not found in {CORPUS}")
+    out = _run("tools/benchmark_palette.py", str(CORPUS), "--base", str(CHECKOUT), "--size", "24")
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("|")]
+    assert len(rows) == 8 and rows[4][0] == "painted-looking skin, dithered" and rows[7][0].endswith("dithered")
+    assert all(len(row) == 5 and row[4] == "0" for row in rows), out
+
+
 def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
     pytest.importorskip("bpy", reason="the report exports through Blender")
     out = _run("tools/md2_quality_report.py", "--markdown")

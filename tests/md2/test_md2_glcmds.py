@@ -13,7 +13,7 @@ import pytest
 
 from formats.errors import FormatError
 from formats.md2.codec import Md2Model, parse_md2
-from formats.md2.glcmds import build_glcmds, decode_glcmds, glcmd_triangles
+from formats.md2.glcmds import build_glcmds, check_glcmds, decode_glcmds, glcmd_triangles
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MD2_DIR = CORPUS / "md2"
@@ -421,3 +421,56 @@ def test_truncated_or_inflated_file_glcmds_raise_format_error(path: Path) -> Non
         inflated[command.offset // 4] *= 1000
         with pytest.raises(FormatError):
             decode_glcmds(inflated, model.num_vertices)
+
+
+# ----------------------------------------------------------------------------------------------
+# glcmd_triangles (all commands expanded at once) against the command-by-command expansion it replaced
+
+def _same_expansion_or_error(words: np.ndarray, num_vertices: int) -> None:
+    from support.speed_reference import glcmd_triangles as reference
+    try:
+        want = reference(words, num_vertices)
+    except FormatError as exc:
+        for check in (glcmd_triangles, check_glcmds):
+            with pytest.raises(FormatError) as err:
+                check(words, num_vertices)
+            assert (str(err.value), err.value.field, err.value.offset) == (str(exc), exc.field, exc.offset)
+        return
+    check_glcmds(words, num_vertices)
+    got = glcmd_triangles(words, num_vertices)
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("path", _corpus_params())
+def test_glcmd_triangles_is_the_command_by_command_expansion(path: Path) -> None:
+    """The file's own list and qdata's rebuilt one, then every command cut short, inflated or pointed at a
+    vertex or float that is out of range: the same triangles, or the same error at the same word."""
+    model = _load(path)
+    rng = np.random.default_rng(len(model.glcmds))
+    for words in (model.glcmds, _build(model)):
+        _same_expansion_or_error(words, model.num_vertices)
+        _same_expansion_or_error(words, int(model.tri_xyz.max()))           # one vertex too few
+        for command in decode_glcmds(words, model.num_vertices)[:40]:
+            start = command.offset // 4
+            for end in (start, start + 1, start + 3 * len(command.vertex)):
+                _same_expansion_or_error(words[:end], model.num_vertices)
+            for change in range(3):
+                bad = words.copy()
+                at = start + 1 + int(rng.integers(0, 3 * len(command.vertex)))
+                bad[[start, at, at][change]] = [bad[start] * 1000, _word(float("nan")), -1][change]
+                _same_expansion_or_error(bad, model.num_vertices)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_glcmd_triangles_on_random_lists(seed: int) -> None:
+    """Strips and fans of 0 to 9 vertices (short ones draw nothing), a random word spoiled now and then."""
+    rng = np.random.default_rng(seed)
+    words = []
+    for _ in range(int(rng.integers(0, 30))):
+        n = int(rng.integers(0, 10))
+        words += _command(int(rng.choice([-1, 1])) * n, list(rng.integers(0, 50, n)))
+    words = np.array(words + [0], dtype=np.int32)
+    if seed % 3 == 0 and len(words) > 1:
+        words[int(rng.integers(0, len(words)))] = int(rng.integers(-60, 60))
+    _same_expansion_or_error(words, 50)

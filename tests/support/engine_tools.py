@@ -36,6 +36,8 @@ PROGRAMS = {
     "darkplaces-server": ("/usr/games/darkplaces-server", "darkplaces-server"),
     "mm3d": ("/usr/bin/mm3d", "mm3d"),
     "assimp": ("/usr/bin/assimp", "assimp-utils"),
+    "openarena": ("/usr/games/openarena", "openarena"),
+    "xvfb-run": ("/usr/bin/xvfb-run", "xvfb"),
 }
 
 

@@ -1,0 +1,27 @@
+"""What an MD2 or MDL export of an MD3's objects leaves out, for the report: those formats have one mesh
+and no tags, so the MD3's tags (``tag_*`` empties, or the ones an MD3 import made) are not written and
+its surfaces become one mesh, their shaders the model's skins (:mod:`..common.contract`, ``# MD3``).
+Beside the format folders: it reads the MD3 contract on behalf of the MD2 and MDL exporters."""
+from __future__ import annotations
+
+import bpy
+
+from ..common.contract import MD3_SURFACE, MD3_TAG_INDEX
+from ..formats.shown import quoted
+
+SHOWN = 3
+
+
+def md3_dropped(objects: list[bpy.types.Object], target: str) -> list[str]:
+    """One line per kind of thing ``objects`` hold that a ``target`` ("MD2", "MDL") file cannot."""
+    tags = [o.name for o in objects if o.type == "EMPTY"
+            and (o.get(MD3_TAG_INDEX) is not None or o.name.lower().startswith("tag_"))]
+    surfaces = [o.name for o in objects if o.type == "MESH" and o.data.get(MD3_SURFACE) is not None]
+    lines = []
+    if tags:
+        shown = ", ".join(quoted(n) for n in tags[:SHOWN]) + (" ..." if len(tags) > SHOWN else "")
+        lines.append(f"{len(tags)} tag(s) not written ({shown}): {target} has no tags")
+    if len(surfaces) > 1:
+        lines.append(f"the MD3's {len(surfaces)} surfaces are merged into one {target} mesh; their shaders become "
+                     "its skins")
+    return lines

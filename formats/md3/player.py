@@ -1,0 +1,87 @@
+"""What a Quake III player folder needs for the game to load and draw it (ioquake3 cgame ``cg_players.c``),
+as lines for people; bpy-free, shared by ``check --profile q3-player``.
+
+* ``lower.md3``, ``upper.md3``, ``head.md3`` (``CG_RegisterClientModelname`` fails without one, and the
+  game falls back to its default player).
+* Tags: the torso is drawn on lower's ``tag_torso``, the head on upper's ``tag_head``, the weapon on
+  upper's ``tag_weapon`` (``CG_PositionRotatedEntityOnTag``, ``CG_AddPlayerWeapon``); ``R_LerpTag`` of a
+  missing tag gives the identity, so the part sits at its parent's origin.
+* ``animation.cfg`` parses (``CG_ParseAnimationFile``; else the player does not load) and each animation's
+  frames lie in its models: BOTH in lower and upper, TORSO in upper, LEGS in lower after the skip
+  (:meth:`.animation_cfg.AnimationCfg.model_first_frame`); a frame past the end is drawn as frame 0
+  (renderergl1 ``R_AddMD3Surfaces``: "no such frame").
+* Skin sets: every ``<part>_<set>.skin`` has its two other parts (``CG_RegisterClientSkin`` fails when
+  one is missing), the set ``default`` exists, and a set's skin names every surface of its part (a surface
+  it does not name is drawn with the default shader); each set has ``icon_<set>`` (.tga, .jpg, .png:
+  ``CG_RegisterClientModelname`` fails without ``ci->modelIcon``).
+"""
+from __future__ import annotations
+
+from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg
+from .records import Md3Model
+from .skin_file import SkinFile, engine_surface_name
+
+PARTS = ("lower", "upper", "head")
+TAGS = {"lower": ("tag_torso",), "upper": ("tag_head", "tag_weapon")}
+ICON_EXTENSIONS = (".tga", ".jpg", ".png")
+
+
+def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
+    """Animations whose frames are past the end of a model that plays them."""
+    out = []
+    for index, anim in enumerate(cfg.animations):
+        parts = {"both": ("lower", "upper"), "torso": ("upper",), "legs": ("lower",)}[anim.part]
+        first = cfg.model_first_frame(index) if index < REQUIRED_ANIMATIONS else anim.first
+        last = first + max(abs(anim.num), 1) - 1
+        for part in parts:
+            model = models.get(part)
+            if model is not None and (first < 0 or last >= model.num_frames):
+                out.append(f"{anim.name}: frames {first}-{last} of {part}.md3, which has {model.num_frames}: the "
+                           "game draws frame 0 instead (R_AddMD3Surfaces)")
+    return out
+
+
+def player_problems(models: dict[str, Md3Model], cfg: AnimationCfg | None, skins: dict[str, SkinFile],
+                    files: list[str]) -> list[str]:
+    """The folder's deviations from what the game needs (see the module docstring). ``skins``: file name
+    (``lower_default.skin``) -> parsed skin; ``files``: every file name in the folder."""
+    out = [f"{part}.md3 is missing: the game does not load the player" for part in PARTS if part not in models]
+    for part, names in TAGS.items():
+        model = models.get(part)
+        for tag in names if model is not None else ():
+            if tag not in model.tag_names:
+                out.append(f"{part}.md3 has no {tag}: what hangs on it is drawn at the part's origin")
+    if cfg is None:
+        out.append("animation.cfg is missing or unreadable: the game does not load the player")
+    else:
+        out += frame_problems(models, cfg)
+        if cfg.animations[LEGS_WALKCR].first < cfg.animations[TORSO_GESTURE].first:
+            out.append("LEGS_WALKCR starts before TORSO_GESTURE: lower.md3's frames are numbered from a negative skip")
+    sets: dict[str, set[str]] = {}
+    for name in skins:
+        part, _, rest = name.lower().partition("_")
+        if part in PARTS and rest.endswith(".skin"):
+            sets.setdefault(rest[:-5], set()).add(part)
+    if "default" not in sets:
+        out.append("no default skin set (lower_default.skin ...): the game's default skin does not load")
+    lowered = {f.lower() for f in files}
+    for name, parts in sorted(sets.items()):
+        missing = [p for p in PARTS if p not in parts]
+        if missing:
+            out.append(f"skin set {name}: no {', '.join(f'{p}_{name}.skin' for p in missing)}: the game refuses the set")
+        if not any(f"icon_{name}{ext}" in lowered for ext in ICON_EXTENSIONS):
+            out.append(f"skin set {name}: no icon_{name}.tga (or .jpg, .png): the game refuses the player in it")
+        for part in parts:
+            model, skin = models.get(part), _skin(skins, f"{part}_{name}.skin")
+            if model is None or skin is None:
+                continue
+            named = {e.surface for e in skin.entries}
+            bare = [s.name for s in model.surfaces if engine_surface_name(s.name) not in named]
+            if bare:
+                out.append(f"skin set {name}: {part}_{name}.skin names no shader for {len(bare)} surface(s) "
+                           f"({', '.join(bare[:3])}): drawn with the default shader")
+    return out
+
+
+def _skin(skins: dict[str, SkinFile], name: str) -> SkinFile | None:
+    return next((skin for key, skin in skins.items() if key.lower() == name), None)

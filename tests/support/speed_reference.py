@@ -1,0 +1,129 @@
+"""The edited-export code as it was before the speed work of issue 33 (commit 9e295ff), copied here as the
+reference the faster code must match bit for bit: the nearest anorm by comparing with the whole table
+(``formats/anorms.py``), vertex normals through per-corner arrays (``exporters/sampling/vertex_normals.py``)
+and the MD2 export's check of which frames keep their imported grid (``exporters/md2/build.py``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from exporters.sampling.vertex_normals import PolygonCorners
+from formats.anorms import anorms
+from formats.md2.lattice import frame_grids
+from formats.quantize import dequantize, frames_on_grid, quantize
+
+
+def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
+    table = anorms()
+    flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
+    out = np.empty(len(flat), dtype=np.uint8)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for start in range(0, len(flat), chunk):
+            out[start:start + chunk] = np.argmax(flat[start:start + chunk] @ table.T, axis=1)
+    return out.reshape(np.shape(normals)[:-1])
+
+
+def _unit(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    out = v / np.maximum(length, 1e-300)
+    if fallback is not None:
+        out = np.where(length > 0, out, fallback)
+    return out
+
+
+def polygon_normals(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
+    frames = len(pos)
+    num_polygons = len(corners.polygon_first)
+    origin = pos[:, corners.corner_vertex[corners.polygon_first[corners.corner_polygon]]]
+    here = pos[:, corners.corner_vertex] - origin
+    there = pos[:, corners.corner_vertex[corners.corner_next]] - origin
+    area = np.cross(here, there)
+    index = (np.arange(frames)[:, None] * num_polygons + corners.corner_polygon[None, :]).ravel()
+    total = np.stack([np.bincount(index, area[..., k].ravel(), frames * num_polygons) for k in range(3)], axis=-1)
+    return _unit(total.reshape(frames, num_polygons, 3), np.array([0.0, 0.0, 1.0]))
+
+
+def corner_angles(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
+    here = pos[:, corners.corner_vertex]
+    to_prev = _unit(pos[:, corners.corner_vertex[corners.corner_prev]] - here)
+    to_next = _unit(pos[:, corners.corner_vertex[corners.corner_next]] - here)
+    return np.arccos(np.clip(np.einsum("fck,fck->fc", to_prev, to_next), -1.0, 1.0))
+
+
+def _sum_by(values: np.ndarray, groups: np.ndarray, num_groups: int) -> np.ndarray:
+    frames = len(values)
+    index = (np.arange(frames)[:, None] * num_groups + groups[None, :]).ravel()
+    total = np.stack([np.bincount(index, values[..., k].ravel(), frames * num_groups) for k in range(3)], axis=-1)
+    return _unit(total.reshape(frames, num_groups, 3), np.array([0.0, 0.0, 1.0]))
+
+
+def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.ndarray | None = None,
+                    num_groups: int | None = None, chunk_values: int = 1 << 19) -> np.ndarray:
+    """(F, G, 3) float32 automatic normals (no custom normals), as before."""
+    pos = np.asarray(positions, dtype=np.float64)
+    if groups is None:
+        groups, num_groups = corners.corner_vertex, pos.shape[1]
+    groups = np.asarray(groups, dtype=np.int64)
+    out = np.empty((len(pos), num_groups, 3), dtype=np.float32)
+    chunk = max(1, chunk_values // max(len(groups), 1))
+    for start in range(0, len(pos), chunk):
+        part = pos[start:start + chunk]
+        contribution = polygon_normals(part, corners)[:, corners.corner_polygon] * corner_angles(part, corners)[..., None]
+        out[start:start + chunk] = _sum_by(contribution, groups, num_groups)
+    return out
+
+
+def md2_quantize(positions: np.ndarray, match: np.ndarray, stored, grid: str = "AUTO"):
+    """``exporters/md2/build.py`` ``_quantize`` as it was."""
+    count = len(match)
+    if stored is None:
+        match = np.full(count, -1, dtype=np.int64)
+    has = match >= 0
+    scale = np.empty((count, 3), np.float32)
+    translate = np.empty((count, 3), np.float32)
+    verts = np.empty(positions.shape, np.uint8)
+    normals = np.zeros(positions.shape[:2], np.uint8)
+    kept = np.zeros(count, dtype=bool)
+    if has.any():
+        scale[has], translate[has] = stored.scale[match[has]], stored.translate[match[has]]
+        verts[has] = stored.verts[match[has]]
+        decoded = dequantize(verts[has], scale[has], translate[has])
+        kept[has] = np.all(decoded == positions[has], axis=(1, 2))
+        moved = has & ~kept
+        if moved.any():
+            verts[moved] = quantize(positions[moved], scale[moved], translate[moved])
+            has[moved] = frames_on_grid(positions[moved], verts[moved], scale[moved], translate[moved])
+            kept[moved] = has[moved] & np.all(verts[moved] == stored.verts[match[moved]], axis=(1, 2))
+        normals[kept] = stored.normals[match[kept]]
+    grids = None
+    if not has.all():
+        grids = frame_grids(positions[~has], grid)
+        scale[~has], translate[~has], verts[~has] = grids.scale, grids.translate, grids.verts
+    return scale, translate, verts, normals, kept, grids
+
+
+def glcmd_triangles(words: np.ndarray, num_vertices: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``formats/md2/glcmds.py`` ``glcmd_triangles`` as it was: command by command."""
+    from formats.md2.glcmds import decode_glcmds
+    vertex, s, t = [], [], []
+    for command in decode_glcmds(words, num_vertices):
+        corners = command.corner_records()
+        vertex.append(command.vertex[corners])
+        s.append(command.s[corners])
+        t.append(command.t[corners])
+    if not vertex:
+        return (np.zeros((0, 3), np.int32), np.zeros((0, 3), np.float32),
+                np.zeros((0, 3), np.float32))
+    return (np.concatenate(vertex).astype(np.int32), np.concatenate(s).astype(np.float32),
+            np.concatenate(t).astype(np.float32))
+
+
+def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    """``formats/anorms.py`` ``steady_normal_indices`` as it was: frame by frame."""
+    normals = np.asarray(normals, dtype=np.float32)
+    out = nearest_normal_index(normals)
+    if len(normals) > 1:
+        same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
+        for f in range(1, len(out)):
+            out[f] = np.where(same[f - 1], out[f - 1], out[f])
+    return out
