@@ -338,7 +338,9 @@ def inspect_archive_inputs(items: list[ArchiveInput], inspect_one) -> list[Model
 
 def member_output(out_dir: Path, name: str, target: str) -> Path:
     """``out_dir/<member path>.<target>``: ``progs/player.mdl`` -> ``out/progs/player.glb``."""
-    relative = PurePosixPath(name.replace("\\", "/")).with_suffix(f".{target}")
+    from .batch import output_name
+    path = PurePosixPath(name.replace("\\", "/"))
+    relative = path.with_name(output_name(path.stem, target))
     output = _target(out_dir, str(relative))
     return output
 

@@ -27,6 +27,7 @@ from typing import TextIO
 
 from .convert import READY, ConvertJob, ConvertResult, ConvertSettings, temporary_output, worker_main
 from .inspect import model_format, model_suffixes
+from ..formats import table
 from ..formats.shown import quoted
 
 
@@ -62,9 +63,15 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
     return sources, missing
 
 
+def output_name(stem: str, target: str) -> str:
+    """``stem`` with the extension a ``--to target`` export writes: its row's first (``.md5mesh``), else
+    ``.<target>`` (``.blend``, ``.glb``)."""
+    return stem + (table.row(target).extensions[0] if target in table.keys() else f".{target}")
+
+
 def output_path(source: Source, target: str, out_dir: Path | None, folder: Path | None = None) -> Path:
     """Where ``source`` is written; ``folder`` (from :func:`shared_name_folders`) goes under ``out_dir``."""
-    name = f"{source.path.stem}.{target}"
+    name = output_name(source.path.stem, target)
     if out_dir is None:
         return source.path.with_name(name)
     if source.root is not None:
@@ -80,7 +87,7 @@ def shared_name_folders(sources: list[Source], target: str, out_dir: Path | None
     by_name: dict[str, list[Path]] = {}
     for source in sources:
         if source.root is None:
-            by_name.setdefault(f"{source.path.stem}.{target}", []).append(source.path.resolve())
+            by_name.setdefault(output_name(source.path.stem, target), []).append(source.path.resolve())
     folders: dict[Path, Path] = {}
     for paths in by_name.values():
         if len(paths) > 1:

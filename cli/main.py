@@ -167,6 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="MD2/MDL: shorten frame names (MD2: and skin names) that do not fit their field "
                               "instead of failing: a frame name keeps its number, so animations stay grouped; "
                               "the warnings list what was shortened (fit_names)")
+    exports.add_argument("--enhanced", action="store_true",
+                         help="MD2/MDL: also write the model's MD5 twin from the same frames where the source ports "
+                              "load it (progs/x.md5mesh, x.md5anim, x_00_00.lmp beside an MDL; md5/tris.md5mesh "
+                              "and md5anim with the skins under md5/ beside an MD2); the input needs an armature "
+                              "(enhanced)")
     exports.add_argument("--keep-still-frames", action="store_true",
                          help="MD2/MDL: write every sampled frame of a model that does not move (by default a "
                               "model whose frames are all identical and that has no animation, such as a static "
@@ -301,6 +306,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["split_normals"] = OptionRequest("--split-normals", True)
     if args.fit_names:
         exports["fit_names"] = OptionRequest("--fit-names", True)
+    if args.enhanced:
+        exports["enhanced"] = OptionRequest("--enhanced", True)
     if args.keep_still_frames:
         exports["keep_still_frames"] = OptionRequest("--keep-still-frames", True)
     if args.skin_width:

@@ -6,10 +6,11 @@ an option that does not apply to the current choices is greyed out, never hidden
 Blender's own field. In a Collection Exporter Blender chooses the objects (the collection), so
 *Selected Only* and *Source Collection* are left out there.
 
-    draw_md2_export   Include | Frames | Transform | Geometry | Skins
-    draw_mdl_export   Include | Frames | Transform | Geometry | Skins
+    draw_md2_export   Include | Frames | Transform | Enhanced Model | Geometry | Skins
+    draw_mdl_export   Include | Frames | Transform | Enhanced Model | Geometry | Skins
     draw_md3_export   Include | Frames | Transform | Geometry | Shaders
     draw_ms3d_export  Include | Transform | Animation | Textures
+    draw_md5_export   Include | Frames | Transform | Geometry
 """
 from __future__ import annotations
 
@@ -72,16 +73,19 @@ def _transform(operator, layout, fmt: str, names: tuple[str, ...]) -> None:
             body.prop(operator, name)
 
 
-def _frame_export(operator, layout, context, fmt: str, include=None) -> None:
+def _frame_export(operator, layout, context, fmt: str, include=None, enhanced: bool = False) -> None:
     """The groups MD2 and MDL share (FrameExportBase's options): Include, Frames, Transform."""
     _top(operator, layout)
     _include(operator, layout, context, fmt, include)
     _frames(operator, layout, context, fmt)
     _transform(operator, layout, fmt, ("scale", "apply_transform"))
+    body = group(layout, f"CLASSIC_MODELS_{fmt}_export_enhanced", "Enhanced Model") if enhanced else None
+    if body:
+        body.prop(operator, "enhanced")       # the MD5 twin in the port's layout
 
 
 def draw_md2_export(operator, layout, context) -> None:
-    _frame_export(operator, layout, context, "md2", _player)
+    _frame_export(operator, layout, context, "md2", _player, enhanced=True)
     body = group(layout, "CLASSIC_MODELS_md2_export_geometry", "Geometry")
     if body:
         body.prop(operator, "grid")
@@ -95,7 +99,7 @@ def draw_md2_export(operator, layout, context) -> None:
 
 
 def draw_mdl_export(operator, layout, context) -> None:
-    _frame_export(operator, layout, context, "mdl")
+    _frame_export(operator, layout, context, "mdl", enhanced=True)
     body = group(layout, "CLASSIC_MODELS_mdl_export_geometry", "Geometry")
     if body:
         body.prop(operator, "mdl_format")
@@ -138,3 +142,22 @@ def draw_ms3d_export(operator, layout, context) -> None:
     body = group(layout, "CLASSIC_MODELS_ms3d_export_textures", "Textures")
     if body:
         body.prop(operator, "textures")
+
+
+def draw_md5_export(operator, layout, context) -> None:
+    """MD5: the frame formats' Include, Frames (without the classic formats' frame names and scripts),
+    Transform, then Geometry."""
+    _top(operator, layout)
+    _include(operator, layout, context, "md5")
+    body = group(layout, "CLASSIC_MODELS_md5_export_frames", "Frames")
+    if body:
+        body.prop(operator, "frame_source")
+        body.prop(operator, "frame_rate")
+        applies_when(body, operator.frame_source == "ACTIONS").prop(operator, "step")
+        applies_when(body, operator.frame_source == "TIMELINE").prop(operator, "keep_still_frames")
+        if operator.frame_source == "ACTIONS":
+            draw_action_list(body, context.scene)
+    _transform(operator, layout, "md5", ("scale", "apply_transform"))
+    body = group(layout, "CLASSIC_MODELS_md5_export_geometry", "Geometry")
+    if body:
+        body.prop(operator, "per_material")

@@ -45,8 +45,8 @@ class ExportOperatorBase(ExportHelper):
         return super().invoke(context, event)
 
 
-class FrameExportBase(ExportOperatorBase):
-    """Options of the vertex-animation formats (MD2, MDL): where frames come from, scale, transform."""
+class SampledExportBase(ExportOperatorBase):
+    """What every sampled export (MD2, MDL, MD5) asks: where frames come from, their rate, scale, transform."""
     frame_source: EnumProperty(name="Frames", default="TIMELINE", items=(
         ("TIMELINE", "Timeline", "One frame per scene frame of the scene range"),
         ("SHAPE_KEYS", "Shape Keys", "One frame per shape key after Basis"),
@@ -65,6 +65,32 @@ class FrameExportBase(ExportOperatorBase):
                          description="Multiply coordinates before writing")
     apply_transform: BoolProperty(name="Apply Transform", default=True,
                                   description="Write world-space coordinates (object location, rotation, scale)")
+
+    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
+                                    description="Timeline: write every sampled frame even when the model does not "
+                                                "move (by default a model whose frames are all identical and that "
+                                                "has no animation is written as one frame)")
+
+    def sampling_options(self) -> dict:
+        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
+                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
+                "keep_still_frames": self.keep_still_frames}
+
+    def standard_actions(self) -> str:
+        """How actions named after Quake II's player animations are ordered (see find_actions)."""
+        return ""
+
+    def invoke(self, context, event):
+        meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
+        order = standard_rule(meshes, self.standard_actions())
+        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes, order)],
+                         player=order == "PLAYER")
+        return super().invoke(context, event)
+
+
+class FrameExportBase(SampledExportBase):
+    """Options of the vertex-animation formats (MD2, MDL, MD3): the sampled exports' and normals, materials,
+    names and the frame scripts."""
     split_normals: BoolProperty(name="Split Normals", default=False,
                                 description="Flat faces and sharp edges (and split custom normals) become copies "
                                             "of their vertices with their own normals, so the game lights them "
@@ -77,10 +103,6 @@ class FrameExportBase(ExportOperatorBase):
                             description="Shorten frame names (and MD2 skin names) that do not fit their field "
                                         "instead of refusing the export: a frame name keeps its number, so "
                                         "animations stay grouped; the report lists what was shortened")
-    keep_still_frames: BoolProperty(name="Keep Still Frames", default=False,
-                                    description="Timeline: write every sampled frame even when the model does not "
-                                                "move (by default a model whose frames are all identical and that "
-                                                "has no animation is written as one frame)")
     write_qc: BoolProperty(name="QuakeC Frames", default=False,
                            description="Also write <model>.qc beside the model: one $frame line per animation, "
                                        "in file order, with the frame names as written, for the QuakeC code")
@@ -95,21 +117,28 @@ class FrameExportBase(ExportOperatorBase):
                                 frame_rate(context, self.frame_source, self.frame_rate))
 
     def frame_options(self) -> dict:
-        return {"frame_source": self.frame_source, "scale": self.scale, "apply_transform": self.apply_transform,
-                "step": self.step, "actions": listed_actions(bpy.context.scene), "frame_rate": self.frame_rate,
-                "split_normals": self.split_normals, "materials": self.materials, "fit_names": self.fit_names,
-                "keep_still_frames": self.keep_still_frames}
+        return {**self.sampling_options(), "split_normals": self.split_normals, "materials": self.materials,
+                "fit_names": self.fit_names}
 
-    def standard_actions(self) -> str:
-        """How actions named after Quake II's player animations are ordered (see find_actions)."""
-        return ""
 
-    def invoke(self, context, event):
-        meshes = [o for o in export_objects(self, context) if o.type == "MESH"]
-        order = standard_rule(meshes, self.standard_actions())
-        sync_action_list(context.scene, [action.name for action, _ in find_actions(meshes, order)],
-                         player=order == "PLAYER")
-        return super().invoke(context, event)
+class EnhancedModelOption:
+    """*Enhanced Model* (MD2 and MDL): also write the MD5 twin, from the same frames."""
+    enhanced: BoolProperty(name="Enhanced Model (MD5)", default=False,
+                           description="Also write the model's MD5 twin from the same frames, where the source ports "
+                                       "load it: progs/x.md5mesh, x.md5anim and x_00_00.lmp skins beside an MDL "
+                                       "(Quake re-release), md5/tris.md5mesh and md5anim with the skins under md5/ "
+                                       "beside an MD2 (Quake II remaster); needs an armature deforming the mesh")
+
+    def enhanced_options(self) -> dict:
+        return {"enhanced": enhanced_model(self.enhanced)}
+
+
+def enhanced_model(wanted: bool):
+    """The MD5 twin's writer the MDL and MD2 exports call for *Enhanced Model* (None: not wanted)."""
+    if not wanted:
+        return None
+    from .md5.twin import ENHANCED
+    return ENHANCED
 
 
 def operator_classes(rows) -> tuple[type, ...]:

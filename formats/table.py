@@ -123,7 +123,7 @@ FORMATS: list[FormatRow] = [
     FormatRow("md5", "MD5", "MD5", (".md5mesh", ".md5anim"), (), (),     # text: no magic (Red Eclipse's start
               # with 'commandline'), the version a token the reader checks
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
-              ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", None,
+              ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", ".exporters.md5.operator",
               ".cli.md5.info:inspect_md5", describe=".cli.md5.info:describe_lines",
               member_files=".cli.md5.members:member_files"),
 ]

@@ -34,7 +34,7 @@ from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_
 from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
 from ..sampling.options import VertexModelOptions
-from ..sampling.pipeline import sample_model
+from ..sampling.pipeline import SampledModel, sample_model
 from ..sampling.skin_packing import FlatSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
 from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
@@ -76,6 +76,8 @@ class BuildResult:
     positions: np.ndarray | None = None   # (F, V, 3) the positions the frames were quantised from
     kept: np.ndarray | None = None        # (F,) True where a frame was written back as imported
     own_frames: bool = False              # every frame is one of the imported file's own (edited or not)
+    sampled: SampledModel | None = None   # the frames written (plan and planned frames), for an MD5 twin
+    corner_uvs: np.ndarray | None = None  # (T, 3, 2) the UVs of the skins named, sampled triangle order
 
 
 def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md2ExportOptions,
@@ -125,7 +127,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                               own_counts(first) if len(parts) == 1 else {})
 
     result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info),  # type: ignore[arg-type]
-                         warnings=fitted)
+                         warnings=fitted, sampled=sampled,
+                         corner_uvs=packed.corner_uvs if packed is not None else sampled.uvs)
     result.warnings += [kept_note] if kept_note else []
     if size_note:
         (result.warnings if size_note.startswith("the imported") else result.info).append(size_note)

@@ -7,14 +7,14 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ..dialogs import draw_md2_export
-from ..operators import FrameExportBase
+from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file
 from .build import Md2ExportOptions
 from .export import export_md2
 from .player import PLAYER_BODY_FILE, export_md2_player
 
 
-class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
+class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase, EnhancedModelOption):
     """Export Quake II MD2: a frame every 0.1 s of the animation, as the game plays it"""
     bl_idname = "export_scene.md2"
     bl_label = "Export MD2"
@@ -65,7 +65,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase):
         return changed
 
     def execute(self, context):
-        options = Md2ExportOptions(**self.frame_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
+        options = Md2ExportOptions(**self.frame_options(), **self.enhanced_options(), grid=self.grid, skins=self.skins, skin_path=self.skin_path,
                                    dither=self.dither, icons=self.icons)
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))

@@ -72,6 +72,9 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
                       keep_still_frames=True)
     wm = context.window_manager
     files = player_files(objects)
+    twin_writer = options.enhanced       # Enhanced Model: ..md5.twin.ENHANCED, handed in by the operator
+    if twin_writer is not None:
+        twin_writer.check(files[BODY_FILE])
     results = {}
     for i, (file_name, members) in enumerate(files.items()):
         results[file_name] = build_md2(context, members, replace(options, model_stem=Path(file_name).stem),
@@ -94,11 +97,19 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
                  for note in replace_unusable_skins(result.model, result.skin_images, options.skin_folder, f"{file_name}: ")]
     moved = into_player_folder(results, options.skin_folder, folder)
     skin_files = []
+    twins = []
     for file_name, result in results.items():
         planned, notes = plan_skin_files(folder / file_name, result.model.skins, result.skin_images,
                                          options.skins, options.dither)
         skin_files += planned
         warnings += notes
+        if twin_writer is not None and twin_writer.rigged(files[file_name]):
+            twins.append(twin_writer.quake2(context, folder / file_name, files[file_name], options, result, planned))
+        elif twin_writer is not None:
+            warnings.append(f"Enhanced Model: {file_name} has no armature, so no MD5 twin (MD5 is skeletal)")
+    for twin in twins:
+        skin_files += twin.files
+        warnings += twin.warnings
     body_result = results[BODY_FILE]
     player_skins = {name: body_result.skin_images.get(name) for name in body_result.model.skins}
     if options.skin_folder and options.skins != "NAMES":
@@ -125,6 +136,7 @@ def export_md2_player(context: bpy.types.Context, path: Path, objects: list[bpy.
              if options.frame_source == "ACTIONS" else {})
     return ExportReport(warnings + player_lines(deviations, hints), written,
                         [note for result in results.values() for note in result.info]
+                        + [note for twin in twins for note in twin.info]
                         + ([grid_note] if grid_note else []) + moved + icon_notes)
 
 

@@ -33,7 +33,7 @@ from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGEN
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
-from ..sampling.pipeline import sample_model
+from ..sampling.pipeline import SampledModel, sample_model
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
 from ..own_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
@@ -73,6 +73,8 @@ class MdlBuildResult:
     vertices_added: int = 0
     poses_kept: int = 0
     info: list[str] = field(default_factory=list)
+    sampled: SampledModel | None = None   # the frames written (plan and planned frames), for an MD5 twin
+    corner_uvs: np.ndarray | None = None  # (T, 3, 2) the UVs of the skin written, sampled triangle order
 
 
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
@@ -201,7 +203,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         if model.trailing:
             info.append(f"wrote back the {len(model.trailing)} bytes the file had after its last frame (the model "
                         "is unchanged)")
-    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info)
+    twin_uvs = uvs * np.array([uv_width / width, 1.0])
+    return MdlBuildResult(model, warnings, tex.vertices_added, int(kept.sum()), info, sampled, twin_uvs)
 
 
 def _palette(path_text: str, game: str) -> np.ndarray:

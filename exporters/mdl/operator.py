@@ -8,7 +8,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ...common.mdl_skins import chosen_palette, palette_items
 from ..dialogs import draw_mdl_export
-from ..operators import FrameExportBase
+from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
 from .export import export_mdl
@@ -16,7 +16,7 @@ from .variant import export_variant
 from ..enhanced_md3 import WithEnhancedMd3
 
 
-class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
+class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOption):
     """Export Quake MDL: a pose every 0.1 s of the animation, as the game plays it; paletted skins"""
     bl_idname = "export_scene.mdl"
     bl_label = "Export MDL"
@@ -70,7 +70,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         chosen = self.mdl_format if self.properties.is_property_set("mdl_format") else ""
-        options = MdlExportOptions(**self.frame_options(), target=self.target, dither=self.dither,
+        options = MdlExportOptions(**self.frame_options(), **self.enhanced_options(), target=self.target, dither=self.dither,
                                    palette=chosen_palette(self),
                                    palette_path=self.palette_path,
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,

@@ -98,14 +98,16 @@ def _used_elsewhere(ours: list[bpy.types.ID]) -> set[str]:
     return names
 
 
-def _listed_elsewhere(objects: list[bpy.types.Object]) -> set[str]:
-    """Actions the import made for the animations of models not exported here (a player's weapons)."""
-    ours = {o.name for o in objects}
+def _listed_elsewhere(objects: list[bpy.types.Object], ids: list[bpy.types.ID] = ()) -> set[str]:
+    """Actions the import made for the animations of models not exported here (a player's weapons); the
+    lists of the objects and of the armatures that move them (an MD5 import's root) are ours."""
+    mine = list(objects) + [i for i in ids if i.id_type == "OBJECT" and i.type == "ARMATURE"]
+    ours = {o.name for o in mine}
     names: set[str] = set()
     for obj in bpy.data.objects:
         if obj.name not in ours:
             names |= {item.action.name for item in obj.classic_model.animations if item.action is not None}
-    for obj in objects:
+    for obj in mine:
         names -= {item.action.name for item in obj.classic_model.animations if item.action is not None}
     return names
 
@@ -130,7 +132,7 @@ def find_actions(objects: list[bpy.types.Object], standard: str = "") -> list[tu
             if not any(id_block == i for i in ids):
                 ids.append(id_block)
     ids.sort(key=lambda i: 0 if i.id_type == "OBJECT" and i.type == "ARMATURE" else 1 if i.id_type == "OBJECT" else 2)
-    elsewhere = _used_elsewhere(ids) | _listed_elsewhere(objects)
+    elsewhere = _used_elsewhere(ids) | _listed_elsewhere(objects, ids)
     found: dict[str, tuple[bpy.types.Action, bpy.types.ID]] = {}
     for id_block in ids:
         for name in assigned_actions(id_block):

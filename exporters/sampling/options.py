@@ -24,3 +24,5 @@ class VertexModelOptions(FrameExportOptions):
     split_normals: bool = False         # a vertex copy per distinct corner normal (flat faces, sharp edges)
     materials: str = "ONE_SKIN"         # or "ALTERNATE" (see :mod:`.skin_packing`)
     fit_names: bool = False             # shorten names that do not fit their field (see ..name_fitting)
+    enhanced: object = None             # Enhanced Model: the MD5 twin's writer (..md5.twin.ENHANCED), handed
+                                        # in by the operator layer so no format folder imports another

@@ -8,7 +8,8 @@ follows, such as the armature), one frame is written and the report says so. *Ke
 writes them all. Models imported from an MD2 or MDL keep their frames (an untouched one is written back
 as it was); Shape Keys and Actions export what the user listed; a Quake II player export keeps every
 frame (its body and weapon models share one frame list, :mod:`..md2.player`). What may be cut is
-decided with the frame plan (:func:`.frame_plan.carries_animation`).
+decided with the frame plan (:func:`.frame_plan.carries_animation`). An MD5 export cuts its poses the
+same way (every joint's pose identical, :mod:`..md5.build`).
 """
 from __future__ import annotations
 
@@ -29,8 +30,12 @@ def still_frames(parts: list[MeshPart], frames: list[PlannedFrame], plan: FrameP
         return parts, frames, ""
     if not all(np.array_equal(p.positions, np.broadcast_to(p.positions[:1], p.positions.shape)) for p in parts):
         return parts, frames, ""
-    count = len(frames)
     kept = [replace(p, positions=p.positions[:1], key_names=p.key_names[:1], key_indices=p.key_indices[:1])
             for p in parts]
-    return kept, frames[:1], (f"the model does not move: its {count} sampled frames are identical and nothing on it "
-                              "animates, so one frame was written (Keep Still Frames writes them all)")
+    return kept, frames[:1], still_note(len(frames))
+
+
+def still_note(count: int) -> str:
+    """The report line of a model written as one frame."""
+    return (f"the model does not move: its {count} sampled frames are identical and nothing on it animates, so "
+            "one frame was written (Keep Still Frames writes them all)")

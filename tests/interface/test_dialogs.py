@@ -169,13 +169,17 @@ ALL_FORMATS = ("MD2", "MDL", "MD3", "MS3D", "MD5")
 # Panel idnames per dialog, in drawing order; the real-Blender tests look for these.
 PANELS = {
     "export_scene.md2": ["CLASSIC_MODELS_md2_export_include", "CLASSIC_MODELS_md2_export_frames",
-                         "CLASSIC_MODELS_md2_export_transform", "CLASSIC_MODELS_md2_export_geometry",
+                         "CLASSIC_MODELS_md2_export_transform", "CLASSIC_MODELS_md2_export_enhanced",
+                         "CLASSIC_MODELS_md2_export_geometry",
                          "CLASSIC_MODELS_md2_export_skins"],
     "export_scene.mdl": ["CLASSIC_MODELS_mdl_export_include", "CLASSIC_MODELS_mdl_export_frames",
-                         "CLASSIC_MODELS_mdl_export_transform", "CLASSIC_MODELS_mdl_export_geometry",
+                         "CLASSIC_MODELS_mdl_export_transform", "CLASSIC_MODELS_mdl_export_enhanced",
+                         "CLASSIC_MODELS_mdl_export_geometry",
                          "CLASSIC_MODELS_mdl_export_skins"],
     "export_scene.ms3d": ["CLASSIC_MODELS_ms3d_export_include", "CLASSIC_MODELS_ms3d_export_transform",
                           "CLASSIC_MODELS_ms3d_export_animation", "CLASSIC_MODELS_ms3d_export_textures"],
+    "export_scene.md5": ["CLASSIC_MODELS_md5_export_include", "CLASSIC_MODELS_md5_export_frames",
+                         "CLASSIC_MODELS_md5_export_transform", "CLASSIC_MODELS_md5_export_geometry"],
     "import_scene.md2": ["CLASSIC_MODELS_md2_import_mesh", "CLASSIC_MODELS_md2_import_animation",
                          "CLASSIC_MODELS_md2_import_skins", "CLASSIC_MODELS_md2_import_player"],
     "import_scene.mdl": ["CLASSIC_MODELS_mdl_import_mesh", "CLASSIC_MODELS_mdl_import_animation",
@@ -192,7 +196,7 @@ PANELS = {
 }
 # Options drawn above the panels (always in view).
 TOP = {"export_scene.md2": {"game_folder_path"}, "export_scene.mdl": {"game_folder_path"},
-       "export_scene.ms3d": {"game_folder_path"},
+       "export_scene.ms3d": {"game_folder_path"}, "export_scene.md5": {"game_folder_path"},
        "import_scene.game_archive": {"model_filter", "tick_shown", "models", "active_model"}}
 # Options a Collection Exporter leaves out: Blender sets the collection, so Selected Only is moot.
 COLLECTION_SET = {"use_selection", "collection"}
@@ -217,6 +221,9 @@ GREYING = {
     "export_scene.mdl": ({"frame_source": ("TIMELINE", "SHAPE_KEYS", "ACTIONS"), "palette_path": ("", "//q.lmp"),
                           "collection": ("", "Props")},
                          lambda v: _frames_greyed(v) | _source_greyed(v) | ({"palette"} if v["palette_path"] else set())),
+    "export_scene.md5": ({"frame_source": ("TIMELINE", "ACTIONS"), "collection": ("", "Props")},
+                         lambda v: _source_greyed(v) | ({"step"} if v["frame_source"] != "ACTIONS" else set())
+                         | ({"keep_still_frames"} if v["frame_source"] != "TIMELINE" else set())),
     "export_scene.ms3d": ({"animation": ("KEYS", "BAKE"), "collection": ("", "Props")},
                           lambda v: _source_greyed(v) | ({"tolerance"} if v["animation"] != "KEYS" else set())),
     "import_scene.md2": ({"load_skins": (True, False)},
@@ -307,7 +314,7 @@ def test_options_that_do_not_apply_are_greyed_out(bpy_scene, idname):
         assert greyed == rule(values), values
 
 
-@pytest.mark.parametrize("idname", ["export_scene.md2", "export_scene.mdl"])
+@pytest.mark.parametrize("idname", ["export_scene.md2", "export_scene.mdl", "export_scene.md5"])
 def test_the_action_list_is_drawn_with_frames_actions(bpy_scene, idname):
     bpy = bpy_scene
     for source in ("TIMELINE", "SHAPE_KEYS", "ACTIONS"):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .blender_helpers import evaluated_positions
+from .blender_helpers import evaluated_positions, rest_pose, stored_action
 
 
 def select_only(bpy, objects):
@@ -84,14 +84,8 @@ def rigged_model(bpy, name: str = "body", offset=(0.0, 0.0, 0.0)):
             for bone in ("lower", "upper"):
                 rig.pose.bones[bone].keyframe_insert("rotation_euler", frame=f)
                 rig.pose.bones[bone].keyframe_insert("location", frame=f)
-        action = rig.animation_data.action
-        action.name = action_name
-        action.use_fake_user = True
-        actions[action_name] = action
-    rig.animation_data.action = None
-    for bone in rig.pose.bones:
-        bone.rotation_euler = (0, 0, 0)
-        bone.location = (0, 0, 0)
+        actions[action_name] = stored_action(rig, action_name)
+    rest_pose(rig)
     return obj, rig, actions
 
 

@@ -98,3 +98,19 @@ class RecordingLayout:
         class _Op:
             pass
         return _Op()
+
+
+def stored_action(rig, name: str):
+    """The action just keyed on ``rig``, named ``name``, kept by a fake user and taken off the rig."""
+    action = rig.animation_data.action
+    action.name = name
+    action.use_fake_user = True
+    rig.animation_data.action = None
+    return action
+
+
+def rest_pose(rig) -> None:
+    """Every pose bone back to no rotation (Euler) and no offset."""
+    for bone in rig.pose.bones:
+        bone.rotation_euler = (0, 0, 0)
+        bone.location = (0, 0, 0)

@@ -1,0 +1,1 @@
+"""MD5 export: an armature-deformed mesh -> .md5mesh + .md5anim."""

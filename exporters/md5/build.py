@@ -1,0 +1,127 @@
+"""Build an MD5 pair from Blender: the armature's joints in the rest pose (:mod:`.rig`), the mesh
+blocks with their weights (:mod:`.blocks`), the frame plan the MD2 and MDL exports use
+(:func:`..sampling.frame_plan.plan_frames`) and the poses at its frames (:mod:`.pose`), the anim
+(:mod:`.anim`). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
+on the planned frame count before a single frame is sampled; an imported pair keeps its files' text
+(:mod:`.kept`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import bpy
+
+from ...common.contract import MD5_MESH_INDEX
+from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
+from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
+from ...formats.report_lines import over_limit
+from ...formats.shown import quoted
+from ..export_error import ExportError
+from ..sampling.animated_mesh import export_meshes
+from ..sampling.frame_plan import FramePlan, plan_frames
+from ..sampling.options import FrameExportOptions
+from ..sampling.planned import model_label
+from ..sampling.still_frames import still_note
+from .anim import anim_record
+from .blocks import build_blocks, read_rest_meshes
+from .kept import kept_pair
+from .pose import SHAPE_KEYS_REFUSED, sample_poses
+from .rig import bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, model_poses
+
+COMMANDLINE = "Blender Classic Models"
+
+
+@dataclass
+class Md5ExportOptions(FrameExportOptions):
+    per_material: bool = True          # a mesh block per material (else one per object)
+
+
+@dataclass
+class Md5Build:
+    mesh: Md5Mesh
+    anim: Md5Anim
+    armature: bpy.types.Object
+    warnings: list[str] = field(default_factory=list)
+    info: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Twin:
+    """What a classic export hands its MD5 twin: its plan and the frames it wrote (so anim frame k is
+    classic frame k), the UVs its skin uses and the shader name of the layout."""
+    plan: FramePlan
+    frames: list
+    corner_uvs: np.ndarray | None = None
+    shader: str | None = None
+    topologies: list | None = None     # the classic model's triangles (an n-gon's split may depend on the pose)
+
+
+def _refuse(label: str, problems: list[str]) -> None:
+    if problems:
+        raise ExportError(f"{label}: cannot export as MD5: " + "; ".join(problems))
+
+
+def _not_finite(arrays: list, what: str) -> list[str]:
+    bad = sum(int((~np.isfinite(a)).sum()) for a in arrays)
+    return [f"{bad} {what} not finite (NaN or infinite)"] if bad else []
+
+
+def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md5ExportOptions,
+              twin: Twin | None = None) -> Md5Build:
+    meshes = export_meshes(objects)
+    if twin is None:            # an imported MD5's block order (a twin keeps the classic model's mesh order)
+        meshes.sort(key=lambda o: int(o.get(MD5_MESH_INDEX, 1 << 30)))
+    label = model_label(meshes)
+    armature = find_armature(meshes)
+    if options.frame_source == "SHAPE_KEYS" and twin is None:
+        raise ExportError(SHAPE_KEYS_REFUSED)
+    order = joint_order(armature)
+    parents = joint_parents(armature, order)
+    model = np.eye(4) if options.apply_transform else np.linalg.inv(np.array(armature.matrix_world, np.float64))
+    bind = model @ np.array(armature.matrix_world, np.float64) @ bone_matrices(armature.data.bones, order)
+    bind_pos, bind_quat = model_poses(bind, options.scale)
+    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale)
+    if twin is not None and twin.topologies is not None:
+        for rest, topology in zip(rests, twin.topologies):
+            if topology.num_vertices != len(rest.positions):
+                raise ExportError(f"object {quoted(rest.obj.name)}: its vertex count in the rest pose differs from the "
+                                  "classic model's (a modifier that depends on the pose); MD5 needs one topology")
+            rest.topology = topology
+    shader = None if twin is None or twin.shader is None else (lambda rest, material: twin.shader)
+    blocks = build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
+                          None if twin is None else twin.corner_uvs, shader)
+    mesh = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
+    _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p]
+            + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
+    if twin is None:
+        def check(plan: FramePlan) -> None:
+            _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
+        plan = plan_frames(context, meshes, [r.topology for r in rests], options, check)
+        frames = plan.frames
+    else:
+        plan, frames = twin.plan, twin.frames
+        _refuse(label, over_limit(len(frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
+    if not frames:
+        raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
+                          "the frame range is empty")
+    matrices = sample_poses(context, armature, order, meshes, plan, frames, model)
+    still = ""
+    if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
+        still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]
+    pos, quat = model_poses(matrices, options.scale)
+    _refuse(label, _not_finite([pos, quat], "pose values"))
+    anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE))
+    _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
+    warnings = blocks.report.lines()
+    scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
+    warnings += [scale_note] if scale_note else []
+    info = plan.report(len(frames)) + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
+    played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
+                                                                                      for f in frames)]
+    mesh, anim, kept_note = kept_pair(armature, mesh, anim, played)
+    info += [kept_note] if kept_note else []
+    if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
+        for part in mesh.meshes:
+            part.shader = twin.shader
+    return Md5Build(mesh, anim, armature, warnings, info)

@@ -1,0 +1,38 @@
+"""The MD5 exporter: build the pair (:mod:`.build`), encode both files, then write them atomically
+(:func:`...formats.atomic_file.atomic_write`, each parsed back before the rename): ``x.md5mesh`` and
+``x.md5anim`` beside it. Nothing is written when either file is refused."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import bpy
+
+from ...formats.atomic_file import atomic_write
+from ...formats.errors import FormatError
+from ...formats.md5.anim import read_md5anim
+from ...formats.md5.mesh import read_md5mesh
+from ...formats.md5.write import write_md5anim, write_md5mesh
+from ..export_error import ExportError
+from ..run_export import ExportReport
+from .build import Md5Build, Md5ExportOptions, Twin, build_md5
+
+
+def encoded_pair(build: Md5Build) -> tuple[bytes, bytes]:
+    try:
+        return write_md5mesh(build.mesh), write_md5anim(build.anim)
+    except FormatError as exc:
+        raise ExportError(f"cannot write MD5: {exc}") from exc
+
+
+def write_pair(mesh_path: Path, anim_path: Path, texts: tuple[bytes, bytes]) -> None:
+    atomic_write(mesh_path, texts[0], verify=read_md5mesh)
+    atomic_write(anim_path, texts[1], verify=read_md5anim)
+
+
+def export_md5(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
+               options: Md5ExportOptions, twin: Twin | None = None) -> ExportReport:
+    build = build_md5(context, objects, options, twin)
+    texts = encoded_pair(build)
+    anim_path = path.with_suffix(".md5anim")
+    write_pair(path, anim_path, texts)
+    return ExportReport(build.warnings, [f"wrote anim {anim_path} ({build.anim.num_frames} frames)"], build.info)

@@ -1,0 +1,134 @@
+"""The armature an MD5 export reads its joints from, the joints' order and their model-space poses.
+
+A joint is a bone of the one armature that deforms the exported meshes (an Armature modifier's object,
+else an armature parent with Armature deform, or a bone parent: a rigid part moving with its bone). Joints come parents first (FTE and Q2PRO's anim refuse a
+parent after its child, :func:`...formats.md5.limits.pair_problems`): by the joint index an MD5 import
+left on each bone (:data:`...common.contract.MD5_JOINT_INDEX`), else in the armature's bone order, each
+bone after its parent. A joint's pose is the bone's matrix in the model's space (world space with
+*Apply Transform*, else the armature's), times *Scale* for positions; MD5 joints hold no scale, so the
+rotation is the matrix's with its columns normalised (a uniform scale cancels out between the bind pose
+and a frame) and the quaternion is stored with w <= 0, the sign the engines derive (``Quat_ComputeW``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import bpy
+
+from ...common.contract import MD5_JOINT_INDEX
+from ...formats.shown import quoted
+from ..export_error import ExportError
+
+NO_ARMATURE = ("MD5 is skeletal: it needs an armature deforming the mesh (an Armature modifier); add one "
+               "and weight the vertices to its bones, or export vertex animation as MD3, MD2 or MDL")
+
+
+def deforming_armature(obj: bpy.types.Object) -> bpy.types.Object | None:
+    for modifier in obj.modifiers:
+        if modifier.type == "ARMATURE" and modifier.object is not None and modifier.show_viewport:
+            return modifier.object
+    if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type in ("ARMATURE", "BONE"):
+        return obj.parent
+    return None
+
+
+def parent_bone(obj: bpy.types.Object) -> str:
+    """The bone a rigid part follows (parented to a bone, no Armature modifier), else ''."""
+    rigid = obj.parent_type == "BONE" and not any(m.type == "ARMATURE" and m.show_viewport for m in obj.modifiers)
+    return obj.parent_bone if rigid else ""
+
+
+def find_armature(meshes: list[bpy.types.Object]) -> bpy.types.Object:
+    """The one armature deforming ``meshes``; refused without one or with several."""
+    found = [deforming_armature(m) for m in meshes]
+    missing = [m.name for m, a in zip(meshes, found) if a is None]
+    if missing:
+        raise ExportError(f"object {quoted(missing[0])}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
+                          + f" has no armature: {NO_ARMATURE}")
+    names = sorted({a.name for a in found})
+    if len(names) > 1:
+        raise ExportError(f"the meshes are deformed by {len(names)} armatures ({', '.join(map(quoted, names))}): "
+                          "an MD5 model has one skeleton; export each armature's meshes on their own")
+    if not len(found[0].data.bones):
+        raise ExportError(f"armature {quoted(found[0].name)} has no bones")
+    return found[0]
+
+
+def joint_order(armature: bpy.types.Object) -> list[str]:
+    """Bone names in joint order, parents first."""
+    bones = list(armature.data.bones)
+    if all(MD5_JOINT_INDEX in b for b in bones):
+        bones.sort(key=lambda b: int(b[MD5_JOINT_INDEX]))
+    order: list[str] = []
+    placed: set[str] = set()
+
+    def place(bone) -> None:
+        if bone.name in placed:
+            return
+        if bone.parent is not None:
+            place(bone.parent)
+        placed.add(bone.name)
+        order.append(bone.name)
+    for bone in bones:
+        place(bone)
+    return order
+
+
+def joint_parents(armature: bpy.types.Object, order: list[str]) -> np.ndarray:
+    index = {name: i for i, name in enumerate(order)}
+    bones = armature.data.bones
+    return np.array([index[bones[n].parent.name] if bones[n].parent is not None else -1 for n in order], np.int64)
+
+
+def bone_matrices(collection, order: list[str]) -> np.ndarray:
+    """(J, 4, 4) ``matrix`` (pose bones) or ``matrix_local`` (bones) in joint order, armature space."""
+    if isinstance(collection[0], bpy.types.Bone):     # foreach_get does not give matrix_local
+        return np.array([collection[n].matrix_local for n in order], np.float64)
+    flat = np.empty(len(collection) * 16, np.float32)
+    collection.foreach_get("matrix", flat)
+    by_name = {item.name: i for i, item in enumerate(collection)}
+    matrices = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)    # stored column by column
+    return matrices[[by_name[n] for n in order]]
+
+
+def matrix_quaternions(rotation: np.ndarray) -> np.ndarray:
+    """(..., 4) x y z w unit quaternions of (..., 3, 3) rotations (columns normalised first), w <= 0."""
+    m = rotation / np.linalg.norm(rotation, axis=-2, keepdims=True)
+    t = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
+    cases = np.stack([t, m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]], -1).argmax(-1)
+    q = np.empty(m.shape[:-2] + (4,))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.sqrt(np.maximum(1.0 + t, 1e-30)) * 2
+        q0 = np.stack([(m[..., 2, 1] - m[..., 1, 2]) / s, (m[..., 0, 2] - m[..., 2, 0]) / s,
+                       (m[..., 1, 0] - m[..., 0, 1]) / s, 0.25 * s], -1)
+        s = np.sqrt(np.maximum(1.0 + m[..., 0, 0] - m[..., 1, 1] - m[..., 2, 2], 1e-30)) * 2
+        q1 = np.stack([0.25 * s, (m[..., 0, 1] + m[..., 1, 0]) / s, (m[..., 0, 2] + m[..., 2, 0]) / s,
+                       (m[..., 2, 1] - m[..., 1, 2]) / s], -1)
+        s = np.sqrt(np.maximum(1.0 + m[..., 1, 1] - m[..., 0, 0] - m[..., 2, 2], 1e-30)) * 2
+        q2 = np.stack([(m[..., 0, 1] + m[..., 1, 0]) / s, 0.25 * s, (m[..., 1, 2] + m[..., 2, 1]) / s,
+                       (m[..., 0, 2] - m[..., 2, 0]) / s], -1)
+        s = np.sqrt(np.maximum(1.0 + m[..., 2, 2] - m[..., 0, 0] - m[..., 1, 1], 1e-30)) * 2
+        q3 = np.stack([(m[..., 0, 2] + m[..., 2, 0]) / s, (m[..., 1, 2] + m[..., 2, 1]) / s, 0.25 * s,
+                       (m[..., 1, 0] - m[..., 0, 1]) / s], -1)
+    for case, value in enumerate((q0, q1, q2, q3)):
+        q[cases == case] = value[cases == case]
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., 3:] > 0, -q, q)
+
+
+def model_poses(matrices: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """(..., J, 3) positions and (..., J, 4) quaternions of model-space joint ``matrices``."""
+    return matrices[..., :3, 3] * scale, matrix_quaternions(matrices[..., :3, :3])
+
+
+def joint_scale_problem(matrices: np.ndarray) -> str:
+    """A note when the joints' matrices scale unevenly or shear (MD5 joints cannot hold that)."""
+    m = matrices[..., :3, :3]
+    lengths = np.linalg.norm(m, axis=-2)
+    unit = m / lengths[..., None, :]
+    gram = np.swapaxes(unit, -1, -2) @ unit
+    uneven = np.abs(lengths - lengths[..., :1]).max(initial=0.0) > 1e-4 * max(1.0, float(lengths.max(initial=1.0)))
+    shear = np.abs(gram - np.eye(3)).max(initial=0.0) > 1e-4
+    if not (uneven or shear):
+        return ""
+    return ("bones scaled unevenly or sheared (bone scale keys, or an armature scaled unevenly): MD5 joints hold "
+            "a position and a rotation only, so the game draws those poses without the scale")

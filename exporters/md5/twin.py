@@ -1,0 +1,124 @@
+"""*Enhanced Model*: the MD5 twin a classic MDL or MD2 export writes in the same step, in the layout the
+source ports load, from the frames the classic file was written from (anim frame k = classic frame k:
+the same frame plan and planned frames, :class:`.build.Twin`), with the classic file's skins.
+
+- Quake re-release (ironwail ``Quake/gl_model.c`` ``loadMd5Replacement``, vkQuake ``Mod_LoadModel``):
+  ``progs/x.md5mesh`` and ``progs/x.md5anim`` beside ``progs/x.mdl``; the mesh's ``shader`` is the bare
+  model name and the skins are ``progs/x_<skin:02>_<frame:02>.lmp`` (``Mod_LoadMD5MeshModel``): the MDL's
+  own skins, so in Quake's palette with its fullbright indices 224-255 as converted for the MDL.
+- Quake II remaster (Q2PRO ``src/refresh/models.c`` ``MOD_LoadMD5``, ``MD5_LoadSkins``):
+  ``models/x/md5/tris.md5mesh`` and ``md5/tris.md5anim`` beside ``models/x/tris.md2``, skins the MD2's
+  skin names with ``md5/`` inserted before the file name: the skin files the MD2 export writes, copied
+  there. The same rule for every MD2 the game registers: a Quake II player's ``players/x/tris.md2`` and
+  ``weapon.md2`` get ``players/x/md5/tris.md5mesh`` and ``md5/weapon.md5mesh`` (``MOD_LoadMD5`` builds the
+  path from any model's folder and stem; the player export writes a twin for each rigged model).
+
+Everything is encoded before anything is written; the caller writes the classic file first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import bpy
+
+from ...formats.images.lmp import read_lmp, write_lmp
+from ...formats.md5.anim import read_md5anim
+from ...formats.md5.mesh import read_md5mesh
+from ..export_error import ExportError
+from ..image_files import SkinFile
+from ..sampling.animated_mesh import export_meshes
+from .build import Md5ExportOptions, Twin, build_md5
+from .export import encoded_pair
+from .rig import find_armature
+
+QUAKE_FOLDER = "progs"
+QUAKE2_FOLDER = "md5"
+FRAME_FIELDS = ("frame_source", "scale", "apply_transform", "step", "actions", "frame_rate", "standard_order")
+
+
+@dataclass
+class TwinFiles:
+    files: list[SkinFile]          # every file of the twin, encoded
+    warnings: list[str]
+    info: list[str]
+
+
+def rigged(objects: list[bpy.types.Object]) -> bool:
+    try:
+        find_armature(export_meshes(objects))
+    except ExportError:
+        return False
+    return True
+
+
+def check_rigged(objects: list[bpy.types.Object]) -> None:
+    """Refuse an Enhanced Model export without an armature before the classic model is sampled."""
+    try:
+        find_armature(export_meshes(objects))
+    except ExportError as exc:
+        raise ExportError(f"Enhanced Model: {exc}") from None
+
+
+def _twin_build(context, objects, options, result, shader: str):
+    md5_options = Md5ExportOptions(**{name: getattr(options, name) for name in FRAME_FIELDS}, per_material=False)
+    sampled = result.sampled
+    twin = Twin(sampled.plan, sampled.frames, result.corner_uvs, shader, [p.topology for p in sampled.parts])
+    build = build_md5(context, objects, md5_options, twin)
+    texts = encoded_pair(build)
+    read_md5mesh(texts[0]), read_md5anim(texts[1])          # what is written must read back
+    return build, texts
+
+
+def quake_twin(context, path: Path, objects, options, result) -> TwinFiles:
+    """``x.md5mesh``, ``x.md5anim`` and ``x_<skin>_<frame>.lmp`` beside the MDL ``path``."""
+    stem = path.stem
+    build, texts = _twin_build(context, objects, options, result, stem)
+    files = [SkinFile(path.with_suffix(".md5mesh"), texts[0], "MD5 mesh, Enhanced Model"),
+             SkinFile(path.with_suffix(".md5anim"), texts[1], "MD5 anim, Enhanced Model")]
+    for s, skin in enumerate(result.model.skins):
+        for f, indices in enumerate(skin.images):
+            data = write_lmp(indices)
+            read_lmp(data)
+            files.append(SkinFile(path.with_name(f"{stem}_{s:02d}_{f:02d}.lmp"), data,
+                                  f"skin {s} frame {f} in Quake's palette"))
+    info = build.info + [f"Enhanced Model: {build.anim.num_frames} MD5 frames, one per MDL frame"]
+    warnings = list(build.warnings)
+    slots = len(result.model.frames)
+    if slots != build.anim.num_frames:      # an imported MDL's frame groups: several poses in one frame
+        warnings.append(f"Enhanced Model: the MDL has {slots} frames (some are groups of poses), the MD5 anim "
+                        f"{build.anim.num_frames} poses; the ports play anim frame k for the MDL's frame k")
+    if path.parent.name.lower() != QUAKE_FOLDER:
+        warnings.append(f"Enhanced Model: the ports load {stem}.md5mesh only as progs/{stem}.md5mesh beside "
+                        f"progs/{stem}.mdl; this export went to folder {path.parent.name or '.'}")
+    return TwinFiles(files, warnings, info)
+
+
+def quake2_twin(context, path: Path, objects, options, result, skin_files: list[SkinFile]) -> TwinFiles:
+    """``md5/tris.md5mesh`` and ``md5/tris.md5anim`` beside the MD2 ``path``, and a copy of each skin file
+    under ``md5/`` beside where the MD2's skin goes."""
+    folder = path.parent / QUAKE2_FOLDER
+    skins = list(result.model.skins)
+    shader = skins[0].rsplit("/", 1)[-1] if skins else path.stem
+    build, texts = _twin_build(context, objects, options, result, shader)
+    files = [SkinFile(folder / f"{path.stem}.md5mesh", texts[0], "MD5 mesh, Enhanced Model"),
+             SkinFile(folder / f"{path.stem}.md5anim", texts[1], "MD5 anim, Enhanced Model")]
+    files += [SkinFile(f.target.parent / QUAKE2_FOLDER / f.target.name, f.data, f"{f.note}, for the MD5")
+              for f in skin_files]
+    warnings = list(build.warnings)
+    if not skin_files and skins:
+        warnings.append("Enhanced Model: no skin files were written (Skins: Names Only); Q2PRO looks for the "
+                        "MD2's skins with md5/ before the file name")
+    info = build.info + [f"Enhanced Model: {build.anim.num_frames} MD5 frames, one per MD2 frame"]
+    return TwinFiles(files, warnings, info)
+
+
+class EnhancedModel:
+    """What the MDL and MD2 exports call (through their options, so that they import no MD5 code)."""
+    check = staticmethod(check_rigged)
+    rigged = staticmethod(rigged)
+    quake = staticmethod(quake_twin)
+    quake2 = staticmethod(quake2_twin)
+
+
+ENHANCED = EnhancedModel()
