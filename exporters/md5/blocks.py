@@ -28,6 +28,7 @@ from ...formats.md5.records import Md5MeshPart
 from ...formats.md5.skinning import quat_rotate
 from ...formats.shown import quoted
 from ..export_error import ExportError
+from ..vertex_weights import vertex_weights
 from ..sampling.mesh_topology import Topology, object_topology
 from .rig import parent_bone
 
@@ -89,24 +90,19 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     try:
         co = np.empty(len(mesh.vertices) * 3, np.float32)
         mesh.vertices.foreach_get("co", co)
-        entries = [(i, e.group, e.weight) for i, v in enumerate(mesh.vertices) for e in v.groups]
+        bones = armature.data.bones
+        joint_of = {name: j for j, name in enumerate(order) if bones[name].use_deform}
+        vertex, joint, weight = vertex_weights(mesh, obj, joint_of)
     finally:
         obj_eval.to_mesh_clear()
     matrix = model @ np.array(obj.matrix_world, np.float64)
     with np.errstate(invalid="ignore", over="ignore"):          # refused as not finite by the build
         positions = (co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]) * scale
-    bones = armature.data.bones
-    joint_of = {name: j for j, name in enumerate(order) if bones[name].use_deform}
-    group_joint = np.array([joint_of.get(g.name, -1) for g in obj.vertex_groups] + [-1], np.int64)
-    rows = np.array(entries, np.float64).reshape(-1, 3)
-    vertex, group, weight = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2]
-    joint = group_joint[np.where((group >= 0) & (group < len(group_joint) - 1), group, -1)]
-    keep = (joint >= 0) & (weight > 0)
     bone = parent_bone(obj)
     if bone:                          # a rigid part: every vertex follows its bone alone
         count = len(positions)
         return RestMesh(obj, topology, positions, (np.arange(count), np.full(count, order.index(bone)), np.ones(count)))
-    return RestMesh(obj, topology, positions, (vertex[keep], joint[keep], weight[keep]))
+    return RestMesh(obj, topology, positions, (vertex, joint, weight))
 
 
 def limited_weights(rest: RestMesh, report: WeightReport) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -5,24 +5,18 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
+from ..vertex_weights import vertex_weights as skin_rows
+
 
 MAX_SMOOTHING_GROUP = 32
 
 
 def vertex_weights(mesh: bpy.types.Mesh, obj: bpy.types.Object, joint_index: dict[str, int]
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows (vertex, joint, weight) of the vertex groups named after exported joints."""
-    group_joint = np.array([joint_index.get(g.name, -1) for g in obj.vertex_groups] + [-1], dtype=np.int64)
-    if not np.any(group_joint >= 0):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
-    entries = [(i, e.group, e.weight) for i, v in enumerate(mesh.vertices) for e in v.groups]
-    if not entries:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
-    table = np.array(entries, dtype=np.float64)
-    rows, groups, weights = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2]
-    joints = group_joint[np.minimum(groups, len(group_joint) - 1)]
-    keep = (joints >= 0) & (weights > 0)
-    return rows[keep], joints[keep], weights[keep].astype(np.float32)
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows (vertex, joint, weight) of the vertex groups named after exported joints (weights as float32,
+    as MilkShape stores them)."""
+    rows, joints, weights = skin_rows(mesh, obj, joint_index)
+    return rows, joints, weights.astype(np.float32)
 
 
 def dense_weights(rows: np.ndarray, joints: np.ndarray, weights: np.ndarray, count: int, num_joints: int) -> np.ndarray:

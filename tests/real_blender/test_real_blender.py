@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from formats.md2.codec import parse_md2  # noqa: E402
 from formats.mdl.codec import parse_mdl  # noqa: E402
+from formats.md3.codec import read_md3  # noqa: E402
 
 EXTENSION_FILE = re.compile(r"extensions/user_default/classic_models/\S+")
 
@@ -44,7 +45,7 @@ def test_console_names_no_extension_file(session):
 
 
 FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "import_md5", "export_md2", "export_mdl",
-                "export_ms3d")
+                "export_ms3d", "export_md3", "export_md5")
 
 
 @pytest.mark.parametrize("dialog", FILE_DIALOGS)
@@ -98,7 +99,7 @@ def test_export_option_clicked_reaches_the_file(session):
     assert timeline.num_frames == 6                # the default (Timeline) on the same scene
 
 
-@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d"))
+@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "md3"))
 def test_collection_exporter_draws_options_and_exports(session, ext):
     check = session.check(f"collection_exporter:{ext}")
     assert check["ok"], f"{session.suite}: {check}"
@@ -107,6 +108,8 @@ def test_collection_exporter_draws_options_and_exports(session, ext):
         assert parse_md2(data).num_frames == 6
     elif ext == "mdl":
         assert parse_mdl(data).num_poses == 6
+    elif ext == "md3":
+        assert len(read_md3(data).frame_names) == 6
     else:
         assert data[:10] == b"MS3D000000"
 
@@ -119,13 +122,13 @@ def test_sidebar_model_panel(session, ext):
         assert check["frames"] == 6 and check["animations"] >= 1, check
 
 
-@pytest.mark.parametrize("key", ("md2", "mdl", "ms3d", "md5", "archive"))
+@pytest.mark.parametrize("key", ("md2", "mdl", "ms3d", "md3", "md5", "archive"))
 def test_drop_poll(session, key):
     check = session.check(f"drop:poll_{key}")
     assert check["ok"], check
 
 
-@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "md5mesh", "pak"))
+@pytest.mark.parametrize("ext", ("md2", "mdl", "ms3d", "md3", "md5mesh", "pak"))
 def test_drop_import(session, ext):
     """What a drop on the 3D viewport runs (wm.drop_import_file): the import's popup with its options,
     confirmed with Return (the archive: its model list)."""

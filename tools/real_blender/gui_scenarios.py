@@ -45,7 +45,7 @@ def make_scene(screen, work, record):
     cube.location = (0, 0, 3)
     cube.keyframe_insert("location", frame=6)
     cube.select_set(True)
-    for ext in ("md2", "mdl", "ms3d"):
+    for ext in ("md2", "mdl", "ms3d", "md3"):
         getattr(bpy.ops.export_scene, ext)(filepath=str(work / f"crate.{ext}"))
     members = [("progs/crate.mdl", (work / "crate.mdl").read_bytes()),
                ("models/crate/tris.md2", (work / "crate.md2").read_bytes())]
@@ -55,7 +55,7 @@ def make_scene(screen, work, record):
         body, offset = body + data, offset + len(data)
     (work / "small.pak").write_bytes(struct.pack("<4sii", b"PACK", offset, len(entries)) + body + entries)
     (work / "crate.md5mesh").write_text(CRATE_MD5MESH)      # no MD5 export yet: a small hand-written mesh
-    record("scene:models_written", all((work / n).is_file() for n in ("crate.md2", "crate.mdl", "crate.ms3d")))
+    record("scene:models_written", all((work / n).is_file() for n in ("crate.md2", "crate.mdl", "crate.ms3d", "crate.md3")))
     yield 1.0
 
 
@@ -90,7 +90,8 @@ mesh {
 # ---------------------------------------------------------------- file browser dialogs (import and export)
 DIALOGS = (("import_md2", "import_scene.md2"), ("import_mdl", "import_scene.mdl"), ("import_ms3d", "import_scene.ms3d"),
            ("import_md3", "import_scene.md3"), ("import_md5", "import_scene.md5"),
-           ("export_md2", "export_scene.md2"), ("export_mdl", "export_scene.mdl"), ("export_ms3d", "export_scene.ms3d"))
+           ("export_md2", "export_scene.md2"), ("export_mdl", "export_scene.mdl"), ("export_ms3d", "export_scene.ms3d"),
+           ("export_md3", "export_scene.md3"), ("export_md5", "export_scene.md5"))
 
 
 def file_dialogs(screen, work, record):
@@ -295,14 +296,14 @@ def drag_and_drop(screen, work, record):
     """The FileHandlers: poll_drop where a file is dropped, then what a drop on the viewport runs
     (wm.drop_import_file with the dropped folder and file, INVOKE: the import's popup), confirmed with Return."""
     areas = {kind: screen.area(kind) for kind in ("VIEW_3D", "OUTLINER", "PROPERTIES")}
-    for key in ("md2", "mdl", "ms3d", "md5", "archive"):
+    for key in ("md2", "mdl", "ms3d", "md3", "md5", "archive"):
         handler = getattr(bpy.types, f"IO_FH_classic_models_{key}", None)
         polls = {}
         for kind, (win, area, region) in areas.items():
             with bpy.context.temp_override(window=win, area=area, region=region):
                 polls[kind] = bool(handler.poll_drop(bpy.context)) if handler else None
         record(f"drop:poll_{key}", polls == {"VIEW_3D": True, "OUTLINER": True, "PROPERTIES": False}, poll_drop=polls)
-    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D"), ("md5mesh", "MD5")):
+    for ext, fmt in (("md2", "MD2"), ("mdl", "MDL"), ("ms3d", "MS3D"), ("md3", "MD3"), ("md5mesh", "MD5")):
         names = {o.name for o in bpy.data.objects}
         screen.xdo("mousemove", 650, 450)
         before = yield from screen.settle()
@@ -348,7 +349,7 @@ def collection_exporters(screen, work, record):
     space.context = "COLLECTION"
     collection = bpy.data.collections["Collection"]
     try:
-        for ext in ("md2", "mdl", "ms3d"):
+        for ext in ("md2", "mdl", "ms3d", "md3"):
             before = yield from screen.settle()
             with bpy.context.temp_override(window=win, area=area, region=region):
                 bpy.ops.collection.exporter_add(name=f"IO_FH_classic_models_{ext}")
