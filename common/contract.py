@@ -161,9 +161,11 @@ MD3_SKIN_SHADER = "md3_skin_shader"  # material: the skin set's shader it shows 
 # vertex i; triangle i is polygon i (degenerate triangles in MD5_DEGENERATE rows, DEGENERATE_MD3's
 # dtype). Joints are found by index (MD5_JOINT_INDEX on the bone), never by name alone: Blender makes
 # bone names unique and cuts them at 63 bytes. Each .md5anim is one action (its frames at the scene
-# times the import chose). The files' text is kept so that an untouched export keeps every number's
-# characters (formats/md5/write.py keep_text): the export re-reads the kept text, puts in the values
-# Blender evaluates where they differ beyond the printed precision, and writes.
+# times the import chose), or one action per animation of the paired classic model (MD5_ANIM_FRAMES).
+# The files' text is kept so that an untouched export keeps every number's characters
+# (formats/md5/write.py keep_text): the export re-reads the kept text, puts in the values Blender
+# evaluates where they differ beyond the printed precision and Blender's own float32 round-off of
+# bones and poses (exporters/md5/kept.py), and writes.
 MD5_MESH_SOURCE = "md5_mesh_source"  # object (armature root): the .md5mesh file's bytes as read
 MD5_MESH_FILE = "md5_mesh_file"      # object (armature root): the member or file name it came from
 MD5_CLASSIC = "md5_classic"          # object (armature root): the paired classic model's member or
@@ -173,3 +175,5 @@ MD5_MESH_INDEX = "md5_mesh_index"    # object (mesh): its block index in the .md
 MD5_DEGENERATE = "md5_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triangle index, vertex indexes)
 MD5_ANIM_SOURCE = "md5_anim_source"  # action: the .md5anim file's bytes as read
 MD5_ANIM_FILE = "md5_anim_file"      # action: the member or file name it came from
+MD5_ANIM_FRAMES = "md5_anim_frames"  # action: (first, last) anim frames it holds, when the import split the
+                                     # anim into the paired classic model's animations (absent: all)

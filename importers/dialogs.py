@@ -93,7 +93,8 @@ def draw_ms3d_import(operator, layout, context) -> None:
 
 def draw_md5_import(operator, layout, context) -> None:
     _prop_groups(operator, layout, "md5", (
-        ("animation", "Animation", ("find_anims", "scene_timing")), ("skins", "Skins", ("load_skins",))))
+        ("animation", "Animation", ("find_anims", "animations", "scene_timing")),
+        ("skins", "Skins", ("load_skins",))))
 
 
 def draw_archive_import(operator, layout, context) -> None:
@@ -157,6 +158,8 @@ def draw_archive_import(operator, layout, context) -> None:
         body = group(layout, "CLASSIC_MODELS_archive_md5", "MD5")
         if body:
             body.prop(operator, "find_anims")
+            if not present & {"MD2", "MDL"}:
+                body.prop(operator, "animations")
             if not present & {"MD2", "MDL", "MD3", "MS3D"}:
                 body.prop(operator, "scene_timing")
             if not present & {"MD2", "MDL", "MD3"}:

@@ -4,21 +4,58 @@ model the export built has the kept file's shape (the same counts) and its value
 within the precision the file printed them with, the kept values (and so, through
 :func:`...formats.md5.write.write_md5mesh` ``keep_text``, their characters) are written; values that
 changed are written as evaluated.
+
+A joint's bind rotation is the file's while its bone turned less than :func:`rest_allowance`: Blender
+keeps a bone as head, tail and roll in float32 and rebuilds its rest matrix from them, which turns it by
+round-off (up to 3e-4 radians in the corpus, near -Y) that no printed precision covers. Joints are
+matched by index (``common/contract.py`` MD5_JOINT_INDEX orders them), their positions within the
+printed precision.
 """
 from __future__ import annotations
 
 import numpy as np
 import bpy
 
-from ...common.contract import MD5_ANIM_SOURCE, MD5_MESH_SOURCE
+from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.mesh import read_md5mesh
-from ...formats.md5.skinning import bind_joints, local_poses, skin_vertices
+from ...common.md5_pose import quaternion_matrices
+from ...formats.md5.skinning import bind_joints, frame_joints, local_poses, quat_multiply, skin_vertices
 from ...formats.md5.write import detect_style, write_md5mesh
 
 
 FLOAT32 = float(np.finfo(np.float32).eps)
+NEG_Y_SNAP = 2.5e-4       # Blender vec_roll_to_mat3_normalized (armature.cc) CRITICAL_THRESHOLD: a bone
+                          # axis this close to -Y (distance in X and Z) is put on -Y
+POSE_ROUND_OFF = 64      # pose_allowance
+ROUND_OFF = 4             # twice the float32 error of a bone's axis in units of eps * (|head| + length) / length
+
+
+def rest_allowance(quat: np.ndarray, heads: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """(J,) the largest turn (radians) of joints at rotations ``quat`` (x y z w) that Blender's head, tail
+    and roll can give their bones (heads and display lengths in the armature's units).
+
+    The axis is ``tail - head`` of two float32 points, off by about ``eps (|head| + length) / length``
+    radians (2 at worst, :data:`ROUND_OFF` twice that); the roll is measured from a frame that turns
+    about -Y, so an axis ``d`` away from -Y turns the bone's X and Z by the axis error over ``d``; an axis
+    within :data:`NEG_Y_SNAP` of -Y is put on it (the bone turns by ``d``). Measured on the corpus
+    (drone, player: axes 8e-4 to 0.1 from -Y) the turns are at most 0.62 of the first two terms without
+    the factor; elsewhere under 4 eps * ratio."""
+    axis = quaternion_matrices(quat)[:, :, 1]
+    distance = np.linalg.norm(axis + np.array([0.0, 1.0, 0.0]), axis=1)
+    lengths = np.maximum(np.asarray(lengths, np.float64), 1e-30)
+    error = ROUND_OFF * FLOAT32 * (np.linalg.norm(heads, axis=1) + lengths) / lengths
+    snapped = distance + error < NEG_Y_SNAP                # the axis put on -Y, as read and as rebuilt
+    near = distance - error <= NEG_Y_SNAP                  # perhaps put on -Y
+    twist = error * (1.0 + 1.0 / np.maximum(distance, NEG_Y_SNAP))
+    return np.where(snapped, distance + error, twist + np.where(near, distance, 0.0))
+
+
+def turn(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """(...,) the angle (radians) between rotations ``new`` and ``old`` (x y z w; q and -q alike)."""
+    relative = quat_multiply(old * np.array([-1.0, -1.0, -1.0, 1.0]), new)
+    return 2.0 * np.arctan2(np.linalg.norm(relative[..., :3], axis=-1), np.abs(relative[..., 3]))
 
 
 def _tolerance(source, extent: float) -> float:
@@ -43,9 +80,9 @@ def _rotation_change(new: np.ndarray, old: np.ndarray) -> np.ndarray:
     return np.minimum(np.abs(new - old).max(axis=-1), np.abs(new + old).max(axis=-1))
 
 
-def _merged_mesh(mesh, kept):
+def _merged_mesh(mesh, kept, lengths: np.ndarray):
     """The kept mesh with the evaluated values where they changed, or None when its shape (counts,
-    weights, triangles) changed."""
+    weights, triangles) changed; ``lengths`` the bones' lengths in joint order."""
     if (mesh.joint_names != kept.joint_names or len(mesh.meshes) != len(kept.meshes)
             or not np.array_equal(mesh.joint_parents, kept.joint_parents)):
         return None
@@ -54,53 +91,84 @@ def _merged_mesh(mesh, kept):
                  + [float(np.abs(skin_vertices(p, *old_joints)).max(initial=0.0)) for p in kept.meshes])
     tolerance = _tolerance(kept.source, extent)
     kept.joint_pos = _merge(mesh.joint_pos, kept.joint_pos, tolerance)
-    same_turn = _rotation_change(new_joints[1], old_joints[1]) <= tolerance
+    same_turn = turn(new_joints[1], old_joints[1]) <= tolerance + rest_allowance(old_joints[1], kept.joint_pos,
+                                                                                 lengths)
     kept.joint_orient = np.where(same_turn[:, None], kept.joint_orient, mesh.joint_orient)
     for new, old in zip(mesh.meshes, kept.meshes):
-        if not _same_weights_in_kept_order(new, old, len(mesh.joint_names)):
+        if not _merged_part(new, old, len(mesh.joint_names), new_joints, old_joints, tolerance):
             return None
-        for name in ("weight_start", "weight_count", "triangles", "weight_joint"):
-            if not np.array_equal(getattr(new, name), getattr(old, name)):
-                return None
-        old.uv = _merge(new.uv, old.uv, tolerance)
-        bias = _merge(new.weight_bias, old.weight_bias, tolerance)
-        # a weight's position is the file's own while its vertex is where the file puts it (a vertex of
-        # several weights: the file's positions need not each be the vertex, only their weighted sum)
-        same = np.abs(skin_vertices(new, *new_joints) - skin_vertices(old, *old_joints)).max(axis=1) <= tolerance
-        owner = _owners(old)
-        keep = (owner >= 0) & same[np.maximum(owner, 0)] & (bias == old.weight_bias)
-        old.weight_pos = np.where(keep[:, None], old.weight_pos, new.weight_pos)
-        old.weight_bias = bias
     return kept
 
 
-def _owners(part) -> np.ndarray:
-    """The vertex each weight (in file order) belongs to, -1 for a weight no vertex uses."""
+def _slots(part) -> tuple[np.ndarray, np.ndarray]:
+    """Each vertex's weights in vertex order: (vertex, weight index) per slot."""
     counts = np.asarray(part.weight_count, np.int64)
-    index = np.repeat(np.asarray(part.weight_start, np.int64), counts) + (
+    vertex = np.repeat(np.arange(len(counts)), counts)
+    return vertex, np.repeat(np.asarray(part.weight_start, np.int64), counts) + (
         np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-    owner = np.full(len(part.weight_bias), -1, np.int64)
-    owner[index] = np.repeat(np.arange(len(counts)), counts)
-    return owner
 
 
-def _same_weights_in_kept_order(new, old, joints: int) -> bool:
-    """Put ``new``'s weights in ``old``'s order (each vertex's weights are a set: the export writes the
-    largest first, a file may not); False when the vertices' weight sets differ."""
-    if (len(new.weight_bias) != len(old.weight_bias) or not np.array_equal(new.weight_count, old.weight_count)
-            or not np.array_equal(new.weight_start, old.weight_start)):
+def _merged_part(new, old, joints: int, new_joints, old_joints, tolerance: float) -> bool:
+    """``old`` (a kept mesh block) with ``new``'s values where its vertices changed; False when the block's
+    shape changed (triangles, a vertex's weight count or joints), or when a vertex changed in a block whose
+    vertices share weights (the file's layout cannot hold the change).
+
+    A vertex is unchanged while it lies where the file puts it and its weights have the shares the file
+    gives them: the export writes weights normalised (they sum to 1), a file need not (the mine's 0.5), so
+    the file's biases are compared as shares of their vertex's sum. An unchanged vertex keeps the file's
+    biases and weight positions (a vertex of several weights: the file's positions need not each be the
+    vertex, only their weighted sum)."""
+    if not (np.array_equal(new.weight_count, old.weight_count) and np.array_equal(new.triangles, old.triangles)):
         return False
-    new_key = _owners(new) * joints + np.asarray(new.weight_joint)
-    old_key = _owners(old) * joints + np.asarray(old.weight_joint)
+    new_vertex, new_index = _slots(new)
+    old_vertex, old_index = _slots(old)
+    if len(old_index) and (old_index.max() >= len(old.weight_bias)):
+        return False
+    new_key = new_vertex * joints + np.asarray(new.weight_joint)[new_index]
+    old_key = old_vertex * joints + np.asarray(old.weight_joint)[old_index]
     new_order, old_order = np.argsort(new_key, kind="stable"), np.argsort(old_key, kind="stable")
     if not np.array_equal(new_key[new_order], old_key[old_order]):
         return False
-    placed = np.empty_like(new_order)
-    placed[old_order] = new_order
-    new.weight_joint = np.asarray(new.weight_joint)[placed]
-    new.weight_bias = np.asarray(new.weight_bias)[placed]
-    new.weight_pos = np.asarray(new.weight_pos)[placed]
+    matched = np.empty_like(new_order)              # slot i of old <-> slot matched[i] of new
+    matched[old_order] = new_order
+    old.uv = _merge(new.uv, old.uv, tolerance)
+    old_bias = np.asarray(old.weight_bias, np.float64)[old_index]
+    totals = np.bincount(old_vertex, weights=old_bias, minlength=len(old.weight_count))
+    with np.errstate(all="ignore"):
+        share = old_bias / totals[old_vertex]
+    new_bias = np.asarray(new.weight_bias, np.float64)[new_index][matched]
+    moved = np.abs(skin_vertices(new, *new_joints) - skin_vertices(old, *old_joints)).max(axis=1) > tolerance
+    np.logical_or.at(moved, old_vertex, ~(np.abs(new_bias - share) <= tolerance))
+    if not moved.any():
+        return True
+    simple = np.array_equal(np.sort(old_index), np.arange(len(old.weight_bias)))   # each weight one vertex's
+    if not simple:
+        return False
+    changed = moved[old_vertex]
+    taken = new_index[matched]
+    for name in ("weight_bias", "weight_pos"):
+        values = np.array(getattr(old, name), np.float64)
+        values[old_index[changed]] = np.asarray(getattr(new, name), np.float64)[taken[changed]]
+        setattr(old, name, values)
     return True
+
+
+def pose_allowance(anim) -> tuple[np.ndarray, np.ndarray]:
+    """(J,) the largest change of a joint's local position and quaternion component that Blender's float32
+    pose evaluation gives an untouched imported anim: each level of the hierarchy multiplies float32
+    matrices (``BKE_pose_where_is_bone``: the parent's pose, the bone's rest offset, its channels' matrix)
+    and the export reads float32 matrices back; measured on the corpus (Red Eclipse's player, drone and
+    weapons, hierarchies 6 deep) at most 20 eps per level for rotations and 12 eps per level times the
+    model's extent for positions. :data:`POSE_ROUND_OFF` (64) gives three times that."""
+    parents = np.asarray(anim.joint_parents, np.int64)
+    depth = np.ones(len(parents))
+    for joint, parent in enumerate(parents.tolist()):      # parents first (the codec refuses others)
+        depth[joint] += depth[parent] if 0 <= parent < joint else 0.0
+    with np.errstate(all="ignore"):
+        world = np.nan_to_num(frame_joints(anim)[0])
+    extent = max(float(np.abs(world).max(initial=0.0)), 1.0)
+    rotation = POSE_ROUND_OFF * FLOAT32 * depth
+    return rotation * extent, rotation
 
 
 def _merged_anim(anim, kept, mesh_unchanged: bool):
@@ -108,15 +176,34 @@ def _merged_anim(anim, kept, mesh_unchanged: bool):
     if (anim.joint_names != kept.joint_names or anim.num_frames != kept.num_frames
             or not np.array_equal(anim.joint_parents, kept.joint_parents)):
         return None
-    tolerance = _tolerance(kept.source, float(np.abs(kept.base_pos).max(initial=0.0)))
+    printed = _tolerance(kept.source, float(np.abs(kept.base_pos).max(initial=0.0)))
     new_pos, new_quat = local_poses(anim)
     old_pos, old_quat = local_poses(kept)
-    if (np.abs(new_pos - old_pos).max(initial=0) > tolerance
-            or _rotation_change(new_quat, old_quat).max(initial=0) > tolerance):
+    position, rotation = pose_allowance(kept)
+    if ((np.abs(new_pos - old_pos).max(axis=-1) > printed + position).any()
+            or (_rotation_change(new_quat, old_quat) > printed + rotation).any()):
         return None            # the poses changed: the anim is written as evaluated, in the kept file's style
     if not mesh_unchanged:          # else the file's own bounds, as many as it had (ironwail reads any number)
         kept.bounds = anim.bounds
     return kept
+
+
+def played_source(played: list) -> bytes | None:
+    """The kept ``.md5anim`` the ``played`` actions hold together: one action's, or, for actions the import
+    split from one anim (MD5_ANIM_FRAMES), its file's when they are played in its order, each of its frames
+    once (an anim of other frames is sampled from Blender: several actions make one anim of their own)."""
+    sources = [action.get(MD5_ANIM_SOURCE) for action in played]
+    if not sources or sources[0] is None:
+        return None
+    if len(played) == 1:
+        return bytes(sources[0])
+    following = 0
+    for action, source in zip(played, sources):
+        frames = [int(f) for f in action.get(MD5_ANIM_FRAMES, ())]
+        if source is None or len(frames) != 2 or frames[0] != following or bytes(source) != bytes(sources[0]):
+            return None
+        following = frames[1] + 1
+    return bytes(sources[0])
 
 
 def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):
@@ -129,18 +216,20 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
         kept_mesh = read_md5mesh(bytes(source))
     except FormatError:
         return mesh, anim, ""
-    merged = _merged_mesh(mesh, kept_mesh)
+    bones = armature.data.bones
+    lengths = np.array([bones[name].length if name in bones else 0.0 for name in mesh.joint_names])
+    merged = _merged_mesh(mesh, kept_mesh, lengths)
     notes = []
     if merged is not None:
         notes.append("md5mesh: the imported file's text kept where its values are unchanged")
         mesh = merged
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     unchanged = merged is not None and write_md5mesh(mesh) == bytes(source)
-    if played is not None:          # Actions: the one action sampled (several make one anim of their own)
-        action = played[0] if len(played) == 1 else None
+    if played is not None:          # Actions: the one action sampled, or the actions split from one anim
+        anim_source = played_source(played)
     else:                           # Timeline: the armature's action
         action = armature.animation_data.action if armature.animation_data is not None else None
-    anim_source = action.get(MD5_ANIM_SOURCE) if action is not None else None
+        anim_source = action.get(MD5_ANIM_SOURCE) if action is not None else None
     if anim_source is not None:
         try:
             kept_anim = read_md5anim(bytes(anim_source))

@@ -112,6 +112,15 @@ def _listed_elsewhere(objects: list[bpy.types.Object], ids: list[bpy.types.ID] =
     return names
 
 
+def list_owner(obj: bpy.types.Object) -> bpy.types.Object:
+    """The object whose animation list (``classic_model.animations``) orders ``obj``'s actions: its own,
+    else its armature parent's (an MD5 import keeps the list on the armature root of its mesh blocks)."""
+    parent = obj.parent
+    if not len(obj.classic_model.animations) and parent is not None and parent.type == "ARMATURE":
+        return parent
+    return obj
+
+
 def _resolves(id_block: bpy.types.ID, fcurves: list[bpy.types.FCurve]) -> bool:
     for fcurve in fcurves:
         try:
@@ -145,7 +154,7 @@ def find_actions(objects: list[bpy.types.Object], standard: str = "") -> list[tu
                 found[action.name] = (action, id_block)
                 break
     listed = [getattr(a, "action", None).name if getattr(a, "action", None) is not None else a.name
-              for a in objects[0].classic_model.animations] if objects else []
+              for a in list_owner(objects[0]).classic_model.animations] if objects else []
     rest = sorted(n for n in found if n not in listed)
     if standard_first(standard, list(found)):
         rest = in_standard_order(rest)
@@ -155,7 +164,7 @@ def find_actions(objects: list[bpy.types.Object], standard: str = "") -> list[tu
 
 def standard_rule(objects: list[bpy.types.Object], standard: str) -> str:
     """``standard``, or "" for a model imported with one action per animation: its file's order stands."""
-    imported = objects and any(item.action is not None for item in objects[0].classic_model.animations)
+    imported = objects and any(item.action is not None for item in list_owner(objects[0]).classic_model.animations)
     return "" if imported else standard
 
 

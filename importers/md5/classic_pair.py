@@ -4,9 +4,11 @@ names, animations and the layout's skins.
 - Frames: anim frame k is classic frame k (ironwail ``loadMd5Replacement``: each anim frame becomes one
   frame of one pose, QuakeC's frame numbers; Q2PRO ``MD5_ParseAnim``: frame k drawn for MD2 frame k).
   An MDL's frame k is its k-th frame slot, named by its first pose; an MD2's frame k its frame name.
-  The root's frame table (``classic_model.frames``, names only: no shape keys) holds the names, a
-  marker starts each animation (:func:`...formats.animations.group_animations`) and the sidebar's
-  animation list holds them, as the MD2 and MDL imports make them.
+  The root's frame table (``classic_model.frames``, names only: no shape keys) holds the names; the
+  animations are the classic import's (an MDL's per frame group and run of single frames sharing a name,
+  :func:`...formats.animations.slot_runs`; an MD2's per run of names,
+  :func:`...formats.animations.group_animations`): *Animations: Timeline* puts a marker at each and lists
+  them in the sidebar, *Actions* splits the anim into one action per animation (:meth:`ClassicPair.split`).
 - Skins, Quake re-release: ``progs/<shader>_<skin:02>_<frame:02>.lmp`` beside the mesh, 8-bit in
   Quake's palette, indices 224-255 fullbright (ironwail ``Mod_CheckFullbrights``): shown as the MDL
   import shows an MDL skin (:mod:`...common.mdl_skins`: the colour image and a fullbright mask).
@@ -22,7 +24,7 @@ import bpy
 
 from ...common.mdl_skins import skin_slot_material
 from ...common.skin_images import has_holes, skin_material
-from ...formats.animations import Animation, group_animations
+from ...formats.animations import Animation, group_animations, slot_runs
 from ...formats.errors import FormatError
 from ...formats.images.lmp import read_lmp, skin_name
 from ...formats.md2.codec import parse_md2
@@ -42,21 +44,35 @@ class ClassicPair:
     animations: list[Animation]
     materials: list = field(default_factory=list)   # per mesh block (or one entry for all): its skins' materials
 
-    def place(self, scene: bpy.types.Scene, root: bpy.types.Object, start: int, step: float) -> None:
-        """Markers, the animation list and the frame table for anim frames from ``start`` every ``step``."""
-        settings = root.classic_model
-        settings.animation_mode = "TIMELINE"
-        frames = settings.frames
+    def record_frames(self, root: bpy.types.Object) -> None:
+        """The frame table: the classic model's frame names (names only: these frames are no shape keys)."""
+        frames = root.classic_model.frames
         frames.clear()
         for name in self.frame_names:
             item = frames.add()
             item.name = item.file_name = name
+
+    def place(self, scene: bpy.types.Scene, root: bpy.types.Object, start: int, step: float) -> None:
+        """Markers and the animation list for anim frames from ``start`` every ``step`` (one action)."""
+        settings = root.classic_model
+        settings.animation_mode = "TIMELINE"
         add_markers(scene, self.animations, start, step)
         for anim in self.animations:
             item = settings.animations.add()
             item.name = anim.name
             item.frame_start = scene_frame(start, anim.first, step)
             item.frame_end = scene_frame(start, anim.last, step, True)
+
+
+def _animations(model, names: list[str], is_mdl: bool, count: int) -> list[Animation]:
+    """The classic model's animations over its frames (anim frames) as its own import makes them: an MDL's
+    per frame group and per run of single frames sharing a name (frame slots), an MD2's per run of names;
+    cut to the anim's ``count`` frames."""
+    if is_mdl:
+        found = [Animation(animation.name, slots[0], slots[-1]) for animation, slots in slot_runs(model)]
+    else:
+        found = group_animations(names)
+    return [Animation(a.name, a.first, min(a.last, count - 1)) for a in found if a.first < count]
 
 
 def _mdl_frame_names(model) -> list[str]:
@@ -79,8 +95,9 @@ def find_pair(source: ModelSource, mesh, anim, options, result: ImportResult) ->
     if anim is not None and anim.num_frames != len(names):
         result.warnings.append(f"{source.label}: the anim has {anim.num_frames} frames, {found.name} {len(names)}: "
                                "anim frame k is drawn for classic frame k")
-    shown = names[:anim.num_frames] if anim is not None else []
-    pair = ClassicPair(found.member or found.where, shown, group_animations(shown))
+    count = anim.num_frames if anim is not None else 0
+    shown = names[:count]
+    pair = ClassicPair(found.member or found.where, shown, _animations(model, names, is_mdl, count))
     if options.load_skins:
         pair.materials = (_lmp_materials(source, mesh, result) if is_mdl
                           else _md2_materials(source, model.skins, result))

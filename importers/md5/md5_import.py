@@ -17,7 +17,10 @@ What an import creates:
   frame k at scene frame ``start + k × step`` where ``step`` is 1 at the anim's ``frameRate`` or the
   scene's rate over it (:mod:`..scene_timing`). The first anim's action is active; with several, the
   sidebar's animation list holds one entry per action (each kept with a fake user). The action keeps
-  ``["md5_anim_source"]`` and ``["md5_anim_file"]``.
+  ``["md5_anim_source"]`` and ``["md5_anim_file"]``. With the paired classic model and *Animations:
+  Actions* the first anim is split into one action per classic animation (:mod:`.classic_pair`), each
+  from the scene's first frame, listed in the sidebar; each also keeps ``["md5_anim_frames"]``, the
+  anim frames it holds, so that the split actions exported in order write the file back.
 """
 from __future__ import annotations
 
@@ -29,7 +32,8 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import (DEGENERATE_MD3, MD5_ANIM_FILE, MD5_ANIM_SOURCE, MD5_CLASSIC, MD5_DEGENERATE,
+from ...common.contract import (DEGENERATE_MD3, MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_CLASSIC,
+                                MD5_DEGENERATE,
                                 MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
 from ...common.made_names import mark_made
 from ...common.md5_pose import weight_spread
@@ -61,6 +65,7 @@ class Md5ImportOptions:
     find_anims: str = "STEM"              # 'STEM', 'FOLDER' or 'NONE' (md5_files.py)
     anim_files: tuple[str, ...] = ()      # .md5anim files chosen with the mesh (taken whatever find_anims says)
     load_skins: bool = True               # the paired classic model's skins (classic_pair.py)
+    animations: str = "TIMELINE"          # 'ACTIONS': the anim split into the classic model's animations
     exclude: tuple[str, ...] = field(default=())
 
 
@@ -202,16 +207,17 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     root[MD5_CLASSIC] = pair.name if pair is not None else ""
     settings = root.classic_model
     settings.source_format = "MD5"
-    _animate(context, root, bone_names, mesh, anims, timing, source, pair, result)
+    _animate(context, root, bone_names, anims, timing, source, pair, options.animations == "ACTIONS", result)
     for obj in [root, *blocks]:
         remember_source(obj, source)
     result.objects.extend(blocks + [root])
     return result
 
 
-def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: ModelSource,
-             pair: ClassicPair | None, result: ImportResult) -> None:
-    """One action per anim (the first active), the scene's rate and range, the animation list."""
+def _animate(context, root, bone_names: list[str], anims, timing, source: ModelSource,
+             pair: ClassicPair | None, split: bool, result: ImportResult) -> None:
+    """One action per anim (the first active), or with ``split`` the first anim's frames as one action per
+    animation of the paired classic model; the scene's rate and range, the animation list."""
     if not anims:
         return
     scene = context.scene
@@ -220,14 +226,20 @@ def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: 
     scene_rate = timing.fps(rates[0])
     settings = root.classic_model
     settings.frame_offset = start
+    split = split and pair is not None and bool(pair.animations)
     actions = []
-    for (file, data, anim), rate in zip(anims, rates):
+    for index, ((file, data, anim), rate) in enumerate(zip(anims, rates)):
         step = scene_rate / rate
-        action = animate(root, bone_names, mesh, anim, PurePosixPath(file.name).stem,
-                         start + np.arange(anim.num_frames) * step)
-        action[MD5_ANIM_SOURCE] = data
-        action[MD5_ANIM_FILE] = file.member or file.name
-        actions.append((action, anim.num_frames, step))
+        parts = pair.animations if split and index == 0 else [None]
+        for part in parts:
+            frames = np.arange(anim.num_frames) if part is None else np.arange(part.first, part.last + 1)
+            action = animate(root, bone_names, anim, PurePosixPath(file.name).stem if part is None else part.name,
+                             start + np.arange(len(frames)) * step, None if part is None else frames)
+            action[MD5_ANIM_SOURCE] = data
+            action[MD5_ANIM_FILE] = file.member or file.name
+            if part is not None:
+                action[MD5_ANIM_FRAMES] = (part.first, part.last)
+            actions.append((action, len(frames), step))
     for action, _, _ in actions:
         action.use_fake_user = len(actions) > 1  # each kept in the file while another one plays
     first_action, first_frames, first_step = actions[0]
@@ -236,8 +248,10 @@ def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: 
     if note := timing_note(source.label, timing, rates[0]):
         result.infos.append(note)
     if pair is not None and pair.frame_names:
-        pair.place(scene, root, start, first_step)
-        return
+        pair.record_frames(root)
+        if not split:
+            pair.place(scene, root, start, first_step)
+            return
     if len(actions) > 1:
         settings.animation_mode = "ACTIONS"
         for action, frames, step in actions:

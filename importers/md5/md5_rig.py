@@ -1,8 +1,13 @@
 """MD5 joints -> one Blender armature; weights -> vertex groups; an ``.md5anim`` -> one action.
 
-Bones: bone j's rest matrix is joint j's bind matrix exactly (:mod:`...common.md5_pose`: head at the
-joint's position, the bone's Y axis the joint's Y axis, roll from its X axis; the length, distance to
-the nearest child, is only for display), parented as the joints are; ``bone["md5_joint_index"]`` is j.
+Bones: bone j's rest matrix is joint j's bind matrix (:mod:`...common.md5_pose`: head at the joint's
+position, the bone's Y axis the joint's Y axis, roll from its X axis; the length, distance to the
+nearest child, is only for display), parented as the joints are; ``bone["md5_joint_index"]`` is j.
+Blender keeps a bone as head, tail and roll in float32 and rebuilds its matrix from them, which moves
+the rest rotation a little (a Y axis within 2.5e-4 of -Y is put on -Y: ``vec_roll_to_mat3_normalized``
+in Blender's ``armature.cc``); the keys are made against the rest matrices Blender then holds
+(:func:`local_rests`), so each bone's pose is the joint's frame matrix all the same, and the export
+writes the file's own bind values while a bone is where the import left it (``exporters/md5/kept.py``).
 Pose channels: ``rotation_quaternion`` and ``location`` of each bone keyed at every anim frame
 (linear, as the engines lerp between frames) with the basis that makes the bone's pose the joint's
 frame matrix, so Blender's Armature deform is the engines' skinning (Q2PRO ``MD5_BuildFrameSkeleton``).
@@ -63,19 +68,37 @@ def assign_weights(obj: bpy.types.Object, bone_names: list[str], part) -> None:
     fill_vertex_groups(obj, bone_names, *vertex_weights(part, len(bone_names)))
 
 
-def pose_channels(mesh, anim) -> tuple[np.ndarray, np.ndarray]:
-    """(F, J, 3) locations and (F, J, 4) Blender quaternions (w x y z) of every frame of ``anim``."""
-    bind = bind_matrices(mesh)
-    world = rigid_matrices(*frame_joints(anim))
-    bases = pose_bases(bind, anim.joint_parents, world)
+def local_rests(obj: bpy.types.Object, bone_names: list[str]) -> np.ndarray:
+    """(J, 4, 4) each bone's rest matrix relative to its parent's as Blender poses with it: the bone's
+    own rotation (``Bone.matrix``) at its head, which is relative to the parent's tail (Blender
+    ``BKE_bone_parent_transform``: ``offs_bone``); a root's is ``Bone.matrix_local``."""
+    bones = obj.data.bones
+    out = np.zeros((len(bone_names), 4, 4))
+    for j, name in enumerate(bone_names):
+        bone = bones[name]
+        if bone.parent is None:
+            out[j] = np.array(bone.matrix_local, np.float64)
+            continue
+        out[j, :3, :3] = np.array(bone.matrix, np.float64)
+        out[j, :3, 3] = np.array(bone.head, np.float64) + (0.0, bone.parent.length, 0.0)
+        out[j, 3, 3] = 1.0
+    return out
+
+
+def pose_channels(local_rest: np.ndarray, anim, frames=None) -> tuple[np.ndarray, np.ndarray]:
+    """(F, J, 3) locations and (F, J, 4) Blender quaternions (w x y z) of ``frames`` (all by default) of
+    ``anim`` for bones whose rests relative to their parents are ``local_rest`` (J, 4, 4, :func:`local_rests`)."""
+    world = rigid_matrices(*frame_joints(anim, frames))
+    bases = pose_bases(None, anim.joint_parents, world, local_rest)
     quat = continuous(matrix_quaternions(bases[..., :3, :3]))
     return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1)
 
 
-def animate(obj: bpy.types.Object, bone_names: list[str], mesh, anim, action_name: str,
-            frames: np.ndarray) -> bpy.types.Action:
-    """A new action on ``obj`` keying every bone at scene ``frames`` (one per anim frame)."""
-    locations, quaternions = pose_channels(mesh, anim)
+def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str,
+            frames: np.ndarray, anim_frames=None) -> bpy.types.Action:
+    """A new action on ``obj`` keying every bone at scene ``frames``, one per anim frame of ``anim_frames``
+    (all by default)."""
+    locations, quaternions = pose_channels(local_rests(obj, bone_names), anim, anim_frames)
     channels, values = [], []
     for j, bone_name in enumerate(bone_names):
         for axis in range(4):

@@ -32,9 +32,17 @@ class IMPORT_SCENE_OT_md5(bpy.types.Operator, ImportOperatorBase):
                              description="With the classic model beside it (progs/x.mdl, models/x/tris.md2), "
                                          "show the layout's skins (progs/x_00_00.lmp, the MD2's skins under md5/)")
 
+    animations: EnumProperty(name="Animations", default="TIMELINE", items=(
+        ("TIMELINE", "Timeline", "One action per anim; with the classic model beside it, a marker at each of its "
+                                 "animations"),
+        ("ACTIONS", "Actions", "With the classic model beside it (progs/x.mdl, models/x/tris.md2), the anim "
+                               "split into one action per classic animation (MDL: per frame group), each from "
+                               "frame 1; the sidebar's animation list switches between them")),
+        description="How the anim's frames are laid out in Blender when the classic model names them")
+
     def import_options(self, exclude: tuple[str, ...] = (), anims: tuple[str, ...] = ()) -> Md5ImportOptions:
         return Md5ImportOptions(scene_timing=self.scene_timing, find_anims=self.find_anims, anim_files=anims,
-                                load_skins=self.load_skins, exclude=exclude)
+                                load_skins=self.load_skins, animations=self.animations, exclude=exclude)
 
     def execute(self, context):
         paths = operator_paths(self)
