@@ -1,11 +1,13 @@
 """The real-Blender GUI session, run once per Debian root (sid: Blender 5.2.x, trixie: 4.3.x) per pytest run.
 
 Collected only when CLASSIC_MODELS_REAL_BLENDER=1 (tools/dev.sh test sets it for its "real Blender" stage,
-after the bpy matrix), so the three bpy-wheel runs do not start it.
+after the bpy matrix), so the three bpy-wheel runs do not start it. CLASSIC_MODELS_REAL_BLENDER_ONLY (scenario
+names, comma-separated) runs only those scenarios (with make_scene), for working on one with ``-k``.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -40,5 +42,5 @@ def session(request) -> Session:
         pytest.skip(f"no Debian {suite} root with Blender {SUITES[suite]}: run 'bash tools/debian_root.sh ensure {suite}' "
                     "(needs root and debootstrap)")
     out = CHECKOUT / "out" / "real_blender" / suite
-    info = driver.run_session(suite, out)
+    info = driver.run_session(suite, out, os.environ.get("CLASSIC_MODELS_REAL_BLENDER_ONLY", ""))
     return Session(suite, out, info)

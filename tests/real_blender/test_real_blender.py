@@ -164,3 +164,38 @@ def test_dialog_invoked_where_no_region_is_current(session, dialog):
     shows its options, and the file browsers open."""
     check = session.check(f"no_region:{dialog}")
     assert check["ok"], f"{session.suite}: {check}"
+
+
+# ---------------------------------------------------------------- MD5 (tools/real_blender/gui_md5.py)
+def test_md5_import_from_the_file_menu_with_options_clicked(session):
+    """File > Import > MD5 (.md5mesh) clicked; the dialog's option column drawn; Anims switched to Folder and
+    Animations to Actions by mouse; Import: both anims of the folder come in, the one of the mesh's name split
+    into crate.mdl's animations (one: its frames share a name), the other an action of its own, listed."""
+    check = session.check("md5:menu_import")
+    assert check["ok"], check
+    listed = [tuple(item) for item in check["listed"]]
+    assert check["mode"] == "ACTIONS" and check["classic"].endswith("crate.mdl"), check
+    assert [file for _, file in listed] == ["crate.md5anim", "crate_turn.md5anim"], check
+    assert listed[-1][0] == "crate_turn", check
+
+
+def test_md5_drop_imports_the_mesh_with_its_anim(session):
+    check = session.check("md5:drop")
+    assert check["ok"], check
+    assert check["action"] == "crate.md5anim", check
+
+
+def test_md5_collection_exporter_writes_the_pair_back(session):
+    """Exported untouched through Collection properties > Exporters > MD5: the mesh and the anim read back
+    are the dropped files (the files' own text kept), the anim's 6 frames at every scene frame."""
+    from formats.md5.anim import read_md5anim
+    from formats.md5.mesh import read_md5mesh
+    check = session.check("md5:collection_exporter")
+    assert check["ok"], check
+    work = session.out / "work"
+    written = (work / "collection.md5mesh").read_bytes()
+    mesh, anim = read_md5mesh(written), read_md5anim((work / "collection.md5anim").read_bytes())
+    assert mesh.num_joints == 1 and [p.num_verts for p in mesh.meshes] == [4], check
+    assert anim.num_frames == 6 and anim.joint_names == mesh.joint_names, check
+    assert written == (work / "md5" / "crate.md5mesh").read_bytes()
+    assert (work / "collection.md5anim").read_bytes() == (work / "md5" / "crate.md5anim").read_bytes()
