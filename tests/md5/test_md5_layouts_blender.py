@@ -14,29 +14,10 @@ from support.archive_builders import pack_bytes
 from support.environment import CORPUS
 from support.mdl_reference import decode as decode_mdl
 from support.md2_reference import decode as decode_md2
+from support.md5_rig import turning_anim
 
 MESH = CORPUS / "md5/redeclipse/data/luckystrike/door1/mesh.md5mesh"
 MDL = CORPUS / "mdl/librequake/oldone.mdl"
-
-
-def _anim_for(mesh_bytes: bytes, frames: int) -> bytes:
-    """An .md5anim of ``frames`` frames for the mesh's joints: every joint turning about z a little more
-    each frame (all six components animated)."""
-    from formats.md5.mesh import read_md5mesh
-    from formats.md5.records import Md5Anim
-    from formats.md5.write import write_md5anim
-    mesh = read_md5mesh(mesh_bytes)
-    joints = mesh.num_joints
-    angle = np.linspace(0.0, 0.6, frames)[:, None] * (1 + np.arange(joints))[None]
-    rows = np.zeros((frames, joints, 6))
-    rows[..., 0] = np.arange(frames)[:, None] * 0.5
-    rows[..., 5] = -np.sin(angle / 2)          # w = -cos: the sign the engines derive
-    base = np.zeros((joints, 3))
-    anim = Md5Anim(joint_names=list(mesh.joint_names), joint_parents=np.asarray(mesh.joint_parents),
-                   joint_flags=np.full(joints, 63), joint_start=np.arange(joints) * 6, frame_rate=10.0,
-                   bounds=np.zeros((frames, 2, 3)), base_pos=base, base_orient=base,
-                   frames=rows.reshape(frames, -1))
-    return write_md5anim(anim, keep_text=False)
 
 
 def _lmp(width: int, height: int) -> tuple[np.ndarray, bytes]:
@@ -59,7 +40,7 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path, capfd):
     second, second_lmp = _lmp(8, 4)
     archive = tmp_path / "pak0.pak"
     archive.write_bytes(pack_bytes([("progs/m.mdl", MDL.read_bytes()), ("progs/m.md5mesh", mesh_text),
-                                    ("progs/m.md5anim", _anim_for(mesh_text, len(names))),
+                                    ("progs/m.md5anim", turning_anim(mesh_text, len(names))),
                                     ("progs/m_00_00.lmp", lmp), ("progs/m_00_01.lmp", lmp),
                                     ("progs/m_01_00.lmp", second_lmp)]))
     entry = {"name": "progs/m.md5mesh", "format": "", "size": 0, "problem": "", "ticked": True}
@@ -124,7 +105,7 @@ def test_quake2_remaster_layout_loose(bpy_scene, tmp_path):
     (folder / "tris.md2").write_bytes(md2.read_bytes())
     mesh_text = MESH.read_bytes()
     (folder / "md5" / "tris.md5mesh").write_bytes(mesh_text)
-    (folder / "md5" / "tris.md5anim").write_bytes(_anim_for(mesh_text, len(names)))
+    (folder / "md5" / "tris.md5anim").write_bytes(turning_anim(mesh_text, len(names)))
     stored = tmp_path / skin                        # the MD2's own skin: a decoy, the MD5 draws md5/<name>
     stored.parent.mkdir(parents=True, exist_ok=True)
     stored.write_bytes((md2.parent / "Zlwred.pcx").read_bytes())

@@ -14,31 +14,10 @@ import pytest
 from support.actions import select_only
 from support.environment import CORPUS
 from support.md2_reference import decode as decode_md2
-from support.md5_rig import frame_skeleton
+from support.md5_rig import frame_skeleton, turning_anim
 
 MESH = CORPUS / "md5/redeclipse/data/luckystrike/door1/mesh.md5mesh"
 MD2 = CORPUS / "md2/petaaar88-zarlag/tris.md2"
-
-
-def _anim_for(mesh_bytes: bytes, frames: int) -> bytes:
-    """An .md5anim of ``frames`` frames for the mesh's joints, every frame another pose (all six components
-    animated: moving along x, turning about z)."""
-    from formats.md5.mesh import read_md5mesh
-    from formats.md5.records import Md5Anim
-    from formats.md5.write import write_md5anim
-    mesh = read_md5mesh(mesh_bytes)
-    joints = mesh.num_joints
-    angle = np.linspace(0.0, 1.2, frames)[:, None] * (1 + np.arange(joints))[None]
-    rows = np.zeros((frames, joints, 6))
-    rows[..., 0] = np.arange(frames)[:, None] * 0.25
-    rows[..., 1] = np.sin(np.arange(frames))[:, None]
-    rows[..., 5] = -np.sin(angle / 2)
-    base = np.zeros((joints, 3))
-    anim = Md5Anim(joint_names=list(mesh.joint_names), joint_parents=np.asarray(mesh.joint_parents),
-                   joint_flags=np.full(joints, 63), joint_start=np.arange(joints) * 6, frame_rate=10.0,
-                   bounds=np.zeros((frames, 2, 3)), base_pos=base, base_orient=base,
-                   frames=rows.reshape(frames, -1))
-    return write_md5anim(anim, keep_text=False)
 
 
 def _runs(names: list[str]) -> list[tuple[str, int, int]]:
@@ -117,7 +96,7 @@ def test_quake2_remaster_anim_split_into_the_md2s_animations(bpy_scene, tmp_path
     folder = tmp_path / "models" / "m"
     (folder / "md5").mkdir(parents=True)
     (folder / "tris.md2").write_bytes(MD2.read_bytes())
-    mesh_text, anim_text = MESH.read_bytes(), _anim_for(MESH.read_bytes(), len(names))
+    mesh_text, anim_text = MESH.read_bytes(), turning_anim(MESH.read_bytes(), len(names))
     (folder / "md5" / "tris.md5mesh").write_bytes(mesh_text)
     (folder / "md5" / "tris.md5anim").write_bytes(anim_text)
     assert bpy.ops.import_scene.md5(filepath=str(folder / "md5" / "tris.md5mesh"), animations="ACTIONS",
@@ -144,7 +123,7 @@ def test_quake_rerelease_anim_split_by_the_mdls_frame_groups(bpy_scene, tmp_path
     progs = tmp_path / "progs"
     progs.mkdir()
     mesh_text = re.sub(rb'shader "[^"]*"', b'shader "m"', MESH.read_bytes())
-    anim_text = _anim_for(mesh_text, len(slots))
+    anim_text = turning_anim(mesh_text, len(slots))
     (progs / "m.mdl").write_bytes(mdl)
     (progs / "m.md5mesh").write_bytes(mesh_text)
     (progs / "m.md5anim").write_bytes(anim_text)

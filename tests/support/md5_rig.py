@@ -132,3 +132,25 @@ def skinned(part, positions, quats) -> np.ndarray:
             j = part.weight_joint[w]
             out[v] += part.weight_bias[w] * (_rotate(quats[j], part.weight_pos[w]) + positions[j])
     return out
+
+
+def turning_anim(mesh_bytes: bytes, frames: int) -> bytes:
+    """An .md5anim of ``frames`` frames for the joints of the .md5mesh ``mesh_bytes``, every frame another
+    pose: each joint moving along x and y and turning about z a little more each frame (all six components
+    animated; w = -cos, the sign the engines derive)."""
+    from formats.md5.mesh import read_md5mesh
+    from formats.md5.records import Md5Anim
+    from formats.md5.write import write_md5anim
+    mesh = read_md5mesh(mesh_bytes)
+    joints = mesh.num_joints
+    angle = np.linspace(0.0, 1.2, frames)[:, None] * (1 + np.arange(joints))[None]
+    rows = np.zeros((frames, joints, 6))
+    rows[..., 0] = np.arange(frames)[:, None] * 0.25
+    rows[..., 1] = np.sin(np.arange(frames))[:, None]
+    rows[..., 5] = -np.sin(angle / 2)
+    base = np.zeros((joints, 3))
+    anim = Md5Anim(joint_names=list(mesh.joint_names), joint_parents=np.asarray(mesh.joint_parents),
+                   joint_flags=np.full(joints, 63), joint_start=np.arange(joints) * 6, frame_rate=10.0,
+                   bounds=np.zeros((frames, 2, 3)), base_pos=base, base_orient=base,
+                   frames=rows.reshape(frames, -1))
+    return write_md5anim(anim, keep_text=False)
