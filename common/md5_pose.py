@@ -84,7 +84,11 @@ def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray,
     if local_rest is None:
         local_rest = np.where(rooted[:, None, None], rigid_inverse(bind)[parent] @ bind, bind)  # B_p⁻¹ B_j
     local_pose = np.where(rooted[None, :, None, None], rigid_inverse(world)[:, parent] @ world, world)
-    return np.linalg.inv(local_rest)[None] @ local_pose
+    inverse = rigid_inverse(local_rest)
+    with np.errstate(all="ignore"):
+        proper = np.abs(np.linalg.det(local_rest[..., :3, :3]) - 1.0) < 1e-3      # a rotation (Blender's float32)
+    inverse[proper] = np.linalg.inv(local_rest[proper])          # exact where Blender's float32 is not orthonormal
+    return inverse[None] @ local_pose
 
 
 def continuous(quat: np.ndarray) -> np.ndarray:
