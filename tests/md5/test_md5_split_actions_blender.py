@@ -133,6 +133,25 @@ def test_quake_rerelease_anim_split_by_the_mdls_frame_groups(bpy_scene, tmp_path
     assert _export_untouched(bpy, tmp_path) == (mesh_text, anim_text)
 
 
+def test_split_from_the_game_archive_dialog(bpy_scene, tmp_path):
+    """The same Quake layout in a .pak, ticked in the Game Archive dialog with its shared Animations option."""
+    if not MESH.is_file():
+        pytest.skip(f"corpus file {MESH} not found")
+    bpy = bpy_scene
+    from formats.mdl.codec import serialize_mdl
+    from support.archive_builders import pack_bytes
+    from support.mdl_models import grouped_mdl
+    mesh_text = re.sub(rb'shader "[^"]*"', b'shader "m"', MESH.read_bytes())
+    anim_text = turning_anim(mesh_text, 3)
+    archive = tmp_path / "pak0.pak"
+    archive.write_bytes(pack_bytes([("progs/m.mdl", serialize_mdl(grouped_mdl())), ("progs/m.md5mesh", mesh_text),
+                                    ("progs/m.md5anim", anim_text)]))
+    entry = {"name": "progs/m.md5mesh", "format": "", "size": 0, "problem": "", "ticked": True}
+    assert bpy.ops.import_scene.game_archive(filepath=str(archive), models=[entry], animations="ACTIONS",
+                                             load_skins=False) == {"FINISHED"}
+    _check_split(bpy, anim_text, [("stand", 0, 1), ("torch", 2, 2)])
+
+
 def test_without_a_classic_model_actions_keep_one_action_per_anim(bpy_scene, tmp_path):
     if not MESH.is_file():
         pytest.skip(f"corpus file {MESH} not found")
