@@ -15,51 +15,16 @@ from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from formats.md5.scale import Md5Scale, read_md5scale, write_md5scale
 from formats.md5.skinning import frame_joints, skin_vertices
-
-S = np.sqrt(0.5)
-MESH = b"""MD5Version 10
-commandline ""
-numJoints 2
-numMeshes 1
-joints {
-\t"root" -1 ( 0 0 0 ) ( 0 0 0 )
-\t"arm" 0 ( 0 0 2 ) ( 0 0 0 )
-}
-mesh {
-\tshader "m"
-\tnumverts 3
-\tvert 0 ( 0 0 ) 0 1
-\tvert 1 ( 1 0 ) 1 1
-\tvert 2 ( 0 1 ) 1 1
-\tnumtris 1
-\ttri 0 0 1 2
-\tnumweights 2
-\tweight 0 0 1 ( 1 0 0 )
-\tweight 1 1 1 ( 1 0 0 )
-}
-"""
-
-
-def _anim() -> bytes:
-    """Three frames: the arm (local position 0 0 2) turned 0, 90, 90 degrees about Z."""
-    turn = [0.0, -S, -S]                   # x y z stored with w <= 0: (0, 0, -s, -c) is +90 degrees
-    frames = "".join(f"frame {k} {{\n 0 0 0 0 0 0\n 0 0 2 0 0 {turn[k]:.9f}\n}}\n" for k in range(3))
-    return (b'MD5Version 10\ncommandline ""\nnumFrames 3\nnumJoints 2\nframeRate 10\nnumAnimatedComponents 12\n'
-            b'hierarchy {\n "root" -1 63 0\n "arm" 0 63 6\n}\nbounds {\n' + b"( 0 0 0 ) ( 1 1 1 )\n" * 3 +
-            b"}\nbaseframe {\n ( 0 0 0 ) ( 0 0 0 )\n ( 0 0 2 ) ( 0 0 0 )\n}\n" + frames.encode())
-
+from support.md5_scale_model import MESH, SCALED_POSITIONS, SCALES, anim_text
 
 def _skinned(scale: Md5Scale | None) -> np.ndarray:
-    mesh, anim = read_md5mesh(MESH), read_md5anim(_anim())
+    mesh, anim = read_md5mesh(MESH), read_md5anim(anim_text())
     pos, quat = frame_joints(anim, scale=scale)
     return skin_vertices(mesh.meshes[0], pos, quat, None if scale is None else scale.scales)
 
 
 def _json(obj) -> bytes:
     return json.dumps(obj).encode()
-
-
-SCALES = {"arm": {"scale_positions": True, "1": 2.0}, "root": {"2": 0.5}}
 
 
 def test_scales_read_as_q2pro_sets_them():
@@ -73,11 +38,7 @@ def test_skinning_with_scales_matches_hand_worked_positions():
     plain = _skinned(None)
     np.testing.assert_allclose(plain[0], [[1, 0, 0], [1, 0, 2], [1, 0, 2]], atol=1e-7)
     scaled = _skinned(read_md5scale(_json(SCALES), ["root", "arm"], 3))
-    # frame 1: the arm's scale 2 doubles its local position (scale_positions) and its weight's offset,
-    # turned 90 degrees; frame 2: the root's 0.5 shrinks only the root's own weight, not the arm
-    np.testing.assert_allclose(scaled[0], [[1, 0, 0], [1, 0, 2], [1, 0, 2]], atol=1e-7)
-    np.testing.assert_allclose(scaled[1], [[1, 0, 0], [0, 2, 4], [0, 2, 4]], atol=1e-7)
-    np.testing.assert_allclose(scaled[2], [[0.5, 0, 0], [0, 1, 2], [0, 1, 2]], atol=1e-7)
+    np.testing.assert_allclose(scaled, SCALED_POSITIONS, atol=1e-7)
     no_positions = read_md5scale(_json({"arm": {"1": 2.0}}), ["root", "arm"], 3)
     np.testing.assert_allclose(_skinned(no_positions)[1], [[1, 0, 0], [0, 2, 2], [0, 2, 2]], atol=1e-7)
 
