@@ -23,7 +23,7 @@ import bpy
 
 from ...common.mdl_skins import fullbright_mask, image_group_material, skin_images
 from ...formats.errors import FormatError
-from ...formats.images.lmp import read_lmp
+from ...formats.images.lmp import FRAME_SECONDS, MAX_SKIN_FRAMES, read_lmp
 from ...formats.report_lines import Message
 from ...formats.shown import quoted
 from ..file_source import FoundFile, ModelSource, load_found_image
@@ -32,8 +32,6 @@ from ..results import ImportResult
 EXTENSIONS = (".png", ".tga", ".jpg", ".pcx", ".lmp")       # Image_LoadImage's order
 GLOW_SUFFIXES = ("_glow", "_luma")
 MAX_SKINS = 32                                               # MAX_SKINS: the loop's bound
-MAX_SKIN_FRAMES = 4                                          # countof(surf->gltextures[0])
-FRAME_SECONDS = 0.1
 
 
 def find_image(listing: dict[str, FoundFile], stem: str) -> FoundFile | None:
