@@ -9,7 +9,8 @@ the same frame plan and planned frames, :class:`.build.Twin`), with the classic 
   as converted for the MDL. No ``_glow``/``_luma`` image is written: the ports look for one only beside
   a truecolour skin; an 8-bit ``.lmp`` glows where its indices are 224-255 (``Mod_CheckFullbrights``).
 - Quake II remaster (Q2PRO ``src/refresh/models.c`` ``MOD_LoadMD5``, ``MD5_LoadSkins``):
-  ``models/x/md5/tris.md5mesh`` and ``md5/tris.md5anim`` beside ``models/x/tris.md2``, skins the MD2's
+  ``models/x/md5/tris.md5mesh`` and ``md5/tris.md5anim`` beside ``models/x/tris.md2`` (and
+  ``md5/tris.md5scale`` when bones scale, ``MD5_LoadScales``), skins the MD2's
   skin names with ``md5/`` inserted before the file name: the skin files the MD2 export writes, copied
   there. The same rule for every MD2 the game registers: a Quake II player's ``players/x/tris.md2`` and
   ``weapon.md2`` get ``players/x/md5/tris.md5mesh`` and ``md5/weapon.md5mesh`` (``MOD_LoadMD5`` builds the
@@ -28,11 +29,12 @@ import bpy
 from ...formats.images.lmp import FRAME_SECONDS, MAX_SKIN_FRAMES, read_lmp, write_lmp
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.mesh import read_md5mesh
+from ...formats.md5.scale import SCALE_SUFFIX
 from ..export_error import ExportError
 from ..image_files import SkinFile
 from ..sampling.animated_mesh import export_meshes
 from .build import Md5ExportOptions, Twin, build_md5
-from .export import encoded_pair
+from .export import encoded_pair, encoded_scale, stale_scale_note
 from .rig import find_armature
 
 QUAKE_FOLDER = "progs"
@@ -70,7 +72,7 @@ def _twin_build(context, objects, options, result, shader: str):
     build = build_md5(context, objects, md5_options, twin)
     texts = encoded_pair(build)
     read_md5mesh(texts[0]), read_md5anim(texts[1])          # what is written must read back
-    return build, texts
+    return build, texts + (encoded_scale(build),)
 
 
 def quake_twin(context, path: Path, objects, options, result) -> TwinFiles:
@@ -87,6 +89,9 @@ def quake_twin(context, path: Path, objects, options, result) -> TwinFiles:
                                   f"skin {s} frame {f} in Quake's palette"))
     info = build.info + [f"Enhanced Model: {build.anim.num_frames} MD5 frames, one per MDL frame"]
     warnings = list(build.warnings) + skin_group_notes(result.model.skins)
+    if texts[2] is not None:
+        warnings.append("Enhanced Model: bones scale in the animation, which only Q2PRO reads (.md5scale): the Quake "
+                        "ports draw those joints unscaled; animate the scale with bone positions instead")
     slots = len(result.model.frames)
     if slots != build.anim.num_frames:      # an imported MDL's frame groups: several poses in one frame
         warnings.append(f"Enhanced Model: the MDL has {slots} frames (some are groups of poses), the MD5 anim "
@@ -126,9 +131,12 @@ def quake2_twin(context, path: Path, objects, options, result, skin_files: list[
     build, texts = _twin_build(context, objects, options, result, shader)
     files = [SkinFile(folder / f"{path.stem}.md5mesh", texts[0], "MD5 mesh, Enhanced Model"),
              SkinFile(folder / f"{path.stem}.md5anim", texts[1], "MD5 anim, Enhanced Model")]
+    scale_path = folder / f"{path.stem}{SCALE_SUFFIX}"
+    if texts[2] is not None:
+        files.append(SkinFile(scale_path, texts[2], "MD5 joint scales (Q2PRO), Enhanced Model"))
     files += [SkinFile(f.target.parent / QUAKE2_FOLDER / f.target.name, f.data, f"{f.note}, for the MD5")
               for f in skin_files]
-    warnings = list(build.warnings)
+    warnings = list(build.warnings) + stale_scale_note(scale_path, texts[2] is not None)
     if not skin_files and skins:
         warnings.append("Enhanced Model: no skin files were written (Skins: Names Only); Q2PRO looks for the "
                         "MD2's skins with md5/ before the file name")

@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import FormatError
 from ..shown import quoted
 
+SCALE_SUFFIX = ".md5scale"
 SCALE_POSITIONS = "scale_positions"
 MAX_TOKENS = 4096                 # Q2PRO: jsmntok_t tokens[4096]
 _LEADING_INT = re.compile(r"\s*([+-]?\d+)")

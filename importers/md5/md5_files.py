@@ -19,11 +19,11 @@ import os
 from pathlib import Path, PurePosixPath
 
 from ...formats.errors import FormatError
+from ...formats.md5.scale import SCALE_SUFFIX
 from ..file_source import ArchiveSource, FoundFile, LooseSource, ModelSource, loose_file
 
 ANIM_SUFFIX = ".md5anim"
 MESH_SUFFIX = ".md5mesh"
-SCALE_SUFFIX = ".md5scale"
 
 
 def folder_files(source: ModelSource, up: int = 0) -> dict[str, FoundFile]:
