@@ -29,6 +29,7 @@ from ...formats.mdl.codec import parse_mdl
 from ..file_source import ModelSource, load_found_image
 from ..frame_animation import add_markers, scene_frame
 from ..results import ImportResult
+from ...formats.md5.layout import md5_skin_name
 from .md5_files import classic_model, folder_files
 from .quake_skins import shader_materials
 
@@ -98,12 +99,6 @@ def _lmp_materials(source: ModelSource, mesh, result: ImportResult) -> list:
             made[shader] = shader_materials(source, listing, shader, palette, result)
         out.append(made[shader])
     return out
-
-
-def md5_skin_name(stored: str) -> str:
-    """``models/x/skin.pcx`` -> ``models/x/md5/skin.pcx`` (Q2PRO ``MD5_LoadSkins``)."""
-    folder, _, base = stored.replace("\\", "/").rpartition("/")
-    return f"{folder}/md5/{base}" if folder else f"md5/{base}"
 
 
 def _md2_materials(source: ModelSource, skins: list[str], result: ImportResult) -> list:

@@ -24,19 +24,19 @@ import bpy
 from ...common.mdl_skins import fullbright_mask, image_group_material, skin_images
 from ...formats.errors import FormatError
 from ...formats.images.lmp import FRAME_SECONDS, MAX_SKIN_FRAMES, read_lmp
+from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
 from ...formats.report_lines import Message
 from ...formats.shown import quoted
 from ..file_source import FoundFile, ModelSource, load_found_image
 from ..results import ImportResult
 
-EXTENSIONS = (".png", ".tga", ".jpg", ".pcx", ".lmp")       # Image_LoadImage's order
 GLOW_SUFFIXES = ("_glow", "_luma")
 MAX_SKINS = 32                                               # MAX_SKINS: the loop's bound
 
 
 def find_image(listing: dict[str, FoundFile], stem: str) -> FoundFile | None:
-    """``stem`` with the first of :data:`EXTENSIONS` present in ``listing`` (lower-cased names)."""
-    for ext in EXTENSIONS:
+    """``stem`` with the first of the ports' extensions present in ``listing`` (lower-cased names)."""
+    for ext in QUAKE_SKIN_EXTENSIONS:
         found = listing.get((stem + ext).lower())
         if found is not None:
             return found
@@ -49,7 +49,7 @@ def skin_frames(listing: dict[str, FoundFile], shader: str) -> tuple[list[list[F
     for s in range(MAX_SKINS):
         frames = []
         for f in range(MAX_SKIN_FRAMES):
-            found = find_image(listing, f"{shader}_{s:02d}_{f:02d}")
+            found = find_image(listing, quake_skin_stem(shader, s, f))
             if found is None:
                 break
             frames.append(found)
@@ -57,7 +57,7 @@ def skin_frames(listing: dict[str, FoundFile], shader: str) -> tuple[list[list[F
             break
         if len(frames) == MAX_SKIN_FRAMES:
             unused += sum(1 for f in range(MAX_SKIN_FRAMES, 100)
-                          if find_image(listing, f"{shader}_{s:02d}_{f:02d}") is not None)
+                          if find_image(listing, quake_skin_stem(shader, s, f)) is not None)
         skins.append(frames)
     return skins, unused
 
