@@ -29,7 +29,7 @@ from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import SCALE_SUFFIX, read_md5scale
 from ...formats.mdl.codec import parse_mdl
-from ..player_report import report_players
+from ..player_report import profile_inputs, report_players
 
 MESH = ".md5mesh"
 Q2_SKIN_EXTENSIONS = (".png", ".tga", ".jpg", ".pcx", ".wal")
@@ -44,20 +44,8 @@ def _files(folder: Path) -> dict[str, Path]:
 
 def mesh_files(inputs: list[str]) -> tuple[list[Path], list[str]]:
     """Every ``.md5mesh`` named or below a named folder, and the inputs that hold none."""
-    meshes, missing = [], []
-    for text in inputs:
-        path = Path(text)
-        if path.is_file() and path.suffix.lower() == MESH:
-            found = [path]
-        elif path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() == MESH and p.is_file())
-        else:
-            missing.append(f"{text}: not a folder or an {MESH} file (a model inside an archive: extract it first)")
-            continue
-        if not found:
-            missing.append(f"{text}: no {MESH} in this folder or below it")
-        meshes += [m for m in found if m not in meshes]
-    return meshes, missing
+    return profile_inputs(inputs, lambda p: p.suffix.lower() == MESH, lambda p: p, f"an {MESH} file",
+                          "a model inside an archive")
 
 
 def _read(path: Path, reader, errors: list[str]):

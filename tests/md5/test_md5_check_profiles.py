@@ -57,6 +57,14 @@ def check(run, profile: str, target):
     return result.returncode, lines[:-1], lines[-1]
 
 
+def assert_one_problem(run, profile: str, root, mesh, expected: str) -> None:
+    """Exactly one deviation line, for ``mesh``, starting with ``expected``; the exit status 1."""
+    code, lines, summary = check(run, profile, root)
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].startswith(f"{mesh}: warning: {expected}"), lines
+    assert "1 with deviations" in summary
+
+
 def test_good_pairs_conform(run, tmp_path):
     progs = quake(tmp_path / "q1")
     code, lines, summary = check(run, "q1-enhanced", tmp_path / "q1")
@@ -91,10 +99,7 @@ Q1_BROKEN = {
 def test_each_broken_quake_layout_names_its_problem(run, tmp_path, expected):
     progs = quake(tmp_path)
     Q1_BROKEN[expected](progs)
-    code, lines, summary = check(run, "q1-enhanced", tmp_path)
-    assert code == 1 and len(lines) == 1, lines
-    assert lines[0].startswith(f"{progs / 'm.md5mesh'}: warning: {expected}"), lines
-    assert "1 with deviations" in summary
+    assert_one_problem(run, "q1-enhanced", tmp_path, progs / "m.md5mesh", expected)
 
 
 def test_quake_mesh_outside_progs_and_unreadable_files(run, tmp_path):
@@ -126,9 +131,7 @@ Q2_BROKEN = {
 def test_each_broken_quake2_layout_names_its_problem(run, tmp_path, expected):
     models = quake2(tmp_path)
     Q2_BROKEN[expected](models)
-    code, lines, _ = check(run, "q2-enhanced", tmp_path)
-    assert code == 1 and len(lines) == 1, lines
-    assert lines[0].startswith(f"{models / 'md5' / 'tris.md5mesh'}: warning: {expected}"), lines
+    assert_one_problem(run, "q2-enhanced", tmp_path, models / "md5" / "tris.md5mesh", expected)
 
 
 def test_a_quake2_mesh_named_outside_md5_and_json_report(run, tmp_path):
