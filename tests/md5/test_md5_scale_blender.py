@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from support.blender_helpers import evaluated_positions
+from support.md5_rig import decoded, frame_skeleton, skinned
 from support.md5_scale_model import MESH, SCALED_POSITIONS, SCALES, anim_text
 
 
@@ -49,3 +50,28 @@ def test_broken_md5scale_is_reported_and_ignored(bpy_scene, tmp_path, capfd):
                 [[1, 0, 0], [0, 1, 2], [0, 1, 2]]]
     np.testing.assert_allclose(_frames(bpy), unscaled, atol=1e-5)
     assert "tris.md5scale: not valid JSON" in capfd.readouterr().out
+
+
+def test_imported_scales_export_back_to_what_q2pro_draws(bpy_scene, tmp_path):
+    """Imported with its .md5scale and exported again: the new pair and scales, skinned by the test's own
+    MD5 skinning (tests/support/md5_rig.py), are the hand-worked positions at every frame."""
+    bpy = bpy_scene
+    path = _layout(tmp_path, json.dumps(SCALES).encode())
+    assert bpy.ops.import_scene.md5(filepath=str(path)) == {"FINISHED"}
+    root = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    block = next(o for o in root.children if o.type == "MESH")
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = root.classic_model.frame_offset, root.classic_model.frame_offset + 2
+    out = tmp_path / "again" / "tris.md5mesh"
+    out.parent.mkdir()
+    for obj in bpy.context.scene.objects:
+        obj.select_set(obj in (root, block))
+    assert bpy.ops.export_scene.md5(filepath=str(out), frame_source="TIMELINE", frame_rate="SCENE") == {"FINISHED"}
+    mesh, anim = decoded(out)
+    scales = np.ones((anim.num_frames, anim.num_joints))
+    for name, frames in json.loads(out.with_suffix(".md5scale").read_text()).items():
+        for frame, value in frames.items():
+            scales[int(frame), anim.joint_names.index(name)] = value
+    got = [np.concatenate([skinned(p, *frame_skeleton(anim, k), scales[k]) for p in mesh.meshes])
+           for k in range(anim.num_frames)]
+    np.testing.assert_allclose(got, SCALED_POSITIONS, atol=1e-5)
