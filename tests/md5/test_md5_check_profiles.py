@@ -141,3 +141,19 @@ def test_a_quake2_mesh_named_outside_md5_and_json_report(run, tmp_path):
     assert code == 1 and any("is not in a folder md5: Q2PRO looks for <folder>/md5/tris.md5mesh" in x for x in lines)
     result = run("check", "--profile", "q2-enhanced", "--json", tmp_path / "nothing", block_bpy=True)
     assert result.returncode == 2 and "not a folder or an .md5mesh file" in result.stderr
+
+
+def test_info_finds_a_skin_under_any_extension_the_ports_try(run, tmp_path):
+    """``info`` looks up skin 0 as the ports do (``.png`` before ``.lmp``), loose and inside a ``.pak``."""
+    from support.archive_builders import pack_bytes
+    progs = quake(tmp_path / "loose")
+    (progs / "m_00_00.lmp").rename(progs / "m_00_00.png")
+    out = run("info", progs / "m.md5mesh", block_bpy=True).stdout
+    assert f"m_00_00.png: found {progs / 'm_00_00.png'}" in out and "MISSING" not in out
+    archive = tmp_path / "pak0.pak"
+    archive.write_bytes(pack_bytes([(f"progs/{p.name}", p.read_bytes()) for p in sorted(progs.iterdir())]))
+    out = run("info", f"{archive}:progs/m.md5mesh", block_bpy=True).stdout
+    assert "m_00_00.png: found" in out and "MISSING" not in out, out
+    (progs / "m_00_00.png").unlink()
+    out = run("info", progs / "m.md5mesh", block_bpy=True).stdout
+    assert "m_00_00.lmp: MISSING" in out and "nor as .png, .tga, .jpg or .pcx" in out
