@@ -121,3 +121,28 @@ def test_a_broken_first_frame_is_reported_and_ends_the_skins(bpy_scene, layout, 
     assert "m_00_00.lmp could not be loaded" in capfd.readouterr().out
     block = next(o for o in bpy.context.scene.objects if o.type == "MESH")
     assert len(block.data.materials) == 0                     # no skin the ports would show
+
+
+def test_glow_before_luma_and_three_frames_reported(bpy_scene, layout, capfd):
+    """``_glow`` is looked up before ``_luma`` (either one gives the truecolour frame its mask); a skin of
+    three frames is imported and reported, as the ports warn about it."""
+    bpy = bpy_scene
+    progs, lmps, rgba, glow = layout
+    luma = glow.copy()
+    luma[..., 0] = 0
+    luma[0, 0, 1] = 90                                        # one lit pixel elsewhere
+    write_png(progs / "m_01_00_luma.png", luma)
+    _lmp(progs / "m_01_02.lmp", _indices(8, 4, 11))
+    assert bpy.ops.import_scene.md5(filepath=str(progs / "m.md5mesh")) == {"FINISHED"}
+    assert "skin 01 of shader 'm' has 3 frames" in capfd.readouterr().out
+    block = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    second = block.data.materials[1]
+    assert len(_nodes(second, "mdl_skin_")) == 3
+    assert np.array_equal(image_rgba(_nodes(second, "mdl_fullbright_")[0])[..., 0] > 127, glow[..., 0] > 0)
+    for obj in list(bpy.context.scene.objects):
+        bpy.data.objects.remove(obj)
+    (progs / "m_01_00_glow.png").unlink()
+    assert bpy.ops.import_scene.md5(filepath=str(progs / "m.md5mesh")) == {"FINISHED"}
+    block = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    mask = _nodes(block.data.materials[1], "mdl_fullbright_")[0]
+    assert np.array_equal(image_rgba(mask)[..., 0] > 127, luma[..., :3].max(axis=-1) > 0)
