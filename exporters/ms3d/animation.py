@@ -18,6 +18,7 @@ import bpy
 from mathutils import Euler, Quaternion
 
 from ...common.contract import GENERATED_KEY
+from .curve_pose import curve_poses
 from ..export_error import ExportError
 from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
 from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw, local_matrices,
@@ -150,18 +151,13 @@ def keys_array(frames: np.ndarray, values: np.ndarray, key_fps: float) -> np.nda
     return np.column_stack([times, np.asarray(values, dtype=np.float32).reshape(-1, 3)]).astype(np.float32)
 
 
-def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: list[str], parents: list[int],
-                rest_local: np.ndarray, to_ms: np.ndarray, meshes: list[bpy.types.Object]):
-    """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
-    (F, J, 3), and the posed joints' global matrices (F, J, 4, 4), in MilkShape space.
-    The exported meshes are disabled in viewports meanwhile (only the bones are read: a mesh the
-    armature deforms cannot drive its bones without a dependency cycle)."""
-    frames = np.arange(scene.frame_start, scene.frame_end + 1)
-    count = len(bone_names)
+def _stepped_pose(scene: bpy.types.Scene, armature: bpy.types.Object, frames: np.ndarray,
+                  meshes: list[bpy.types.Object]) -> np.ndarray:
+    """(F, P, 16) every pose bone's ``matrix`` at each frame, read by stepping the timeline. The exported
+    meshes are disabled in viewports meanwhile (only the bones are read: a mesh the armature deforms
+    cannot drive its bones without a dependency cycle)."""
     pose_bones = armature.pose.bones
-    order = np.array([pose_bones.find(n) for n in bone_names])
-    buffer = np.empty(len(pose_bones) * 16, dtype=np.float32)
-    pose = np.empty((len(frames), count, 4, 4))
+    out = np.empty((len(frames), len(pose_bones) * 16), dtype=np.float32)
     saved = scene.frame_current, scene.frame_subframe
     layer = bpy.context.view_layer.objects
     switched = [obj for obj in meshes if not obj.hide_viewport and obj.mode != "EDIT" and obj.name in layer]
@@ -171,13 +167,28 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
             obj.hide_viewport = True
         for f, frame in enumerate(frames.tolist()):
             scene.frame_set(frame)
-            pose_bones.foreach_get("matrix", buffer)
-            pose[f] = np.swapaxes(buffer.reshape(-1, 4, 4), 1, 2)[order]
+            pose_bones.foreach_get("matrix", out[f])
     finally:
         for obj, was_selected in zip(switched, selected):
             obj.hide_viewport = False
             obj.select_set(was_selected)
         scene.frame_set(saved[0], subframe=saved[1])
+    return out.reshape(len(frames), len(pose_bones), 16)
+
+
+def sample_pose(context: bpy.types.Context, armature: bpy.types.Object, bone_names: list[str], parents: list[int],
+                rest_local: np.ndarray, to_ms: np.ndarray, meshes: list[bpy.types.Object]):
+    """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
+    (F, J, 3), the posed joints' global matrices (F, J, 4, 4), in MilkShape space, and why the
+    timeline had to be stepped (None: the poses were computed from the action's F-curves,
+    :mod:`.curve_pose`, the same bits as stepping)."""
+    scene = context.scene
+    frames = np.arange(scene.frame_start, scene.frame_end + 1)
+    matrices, stepped = curve_poses(context, armature, frames)
+    if matrices is None:
+        matrices = _stepped_pose(scene, armature, frames, meshes)
+    order = np.array([armature.pose.bones.find(n) for n in bone_names])
+    pose = np.swapaxes(matrices.reshape(len(frames), -1, 4, 4), 2, 3)[:, order].astype(np.float64)
     from_blender = np.eye(4)
     from_blender[:3, :3] = to_ms
     globals_ms = from_blender @ pose
@@ -186,7 +197,7 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
         if parent != -1:
             local[:, j] = rigid_inverse(globals_ms[:, parent]) @ globals_ms[:, j]
     key = rigid_inverse(rest_local)[None] @ local
-    return frames.astype(np.float64), key[..., :3, :3].copy(), key[..., :3, 3].copy(), globals_ms
+    return frames.astype(np.float64), key[..., :3, :3].copy(), key[..., :3, 3].copy(), globals_ms, stepped
 
 
 def vertex_radii(xyz: np.ndarray, bone: np.ndarray, ids: np.ndarray, weights: np.ndarray,
@@ -225,14 +236,15 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
             joint.rot_keys = keys_array(*rotation, key_fps) if rotation is not None else joint.rot_keys
             joint.pos_keys = keys_array(*location, key_fps) if location is not None else joint.pos_keys
         return []
-    frames, sampled, positions, posed = sample_pose(context.scene, armature, bone_names, parents, rest_local,
-                                                      to_ms, meshes)
+    frames, sampled, positions, posed, stepped = sample_pose(context, armature, bone_names, parents, rest_local,
+                                                             to_ms, meshes)
+    info = [] if stepped is None else [f"poses read by stepping the timeline: {stepped}"]
     if mode == "BAKE" or tolerance <= 0:
         angles = continuous_euler(sampled)
         for j, joint in enumerate(joints):
             joint.rot_keys = keys_array(frames, angles[:, j], key_fps)
             joint.pos_keys = keys_array(frames, positions[:, j], key_fps)
-        return [f"{2 * len(frames) * len(joints)} keys baked ({len(frames)} frames x {len(joints)} joints)"]
+        return info + [f"{2 * len(frames) * len(joints)} keys baked ({len(frames)} frames x {len(joints)} joints)"]
     rest_global = global_matrices(rest_local, parents)
     radii = vertex_radii(vertices["xyz"], vertices["bone"], vertices["ids"], vertices["weights"], rest_global)
     reach = joint_reach(posed[..., :3, 3], parents, radii)
@@ -245,5 +257,5 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
         joint.rot_keys = keys_array(rotation.frames, rotation.values, key_fps)
         joint.pos_keys = keys_array(location.frames, location.values, key_fps)
     measured = "" if reduction.deviation is not None and reduction.deviation <= reduction.bound else "at most "
-    return [f"{reduction.written} keys written, {reduction.added} added so that MilkShape plays the animation "
+    return info + [f"{reduction.written} keys written, {reduction.added} added so that MilkShape plays the animation "
             f"as Blender does; largest deviation {measured}{reduction.largest:.3g} (tolerance {tolerance:.3g})"]
