@@ -18,26 +18,13 @@ import bpy
 from mathutils import Euler, Quaternion
 
 from ...common.contract import GENERATED_KEY
-from .curve_pose import curve_poses
+from .curve_pose import action_fcurves, curve_poses
 from ..export_error import ExportError
 from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
 from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw, local_matrices,
                                  nearest_euler, rigid_inverse)
 
 MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)
-
-
-def _action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
-    anim = obj.animation_data
-    if anim is None or anim.action is None:
-        return []
-    if hasattr(anim, "action_slot"):
-        from bpy_extras import anim_utils
-        if anim.action_slot is None:
-            return []
-        bag = anim_utils.action_get_channelbag_for_slot(anim.action, anim.action_slot)
-        return list(bag.fcurves) if bag is not None else []
-    return list(anim.action.fcurves)
 
 
 def _keyed(fcurve: bpy.types.FCurve) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +114,7 @@ def _is_hermite(curves: list) -> bool:
 def action_keys(armature: bpy.types.Object, bone_names: list[str], warnings: list[str]) -> tuple[list, list, list]:
     """Per joint the action's rotation keys and location keys ``(frames, values)`` (None if unkeyed),
     and whether its location curves are MilkShape's Hermite curves (:func:`_is_hermite`)."""
-    by_path = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(armature) if not fc.mute}
+    by_path = {(fc.data_path, fc.array_index): fc for fc in action_fcurves(armature) if not fc.mute}
     scaled, rotations, locations, hermite = [], [], [], []
     for name in bone_names:
         pose_bone = armature.pose.bones[name]

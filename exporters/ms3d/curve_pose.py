@@ -15,11 +15,12 @@ import bpy
 from ...formats.shown import quoted
 from . import blender_eval as be
 
-_INTERPOLATIONS = {"CONSTANT": be.CONSTANT, "LINEAR": be.LINEAR, "BEZIER": be.BEZIER}
-_ROTATION_PATHS = {"QUATERNION": ("rotation_quaternion", 4)}
 
-
-def _fcurves(anim) -> list:
+def action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
+    """The F-curves of the action ``obj`` plays (its assigned slot's channels from 4.4 on)."""
+    anim = obj.animation_data
+    if anim is None or anim.action is None:
+        return []
     if hasattr(anim, "action_slot"):
         from bpy_extras import anim_utils
         if anim.action_slot is None:
@@ -31,7 +32,8 @@ def _fcurves(anim) -> list:
 
 def _why_not(context: bpy.types.Context, armature: bpy.types.Object) -> str | None:
     """Why the pose is not the action's F-curves alone (None: it is)."""
-    if armature.name not in context.view_layer.objects or armature.hide_viewport:
+    if armature.name not in context.view_layer.objects or armature.hide_viewport \
+            or any(c.hide_viewport for c in armature.users_collection):
         return f"the armature {quoted(armature.name)} is not evaluated in this view layer"
     render = context.scene.render
     if render.frame_map_old != render.frame_map_new:
@@ -54,7 +56,8 @@ def _why_not(context: bpy.types.Context, armature: bpy.types.Object) -> str | No
                                                          or anim.action_blend_type != "REPLACE"):
         return "the action plays with partial influence or a blend mode other than Replace"
     for bone in armature.data.bones:
-        if not bone.use_inherit_rotation or bone.inherit_scale != "FULL" or not bone.use_local_location:
+        if not bone.use_local_location or bone.parent is not None and (not bone.use_inherit_rotation
+                                                                         or bone.inherit_scale != "FULL"):
             return f"bone {quoted(bone.name)} does not inherit its parent's full transform"
         if armature.pose.bones[bone.name].rotation_mode == "AXIS_ANGLE":
             return f"bone {quoted(bone.name)} rotates by axis and angle"
@@ -93,10 +96,8 @@ _TRANSFORMS = ("location", "rotation_euler", "rotation_quaternion", "scale", "ro
 
 def _pose_curves(armature: bpy.types.Object) -> tuple[dict, str | None]:
     """The action's unmuted F-curves of pose bone transforms by (path, index), or the reason they cannot be read."""
-    anim = armature.animation_data
-    curves = _fcurves(anim) if anim is not None and anim.action is not None else []
     by_path = {}
-    for fcurve in curves:
+    for fcurve in action_fcurves(armature):
         if fcurve.mute or not fcurve.data_path.startswith("pose.bones[") \
                 or fcurve.data_path.rsplit(".", 1)[-1] not in _TRANSFORMS:
             continue
