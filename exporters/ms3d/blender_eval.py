@@ -39,8 +39,8 @@ EULER_ORDERS = {"XYZ": ((0, 1, 2), False), "XZY": ((0, 2, 1), True), "YXZ": ((1,
 
 
 def _is_eqt(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``IS_EQT(a, b, 0.0001)`` in float."""
-    return np.where(a > b, (a - b) <= _THRESHOLD, (b - a) <= _THRESHOLD)
+    """``IS_EQT(a, b, 0.0001)`` in float (``a - b`` and ``b - a`` round to opposite values, so |a - b|)."""
+    return np.abs(a - b) <= _THRESHOLD
 
 
 def _first_root(candidates: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -219,8 +219,8 @@ def euler_matrices(angles: np.ndarray, order: str) -> np.ndarray:
     (i, j, k), parity = EULER_ORDERS[order]
     e = np.asarray(angles, dtype=F32).astype(np.float64)
     ti, tj, th = (-e[:, i], -e[:, j], -e[:, k]) if parity else (e[:, i], e[:, j], e[:, k])
-    ci, cj, ch = np.cos(ti), np.cos(tj), np.cos(th)
-    si, sj, sh = np.sin(ti), np.sin(tj), np.sin(th)
+    cos, sin = np.cos(np.stack([ti, tj, th])), np.sin(np.stack([ti, tj, th]))
+    (ci, cj, ch), (si, sj, sh) = cos, sin
     cc, cs, sc, ss = ci * ch, ci * sh, si * ch, si * sh
     m = np.empty((len(e), 3, 3))
     m[:, i, i] = cj * ch
@@ -269,12 +269,8 @@ def channel_matrices(rotation: np.ndarray, scale: np.ndarray, location: np.ndarr
 
 def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``mul_m4_m4m4`` (SSE): column i = (A0·B[i][0] + A1·B[i][1]) + (A2·B[i][2] + A3·B[i][3])."""
-    a, b = np.broadcast_arrays(a, b)
-    out = np.empty(a.shape, dtype=F32)
-    for i in range(4):
-        out[..., i, :] = ((b[..., i, 0, None] * a[..., 0, :] + b[..., i, 1, None] * a[..., 1, :])
-                          + (b[..., i, 2, None] * a[..., 2, :] + b[..., i, 3, None] * a[..., 3, :]))
-    return out
+    terms = b[..., :, :, None] * a[..., None, :, :]          # [..., i, k, row] = B[i][k] · A[k][row]
+    return (terms[..., 0, :] + terms[..., 1, :]) + (terms[..., 2, :] + terms[..., 3, :])
 
 
 def bone_pose(rotscale: np.ndarray, channel: np.ndarray) -> np.ndarray:
