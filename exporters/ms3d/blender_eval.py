@@ -269,8 +269,12 @@ def channel_matrices(rotation: np.ndarray, scale: np.ndarray, location: np.ndarr
 
 def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``mul_m4_m4m4`` (SSE): column i = (A0·B[i][0] + A1·B[i][1]) + (A2·B[i][2] + A3·B[i][3])."""
-    terms = b[..., :, :, None] * a[..., None, :, :]          # [..., i, k, row] = B[i][k] · A[k][row]
-    return (terms[..., 0, :] + terms[..., 1, :]) + (terms[..., 2, :] + terms[..., 3, :])
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    out = np.empty(shape, dtype=F32)
+    for i in range(4):
+        out[..., i, :] = ((b[..., i, 0, None] * a[..., 0, :] + b[..., i, 1, None] * a[..., 1, :])
+                          + (b[..., i, 2, None] * a[..., 2, :] + b[..., i, 3, None] * a[..., 3, :]))
+    return out
 
 
 def bone_pose(rotscale: np.ndarray, channel: np.ndarray) -> np.ndarray:

@@ -30,6 +30,26 @@ def action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
     return list(anim.action.fcurves)
 
 
+class KeyReads:
+    """Keyframe arrays of F-curves (``co`` and handles as (K, 2) float32, ``interpolation`` and ``type``
+    as int32), each read once with ``foreach_get`` however many parts of the export need it."""
+
+    SIZES = {"co": 2, "handle_left": 2, "handle_right": 2, "interpolation": 1, "type": 1}
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[int, str], np.ndarray] = {}
+
+    def __call__(self, fcurve: bpy.types.FCurve, name: str) -> np.ndarray:
+        key = (fcurve.as_pointer(), name)
+        if key not in self._read:
+            points = fcurve.keyframe_points
+            size = self.SIZES[name]
+            out = np.empty(len(points) * size, dtype=np.float32 if size == 2 else np.int32)
+            points.foreach_get(name, out)
+            self._read[key] = out.reshape(-1, 2) if size == 2 else out
+        return self._read[key]
+
+
 def _why_not(context: bpy.types.Context, armature: bpy.types.Object) -> str | None:
     """Why the pose is not the action's F-curves alone (None: it is)."""
     if armature.name not in context.view_layer.objects or armature.hide_viewport \
@@ -79,38 +99,32 @@ def _curve_reason(fcurve, codes: np.ndarray) -> str | None:
     return None
 
 
-def _read_curve(fcurve, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+def _read_curve(fcurve, reads: KeyReads) -> tuple[np.ndarray, ...]:
     """Keys, handles (zeros unless a key is Bezier: unused) and interpolation codes of an F-curve."""
-    points = fcurve.keyframe_points
-    count = len(points)
-    co, left, right = (np.zeros(count * 2, dtype=np.float32) for _ in range(3))
-    points.foreach_get("co", co)
+    co, codes = reads(fcurve, "co"), reads(fcurve, "interpolation")
     if np.any(codes == be.BEZIER):
-        points.foreach_get("handle_left", left)
-        points.foreach_get("handle_right", right)
-    return co.reshape(-1, 2), left.reshape(-1, 2), right.reshape(-1, 2), codes
+        return co, reads(fcurve, "handle_left"), reads(fcurve, "handle_right"), codes
+    return co, np.zeros_like(co), np.zeros_like(co), codes
 
 
 _TRANSFORMS = ("location", "rotation_euler", "rotation_quaternion", "scale", "rotation_axis_angle")
 
 
-def _pose_curves(armature: bpy.types.Object) -> tuple[dict, str | None]:
+def _pose_curves(armature: bpy.types.Object, reads: KeyReads) -> tuple[dict, str | None]:
     """The action's unmuted F-curves of pose bone transforms by (path, index), or the reason they cannot be read."""
     by_path = {}
     for fcurve in action_fcurves(armature):
         if fcurve.mute or not fcurve.data_path.startswith("pose.bones[") \
                 or fcurve.data_path.rsplit(".", 1)[-1] not in _TRANSFORMS:
             continue
-        codes = np.empty(len(fcurve.keyframe_points), dtype=np.int32)
-        fcurve.keyframe_points.foreach_get("interpolation", codes)
-        problem = _curve_reason(fcurve, codes)
+        problem = _curve_reason(fcurve, reads(fcurve, "interpolation"))
         if problem is not None:
             return {}, problem
-        by_path[(fcurve.data_path, fcurve.array_index)] = (fcurve, codes)
+        by_path[(fcurve.data_path, fcurve.array_index)] = fcurve
     return by_path, None
 
 
-def _channels(armature: bpy.types.Object, by_path: dict, times: np.ndarray):
+def _channels(armature: bpy.types.Object, by_path: dict, times: np.ndarray, reads: KeyReads):
     """Per bone its location, rotation (Euler or quaternion) and scale at ``times``: (F, B, n) float32
     arrays (F-curve values where keyed, the property's value elsewhere), or None."""
     names = [b.name for b in armature.data.bones]
@@ -126,7 +140,7 @@ def _channels(armature: bpy.types.Object, by_path: dict, times: np.ndarray):
             for i in range(len(current)):
                 wanted.append((b, slot, i, by_path.get((f"{path}.{prop}", i), float(current[i]))))
     keyed = [w for w in wanted if not isinstance(w[3], float)]
-    values = be.evaluate_curves([_read_curve(*w[3]) for w in keyed], times)
+    values = be.evaluate_curves([_read_curve(w[3], reads) for w in keyed], times)
     if values is None:
         return None
     arrays = [np.zeros((len(times), len(names), 4), dtype=np.float32) for _ in range(3)]
@@ -138,19 +152,20 @@ def _channels(armature: bpy.types.Object, by_path: dict, times: np.ndarray):
     return arrays
 
 
-def curve_poses(context: bpy.types.Context, armature: bpy.types.Object,
-                frames: np.ndarray) -> tuple[np.ndarray | None, str | None]:
+def curve_poses(context: bpy.types.Context, armature: bpy.types.Object, frames: np.ndarray,
+                reads: KeyReads | None = None) -> tuple[np.ndarray | None, str | None]:
     """Every pose bone's ``matrix`` at each scene frame, (F, B, 16) float32 in ``pose.bones`` order and
     Blender's memory layout (what ``foreach_get("matrix")`` reads after ``frame_set``), or None and
     the reason the timeline has to be stepped."""
     reason = _why_not(context, armature)
     if reason is not None:
         return None, reason
-    by_path, reason = _pose_curves(armature)
+    reads = reads if reads is not None else KeyReads()
+    by_path, reason = _pose_curves(armature, reads)
     if reason is not None:
         return None, reason
     times = np.asarray(frames, dtype=np.float32)
-    channels = _channels(armature, by_path, times)
+    channels = _channels(armature, by_path, times, reads)
     if channels is None:
         return None, "an F-curve has keys closer than 0.0002 frames"
     location, rotation_values, scale = channels
