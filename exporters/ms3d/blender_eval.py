@@ -151,47 +151,47 @@ def _bezier(t, v1, v2, v3, v4) -> np.ndarray:
     return value
 
 
+def _segments(keys: np.ndarray, t: np.ndarray):
+    """For one set of key times: which times lie before the first key, after the last, and for those
+    inside the binary search's index, whether it lands on a key, and the segment's left key."""
+    before = t <= keys[0]
+    after = ~before & (keys[-1] <= t)
+    inside = np.flatnonzero(~before & ~after)
+    ti = t[inside]
+    r = np.searchsorted(keys, ti, side="left")           # the first key not before t (float32 compares)
+    below = np.maximum(r - 1, 0)
+    on_right, on_left = _is_eqt(ti, keys[r]), _is_eqt(ti, keys[below])
+    a = np.where(on_right, r, np.where(on_left, below, r))
+    on_key = on_right | on_left | (np.abs(keys[a] - ti) < _EPS)
+    return before, after, inside, a, on_key
+
+
 def evaluate_curves(curves: list[tuple[np.ndarray, ...]], times: np.ndarray) -> np.ndarray | None:
     """float32 values (C, F) of C F-curves at ``times``, each curve ``(co, left, right, interpolation)``:
     keys and handles (K, 2) float32 sorted by time, interpolation codes (K,) among CONSTANT, LINEAR,
     BEZIER; constant extrapolation. None when a curve has keys closer than 0.0002 frames (Blender's
-    binary search could then settle on either)."""
-    t_one = np.asarray(times, dtype=F32)
-    counts = np.array([len(c[0]) for c in curves], dtype=np.int64)
-    if not len(curves):
-        return np.zeros((0, len(t_one)), dtype=F32)
-    co, left, right = (np.concatenate([c[n] for c in curves]) for n in range(3))
-    codes = np.concatenate([c[3] for c in curves])
-    keys = co[:, 0]
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    owner = np.repeat(np.arange(len(curves)), counts)
-    gaps = np.diff(keys)
-    if np.any((gaps <= 2 * _THRESHOLD) & (owner[1:] == owner[:-1])):
-        return None
-    out = np.empty((len(curves), len(t_one)), dtype=F32)
-    first, last = starts[:, None], (starts + counts - 1)[:, None]
-    t = np.broadcast_to(t_one, out.shape)
-    before = t <= keys[first]
-    after = ~before & (keys[last] <= t)
-    out[...] = np.where(before, co[first, 1], co[last, 1])
-    inside = ~before & ~after
-    if not inside.any():
-        return out
-    row, col = np.nonzero(inside)
-    ti = t_one[col]
-    low = min(float(keys.min()), float(t_one.min()))
-    width = 2.0 ** np.ceil(np.log2(max(float(keys.max()), float(t_one.max())) - low + 2.0))
-    shifted = (keys.astype(np.float64) - low) + owner * width
-    r = np.searchsorted(shifted, (ti.astype(np.float64) - low) + row * width, side="left")
-    below = np.maximum(r - 1, starts[row])
-    on_right, on_left = _is_eqt(ti, keys[r]), _is_eqt(ti, keys[below])
-    exact = on_right | on_left
-    a = np.where(on_right, r, np.where(on_left, below, r))
-    result = co[a, 1]
-    rest = np.flatnonzero(~exact & ~(np.abs(keys[a] - ti) < _EPS))
-    if len(rest):
-        result[rest] = _between(co, left, right, codes, ti[rest], a[rest], np.maximum(a[rest] - 1, starts[row[rest]]))
-    out[row, col] = result
+    binary search could then settle on either). Curves with the same key times share the search."""
+    t = np.asarray(times, dtype=F32)
+    out = np.empty((len(curves), len(t)), dtype=F32)
+    groups: dict[bytes, list[int]] = {}
+    for c, curve in enumerate(curves):
+        groups.setdefault(np.ascontiguousarray(curve[0][:, 0]).tobytes(), []).append(c)
+    for members in groups.values():
+        keys = curves[members[0]][0][:, 0]
+        if np.any(np.diff(keys) <= 2 * _THRESHOLD):
+            return None
+        before, after, inside, a, on_key = _segments(keys, t)
+        rest = np.flatnonzero(~on_key)
+        co = np.stack([curves[c][0] for c in members])                     # (G, K, 2)
+        block = np.where(before, co[:, :1, 1], co[:, -1:, 1])
+        block[:, inside] = co[:, a, 1]
+        if len(rest):
+            g = np.repeat(np.arange(len(members)), len(rest))
+            k = len(keys)
+            flat = [np.concatenate([curves[c][n] for c in members]) for n in range(4)]
+            at, ti = np.tile(a[rest], len(members)) + g * k, np.tile(t[inside][rest], len(members))
+            block[:, inside[rest]] = _between(*flat, ti, at, at - 1).reshape(len(members), -1)
+        out[members] = block
     return out
 
 
