@@ -5,7 +5,8 @@ no NLA tracks, full influence, Replace; bones inheriting rotation, scale and loc
 or quaternion rotation; F-curves with constant, linear or Bezier keys, constant extrapolation and
 no modifiers), :func:`curve_poses` computes every bone's pose matrix at every frame with
 :mod:`.blender_eval`, equal to ``PoseBone.matrix`` after ``scene.frame_set`` bit for bit. Otherwise
-it names the first reason it cannot, and the caller steps the timeline.
+it names the first reason it cannot, and the caller steps the timeline. Not detected: a script's
+frame-change handler that poses bones (stepping the timeline would run it).
 """
 from __future__ import annotations
 
@@ -75,6 +76,9 @@ def _why_not(context: bpy.types.Context, armature: bpy.types.Object) -> str | No
     if anim is not None and anim.action is not None and (anim.action_influence != 1.0
                                                          or anim.action_blend_type != "REPLACE"):
         return "the action plays with partial influence or a blend mode other than Replace"
+    layers = getattr(anim.action, "layers", ()) if anim is not None and anim.action is not None else ()
+    if len(layers) > 1 or any(len(layer.strips) > 1 for layer in layers):
+        return "the action has several layers or strips"
     for bone in armature.data.bones:
         if not bone.use_local_location or bone.parent is not None and (not bone.use_inherit_rotation
                                                                          or bone.inherit_scale != "FULL"):
