@@ -239,9 +239,9 @@ def quaternion_matrices(quats: np.ndarray) -> np.ndarray:
     """``normalize_qt_qt`` then ``quat_to_mat3``: (F, 4) float32 w, x, y, z -> (F, 3, 3) float32."""
     q = np.asarray(quats, dtype=F32)
     length = np.sqrt(q[:, 0] * q[:, 0] + q[:, 1] * q[:, 1] + q[:, 2] * q[:, 2] + q[:, 3] * q[:, 3])
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         scaled = q * (F32(1.0) / length)[:, None]
-    q = np.where((length != F32(0.0))[:, None], scaled, np.array([1, 0, 0, 0], dtype=F32))
+    q = np.where((length != F32(0.0))[:, None], scaled, np.array([0, 1, 0, 0], dtype=F32))   # zero: (0, 1, 0, 0)
     q0, q1, q2, q3 = (np.sqrt(2.0) * q[:, n].astype(np.float64) for n in range(4))
     qda, qdb, qdc = q0 * q1, q0 * q2, q0 * q3
     qaa, qab, qac = q1 * q1, q1 * q2, q1 * q3

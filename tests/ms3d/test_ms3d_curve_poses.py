@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from support.environment import corpus
-from support.ms3d_rigs import keyed_rig
+from support.ms3d_rigs import fcurves, keyed_rig
 
 CORPUS_RIGS = ("ms3d/glscene/Woman4.ms3d", "ms3d/sge/zombie.ms3d")
 STEPPED = "poses read by stepping the timeline: "
@@ -72,7 +72,7 @@ def _export(bpy, path, capfd, **options) -> tuple[bytes, list[str], int]:
 
 
 @pytest.mark.parametrize("case", CORPUS_RIGS + ("keyed rig",))
-def test_poses_from_fcurves_equal_the_stepped_poses_bit_for_bit(bpy_scene, extension, case):
+def test_poses_fromfcurves_equal_the_stepped_poses_bit_for_bit(bpy_scene, extension, case):
     bpy = bpy_scene
     rig = _scene(bpy, case)
     scene = bpy.context.scene
@@ -86,6 +86,50 @@ def test_poses_from_fcurves_equal_the_stepped_poses_bit_for_bit(bpy_scene, exten
     moved = np.abs(expected - expected[:1]).max()
     assert moved > 0.1, "the rig moves"
     assert np.array_equal(poses.view(np.uint32), expected.view(np.uint32))
+
+
+def _no_animation(rig) -> None:
+    rig.animation_data_clear()
+    rig.pose.bones["root"].rotation_euler = (0.3, 2.0, -4.0)
+
+
+def _other_orders(rig) -> None:
+    rig.pose.bones["side"].rotation_mode = "YZX"
+    rig.pose.bones["loose"].rotation_mode = "ZXY"
+
+
+def _single_keys(rig) -> None:
+    for fcurve in fcurves(rig):
+        if '"upper"' in fcurve.data_path:
+            while len(fcurve.keyframe_points) > 1:
+                fcurve.keyframe_points.remove(fcurve.keyframe_points[0])
+
+
+def _long_handles(rig) -> None:
+    for fcurve in fcurves(rig):
+        for point in fcurve.keyframe_points:
+            point.handle_left_type = point.handle_right_type = "FREE"
+            point.handle_left.x -= 3.3
+            point.handle_right.x += 4.1
+
+
+def _zero_quaternion(rig) -> None:          # Blender normalises a zero quaternion to (0, 1, 0, 0)
+    for fcurve in fcurves(rig):
+        fcurve.mute = "rotation_quaternion" in fcurve.data_path
+    rig.pose.bones["upper"].rotation_quaternion = (0.0, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("change", [_no_animation, _other_orders, _single_keys, _long_handles, _zero_quaternion])
+def test_poses_fromfcurves_hold_at_the_edges(bpy_scene, extension, change):
+    """No action, the two Euler orders the rig lacks, one-key curves, handles pulled far past both
+    neighbours (Blender shortens them), a zero quaternion: still Blender's bits, subframes included."""
+    bpy = bpy_scene
+    rig = keyed_rig(bpy)[1]
+    change(rig)
+    frames = np.arange(-3.0, 48.0, 0.5)
+    poses, reason = _curve_pose(extension).curve_poses(bpy.context, rig, frames)
+    assert reason is None
+    assert np.array_equal(poses.view(np.uint32), _stepped(bpy, rig, frames).view(np.uint32))
 
 
 @pytest.mark.parametrize("case", CORPUS_RIGS + ("keyed rig",))
@@ -119,13 +163,11 @@ def _nla(bpy, rig) -> None:
 
 
 def _easing(bpy, rig) -> None:
-    from support.ms3d_rigs import _fcurves
-    _fcurves(rig)[0].keyframe_points[2].interpolation = "SINE"
+    fcurves(rig)[0].keyframe_points[2].interpolation = "SINE"
 
 
 def _cycles(bpy, rig) -> None:
-    from support.ms3d_rigs import _fcurves
-    _fcurves(rig)[1].modifiers.new("CYCLES")
+    fcurves(rig)[1].modifiers.new("CYCLES")
 
 
 def _hinge(bpy, rig) -> None:
@@ -144,7 +186,7 @@ def _stretch(bpy, rig) -> None:
     (_hinge, "bone 'upper' does not inherit its parent's full transform"),
     (_stretch, "the scene remaps time (Time Stretching)"),
 ])
-def test_what_the_fcurves_do_not_decide_is_stepped_and_reported(bpy_scene, tmp_path, capfd, setup, reason):
+def test_what_thefcurves_do_not_decide_is_stepped_and_reported(bpy_scene, tmp_path, capfd, setup, reason):
     bpy = bpy_scene
     rig = keyed_rig(bpy)[1]
     setup(bpy, rig)

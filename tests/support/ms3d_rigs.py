@@ -81,7 +81,7 @@ def keyed_rig(bpy):
         _key(pose["side"], "location", frame + 0.5, (0.0, 0.1 * a, 0.05), "CONSTANT" if k % 2 else "BEZIER")
         if k % 3 != 1:
             _key(pose["loose"], "rotation_euler", frame, 2.0 * a, kind, index=2)
-    for fcurve in _fcurves(rig):
+    for fcurve in fcurves(rig):
         for point, kind in zip(fcurve.keyframe_points, ("BEZIER", "LINEAR", "BEZIER", "CONSTANT", "BEZIER",
                                                         "LINEAR", "BEZIER", "BEZIER")):
             point.interpolation = kind
@@ -97,7 +97,8 @@ def keyed_rig(bpy):
     return body, rig
 
 
-def _fcurves(obj) -> list:
+def fcurves(obj) -> list:
+    """The F-curves of the action ``obj`` plays (4.2 to 5.x)."""
     anim = obj.animation_data
     if hasattr(anim, "action_slot"):
         from bpy_extras import anim_utils
