@@ -72,10 +72,11 @@ def rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray,
+def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray, scaled: bool = False,
                local_rest: np.ndarray | None = None) -> np.ndarray:
     """(F, J, 4, 4) pose-bone basis matrices making each bone's pose its joint's frame matrix:
     ``bind`` (J, 4, 4) rest matrices, ``world`` (F, J, 4, 4) frame matrices (module docstring);
+    ``scaled``: frame matrices that also scale (a ``.md5scale``), inverted as general matrices;
     ``local_rest`` (J, 4, 4), when given, each bone's rest relative to its parent as Blender holds it
     (else ``B_p⁻¹ · B_j``)."""
     parents = np.asarray(parents, np.int64)
@@ -83,7 +84,8 @@ def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray,
     parent = np.where(rooted, parents, 0)
     if local_rest is None:
         local_rest = np.where(rooted[:, None, None], rigid_inverse(bind)[parent] @ bind, bind)  # B_p⁻¹ B_j
-    local_pose = np.where(rooted[None, :, None, None], rigid_inverse(world)[:, parent] @ world, world)
+    world_inverse = np.linalg.inv(world) if scaled else rigid_inverse(world)
+    local_pose = np.where(rooted[None, :, None, None], world_inverse[:, parent] @ world, world)
     inverse = rigid_inverse(local_rest)
     with np.errstate(all="ignore"):
         proper = np.abs(np.linalg.det(local_rest[..., :3, :3]) - 1.0) < 1e-3      # a rotation (Blender's float32)

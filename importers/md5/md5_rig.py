@@ -11,6 +11,8 @@ writes the file's own bind values while a bone is where the import left it (``ex
 Pose channels: ``rotation_quaternion`` and ``location`` of each bone keyed at every anim frame
 (linear, as the engines lerp between frames) with the basis that makes the bone's pose the joint's
 frame matrix, so Blender's Armature deform is the engines' skinning (Q2PRO ``MD5_BuildFrameSkeleton``).
+With a ``.md5scale`` (Q2PRO) each joint's frame matrix also scales by the joint's scale, so ``scale`` is
+keyed too (uniform; a bone's pose is then its joint's scaled matrix, its children's not scaled by it).
 """
 from __future__ import annotations
 
@@ -85,22 +87,37 @@ def local_rests(obj: bpy.types.Object, bone_names: list[str]) -> np.ndarray:
     return out
 
 
-def pose_channels(local_rest: np.ndarray, anim, frames=None) -> tuple[np.ndarray, np.ndarray]:
-    """(F, J, 3) locations and (F, J, 4) Blender quaternions (w x y z) of ``frames`` (all by default) of
+def pose_channels(local_rest: np.ndarray, anim, scale=None, frames=None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(F, J, 3) locations, (F, J, 4) Blender quaternions (w x y z) and, with a ``.md5scale``
+    (:class:`...formats.md5.scale.Md5Scale`), (F, J) uniform scales of ``frames`` (all by default) of
     ``anim`` for bones whose rests relative to their parents are ``local_rest`` (J, 4, 4, :func:`local_rests`)."""
-    world = rigid_matrices(*frame_joints(anim, frames))
-    bases = pose_bases(None, anim.joint_parents, world, local_rest)
+    world = rigid_matrices(*frame_joints(anim, frames, scale=scale))
+    if scale is None:
+        bases = pose_bases(None, anim.joint_parents, world, local_rest=local_rest)
+        sizes = None
+    else:                           # F_j scales its weights' offsets: T(pos) R(q) S(s), s not inherited
+        rows = np.asarray(scale.scales, np.float64)
+        rows = rows if frames is None else rows[np.atleast_1d(frames)]
+        world[..., :3, :3] *= rows[..., None, None]
+        bases = pose_bases(None, anim.joint_parents, world, scaled=True, local_rest=local_rest)
+        sizes = np.cbrt(np.linalg.det(bases[..., :3, :3]))
+        bases[..., :3, :3] /= np.where(sizes == 0, 1.0, sizes)[..., None, None]
     quat = continuous(matrix_quaternions(bases[..., :3, :3]))
-    return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1)
+    return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1), sizes
 
 
 def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str,
-            frames: np.ndarray, anim_frames=None) -> bpy.types.Action:
+            frames: np.ndarray, scale=None, anim_frames=None) -> bpy.types.Action:
     """A new action on ``obj`` keying every bone at scene ``frames``, one per anim frame of ``anim_frames``
-    (all by default)."""
-    locations, quaternions = pose_channels(local_rests(obj, bone_names), anim, anim_frames)
+    (all by default); with a ``.md5scale`` each bone's uniform scale too."""
+    locations, quaternions, sizes = pose_channels(local_rests(obj, bone_names), anim, scale, anim_frames)
     channels, values = [], []
     for j, bone_name in enumerate(bone_names):
+        if sizes is not None:
+            for axis in range(3):
+                channels.append((bone_data_path(bone_name, "scale"), axis, bone_name))
+                values.append(sizes[:, j])
         for axis in range(4):
             channels.append((bone_data_path(bone_name, "rotation_quaternion"), axis, bone_name))
             values.append(quaternions[:, j, axis])
