@@ -35,6 +35,7 @@ def unique_key_names(names: list[str], taken: tuple[str, ...] = ("Basis",)) -> l
     of its frames. Given names already unique it compares each once. A name ending in '.' and digits
     (Blender continues from that number), an empty name or one too long is left to Blender."""
     seen = set(taken)
+    tried: dict[str, int] = {}  # per name, the numbers below this one are taken (no key is removed here)
     unique = []
     for name in names:
         if not name:
@@ -42,9 +43,10 @@ def unique_key_names(names: list[str], taken: tuple[str, ...] = ("Basis",)) -> l
         if name in seen:
             if _NUMBERED.search(name):
                 return None
-            number = 1
+            number = tried.get(name, 1)
             while f"{name}.{number:03d}" in seen:
                 number += 1
+            tried[name] = number + 1
             name = f"{name}.{number:03d}"
         if len(name.encode("utf-8")) > KEY_NAME_BYTES:
             return None

@@ -41,22 +41,19 @@ def linear_values(keys: np.ndarray, counts: np.ndarray, frames: np.ndarray) -> n
     shifted = (frames[None, :] - low) + band                              # (C, F)
     key_axis = (x - low) + band[curve, 0]
     first, last = starts[:, None], (starts + counts - 1)[:, None]
-    # keys at or before each sample (np.interp's bracket), and the nearest key (the snap)
-    at_or_before = np.searchsorted(key_axis, shifted, side="right") - 1
+    at_or_before = np.searchsorted(key_axis, shifted, side="right") - 1      # np.interp's bracket
     j = np.clip(at_or_before, first, np.maximum(last - 1, first))
     k = np.minimum(j + 1, last)
     dx = x[k] - x[j]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope = np.where(dx > 0, (y[k] - y[j]) / np.where(dx > 0, dx, 1.0), 0.0)
+    slope = np.divide(y[k] - y[j], dx, out=np.zeros(dx.shape), where=dx > 0)
     f = frames[None, :]
     values = slope * (f - x[j]) + y[j]
     values = np.where(f < x[first], y[first], values)
     values = np.where(f >= x[last], y[last], values)
-    right = np.clip(np.searchsorted(key_axis, shifted, side="left"), first, last)
-    left = np.maximum(right - 1, first)
-    nearest = np.where(np.abs(x[left] - f) < np.abs(x[right] - f), left, right)
+    below = np.clip(at_or_before, first, last)                  # the keys either side of each sample:
+    above = np.clip(at_or_before + 1, first, last)              # the nearer one, the later on a tie
+    nearest = np.where(np.abs(x[below] - f) < np.abs(x[above] - f), below, above)
     return np.where(np.abs(x[nearest] - f) < KEY_SNAP, y[nearest], values)
-
 
 def curves_values(fcurves: list[bpy.types.FCurve], frames: np.ndarray) -> np.ndarray:
     """(len(fcurves), F) values of ``fcurves`` at scene ``frames``."""
