@@ -312,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(args.checkout or CHECKOUT))
     from tools import benchmark as bench
+    bench.CORPUS = CORPUS           # this script's corpus, whichever checkout's code runs (--checkout)
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy

@@ -34,26 +34,31 @@ def linear_values(keys: np.ndarray, counts: np.ndarray, frames: np.ndarray) -> n
     if not len(counts) or not len(frames):
         return np.zeros((len(counts), len(frames)))
     x, y = keys[:, 0], keys[:, 1]
+    ends = starts + counts - 1
+    # before a curve's first key its first value, from its last key on its last value (np.interp's ends;
+    # the nearest key there is that end key, so the snap changes nothing): only samples between a
+    # curve's first and last keys need their bracket
+    values = np.where(frames[None, :] < x[starts][:, None], y[starts][:, None], y[ends][:, None])
+    rows, columns = np.nonzero((frames[None, :] >= x[starts][:, None]) & (frames[None, :] < x[ends][:, None]))
+    if not len(rows):
+        return values
     low = min(x.min(), frames.min())
     span = max(x.max(), frames.max()) - low + 2.0
-    curve = np.repeat(np.arange(len(counts)), counts)
-    band = np.arange(len(counts), dtype=np.float64)[:, None] * span
-    shifted = (frames[None, :] - low) + band                              # (C, F)
-    key_axis = (x - low) + band[curve, 0]
-    first, last = starts[:, None], (starts + counts - 1)[:, None]
-    at_or_before = np.searchsorted(key_axis, shifted, side="right") - 1      # np.interp's bracket
+    curve = np.repeat(np.arange(len(counts), dtype=np.float64), counts)
+    key_axis = (x - low) + curve * span
+    f = frames[columns]
+    first, last = starts[rows], ends[rows]
+    at_or_before = np.searchsorted(key_axis, (f - low) + rows * span, side="right") - 1     # np.interp's bracket
     j = np.clip(at_or_before, first, np.maximum(last - 1, first))
     k = np.minimum(j + 1, last)
     dx = x[k] - x[j]
     slope = np.divide(y[k] - y[j], dx, out=np.zeros(dx.shape), where=dx > 0)
-    f = frames[None, :]
-    values = slope * (f - x[j]) + y[j]
-    values = np.where(f < x[first], y[first], values)
-    values = np.where(f >= x[last], y[last], values)
+    inner = slope * (f - x[j]) + y[j]
     below = np.clip(at_or_before, first, last)                  # the keys either side of each sample:
     above = np.clip(at_or_before + 1, first, last)              # the nearer one, the later on a tie
     nearest = np.where(np.abs(x[below] - f) < np.abs(x[above] - f), below, above)
-    return np.where(np.abs(x[nearest] - f) < KEY_SNAP, y[nearest], values)
+    values[rows, columns] = np.where(np.abs(x[nearest] - f) < KEY_SNAP, y[nearest], inner)
+    return values
 
 def curves_values(fcurves: list[bpy.types.FCurve], frames: np.ndarray) -> np.ndarray:
     """(len(fcurves), F) values of ``fcurves`` at scene ``frames``."""
