@@ -146,12 +146,18 @@ def new_curves(action) -> object:
     return action.layers.new("Layer").strips.new(type="KEYFRAME").channelbag(slot, ensure=True).fcurves
 
 
-def image_source(image) -> tuple[str, int, int]:
-    """(the image file Blender loaded, or '' for an image made from pixels (a PCX or MDL skin), width, height)."""
+def image_source(image) -> tuple[str, int, int, object]:
+    """(the image file Blender loaded, or '' for an image made from pixels (a PCX or MDL skin), width,
+    height, those pixels (packing encodes them, so their content counts))."""
     import bpy
+    import numpy as np
     path = bpy.path.abspath(image.filepath) if image.filepath else ""
-    loaded = path and not path.lower().endswith(".pcx") and Path(path).is_file()
-    return (path if loaded else "", *image.size)
+    if path and not path.lower().endswith(".pcx") and Path(path).is_file():
+        return path, *image.size, None
+    width, height = image.size
+    pixels = np.empty(width * height * image.channels, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    return "", width, height, pixels
 
 
 def import_extras(bench) -> float:
@@ -168,7 +174,6 @@ def import_extras(bench) -> float:
     most = max([max(counts, default=1) for counts in actions] or [1])
     co = np.arange(most * 2, dtype=np.float32)
     linear = np.ones(most, dtype=np.int32)
-    pixels = np.zeros(max([w * h * 4 for path, w, h in images] or [0]), dtype=np.float32)
     collection = bpy.context.view_layer.active_layer_collection.collection
 
     def build() -> None:
@@ -180,12 +185,12 @@ def import_extras(bench) -> float:
                 fcurve.keyframe_points.foreach_set("co", co[:2 * count])
                 fcurve.keyframe_points.foreach_set("interpolation", linear[:count])
                 fcurve.update()
-        for path, width, height in images:
+        for path, width, height, pixels in images:
             if path:
                 image = bpy.data.images.load(path, check_existing=False)
             else:
                 image = bpy.data.images.new("extra", width, height, alpha=True)
-                image.pixels.foreach_set(pixels[:width * height * 4])
+                image.pixels.foreach_set(pixels)
             image.pack()
         for _ in range(materials):
             material = bpy.data.materials.new("extra")
