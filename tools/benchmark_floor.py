@@ -111,20 +111,9 @@ def md3_import_floor(bench, case) -> float:
 
 
 def export_floor(bench, objects) -> float:
-    """``foreach_get`` of every shape key's coordinates on every mesh: every frame's exact positions."""
-    import numpy as np
-
-    meshes = [obj for obj in objects if obj.type == "MESH" and obj.data.shape_keys]
-    reads = [(list(obj.data.shape_keys.key_blocks),
-              np.empty((len(obj.data.shape_keys.key_blocks), len(obj.data.vertices) * 3), np.float32))
-             for obj in meshes]
-
-    def read() -> None:
-        for blocks, buf in reads:
-            for row, block in zip(buf, blocks):
-                key_points(block).foreach_get("co", row)
-
-    return bench.timed_cpu(read)[1]
+    """``foreach_get`` of every shape key's coordinates on every mesh (:func:`tools.benchmark.export_floor`)."""
+    import bpy
+    return sum(bench.export_floor(bpy, obj) for obj in objects if obj.type == "MESH" and obj.data.shape_keys)
 
 
 def action_curves(action) -> list:
