@@ -44,11 +44,13 @@ from .tags_only import tag_frames
 @dataclass
 class Md3ExportOptions(VertexModelOptions):
     """Frame source, scale and transform (:class:`..sampling.options.VertexModelOptions`); ``skin_folder``
-    the folder of new shader names (``models/mymodel``), ``model_name`` the header's name of a new model."""
+    the folder of new shader names (``models/mymodel``), ``model_name`` the header's name of a new model;
+    ``lods`` writes the levels of detail an import put under the model root (:mod:`.lods`)."""
     skin_path: str = ""
     skin_folder: str = ""
     model_name: str = ""
     textures: str = "TGA"               # or "NAMES": write no texture files
+    lods: bool = True                   # x_1.md3, x_2.md3 beside x.md3 from the LOD roots under its root
 
 
 @dataclass

@@ -39,6 +39,9 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
                               description="Folder part of new shader names (e.g. models/crate); empty = implied by "
                                           "the export folder under <game>/models or <game>/players")
 
+    lods: BoolProperty(name="Levels of Detail", default=True,
+                       description="Also write x_1.md3 and x_2.md3 beside x.md3 from the levels of detail an MD3 "
+                                   "import (Levels of Detail) put under the model root; nothing when there are none")
     textures: EnumProperty(name="Textures", default="TGA", items=(
         ("TGA", "TGA", "Write the image of each new shader as a TGA where the game looks it up (under the game "
                        "folder the export goes into, else beside the model)"),
@@ -52,7 +55,8 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
         return changed
 
     def execute(self, context):
-        options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path, textures=self.textures)
+        options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path, textures=self.textures,
+                                   lods=self.lods)
         if self.player:      # a folder: lower.md3 and the other parts beside it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
             return export_file(self, context, export_md3_player, options)
