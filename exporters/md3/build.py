@@ -62,6 +62,7 @@ class BuildResult:
     clipped: int = 0                     # vertex positions clipped to the 1/64 grid's range
     max_error: float = 0.0               # the largest distance of a written coordinate from Blender's
     frame_actions: list[str] = field(default_factory=list)   # Actions: the action each frame was sampled from
+    frame_times: list = field(default_factory=list)          # the scene time each written frame was sampled at
     model_fps: float = 10.0              # model frames per second of game time (the plan's)
     surface_materials: list = field(default_factory=list)   # the material each surface stands for (or None)
     shader_images: dict = field(default_factory=dict)         # new shader name -> the image it names
@@ -105,6 +106,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if len(rows) < len(sampled.positions):
         result.info.append(f"the model's own {frames} frames of the {len(sampled.positions)} the scene range holds "
                            "(a longer model shares the scene)")
+    result.frame_times = [float(t) for t in times]
     if found.meshes:
         result.frame_actions = [sampled.frames[r].action for r in rows]
         result.model_fps = sampled.plan.model_fps

@@ -5,9 +5,7 @@ An MD3 import with *Levels of Detail* makes each LOD file a model root of its ow
 common/contract.py ``# MD3``) parented to the root of ``x.md3`` and kept in a hidden collection
 ``<x> LODs``; that is the form the export reads: the LOD roots under the exported model's root. Each
 is built like any model (:func:`.build.build_md3`, its own kept records, so an untouched LOD comes back
-byte for byte), in its own frame. Blender does not evaluate what a hidden collection holds (its tags
-would keep the pose they had when it was hidden), so the LOD's collections are shown while it is
-sampled and hidden again afterwards.
+byte for byte), in its own frame (:func:`own_frame`: shown and standing alone while it is sampled).
 """
 from __future__ import annotations
 
@@ -41,18 +39,31 @@ def _hierarchy(obj: bpy.types.Object) -> list[bpy.types.Object]:
 
 
 @contextmanager
-def shown(root: bpy.types.Object):
-    """The collections (and objects) of ``root``'s hierarchy enabled in the viewport while inside."""
+def own_frame(root: bpy.types.Object):
+    """While inside: ``root``'s hierarchy enabled in the viewport (collections and objects) and ``root`` itself
+    standing alone, unparented with its own transform, so Blender evaluates it (a hidden collection is not
+    evaluated: its tags would keep the pose they had when it was hidden) and nothing above it moves it (an
+    assembled player part rides its parent's tag; the export takes it in its root's frame all the same,
+    and a root that stands still lets the sampling read its meshes and tags once instead of stepping every
+    frame). Everything is as it was afterwards."""
     objects = _hierarchy(root)
     collections = {c for o in objects for c in o.users_collection}
     saved = ([(c, c.hide_viewport) for c in collections], [(o, o.hide_viewport) for o in objects])
+    parent = (root.parent, root.parent_type, root.parent_bone, root.matrix_parent_inverse.copy())
     try:
         for item, _ in saved[0] + saved[1]:
             item.hide_viewport = False
+        if parent[0] is not None:
+            root.parent = None
+        bpy.context.view_layer.update()          # matrix_world as it stands now, for what reads it unevaluated
         yield
     finally:
+        if parent[0] is not None:
+            root.parent, root.parent_type, root.parent_bone = parent[:3]
+            root.matrix_parent_inverse = parent[3]
         for item, hidden in saved[0] + saved[1]:
             item.hide_viewport = hidden
+        bpy.context.view_layer.update()
 
 
 def build_lods(context: bpy.types.Context, root: bpy.types.Object | None, file_name: str,
@@ -63,6 +74,6 @@ def build_lods(context: bpy.types.Context, root: bpy.types.Object | None, file_n
     out = {}
     for lod, lod_root in lod_roots(root).items():
         lod_options = replace(options, model_name=f"{folder}/{names[lod]}" if folder else names[lod])
-        with shown(lod_root):
+        with own_frame(lod_root):
             out[names[lod]] = build_md3(context, [lod_root], lod_options)
     return out

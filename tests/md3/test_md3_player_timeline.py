@@ -1,0 +1,121 @@
+"""A Quake III player as the MD3 import assembles it (parts on their tags, animation.cfg as each part's
+animation list and markers on the timeline, skin sets kept) exported as a player gives the folder back:
+lower/upper/head.md3, their levels of detail, animation.cfg and every .skin file byte for byte; the icons
+(icon_<skin>.tga, one per skin set) are the head rendered from the front: not a flat colour, opaque where
+the head's triangles project (computed here from head.md3 itself) and clear away from them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from formats.md3.animation_cfg import parse_animation_cfg, write_animation_cfg
+from formats.md3.codec import read_md3
+from formats.md3.vertices import decode_xyz
+from support.environment import corpus
+
+PLAYERS = "md3/openarena081/models/players"
+ICON = 128
+
+
+def _import_and_export(bpy, folder, out, lods=False, **options):
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3"), load_lods=lods) == {"FINISHED"}
+    lower = next(o for o in bpy.data.objects if o.get("md3_root") == "lower" and not o.get("md3_lod"))
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == lower)
+    bpy.context.view_layer.objects.active = lower
+    assert bpy.ops.export_scene.md3(filepath=str(out / "lower.md3"), player=True, **options) == {"FINISHED"}
+
+
+@pytest.mark.parametrize("name, lods", [("merman", True), ("major", False), ("penguin", False)])
+def test_imported_player_exports_its_folder_back(bpy_scene, tmp_path, name, lods):
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/{name}/lower.md3").parent
+    _import_and_export(bpy, folder, tmp_path, lods=lods)
+    kept = sorted(p.name for p in folder.iterdir() if p.suffix in (".md3", ".skin", ".cfg"))
+    icons = sorted(f"icon_{p.stem[len('head_'):]}.tga" for p in folder.glob("head_*.skin"))   # one per skin set
+    assert {p.name for p in folder.glob("icon_*")} <= set(icons)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept + icons)
+    for file in kept:
+        assert (tmp_path / file).read_bytes() == (folder / file).read_bytes(), file
+    for icon in icons:
+        data = (tmp_path / icon).read_bytes()
+        assert (data[2], int.from_bytes(data[12:14], "little"), int.from_bytes(data[14:16], "little"),
+                data[16]) == (2, ICON, ICON, 32)
+
+
+def test_changed_animation_list_renumbers_animation_cfg(bpy_scene, tmp_path):
+    """An animation moved in upper's list is written where the list now says; the rest keep the file's numbers."""
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/major/lower.md3").parent
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    upper = next(o for o in bpy.data.objects if o.get("md3_root") == "upper")
+    item = next(a for a in upper.classic_model.animations if a.name.upper() == "TORSO_GESTURE")
+    item.frame_start, item.frame_end = item.frame_start + 2, item.frame_end - 1
+    lower = next(o for o in bpy.data.objects if o.get("md3_root") == "lower")
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == lower)
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
+    before = parse_animation_cfg((folder / "animation.cfg").read_bytes())
+    after = parse_animation_cfg((tmp_path / "animation.cfg").read_bytes())
+    changed = {a.name: (a.first, a.num) for a, b in zip(after.animations, before.animations) if a != b}
+    gesture = next(a for a in before.animations if a.name == "TORSO_GESTURE")
+    assert changed == {"TORSO_GESTURE": (gesture.first + 2, gesture.num - 3)}
+    assert write_animation_cfg(after) != (folder / "animation.cfg").read_bytes()
+
+
+def _projected_mask(head_md3: bytes, size: int) -> np.ndarray:
+    """Pixels (row 0 at the top) whose centre lies inside a triangle of frame 0 of the head, seen from +X
+    looking down -X (+Y to the right, +Z up) through a square view 1.1 times the head's larger extent."""
+    model = read_md3(head_md3)
+    points, triangles = [], []
+    for surface in model.surfaces:
+        triangles.append(surface.triangles + sum(len(p) for p in points))
+        points.append(decode_xyz(surface.xyz[0]).astype(np.float64))
+    every, triangles = np.concatenate(points), np.concatenate(triangles)
+    low, high = every.min(axis=0), every.max(axis=0)
+    centre, extent = (low + high) / 2, max(high[1] - low[1], high[2] - low[2]) * 1.1
+    u = ((every[:, 1] - centre[1]) / extent + 0.5) * size
+    v = (0.5 - (every[:, 2] - centre[2]) / extent) * size
+    ys, xs = np.mgrid[0:size, 0:size] + 0.5
+    mask = np.zeros((size, size), bool)
+    for a, b, c in triangles:
+        ax, ay, bx, by, cx, cy = u[a], v[a], u[b], v[b], u[c], v[c]
+        area = (bx - ax) * (cy - ay) - (cx - ax) * (by - ay)
+        if abs(area) < 1e-9:
+            continue
+        w1 = ((bx - xs) * (cy - ys) - (cx - xs) * (by - ys)) / area
+        w2 = ((cx - xs) * (ay - ys) - (ax - xs) * (cy - ys)) / area
+        mask |= (w1 >= 0) & (w2 >= 0) & (w1 + w2 <= 1)
+    return mask
+
+
+def _grown(mask: np.ndarray, steps: int) -> np.ndarray:
+    out = mask.copy()
+    for _ in range(steps):
+        grown = out.copy()
+        grown[1:] |= out[:-1]
+        grown[:-1] |= out[1:]
+        grown[:, 1:] |= out[:, :-1]
+        grown[:, :-1] |= out[:, 1:]
+        out = grown
+    return out
+
+
+def test_icon_is_the_head_seen_from_the_front(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/merman/lower.md3").parent
+    _import_and_export(bpy, folder, tmp_path)
+    image = bpy.data.images.load(str(tmp_path / "icon_default.tga"))        # Blender's own TGA reader
+    assert tuple(image.size) == (ICON, ICON)
+    pixels = np.empty(ICON * ICON * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    rgba = pixels.reshape(ICON, ICON, 4)[::-1]                                # Blender's rows run bottom up
+    mask = _projected_mask((folder / "head.md3").read_bytes(), ICON)
+    assert mask.sum() > ICON * ICON / 8, "the head fills a good part of the icon"
+    inside = ~_grown(~mask, 1)                                               # a pixel away from the outline
+    outside = ~_grown(mask, 2)
+    assert (rgba[..., 3][inside] > 0.99).mean() > 0.98, "opaque where the head projects"
+    assert (rgba[..., 3][outside] < 0.01).mean() > 0.98, "clear away from it"
+    shown = rgba[..., :3][inside]
+    assert shown.std(axis=0).max() > 0.05, "the head's texture, not a flat colour"
+    assert len(np.unique(np.round(shown * 255), axis=0)) > 50
