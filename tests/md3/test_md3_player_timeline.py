@@ -119,3 +119,26 @@ def test_icon_is_the_head_seen_from_the_front(bpy_scene, tmp_path):
     shown = rgba[..., :3][inside]
     assert shown.std(axis=0).max() > 0.05, "the head's texture, not a flat colour"
     assert len(np.unique(np.round(shown * 255), axis=0)) > 50
+
+
+def test_icon_of_a_player_made_in_blender_is_its_head(bpy_scene, tmp_path):
+    """The rigged body of support.md3_scenes (an untextured box for a head): the icon is the head.md3 the
+    export wrote (in tag_head's frame) seen from the front, flat grey on a clear background."""
+    from support.md3_scenes import player_model
+    bpy = bpy_scene
+    objects, _, _ = player_model(bpy)
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj.name in objects)
+    bpy.context.view_layer.objects.active = objects["l_legs"]
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
+    image = bpy.data.images.load(str(tmp_path / "icon_default.tga"))
+    pixels = np.empty(ICON * ICON * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    rgba = pixels.reshape(ICON, ICON, 4)[::-1]
+    mask = _projected_mask((tmp_path / "head.md3").read_bytes(), ICON)
+    assert (rgba[..., 3][~_grown(~mask, 1)] > 0.99).mean() > 0.98
+    assert (rgba[..., 3][~_grown(mask, 2)] < 0.01).mean() > 0.98
+    grey = 1.055 * 0.5 ** (1 / 2.4) - 0.055              # the unlit material's linear 0.5, as sRGB
+    assert np.allclose(rgba[..., :3][~_grown(~mask, 1)], grey, atol=0.01), "the untextured head: grey"
+    assert not any(s.name.startswith("classic_icon") for s in bpy.data.scenes), "the icon's scene is gone"
+    assert not any(o.name.startswith("classic_icon") for o in bpy.data.objects)
