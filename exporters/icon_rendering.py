@@ -21,6 +21,36 @@ SAMPLES = 16            # anti-aliasing samples (emission only: no noise to clea
 SLOT_NAME = "Model Icons"
 
 
+@contextmanager
+def icon_scene():
+    """A scene of its own and a list of ``(bpy.data collection, datablock)`` pairs to append what is made for
+    it to; the scene and every one of them removed afterwards, also on error."""
+    made: list[tuple[object, object]] = []
+    scene = bpy.data.scenes.new("classic_icon")
+    try:
+        yield scene, made
+    finally:
+        bpy.data.scenes.remove(scene)
+        for collection, block in reversed(made):
+            try:
+                collection.remove(block)
+            except ReferenceError:      # already gone with its user
+                pass
+
+
+def ortho_camera(scene: bpy.types.Scene, made: list, matrix, size: float, clip_end: float) -> None:
+    """The scene's camera: orthographic, ``size`` wide, placed by ``matrix`` (it looks down its own -Z)."""
+    data = bpy.data.cameras.new("classic_icon_camera")
+    made.append((bpy.data.cameras, data))
+    data.type, data.ortho_scale = "ORTHO", size
+    data.clip_start, data.clip_end = 0.01, clip_end
+    camera = bpy.data.objects.new("classic_icon_camera", data)
+    made.append((bpy.data.objects, camera))
+    scene.collection.objects.link(camera)
+    camera.matrix_world = matrix
+    scene.camera = camera
+
+
 def rgba_image(name: str, rgba: np.ndarray) -> bpy.types.Image:
     """A Blender image of (h, w, 4) uint8 pixels, top row first."""
     height, width = rgba.shape[:2]

@@ -24,7 +24,8 @@ from mathutils import Matrix
 from ...common.triangle_mesh import build_triangle_mesh
 from ...formats.md2.codec import Md2Model
 from ...formats.md2.player import ICON_SIZE
-from ..icon_rendering import icon_settings, own_render_slot, render_picture, rgba_image, unlit_material
+from ..icon_rendering import (icon_scene, icon_settings, ortho_camera, own_render_slot, render_picture, rgba_image,
+                              unlit_material)
 
 HEAD_SHARE = 0.4        # the part of the body's height an icon frames, from the top
 MARGIN = 1.1
@@ -56,9 +57,7 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
                  ) -> list[np.ndarray]:
     """One (32, 32, 4) uint8 RGBA picture (top row first) per skin of ``body_skins``: the body with
     that skin and the ``others`` (weapon models) with theirs."""
-    made: list[tuple[object, object]] = []       # (collection, datablock) to remove, in reverse
-    scene = bpy.data.scenes.new("classic_icon")
-    try:
+    with icon_scene() as (scene, made):
         parts = [(body, None)] + list(others)
         textures = []
         for i, (model, skin) in enumerate(parts):
@@ -79,15 +78,7 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
         points = np.concatenate([np.asarray(m.positions()[0], np.float64) for m, _ in parts])
         z = body_points[:, 2]
         matrix, size = _camera_frame(points, float(z.max()), float(z.max() - z.min()))
-        camera_data = bpy.data.cameras.new("classic_icon_camera")
-        made.append((bpy.data.cameras, camera_data))
-        camera_data.type, camera_data.ortho_scale = "ORTHO", size
-        camera_data.clip_start, camera_data.clip_end = 0.01, float(np.ptp(points[:, 0])) * 2 + size * 4 + 10.0
-        camera = bpy.data.objects.new("classic_icon_camera", camera_data)
-        made.append((bpy.data.objects, camera))
-        scene.collection.objects.link(camera)
-        camera.matrix_world = matrix
-        scene.camera = camera
+        ortho_camera(scene, made, matrix, size, float(np.ptp(points[:, 0])) * 2 + size * 4 + 10.0)
         icon_settings(scene, ICON_SIZE)
         icons = []
         with tempfile.TemporaryDirectory(prefix="classic_icon_") as tmp, own_render_slot():
@@ -97,10 +88,3 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
                 textures[0].image = image
                 icons.append(render_picture(scene, Path(tmp) / f"icon_{k}.png", ICON_SIZE))
         return icons
-    finally:
-        bpy.data.scenes.remove(scene)
-        for collection, block in reversed(made):
-            try:
-                collection.remove(block)
-            except ReferenceError:      # already gone with its user
-                pass

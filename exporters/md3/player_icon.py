@@ -22,7 +22,7 @@ import bpy
 from mathutils import Matrix
 
 from ...formats.images.truecolour import encode_tga
-from ..icon_rendering import icon_settings, own_render_slot, render_picture, unlit_material
+from ..icon_rendering import icon_scene, icon_settings, ortho_camera, own_render_slot, render_picture, unlit_material
 from ..sampling.skin_packing import FlatSkin
 
 ICON_SIZE = 128
@@ -69,43 +69,22 @@ def _copies(context: bpy.types.Context, meshes: list[bpy.types.Object], space: n
     return np.concatenate(points) if points else np.zeros((0, 3))
 
 
-def _camera(scene: bpy.types.Scene, points: np.ndarray, made: list) -> None:
-    low, high = points.min(axis=0), points.max(axis=0)
-    centre = (low + high) / 2
-    data = bpy.data.cameras.new("classic_icon_camera")
-    made.append((bpy.data.cameras, data))
-    data.type = "ORTHO"
-    data.ortho_scale = float(max(high[1] - low[1], high[2] - low[2], 1e-3) * MARGIN)
-    depth = float(high[0] - low[0]) + 1.0
-    data.clip_start, data.clip_end = 0.01, depth * 4
-    camera = bpy.data.objects.new("classic_icon_camera", data)
-    made.append((bpy.data.objects, camera))
-    camera.matrix_world = Matrix.Translation((float(high[0]) + depth, float(centre[1]), float(centre[2]))) @ CAMERA
-    scene.collection.objects.link(camera)
-    scene.camera = camera
-
-
 def render_icon(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray,
                 size: int = ICON_SIZE) -> np.ndarray:
     """(size, size, 4) uint8 RGBA, top row first: the head ``meshes`` seen from the front of ``space``
     (the head's 4 x 4 world matrix). RuntimeError where Blender cannot render."""
-    made: list = []
-    scene = bpy.data.scenes.new("classic_icon")
-    try:
+    with icon_scene() as (scene, made):
         points = _copies(context, meshes, space, scene, made)
         if not len(points):
             raise RuntimeError("the head has no vertices")
-        _camera(scene, points, made)
+        low, high = points.min(axis=0), points.max(axis=0)
+        depth = float(high[0] - low[0]) + 1.0
+        centre = (low + high) / 2
+        ortho_camera(scene, made, Matrix.Translation((float(high[0]) + depth, float(centre[1]), float(centre[2])))
+                     @ CAMERA, float(max(high[1] - low[1], high[2] - low[2], 1e-3) * MARGIN), depth * 4)
         icon_settings(scene, size)
         with tempfile.TemporaryDirectory(prefix="classic_icon_") as folder, own_render_slot():
             return render_picture(scene, Path(folder) / "icon.png", size)
-    finally:
-        bpy.data.scenes.remove(scene)
-        for collection, block in reversed(made):
-            try:
-                collection.remove(block)
-            except ReferenceError:      # already gone with its user
-                pass
 
 
 def head_icon(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray) -> tuple[bytes, str]:
