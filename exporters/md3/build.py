@@ -36,7 +36,7 @@ from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
 from .kept import frame_matches, kept_model, kept_table, own_span
 from .objects import Md3Objects, collect, tag_name
-from .surfaces import shader_images, split_surfaces
+from .surfaces import shader_images, split_surfaces, with_empty_surfaces
 from .tag_sampling import frame_sources, sample_matrices
 from .tags_only import tag_frames
 
@@ -97,7 +97,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     movers = ([space] if space is not None else []) + found.tags
     matrices = sample_matrices(context, movers, found.meshes, times, actions, still)
     to_model = _model_space(matrices[:, 0] if space is not None else None, frames)
-    surfaces = split_surfaces(sampled, shading, options.skin_folder) if found.meshes else []
+    surfaces = with_empty_surfaces(found.meshes, split_surfaces(sampled, shading, options.skin_folder),
+                                   options.skin_folder) if found.meshes else []
     own_note = _check_surfaces(sampled.label, surfaces, frames)
     kept = kept_model(found.root, found.meshes)
 

@@ -2,8 +2,12 @@
 animation list and markers on the timeline, skin sets kept) exported as a player gives the folder back:
 lower/upper/head.md3, their levels of detail, animation.cfg and every .skin file byte for byte; the icons
 (icon_<skin>.tga, one per skin set) are the head rendered from the front: not a flat colour, opaque where
-the head's triangles project (computed here from head.md3 itself) and clear away from them."""
+the head's triangles project (computed here from head.md3 itself) and clear away from them. Every player of
+OpenArena's installed pk3s, imported from its pk3 and exported as a player, gives its files back too."""
 from __future__ import annotations
+
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -142,3 +146,44 @@ def test_icon_of_a_player_made_in_blender_is_its_head(bpy_scene, tmp_path):
     assert np.allclose(rgba[..., :3][~_grown(~mask, 1)], grey, atol=0.01), "the untextured head: grey"
     assert not any(s.name.startswith("classic_icon") for s in bpy.data.scenes), "the icon's scene is gone"
     assert not any(o.name.startswith("classic_icon") for o in bpy.data.objects)
+
+
+BASEOA = Path("/usr/share/games/openarena/baseoa")
+INSTALL = ("apt-get install openarena-data openarena-081-players openarena-085-data openarena-088-data "
+           "(Debian's OpenArena data, GPL-2+)")
+
+
+def baseoa_players() -> dict[str, dict[str, tuple[Path, str]]]:
+    """Each player of the installed pk3s: lower-case file name -> (pk3, member) the game reads (a later pk3
+    by name overriding an earlier one)."""
+    players: dict[str, dict[str, tuple[Path, str]]] = {}
+    for pk3 in sorted(BASEOA.glob("*.pk3"), key=lambda p: p.name.lower()) if BASEOA.is_dir() else []:
+        with zipfile.ZipFile(pk3) as archive:
+            for name in archive.namelist():
+                parts = name.lower().split("/")
+                if len(parts) == 4 and parts[:2] == ["models", "players"] and parts[3]:
+                    players.setdefault(parts[2], {})[parts[3]] = (pk3, name)
+    return {n: files for n, files in players.items() if "lower.md3" in files}
+
+
+@pytest.mark.parametrize("name", sorted(baseoa_players()) or
+                         [pytest.param(None, marks=pytest.mark.skip(reason=f"OpenArena's data not installed: {INSTALL}"))])
+def test_openarenas_players_export_from_their_pk3s_byte_for_byte(bpy_scene, tmp_path, name):
+    """Imported from the pk3 the game reads lower.md3 from (the parts and side files from whichever pk3 wins
+    for each), exported as a player: every .md3, .skin and animation.cfg the game reads comes back."""
+    bpy = bpy_scene
+    files = baseoa_players()[name]
+    pk3, member = files["lower.md3"]
+    models = [{"name": member, "format": "", "size": 0, "problem": "", "ticked": True}]
+    assert bpy.ops.import_scene.game_archive(filepath=str(pk3), models=models) == {"FINISHED"}
+    lower = next(o for o in bpy.data.objects if o.get("md3_root") == "lower")
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == lower)
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
+    kept = sorted(f for f in files if f.endswith((".md3", ".skin", ".cfg")) and not f[:-4].endswith(("_1", "_2")))
+    written = {p.name.lower(): p for p in tmp_path.iterdir()}
+    assert sorted(f for f in written if not f.startswith("icon_")) == kept
+    for file in kept:
+        pk3, member = files[file]
+        with zipfile.ZipFile(pk3) as archive:
+            assert written[file].read_bytes() == archive.read(member), f"{file} ({pk3.name})"
