@@ -47,6 +47,7 @@ from .build import Md3ExportOptions, build_md3
 from .export import texture_files
 from .objects import collect
 from .player_icon import head_icon
+from .skin_set_images import skin_set_images
 from .player_timeline import build_timeline_parts, imported_parts, kept_skins, timeline_cfg
 
 PARTS = ("lower", "upper", "head")
@@ -236,9 +237,11 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
         if part == "head":
             sets = [n[len("head_"):-len(".skin")] for n in skins if n.lower().startswith("head_")]
     head = roots["head"]
-    icons, icon_note = _icons(context, collect([head]).meshes,
-                              np.array(head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
-                              sets or ["default"])
+    meshes = collect([head]).meshes
+    with skin_set_images(head, meshes) as set_images:
+        icons, icon_note = _icons(context, meshes,
+                                  np.array(head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
+                                  sets or ["default"], set_images)
     return _write_player(path, files | icons, [*built.values(), *lods.values()], options, [], icon_note)
 
 
@@ -263,11 +266,12 @@ def _write_player(path: Path, files: dict[str, bytes], results: list, options: M
                         info)
 
 
-def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray,
-           sets: list[str]) -> tuple[dict[str, bytes], str]:
+def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray, sets: list[str],
+           set_images=None) -> tuple[dict[str, bytes], str]:
     """``icon_<set>.tga`` for each skin set, which the game needs to register the player at all
-    (:mod:`.player_icon`): a Blender image named ``icon_<set>`` where there is one, else the head rendered."""
-    out, notes, rendered = {}, [], None
+    (:mod:`.player_icon`): a Blender image named ``icon_<set>`` where there is one, else the head rendered,
+    wearing the set's images where ``set_images`` (set name -> {mesh name: image} or None) finds them all."""
+    out, notes, renders, shown = {}, [], {}, []
     for name in sets:
         file = f"icon_{name}.tga"
         image = next((i for i in bpy.data.images if Path(i.name).stem.lower() == f"icon_{name}".lower()
@@ -276,12 +280,19 @@ def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np
             out[file] = encode_tga(image_rgba(image), bottom_up=True)
             notes.append(f"{file} from the image {image.name}")
             continue
-        if rendered is None:
-            rendered = head_icon(context, meshes, space)
-        out[file] = rendered[0]
-    drawn = [n for n in out if rendered is not None and out[n] is rendered[0]]
-    if drawn:
-        notes.append(f"{', '.join(drawn)}: {rendered[1]}")
+        images = set_images(name) if set_images is not None else None
+        key = tuple(sorted((mesh, image.name) for mesh, image in images.items())) if images else None
+        if key not in renders:
+            renders[key] = head_icon(context, meshes, space, images)
+        out[file] = renders[key][0]
+        if images is None:
+            shown.append(file)
+    rendered = [n for n in out if not any(n in note for note in notes)]
+    if rendered:
+        note = next(iter(renders.values()))[1]
+        notes.append(f"{', '.join(rendered)}: {note}" + (f" ({', '.join(shown)} as the head's materials show it: "
+                                                         "its skin set's images not found in the game folder)"
+                                                         if shown and set_images is not None else ""))
     return out, PLAYER + "; ".join(notes)
 
 

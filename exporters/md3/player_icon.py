@@ -37,9 +37,9 @@ def _image_of(material: bpy.types.Material | None) -> bpy.types.Image | None:
 
 
 def _copies(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray,
-            scene: bpy.types.Scene, made: list) -> np.ndarray:
+            scene: bpy.types.Scene, made: list, images: dict | None) -> np.ndarray:
     """Evaluated copies of ``meshes`` in ``scene``, in the head's frame, with unlit materials (each appended to
-    ``made``); their vertices there."""
+    ``made``), each showing its image of ``images`` (mesh name -> image) where given; their vertices there."""
     depsgraph = context.evaluated_depsgraph_get()
     inverse = np.linalg.inv(space)
     unlit: dict = {}
@@ -49,7 +49,7 @@ def _copies(context: bpy.types.Context, meshes: list[bpy.types.Object], space: n
         mesh = bpy.data.meshes.new_from_object(evaluated, depsgraph=depsgraph)
         made.append((bpy.data.meshes, mesh))
         for slot, material in enumerate(mesh.materials):
-            image = _image_of(material)
+            image = (images or {}).get(obj.name) or _image_of(material)
             if image not in unlit:
                 unlit[image], tex = unlit_material("classic_icon", image is not None, alpha=False)
                 made.append((bpy.data.materials, unlit[image]))
@@ -70,11 +70,12 @@ def _copies(context: bpy.types.Context, meshes: list[bpy.types.Object], space: n
 
 
 def render_icon(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray,
-                size: int = ICON_SIZE) -> np.ndarray:
+                images: dict | None = None, size: int = ICON_SIZE) -> np.ndarray:
     """(size, size, 4) uint8 RGBA, top row first: the head ``meshes`` seen from the front of ``space``
-    (the head's 4 x 4 world matrix). RuntimeError where Blender cannot render."""
+    (the head's 4 x 4 world matrix), wearing ``images`` (mesh name -> image; by default what their materials
+    show). RuntimeError where Blender cannot render."""
     with icon_scene() as (scene, made):
-        points = _copies(context, meshes, space, scene, made)
+        points = _copies(context, meshes, space, scene, made, images)
         if not len(points):
             raise RuntimeError("the head has no vertices")
         low, high = points.min(axis=0), points.max(axis=0)
@@ -87,10 +88,11 @@ def render_icon(context: bpy.types.Context, meshes: list[bpy.types.Object], spac
             return render_picture(scene, Path(folder) / "icon.png", size)
 
 
-def head_icon(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray) -> tuple[bytes, str]:
+def head_icon(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray,
+              images: dict | None = None) -> tuple[bytes, str]:
     """The TGA bytes of the icon and the report's words about it."""
     try:
-        rgba = render_icon(context, meshes, space)
+        rgba = render_icon(context, meshes, space, images)
         return encode_tga(rgba, bottom_up=True), "the head rendered from the front"
     except RuntimeError as exc:
         material = next((s.material for o in meshes for s in o.material_slots if s.material), None)

@@ -125,6 +125,31 @@ def test_icon_is_the_head_seen_from_the_front(bpy_scene, tmp_path):
     assert len(np.unique(np.round(shown * 255), axis=0)) > 50
 
 
+def test_each_skin_sets_icon_wears_that_set(bpy_scene, tmp_path):
+    """merman's red and blue sets name other head textures (skinred.tga, skinblue.tga): their icons have the
+    default's outline but those colours (the head's mean colour nearer that texture's than the default's)."""
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/merman/lower.md3").parent
+    _import_and_export(bpy, folder, tmp_path)
+    assert not [i.name for i in bpy.data.images if "classic_icon" in i.filepath or i.name.startswith("classic_icon")]
+    icons, textures = {}, {}
+    for name, texture in (("default", "skin.tga"), ("red", "skinred.tga"), ("blue", "skinblue.tga")):
+        for key, path in (("icon", tmp_path / f"icon_{name}.tga"), ("texture", folder / texture)):
+            image = bpy.data.images.load(str(path), check_existing=False)
+            pixels = np.empty(image.size[0] * image.size[1] * 4, np.float32)
+            image.pixels.foreach_get(pixels)
+            (icons if key == "icon" else textures)[name] = pixels.reshape(image.size[1], image.size[0], 4)
+            bpy.data.images.remove(image)
+    opaque = icons["default"][..., 3] > 0.99
+    mean = {n: icons[n][..., :3][opaque].mean(axis=0) for n in icons}
+    for name in ("red", "blue"):
+        assert np.array_equal(icons[name][..., 3] > 0.99, opaque), f"{name}: the same head"
+        texture = textures[name][..., :3].reshape(-1, 3).mean(axis=0)
+        default = textures["default"][..., :3].reshape(-1, 3).mean(axis=0)
+        assert np.linalg.norm(mean[name] - texture) < np.linalg.norm(mean[name] - default), name
+        assert np.abs(mean[name] - mean["default"]).max() > 0.02, name
+
+
 def test_icon_of_a_player_made_in_blender_is_its_head(bpy_scene, tmp_path):
     """The rigged body of support.md3_scenes (an untextured box for a head): the icon is the head.md3 the
     export wrote (in tag_head's frame) seen from the front, flat grey on a clear background."""
