@@ -33,8 +33,9 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
                          description="Write the objects into the chosen folder as a player: lower.md3, upper.md3 "
                                      "and head.md3 (objects l_*, u_*, h_* or in collections lower, upper, head), "
                                      "upper in the frame of tag_torso and head in that of tag_head, frames from "
-                                     "actions named after the game's animations, animation.cfg and "
-                                     "<part>_default.skin files")
+                                     "actions named after the game's animations (a player an MD3 import assembled: "
+                                     "its parts, animation lists and skin sets on the timeline), animation.cfg, "
+                                     ".skin files and the icons, rendered from the head")
     skin_path: StringProperty(name="Shader Path", default="",
                               description="Folder part of new shader names (e.g. models/crate); empty = implied by "
                                           "the export folder under <game>/models or <game>/players")
