@@ -125,6 +125,7 @@ def draw_md3_export(operator, layout, context) -> None:
     body = group(layout, "CLASSIC_MODELS_md3_export_geometry", "Geometry")
     if body:
         body.prop(operator, "split_normals")
+        body.prop(operator, "lods")
     body = group(layout, "CLASSIC_MODELS_md3_export_shaders", "Shaders")
     if body:
         body.prop(operator, "skin_path")

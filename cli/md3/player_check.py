@@ -1,13 +1,27 @@
-"""``check --profile q3-player FOLDER`` (the MD3 row's ``check_profile``): each Quake III player folder (one
-holding ``lower.md3``) against what the game needs to load and draw it (:mod:`...formats.md3.player`):
-its three parts and their tags, ``animation.cfg`` and its frame ranges, the skin sets and their icons.
-One line per deviation, no Blender needed; a part that cannot be read is an error. Loose folders only
-(a player inside a pk3: extract it first, ``list``/``convert`` read archives).
+"""``check --profile q3-player INPUT...`` (the MD3 row's ``check_profile``): each Quake III player against what
+the game needs to load and draw it (:mod:`...formats.md3.player`): its three parts and their tags,
+``animation.cfg`` and its frame ranges, the skin sets and their icons. One line per deviation, no Blender
+needed; a part that cannot be read is an error.
+
+Where players are found:
+
+* a loose folder holding ``lower.md3`` (an input folder or any below it; a ``lower.md3`` given stands for
+  its folder);
+* a ``.pk3`` (or ``.pak``) given: each ``models/players/NAME/`` in it holding ``lower.md3``, checked with
+  the files of that folder in the archive;
+* a game folder (``baseoa/``) given: its archives as the game sees them together, a later pk3 by name
+  overriding an earlier one member by member (:func:`...formats.archives.game_folder.search_archives`;
+  ioquake3 ``FS_AddGameDirectory`` sorts a folder's pk3 names and puts each in front of the search path),
+  so a patch pk3 that brings a new ``lower.md3`` is checked with the other files the game finds beside it.
 """
 from __future__ import annotations
 
-from pathlib import Path
+from contextlib import ExitStack
+from pathlib import Path, PurePosixPath
+from typing import Callable
 
+from ...formats.archives.archive import ArchiveError, is_archive_name, member_key, open_archive
+from ...formats.archives.game_folder import search_archives
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import parse_animation_cfg
 from ...formats.md3.codec import read_md3
@@ -16,22 +30,30 @@ from ...formats.md3.skin_file import parse_skin
 from ..player_report import report_players
 
 PROFILE = "q3-player"
-HELP = ("q3-player: check each folder holding a lower.md3 as a Quake III player (parts, tags, animation.cfg "
-        "frame ranges, skin sets, icons)")
+HELP = ("q3-player: check each Quake III player (a folder holding lower.md3, or models/players/NAME/ in a pk3 or "
+        "in a game folder's pk3s): parts, tags, animation.cfg frame ranges, skin sets, icons")
 BODY = "lower.md3"
+PLAYERS = "models/players/"
+
+Files = dict[str, tuple[str, Callable[[], bytes]]]       # lower-case name -> (name as stored, reader)
 
 
 def player_folders(inputs: list[str]) -> tuple[list[Path], list[str]]:
-    """Folders holding a ``lower.md3`` (an input folder or any below it; the file stands for its folder)."""
+    """Loose folders holding a ``lower.md3`` (an input folder or any below it; the file stands for its folder);
+    archives and folders without loose players are left to :func:`archive_sets`."""
     folders, missing = [], []
     for text in inputs:
         path = Path(text)
         if path.is_file() and path.name.lower() == BODY:
             found = [path.parent]
+        elif path.is_file() and is_archive_name(path):
+            continue
         elif path.is_dir():
             found = sorted({p.parent for p in path.rglob("*") if p.name.lower() == BODY and p.is_file()})
+            if not found and search_archives(path):
+                continue
         else:
-            missing.append(f"{text}: not a folder or {BODY} (a player inside an archive: extract it first)")
+            missing.append(f"{text}: not a folder, a {BODY} or a pk3")
             continue
         if not found:
             missing.append(f"{text}: no {BODY} in this folder or below it")
@@ -39,33 +61,81 @@ def player_folders(inputs: list[str]) -> tuple[list[Path], list[str]]:
     return folders, missing
 
 
-def check_player(folder: Path) -> tuple[list[str], list[str]]:
-    """(deviations, errors) of the player in ``folder``."""
-    files = {p.name.lower(): p for p in folder.iterdir() if p.is_file()}
+def archive_sets(inputs: list[str]) -> list[tuple[str, list[Path]]]:
+    """(label, archives highest priority first) for each archive given and each folder holding archives."""
+    out = []
+    for text in inputs:
+        path = Path(text)
+        if path.is_file() and is_archive_name(path):
+            out.append((str(path), [path]))
+        elif path.is_dir() and (archives := search_archives(path)):
+            out.append((str(path), archives))
+    return out
+
+
+def archive_players(label: str, archives: list[Path], stack: ExitStack,
+                    missing: list[str]) -> list[tuple[str, Files]]:
+    """Each ``models/players/NAME/`` holding ``lower.md3`` in the archives seen together, with its files."""
+    seen: dict[str, tuple[str, Callable[[], bytes]]] = {}
+    for path in archives:                                   # highest priority first: the first of a name wins
+        try:
+            archive = stack.enter_context(open_archive(path))
+        except (ArchiveError, OSError) as exc:
+            missing.append(f"{path}: cannot be read: {exc}")
+            continue
+        for member in archive.members():
+            key = member_key(member.name)
+            if key.startswith(PLAYERS) and key not in seen:
+                seen[key] = (member.name, lambda a=archive, n=member.name: a.read(n))
+    folders: dict[str, Files] = {}
+    for key, (name, read) in seen.items():
+        folder, _, file = key.rpartition("/")
+        if folder.count("/") == 2:                          # models/players/NAME/file
+            folders.setdefault(folder, {})[file] = (PurePosixPath(name).name, read)
+    players = [(f"{label}:{folder}/", files) for folder, files in sorted(folders.items()) if BODY in files]
+    if not players:
+        missing.append(f"{label}: no {PLAYERS}NAME/{BODY} in it")
+    return players
+
+
+def check_files(files: Files) -> tuple[list[str], list[str]]:
+    """(deviations, errors) of the player whose folder holds ``files``."""
     models, errors = {}, []
     for part in PARTS:
         if f"{part}.md3" in files:
             try:
-                models[part] = read_md3(files[f"{part}.md3"].read_bytes())
+                models[part] = read_md3(files[f"{part}.md3"][1]())
             except (FormatError, OSError) as exc:
                 errors.append(f"{part}.md3: cannot be read: {exc}")
     cfg = None
     if "animation.cfg" in files:
         try:
-            cfg = parse_animation_cfg(files["animation.cfg"].read_bytes())
+            cfg = parse_animation_cfg(files["animation.cfg"][1]())
         except (FormatError, OSError) as exc:
             errors.append(f"animation.cfg: {exc}")
     skins = {}
-    for name, path in files.items():
-        if name.endswith(".skin"):
-            skins[name] = parse_skin(path.read_bytes())
-    deviations = player_problems(models, cfg, skins, sorted(p.name for p in files.values()))
+    for key, (name, read) in sorted(files.items()):
+        if key.endswith(".skin"):
+            try:
+                skins[key] = parse_skin(read())
+            except (FormatError, OSError) as exc:
+                errors.append(f"{name}: cannot be read: {exc}")
+    deviations = player_problems(models, cfg, skins, sorted(name for name, _ in files.values()))
     unreadable = {e.split(":")[0] for e in errors}
     return [d for d in deviations if not any(d.startswith(f"{u} is missing") for u in unreadable)], errors
+
+
+def check_player(folder: Path) -> tuple[list[str], list[str]]:
+    """(deviations, errors) of the player in the loose ``folder``."""
+    return check_files({p.name.lower(): (p.name, p.read_bytes) for p in folder.iterdir() if p.is_file()})
 
 
 def run(args, prog: str) -> int:
     """The ``check --profile q3-player`` command; the exit status."""
     folders, missing = player_folders(args.inputs)
-    return report_players(args, prog, PROFILE, "Quake III player",
-                          [(str(f), lambda f=f: check_player(f)) for f in folders], missing)
+    with ExitStack() as stack:
+        players = [(str(f), lambda f=f: check_player(f)) for f in folders]
+        for label, archives in archive_sets(args.inputs):
+            players += [(name, lambda files=files: check_files(files))
+                        for name, files in archive_players(label, archives, stack, missing)]
+        return report_players(args, prog, PROFILE, "Quake III player", players, missing)

@@ -6,19 +6,15 @@ textured with the skin unlit (an emission shader, nearest texel), seen from the 
 where Quake II models face) by an orthographic camera framing the head and shoulders (the top
 ``HEAD_SHARE`` of the body's height), on a transparent background.
 
-Rendering happens in a temporary scene holding only those meshes and the camera, with Cycles on the
-CPU (it renders without a GPU or display, unlike Workbench and EEVEE, which need an OpenGL
-context; Workbench, flat-lit, where the Cycles add-on is disabled) at ``SAMPLES`` samples: zarlag's player export takes 0.27-0.31 s without icons and
-0.28-0.37 s rendering its icon (bpy 5.2.3). The temporary scene and every datablock it
-made are removed afterwards, also on error; the user's scenes are never touched. Blender shows
-every render in its one *Render Result* image: made here, it is removed again; if the user has one,
-the icons go to a render slot of their own (*Model Icons*, reused by later exports) and the slot the
-user was looking at stays active, with their render in it.
+Rendering happens in a temporary scene holding only those meshes and the camera (:mod:`..icon_rendering`:
+Cycles on the CPU, Workbench where the Cycles add-on is disabled, the user's Render Result kept):
+zarlag's player export takes 0.27-0.31 s without icons and 0.28-0.37 s rendering its icon (bpy 5.2.3).
+The temporary scene and every datablock it made are removed afterwards, also on error; the user's scenes
+are never touched.
 """
 from __future__ import annotations
 
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +24,10 @@ from mathutils import Matrix
 from ...common.triangle_mesh import build_triangle_mesh
 from ...formats.md2.codec import Md2Model
 from ...formats.md2.player import ICON_SIZE
+from ..icon_rendering import (icon_scene, icon_settings, ortho_camera, own_render_slot, render_picture, rgba_image,
+                              unlit_material)
 
 HEAD_SHARE = 0.4        # the part of the body's height an icon frames, from the top
-SAMPLES = 16            # anti-aliasing samples (emission only: no noise to clean)
 MARGIN = 1.1
 
 
@@ -40,38 +37,6 @@ def _mesh(name: str, model: Md2Model) -> bpy.types.Mesh:
     st = np.asarray(model.st, np.float64)[np.asarray(model.tri_st, np.int64)[:, ::-1]]
     uvs = np.stack([(st[..., 0] + 0.5) / model.skin_width, 1.0 - (st[..., 1] + 0.5) / model.skin_height], -1)
     return build_triangle_mesh(name, positions, corners, uvs.reshape(-1, 2))
-
-
-def _image(name: str, rgba: np.ndarray) -> bpy.types.Image:
-    height, width = rgba.shape[:2]
-    image = bpy.data.images.new(name, width, height, alpha=True)
-    image.pixels.foreach_set((np.ascontiguousarray(rgba[::-1], np.float32) / 255.0).ravel())
-    return image
-
-
-def _material(name: str, textured: bool) -> tuple[bpy.types.Material, bpy.types.ShaderNodeTexImage]:
-    """Unlit: the texture's colour as emission, its alpha mixing with transparency (flat grey when
-    not ``textured``)."""
-    material = bpy.data.materials.new(name)
-    if bpy.app.version < (5, 0, 0):
-        material.use_nodes = True
-    tree = material.node_tree
-    tree.nodes.clear()
-    tex = tree.nodes.new("ShaderNodeTexImage")
-    tex.interpolation = "Closest"
-    emission = tree.nodes.new("ShaderNodeEmission")
-    clear = tree.nodes.new("ShaderNodeBsdfTransparent")
-    mix = tree.nodes.new("ShaderNodeMixShader")
-    out = tree.nodes.new("ShaderNodeOutputMaterial")
-    emission.inputs["Color"].default_value = (0.5, 0.5, 0.5, 1.0)
-    mix.inputs[0].default_value = 1.0
-    if textured:
-        tree.links.new(tex.outputs["Color"], emission.inputs["Color"])
-        tree.links.new(tex.outputs["Alpha"], mix.inputs[0])
-    tree.links.new(clear.outputs[0], mix.inputs[1])
-    tree.links.new(emission.outputs[0], mix.inputs[2])
-    tree.links.new(mix.outputs[0], out.inputs["Surface"])
-    return material, tex
 
 
 def _camera_frame(points: np.ndarray, head_top: float, body_height: float) -> tuple[Matrix, float]:
@@ -92,15 +57,13 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
                  ) -> list[np.ndarray]:
     """One (32, 32, 4) uint8 RGBA picture (top row first) per skin of ``body_skins``: the body with
     that skin and the ``others`` (weapon models) with theirs."""
-    made: list[tuple[object, object]] = []       # (collection, datablock) to remove, in reverse
-    scene = bpy.data.scenes.new("classic_icon")
-    try:
+    with icon_scene() as (scene, made):
         parts = [(body, None)] + list(others)
         textures = []
         for i, (model, skin) in enumerate(parts):
             mesh = _mesh(f"classic_icon_{i}", model)
             made.append((bpy.data.meshes, mesh))
-            material, tex = _material(f"classic_icon_{i}", i == 0 or skin is not None)
+            material, tex = unlit_material(f"classic_icon_{i}", i == 0 or skin is not None)
             made.append((bpy.data.materials, material))
             mesh.materials.append(material)
             obj = bpy.data.objects.new(f"classic_icon_{i}", mesh)
@@ -108,97 +71,20 @@ def render_icons(body: Md2Model, body_skins: list[np.ndarray], others: list[tupl
             scene.collection.objects.link(obj)
             textures.append(tex)
             if skin is not None:
-                image = _image(f"classic_icon_skin_{i}", skin)
+                image = rgba_image(f"classic_icon_skin_{i}", skin)
                 made.append((bpy.data.images, image))
                 tex.image = image
         body_points = np.asarray(body.positions()[0], np.float64)
         points = np.concatenate([np.asarray(m.positions()[0], np.float64) for m, _ in parts])
         z = body_points[:, 2]
         matrix, size = _camera_frame(points, float(z.max()), float(z.max() - z.min()))
-        camera_data = bpy.data.cameras.new("classic_icon_camera")
-        made.append((bpy.data.cameras, camera_data))
-        camera_data.type, camera_data.ortho_scale = "ORTHO", size
-        camera_data.clip_start, camera_data.clip_end = 0.01, float(np.ptp(points[:, 0])) * 2 + size * 4 + 10.0
-        camera = bpy.data.objects.new("classic_icon_camera", camera_data)
-        made.append((bpy.data.objects, camera))
-        scene.collection.objects.link(camera)
-        camera.matrix_world = matrix
-        scene.camera = camera
-        _settings(scene)
+        ortho_camera(scene, made, matrix, size, float(np.ptp(points[:, 0])) * 2 + size * 4 + 10.0)
+        icon_settings(scene, ICON_SIZE)
         icons = []
-        with tempfile.TemporaryDirectory(prefix="classic_icon_") as tmp, _own_render_slot():
+        with tempfile.TemporaryDirectory(prefix="classic_icon_") as tmp, own_render_slot():
             for k, skin in enumerate(body_skins):
-                image = _image(f"classic_icon_body_{k}", skin)
+                image = rgba_image(f"classic_icon_body_{k}", skin)
                 made.append((bpy.data.images, image))
                 textures[0].image = image
-                icons.append(_render(scene, Path(tmp) / f"icon_{k}.png"))
+                icons.append(render_picture(scene, Path(tmp) / f"icon_{k}.png", ICON_SIZE))
         return icons
-    finally:
-        bpy.data.scenes.remove(scene)
-        for collection, block in reversed(made):
-            try:
-                collection.remove(block)
-            except ReferenceError:      # already gone with its user
-                pass
-
-
-SLOT_NAME = "Model Icons"
-
-
-@contextmanager
-def _own_render_slot():
-    """Render into a slot of the user's Render Result of our own (or into a Render Result removed after)."""
-    result = bpy.data.images.get("Render Result")
-    if result is None or result.type != "RENDER_RESULT":
-        try:
-            yield
-        finally:
-            made = bpy.data.images.get("Render Result")
-            if made is not None and made.type == "RENDER_RESULT":
-                bpy.data.images.remove(made)
-        return
-    slots = result.render_slots
-    active = slots.active_index
-    slot = next((s for s in slots if s.name == SLOT_NAME), None) or slots.new(name=SLOT_NAME)
-    slots.active = slot
-    try:
-        yield
-    finally:
-        slots.active_index = active
-
-
-def _settings(scene: bpy.types.Scene) -> None:
-    """Cycles on the CPU; Workbench (flat light, texture colours) where the Cycles add-on is off."""
-    render = scene.render
-    try:
-        render.engine = "CYCLES"
-        scene.cycles.device = "CPU"
-        scene.cycles.samples = SAMPLES
-        scene.cycles.use_denoising = False
-        scene.cycles.max_bounces = 0
-    except (TypeError, AttributeError):
-        render.engine = "BLENDER_WORKBENCH"
-        scene.display.shading.light = "FLAT"
-        scene.display.shading.color_type = "TEXTURE"
-    render.resolution_x = render.resolution_y = ICON_SIZE
-    render.resolution_percentage = 100
-    render.film_transparent = True
-    render.image_settings.file_format = "PNG"
-    render.image_settings.color_mode = "RGBA"
-    render.image_settings.color_depth = "8"
-    scene.view_settings.view_transform = "Standard"
-    scene.view_settings.look = "None"
-
-
-def _render(scene: bpy.types.Scene, path: Path) -> np.ndarray:
-    """Render ``scene`` and read the picture back (through a PNG: Render Result has no pixels to read)."""
-    with bpy.context.temp_override(scene=scene):
-        bpy.ops.render.render(scene=scene.name)
-    bpy.data.images["Render Result"].save_render(str(path), scene=scene)
-    image = bpy.data.images.load(str(path), check_existing=False)
-    try:
-        pixels = np.empty(ICON_SIZE * ICON_SIZE * 4, np.float32)
-        image.pixels.foreach_get(pixels)
-    finally:
-        bpy.data.images.remove(image)
-    return np.clip(np.rint(pixels.reshape(ICON_SIZE, ICON_SIZE, 4)[::-1] * 255), 0, 255).astype(np.uint8)

@@ -36,7 +36,7 @@ from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
 from .kept import frame_matches, kept_model, kept_table, own_span
 from .objects import Md3Objects, collect, tag_name
-from .surfaces import shader_images, split_surfaces
+from .surfaces import shader_images, split_surfaces, with_empty_surfaces
 from .tag_sampling import frame_sources, sample_matrices
 from .tags_only import tag_frames
 
@@ -44,11 +44,13 @@ from .tags_only import tag_frames
 @dataclass
 class Md3ExportOptions(VertexModelOptions):
     """Frame source, scale and transform (:class:`..sampling.options.VertexModelOptions`); ``skin_folder``
-    the folder of new shader names (``models/mymodel``), ``model_name`` the header's name of a new model."""
+    the folder of new shader names (``models/mymodel``), ``model_name`` the header's name of a new model;
+    ``lods`` writes the levels of detail an import put under the model root (:mod:`.lods`)."""
     skin_path: str = ""
     skin_folder: str = ""
     model_name: str = ""
     textures: str = "TGA"               # or "NAMES": write no texture files
+    lods: bool = True                   # x_1.md3, x_2.md3 beside x.md3 from the LOD roots under its root
 
 
 @dataclass
@@ -60,6 +62,7 @@ class BuildResult:
     clipped: int = 0                     # vertex positions clipped to the 1/64 grid's range
     max_error: float = 0.0               # the largest distance of a written coordinate from Blender's
     frame_actions: list[str] = field(default_factory=list)   # Actions: the action each frame was sampled from
+    frame_times: list = field(default_factory=list)          # the scene time each written frame was sampled at
     model_fps: float = 10.0              # model frames per second of game time (the plan's)
     surface_materials: list = field(default_factory=list)   # the material each surface stands for (or None)
     shader_images: dict = field(default_factory=dict)         # new shader name -> the image it names
@@ -94,7 +97,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     movers = ([space] if space is not None else []) + found.tags
     matrices = sample_matrices(context, movers, found.meshes, times, actions, still)
     to_model = _model_space(matrices[:, 0] if space is not None else None, frames)
-    surfaces = split_surfaces(sampled, shading, options.skin_folder) if found.meshes else []
+    surfaces = with_empty_surfaces(found.meshes, split_surfaces(sampled, shading, options.skin_folder),
+                                   options.skin_folder) if found.meshes else []
     own_note = _check_surfaces(sampled.label, surfaces, frames)
     kept = kept_model(found.root, found.meshes)
 
@@ -103,6 +107,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if len(rows) < len(sampled.positions):
         result.info.append(f"the model's own {frames} frames of the {len(sampled.positions)} the scene range holds "
                            "(a longer model shares the scene)")
+    result.frame_times = [float(t) for t in times]
     if found.meshes:
         result.frame_actions = [sampled.frames[r].action for r in rows]
         result.model_fps = sampled.plan.model_fps

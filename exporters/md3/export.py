@@ -1,6 +1,7 @@
 """The MD3 exporter: build the model, encode its new textures, then write the model and the textures
 atomically (:func:`...formats.atomic_file.atomic_write`), the model read back before the rename; a refused
-model leaves no file.
+model leaves no file. *Levels of Detail* writes ``x_1.md3``/``x_2.md3`` beside ``x.md3`` from the LOD
+roots an import made (:mod:`.lods`).
 
 New shaders are named under the folder the export path implies (``<game>/models/box/box.md3`` ->
 ``models/box/<image>.tga``) or *Shader Path*; the header of a new model holds its game path
@@ -23,6 +24,8 @@ from ..game_path import game_location, skin_folder
 from ..image_files import image_rgba
 from ..run_export import ExportReport
 from .build import Md3ExportOptions, build_md3
+from .lods import build_lods
+from .objects import collect
 
 
 def texture_files(path: Path, images: dict[str, bpy.types.Image]) -> tuple[dict[Path, bytes], list[str]]:
@@ -51,9 +54,19 @@ def export_md3(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
                       model_name=options.model_name or (f"{folder}/{path.name}" if folder else path.name))
     wm = context.window_manager
     result = build_md3(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
-    textures, notes = texture_files(path, result.shader_images) if options.textures == "TGA" else ({}, [])
+    lods = build_lods(context, collect(objects).root, path.name, options) if options.lods else {}
+    textures, notes = {}, []
+    if options.textures == "TGA":
+        for each in [result, *lods.values()]:
+            found, skipped = texture_files(path, each.shader_images)
+            textures.update(found)
+            notes += [n for n in skipped if n not in notes]
     atomic_write(path, write_md3(result.model), verify=read_md3)
+    for name, lod in lods.items():
+        atomic_write(path.with_name(name), write_md3(lod.model), verify=read_md3)
     for target, data in textures.items():
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, data)
-    return ExportReport(result.warnings + notes, [str(t) for t in textures], result.info)
+    info = result.info + [f"level of detail {name}: {lod.info[-1]}" for name, lod in lods.items()]
+    return ExportReport(result.warnings + [w for lod in lods.values() for w in lod.warnings] + notes,
+                        [str(path.with_name(n)) for n in lods] + [str(t) for t in textures], info)

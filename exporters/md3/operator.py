@@ -33,12 +33,16 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
                          description="Write the objects into the chosen folder as a player: lower.md3, upper.md3 "
                                      "and head.md3 (objects l_*, u_*, h_* or in collections lower, upper, head), "
                                      "upper in the frame of tag_torso and head in that of tag_head, frames from "
-                                     "actions named after the game's animations, animation.cfg and "
-                                     "<part>_default.skin files")
+                                     "actions named after the game's animations (a player an MD3 import assembled: "
+                                     "its parts, animation lists and skin sets on the timeline), animation.cfg, "
+                                     ".skin files and the icons, rendered from the head")
     skin_path: StringProperty(name="Shader Path", default="",
                               description="Folder part of new shader names (e.g. models/crate); empty = implied by "
                                           "the export folder under <game>/models or <game>/players")
 
+    lods: BoolProperty(name="Levels of Detail", default=True,
+                       description="Also write x_1.md3 and x_2.md3 beside x.md3 from the levels of detail an MD3 "
+                                   "import (Levels of Detail) put under the model root; nothing when there are none")
     textures: EnumProperty(name="Textures", default="TGA", items=(
         ("TGA", "TGA", "Write the image of each new shader as a TGA where the game looks it up (under the game "
                        "folder the export goes into, else beside the model)"),
@@ -52,7 +56,8 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
         return changed
 
     def execute(self, context):
-        options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path, textures=self.textures)
+        options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path, textures=self.textures,
+                                   lods=self.lods)
         if self.player:      # a folder: lower.md3 and the other parts beside it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
             return export_file(self, context, export_md3_player, options)

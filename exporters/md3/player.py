@@ -1,5 +1,7 @@
 """MD3 export as a Quake III player: the exported objects into one folder as ``lower.md3``, ``upper.md3``
-and ``head.md3``, with ``animation.cfg`` and a ``<part>_default.skin`` per part.
+and ``head.md3``, with ``animation.cfg``, a ``<part>_default.skin`` per part and the menu's icon rendered
+from the head (:mod:`.player_icon`). A player an MD3 import assembled on the timeline is written back
+from that form (:mod:`.player_timeline`); what follows is a player made in Blender, animated by actions.
 
 The game (ioquake3 cgame ``cg_players.c``) draws the legs at the entity, the torso on the legs'
 ``tag_torso`` and the head on the torso's ``tag_head`` (``CG_PositionRotatedEntityOnTag``), the weapon
@@ -25,6 +27,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import bpy
 
 from ...common.contract import MD3_ANIMATION_CFG
@@ -38,12 +41,14 @@ from ..export_error import ExportError
 from ..game_path import skin_folder
 from ..run_export import ExportReport
 from ..sampling.action_sampling import find_actions
-from ..sampling.skin_packing import FlatSkin
 from ..image_files import image_rgba
 from ...formats.images.truecolour import encode_tga
 from .build import Md3ExportOptions, build_md3
 from .export import texture_files
 from .objects import collect
+from .player_icon import head_icon
+from .skin_set_images import skin_set_images
+from .player_timeline import build_timeline_parts, imported_parts, kept_skins, timeline_cfg
 
 PARTS = ("lower", "upper", "head")
 PLAYER_FILE = "lower.md3"
@@ -52,8 +57,6 @@ TAG_PARTS = {"tag_torso": "lower", "tag_floor": "lower", "tag_head": "upper", "t
 LOOPING = {"TORSO_STAND", "TORSO_STAND2", "LEGS_WALKCR", "LEGS_WALK", "LEGS_RUN", "LEGS_BACK", "LEGS_SWIM",
            "LEGS_IDLE", "LEGS_IDLECR", "LEGS_TURN"}
 PLAYER = "Quake III player: "
-ICON_FILE = "icon_default.tga"
-ICON_SIZE = 64
 
 
 def part_of(obj: bpy.types.Object) -> str | None:
@@ -183,13 +186,16 @@ def _skin(model) -> bytes:
 
 def export_md3_player(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
                       options: Md3ExportOptions) -> ExportReport:
-    folder = path.parent
+    roots = imported_parts(objects)
+    if roots is not None:
+        return _timeline_player(context, path, roots, options)
     parts = _parts(objects)
     meshes = [o for p in PARTS for o in parts[p] if o.type == "MESH"]
     actions = _animations(meshes)
     if not actions:
         raise ExportError("a Quake III player is animated by actions named after the game's animations "
-                          "(BOTH_DEATH1, TORSO_STAND, LEGS_RUN ...): none of the actions animating the objects is")
+                          "(BOTH_DEATH1, TORSO_STAND, LEGS_RUN ...), or is a player an MD3 import assembled on "
+                          "the timeline: neither is the case for these objects")
     shaders = skin_folder(path, options.skin_path)
     base = replace(options, frame_source="ACTIONS", fit_names=True, skin_folder=shaders)
     upper_names = [n for n in ANIMATION_NAMES if n.startswith(("BOTH_", "TORSO_"))]
@@ -205,39 +211,89 @@ def export_md3_player(context: bpy.types.Context, path: Path, objects: list[bpy.
     head = _head(context, parts, options, shaders)
     cfg, lines = animation_cfg(actions, _counts(upper.frame_actions), _counts(lower.frame_actions), upper.model_fps,
                                _kept_cfg(objects))
-    files = {"lower.md3": write_md3(lower.model), "upper.md3": write_md3(upper.model),
-             "head.md3": write_md3(head.model), "animation.cfg": write_animation_cfg(cfg)}
-    icon, icon_note = _icon(parts["head"])
-    files[ICON_FILE] = icon
-    for part, result in (("lower", lower), ("upper", upper), ("head", head)):
-        files[f"{part}_default.skin"] = _skin(result.model)
+    built = {"lower": lower, "upper": upper, "head": head}
+    files = {f"{part}.md3": write_md3(result.model) for part, result in built.items()}
+    files["animation.cfg"] = write_animation_cfg(cfg)
+    files.update({f"{part}_default.skin": _skin(result.model) for part, result in built.items()})
+    tag_head = _tag(parts, "tag_head", "upper")
+    icons, icon_note = _icons(context, [o for o in parts["head"] if o.type == "MESH"],
+                              np.array(tag_head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
+                              ["default"])
+    return _write_player(path, files | icons, list(built.values()), options, lines, icon_note)
+
+
+def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bpy.types.Object],
+                     options: Md3ExportOptions) -> ExportReport:
+    """A player as an MD3 import assembled it on the timeline (:mod:`.player_timeline`)."""
+    shaders = skin_folder(path, options.skin_path)
+    built, lods = build_timeline_parts(context, roots, replace(options, skin_folder=shaders), shaders)
+    files = {f"{part}.md3": write_md3(built[part].model) for part in PARTS}
+    files.update({name: write_md3(result.model) for name, result in lods.items()})
+    files["animation.cfg"] = write_animation_cfg(timeline_cfg(roots, built))
+    sets = []
+    for part in PARTS:
+        skins = kept_skins(roots[part]) or {f"{part}_default.skin": _skin(built[part].model)}
+        files.update(skins)
+        if part == "head":
+            sets = [n[len("head_"):-len(".skin")] for n in skins if n.lower().startswith("head_")]
+    head = roots["head"]
+    meshes = collect([head]).meshes
+    with skin_set_images(head, meshes) as set_images:
+        icons, icon_note = _icons(context, meshes,
+                                  np.array(head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
+                                  sets or ["default"], set_images)
+    return _write_player(path, files | icons, [*built.values(), *lods.values()], options, [], icon_note)
+
+
+def _write_player(path: Path, files: dict[str, bytes], results: list, options: Md3ExportOptions, lines: list[str],
+                  icon_note: str) -> ExportReport:
+    """The player's files into ``path``'s folder (each atomically, the models read back), its new textures
+    where the game looks them up; the report."""
+    folder = path.parent
     textures, notes = {}, []
     if options.textures == "TGA":
-        for result in (lower, upper, head):
+        for result in results:
             found, skipped = texture_files(path, result.shader_images)
             textures.update(found)
-            notes += skipped
+            notes += [n for n in skipped if n not in notes]
     for name, data in files.items():
         atomic_write(folder / name, data, verify=read_md3 if name.endswith(".md3") else None)
     for target, data in textures.items():
         atomic_write(target, data)
-    warnings = lines + notes + [w for r in (lower, upper, head) for w in r.warnings]
-    info = list(dict.fromkeys(i for r in (lower, upper, head) for i in r.info)) + [icon_note]
-    return ExportReport(warnings, [str(folder / n) for n in files if n != "lower.md3"] + [str(t) for t in textures],
+    warnings = lines + notes + [w for r in results for w in r.warnings]
+    info = list(dict.fromkeys(i for r in results for i in r.info)) + [icon_note]
+    return ExportReport(warnings, [str(folder / n) for n in files if n != PLAYER_FILE] + [str(t) for t in textures],
                         info)
 
 
-def _icon(head: list[bpy.types.Object]) -> tuple[bytes, str]:
-    """``icon_default.tga``, which the game needs to register the player at all (``CG_RegisterClientModelname``
-    returns false without ``ci->modelIcon``): a Blender image named ``icon_default``, else a flat
-    ``ICON_SIZE`` square of the head's first material's base colour."""
-    image = next((i for i in bpy.data.images if Path(i.name).stem.lower() == "icon_default" and i.size[0] > 0), None)
-    if image is not None:
-        return encode_tga(image_rgba(image), bottom_up=True), f"{PLAYER}icon {ICON_FILE} from the image {image.name}"
-    material = next((s.material for o in head if o.type == "MESH" for s in o.material_slots if s.material), None)
-    flat = FlatSkin.of(material, ICON_SIZE, ICON_SIZE)
-    return encode_tga(flat.rgba(), bottom_up=True), (f"{PLAYER}{ICON_FILE} is a flat square of the head's colour {flat.colour[:3]} "
-                                     "(the player menu shows it; make an image named icon_default for a picture)")
+def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray, sets: list[str],
+           set_images=None) -> tuple[dict[str, bytes], str]:
+    """``icon_<set>.tga`` for each skin set, which the game needs to register the player at all
+    (:mod:`.player_icon`): a Blender image named ``icon_<set>`` where there is one, else the head rendered,
+    wearing the set's images where ``set_images`` (set name -> {mesh name: image} or None) finds them all."""
+    out, notes, renders, shown = {}, [], {}, []
+    for name in sets:
+        file = f"icon_{name}.tga"
+        image = next((i for i in bpy.data.images if Path(i.name).stem.lower() == f"icon_{name}".lower()
+                      and i.size[0] > 0), None)
+        if image is not None:
+            out[file] = encode_tga(image_rgba(image), bottom_up=True)
+            notes.append(f"{file} from the image {image.name}")
+            continue
+        images = set_images(name) if set_images is not None else None
+        key = tuple(sorted((mesh, image.name) for mesh, image in images.items())) if images else None
+        if key not in renders:
+            renders[key] = head_icon(context, meshes, space, images)
+        out[file] = renders[key][0]
+        if images is None:
+            shown.append(file)
+    rendered = [n for n in out if not any(n in note for note in notes)]
+    if rendered:
+        note = next(iter(renders.values()))[1]
+        notes.append(f"{', '.join(rendered)}: {note}" + (f" ({', '.join(shown)} as the head's materials show it: "
+                                                         "its skin set's images not found in the game folder)"
+                                                         if shown and set_images is not None else ""))
+    return out, PLAYER + "; ".join(notes)
 
 
 def _head(context: bpy.types.Context, parts: dict, options: Md3ExportOptions, shaders: str):

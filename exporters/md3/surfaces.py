@@ -202,3 +202,25 @@ def split_surfaces(sampled, shading, folder: str) -> list[SurfaceGeometry]:
                                        _st(obj, uv, whole), file_tris, whole,
                                        next((m for m in shader_materials if m is not None), None)))
     return out
+
+
+def with_empty_surfaces(meshes: list[bpy.types.Object], surfaces: list[SurfaceGeometry],
+                        folder: str) -> list[SurfaceGeometry]:
+    """``surfaces`` with the imported surfaces that have no vertices put back in their place among
+    ``meshes``: the sampling leaves a mesh without faces out, but an MD3 may hold such a surface (OpenArena's
+    tony: ``l_belt``, no vertices or triangles) and an untouched import writes it back."""
+    by_object = {s.obj.name: [] for s in surfaces}
+    for surface in surfaces:
+        by_object[surface.obj.name].append(surface)
+    out = []
+    for obj in meshes:
+        if obj.name in by_object:
+            out += by_object.pop(obj.name)
+        elif len(obj.data.vertices) == 0 and obj.data.get(MD3_SURFACE) is not None:
+            name, raw = surface_name(obj)
+            materials = [slot.material for slot in obj.material_slots]
+            out.append(SurfaceGeometry(obj, name, raw, _shaders(obj, materials, folder), np.zeros(0, np.int64),
+                                       _st(obj, np.zeros((0, 2), np.float32), True), np.zeros((0, 3), np.int32),
+                                       True, next((m for m in materials if m is not None), None)))
+    return out
+

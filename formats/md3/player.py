@@ -71,7 +71,7 @@ def player_problems(models: dict[str, Md3Model], cfg: AnimationCfg | None, skins
             out.append(f"skin set {name}: no {', '.join(f'{p}_{name}.skin' for p in missing)}: the game refuses the set")
         if not any(f"icon_{name}{ext}" in lowered for ext in ICON_EXTENSIONS):
             out.append(f"skin set {name}: no icon_{name}.tga (or .jpg, .png): the game refuses the player in it")
-        for part in parts:
+        for part in (p for p in PARTS if p in parts):         # in the parts' order, not the set's (hash) order
             model, skin = models.get(part), _skin(skins, f"{part}_{name}.skin")
             if model is None or skin is None:
                 continue
