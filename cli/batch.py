@@ -8,14 +8,17 @@ input without ``-o``. File arguments that would share an output name in ``-o``
 of those inputs (``male/tris.mdl``, ``female/tris.mdl``). A job that would overwrite its input, or
 another job's output, fails alone.
 
-Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.convert.worker_main`).
-The parent hands each worker one job at a time and watches it: a worker that dies (Blender can
+Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.worker.worker_main`),
+each converting one file after another with Blender loaded once and the scene emptied cheaply
+between files (:mod:`.scene_reset`). The parent hands each worker one job at a time, the largest
+inputs first, and watches it: a worker that dies (Blender can
 crash on what it is given) or passes ``timeout`` fails only its own job and is replaced.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -23,12 +26,16 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
-from .convert import READY, ConvertJob, ConvertResult, ConvertSettings, temporary_output, worker_main
+from .convert import ConvertJob, ConvertResult, ConvertSettings, temporary_output
+from .worker import READY, worker_main
 from .inspect import model_format, model_suffixes
 from ..formats import table
 from ..formats.shown import quoted
+
+
+RATE_EVERY = 50          # plain output: a progress line at least every this many files
 
 
 @dataclass
@@ -127,10 +134,17 @@ def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
 
 
 class Progress:
-    """A bar on a terminal (stderr), plain lines otherwise; problems are always printed."""
+    """A bar on a terminal (stderr), plain lines otherwise; problems are always printed.
 
-    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False, verbose: bool = False) -> None:
+    The bar shows the files done, the total and the rate (files a second since :meth:`start`); plain
+    output prints that as a ``progress:`` line after every tenth of the files (at least every
+    :data:`RATE_EVERY`, at most every 10) and after the last. ``clock`` is where the seconds come from."""
+
+    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False, verbose: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.total = total
+        self.clock = clock
+        self.started = clock()
         self.verbose = verbose     # every message, not one line per kind of problem
         self.done = 0
         self.failed = 0
@@ -141,6 +155,7 @@ class Progress:
         self._bar_shown = False
 
     def start(self, workers: int) -> None:
+        self.started = self.clock()
         if not self.tty and not self.quiet:
             self._line(f"converting {self.total} file(s) with {workers} worker(s)")
         self._draw("")
@@ -160,9 +175,21 @@ class Progress:
                          + (" (EMPTY: no drawable triangles)" if result.empty else ""))
         if not self.quiet:
             lines += [f"    warning: {w}" for w in (result.warnings if self.verbose else result.lines)]
+        step = min(RATE_EVERY, max(10, -(-self.total // 10)))
+        if not self.tty and not self.quiet and (self.done % step == 0 or self.done == self.total):
+            lines.append(f"progress: {self.counts()}")
         for line in lines:
             self._line(line)
         self._draw(Path(result.source).name)
+
+    def rate(self) -> float:
+        """Files done a second since :meth:`start`."""
+        return self.done / max(self.clock() - self.started, 1e-6)
+
+    def counts(self) -> str:
+        """``12/276 files, 9.8 files/s, 1 failed``."""
+        return (f"{self.done}/{self.total} files, {self.rate():.1f} files/s"
+                + (f", {self.failed} failed" if self.failed else ""))
 
     def finish(self) -> None:
         if self._bar_shown:
@@ -182,6 +209,7 @@ class Progress:
         filled = width * self.done // max(self.total, 1)
         bar = "#" * filled + "-" * (width - filled)
         text = f"[{bar}] {self.done}/{self.total}" + (f" failed {self.failed}" if self.failed else "")
+        text += f" {self.rate():.1f} files/s"
         text = f"{text}  {last}"[:max(columns - 1, 10)]
         self.err.write(f"\r\x1b[K{text}")
         self.err.flush()
@@ -260,14 +288,24 @@ class _Worker:
         self.conn.close()
 
 
+def _input_size(job: ConvertJob) -> int:
+    try:
+        return os.path.getsize(job.source)
+    except OSError:
+        return 0
+
+
 def run_jobs(jobs: list[ConvertJob], workers: int, progress: Progress,
              timeout: float | None = None) -> list[ConvertResult]:
-    """Run every job in ``workers`` processes; results in job order. Never raises for a job."""
+    """Run every job in ``workers`` processes; results in job order. Never raises for a job.
+
+    The largest inputs go first: the long conversions then overlap the many short ones, and the
+    workers finish together instead of one converting the last big model alone."""
     if not jobs:
         return []
     results: list[ConvertResult | None] = [None] * len(jobs)
     context = multiprocessing.get_context("spawn")
-    pending = deque(enumerate(jobs))
+    pending = deque(sorted(enumerate(jobs), key=lambda item: -_input_size(item[1])))
     work_dir = Path(tempfile.mkdtemp(prefix="classic_models_batch_"))
     pool: list[_Worker] = []
     spawned = 0
@@ -330,15 +368,55 @@ def summary(results: list[ConvertResult], seconds: float, workers: int, target: 
     empty = [r for r in results if r.ok and r.empty]
     if empty:
         parts.append(f"{len(empty)} empty (no drawable triangles)")
+    done = len(results) - len(skipped)
     lines = [f"{len(results)} file(s) to {target}: " + ", ".join(parts)
-             + f" in {seconds:.1f} s ({workers} worker{'s' if workers != 1 else ''})"]
+             + f" in {seconds:.1f} s, {done / max(seconds, 1e-6):.1f} files/s"
+             + f" ({workers} worker{'s' if workers != 1 else ''})"]
     if failed:
         lines.append("failed:")
-        lines += [f"  {r.source}: {_first_line(r.error)}" for r in failed]
+        lines += [f"  {line}" for line in failure_lines(failed)]
     if empty:
         lines.append("empty (no drawable triangles):")
         lines += [f"  {r.source} -> {r.output}" for r in empty]
     return lines
+
+
+def failure_kinds(failed: list[ConvertResult]) -> list[tuple[str, list[ConvertResult]]]:
+    """The failed results grouped by kind of problem (their first error lines with the file's own
+    name and the numbers left out), each kind with its text: the error itself when every file of the
+    kind has the same one, else the kind (``<name>`` for the file's name, ``N`` for numbers)."""
+    groups: dict[str, list[ConvertResult]] = {}
+    for result in failed:
+        groups.setdefault(_problem_kind(result), []).append(result)
+    kinds = []
+    for kind, members in groups.items():
+        texts = {_first_line(r.error) for r in members}
+        kinds.append((texts.pop() if len(texts) == 1 else kind, members))
+    return kinds
+
+
+def failure_lines(failed: list[ConvertResult], examples: int = 3) -> list[str]:
+    """One line per kind of problem: ``path: error`` for a kind of one file, else ``N files: error
+    (a, b, c and N more)``."""
+    lines = []
+    for text, members in failure_kinds(failed):
+        if len(members) == 1:
+            lines.append(f"{members[0].source}: {text}")
+            continue
+        shown = ", ".join(r.source for r in members[:examples])
+        more = len(members) - examples
+        lines.append(f"{len(members)} files: {text} ({shown}" + (f" and {more} more)" if more > 0 else ")"))
+    return lines
+
+
+def _problem_kind(result: ConvertResult) -> str:
+    text = _first_line(result.error).replace(result.source, "<file>")
+    name = Path(result.source).name
+    text = text.replace(name, "<file>") if name else text
+    stem = Path(name).stem
+    if stem:       # a file named after it (no idle.md5mesh lies beside it)
+        text = re.sub(rf"(?<![\w.]){re.escape(stem)}(?=\.\w)", "<name>", text)
+    return re.sub(r"\b\d+\b", "N", text)
 
 
 def default_workers() -> int:
