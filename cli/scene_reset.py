@@ -11,7 +11,8 @@ again costs 8 ms (bpy 5.2), a fifth of converting a small model to glb.
 
 Whatever the removal leaves (a data-block that cannot be removed, a kind added by some other code),
 :meth:`SceneReset.clean` sees by comparing the data-blocks with the noted ones and then reads the
-home file after all, so a job never starts on another job's leftovers.
+home file after all, so a job never starts on another job's leftovers; so it does after a ``.blend``
+output (the saved file became the current one: relative paths would resolve against it).
 ``tests/command_line/test_scene_reset.py`` compares every property of every data-block, after corpus
 conversions of each format, against a fresh home file.
 """
@@ -70,7 +71,7 @@ class SceneReset:
     def clean(self) -> bool:
         """Make the scene what the home file gave; True when that took the cheap way."""
         scene = bpy.context.scene
-        if scene.session_uid != self.scene_uid or len(bpy.data.scenes) != 1:
+        if scene.session_uid != self.scene_uid or len(bpy.data.scenes) != 1 or bpy.data.filepath:
             self._read_home()
             return False
         try:

@@ -79,7 +79,8 @@ def _name(relative: str, target: str) -> str:
 
 def test_removing_the_data_blocks_alone_would_leave_the_scene_changed(extension, tmp_path):
     """What the reset puts back besides the data-blocks is seen by the state comparison, and a reset that
-    cannot clean cheaply (another scene was added) reads the home file instead."""
+    cannot clean cheaply (another scene was added, a .blend output became the current file) reads the
+    home file instead."""
     import bpy
     from support.blend_state import blend_state, differences
     modules = _modules(extension)
@@ -93,6 +94,10 @@ def test_removing_the_data_blocks_alone_would_leave_the_scene_changed(extension,
     assert reset.clean() and differences(home, blend_state(reset.collections)) == []
     bpy.data.scenes.new("another")
     assert not reset.clean() and reset.home_reads == 2
+    assert differences(home, blend_state(reset.collections)) == []
+    job = _job(modules, corpus("mdl/slipgate/missile.mdl"), tmp_path / "missile.blend", "blend")
+    assert _run(modules, job, reset.clean) == "ok" and bpy.data.filepath == str(tmp_path / "missile.blend")
+    assert not reset.clean() and reset.home_reads == 3, "the saved .blend is the current file: read the home file"
     assert differences(home, blend_state(reset.collections)) == []
 
 

@@ -80,12 +80,14 @@ def struct_state(struct, depth: int = 6, seen: set[tuple[str, int]] | None = Non
 
 def blend_state(collections: tuple[str, ...], depth: int = 6) -> dict:
     """Collection name -> data-block name -> its properties, for the ``bpy.data`` ``collections``; the
-    user interface's (:data:`UI_COLLECTIONS`) by name only."""
+    user interface's (:data:`UI_COLLECTIONS`) by name only; ``file``: the current file's path."""
     with warnings.catch_warnings():      # reading deprecated properties (Scene.use_nodes in 5.x) is fine here
         warnings.simplefilter("ignore", DeprecationWarning)
-        return {name: {block.name: struct_state(block, 0 if name in UI_COLLECTIONS else depth)
-                       for block in getattr(bpy.data, name)}
-                for name in collections}
+        state = {name: {block.name: struct_state(block, 0 if name in UI_COLLECTIONS else depth)
+                         for block in getattr(bpy.data, name)}
+                 for name in collections}
+    state["file"] = {"filepath": bpy.data.filepath, "is_saved": bpy.data.is_saved, "use_autopack": bpy.data.use_autopack}
+    return state
 
 
 def differences(before: object, after: object, path: str = "") -> list[str]:
