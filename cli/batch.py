@@ -10,9 +10,11 @@ another job's output, fails alone.
 
 Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.worker.worker_main`),
 each converting one file after another with Blender loaded once and the scene emptied cheaply
-between files (:mod:`.scene_reset`). The parent hands each worker one job at a time, the largest
-inputs first, and watches it: a worker that dies (Blender can
-crash on what it is given) or passes ``timeout`` fails only its own job and is replaced.
+between files (:mod:`.scene_reset`). The parent sends the largest inputs first, and each worker its
+next job before the current one ends (on a busy machine a worker then goes on without waiting for
+the parent's turn), and watches it: a worker that dies (Blender can crash on what it is given) or
+passes ``timeout`` fails only the job it was on and is replaced; the job waiting for it goes to
+another.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from ..formats.shown import quoted
 
 
 RATE_EVERY = 50          # plain output: a progress line at least every this many files
+IN_FLIGHT = 2            # jobs sent to a worker ahead: the next one waits in its pipe
 
 
 @dataclass
@@ -221,7 +224,8 @@ def _first_line(text: str | None) -> str:
 
 
 class _Worker:
-    """One worker process, the job it holds and since when it works on it."""
+    """One worker process, the jobs sent to it (the first is the one it works on, the next waits in
+    the pipe so the worker never waits for the parent) and since when it works on the first."""
 
     def __init__(self, context, work_dir: Path, number: int) -> None:
         self.dir = work_dir / f"worker{number}"
@@ -230,43 +234,51 @@ class _Worker:
         self.process = context.Process(target=worker_main, args=(child, str(self.dir)), daemon=True)
         self.process.start()
         child.close()
-        self.job: tuple[int, ConvertJob] | None = None
+        self.jobs: deque[tuple[int, ConvertJob]] = deque()
         self.ready = False
         self.since = time.monotonic()
 
     def send(self, index: int, job: ConvertJob) -> None:
-        self.job = (index, job)
-        self.since = time.monotonic()
+        if not self.jobs:
+            self.since = time.monotonic()
+        self.jobs.append((index, job))
         self.conn.send(job)
 
-    def receive(self) -> ConvertResult | None:
-        """The result of the job, or None after the ``ready`` message (the job's clock starts then)."""
+    def receive(self) -> tuple[int, ConvertResult] | None:
+        """The first job's index and result, or None after the ``ready`` message (the first job's
+        clock starts then, as the next job's starts with each result)."""
         message = self.conn.recv()
+        self.since = time.monotonic()
         if message == READY:
             self.ready = True
-            self.since = time.monotonic()
             return None
-        return message
+        index, _ = self.jobs.popleft()
+        return index, message
 
     def overdue(self, timeout: float | None) -> bool:
-        return timeout is not None and self.ready and time.monotonic() - self.since > timeout
+        return timeout is not None and self.ready and bool(self.jobs) and time.monotonic() - self.since > timeout
 
-    def failure(self, timeout: float | None) -> ConvertResult:
-        """Stop the process and say why its job has no result."""
-        index, job = self.job
-        if self.process.is_alive():
+    def failure(self, timeout: float | None, overdue: bool) -> tuple[int, ConvertResult]:
+        """Stop the process and say why its first job has no result (the others go back to the queue:
+        :attr:`jobs` keeps them). Not ``overdue``: the process ended (its pipe did first)."""
+        index, job = self.jobs.popleft()
+        if overdue:
             self.process.kill()
             self.process.join()
             reason = f"gave up after {timeout:g} s (--timeout)"
         else:
-            self.process.join()
+            self.process.join(10)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join()
             reason = f"the worker process died (exit code {self.process.exitcode})"
             words = self.last_words()
             if words:
                 reason += f"; its last output: {words}"
         self.conn.close()
         temporary_output(Path(job.output), self.process.pid).unlink(missing_ok=True)
-        return ConvertResult(job.source, job.output, ok=False, error=reason, seconds=time.monotonic() - self.since)
+        return index, ConvertResult(job.source, job.output, ok=False, error=reason,
+                                    seconds=time.monotonic() - self.since)
 
     def last_words(self) -> str:
         try:
@@ -312,39 +324,40 @@ def run_jobs(jobs: list[ConvertJob], workers: int, progress: Progress,
     finished = False
     try:
         while pending or pool:
+            for worker in [w for w in pool if not w.jobs and not w.process.is_alive()]:
+                worker.stop(graceful=False)         # ended between two jobs: no job lost
+                pool.remove(worker)
             while pending and len(pool) < workers:
-                worker = _Worker(context, work_dir, spawned)
+                pool.append(_Worker(context, work_dir, spawned))
                 spawned += 1
-                worker.send(*pending.popleft())
-                pool.append(worker)
+            for worker in pool:
+                while pending and len(worker.jobs) < IN_FLIGHT:
+                    worker.send(*pending.popleft())
             wait_for = None
-            if timeout is not None and any(w.ready for w in pool):
-                wait_for = max(0.0, min(w.since for w in pool if w.ready) + timeout - time.monotonic())
+            if timeout is not None and any(w.ready and w.jobs for w in pool):
+                wait_for = max(0.0, min(w.since for w in pool if w.ready and w.jobs) + timeout - time.monotonic())
             ready = wait([w.conn for w in pool] + [w.process.sentinel for w in pool], wait_for)
             for worker in list(pool):
-                result = None
                 alive = True
-                while result is None and worker.conn.poll():
+                while worker.jobs and worker.conn.poll():
                     try:
-                        result = worker.receive()
+                        received = worker.receive()
                     except (EOFError, OSError):
                         alive = False
                         break
-                if result is None:
-                    if alive and worker.process.sentinel not in ready and not worker.overdue(timeout):
-                        continue
-                    result = worker.failure(timeout)
+                    if received is not None:
+                        results[received[0]] = received[1]
+                        progress.update(received[1])
+                overdue = worker.overdue(timeout)
+                if worker.jobs and (not alive or worker.process.sentinel in ready or overdue):
+                    index, result = worker.failure(timeout, overdue and alive and worker.process.sentinel not in ready)
+                    results[index] = result
+                    progress.update(result)
+                    pending.extendleft(reversed(worker.jobs))      # sent but not started: to another worker
                     pool.remove(worker)
-                index, _ = worker.job
-                worker.job = None
-                results[index] = result
-                progress.update(result)
-                if worker in pool:
-                    if pending:
-                        worker.send(*pending.popleft())
-                    else:
-                        worker.stop(graceful=True)
-                        pool.remove(worker)
+                elif not worker.jobs and not pending:
+                    worker.stop(graceful=True)
+                    pool.remove(worker)
         finished = True
     finally:
         for worker in pool:

@@ -199,3 +199,21 @@ def test_failures_are_one_line_per_kind_of_problem(batch_module):
     summary = batch.summary(anims + truncated + [died], 3.5, 2, "glb")
     assert summary[0] == "7 file(s) to glb: 0 converted, 7 failed in 3.5 s, 2.0 files/s (2 workers)"
     assert summary[1:] == ["failed:", *(f"  {line}" for line in lines)]
+
+
+def test_a_worker_has_its_next_job_before_it_ends_one_and_a_crash_passes_it_on(batch_module, monkeypatch, tmp_path):
+    """The parent sends each worker its next job ahead (so it never waits for the parent's turn on a busy
+    machine); a worker that dies fails only the job it was on, and the job waiting for it goes to a new
+    worker. The workers here are ``support/fake_worker.py`` (no Blender)."""
+    batch, convert = batch_module
+    from support.fake_worker import fake_worker_main
+    monkeypatch.setattr(batch, "worker_main", fake_worker_main)
+    names = ["a.md2", "crash.md2", "b.md2", "c.md2"]     # no such files: size 0, sent in this order
+    jobs = [convert.ConvertJob(str(tmp_path / n), "md2", str(tmp_path / "out" / n), convert.ConvertSettings("glb"))
+            for n in names]
+    results = batch.run_jobs(jobs, 1, batch.Progress(4, io.StringIO(), io.StringIO(), quiet=True))
+    assert [Path(r.source).name for r in results] == names
+    assert [r.warnings for r in results if r.ok] == [["next job waiting: True"], ["next job waiting: True"],
+                                                     ["next job waiting: False"]]
+    assert not results[1].ok and results[1].error.startswith("the worker process died (exit code 3)")
+
