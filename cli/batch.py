@@ -8,14 +8,19 @@ input without ``-o``. File arguments that would share an output name in ``-o``
 of those inputs (``male/tris.mdl``, ``female/tris.mdl``). A job that would overwrite its input, or
 another job's output, fails alone.
 
-Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.convert.worker_main`).
-The parent hands each worker one job at a time and watches it: a worker that dies (Blender can
-crash on what it is given) or passes ``timeout`` fails only its own job and is replaced.
+Jobs run in worker processes (spawned, so each loads Blender afresh; :func:`.worker.worker_main`),
+each converting one file after another with Blender loaded once and the scene emptied cheaply
+between files (:mod:`.scene_reset`). The parent sends the largest inputs first, and each worker its
+next job before the current one ends (on a busy machine a worker then goes on without waiting for
+the parent's turn), and watches it: a worker that dies (Blender can crash on what it is given) or
+passes ``timeout`` fails only the job it was on and is replaced; the job waiting for it goes to
+another.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -23,12 +28,17 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
-from .convert import READY, ConvertJob, ConvertResult, ConvertSettings, temporary_output, worker_main
+from .convert import ConvertJob, ConvertResult, ConvertSettings, temporary_output
+from .worker import READY, worker_main
 from .inspect import model_format, model_suffixes
 from ..formats import table
 from ..formats.shown import quoted
+
+
+RATE_EVERY = 50          # plain output: a progress line at least every this many files
+IN_FLIGHT = 2            # jobs sent to a worker ahead: the next one waits in its pipe
 
 
 @dataclass
@@ -127,10 +137,17 @@ def plan(sources: list[Source], settings: ConvertSettings, out_dir: Path | None,
 
 
 class Progress:
-    """A bar on a terminal (stderr), plain lines otherwise; problems are always printed."""
+    """A bar on a terminal (stderr), plain lines otherwise; problems are always printed.
 
-    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False, verbose: bool = False) -> None:
+    The bar shows the files done, the total and the rate (files a second since :meth:`start`); plain
+    output prints that as a ``progress:`` line after every tenth of the files (at least every
+    :data:`RATE_EVERY`, at most every 10) and after the last. ``clock`` is where the seconds come from."""
+
+    def __init__(self, total: int, out: TextIO, err: TextIO, quiet: bool = False, verbose: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.total = total
+        self.clock = clock
+        self.started = clock()
         self.verbose = verbose     # every message, not one line per kind of problem
         self.done = 0
         self.failed = 0
@@ -141,6 +158,7 @@ class Progress:
         self._bar_shown = False
 
     def start(self, workers: int) -> None:
+        self.started = self.clock()
         if not self.tty and not self.quiet:
             self._line(f"converting {self.total} file(s) with {workers} worker(s)")
         self._draw("")
@@ -160,9 +178,21 @@ class Progress:
                          + (" (EMPTY: no drawable triangles)" if result.empty else ""))
         if not self.quiet:
             lines += [f"    warning: {w}" for w in (result.warnings if self.verbose else result.lines)]
+        step = min(RATE_EVERY, max(10, -(-self.total // 10)))
+        if not self.tty and not self.quiet and (self.done % step == 0 or self.done == self.total):
+            lines.append(f"progress: {self.counts()}")
         for line in lines:
             self._line(line)
         self._draw(Path(result.source).name)
+
+    def rate(self) -> float:
+        """Files done a second since :meth:`start`."""
+        return self.done / max(self.clock() - self.started, 1e-6)
+
+    def counts(self) -> str:
+        """``12/276 files, 9.8 files/s, 1 failed``."""
+        return (f"{self.done}/{self.total} files, {self.rate():.1f} files/s"
+                + (f", {self.failed} failed" if self.failed else ""))
 
     def finish(self) -> None:
         if self._bar_shown:
@@ -182,6 +212,7 @@ class Progress:
         filled = width * self.done // max(self.total, 1)
         bar = "#" * filled + "-" * (width - filled)
         text = f"[{bar}] {self.done}/{self.total}" + (f" failed {self.failed}" if self.failed else "")
+        text += f" {self.rate():.1f} files/s"
         text = f"{text}  {last}"[:max(columns - 1, 10)]
         self.err.write(f"\r\x1b[K{text}")
         self.err.flush()
@@ -193,7 +224,8 @@ def _first_line(text: str | None) -> str:
 
 
 class _Worker:
-    """One worker process, the job it holds and since when it works on it."""
+    """One worker process, the jobs sent to it (the first is the one it works on, the next waits in
+    the pipe so the worker never waits for the parent) and since when it works on the first."""
 
     def __init__(self, context, work_dir: Path, number: int) -> None:
         self.dir = work_dir / f"worker{number}"
@@ -202,43 +234,51 @@ class _Worker:
         self.process = context.Process(target=worker_main, args=(child, str(self.dir)), daemon=True)
         self.process.start()
         child.close()
-        self.job: tuple[int, ConvertJob] | None = None
+        self.jobs: deque[tuple[int, ConvertJob]] = deque()
         self.ready = False
         self.since = time.monotonic()
 
     def send(self, index: int, job: ConvertJob) -> None:
-        self.job = (index, job)
-        self.since = time.monotonic()
+        if not self.jobs:
+            self.since = time.monotonic()
+        self.jobs.append((index, job))
         self.conn.send(job)
 
-    def receive(self) -> ConvertResult | None:
-        """The result of the job, or None after the ``ready`` message (the job's clock starts then)."""
+    def receive(self) -> tuple[int, ConvertResult] | None:
+        """The first job's index and result, or None after the ``ready`` message (the first job's
+        clock starts then, as the next job's starts with each result)."""
         message = self.conn.recv()
+        self.since = time.monotonic()
         if message == READY:
             self.ready = True
-            self.since = time.monotonic()
             return None
-        return message
+        index, _ = self.jobs.popleft()
+        return index, message
 
     def overdue(self, timeout: float | None) -> bool:
-        return timeout is not None and self.ready and time.monotonic() - self.since > timeout
+        return timeout is not None and self.ready and bool(self.jobs) and time.monotonic() - self.since > timeout
 
-    def failure(self, timeout: float | None) -> ConvertResult:
-        """Stop the process and say why its job has no result."""
-        index, job = self.job
-        if self.process.is_alive():
+    def failure(self, timeout: float | None, overdue: bool) -> tuple[int, ConvertResult]:
+        """Stop the process and say why its first job has no result (the others go back to the queue:
+        :attr:`jobs` keeps them). Not ``overdue``: the process ended (its pipe did first)."""
+        index, job = self.jobs.popleft()
+        if overdue:
             self.process.kill()
             self.process.join()
             reason = f"gave up after {timeout:g} s (--timeout)"
         else:
-            self.process.join()
+            self.process.join(10)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join()
             reason = f"the worker process died (exit code {self.process.exitcode})"
             words = self.last_words()
             if words:
                 reason += f"; its last output: {words}"
         self.conn.close()
         temporary_output(Path(job.output), self.process.pid).unlink(missing_ok=True)
-        return ConvertResult(job.source, job.output, ok=False, error=reason, seconds=time.monotonic() - self.since)
+        return index, ConvertResult(job.source, job.output, ok=False, error=reason,
+                                    seconds=time.monotonic() - self.since)
 
     def last_words(self) -> str:
         try:
@@ -260,53 +300,64 @@ class _Worker:
         self.conn.close()
 
 
+def _input_size(job: ConvertJob) -> int:
+    try:
+        return os.path.getsize(job.source)
+    except OSError:
+        return 0
+
+
 def run_jobs(jobs: list[ConvertJob], workers: int, progress: Progress,
              timeout: float | None = None) -> list[ConvertResult]:
-    """Run every job in ``workers`` processes; results in job order. Never raises for a job."""
+    """Run every job in ``workers`` processes; results in job order. Never raises for a job.
+
+    The largest inputs go first: the long conversions then overlap the many short ones, and the
+    workers finish together instead of one converting the last big model alone."""
     if not jobs:
         return []
     results: list[ConvertResult | None] = [None] * len(jobs)
     context = multiprocessing.get_context("spawn")
-    pending = deque(enumerate(jobs))
+    pending = deque(sorted(enumerate(jobs), key=lambda item: -_input_size(item[1])))
     work_dir = Path(tempfile.mkdtemp(prefix="classic_models_batch_"))
     pool: list[_Worker] = []
     spawned = 0
     finished = False
     try:
         while pending or pool:
+            for worker in [w for w in pool if not w.jobs and not w.process.is_alive()]:
+                worker.stop(graceful=False)         # ended between two jobs: no job lost
+                pool.remove(worker)
             while pending and len(pool) < workers:
-                worker = _Worker(context, work_dir, spawned)
+                pool.append(_Worker(context, work_dir, spawned))
                 spawned += 1
-                worker.send(*pending.popleft())
-                pool.append(worker)
+            for worker in pool:
+                while pending and len(worker.jobs) < IN_FLIGHT:
+                    worker.send(*pending.popleft())
             wait_for = None
-            if timeout is not None and any(w.ready for w in pool):
-                wait_for = max(0.0, min(w.since for w in pool if w.ready) + timeout - time.monotonic())
+            if timeout is not None and any(w.ready and w.jobs for w in pool):
+                wait_for = max(0.0, min(w.since for w in pool if w.ready and w.jobs) + timeout - time.monotonic())
             ready = wait([w.conn for w in pool] + [w.process.sentinel for w in pool], wait_for)
             for worker in list(pool):
-                result = None
                 alive = True
-                while result is None and worker.conn.poll():
+                while worker.jobs and worker.conn.poll():
                     try:
-                        result = worker.receive()
+                        received = worker.receive()
                     except (EOFError, OSError):
                         alive = False
                         break
-                if result is None:
-                    if alive and worker.process.sentinel not in ready and not worker.overdue(timeout):
-                        continue
-                    result = worker.failure(timeout)
+                    if received is not None:
+                        results[received[0]] = received[1]
+                        progress.update(received[1])
+                overdue = worker.overdue(timeout)
+                if worker.jobs and (not alive or worker.process.sentinel in ready or overdue):
+                    index, result = worker.failure(timeout, overdue and alive and worker.process.sentinel not in ready)
+                    results[index] = result
+                    progress.update(result)
+                    pending.extendleft(reversed(worker.jobs))      # sent but not started: to another worker
                     pool.remove(worker)
-                index, _ = worker.job
-                worker.job = None
-                results[index] = result
-                progress.update(result)
-                if worker in pool:
-                    if pending:
-                        worker.send(*pending.popleft())
-                    else:
-                        worker.stop(graceful=True)
-                        pool.remove(worker)
+                elif not worker.jobs and not pending:
+                    worker.stop(graceful=True)
+                    pool.remove(worker)
         finished = True
     finally:
         for worker in pool:
@@ -330,15 +381,55 @@ def summary(results: list[ConvertResult], seconds: float, workers: int, target: 
     empty = [r for r in results if r.ok and r.empty]
     if empty:
         parts.append(f"{len(empty)} empty (no drawable triangles)")
+    done = len(results) - len(skipped)
     lines = [f"{len(results)} file(s) to {target}: " + ", ".join(parts)
-             + f" in {seconds:.1f} s ({workers} worker{'s' if workers != 1 else ''})"]
+             + f" in {seconds:.1f} s, {done / max(seconds, 1e-6):.1f} files/s"
+             + f" ({workers} worker{'s' if workers != 1 else ''})"]
     if failed:
         lines.append("failed:")
-        lines += [f"  {r.source}: {_first_line(r.error)}" for r in failed]
+        lines += [f"  {line}" for line in failure_lines(failed)]
     if empty:
         lines.append("empty (no drawable triangles):")
         lines += [f"  {r.source} -> {r.output}" for r in empty]
     return lines
+
+
+def failure_kinds(failed: list[ConvertResult]) -> list[tuple[str, list[ConvertResult]]]:
+    """The failed results grouped by kind of problem (their first error lines with the file's own
+    name and the numbers left out), each kind with its text: the error itself when every file of the
+    kind has the same one, else the kind (``<name>`` for the file's name, ``N`` for numbers)."""
+    groups: dict[str, list[ConvertResult]] = {}
+    for result in failed:
+        groups.setdefault(_problem_kind(result), []).append(result)
+    kinds = []
+    for kind, members in groups.items():
+        texts = {_first_line(r.error) for r in members}
+        kinds.append((texts.pop() if len(texts) == 1 else kind, members))
+    return kinds
+
+
+def failure_lines(failed: list[ConvertResult], examples: int = 3) -> list[str]:
+    """One line per kind of problem: ``path: error`` for a kind of one file, else ``N files: error
+    (a, b, c and N more)``."""
+    lines = []
+    for text, members in failure_kinds(failed):
+        if len(members) == 1:
+            lines.append(f"{members[0].source}: {text}")
+            continue
+        shown = ", ".join(r.source for r in members[:examples])
+        more = len(members) - examples
+        lines.append(f"{len(members)} files: {text} ({shown}" + (f" and {more} more)" if more > 0 else ")"))
+    return lines
+
+
+def _problem_kind(result: ConvertResult) -> str:
+    text = _first_line(result.error).replace(result.source, "<file>")
+    name = Path(result.source).name
+    text = text.replace(name, "<file>") if name else text
+    stem = Path(name).stem
+    if stem:       # a file named after it (no idle.md5mesh lies beside it)
+        text = re.sub(rf"(?<![\w.]){re.escape(stem)}(?=\.\w)", "<name>", text)
+    return re.sub(r"\b\d+\b", "N", text)
 
 
 def default_workers() -> int:

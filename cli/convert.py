@@ -1,8 +1,8 @@
 """``convert``: one model in, one file out, through the extension's own operators inside ``bpy``.
 
-A worker process (:func:`worker_main`) loads this package into ``bpy`` the way Blender loads an
-installed extension (:func:`enable_package`), then for each :class:`ConvertJob` it empties the
-scene, runs the import operator of the source's row in the table of formats (``import_scene.md2`` ...,
+A worker process (:func:`.worker.worker_main`) loads this package into ``bpy`` the way Blender
+loads an installed extension (:func:`enable_package`), then for each :class:`ConvertJob` it empties the
+scene (:mod:`.scene_reset`), runs the import operator of the source's row in the table of formats (``import_scene.md2`` ...,
 ``formats/table.py``) and writes the target: the export operator of the target's row
 (``export_scene.md2`` ...), Blender's bundled glTF exporter (``.glb``: shape keys as
 morph targets, their animation as ``weights`` channels), or ``save_as_mainfile`` (``.blend``).
@@ -13,27 +13,20 @@ the operator's own RNA properties, so the command line takes exactly what the di
 the scene's markers are stretched about ``frame_start`` and the scene range and rate set to
 match, so the frame-per-scene-frame exporters sample it at that rate. MD2 and MDL frames are
 named one by one and always convert one to one.
-
-What the operators report as warnings Blender prints on stdout; the worker sends its stdout and
-stderr to a log file and hands each job the warnings printed while it ran (:func:`reported_warnings`):
-the operators' folded lines (one per kind of problem, :mod:`..formats.report_lines`) with the full
-messages behind them, and the glTF exporter's log lines, identical ones counted on one line.
 """
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import shutil
 import sys
 import tempfile
-import time
 import tomllib
-import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
-from ..formats.report_lines import Folded, fold, full_list, unfold_reported
+from ..formats.report_lines import fold
 from .glb_clips import animations_as_tracks
 from ..formats.shown import quoted
 from ..formats import table
@@ -47,7 +40,6 @@ GLTF_DEFAULTS = {"export_format": "GLB", "export_morph": True, "export_morph_ani
 # After an import the scene holds just that model: export all of it, whatever the importer selected.
 MODEL_EXPORT_DEFAULTS = {"use_selection": False}
 NO_DRAWABLE = "no drawable triangles"   # how the warning for an output without geometry starts
-READY = "ready"   # what a worker sends once bpy is set up, before its first result
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -159,9 +151,15 @@ def enable_package(resources: Path | None = None) -> str:
 
 
 def has_operator(path: str) -> bool:
+    """Whether operator ``path`` (``import_scene.md2``) is registered: one look-up of its RNA type
+    (``dir(bpy.ops.import_scene)`` lists every operator of the group: half a millisecond a call)."""
     import bpy
     group, name = path.split(".")
-    return name in dir(getattr(bpy.ops, group))
+    try:
+        getattr(getattr(bpy.ops, group), name).get_rna_type()
+    except KeyError:
+        return False
+    return True
 
 
 def _operator(path: str):
@@ -286,15 +284,21 @@ def retime_scene(scene, fps: float) -> float:
     return factor
 
 
-def convert(job: ConvertJob) -> list[str]:
-    """Import ``job.source`` into an empty scene and write ``job.output``; returns warnings."""
+def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) -> list[str]:
+    """Import ``job.source`` into an empty scene and write ``job.output``; returns warnings.
+
+    ``empty_scene`` empties the scene first (a worker's :meth:`.scene_reset.SceneReset.clean`); by
+    default the empty home file is read."""
     import bpy
     settings = job.settings
     importer = table.row(job.source_format).import_operator
     if not has_operator(importer):
         raise ConvertError(f"this version of the extension cannot import {job.source_format.upper()} "
                            f"(no {importer} operator)")
-    bpy.ops.wm.read_homefile(use_empty=True)
+    if empty_scene is None:
+        bpy.ops.wm.read_homefile(use_empty=True)
+    else:
+        empty_scene()
     warnings: list[str] = []
     # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
     kwargs, notes = operator_kwargs(importer, settings.import_options, defaults={"load_weapons": False})
@@ -393,107 +397,3 @@ def drop_faceless_frames(scene) -> list[str]:
 def temporary_output(output: Path, pid: int) -> Path:
     """Where worker ``pid`` writes a glTF file before renaming it to ``output``."""
     return output.with_name(f".{output.stem}.{pid}.tmp{output.suffix}")
-
-
-def _flush_c_stdio() -> None:
-    """Flush C ``stdout`` (where Blender prints reports), so the log holds them now."""
-    for name in (None, "ucrtbase", "msvcrt"):
-        try:
-            ctypes.CDLL(name).fflush(None)
-            return
-        except (OSError, AttributeError, TypeError):
-            continue
-
-
-class OutputLog:
-    """The worker's stdout and stderr (file descriptors 1 and 2) sent to the file ``path``."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._file = open(self.path, "ab")
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(self._file.fileno(), 1)
-        os.dup2(self._file.fileno(), 2)
-
-    def position(self) -> int:
-        self.flush()
-        return os.path.getsize(self.path)
-
-    def flush(self) -> None:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        _flush_c_stdio()
-
-    def text_since(self, position: int) -> str:
-        self.flush()
-        with open(self.path, "rb") as stream:
-            stream.seek(position)
-            return stream.read().decode("utf-8", "replace")
-
-
-def reported_warnings(log_text: str) -> list[Folded]:
-    """The ``Warning:`` reports Blender printed, each with the full messages reported after it as
-    ``Info: \u2022 ...`` lines, and the glTF exporter's ``| WARNING:`` log lines, identical ones folded
-    into one line with a count (it repeats a warning per animation it merges)."""
-    reports, gltf = [], []
-    for line in log_text.splitlines():
-        level, sep, text = line.partition(": ")
-        if sep and level in ("Warning", "Info"):
-            reports.append((level.upper(), text.strip()))
-        elif "| WARNING: " in line:
-            gltf.append("glTF exporter: " + line.split("| WARNING: ", 1)[1].strip())
-    return unfold_reported(reports) + fold(gltf, None)
-
-
-def run_job(job: ConvertJob, log: OutputLog | None, setup_error: str | None) -> ConvertResult:
-    """One job with every failure turned into a result: a bad file never stops the batch."""
-    started = time.perf_counter()
-    result = ConvertResult(job.source, job.output, ok=False)
-    if setup_error:
-        result.error = setup_error
-        return result
-    position = log.position() if log else 0
-    try:
-        notes = convert(job)
-    except ConvertError as exc:
-        result.error = str(exc).removeprefix(f"{job.source}: ")
-    except MemoryError:
-        result.error = "not enough memory"
-    except Exception as exc:  # a bug in an operator must not end the batch: report it with its trace
-        result.error = f"internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
-    else:
-        result.ok = True
-        result.empty = any(note.startswith(NO_DRAWABLE) for note in notes)
-    folded = (reported_warnings(log.text_since(position)) if log else []) + fold(notes if result.ok else [], None)
-    # a terminal wraps: a line that stands for one message shows that message whole
-    result.lines = [f.details[0] if len(f.details) == 1 else f.line for f in folded]
-    result.warnings = full_list(folded)
-    result.seconds = time.perf_counter() - started
-    return result
-
-
-def worker_main(conn, work_dir: str) -> None:
-    """Process entry point: set up bpy once, then answer each job sent on ``conn`` until ``None``.
-
-    ``work_dir`` (made and removed by the parent) receives Blender's user resources and
-    ``output.log``, where the parent reads the last words of a worker that crashed.
-    """
-    work = Path(work_dir)
-    log = OutputLog(work / "output.log")
-    setup_error = None
-    try:
-        enable_package(work)
-    except ImportError as exc:
-        setup_error = f"convert needs the bpy module (Blender as a Python module): {exc}"
-    except ConvertError as exc:
-        setup_error = str(exc)
-    conn.send(READY)
-    while True:
-        try:
-            job = conn.recv()
-        except EOFError:
-            return
-        if job is None:
-            return
-        conn.send(run_job(job, log, setup_error))

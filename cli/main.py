@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import archives, inspect
 from .archive_commands import add_archive_commands, run_list, run_pack
-from .batch import Progress, Source, default_workers, expand_inputs, plan, run_jobs, summary
+from .batch import Progress, Source, default_workers, expand_inputs, failure_kinds, plan, run_jobs, summary
 from .convert import ConvertSettings, OptionRequest, frame_formats, targets
 from .frame_listing import frame_lines, qc_lines
 from ..formats.shown import quoted
@@ -365,7 +365,8 @@ def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str]
     results = known + run_jobs(jobs, workers, progress, args.timeout)
     order = {str(s.path): i for i, s in enumerate(sources)}
     results.sort(key=lambda r: order.get(r.source, len(order)))
-    lines = summary(results, time.perf_counter() - started, workers, args.target)
+    seconds = time.perf_counter() - started
+    lines = summary(results, seconds, workers, args.target)
     if missing:
         lines += ["not found:", *(f"  {text}" for text in missing)]
     if args.json:
@@ -374,7 +375,11 @@ def _convert(args: argparse.Namespace, sources: list[Source], missing: list[str]
                                "skipped": sum(r.skipped for r in results),
                                "warned": sum(r.ok and bool(r.warnings) for r in results),
                                "empty": sum(r.ok and r.empty for r in results),
-                               "failed": sum(not r.ok for r in results), "missing": missing}},
+                               "failed": sum(not r.ok for r in results), "missing": missing,
+                               "seconds": round(seconds, 3),
+                               "files_per_second": round(sum(not r.skipped for r in results) / max(seconds, 1e-6), 2),
+                               "problems": [{"problem": text, "files": [r.source for r in members]}
+                                            for text, members in failure_kinds([r for r in results if not r.ok])]}},
                   sys.stdout, indent=2)
         print()
         print("\n".join(lines), file=sys.stderr)

@@ -56,6 +56,21 @@ def test_palette_benchmark_runs_a_base_checkout_side_by_side():
     assert all(len(row) == 5 and row[4] == "0" for row in rows), out
 
 
+def test_batch_benchmark_runs_a_base_checkout_side_by_side(tmp_path):
+    """``--base`` (here the checkout itself) converts the same files twice: every output the same."""
+    pytest.importorskip("bpy", reason="the benchmark runs convert in the bpy wheel")
+    for relative in ("mdl/slipgate/smoke.mdl", "mdl/slipgate/missile.mdl"):
+        if not (CORPUS / relative).is_file():
+            pytest.skip(f"{relative} not found in {CORPUS}")
+        (tmp_path / "corpus" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "corpus" / relative).write_bytes((CORPUS / relative).read_bytes())
+    out = _run("tools/benchmark_batch.py", "--base", str(CHECKOUT), "--corpus", str(tmp_path / "corpus"),
+               "--to", "glb", "-j", "1", "--json", str(tmp_path / "batch.json"))
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("|")]
+    assert len(rows) == 1 and rows[0][:3] == ["glb", "2", "0"] and rows[0][-1] == "2 of 2", out
+    assert "files/s on 1 free cores after" in (tmp_path / "batch.json").read_text(encoding="utf-8")
+
+
 def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
     pytest.importorskip("bpy", reason="the report exports through Blender")
     out = _run("tools/md2_quality_report.py", "--markdown")
