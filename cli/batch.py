@@ -48,6 +48,14 @@ class Source:
     root: Path | None = None
 
 
+def _model_in_folder(path: Path) -> bool:
+    """A file a directory argument converts: its row's first extension.  The others are side files read
+    with the model (an ``.md5anim`` with its ``.md5mesh``): converted alone they would fail or write the
+    model's output again."""
+    row = table.row_for_name(path.name)
+    return row is not None and path.suffix.lower() == row.extensions[0] and path.is_file()
+
+
 def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
     """Files from file and directory arguments, in argument order then path order; and the misses."""
     sources: list[Source] = []
@@ -56,7 +64,7 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
     for text in inputs:
         path = Path(text)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if model_format(p) and p.is_file())
+            found = sorted(p for p in path.rglob("*") if _model_in_folder(p))
             if not found:
                 missing.append(f"{text}: no {model_suffixes()} files in this directory")
             items = [Source(p, path) for p in found]

@@ -217,3 +217,20 @@ def test_a_worker_has_its_next_job_before_it_ends_one_and_a_crash_passes_it_on(b
                                                      ["next job waiting: False"]]
     assert not results[1].ok and results[1].error.startswith("the worker process died (exit code 3)")
 
+
+
+def test_a_folder_converts_each_md5_model_once_with_its_anim(run, tmp_path):
+    """A directory argument takes a .md5mesh with the .md5anim beside it as one model: the anim is not a
+    second input (alone it would write the mesh's output again, or fail: an anim holds no mesh)."""
+    needs_bpy()
+    tree = tmp_path / "in"
+    tree.mkdir()
+    for name in ("banner.md5mesh", "banner.md5anim"):
+        shutil.copy(corpus(f"md5/redeclipse/data/luckystrike/banner01/{name}"), tree / name)
+    result = run("convert", tree, "--to", "glb", "-o", tmp_path / "out", "-j", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [Path(entry["source"]).name for entry in report["results"]] == ["banner.md5mesh"], report["results"]
+    alone = run("convert", tree / "banner.md5mesh", "--to", "glb", "-o", tmp_path / "alone", "-j", "1")
+    assert alone.returncode == 0, alone.stdout
+    assert (tmp_path / "out" / "banner.glb").read_bytes() == (tmp_path / "alone" / "banner.glb").read_bytes()
