@@ -63,9 +63,10 @@ def _positive_int(text: str) -> int:
 
 
 def check_profiles() -> dict:
-    """``check --profile`` name -> the module of a format's row that runs it (``PROFILE``, ``HELP``, ``run``)."""
+    """``check --profile`` name -> what runs it (``PROFILE``, ``HELP``, ``run``): the module of a format's
+    row, or each of its ``PROFILES`` when it has several."""
     modules = (table.resolve(r.check_profile) for r in table.FORMATS if r.check_profile)
-    return {module.PROFILE: module for module in modules}
+    return {profile.PROFILE: profile for module in modules for profile in getattr(module, "PROFILES", (module,))}
 
 
 def build_parser() -> argparse.ArgumentParser:

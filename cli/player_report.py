@@ -5,9 +5,31 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Callable
 
 Check = Callable[[], tuple[list[str], list[str]]]     # a player's (deviations, errors)
+
+
+def profile_inputs(inputs: list[str], wanted: Callable[[Path], bool], unit: Callable[[Path], Path],
+                   what: str, inside: str) -> tuple[list[Path], list[str]]:
+    """What a profile checks: for each input, the ``unit`` of a ``wanted`` file named, or of each
+    ``wanted`` file below a named folder, in order, once each; and a line for each input holding
+    none (``what`` names the file, ``inside`` what to do with one inside an archive)."""
+    units, missing = [], []
+    for text in inputs:
+        path = Path(text)
+        if path.is_file() and wanted(path):
+            found = [unit(path)]
+        elif path.is_dir():
+            found = sorted({unit(p) for p in path.rglob("*") if wanted(p) and p.is_file()})
+        else:
+            missing.append(f"{text}: not a folder or {what} ({inside}: extract it first)")
+            continue
+        if not found:
+            missing.append(f"{text}: no {what} in this folder or below it")
+        units += [u for u in found if u not in units]
+    return units, missing
 
 
 def report_players(args, prog: str, profile: str, noun: str, players: list[tuple[str, Check]],

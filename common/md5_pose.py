@@ -72,14 +72,16 @@ def rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray) -> np.ndarray:
+def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray, scaled: bool = False) -> np.ndarray:
     """(F, J, 4, 4) pose-bone basis matrices making each bone's pose its joint's frame matrix:
-    ``bind`` (J, 4, 4) rest matrices, ``world`` (F, J, 4, 4) frame matrices (module docstring)."""
+    ``bind`` (J, 4, 4) rest matrices, ``world`` (F, J, 4, 4) frame matrices (module docstring);
+    ``scaled``: frame matrices that also scale (a ``.md5scale``), inverted as general matrices."""
     parents = np.asarray(parents, np.int64)
     rooted = parents >= 0
     parent = np.where(rooted, parents, 0)
     local_rest = np.where(rooted[:, None, None], rigid_inverse(bind)[parent] @ bind, bind)      # B_p⁻¹ B_j
-    local_pose = np.where(rooted[None, :, None, None], rigid_inverse(world)[:, parent] @ world, world)
+    inverse = np.linalg.inv(world) if scaled else rigid_inverse(world)
+    local_pose = np.where(rooted[None, :, None, None], inverse[:, parent] @ world, world)
     return rigid_inverse(local_rest)[None] @ local_pose
 
 

@@ -68,6 +68,18 @@ def skin_slot_material(name: str, skin: MdlSkin, palette: np.ndarray) -> bpy.typ
     """One material for a skin slot: every image of a group, intervals, fullbright emission."""
     pairs = [skin_images(name if len(skin.images) == 1 else f"{name}_{j}", img, palette)
              for j, img in enumerate(skin.images)]
+    return image_group_material(name, pairs, skin.intervals)
+
+
+def fullbright_mask(image_name: str, fullbright: np.ndarray) -> bpy.types.Image | None:
+    """The fullbright mask of an image from a (h, w) bool array (None where nothing is fullbright)."""
+    return _mask_image(image_name, fullbright) if fullbright.any() else None
+
+
+def image_group_material(name: str, pairs: list, intervals) -> bpy.types.Material:
+    """A material laid out as an MDL skin slot: (image, mask or None) per image of the group in nodes
+    ``mdl_skin_j`` / ``mdl_fullbright_j``, the first shown with emission = colour x mask, ``intervals``
+    (cumulative end times, None for one image) kept as the MDL import keeps them."""
     material = skin_material(name, pairs[0][0])
     tree = material.node_tree
     shown = next(n for n in tree.nodes if n.type == "TEX_IMAGE")
@@ -81,8 +93,8 @@ def skin_slot_material(name: str, skin: MdlSkin, palette: np.ndarray) -> bpy.typ
             tex.location = (shown.location.x - 320 * j, shown.location.y - 300)
         if mask is not None:
             _add_mask_node(tree, tex, j, mask, bsdf if j == 0 else None)
-    if skin.intervals is not None:
-        material[INTERVALS] = [float(x) for x in skin.intervals]
+    if intervals is not None:
+        material[INTERVALS] = [float(x) for x in intervals]
     return material
 
 

@@ -35,16 +35,18 @@ def image_rgba(image: bpy.types.Image) -> np.ndarray:
     channels = image.channels
     pixels = np.empty(width * height * channels, dtype=np.float32)
     image.pixels.foreach_get(pixels)
-    pixels = pixels.reshape(height, width, channels)[::-1]
+    pixels *= 255.0                                   # in place: a skin can hold millions of values
+    np.rint(pixels, out=pixels)
+    np.clip(pixels, 0, 255, out=pixels)
+    colour = pixels.astype(np.uint8).reshape(height, width, channels)[::-1]
+    if channels == 4:
+        return np.ascontiguousarray(colour)
     rgba = np.full((height, width, 4), 255, dtype=np.uint8)
-    colour = np.clip(np.rint(pixels * 255.0), 0, 255).astype(np.uint8)
     if channels >= 3:
         rgba[..., :3] = colour[..., :3]
     else:
         rgba[..., :3] = colour[..., :1]
-    if channels == 4:
-        rgba[..., 3] = colour[..., 3]
-    elif channels == 2:
+    if channels == 2:
         rgba[..., 3] = colour[..., 1]
     return rgba
 

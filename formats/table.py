@@ -24,7 +24,8 @@ What a row's modules (or ``module:attribute``) provide:
                ``name`` needs beside it (skins, textures, sibling files); ``folder_files()`` lists
                the game folder's files ("": none)
     check_profile  a module with ``PROFILE`` (``q2-player``), ``HELP`` and ``run(args, prog)``: a
-               ``check --profile`` of the format ("": none)
+               ``check --profile`` of the format, or with ``PROFILES``, several objects each having
+               them (``q1-enhanced``, ``q2-enhanced``) ("": none)
 
 Adding a format: ``formats/<fmt>/`` (codec), ``importers/<fmt>/`` (operator.py and the build),
 ``exporters/<fmt>/`` (operator.py and export.py), ``cli/<fmt>/`` (its ``info`` reader and what else
@@ -125,7 +126,7 @@ FORMATS: list[FormatRow] = [
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
               ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", ".exporters.md5.operator",
               ".cli.md5.info:inspect_md5", describe=".cli.md5.info:describe_lines",
-              member_files=".cli.md5.members:member_files"),
+              member_files=".cli.md5.members:member_files", check_profile=".cli.md5.enhanced_check"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

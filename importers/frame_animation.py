@@ -11,6 +11,7 @@ with a fake user, the first one active), and the animation list holds each actio
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import bpy
@@ -20,20 +21,58 @@ from ..common.frame_table import record_frame_table
 from ..formats.animations import Animation
 from .scene_timing import SceneTiming, apply_timing
 
+KEY_NAME_BYTES = 63        # a shape key's name field holds 63 bytes and its NUL
+_NUMBERED = re.compile(r"\.\d+$")
+
+
+def unique_key_names(names: list[str], taken: tuple[str, ...] = ("Basis",)) -> list[str] | None:
+    """The names Blender gives shape keys added in turn with ``names`` after ``taken``, or None where
+    its rule is not the simple one followed here.
+
+    Blender makes a taken name unique with the first free ``.001``, ``.002``, ... (``BLI_uniquename``,
+    delimiter '.'), trying every number from 1 on each time: a model whose frames share one name (a
+    Nexuiz turret's 155 "(from 3DSMax)") costs it a number of name comparisons that grows with the cube
+    of its frames. Given names already unique it compares each once. A name ending in '.' and digits
+    (Blender continues from that number), an empty name or one too long is left to Blender."""
+    seen = set(taken)
+    tried: dict[str, int] = {}  # per name, the numbers below this one are taken (no key is removed here)
+    unique = []
+    for name in names:
+        if not name:
+            return None         # Blender names it "Key"
+        if name in seen:
+            if _NUMBERED.search(name):
+                return None
+            number = tried.get(name, 1)
+            while f"{name}.{number:03d}" in seen:
+                number += 1
+            tried[name] = number + 1
+            name = f"{name}.{number:03d}"
+        if len(name.encode("utf-8")) > KEY_NAME_BYTES:
+            return None
+        seen.add(name)
+        unique.append(name)
+    return unique
+
+
 def add_frame_shape_keys(obj: bpy.types.Object, names: list[str], positions: np.ndarray) -> list[bpy.types.ShapeKey]:
-    """Basis (the first frame) plus one shape key per frame, values set to 0."""
-    basis = obj.shape_key_add(name="Basis", from_mix=False)
-    basis.value = 0.0
+    """Basis (the first frame) plus one shape key per frame, values set to 0 (one ``foreach_set`` for
+    them all: new keys start at 1.0 from Blender 5.0), named as Blender names them (:func:`unique_key_names`)."""
+    obj.shape_key_add(name="Basis", from_mix=False)
+    frames = np.ascontiguousarray(positions, dtype=np.float32).reshape(len(positions), -1)
     keys = []
-    for name, co in zip(names, positions):
+    for name, co in zip(unique_key_names(names) or names, frames):
         key = obj.shape_key_add(name=name, from_mix=False)
-        key.value = 0.0
-        flat = np.ascontiguousarray(co, dtype=np.float32).ravel()
         try:
-            key.points.foreach_set("co", flat)
+            key.points.foreach_set("co", co)
         except AttributeError:
-            key.data.foreach_set("co", flat)
+            key.data.foreach_set("co", co)
         keys.append(key)
+    blocks = obj.data.shape_keys.key_blocks
+    values = np.empty(len(blocks), dtype=np.float32)
+    blocks.foreach_get("value", values)
+    values[len(blocks) - len(keys) - 1:] = 0.0
+    blocks.foreach_set("value", values)
     obj.data.shape_keys.use_relative = True
     return keys
 
@@ -76,12 +115,23 @@ def set_linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.nda
 
 def animate_frame_keys(key: bpy.types.Key, keys: list[bpy.types.ShapeKey], start: int, action_name: str,
                        step: float = 1.0) -> None:
-    """Key each frame's value so file frame i plays at scene frame ``start + i * step``."""
+    """Key each frame's value so file frame i plays at scene frame ``start + i * step`` (every curve's keys
+    computed in one go: per curve only Blender's own calls remain)."""
     paths = [f'key_blocks["{bpy.utils.escape_identifier(k.name)}"].value' for k in keys]
     count = len(keys)
+    offsets = np.array([-1, 0, 1], dtype=np.float32)
+    co = np.empty((count, 3, 2), dtype=np.float32)
+    co[:, :, 0] = (np.arange(count, dtype=np.float32)[:, None] + offsets) * np.float32(step) + np.float32(start)
+    co[:, :, 1] = offsets == 0
+    rows = co.reshape(count, 6)
+    linear = np.ones(3, dtype=np.int32)
     for i, fcurve in enumerate(new_action_fcurves(key, action_name, paths)):
-        offsets = np.array([o for o in (-1, 0, 1) if 0 <= i + o < count], dtype=np.float32)
-        set_linear_keys(fcurve, start + (i + offsets) * step, (offsets == 0).astype(np.float32))
+        first, last = (1 if i == 0 else 0), (2 if i == count - 1 else 3)    # no key before frame 0, after the last
+        points = fcurve.keyframe_points
+        points.add(last - first)
+        points.foreach_set("co", rows[i, 2 * first:2 * last])
+        points.foreach_set("interpolation", linear[:last - first])
+        fcurve.update()
 
 
 def scene_frame(start: int, index: int, step: float, last: bool = False) -> int:

@@ -13,13 +13,20 @@ rotation keys); skipped with a note if the corpus is absent.
   attributes, the object, its vertex groups (one ``add`` per joint and weight) and Armature
   modifier, and one F-curve per animated channel filled with ``foreach_set``.
 * Export = ``bpy.ops.export_scene.ms3d`` of the freshly imported model with the default *Animation =
-  Keyframes* (it samples the evaluated pose at every scene frame to hold the tolerance); "bake export"
-  the same with *Animation = Bake* (a key per frame and joint). Its floor is the bare bpy
+  Keyframes* (it reads the pose at every scene frame to hold the tolerance: from the action's
+  F-curves, or by stepping the timeline where they do not decide it); "bake export" the same with
+  *Animation = Bake* (a key per frame and joint). Its floor is the bare bpy
   reads it needs: per mesh ``foreach_get`` of positions, loop triangles, corner normals, UVs and
   attributes, the vertex-group weights of every vertex, every bone's rest matrix and every F-curve's
   keys.
 
 Each time is the best of ``--repeat`` runs; the scene is reset with ``read_homefile`` between runs.
+
+``--base CHECKOUT`` (the previous code in a git worktree, e.g. ``git worktree add --detach /tmp/ms3d-base
+main``) also prints both exports before and after side by side in CPU seconds (``time.process_time``, so a
+busy machine does not decide them): the base is timed in a second process that loads that checkout's
+extension (``--checkout``), this one's figures come from the runs of the table above.
+``--compare-json PATH`` writes that table as a record.
 """
 from __future__ import annotations
 
@@ -33,7 +40,8 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
-from tools.benchmark import exit_without_teardown, format_table, reports_to_stderr, timed  # noqa: E402
+from tools.benchmark import (exit_without_teardown, format_table, reports_to_stderr, timed,  # noqa: E402
+                             timed_cpu)
 
 CORPUS_MS3D = CHECKOUT.parent / "shared" / "corpus" / "ms3d"
 HEADERS = ("case", "vertices", "triangles", "joints", "rotation keys", "import s", "import floor s", "ratio",
@@ -66,6 +74,9 @@ class Timings:
     export_s: float = float("inf")
     export_floor_s: float = float("inf")
     bake_s: float = float("inf")
+    export_cpu_s: float = float("inf")
+    bake_cpu_s: float = float("inf")
+    frames: int = 0                 # the scene range the import set: a pose is read at each
 
 
 def corpus_cases() -> tuple[list[Case], list[str]]:
@@ -281,14 +292,15 @@ def run_case(bpy, case: Case, repeat: int, out: Path) -> Timings:
         best.import_floor_s = min(best.import_floor_s, import_floor(bpy, case.path))
         bpy.ops.wm.read_homefile(use_empty=True)
         best.import_s = min(best.import_s, timed(lambda: bpy.ops.import_scene.ms3d(filepath=str(case.path))))
+        best.frames = bpy.context.scene.frame_end - bpy.context.scene.frame_start + 1
         for obj in bpy.context.scene.objects:
             obj.select_set(True)
         for mode in ("KEYS", "BAKE")[::1 if run % 2 else -1]:    # alternate which runs first after the import
-            seconds = timed(lambda: bpy.ops.export_scene.ms3d(filepath=str(out), animation=mode))  # noqa: B023  (timed calls it at once)
+            seconds, cpu = timed_cpu(lambda: bpy.ops.export_scene.ms3d(filepath=str(out), animation=mode))  # noqa: B023  (timed calls it at once)
             if mode == "KEYS":
-                best.export_s = min(best.export_s, seconds)
+                best.export_s, best.export_cpu_s = min(best.export_s, seconds), min(best.export_cpu_s, cpu)
             else:
-                best.bake_s = min(best.bake_s, seconds)
+                best.bake_s, best.bake_cpu_s = min(best.bake_s, seconds), min(best.bake_cpu_s, cpu)
         best.export_floor_s = min(best.export_floor_s, export_floor(bpy))
     bpy.ops.wm.read_homefile(use_empty=True)
     return best
@@ -301,20 +313,76 @@ def table_rows(results: list[tuple[Case, Timings]]) -> list[list[str]]:
             for c, t in results]
 
 
+def exports_only(bpy, case: Case, repeat: int, out: Path) -> list[float]:
+    """Best CPU seconds of the Keyframes and the Bake export of the imported case (for ``--base``)."""
+    best = [float("inf"), float("inf")]
+    for run in range(repeat):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        bpy.ops.import_scene.ms3d(filepath=str(case.path))
+        for obj in bpy.context.scene.objects:
+            obj.select_set(True)
+        for k in (0, 1)[::1 if run % 2 else -1]:
+            mode = ("KEYS", "BAKE")[k]
+            cpu = timed_cpu(lambda: bpy.ops.export_scene.ms3d(filepath=str(out), animation=mode))[1]  # noqa: B023
+            best[k] = min(best[k], cpu)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return best
+
+
+def base_timings(base: Path, repeat: int) -> dict[str, list[float]]:
+    """Run this script in a second process on ``base``'s code: ``{case: [Keyframes, Bake] export CPU s}``."""
+    import json
+    import subprocess
+    with tempfile.TemporaryDirectory(prefix="classic_models_base_") as tmp:
+        emit = Path(tmp) / "base.json"
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--checkout", str(base), "--repeat",
+                        str(repeat), "--emit", str(emit)], check=True, stdout=subprocess.DEVNULL)
+        return json.loads(emit.read_text(encoding="utf-8"))
+
+
+COMPARE_HEADERS = ("case", "frames", "export CPU s before", "after", "before / after", "bake export CPU s before",
+                   "after", "before / after")
+
+
+def compare_rows(results: list[tuple[Case, Timings]], before: dict[str, list[float]]) -> list[list[str]]:
+    rows = []
+    for case, t in results:
+        keys, bake = before.get(case.name, [float("nan")] * 2)
+        rows.append([case.name, str(t.frames), f"{keys:.3f}", f"{t.export_cpu_s:.3f}",
+                     f"{keys / t.export_cpu_s:.1f}x", f"{bake:.3f}", f"{t.bake_cpu_s:.3f}", f"{bake / t.bake_cpu_s:.1f}x"])
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per case; the best is kept (default 5)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
+    parser.add_argument("--base", type=Path, help="a checkout of the previous code: print both exports before "
+                        "and after (CPU s)")
+    parser.add_argument("--compare-json", type=Path, help="write the before/after table as a record")
+    parser.add_argument("--checkout", type=Path, help=argparse.SUPPRESS)   # load this checkout's code (for --base)
+    parser.add_argument("--emit", type=Path, help=argparse.SUPPRESS)       # export CPU s only, as JSON
     args = parser.parse_args(argv)
     repeat = max(args.repeat, 1)
+    before = base_timings(args.base, repeat) if args.base else {}
 
+    if args.checkout:
+        sys.path.insert(0, str(args.checkout))
+        for name in [m for m in sys.modules if m == "tools" or m.startswith("tools.")]:
+            del sys.modules[name]
     from tools.load_extension import enable_extension
     _EXTENSION["module"] = enable_extension()
     import bpy
 
     cases, notes = corpus_cases()
     with tempfile.TemporaryDirectory(prefix="classic_models_bench_") as tmp:
+        if args.emit:
+            import json
+            with reports_to_stderr():
+                emitted = {case.name: exports_only(bpy, case, repeat, Path(tmp) / "out.ms3d") for case in cases}
+            args.emit.write_text(json.dumps(emitted), encoding="utf-8")
+            exit_without_teardown(0)
         with reports_to_stderr():
             results = [(case, run_case(bpy, case, repeat, Path(tmp) / "out.ms3d")) for case in cases]
     print(f"bpy {bpy.app.version_string}, Python {sys.version.split()[0]}, best of {repeat}")
@@ -322,6 +390,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}")
     print()
     print(format_table(table_rows(results), args.markdown, HEADERS, text_columns=1))
+    if args.base or args.compare_json:
+        rows = compare_rows(results, before)
+    if args.base:
+        print(f"\nExports before ({args.base}) and after, CPU seconds:\n")
+        print(format_table(rows, args.markdown, COMPARE_HEADERS, text_columns=1))
+    if args.compare_json:
+        from tools.figures import write_record
+        write_record(args.compare_json, script="tools/benchmark_ms3d.py",
+                     command="bash tools/dev.sh bench-ms3d --markdown --base BASE",
+                     environment=f"bpy {bpy.app.version_string}, best of {repeat}, CPU seconds",
+                     headers=list(COMPARE_HEADERS), rows=rows, notes=[])
     if args.json:
         from tools.figures import write_record
         write_record(args.json, script="tools/benchmark_ms3d.py", command="bash tools/dev.sh bench-ms3d --markdown",

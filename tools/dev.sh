@@ -14,6 +14,8 @@
 #                                                 under Xvfb: tests/real_blender (needs root and debootstrap)
 #   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh bench-ms3d [--markdown]     MS3D import/export benchmark against bare-bpy floors
+#   bash tools/dev.sh bench-floor [--markdown] [--base CHECKOUT]
+#                                                 MD2/MDL/MD3 import and untouched export against the floor (CPU s)
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
 #   bash tools/dev.sh cli COMMAND ...             python -m classic_models (info, check, convert)
 #   bash tools/dev.sh build                       validate the manifest and build the installable zip into dist/
@@ -348,6 +350,9 @@ case "$cmd" in
   bench-ms3d)
     py="$(newest)"
     exec "$py" tools/benchmark_ms3d.py "$@" ;;
+  bench-floor)
+    py="$(newest)"
+    exec "$py" tools/benchmark_floor.py "$@" ;;
   fuzz)
     py="$(newest)"
     exec "$py" tools/fuzz_campaign.py "$@" ;;
@@ -375,5 +380,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|bench-floor|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...formats.animations import Animation
 from ...formats.errors import FormatError
-from ...formats.images.lmp import skin_name
+from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
 from ...formats.md2.codec import parse_md2
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems
@@ -129,14 +129,16 @@ def _report(info: ModelInfo, warnings: list[str], limits: list[str]) -> None:
 
 
 def _lmp_skins(info: ModelInfo, path: Path, mesh) -> None:
-    """The re-release's skin 0 of each shader: ``progs/<shader>_00_00.lmp`` beside the mesh."""
+    """The re-release's skin 0 of each shader: ``progs/<shader>_00_00`` beside the mesh, with the first of
+    the ports' extensions found (shown as ``.lmp`` when none is)."""
     for shader in dict.fromkeys(Path((p.shader or path.stem).replace("\\", "/")).name for p in mesh.meshes):
-        name = Path(skin_name(shader, 0, 0)).name
-        found = _beside(path, name)
+        stem = quake_skin_stem(shader, 0, 0)
+        found = next((f for f in (_beside(path, stem + ext) for ext in QUAKE_SKIN_EXTENSIONS) if f is not None), None)
+        name = found.name if found is not None else stem + ".lmp"
         info.skins.append(SkinInfo(name, found is not None, str(found) if found else None))
         if found is None:
-            note_warning(info, f"skin {quoted(name)} not found beside it (the re-release's skin of shader {quoted(shader)})",
-                  "shader")
+            note_warning(info, f"skin {quoted(name)} not found beside it (nor as .png, .tga, .jpg or .pcx: the "
+                               f"re-release's skin of shader {quoted(shader)})", "shader")
 
 
 def describe_lines(info: ModelInfo) -> list[str]:

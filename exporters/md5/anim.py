@@ -8,7 +8,8 @@ the bounds of each frame.
   ironwail's ``MD5Anim_Load`` starts every frame from zeros instead of the base frame, so a component
   left to the base frame must be 0 for ironwail to draw what Q2PRO and FTE draw.
 - Bounds per frame: the box of every vertex skinned as the engines skin it
-  (:func:`...formats.md5.skinning.skin_vertices` with the frame's joints from the anim as written).
+  (:func:`...formats.md5.skinning.skin_vertices` with the frame's joints from the anim as written, and
+  the joints' scales where the export writes a ``.md5scale``).
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def local_values(world_pos: np.ndarray, world_quat: np.ndarray, parents: np.ndar
 
 
 def anim_record(names: list[str], parents: np.ndarray, world_pos: np.ndarray, world_quat: np.ndarray,
-                frame_rate: float, mesh_parts: list, header: Md5Header | None = None) -> Md5Anim:
+                frame_rate: float, mesh_parts: list, header: Md5Header | None = None,
+                joint_scale: np.ndarray | None = None) -> Md5Anim:
     values = local_values(world_pos, world_quat, parents)                   # (F, J, 6)
     moving = np.ptp(values, axis=0) > PRINTED
     flagged = moving | (np.abs(values[0]) >= PRINTED)                       # (J, 6)
@@ -45,12 +47,12 @@ def anim_record(names: list[str], parents: np.ndarray, world_pos: np.ndarray, wo
     anim = Md5Anim(list(names), np.asarray(parents, np.int64), flags, start, float(frame_rate),
                    np.zeros((len(values), 2, 3)), values[0, :, :3].copy(), values[0, :, 3:].copy(),
                    np.ascontiguousarray(frames), header=header or Md5Header())
-    anim.bounds = frame_bounds(anim, mesh_parts)
+    anim.bounds = frame_bounds(anim, mesh_parts, joint_scale)
     return anim
 
 
-def frame_bounds(anim: Md5Anim, mesh_parts: list) -> np.ndarray:
-    """(F, 2, 3) box of every skinned vertex per frame."""
+def frame_bounds(anim: Md5Anim, mesh_parts: list, joint_scale: np.ndarray | None = None) -> np.ndarray:
+    """(F, 2, 3) box of every skinned vertex per frame (with ``joint_scale`` (F, J), a ``.md5scale``'s)."""
     pos, quat = frame_joints(anim)
-    points = np.concatenate([skin_vertices(part, pos, quat) for part in mesh_parts], axis=-2)
+    points = np.concatenate([skin_vertices(part, pos, quat, joint_scale) for part in mesh_parts], axis=-2)
     return np.stack([points.min(axis=-2), points.max(axis=-2)], axis=1)

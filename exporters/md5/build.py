@@ -15,6 +15,7 @@ import bpy
 from ...common.contract import MD5_MESH_INDEX
 from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
+from ...formats.md5.scale import Md5Scale
 from ...formats.report_lines import over_limit
 from ...formats.shown import quoted
 from ..export_error import ExportError
@@ -27,7 +28,8 @@ from .anim import anim_record
 from .blocks import build_blocks, read_rest_meshes
 from .kept import kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
-from .rig import bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, model_poses
+from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
+                  model_poses)
 
 COMMANDLINE = "Blender Classic Models"
 
@@ -44,6 +46,7 @@ class Md5Build:
     armature: bpy.types.Object
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
+    scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
 
 
 @dataclass
@@ -111,7 +114,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]
     pos, quat = model_poses(matrices, options.scale)
     _refuse(label, _not_finite([pos, quat], "pose values"))
-    anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE))
+    sizes = joint_scales(bind, matrices)
+    anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE),
+                       sizes)
     _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
     warnings = blocks.report.lines()
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
@@ -124,4 +129,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
         for part in mesh.meshes:
             part.shader = twin.shader
-    return Md5Build(mesh, anim, armature, warnings, info)
+    scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
+    if scale is not None:
+        info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their scales go "
+                    "to a .md5scale beside the anim (Q2PRO reads it)")
+    return Md5Build(mesh, anim, armature, warnings, info, scale)

@@ -1,6 +1,8 @@
 """The MD5 exporter: build the pair (:mod:`.build`), encode both files, then write them atomically
 (:func:`...formats.atomic_file.atomic_write`, each parsed back before the rename): ``x.md5mesh`` and
-``x.md5anim`` beside it. Nothing is written when either file is refused."""
+``x.md5anim`` beside it, and ``x.md5scale`` when bones scale (Q2PRO ``MD5_LoadScales`` reads it beside the
+anim; an old one left there while nothing scales is reported, as Q2PRO would apply it). Nothing is
+written when either file is refused."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,6 +13,7 @@ from ...formats.atomic_file import atomic_write
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.mesh import read_md5mesh
+from ...formats.md5.scale import SCALE_SUFFIX, write_md5scale
 from ...formats.md5.write import write_md5anim, write_md5mesh
 from ..export_error import ExportError
 from ..run_export import ExportReport
@@ -29,10 +32,34 @@ def write_pair(mesh_path: Path, anim_path: Path, texts: tuple[bytes, bytes]) -> 
     atomic_write(anim_path, texts[1], verify=read_md5anim)
 
 
+def encoded_scale(build: Md5Build) -> bytes | None:
+    """The ``.md5scale`` of a build whose bones scale, else None."""
+    if build.scale is None:
+        return None
+    try:
+        return write_md5scale(list(build.anim.joint_names), build.scale)
+    except FormatError as exc:
+        raise ExportError(f"cannot write the joint scales: {exc}") from exc
+
+
+def stale_scale_note(scale_path: Path, written: bool) -> list[str]:
+    """A warning when an old ``.md5scale`` stays beside an anim that has none."""
+    if written or not scale_path.is_file():
+        return []
+    return [f"{scale_path.name} lies beside the anim from before: Q2PRO applies its scales to this anim, in which "
+            "no bone scales; delete it"]
+
+
 def export_md5(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
                options: Md5ExportOptions, twin: Twin | None = None) -> ExportReport:
     build = build_md5(context, objects, options, twin)
     texts = encoded_pair(build)
+    scale = encoded_scale(build)
     anim_path = path.with_suffix(".md5anim")
+    scale_path = anim_path.with_suffix(SCALE_SUFFIX)
     write_pair(path, anim_path, texts)
-    return ExportReport(build.warnings, [f"wrote anim {anim_path} ({build.anim.num_frames} frames)"], build.info)
+    written = [f"wrote anim {anim_path} ({build.anim.num_frames} frames)"]
+    if scale is not None:
+        atomic_write(scale_path, scale)
+        written.append(f"wrote joint scales {scale_path}")
+    return ExportReport(build.warnings + stale_scale_note(scale_path, scale is not None), written, build.info)

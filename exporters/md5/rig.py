@@ -8,6 +8,8 @@ bone after its parent. A joint's pose is the bone's matrix in the model's space 
 *Apply Transform*, else the armature's), times *Scale* for positions; MD5 joints hold no scale, so the
 rotation is the matrix's with its columns normalised (a uniform scale cancels out between the bind pose
 and a frame) and the quaternion is stored with w <= 0, the sign the engines derive (``Quat_ComputeW``).
+A bone scaled uniformly in a frame relative to its rest pose (:func:`joint_scales`) goes to Q2PRO's
+``.md5scale``, the only place an engine reads a joint's scale from.
 """
 from __future__ import annotations
 
@@ -118,6 +120,20 @@ def matrix_quaternions(rotation: np.ndarray) -> np.ndarray:
 def model_poses(matrices: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """(..., J, 3) positions and (..., J, 4) quaternions of model-space joint ``matrices``."""
     return matrices[..., :3, 3] * scale, matrix_quaternions(matrices[..., :3, :3])
+
+
+SCALE_TOLERANCE = 1e-5
+
+
+def joint_scales(bind: np.ndarray, matrices: np.ndarray) -> np.ndarray | None:
+    """(F, J) each joint's uniform scale in each frame relative to its bind pose (the mean length of its
+    matrix's columns over the bind's), or None where every one is 1 within :data:`SCALE_TOLERANCE` or a
+    joint scales unevenly (:func:`joint_scale_problem` reports that). Q2PRO's ``.md5scale`` holds it."""
+    if joint_scale_problem(np.concatenate([bind[None], matrices])):
+        return None
+    size = np.linalg.norm(matrices[..., :3, :3], axis=-2).mean(axis=-1)
+    sizes = size / np.linalg.norm(bind[..., :3, :3], axis=-2).mean(axis=-1)[None]
+    return sizes if np.abs(sizes - 1.0).max(initial=0.0) > SCALE_TOLERANCE else None
 
 
 def joint_scale_problem(matrices: np.ndarray) -> str:

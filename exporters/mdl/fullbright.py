@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formats.images.palette import FULLBRIGHT_START, ciede2000, rgba_to_indices, srgb_to_lab
+from ...formats.images.palette import FULLBRIGHT_START, ciede2000, rgba_to_indices, shows_index, srgb_to_lab
 
 FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
@@ -26,7 +26,7 @@ def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: 
     masked = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
     if imported is None:
         return masked
-    repainted = np.any(rgba[..., :3] != palette[imported][..., :3], axis=-1)
+    repainted = ~shows_index(rgba, imported, palette)
     follows = repainted & (masked == (imported >= FULLBRIGHT_START))     # mask left as imported
     if follows.any():
         nearest = rgba_to_indices(rgba[follows][None], palette, ordinary=(0, len(palette)))[0]
@@ -38,10 +38,11 @@ def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: 
 def far_from_fullbright(rgba: np.ndarray, fullbright: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> int:
     """How many ``fullbright`` pixels are more than :data:`FAR_FROM_FULLBRIGHT` (CIEDE2000) from the
     fullbright colour they were written as (a mask painted white over an ordinary colour)."""
-    if not fullbright.any():
+    moved = fullbright & ~shows_index(rgba, indices, palette)      # the others are at distance 0
+    if not moved.any():
         return 0
-    colours, where = np.unique(rgba[fullbright][:, :3], axis=0, return_inverse=True)
+    colours, where = np.unique(rgba[moved][:, :3], axis=0, return_inverse=True)
     chosen = np.zeros(len(colours), np.int64)
-    chosen[where.ravel()] = indices[fullbright]
+    chosen[where.ravel()] = indices[moved]
     far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > FAR_FROM_FULLBRIGHT
     return int(far[where.ravel()].sum())

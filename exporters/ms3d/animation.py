@@ -18,6 +18,7 @@ import bpy
 from mathutils import Euler, Quaternion
 
 from ...common.contract import GENERATED_KEY
+from .curve_pose import KeyReads, action_fcurves, curve_poses
 from ..export_error import ExportError
 from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
 from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw, local_matrices,
@@ -26,33 +27,15 @@ from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influ
 MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)
 
 
-def _action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
-    anim = obj.animation_data
-    if anim is None or anim.action is None:
-        return []
-    if hasattr(anim, "action_slot"):
-        from bpy_extras import anim_utils
-        if anim.action_slot is None:
-            return []
-        bag = anim_utils.action_get_channelbag_for_slot(anim.action, anim.action_slot)
-        return list(bag.fcurves) if bag is not None else []
-    return list(anim.action.fcurves)
-
-
-def _keyed(fcurve: bpy.types.FCurve) -> tuple[np.ndarray, np.ndarray]:
+def _keyed(fcurve: bpy.types.FCurve, reads: KeyReads) -> tuple[np.ndarray, np.ndarray]:
     """Frames and values of an F-curve's keys, without those of the 'Generated' type."""
-    points = fcurve.keyframe_points
-    co = np.empty(len(points) * 2, dtype=np.float32)
-    kind = np.empty(len(points), dtype=np.int32)
-    points.foreach_get("co", co)
-    points.foreach_get("type", kind)
-    co = co.reshape(-1, 2)[kind != GENERATED_KEY]
+    co = reads(fcurve, "co")[reads(fcurve, "type") != GENERATED_KEY]
     return co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
 
 
-def _channel_values(curves: list, defaults) -> tuple[np.ndarray, np.ndarray] | None:
+def _channel_values(curves: list, defaults, reads: KeyReads) -> tuple[np.ndarray, np.ndarray] | None:
     """Frames keyed on any of ``curves`` and every channel's value there (key values where keyed)."""
-    keyed = [_keyed(c) if c is not None else None for c in curves]
+    keyed = [_keyed(c, reads) if c is not None else None for c in curves]
     present = [k[0] for k in keyed if k is not None and len(k[0])]
     if not present:
         return None
@@ -72,20 +55,20 @@ def _channel_values(curves: list, defaults) -> tuple[np.ndarray, np.ndarray] | N
     return frames, values
 
 
-def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict) -> tuple | None:
+def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict, reads: KeyReads) -> tuple | None:
     mode = pose_bone.rotation_mode
     path = f'pose.bones["{bpy.utils.escape_identifier(pose_bone.name)}"]'
     if mode == "QUATERNION":
         keyed = _channel_values([by_path.get((f"{path}.rotation_quaternion", i)) for i in range(4)],
-                                list(pose_bone.rotation_quaternion))
+                                list(pose_bone.rotation_quaternion), reads)
         to_matrix = lambda v: Quaternion(v).normalized().to_matrix()
     elif mode == "AXIS_ANGLE":
         keyed = _channel_values([by_path.get((f"{path}.rotation_axis_angle", i)) for i in range(4)],
-                                list(pose_bone.rotation_axis_angle))
+                                list(pose_bone.rotation_axis_angle), reads)
         to_matrix = lambda v: Quaternion(v[1:], v[0]).to_matrix()
     else:
         keyed = _channel_values([by_path.get((f"{path}.rotation_euler", i)) for i in range(3)],
-                                list(pose_bone.rotation_euler))
+                                list(pose_bone.rotation_euler), reads)
         if mode == "XYZ" or keyed is None:
             return keyed
         to_matrix = lambda v: Euler(v, mode).to_matrix()
@@ -99,7 +82,7 @@ def _rotation_keys(pose_bone: bpy.types.PoseBone, by_path: dict) -> tuple | None
     return frames, angles
 
 
-def _is_hermite(curves: list) -> bool:
+def _is_hermite(curves: list, reads: KeyReads) -> bool:
     """True when the location F-curves are MilkShape's own Hermite curves of their keys (handles at
     the thirds of :func:`..formats.ms3d.rig.hermite_tangents`, as the import makes them): the file's
     keys then reproduce the action by MilkShape's rule."""
@@ -108,11 +91,8 @@ def _is_hermite(curves: list) -> bool:
     count = len(curves[0].keyframe_points)
     if count < 2:
         return False
-    co, left, right = (np.empty((len(curves), count * 2), dtype=np.float32) for _ in range(3))
-    for i, curve in enumerate(curves):
-        for name, out in (("co", co), ("handle_left", left), ("handle_right", right)):
-            curve.keyframe_points.foreach_get(name, out[i])
-    co, left, right = (a.reshape(len(curves), count, 2).astype(np.float64) for a in (co, left, right))
+    co, left, right = (np.array([reads(c, name) for c in curves], dtype=np.float64)
+                       for name in ("co", "handle_left", "handle_right"))
     f, v = co[0, :, 0], co[:, :, 1].T
     if np.any(co[:, :, 0] != f):
         return False
@@ -123,19 +103,20 @@ def _is_hermite(curves: list) -> bool:
     return bool(off <= max(float(np.abs(v).max()), 1.0) * 1e-5 and thirds <= 1e-3)
 
 
-def action_keys(armature: bpy.types.Object, bone_names: list[str], warnings: list[str]) -> tuple[list, list, list]:
+def action_keys(armature: bpy.types.Object, bone_names: list[str], warnings: list[str],
+                reads: KeyReads) -> tuple[list, list, list]:
     """Per joint the action's rotation keys and location keys ``(frames, values)`` (None if unkeyed),
     and whether its location curves are MilkShape's Hermite curves (:func:`_is_hermite`)."""
-    by_path = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(armature) if not fc.mute}
+    by_path = {(fc.data_path, fc.array_index): fc for fc in action_fcurves(armature) if not fc.mute}
     scaled, rotations, locations, hermite = [], [], [], []
     for name in bone_names:
         pose_bone = armature.pose.bones[name]
         path = f'pose.bones["{bpy.utils.escape_identifier(name)}"]'
-        rotations.append(_rotation_keys(pose_bone, by_path))
+        rotations.append(_rotation_keys(pose_bone, by_path, reads))
         curves = [by_path.get((f"{path}.location", i)) for i in range(3)]
-        locations.append(_channel_values(curves, list(pose_bone.location)))
-        hermite.append(locations[-1] is not None and _is_hermite(curves))
-        scale = _channel_values([by_path.get((f"{path}.scale", i)) for i in range(3)], list(pose_bone.scale))
+        locations.append(_channel_values(curves, list(pose_bone.location), reads))
+        hermite.append(locations[-1] is not None and _is_hermite(curves, reads))
+        scale = _channel_values([by_path.get((f"{path}.scale", i)) for i in range(3)], list(pose_bone.scale), reads)
         if scale is not None and not np.allclose(scale[1], 1.0):
             scaled.append(name)
     if scaled:
@@ -150,18 +131,13 @@ def keys_array(frames: np.ndarray, values: np.ndarray, key_fps: float) -> np.nda
     return np.column_stack([times, np.asarray(values, dtype=np.float32).reshape(-1, 3)]).astype(np.float32)
 
 
-def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: list[str], parents: list[int],
-                rest_local: np.ndarray, to_ms: np.ndarray, meshes: list[bpy.types.Object]):
-    """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
-    (F, J, 3), and the posed joints' global matrices (F, J, 4, 4), in MilkShape space.
-    The exported meshes are disabled in viewports meanwhile (only the bones are read: a mesh the
-    armature deforms cannot drive its bones without a dependency cycle)."""
-    frames = np.arange(scene.frame_start, scene.frame_end + 1)
-    count = len(bone_names)
+def _stepped_pose(scene: bpy.types.Scene, armature: bpy.types.Object, frames: np.ndarray,
+                  meshes: list[bpy.types.Object]) -> np.ndarray:
+    """(F, P, 16) every pose bone's ``matrix`` at each frame, read by stepping the timeline. The exported
+    meshes are disabled in viewports meanwhile (only the bones are read: a mesh the armature deforms
+    cannot drive its bones without a dependency cycle)."""
     pose_bones = armature.pose.bones
-    order = np.array([pose_bones.find(n) for n in bone_names])
-    buffer = np.empty(len(pose_bones) * 16, dtype=np.float32)
-    pose = np.empty((len(frames), count, 4, 4))
+    out = np.empty((len(frames), len(pose_bones) * 16), dtype=np.float32)
     saved = scene.frame_current, scene.frame_subframe
     layer = bpy.context.view_layer.objects
     switched = [obj for obj in meshes if not obj.hide_viewport and obj.mode != "EDIT" and obj.name in layer]
@@ -171,13 +147,29 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
             obj.hide_viewport = True
         for f, frame in enumerate(frames.tolist()):
             scene.frame_set(frame)
-            pose_bones.foreach_get("matrix", buffer)
-            pose[f] = np.swapaxes(buffer.reshape(-1, 4, 4), 1, 2)[order]
+            pose_bones.foreach_get("matrix", out[f])
     finally:
         for obj, was_selected in zip(switched, selected):
             obj.hide_viewport = False
             obj.select_set(was_selected)
         scene.frame_set(saved[0], subframe=saved[1])
+    return out.reshape(len(frames), len(pose_bones), 16)
+
+
+def sample_pose(context: bpy.types.Context, armature: bpy.types.Object, bone_names: list[str], parents: list[int],
+                rest_local: np.ndarray, to_ms: np.ndarray, meshes: list[bpy.types.Object],
+                reads: KeyReads | None = None):
+    """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
+    (F, J, 3), the posed joints' global matrices (F, J, 4, 4), in MilkShape space, and why the
+    timeline had to be stepped (None: the poses were computed from the action's F-curves,
+    :mod:`.curve_pose`, the same bits as stepping)."""
+    scene = context.scene
+    frames = np.arange(scene.frame_start, scene.frame_end + 1)
+    matrices, stepped = curve_poses(context, armature, frames, reads)
+    if matrices is None:
+        matrices = _stepped_pose(scene, armature, frames, meshes)
+    order = np.array([armature.pose.bones.find(n) for n in bone_names])
+    pose = np.swapaxes(matrices.reshape(len(frames), -1, 4, 4), 2, 3)[:, order].astype(np.float64)
     from_blender = np.eye(4)
     from_blender[:3, :3] = to_ms
     globals_ms = from_blender @ pose
@@ -186,7 +178,7 @@ def sample_pose(scene: bpy.types.Scene, armature: bpy.types.Object, bone_names: 
         if parent != -1:
             local[:, j] = rigid_inverse(globals_ms[:, parent]) @ globals_ms[:, j]
     key = rigid_inverse(rest_local)[None] @ local
-    return frames.astype(np.float64), key[..., :3, :3].copy(), key[..., :3, 3].copy(), globals_ms
+    return frames.astype(np.float64), key[..., :3, :3].copy(), key[..., :3, 3].copy(), globals_ms, stepped
 
 
 def vertex_radii(xyz: np.ndarray, bone: np.ndarray, ids: np.ndarray, weights: np.ndarray,
@@ -211,8 +203,9 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
     if not joints:
         return []
     rest_local = local_matrices(np.array([j.rotation for j in joints]), np.array([j.position for j in joints]))
+    reads = KeyReads()                # the F-curves' keys, read once for the action's keys and the poses
     if mode != "BAKE" and tolerance > 0:
-        rotations, locations, hermite = action_keys(armature, bone_names, warnings)
+        rotations, locations, hermite = action_keys(armature, bone_names, warnings, reads)
     scene = context.scene
     poses = (scene.frame_end - scene.frame_start + 1) * len(joints)
     if poses > MAX_POSES:
@@ -225,14 +218,15 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
             joint.rot_keys = keys_array(*rotation, key_fps) if rotation is not None else joint.rot_keys
             joint.pos_keys = keys_array(*location, key_fps) if location is not None else joint.pos_keys
         return []
-    frames, sampled, positions, posed = sample_pose(context.scene, armature, bone_names, parents, rest_local,
-                                                      to_ms, meshes)
+    frames, sampled, positions, posed, stepped = sample_pose(context, armature, bone_names, parents, rest_local,
+                                                             to_ms, meshes, reads)
+    info = [] if stepped is None else [f"poses read by stepping the timeline: {stepped}"]
     if mode == "BAKE" or tolerance <= 0:
         angles = continuous_euler(sampled)
         for j, joint in enumerate(joints):
             joint.rot_keys = keys_array(frames, angles[:, j], key_fps)
             joint.pos_keys = keys_array(frames, positions[:, j], key_fps)
-        return [f"{2 * len(frames) * len(joints)} keys baked ({len(frames)} frames x {len(joints)} joints)"]
+        return info + [f"{2 * len(frames) * len(joints)} keys baked ({len(frames)} frames x {len(joints)} joints)"]
     rest_global = global_matrices(rest_local, parents)
     radii = vertex_radii(vertices["xyz"], vertices["bone"], vertices["ids"], vertices["weights"], rest_global)
     reach = joint_reach(posed[..., :3, 3], parents, radii)
@@ -245,5 +239,5 @@ def animate_joints(context: bpy.types.Context, armature: bpy.types.Object, joint
         joint.rot_keys = keys_array(rotation.frames, rotation.values, key_fps)
         joint.pos_keys = keys_array(location.frames, location.values, key_fps)
     measured = "" if reduction.deviation is not None and reduction.deviation <= reduction.bound else "at most "
-    return [f"{reduction.written} keys written, {reduction.added} added so that MilkShape plays the animation "
+    return info + [f"{reduction.written} keys written, {reduction.added} added so that MilkShape plays the animation "
             f"as Blender does; largest deviation {measured}{reduction.largest:.3g} (tolerance {tolerance:.3g})"]

@@ -37,7 +37,8 @@ from ...formats.md2.player import in_standard_order, standard_rank
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from ..export_error import ExportError
 from .frame_rate import frames_between, set_frame
-from .frame_sampling import BASIS, _curve_values, checked_positions, has_active_modifiers, read_key_positions
+from .curve_values import curve_values
+from .frame_sampling import BASIS, checked_positions, has_active_modifiers, read_key_positions
 from .topology_change import TopologyAt
 from ...formats.shown import quoted
 
@@ -280,7 +281,7 @@ def _exact_keys(state: _KeyState, fcurves: list[bpy.types.FCurve], frames: np.nd
     for fcurve in fcurves:
         i = state.index.get(fcurve.data_path)
         if i and not fcurve.mute and not state.muted[i]:
-            values[i] = np.clip(_curve_values(fcurve, frames), state.low[i], state.high[i])
+            values[i] = np.clip(curve_values(fcurve, frames), state.low[i], state.high[i])
     if np.any(state.grouped[1:] & np.any(values[1:] != 0, axis=1)):
         return [None] * len(frames)
     nonzero = values[1:] != 0

@@ -13,6 +13,7 @@ import numpy as np
 import bpy
 
 from ...formats.errors import FormatError
+from .curve_values import curves_values
 from .frame_rate import set_frame
 from .topology_change import TopologyAt
 from ...formats.shown import quoted
@@ -67,34 +68,11 @@ def _fcurves_of(id_block: bpy.types.ID) -> list[bpy.types.FCurve] | None:
     return list(action.fcurves)
 
 
-KEY_SNAP = 1e-4     # scene frames: a sample this close to a key reads the key's value
-
-
-def _on_keys(values: np.ndarray, frames: np.ndarray, co: np.ndarray) -> np.ndarray:
-    """``values`` with each sample within ``KEY_SNAP`` of a key taken as that key's value: keys on
-    subframes (an import placed at the scene's rate, file frame k at ``start + k * 2.4``) are stored as
-    float32, so sampling at the same subframe in float64 would otherwise read 0.9999999, not the key."""
-    frames = np.asarray(frames, dtype=np.float64)
-    right = np.clip(np.searchsorted(co[:, 0], frames), 0, len(co) - 1)
-    left = np.maximum(right - 1, 0)
-    nearest = np.where(np.abs(co[left, 0] - frames) < np.abs(co[right, 0] - frames), left, right)
-    close = np.abs(co[nearest, 0] - frames) < KEY_SNAP
-    return np.where(close, co[nearest, 1], values)
-
-
-def _curve_values(fcurve: bpy.types.FCurve, frames: np.ndarray) -> np.ndarray:
-    points = fcurve.keyframe_points
-    count = len(points)
-    if count and not len(fcurve.modifiers) and fcurve.extrapolation == "CONSTANT":
-        interp = np.empty(count, dtype=np.int32)
-        points.foreach_get("interpolation", interp)
-        if count == 1 or np.all(interp[:-1] == 1):
-            co = np.empty(count * 2, dtype=np.float32)
-            points.foreach_get("co", co)
-            co = co.reshape(-1, 2).astype(np.float64)
-            if np.all(np.diff(co[:, 0]) > 0):
-                return _on_keys(np.interp(frames, co[:, 0], co[:, 1]), frames, co)
-    return np.array([fcurve.evaluate(float(f)) for f in frames])
+def block_floats(key: bpy.types.Key, name: str) -> np.ndarray:
+    """A float property of every key block, as float64."""
+    array = np.empty(len(key.key_blocks), dtype=np.float32)
+    key.key_blocks.foreach_get(name, array)
+    return array.astype(np.float64)
 
 
 def exact_key_per_frame(obj: bpy.types.Object, frames: np.ndarray) -> list[int | None]:
@@ -112,25 +90,34 @@ def exact_key_per_frame(obj: bpy.types.Object, frames: np.ndarray) -> list[int |
     if fcurves is None:
         return unknown
     by_path = {fc.data_path: fc for fc in fcurves if not fc.mute}
-    values = np.zeros((len(blocks), len(frames)))
+    count = len(blocks)
+    mute = np.empty(count, dtype=bool)
+    key.key_blocks.foreach_get("mute", mute)
+    low, high, value = (block_floats(key, name) for name in ("slider_min", "slider_max", "value"))
+    values = np.zeros((count, len(frames)))
+    curves, rows = [], []
     for i, block in enumerate(blocks[1:], 1):
-        if block.mute:
+        if mute[i]:
             continue
         curve = by_path.get(f'key_blocks["{bpy.utils.escape_identifier(block.name)}"].value')
-        raw = _curve_values(curve, frames) if curve is not None else np.full(len(frames), block.value)
-        values[i] = np.clip(raw, block.slider_min, block.slider_max)
-        if block.vertex_group and np.any(values[i] != 0):
-            return unknown
-    result: list[int | None] = []
-    for column in values[1:].T:
-        nonzero = np.flatnonzero(column)
-        if len(nonzero) == 0:
-            result.append(BASIS)
-        elif len(nonzero) == 1 and column[nonzero[0]] == 1.0:
-            result.append(int(nonzero[0]) + 1)
+        if curve is None:
+            values[i] = value[i]
         else:
-            result.append(None)
-    return result
+            curves.append(curve)
+            rows.append(i)
+    values[rows] = curves_values(curves, frames)
+    values = np.clip(values, low[:, None], high[:, None])
+    values[mute] = 0.0
+    animated = np.flatnonzero((values != 0).any(axis=1))
+    if any(blocks[i].vertex_group for i in animated if i):
+        return unknown
+    others = values[1:]
+    nonzero = others != 0
+    single = nonzero.sum(axis=0) == 1
+    which = nonzero.argmax(axis=0)
+    exact = single & (others[which, np.arange(len(frames))] == 1.0)
+    return [BASIS if not column_any else (int(index) + 1 if is_exact else None)
+            for column_any, index, is_exact in zip(nonzero.any(axis=0).tolist(), which.tolist(), exact.tolist())]
 
 
 def evaluated_positions(context: bpy.types.Context, obj: bpy.types.Object) -> np.ndarray:

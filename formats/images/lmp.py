@@ -21,6 +21,8 @@ import numpy as np
 from ..errors import FormatError
 
 HEADER_SIZE = 8
+MAX_SKIN_FRAMES = 4          # frames per skin the ports load (ironwail: countof(surf->gltextures[0]))
+FRAME_SECONDS = 0.1          # they cycle a skin's frames ten times a second
 
 
 def read_lmp(data: bytes) -> np.ndarray:

@@ -92,6 +92,18 @@ def indices_to_rgba(indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
     return rgba
 
 
+def shows_index(rgb: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """(h, w) bool: the pixels of 8-bit ``rgb`` (h, w, 3 or 4; alpha ignored) whose colour is exactly
+    that of their palette index in ``indices`` (h, w). Each pixel and palette colour is compared as one
+    32-bit word (alpha cleared) rather than channel by channel."""
+    height, width = indices.shape
+    words = np.zeros((height, width, 4), dtype=np.uint8)
+    words[..., :3] = rgb[..., :3]
+    table = np.zeros((256, 4), dtype=np.uint8)
+    table[:len(palette), :3] = palette[:, :3]
+    return words.view(np.uint32)[..., 0] == table.view(np.uint32)[:, 0][indices]
+
+
 def _srgb_to_linear(c: np.ndarray) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
@@ -417,17 +429,20 @@ def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, kee
     keep = np.asarray(keep)
     if keep.shape != emissive.shape or keep.dtype != np.uint8:
         raise FormatError(f"keep must be {emissive.shape} uint8, got {keep.dtype} {keep.shape}", field="keep")
-    same = np.all(palette[keep] == np.clip(np.rint(rgb), 0, 255), axis=-1)
+    if rgb.dtype == np.uint8:
+        same = shows_index(rgb, keep, palette)
+    else:
+        same = np.all(palette[keep] == np.clip(np.rint(rgb), 0, 255), axis=-1)
     return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
 
 
 def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray):
     """Match each distinct (colour, class) of the ``todo`` pixels once (others are left 0): the
     indices, the distinct (r, g, b, emissive) values, the index found for each and its pixel count."""
-    values = np.clip(np.rint(rgb.astype(np.float64)), 0, 255).astype(np.int64)
-    keys = (values[..., 0] << 16 | values[..., 1] << 8 | values[..., 2]) | (emissive.astype(np.int64) << 24)
-    out = np.zeros(keys.shape, dtype=np.uint8)
-    unique, inverse, counts = np.unique(keys[todo], return_inverse=True, return_counts=True)
+    values = np.clip(np.rint(rgb[todo].astype(np.float64)), 0, 255).astype(np.int64)      # (n, 3), todo only
+    keys = (values[:, 0] << 16 | values[:, 1] << 8 | values[:, 2]) | (emissive[todo].astype(np.int64) << 24)
+    out = np.zeros(todo.shape, dtype=np.uint8)
+    unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255, unique >> 24], axis=1)
     found = matcher.nearest(colours[:, :3].astype(np.float64), colours[:, 3].astype(bool))
     out[todo] = found[inverse.ravel()]

@@ -86,9 +86,16 @@ def world_poses(parents: np.ndarray, local_pos: np.ndarray, local_quat: np.ndarr
     return pos, quat
 
 
-def frame_joints(anim, frames=None) -> tuple[np.ndarray, np.ndarray]:
-    """(F, J, 3) world positions and (F, J, 4) world quaternions of ``frames`` (all by default)."""
-    return world_poses(anim.joint_parents, *local_poses(anim, frames))
+def frame_joints(anim, frames=None, scale=None) -> tuple[np.ndarray, np.ndarray]:
+    """(F, J, 3) world positions and (F, J, 4) world quaternions of ``frames`` (all by default). With
+    ``scale`` (a :class:`.scale.Md5Scale`), a joint marked ``scale_positions`` has its position relative
+    to its parent multiplied by its own scale of that frame first (Q2PRO ``MD5_BuildFrameSkeleton``)."""
+    local_pos, local_quat = local_poses(anim, frames)
+    if scale is not None and np.any(scale.scale_positions):
+        rows = np.asarray(scale.scales, np.float64)
+        rows = rows if frames is None else rows[np.atleast_1d(frames)]
+        local_pos = local_pos * np.where(scale.scale_positions, rows, 1.0)[..., None]
+    return world_poses(anim.joint_parents, local_pos, local_quat)
 
 
 def bind_joints(mesh) -> tuple[np.ndarray, np.ndarray]:
@@ -96,16 +103,20 @@ def bind_joints(mesh) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(mesh.joint_pos, np.float64), quat_w(mesh.joint_orient)
 
 
-def skin_vertices(part, joint_pos: np.ndarray, joint_quat: np.ndarray) -> np.ndarray:
+def skin_vertices(part, joint_pos: np.ndarray, joint_quat: np.ndarray, joint_scale=None) -> np.ndarray:
     """(..., V, 3) vertex positions of ``part`` (an :class:`~.records.Md5MeshPart`) with joints
-    (..., J, 3) and (..., J, 4): the bind pose from :func:`bind_joints`, a frame from :func:`frame_joints`."""
+    (..., J, 3) and (..., J, 4): the bind pose from :func:`bind_joints`, a frame from :func:`frame_joints`.
+    ``joint_scale`` (..., J): each weight's rotated position times its joint's scale (Q2PRO
+    ``calc_skel_vert`` with a ``.md5scale``)."""
     counts = np.asarray(part.weight_count, np.int64)
     vertex = np.repeat(np.arange(len(counts)), counts)
     weight = np.repeat(np.asarray(part.weight_start, np.int64), counts) + (
         np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
     joint = np.asarray(part.weight_joint, np.int64)[weight]
-    placed = quat_rotate(joint_quat[..., joint, :], np.asarray(part.weight_pos, np.float64)[weight]) \
-        + joint_pos[..., joint, :]
+    placed = quat_rotate(joint_quat[..., joint, :], np.asarray(part.weight_pos, np.float64)[weight])
+    if joint_scale is not None:
+        placed = placed * np.asarray(joint_scale, np.float64)[..., joint, None]
+    placed = placed + joint_pos[..., joint, :]
     placed = placed * np.asarray(part.weight_bias, np.float64)[weight][:, None]
     out = np.zeros(joint_pos.shape[:-2] + (len(counts), 3))
     np.add.at(out, (..., vertex, slice(None)), placed) if out.ndim == 2 else _add_batched(out, vertex, placed)

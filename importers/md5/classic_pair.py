@@ -7,9 +7,10 @@ names, animations and the layout's skins.
   The root's frame table (``classic_model.frames``, names only: no shape keys) holds the names, a
   marker starts each animation (:func:`...formats.animations.group_animations`) and the sidebar's
   animation list holds them, as the MD2 and MDL imports make them.
-- Skins, Quake re-release: ``progs/<shader>_<skin:02>_<frame:02>.lmp`` beside the mesh, 8-bit in
-  Quake's palette, indices 224-255 fullbright (ironwail ``Mod_CheckFullbrights``): shown as the MDL
-  import shows an MDL skin (:mod:`...common.mdl_skins`: the colour image and a fullbright mask).
+- Skins, Quake re-release: ``progs/<shader>_<skin:02>_<frame:02>`` beside the mesh (:mod:`.quake_skins`:
+  every skin and skin frame, ``.lmp`` in Quake's palette with indices 224-255 fullbright, truecolour
+  images with their ``_glow``/``_luma``): shown as the MDL import shows MDL skins and skin groups
+  (:mod:`...common.mdl_skins`: the colour images, a fullbright mask each, the group's intervals).
   Quake II remaster: the MD2's skin names with ``md5/`` put before the file name (Q2PRO
   ``MD5_LoadSkins``), looked up as the MD2 import looks up skins.
 """
@@ -20,19 +21,17 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.mdl_skins import skin_slot_material
 from ...common.skin_images import has_holes, skin_material
 from ...formats.animations import Animation, group_animations
 from ...formats.errors import FormatError
-from ...formats.images.lmp import read_lmp, skin_name
 from ...formats.md2.codec import parse_md2
-from ...formats.mdl.codec import MdlSkin, parse_mdl
-from ...formats.report_lines import Message
-from ...formats.shown import quoted
+from ...formats.mdl.codec import parse_mdl
 from ..file_source import ModelSource, load_found_image
 from ..frame_animation import add_markers, scene_frame
 from ..results import ImportResult
+from ...formats.md5.layout import md5_skin_name
 from .md5_files import classic_model, folder_files
+from .quake_skins import shader_materials
 
 
 @dataclass
@@ -88,9 +87,8 @@ def find_pair(source: ModelSource, mesh, anim, options, result: ImportResult) ->
 
 
 def _lmp_materials(source: ModelSource, mesh, result: ImportResult) -> list:
-    """Per mesh block, a material per skin of its shader: ``progs/<shader>_<skin:02>_00.lmp`` for skin 0, 1 ...
-    while they follow each other (the first is the one the block shows); skin frames past ``_00`` are
-    counted in a note, not imported."""
+    """Per mesh block, a material per skin of its shader (:mod:`.quake_skins`: every skin and skin frame
+    the ports load, with fullbright or glow; the first is the one the block shows)."""
     listing = folder_files(source)
     palette = source.palette(False).palette
     made: dict[str, list] = {}
@@ -98,39 +96,9 @@ def _lmp_materials(source: ModelSource, mesh, result: ImportResult) -> list:
     for part in mesh.meshes:
         shader = PurePosixPath((part.shader or source.stem).replace("\\", "/")).name
         if shader not in made:
-            made[shader] = _shader_skins(source, listing, shader, palette, result)
+            made[shader] = shader_materials(source, listing, shader, palette, result)
         out.append(made[shader])
     return out
-
-
-def _shader_skins(source: ModelSource, listing: dict, shader: str, palette, result: ImportResult) -> list:
-    materials, frames = [], 0
-    for skin in range(100):                        # two digits
-        base = PurePosixPath(skin_name(shader, skin, 0)).name
-        file = listing.get(base.lower())
-        if file is None:
-            if skin == 0:
-                result.warnings.append(f"{source.label}: skin {base} not found beside it")
-            break
-        frames += sum(1 for f in range(1, 100) if PurePosixPath(skin_name(shader, skin, f)).name.lower() in listing)
-        try:
-            indices = read_lmp(file.read())
-        except (FormatError, OSError) as exc:
-            result.warnings.append(Message(f"{source.label}: skin {file.where} could not be loaded: {exc}",
-                                           f"{source.label}: {{n}} skin{{s}} could not be loaded", base))
-            materials.append(None)
-            continue
-        materials.append(skin_slot_material(PurePosixPath(base).stem, MdlSkin(None, indices[None]), palette))
-    if frames:
-        result.infos.append(f"{source.label}: {frames} skin frame(s) past _00 of shader {quoted(shader)} not "
-                            "imported (each skin shows its first frame)")
-    return materials
-
-
-def md5_skin_name(stored: str) -> str:
-    """``models/x/skin.pcx`` -> ``models/x/md5/skin.pcx`` (Q2PRO ``MD5_LoadSkins``)."""
-    folder, _, base = stored.replace("\\", "/").rpartition("/")
-    return f"{folder}/md5/{base}" if folder else f"md5/{base}"
 
 
 def _md2_materials(source: ModelSource, skins: list[str], result: ImportResult) -> list:

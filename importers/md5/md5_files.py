@@ -7,6 +7,8 @@ model, loose or in a game archive (through :mod:`..file_source`, nothing extract
   chosen with the mesh in the file browser are taken whatever the setting.
 - An ``.md5anim`` imported alone (dropped, chosen or ticked in the Game Archive dialog without its mesh)
   imports the ``.md5mesh`` of its name beside it, with that anim.
+- Scales: ``<anim stem>.md5scale`` beside each anim (Q2PRO ``MD5_ParseAnim`` builds its path from the
+  anim's; the remaster's ``models/x/md5/tris.md5scale``).
 - Classic model: ``<stem>.mdl`` beside the mesh (Quake re-release: ``progs/x.md5mesh`` beside
   ``progs/x.mdl``), else ``<stem>.md2`` one folder up when the mesh sits in a folder ``md5``
   (Quake II remaster: ``models/x/md5/tris.md5mesh`` beside ``models/x/tris.md2``, Q2PRO ``MOD_LoadMD5``).
@@ -17,6 +19,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from ...formats.errors import FormatError
+from ...formats.md5.scale import SCALE_SUFFIX
 from ..file_source import ArchiveSource, FoundFile, LooseSource, ModelSource, loose_file
 
 ANIM_SUFFIX = ".md5anim"
@@ -52,6 +55,17 @@ def anim_files(source: ModelSource, mode: str) -> list[FoundFile]:
         found = listing.get((source.stem + ANIM_SUFFIX).lower())
         return [found] if found is not None else []
     return [listing[name] for name in sorted(listing) if name.endswith(ANIM_SUFFIX)]
+
+
+def scale_file(source: ModelSource, anim: FoundFile) -> FoundFile | None:
+    """The ``.md5scale`` of ``anim``'s name beside it, or None."""
+    name = PurePosixPath(anim.name).stem + SCALE_SUFFIX
+    if anim.path is not None:
+        return folder_files(LooseSource(anim.path)).get(name.lower())
+    if isinstance(source, ArchiveSource):
+        folder = PurePosixPath(anim.member).parent.as_posix()
+        return source.files.folder("" if folder == "." else folder).get(name.lower())
+    return None
 
 
 def classic_model(source: ModelSource) -> FoundFile | None:

@@ -38,6 +38,7 @@ from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import pair_problems
 from ...formats.md5.mesh import read_md5mesh
+from ...formats.md5.scale import read_md5scale
 from ...formats.md5.skinning import bind_joints, frame_joints, skin_vertices
 from ...formats.report_lines import Message
 from ..build_mesh import build_triangle_mesh, faced_triangles
@@ -46,7 +47,7 @@ from ..frame_animation import scene_frame
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from .classic_pair import ClassicPair, find_pair
-from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, mesh_of_anim
+from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, mesh_of_anim, scale_file
 from .md5_rig import animate, assign_weights, build_armature
 
 DEFAULT_FPS = 24.0
@@ -102,10 +103,31 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
                                         f"{source.label}: {{n}} anim{{s}} not imported: their joints are not the "
                                         "mesh's", file.name) for p in problems]
             continue
+        scale = _scale(source, file, anim, result)
         with np.errstate(all="ignore"):
-            _refuse_unheld(file.where, "joint poses", list(frame_joints(anim)))
-        out.append((file, data, anim))
+            _refuse_unheld(file.where, "joint poses", list(frame_joints(anim, scale=scale)))
+            if scale is not None:
+                _refuse_unheld(file.where, "joint scales", [scale.scales])
+        out.append((file, data, anim, scale))
     return out
+
+
+def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult):
+    """The anim's ``.md5scale`` read (None without one, or when it scales nothing)."""
+    found = scale_file(source, file)
+    if found is None:
+        return None
+    try:
+        data = found.read()
+    except OSError as exc:
+        result.warnings.append(f"{found.where}: could not be read ({exc}): the anim plays without its scales")
+        return None
+    scale = read_md5scale(data, list(anim.joint_names), anim.num_frames)
+    result.warnings += [f"{found.where}: {w}" for w in scale.warnings]
+    if scale.is_identity:
+        return None
+    result.infos.append(f"{file.where}: joint scales from {found.name} applied as Q2PRO applies them")
+    return scale
 
 
 def _refuse_unheld(where: str, what: str, arrays: list[np.ndarray]) -> None:
@@ -216,15 +238,15 @@ def _animate(context, root, bone_names: list[str], mesh, anims, timing, source: 
         return
     scene = context.scene
     start = scene.frame_start
-    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim in anims]
+    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim, _ in anims]
     scene_rate = timing.fps(rates[0])
     settings = root.classic_model
     settings.frame_offset = start
     actions = []
-    for (file, data, anim), rate in zip(anims, rates):
+    for (file, data, anim, scale), rate in zip(anims, rates):
         step = scene_rate / rate
         action = animate(root, bone_names, mesh, anim, PurePosixPath(file.name).stem,
-                         start + np.arange(anim.num_frames) * step)
+                         start + np.arange(anim.num_frames) * step, scale)
         action[MD5_ANIM_SOURCE] = data
         action[MD5_ANIM_FILE] = file.member or file.name
         actions.append((action, anim.num_frames, step))

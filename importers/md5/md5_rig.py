@@ -6,6 +6,8 @@ the nearest child, is only for display), parented as the joints are; ``bone["md5
 Pose channels: ``rotation_quaternion`` and ``location`` of each bone keyed at every anim frame
 (linear, as the engines lerp between frames) with the basis that makes the bone's pose the joint's
 frame matrix, so Blender's Armature deform is the engines' skinning (Q2PRO ``MD5_BuildFrameSkeleton``).
+With a ``.md5scale`` (Q2PRO) each joint's frame matrix also scales by the joint's scale, so ``scale`` is
+keyed too (uniform; a bone's pose is then its joint's scaled matrix, its children's not scaled by it).
 """
 from __future__ import annotations
 
@@ -63,21 +65,34 @@ def assign_weights(obj: bpy.types.Object, bone_names: list[str], part) -> None:
     fill_vertex_groups(obj, bone_names, *vertex_weights(part, len(bone_names)))
 
 
-def pose_channels(mesh, anim) -> tuple[np.ndarray, np.ndarray]:
-    """(F, J, 3) locations and (F, J, 4) Blender quaternions (w x y z) of every frame of ``anim``."""
+def pose_channels(mesh, anim, scale=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(F, J, 3) locations, (F, J, 4) Blender quaternions (w x y z) and, with a ``.md5scale``
+    (:class:`...formats.md5.scale.Md5Scale`), (F, J) uniform scales of every frame of ``anim``."""
     bind = bind_matrices(mesh)
-    world = rigid_matrices(*frame_joints(anim))
-    bases = pose_bases(bind, anim.joint_parents, world)
+    world = rigid_matrices(*frame_joints(anim, scale=scale))
+    if scale is None:
+        bases = pose_bases(bind, anim.joint_parents, world)
+        sizes = None
+    else:                           # F_j scales its weights' offsets: T(pos) R(q) S(s), s not inherited
+        world[..., :3, :3] *= np.asarray(scale.scales, np.float64)[..., None, None]
+        bases = pose_bases(bind, anim.joint_parents, world, scaled=True)
+        sizes = np.cbrt(np.linalg.det(bases[..., :3, :3]))
+        bases[..., :3, :3] /= np.where(sizes == 0, 1.0, sizes)[..., None, None]
     quat = continuous(matrix_quaternions(bases[..., :3, :3]))
-    return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1)
+    return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1), sizes
 
 
 def animate(obj: bpy.types.Object, bone_names: list[str], mesh, anim, action_name: str,
-            frames: np.ndarray) -> bpy.types.Action:
-    """A new action on ``obj`` keying every bone at scene ``frames`` (one per anim frame)."""
-    locations, quaternions = pose_channels(mesh, anim)
+            frames: np.ndarray, scale=None) -> bpy.types.Action:
+    """A new action on ``obj`` keying every bone at scene ``frames`` (one per anim frame); with a
+    ``.md5scale`` each bone's uniform scale too."""
+    locations, quaternions, sizes = pose_channels(mesh, anim, scale)
     channels, values = [], []
     for j, bone_name in enumerate(bone_names):
+        if sizes is not None:
+            for axis in range(3):
+                channels.append((bone_data_path(bone_name, "scale"), axis, bone_name))
+                values.append(sizes[:, j])
         for axis in range(4):
             channels.append((bone_data_path(bone_name, "rotation_quaternion"), axis, bone_name))
             values.append(quaternions[:, j, axis])

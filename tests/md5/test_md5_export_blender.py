@@ -11,44 +11,11 @@ import re
 import numpy as np
 import pytest
 
-from support.blender_helpers import evaluated_positions
 from support.engine_tools import assimp_info
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from formats.md5.anim import read_md5anim
-from formats.md5.mesh import read_md5mesh
-from support.md5_rig import frame_skeleton, rigged, skinned
+from support.md5_rig import TOLERANCE, bind_map, bind_pose, decoded, frame_skeleton, rigged, skinned, world_mesh
 from support.actions import assign, export
-
-TOLERANCE = 1e-4
-
-
-def world_mesh(bpy, obj) -> np.ndarray:
-    co = evaluated_positions(bpy, obj).astype(np.float64)
-    matrix = np.array(obj.matrix_world)
-    return co @ matrix[:3, :3].T + matrix[:3, 3]
-
-
-def decoded(path):
-    return read_md5mesh(path.read_bytes()), read_md5anim(path.with_suffix(".md5anim").read_bytes())
-
-
-def bind_pose(mesh, parts=None) -> np.ndarray:
-    """Every vertex of the md5mesh's blocks skinned with its joints (w x y z quaternions, w made here)."""
-    quat = np.concatenate([-np.sqrt(np.clip(1 - (mesh.joint_orient ** 2).sum(1), 0, None))[:, None],
-                           mesh.joint_orient], 1)
-    return np.concatenate([skinned(p, np.asarray(mesh.joint_pos), quat) for p in parts or mesh.meshes])
-
-
-def bind_map(bpy, obj, mesh) -> np.ndarray:
-    """The Blender vertex of each md5 vertex (all blocks in order), by the bind pose skinned here."""
-    rest = np.array([v.co for v in obj.data.vertices]) @ np.array(obj.matrix_world)[:3, :3].T \
-        + np.array(obj.matrix_world)[:3, 3]
-    bind = bind_pose(mesh)
-    distance = np.linalg.norm(bind[:, None] - rest[None], axis=-1)
-    assert distance.min(axis=1).max() < TOLERANCE
-    return distance.argmin(axis=1)
-
 
 def test_actions_export_skins_to_blenders_pose_at_every_frame(bpy_scene, tmp_path):
     bpy = bpy_scene

@@ -48,7 +48,7 @@ def _root(bpy):
     return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
 
 
-def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path, capfd):
+def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path):
     if not (MESH.is_file() and MDL.is_file()):
         pytest.skip(f"corpus files {MESH} or {MDL} not found")
     bpy = bpy_scene
@@ -96,7 +96,8 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path, capfd):
     assert np.array_equal(rgb, game_palette("QUAKE")[indices])
     mask.pixels.foreach_get(pixels)
     assert np.array_equal(pixels.reshape(16, 16, 4)[::-1, :, 0] > 0.5, indices >= 224)
-    # skin 1 (progs/m_01_00.lmp) is the block's second material; the skin frame m_00_01 is only counted
+    # skin 1 (progs/m_01_00.lmp) is the block's second material; the skin frame m_00_01 is skin 0's second
+    # group image (tests/md5/test_md5_quake_skins_blender.py checks frames and glow in detail)
     assert len(block.data.materials) == 2
     other = next(n.image for n in block.data.materials[1].node_tree.nodes
                  if n.type == "TEX_IMAGE" and not n.image.name.endswith("Fullbright"))
@@ -105,7 +106,8 @@ def test_quake_rerelease_layout_in_a_pak(bpy_scene, tmp_path, capfd):
     other.pixels.foreach_get(pixels)
     rgb = np.rint(pixels.reshape(4, 8, 4)[::-1, :, :3] * 255).astype(np.uint8)
     assert np.array_equal(rgb, game_palette("QUAKE")[second])
-    assert "1 skin frame(s) past _00 of shader 'm' not imported" in capfd.readouterr().out
+    assert material.node_tree.nodes["mdl_skin_1"].image.name == "m_00_01"
+    assert list(material["mdl_skin_intervals"]) == pytest.approx([0.1, 0.2])
 
 
 def test_quake2_remaster_layout_loose(bpy_scene, tmp_path):

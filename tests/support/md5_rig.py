@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blender_helpers import rest_pose, stored_action
+from .blender_helpers import evaluated_positions, rest_pose, stored_action
 
 
 def rigged(bpy, name: str = "thing", with_actions: bool = True):
@@ -125,10 +125,45 @@ def frame_skeleton(anim, k: int):
     return np.array(positions), np.array(quats)
 
 
-def skinned(part, positions, quats) -> np.ndarray:
+def skinned(part, positions, quats, scales=None) -> np.ndarray:
+    """Vertices of a block; ``scales`` (J,): each joint's scale multiplies its weights' offsets (Q2PRO)."""
     out = np.zeros((part.num_verts, 3))
     for v in range(part.num_verts):
         for w in range(part.weight_start[v], part.weight_start[v] + part.weight_count[v]):
             j = part.weight_joint[w]
-            out[v] += part.weight_bias[w] * (_rotate(quats[j], part.weight_pos[w]) + positions[j])
+            size = 1.0 if scales is None else scales[j]
+            out[v] += part.weight_bias[w] * (size * _rotate(quats[j], part.weight_pos[w]) + positions[j])
     return out
+
+
+TOLERANCE = 1e-4
+
+
+def world_mesh(bpy, obj) -> np.ndarray:
+    co = evaluated_positions(bpy, obj).astype(np.float64)
+    matrix = np.array(obj.matrix_world)
+    return co @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def decoded(path):
+    from formats.md5.anim import read_md5anim
+    from formats.md5.mesh import read_md5mesh
+    return read_md5mesh(path.read_bytes()), read_md5anim(path.with_suffix(".md5anim").read_bytes())
+
+
+def bind_pose(mesh, parts=None) -> np.ndarray:
+    """Every vertex of the md5mesh's blocks skinned with its joints (w x y z quaternions, w made here)."""
+    quat = np.concatenate([-np.sqrt(np.clip(1 - (mesh.joint_orient ** 2).sum(1), 0, None))[:, None],
+                           mesh.joint_orient], 1)
+    return np.concatenate([skinned(p, np.asarray(mesh.joint_pos), quat) for p in parts or mesh.meshes])
+
+
+def bind_map(bpy, obj, mesh) -> np.ndarray:
+    """The Blender vertex of each md5 vertex (all blocks in order), by the bind pose skinned here."""
+    rest = np.array([v.co for v in obj.data.vertices]) @ np.array(obj.matrix_world)[:3, :3].T \
+        + np.array(obj.matrix_world)[:3, 3]
+    bind = bind_pose(mesh)
+    distance = np.linalg.norm(bind[:, None] - rest[None], axis=-1)
+    assert distance.min(axis=1).max() < TOLERANCE
+    return distance.argmin(axis=1)
+
