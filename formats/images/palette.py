@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import FormatError
 from .colour_drift import VISIBLE_DIFFERENCE, ColourDrift
+from .palette_cells import CELLS, cell_of, cell_table, class_key
 
 FULLBRIGHT_START = 224
 TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (docs/dev/format-facts.md, "MD2")
@@ -103,14 +104,31 @@ def shows_index(rgb: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> np
     return words.view(np.uint32)[..., 0] == table.view(np.uint32)[:, 0][indices]
 
 
+def _srgb_to_linear(c: np.ndarray) -> np.ndarray:
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+_SRGB_TO_XYZ = np.array([[0.4124564, 0.2126729, 0.0193339],
+                         [0.3575761, 0.7151522, 0.1191920],
+                         [0.1804375, 0.0721750, 0.9503041]])
+# rows per matrix product: OpenBLAS splits larger ones over threads that spin waiting for each other
+_ROWS = 32768
+_LINEAR = _srgb_to_linear(np.arange(256, dtype=np.float64) / 255.0)   # the same values for 8-bit inputs
+
+
 def srgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     """CIELAB (D65) of (..., 3) sRGB values in 0..255, float64."""
-    c = np.asarray(rgb, dtype=np.float64) / 255.0
-    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    xyz = linear @ np.array([[0.4124564, 0.2126729, 0.0193339],
-                             [0.3575761, 0.7151522, 0.1191920],
-                             [0.1804375, 0.0721750, 0.9503041]])
-    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    values = np.asarray(rgb, dtype=np.float64)
+    whole = values.astype(np.uint8)
+    if values.size > 3072 and np.array_equal(whole, values):     # 8-bit values: the curve from a table
+        linear = _LINEAR[whole]
+    else:
+        linear = _srgb_to_linear(values / 255.0)
+    rows = linear.reshape(-1, 3)
+    xyz = np.empty_like(rows)
+    for start in range(0, len(rows), _ROWS):    # small products: one BLAS thread, the same values
+        xyz[start:start + _ROWS] = rows[start:start + _ROWS] @ _SRGB_TO_XYZ
+    xyz = xyz.reshape(linear.shape) / np.array([0.95047, 1.0, 1.08883])
     eps, kappa = 216 / 24389, 24389 / 27
     f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)
     return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)
@@ -192,18 +210,31 @@ _COS63, _SIN63 = np.cos(np.radians(63)), np.sin(np.radians(63))
 _MAX_S_L = 1 + 0.015 * 2500 / np.sqrt(2520) + 1e-9
 
 
-_GRID = 16          # cells per RGB axis of the guess grid (cells of 16 x 16 x 16 values)
+_GRID = CELLS       # cells per RGB axis of the guess grid (cells of 16 x 16 x 16 values)
+# A colour whose two nearest listed entries are closer than this is searched in full: the lists are exact
+# for 8-bit colours, and the rare fractional colour (dithering) that a list misses lies at a near-tie of
+# its entries (the misses seen in 4 million random fractional colours had gaps of 0.001-0.007; about 3% of
+# random fractional colours have a gap under 0.02).
+_NEAR_TIE = 0.02
 
 
 class _Entries:
     """One class's distinct entries (the lowest index holding a colour): palette indices, CIELAB (rows and
     contiguous columns), the lightness order, and the guess grid: for each RGB cell, the CIEDE2000-nearest
-    entry of its centre, found the first time a colour falls in the cell (-1 until then)."""
+    entry of its centre, found the first time a colour falls in the cell (-1 until then).  ``cells``: the
+    class's candidate lists (:mod:`.palette_cells`) as (offsets, positions in the class), or None (no
+    table for this class, or ``use_cells`` False): then every colour is searched in full."""
 
-    def __init__(self, palette: np.ndarray, allowed) -> None:
+    def __init__(self, palette: np.ndarray, allowed, use_cells: bool = True) -> None:
         allowed = np.asarray(allowed, dtype=np.int64)
         _, first = np.unique(palette[allowed], axis=0, return_index=True)
         self.index = allowed[np.sort(first)]
+        table = cell_table(class_key(palette, self.index)) if use_cells and len(self.index) else None
+        if table is not None:
+            position = np.zeros(256, dtype=np.int64)
+            position[self.index] = np.arange(len(self.index))
+            table = table[0], position[table[1]]
+        self.cells = table
         self.lab = srgb_to_lab(palette[self.index])
         self.l, self.a, self.b = (np.ascontiguousarray(self.lab[:, i]) for i in range(3))
         self.norm = (self.lab ** 2).sum(axis=1)
@@ -235,15 +266,16 @@ class _Matcher:
     ``_MAX_S_L``), so each colour is compared only with the entries in its own lightness window.
     """
 
-    def __init__(self, palette: np.ndarray, classes) -> None:
+    def __init__(self, palette: np.ndarray, classes, use_cells: bool = True) -> None:
         self.rgb = palette.astype(np.float64)
-        self.classes = [_Entries(palette, allowed) for allowed in classes]
+        self.classes = [_Entries(palette, allowed, use_cells) for allowed in classes]
 
     def nearest(self, rgb: np.ndarray, emissive: np.ndarray) -> np.ndarray:
         """uint8 indices for (n, 3) float colours in 0..255; ``emissive`` (n,) bool picks the class."""
+        rgb = np.asarray(rgb, dtype=np.float64)
         lab = srgb_to_lab(rgb)
-        cell = np.minimum(np.asarray(rgb, np.float64) // (256 // _GRID), _GRID - 1).astype(np.int64)
-        cell = (cell[:, 0] * _GRID + cell[:, 1]) * _GRID + cell[:, 2]
+        cell = cell_of(rgb)
+        fractional = (rgb != np.rint(rgb)).any(axis=1)
         out = np.empty(len(rgb), dtype=np.uint8)
         for entries, members in zip(self.classes, (~emissive, emissive)):
             rows = np.flatnonzero(members)
@@ -251,16 +283,67 @@ class _Matcher:
                 raise FormatError("no palette entries for these pixels", field="palette")
             for start in range(0, len(rows), _CHUNK):
                 part = rows[start:start + _CHUNK]
-                out[part] = entries.index[_search(entries, lab[part], entries.guesses(cell[part]))]
+                out[part] = self._class_nearest(entries, lab[part], cell[part], fractional[part])
         return out
 
+    def nearest_ordinary(self, rgb: np.ndarray) -> np.ndarray:
+        """:meth:`nearest` of a few colours all in the first class (the dithering's steps)."""
+        if not len(self.classes[0].index):
+            raise FormatError("no palette entries for these pixels", field="palette")
+        fractional = (rgb != np.rint(rgb)).any(axis=1)
+        return self._class_nearest(self.classes[0], srgb_to_lab(rgb), cell_of(rgb), fractional)
 
-def _search(entries: _Entries, colours: np.ndarray, first: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _class_nearest(entries: _Entries, lab: np.ndarray, cell: np.ndarray, fractional: np.ndarray) -> np.ndarray:
+        if entries.cells is not None:
+            return entries.index[_search_cells(entries, lab, cell, fractional)]
+        return entries.index[_search(entries, lab, entries.guesses(cell))]
+
+
+def _search_cells(entries: _Entries, colours: np.ndarray, cell: np.ndarray, fractional: np.ndarray) -> np.ndarray:
+    """Positions in the class of the CIEDE2000-nearest entries of CIELAB ``colours`` (n, 3) in RGB cells
+    ``cell`` (n,), comparing each colour only with its cell's candidate list (:mod:`.palette_cells`);
+    ``fractional`` (n,) bool, colours not on 8-bit values, are searched in full at a near-tie."""
+    offsets, candidates = entries.cells
+    lo = offsets[cell]
+    counts = offsets[cell + 1] - lo
+    colour_of = np.repeat(np.arange(len(colours)), counts)
+    entry = candidates[np.arange(len(colour_of)) + np.repeat(lo - (np.cumsum(counts) - counts), counts)]
+    found, best, close = _nearest_pairs(entries, colours, colour_of, entry, near_tie=_NEAR_TIE)
+    close &= fractional
+    if close.any():
+        found[close] = _search(entries, colours[close], found[close], best[close])
+    return found
+
+
+def _nearest_pairs(entries: _Entries, colours: np.ndarray, colour_of: np.ndarray, entry: np.ndarray,
+                   near_tie: float | None = None):
+    """For (colour, entry) pairs grouped by colour (``colour_of`` ascending, every colour present), each
+    colour's CIEDE2000-nearest entry position, ties to the lowest position; with ``near_tie``, also its
+    distance and (n,) bool: the colour's second nearest pair is within ``near_tie`` of its nearest."""
+    cl, ca, cb = colours[:, 0], colours[:, 1], colours[:, 2]
+    starts = np.concatenate(([0], np.cumsum(np.bincount(colour_of, minlength=len(colours)))[:-1]))
+    distance = np.empty(len(entry))
+    for i in range(0, len(entry), _PAIRS):
+        c, e = colour_of[i:i + _PAIRS], entry[i:i + _PAIRS]
+        distance[i:i + _PAIRS] = _ciede2000(cl[c], ca[c], cb[c], entries.l[e], entries.a[e], entries.b[e])
+    best = np.minimum.reduceat(distance, starts)
+    tied = np.where(distance == best[colour_of], entry, len(entries.index))   # ties go to the lowest index
+    found = np.minimum.reduceat(tied, starts)
+    if near_tie is None:
+        return found
+    distance[entry == found[colour_of]] = np.inf
+    return found, best, np.minimum.reduceat(distance, starts) - best < near_tie
+
+
+def _search(entries: _Entries, colours: np.ndarray, first: np.ndarray, distance: np.ndarray | None = None) -> np.ndarray:
     """Positions in the class of the CIEDE2000-nearest entries of CIELAB ``colours`` (n, 3), given an entry
-    ``first`` (n,) for each: the distance to it bounds the search to the entries in the colour's lightness
-    window, all (colour, entry) pairs flattened into one array."""
+    ``first`` (n,) for each (and its ``distance``, when known): the distance to it bounds the search to the
+    entries in the colour's lightness window, all (colour, entry) pairs flattened into one array."""
     cl, ca, cb = (np.ascontiguousarray(colours[:, i]) for i in range(3))
-    bound = _ciede2000(cl, ca, cb, entries.l[first], entries.a[first], entries.b[first]) + 1e-9
+    if distance is None:
+        distance = _ciede2000(cl, ca, cb, entries.l[first], entries.a[first], entries.b[first])
+    bound = distance + 1e-9
     reach = bound * _MAX_S_L
     lo = np.searchsorted(entries.sorted_l, cl - reach, side="left")
     counts = np.searchsorted(entries.sorted_l, cl + reach, side="right") - lo
@@ -272,15 +355,7 @@ def _search(entries: _Entries, colours: np.ndarray, first: np.ndarray) -> np.nda
     l_mean *= l_mean
     near = np.abs(l2 - l1) <= bound[colour_of] * (1 + 0.015 * l_mean / np.sqrt(20 + l_mean))
     near[entry == first[colour_of]] = True
-    colour_of, entry = colour_of[near], entry[near]
-    starts = np.concatenate(([0], np.cumsum(np.bincount(colour_of, minlength=len(colours)))[:-1]))
-    distance = np.empty(len(entry))
-    for i in range(0, len(entry), _PAIRS):
-        c, e = colour_of[i:i + _PAIRS], entry[i:i + _PAIRS]
-        distance[i:i + _PAIRS] = _ciede2000(cl[c], ca[c], cb[c], entries.l[e], entries.a[e], entries.b[e])
-    best = np.minimum.reduceat(distance, starts)
-    tied = np.where(distance == best[colour_of], entry, len(entries.index))   # ties go to the lowest index
-    return np.minimum.reduceat(tied, starts)
+    return _nearest_pairs(entries, colours, colour_of[near], entry[near])
 
 
 def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,
@@ -375,26 +450,35 @@ def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, to
 
 
 def _dither(matcher: _Matcher, work: np.ndarray, emissive: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Floyd-Steinberg by wavefronts (see :func:`match_palette`) on a copy of ``work`` padded with a column
+    on each side and a row below, so every pixel spreads its error to four places without bounds checks
+    (what lands in the padding is dropped); the additions reach each pixel in the same order as a scan."""
     height, width = work.shape[:2]
-    out = np.empty((height, width), dtype=np.uint8)
+    stride = width + 2
+    padded = np.zeros((height + 1, stride, 3))
+    padded[:height, 1:width + 1] = work
+    flat = padded.reshape(-1, 3)
+    out = np.zeros((height + 1) * stride, dtype=np.uint8)
+    emissive_flat, kept_flat = (np.pad(mask, ((0, 1), (1, 1))).ravel() for mask in (emissive, kept))
+    masked = bool(emissive.any() or kept.any())
     ys_all = np.arange(height)
     for k in range(width + 2 * (height - 1)):
         lo, hi = max(0, (k - width + 2) // 2), min(height - 1, k // 2)
         ys = ys_all[lo:hi + 1]
-        xs = k - 2 * ys
-        value = np.clip(work[ys, xs], 0, 255)
-        fixed = kept[ys, xs]
-        found = np.zeros(len(ys), dtype=np.uint8)
-        found[~fixed] = matcher.nearest(value[~fixed], emissive[ys, xs][~fixed])
-        out[ys, xs] = found
-        error = value - matcher.rgb[found]
-        error[fixed] = 0.0
-        right = xs + 1 < width
-        work[ys[right], xs[right] + 1] += error[right] * (7 / 16)
-        below = ys + 1 < height
-        left = below & (xs > 0)
-        work[ys[left] + 1, xs[left] - 1] += error[left] * (3 / 16)
-        work[ys[below] + 1, xs[below]] += error[below] * (5 / 16)
-        down_right = below & right
-        work[ys[down_right] + 1, xs[down_right] + 1] += error[down_right] * (1 / 16)
-    return out
+        at = ys * (stride - 2) + (k + 1)             # (y, x = k - 2y) in the padded image
+        value = np.clip(flat[at], 0, 255)
+        if masked:
+            fixed = kept_flat[at]
+            found = np.zeros(len(ys), dtype=np.uint8)
+            found[~fixed] = matcher.nearest(value[~fixed], emissive_flat[at][~fixed])
+            error = value - matcher.rgb[found]
+            error[fixed] = 0.0
+        else:
+            found = matcher.nearest_ordinary(value)
+            error = value - matcher.rgb[found]
+        out[at] = found
+        flat[at + 1] += error * (7 / 16)
+        flat[at + (stride - 1)] += error * (3 / 16)
+        flat[at + stride] += error * (5 / 16)
+        flat[at + (stride + 1)] += error * (1 / 16)
+    return out.reshape(height + 1, stride)[:height, 1:width + 1]
