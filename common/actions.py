@@ -14,9 +14,18 @@ def assign_action(id_block: bpy.types.ID, action: bpy.types.Action | None) -> No
 
 
 def _family(obj: bpy.types.Object) -> list[bpy.types.Object]:
-    """``obj``, its parent and the parent's children (a Quake II player and the weapons imported with it)."""
+    """``obj``, its parent and the parent's children (a Quake II player and the weapons imported with it;
+    an MD3 model root's surface meshes and tag empties, which list their own actions)."""
     top = obj.parent if obj.parent is not None and obj.parent.classic_model.source_format else obj
-    return [top] + [child for child in top.children if child.classic_model.source_format]
+    return [top] + [child for child in top.children
+                    if child.classic_model.source_format or len(child.classic_model.animations)]
+
+
+def _same_animation(items, index: int, name: str):
+    """The member's animation standing for animation ``index`` named ``name``: the one at the same place
+    when it has that name (an MD3 model's surfaces and tags list the root's animations in its order, and
+    runs of frame names may repeat a name), else the first of that name."""
+    return items[index] if index < len(items) and items[index].name == name else items.get(name)
 
 
 def activate_animation(scene: bpy.types.Scene, obj: bpy.types.Object, index: int) -> None:
@@ -27,8 +36,11 @@ def activate_animation(scene: bpy.types.Scene, obj: bpy.types.Object, index: int
         return
     item = settings.animations[index]
     for member in _family(obj):
-        match = member.classic_model.animations.get(item.name) if member is not obj else item
+        match = item if member is obj else _same_animation(member.classic_model.animations, index, item.name)
         if match is not None and match.action is not None and member.type == "ARMATURE":   # MD5: an action per anim
+            assign_action(member, match.action)
+            continue
+        if match is not None and match.action is not None and member.type == "EMPTY":      # an MD3 tag's own
             assign_action(member, match.action)
             continue
         key = member.data.shape_keys if member.type == "MESH" else None
