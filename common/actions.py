@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import bpy
 
+from .contract import MD3_ROOT
+
 
 def assign_action(id_block: bpy.types.ID, action: bpy.types.Action | None) -> None:
     """Make ``action`` the active action of ``id_block`` (with its first slot where actions have slots)."""
@@ -49,3 +51,35 @@ def activate_animation(scene: bpy.types.Scene, obj: bpy.types.Object, index: int
             key.key_blocks.foreach_set("value", [0.0] * len(key.key_blocks))
             assign_action(key, match.action)
     scene.frame_start, scene.frame_end = item.frame_start, item.frame_end
+
+
+def played_with(action: bpy.types.Action, target: bpy.types.ID) -> list[tuple[bpy.types.Action, bpy.types.ID]]:
+    """The (action, ID) pairs that play together with ``action`` on ``target``: for an MD3 model imported
+    with one action per animation (:mod:`.contract`, ``# MD3``), animation k is an action on every surface's
+    shape keys and every tag empty of the model root, and playing one of them is playing all of them;
+    [] for anything else."""
+    owner = _owner(target)
+    root = owner.parent if owner is not None else None
+    if root is None or root.get(MD3_ROOT) is None or root.classic_model.animation_mode != "ACTIONS":
+        return []
+    items = owner.classic_model.animations
+    index = next((k for k, item in enumerate(items) if item.action == action), None)
+    if index is None:
+        return []
+    out = []
+    for member in root.children:
+        match = _same_animation(member.classic_model.animations, index, items[index].name)
+        played = member.data.shape_keys if member.type == "MESH" else member
+        if member is not owner and match is not None and match.action is not None and played is not None:
+            out.append((match.action, played))
+    return out
+
+
+def _owner(target: bpy.types.ID) -> bpy.types.Object | None:
+    """The object ``target`` moves: itself, or the mesh object whose shape keys it is."""
+    if target.id_type == "OBJECT":
+        return target
+    if target.id_type == "KEY":
+        user = target.user
+        return next((o for o in bpy.data.objects if o.type == "MESH" and o.data == user), None)
+    return None

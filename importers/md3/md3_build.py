@@ -101,7 +101,10 @@ def add_model(build: Md3Build, source: ModelSource, data: bytes, model: Md3Model
     key_names = [n or f"frame {i + 1}" for i, n in enumerate(names)]
     first_keys = None
     surfaces, surface_keys = [], []
-    by_actions = options.animations == "ACTIONS"
+    if animations is None:
+        animations = [Animation(a.name or "frames", a.first, a.last) for a in group_animations(names)] \
+            if model.num_frames > 1 else []
+    by_actions = options.animations == "ACTIONS" and bool(animations)    # a part without any: the timeline
     groups = [list(range(len(model.surfaces)))] if options.merge_surfaces and model.surfaces \
         else [[index] for index in range(len(model.surfaces))]
     for group in groups:
@@ -121,9 +124,6 @@ def add_model(build: Md3Build, source: ModelSource, data: bytes, model: Md3Model
     settings.source_format = "MD3"
     settings.frame_offset = start
     frames = start + np.arange(model.num_frames, dtype=np.float64) * step
-    if animations is None:
-        animations = [Animation(a.name or "frames", a.first, a.last) for a in group_animations(names)] \
-            if model.num_frames > 1 else []
     add_tag_empties(model, root, build.collection, frames, options.scale, source.stem,
                     animations if by_actions else None)
     if by_actions:

@@ -59,7 +59,7 @@ def check_actions(bpy, root, model, expected: list[tuple[str, int, int]]) -> int
     """Play each listed animation as the sidebar does and compare each of its frames with the file's;
     returns the frames compared."""
     settings = root.classic_model
-    assert settings.animation_mode == "ACTIONS"
+    assert settings.animation_mode == ("ACTIONS" if expected else "TIMELINE")   # nothing to act: the timeline
     assert [(a.name, a.frame_end - a.frame_start + 1) for a in settings.animations] == \
         [(n, last - first + 1) for n, first, last in expected]
     surfaces = sorted((c for c in root.children if c.type == "MESH"), key=lambda c: c["md3_surface_index"])
@@ -115,3 +115,29 @@ def test_player_animation_cfg_animations_are_actions(bpy_scene, merge):
         expected = player_animations(folder, part, model.num_frames)
         assert bool(expected) == (part != "head")
         check_actions(bpy, roots[part], model, expected)
+
+
+FILLED_NAMES = "frame names are limited to 15 characters"
+
+
+@pytest.mark.parametrize("path", ANIMATED)
+def test_untouched_actions_import_exports_byte_for_byte(bpy_scene, tmp_path, path):
+    """The export plays animation k on every surface and tag at once (the first surface's action stands
+    for it): where the frame-name runs cover every frame once, in order, the file comes back byte for
+    byte. A file whose frame names fill their 16-byte field (garbage bytes in two Nexuiz files) is
+    refused with the 15-character limit and no file is written (Timeline mode writes it back)."""
+    bpy = bpy_scene
+    assert bpy.ops.import_scene.md3(filepath=str(path), animations="ACTIONS", assemble_player=False) == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if o.get("md3_root") is not None]
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == root)
+    root.classic_model.active_animation = len(root.classic_model.animations) - 1     # whichever is active
+    out = tmp_path / path.name
+    model = read_md3(path.read_bytes())
+    if any(len(n.encode("latin-1", "replace")) > 15 for n in model.frame_names):
+        with pytest.raises(RuntimeError, match=FILLED_NAMES):
+            bpy.ops.export_scene.md3(filepath=str(out))
+        assert not out.exists()
+        return
+    assert bpy.ops.export_scene.md3(filepath=str(out)) == {"FINISHED"}
+    assert out.read_bytes() == path.read_bytes()
