@@ -126,6 +126,16 @@ DEGENERATE_MDL_ST = np.dtype([("st", "<i4", (3,))])
 # values. Vertex i of a surface is mesh vertex i; triangle i is polygon i (degenerate triangles, which
 # Blender cannot hold, in MD3_DEGENERATE rows); the surface's own per-vertex st is the UV of every
 # corner of that vertex.
+# Merged (the import's *Merge Surfaces*): ONE mesh object holds every surface of the file. Its
+# MD3_SURFACE holds every surface's header one after the other (file order; their number is the
+# surface count), MD3_SHADERS / MD3_ST / MD3_XYZ_NORMALS every surface's block one after the other
+# (sizes from the headers' counts); surface s owns the num_verts vertices after the previous surfaces'
+# and the faces of material slot s (``material_index`` s, the slot holding its material); its
+# MD3_DEGENERATE rows number triangles and vertices in that merged order; MD3_SURFACE_INDEX is 0.
+# Read by index only, through common/md3_surfaces.py (a mesh made per surface reads the same way).
+# Actions mode (``classic_model.animation_mode`` 'ACTIONS' on the root): each surface mesh and each tag
+# empty lists the root's animations in the root's order, each with its own action (the surface's shape
+# keys', the empty's); the root's list has no actions.
 MD3_ROOT = "md3_root"                # object (root): the MD3 part it stands for: "" (a plain model) or
                                      # "lower" / "upper" / "head" (a Quake III player part); its presence
                                      # marks the root

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import bpy
 
-from ..common.contract import MD3_SURFACE, MD3_TAG_INDEX
+from ..common.contract import MD3_TAG_INDEX
+from ..common.md3_surfaces import surface_count
 from ..formats.shown import quoted
 
 SHOWN = 3
@@ -16,12 +17,12 @@ def md3_dropped(objects: list[bpy.types.Object], target: str) -> list[str]:
     """One line per kind of thing ``objects`` hold that a ``target`` ("MD2", "MDL") file cannot."""
     tags = [o.name for o in objects if o.type == "EMPTY"
             and (o.get(MD3_TAG_INDEX) is not None or o.name.lower().startswith("tag_"))]
-    surfaces = [o.name for o in objects if o.type == "MESH" and o.data.get(MD3_SURFACE) is not None]
+    surfaces = sum(surface_count(o.data) for o in objects if o.type == "MESH")     # a merged mesh holds several
     lines = []
     if tags:
         shown = ", ".join(quoted(n) for n in tags[:SHOWN]) + (" ..." if len(tags) > SHOWN else "")
         lines.append(f"{len(tags)} tag(s) not written ({shown}): {target} has no tags")
-    if len(surfaces) > 1:
-        lines.append(f"the MD3's {len(surfaces)} surfaces are merged into one {target} mesh; their shaders become "
+    if surfaces > 1:
+        lines.append(f"the MD3's {surfaces} surfaces are merged into one {target} mesh; their shaders become "
                      "its skins")
     return lines

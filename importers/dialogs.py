@@ -81,7 +81,7 @@ def _prop_groups(operator, layout, fmt: str, groups: tuple[tuple[str, str, tuple
 
 def draw_md3_import(operator, layout, context) -> None:
     _prop_groups(operator, layout, "md3", (
-        ("mesh", "Mesh", ("scale", "md3_file_normals", "load_lods")), ("animation", "Animation", ("scene_timing",)),
+        ("mesh", "Mesh", ("scale", "md3_file_normals", "merge_surfaces", "load_lods")), ("animation", "Animation", ("animations", "scene_timing")),
         ("skins", "Skins", ("load_skins",)), ("player", "Quake III Player", ("assemble_player",))))
 
 
@@ -140,9 +140,11 @@ def draw_archive_import(operator, layout, context) -> None:
         body = group(layout, "CLASSIC_MODELS_archive_md3", "MD3")
         if body:
             body.prop(operator, "md3_file_normals")
+            body.prop(operator, "merge_surfaces")
             body.prop(operator, "assemble_player")
             body.prop(operator, "load_lods")
             if not present & {"MD2", "MDL"}:
+                body.prop(operator, "animations")
                 body.prop(operator, "scale")
                 body.prop(operator, "load_skins")
                 body.prop(operator, "scene_timing")

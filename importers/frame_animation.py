@@ -169,7 +169,7 @@ def play_frames_on_timeline(context: bpy.types.Context, obj: bpy.types.Object, s
     settings.frame_offset = start
     settings.animation_mode = mode
     if mode == "ACTIONS":
-        _animations_as_actions(obj, keys, animations, start, step)
+        animations_as_actions(obj, keys, animations, start, step)
         apply_timing(scene, timing, start, start + ((animations[0].frames if animations else 1) - 1) * step, fps)
         return start
     animate_frame_keys(obj.data.shape_keys, keys, start, action_name, step)
@@ -182,16 +182,23 @@ def play_frames_on_timeline(context: bpy.types.Context, obj: bpy.types.Object, s
     return start
 
 
-def _animations_as_actions(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], animations: list[Animation],
-                           start: int, step: float) -> None:
+def animations_as_actions(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], animations: list[Animation],
+                          start: int, step: float) -> None:
     """One action per animation, each playing its frames from ``start``; the first one active."""
     shape_keys = obj.data.shape_keys
     for anim in animations:
         animate_frame_keys(shape_keys, keys[anim.first:anim.last + 1], start, anim.name, step)
-        action = shape_keys.animation_data.action
-        action.use_fake_user = True
-        item = obj.classic_model.animations.add()
-        item.name, item.frame_start, item.frame_end = anim.name, start, scene_frame(start, anim.frames - 1, step, True)
-        item.action = action
+        list_animation(obj, anim, start, step, shape_keys.animation_data.action)
     if animations:
         assign_action(shape_keys, obj.classic_model.animations[0].action)
+
+
+def list_animation(obj: bpy.types.Object, anim: Animation, start: int, step: float,
+                   action: bpy.types.Action | None) -> None:
+    """``anim`` in the object's animation list, played from ``start`` by ``action`` (kept with a fake
+    user; None: the object only lists it, as an MD3 model root lists its surfaces' and tags' actions)."""
+    item = obj.classic_model.animations.add()
+    item.name, item.frame_start, item.frame_end = anim.name, start, scene_frame(start, anim.frames - 1, step, True)
+    if action is not None:
+        action.use_fake_user = True
+        item.action = action

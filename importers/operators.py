@@ -10,6 +10,16 @@ from ..common.dialog_layout import region_current
 from .scene_timing import SCENE_TIMING_ITEMS
 
 
+def animations_property() -> EnumProperty:
+    """The *Animations* option of the vertex-animation imports (MD2, MDL, MD3)."""
+    return EnumProperty(name="Animations", default="TIMELINE", items=(
+        ("TIMELINE", "Timeline", "The whole file on the timeline, a marker at each animation"),
+        ("ACTIONS", "Actions", "One shape-key action per animation (MDL: per frame group; MD3: per animation.cfg "
+                               "animation, its tags' actions beside), each from frame 1; the sidebar's animation "
+                               "list switches between them")),
+        description="How the file's animations are laid out in Blender")
+
+
 class ImportOperatorBase(ImportHelper):
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
@@ -37,11 +47,7 @@ class FrameImportBase(ImportOperatorBase):
                                    description="Use the first frame's stored normals as custom normals")
     load_skins: BoolProperty(name="Load Skins", default=True,
                              description="Find and load the skin images (MD2) or decode the paletted skins (MDL)")
-    animations: EnumProperty(name="Animations", default="TIMELINE", items=(
-        ("TIMELINE", "Timeline", "The whole file on the timeline, a marker at each animation"),
-        ("ACTIONS", "Actions", "One shape-key action per animation (MDL: per frame group), each from frame 1; "
-                               "the sidebar's animation list switches between them")),
-        description="How the file's animations are laid out in Blender")
+    animations: animations_property()
 
     def frame_options(self) -> dict:
         return {"scale": self.scale, "use_file_normals": self.use_file_normals, "load_skins": self.load_skins,

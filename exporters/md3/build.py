@@ -18,10 +18,11 @@ from typing import Callable
 import numpy as np
 import bpy
 
-from ...common.contract import MD3_DEGENERATE, MD3_SURFACE
+from ...common.contract import MD3_DEGENERATE
+from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
 from ...formats.md3.limits import renderer_problems
 from ...formats.md3.records import (FRAME_NAME_SIZE, MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS,
-                                    MD3_MAX_TRIANGLES, MD3_MAX_VERTS, NAME_SIZE, SURFACE, Md3Model)
+                                    MD3_MAX_TRIANGLES, MD3_MAX_VERTS, NAME_SIZE, Md3Model)
 from ...formats.md3.vertices import decode_xyz, encode_normals, encode_xyz
 from ...formats.shown import quoted
 from ..export_error import ExportError
@@ -206,13 +207,14 @@ def _model_normals(normals: np.ndarray, to_model: np.ndarray) -> np.ndarray:
     return out / np.maximum(np.linalg.norm(out, axis=-1, keepdims=True), 1e-300)
 
 
-def _own_counts(mesh: bpy.types.Object) -> tuple[int, int]:
+def _own_counts(records: SurfaceRecords | None) -> tuple[int, int]:
     """(vertices, triangles) the imported surface had in its file (0, 0 for a mesh made in Blender)."""
-    header = mesh.data.get(MD3_SURFACE)
-    if header is None or len(bytes(header)) != SURFACE.itemsize:
-        return 0, 0
-    head = np.frombuffer(bytes(header), SURFACE)[0]
-    return int(head["num_verts"]), int(head["num_triangles"])
+    return (records.num_verts, records.num_triangles) if records is not None else (0, 0)
+
+
+def _own_vertices(mesh: bpy.types.Object) -> int:
+    """The vertices the mesh's imported surfaces had in their file (0 for a mesh made in Blender)."""
+    return sum(r.num_verts for r in mesh_surfaces(mesh.data))
 
 
 def _check_objects(found: Md3Objects) -> None:
@@ -222,7 +224,7 @@ def _check_objects(found: Md3Objects) -> None:
     if len(found.meshes) > MD3_MAX_SURFACES:
         problems += over_limits((("surfaces", len(found.meshes), MD3_MAX_SURFACES),))
     big = [o for o in found.meshes if not o.modifiers
-           and len(o.data.vertices) > max(MD3_MAX_VERTS, _own_counts(o)[0])]
+           and len(o.data.vertices) > max(MD3_MAX_VERTS, _own_vertices(o))]
     if big:
         problems.append(f"mesh {quoted(big[0].name)} has {len(big[0].data.vertices)} vertices, over the limit of "
                         f"{MD3_MAX_VERTS} per surface (MD3_MAX_VERTS): split it into several objects")
@@ -247,7 +249,7 @@ def _check_surfaces(label: str, surfaces: list, frames: int) -> str | None:
     problems = over_limits((("surfaces", len(surfaces), MD3_MAX_SURFACES), ("frames", frames, MD3_MAX_FRAMES)))
     allowed_all = []
     for s in surfaces:
-        verts, tris = _own_counts(s.obj) if s.whole else (0, 0)
+        verts, tris = _own_counts(s.records) if s.whole else (0, 0)
         rows, allowed = within_own_file((("vertices", len(s.source), MD3_MAX_VERTS),
                                          ("triangles", len(s.triangles), MD3_MAX_TRIANGLES),
                                          ("shaders", len(s.shaders), MD3_MAX_SHADERS)),

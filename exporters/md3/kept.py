@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
-from ...common.contract import (MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_NAME, MD3_NUM_SKINS, MD3_SURFACE,
-                                MD3_TAG_INDEX, MD3_TAGS, MD3_TAIL, MD3_XYZ_NORMALS)
+from ...common.contract import MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_NAME, MD3_NUM_SKINS, MD3_TAG_INDEX, MD3_TAGS, MD3_TAIL
 from ...common.frame_table import FrameEntry, frame_table, match_frames
+from ...common.md3_surfaces import mesh_surfaces
 from ...formats.binary import decode_name
 from ...formats.file_tail import kept_tail
 from ...formats.md3.codec import write_md3
-from ...formats.md3.records import SURFACE, XYZ_NORMAL, Md3Layout, Md3Model, Md3Surface
+from ...formats.md3.records import XYZ_NORMAL, Md3Layout, Md3Model, Md3Surface
 from ..sampling.frame_rate import whole
 from .frames import kept_frame_records, kept_tag_records
 
@@ -70,10 +70,15 @@ class KeptModel:
     tags: np.ndarray | None = None
     layout: Md3Layout | None = None
     tail: bytes | None = None
-    surfaces: dict[str, KeptSurface] = field(default_factory=dict)
+    surfaces: dict[tuple[str, int], KeptSurface] = field(default_factory=dict)   # by (object, its surface)
+
+    def _find(self, surface) -> KeptSurface | None:
+        if not surface.whole or surface.records is None:
+            return None
+        return self.surfaces.get((surface.obj.name, surface.records.index))
 
     def _surface(self, surface) -> KeptSurface | None:
-        kept = self.surfaces.get(surface.obj.name) if surface.whole else None
+        kept = self._find(surface)
         if kept is None or kept.xyz is None or kept.xyz.shape[1] != len(surface.source):
             return None
         return kept
@@ -120,7 +125,7 @@ class KeptModel:
               tag_origin, tag_axis, tag_fields, surfaces, xyz, normal) -> Md3Model:
         out = []
         for surface, positions, normals in zip(surfaces, xyz, normal):
-            kept = self.surfaces.get(surface.obj.name) if surface.whole else None
+            kept = self._find(surface)
             header = kept.header if kept is not None else None
             out.append(Md3Surface(
                 name=surface.name, name_raw=surface.name_raw, shaders=surface.shaders, triangles=surface.triangles,
@@ -159,17 +164,14 @@ def kept_model(root: bpy.types.Object | None, meshes: list[bpy.types.Object]) ->
         kept.layout = parse_layout(root.get(MD3_LAYOUT))
         kept.tail = _bytes(root.get(MD3_TAIL))
     for mesh in meshes:
-        header = _bytes(mesh.data.get(MD3_SURFACE))
-        records = _bytes(mesh.data.get(MD3_XYZ_NORMALS))
-        if header is None or len(header) != SURFACE.itemsize:
-            continue
-        head = np.frombuffer(header, SURFACE)[0]
-        xyz = normal = None
-        frames, verts = int(head["num_frames"]), int(head["num_verts"])
-        if records is not None and frames > 0 and len(records) == frames * verts * XYZ_NORMAL.itemsize:
-            table = np.frombuffer(records, XYZ_NORMAL).reshape(frames, verts)
-            xyz, normal = table["xyz"], table["normal"]
-        kept.surfaces[mesh.name] = KeptSurface(xyz, normal, head)
+        for surface in mesh_surfaces(mesh.data):
+            head, records = surface.record, surface.xyz_normals
+            xyz = normal = None
+            frames, verts = int(head["num_frames"]), int(head["num_verts"])
+            if records is not None and frames > 0 and len(records) == frames * verts * XYZ_NORMAL.itemsize:
+                table = np.frombuffer(records, XYZ_NORMAL).reshape(frames, verts)
+                xyz, normal = table["xyz"], table["normal"]
+            kept.surfaces[(mesh.name, surface.index)] = KeptSurface(xyz, normal, head)
     return kept
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import bpy
 
-from ...common.contract import MD3_ROOT, MD3_SURFACE, MD3_SURFACE_INDEX, MD3_TAG_INDEX, MD3_TAG_NAME
+from ...common.contract import MD3_ROOT, MD3_SURFACE_INDEX, MD3_TAG_INDEX, MD3_TAG_NAME
+from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces, surface_count
 from ...common.made_names import is_made
 from ...formats.binary import decode_name
 from ...formats.md3.records import SURFACE
@@ -101,12 +102,18 @@ def tag_name(obj: bpy.types.Object) -> tuple[str, bytes | None]:
     return (kept, raw) if kept is not None else (obj.name, None)
 
 
-def surface_name(obj: bpy.types.Object) -> tuple[str, bytes | None]:
-    """The surface's name and its 64-byte field as read (None for a surface made in Blender or renamed)."""
-    record = obj.data.get(MD3_SURFACE)
+def surface_name(obj: bpy.types.Object, records: SurfaceRecords | None = None) -> tuple[str, bytes | None]:
+    """The surface's name and its 64-byte field as read (None for a surface made in Blender or renamed).
+    A surface of a merged mesh (:mod:`...common.md3_surfaces`) keeps its file's name: the object's
+    name is the model's, not the surface's."""
+    if records is None:
+        kept = mesh_surfaces(obj.data)
+        records = kept[0] if len(kept) == 1 else None
     raw = None
-    if record is not None and len(bytes(record)) == SURFACE.itemsize:
+    if records is not None:
         start, size = SURFACE.fields["name"][1], SURFACE.fields["name"][0].itemsize
-        raw = bytes(record)[start:start + size]
+        raw = records.header[start:start + size]
+        if surface_count(obj.data) > 1:
+            return decode_name(raw), raw
     kept = _kept_name(obj, raw)
     return (kept, raw) if kept is not None else (obj.name, None)

@@ -3,7 +3,11 @@ coordinates, triangles in file order and shaders.
 
 * One surface per mesh object; an object made in Blender whose faces use several materials gives one
   surface per material (``<object>_<material>``), since an MD3 surface has one shader the game draws.
-  An imported surface (``MD3_SURFACE``) stays one surface with its own shader list.
+  An imported surface (``MD3_SURFACE``) stays one surface with its own shader list; a mesh an import
+  merged (*Merge Surfaces*: every surface's records, :mod:`...common.md3_surfaces`) gives its surfaces
+  back, surface s from material slot s and its own vertex range, while every face of slot s still uses
+  only that range's vertices and the mesh has the vertices its records count (else one surface per
+  material, as a mesh made in Blender).
 * MD3 has one texture coordinate per vertex (``md3St_t`` beside ``md3XyzNormal_t``), so a vertex whose
   corners have different UVs (a seam) becomes one vertex per UV: the first keeps its place, the others
   follow the object's vertices. With *Split Normals* the vertex copies of
@@ -21,12 +25,12 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ...common.contract import (DEGENERATE_MD3, MD3_DEGENERATE, MD3_ROOT, MD3_SHADER, MD3_SHADERS, MD3_SKIN_SET,
-                                MD3_ST, MD3_SURFACE)
+from ...common.contract import MD3_ROOT, MD3_SHADER, MD3_SKIN_SET, MD3_SURFACE
+from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
 from ...common.skin_images import material_image
 from ...formats.binary import decode_name
 from ...formats.md3.records import SHADER, ST, Md3Shader
-from ..sampling.kept_triangles import insert_at, kept_rows
+from ..sampling.kept_triangles import insert_at
 from .objects import surface_name
 
 
@@ -42,6 +46,7 @@ class SurfaceGeometry:
     triangles: np.ndarray           # (Ts, 3) int32, file order (clockwise), degenerate ones put back
     whole: bool = False             # every vertex of the object, in its order (imported surfaces)
     material: bpy.types.Material | None = None   # the material it stands for (the first, for a whole object)
+    records: SurfaceRecords | None = None        # the records an import kept for it (whole surfaces)
     notes: list[str] = field(default_factory=list)
 
 
@@ -62,11 +67,11 @@ def shader_name(material: bpy.types.Material | None, folder: str) -> str:
     return material.name
 
 
-def _kept_shaders(mesh: bpy.types.Mesh) -> list[Md3Shader] | None:
-    blob = mesh.get(MD3_SHADERS)
-    if blob is None or len(bytes(blob)) % SHADER.itemsize:
+def _kept_shaders(kept: SurfaceRecords | None) -> list[Md3Shader] | None:
+    blob = kept.shaders if kept is not None else None
+    if blob is None or len(blob) % SHADER.itemsize:
         return None
-    records = np.frombuffer(bytes(blob), SHADER)
+    records = np.frombuffer(blob, SHADER)
     return [Md3Shader(decode_name(r["name"].tobytes()), int(r["shader_index"]), r["name"].tobytes()) for r in records]
 
 
@@ -80,11 +85,11 @@ def _skin_set_shown(obj: bpy.types.Object) -> bool:
     return False
 
 
-def _shaders(obj: bpy.types.Object, materials: list, folder: str) -> list[Md3Shader]:
+def _shaders(obj: bpy.types.Object, materials: list, folder: str, records: SurfaceRecords | None) -> list[Md3Shader]:
     """An imported surface's shader records while its materials still name them (or it has none, or they
     show a skin set), else one shader per material."""
     names = [shader_name(m, folder) for m in materials if m is not None]
-    kept = _kept_shaders(obj.data)
+    kept = _kept_shaders(records)
     wanted = set(names) - ({""} if not kept else set())     # a surface without shaders: its material names none
     if kept is not None and (wanted <= {s.name for s in kept} or _skin_set_shown(obj)):
         return kept                                                      # an import may make fewer materials
@@ -122,11 +127,11 @@ def _vertices(corner_vertex: np.ndarray, corner_uv: np.ndarray, base: np.ndarray
     return source, uv, index[inverse] if len(inverse) else np.zeros(0, np.int64)
 
 
-def _st(obj: bpy.types.Object, uv: np.ndarray, whole: bool) -> np.ndarray:
+def _st(records: SurfaceRecords | None, uv: np.ndarray) -> np.ndarray:
     """(Vs, 2) float32 st: an imported surface's records while every UV still is what they gave, else
     ``(u, 1 - v)``; vertices no corner uses keep their record (else 0, 0)."""
-    blob = obj.data.get(MD3_ST) if whole else None
-    kept = np.frombuffer(bytes(blob), ST)["st"] if blob is not None and len(bytes(blob)) % ST.itemsize == 0 else None
+    blob = records.st if records is not None else None
+    kept = np.frombuffer(blob, ST)["st"] if blob is not None and len(blob) % ST.itemsize == 0 else None
     used = np.all(np.isfinite(uv), axis=1)
     if kept is not None and len(kept) == len(uv):
         shown = np.stack([kept[:, 0], np.float32(1.0) - kept[:, 1]], axis=1).astype(np.float32)
@@ -140,9 +145,9 @@ def _st(obj: bpy.types.Object, uv: np.ndarray, whole: bool) -> np.ndarray:
     return st
 
 
-def _degenerate(obj: bpy.types.Object, triangles: np.ndarray, num_vertices: int) -> np.ndarray:
-    rows = kept_rows(obj.data, MD3_DEGENERATE, DEGENERATE_MD3, num_vertices, "indexes")
-    if rows is None:
+def _degenerate(records: SurfaceRecords | None, triangles: np.ndarray, num_vertices: int) -> np.ndarray:
+    rows = records.degenerate if records is not None else None
+    if rows is None or not len(rows) or rows["indexes"].min() < 0 or rows["indexes"].max() >= num_vertices:
         return triangles
     return insert_at(triangles, rows["indexes"].astype(np.int32), rows["index"])
 
@@ -177,30 +182,32 @@ def split_surfaces(sampled, shading, folder: str) -> list[SurfaceGeometry]:
         slots = part.topology.material_index
         slots = np.zeros(len(tris), np.int32) if slots is None else np.asarray(slots)
         materials = [s.material for s in obj.material_slots]
-        name, raw = surface_name(obj)
-        if obj.data.get(MD3_SURFACE) is not None or len(materials) <= 1:
-            groups = [(None, name, raw, materials)]
-        else:
-            used = list(dict.fromkeys(materials[i] if 0 <= i < len(materials) else materials[-1]
-                                      for i in np.unique(slots)))
-            groups = [(m, name if len(used) == 1 else f"{name}_{m.name if m is not None else 'none'}",
-                       raw if len(used) == 1 else None, [m]) for m in used]
+        kept = mesh_surfaces(obj.data)
+        merged = _merged_surfaces(kept, tris - vertex_offsets[k], slots, part.topology.num_vertices)
+        if merged is not None:
+            for records, chosen in merged:
+                first = vertex_offsets[k] + records.first_vertex
+                out.append(_whole_surface(obj, records, tris[chosen], corner_uv[chosen],
+                                          np.arange(first, first + records.num_verts),
+                                          materials[records.index:records.index + 1], folder))
+            continue
+        used = list(dict.fromkeys(materials[i] if 0 <= i < len(materials) else materials[-1]
+                                  for i in np.unique(slots))) if len(materials) > 1 else materials
+        if len(kept) == 1 or len(materials) <= 1 or len(used) == 1:
+            out.append(_whole_surface(obj, kept[0] if len(kept) == 1 else None, tris, corner_uv,
+                                      np.arange(vertex_offsets[k], vertex_offsets[k + 1]),
+                                      materials if len(kept) == 1 or len(materials) <= 1 else used, folder))
+            continue
+        name = surface_name(obj)[0]
         slot_material = [materials[i] if 0 <= i < len(materials) else None for i in range(max(len(materials), 1))]
         slots = np.clip(slots, 0, len(slot_material) - 1)
-        for material, surface, field_raw, shader_materials in groups:
-            if len(groups) == 1:
-                chosen = np.ones(len(tris), bool)
-            else:
-                chosen = np.array([m == material for m in slot_material], bool)[slots]
-            whole = len(groups) == 1
-            base = np.arange(vertex_offsets[k], vertex_offsets[k + 1]) if whole else None
-            source, uv, corner_index = _vertices(tris[chosen].reshape(-1), corner_uv[chosen].reshape(-1, 2), base)
+        for material in used:
+            chosen = np.array([m == material for m in slot_material], bool)[slots]
+            source, uv, corner_index = _vertices(tris[chosen].reshape(-1), corner_uv[chosen].reshape(-1, 2), None)
             file_tris = corner_index.reshape(-1, 3)[:, ::-1].astype(np.int32)
-            if whole:
-                file_tris = _degenerate(obj, file_tris, len(source))
-            out.append(SurfaceGeometry(obj, surface, field_raw, _shaders(obj, shader_materials, folder), source,
-                                       _st(obj, uv, whole), file_tris, whole,
-                                       next((m for m in shader_materials if m is not None), None)))
+            out.append(SurfaceGeometry(obj, f"{name}_{material.name if material is not None else 'none'}", None,
+                                       _shaders(obj, [material], folder, None), source, _st(None, uv), file_tris,
+                                       False, material))
     return out
 
 
@@ -217,10 +224,33 @@ def with_empty_surfaces(meshes: list[bpy.types.Object], surfaces: list[SurfaceGe
         if obj.name in by_object:
             out += by_object.pop(obj.name)
         elif len(obj.data.vertices) == 0 and obj.data.get(MD3_SURFACE) is not None:
-            name, raw = surface_name(obj)
+            kept = mesh_surfaces(obj.data)
+            records = kept[0] if len(kept) == 1 else None
+            name, raw = surface_name(obj, records)
             materials = [slot.material for slot in obj.material_slots]
-            out.append(SurfaceGeometry(obj, name, raw, _shaders(obj, materials, folder), np.zeros(0, np.int64),
-                                       _st(obj, np.zeros((0, 2), np.float32), True), np.zeros((0, 3), np.int32),
-                                       True, next((m for m in materials if m is not None), None)))
+            out.append(SurfaceGeometry(obj, name, raw, _shaders(obj, materials, folder, records), np.zeros(0, np.int64),
+                                       _st(records, np.zeros((0, 2), np.float32)), np.zeros((0, 3), np.int32),
+                                       True, next((m for m in materials if m is not None), None), records))
     return out
 
+def _whole_surface(obj: bpy.types.Object, records: SurfaceRecords | None, tris: np.ndarray, corner_uv: np.ndarray,
+                   base: np.ndarray, materials: list, folder: str) -> SurfaceGeometry:
+    """A surface of every vertex of ``base`` in its order (an imported surface, or a whole object)."""
+    source, uv, corner_index = _vertices(tris.reshape(-1), corner_uv.reshape(-1, 2), base)
+    file_tris = _degenerate(records, corner_index.reshape(-1, 3)[:, ::-1].astype(np.int32), len(source))
+    name, raw = surface_name(obj, records)
+    return SurfaceGeometry(obj, name, raw, _shaders(obj, materials, folder, records), source, _st(records, uv),
+                           file_tris, True, next((m for m in materials if m is not None), None), records)
+
+
+def _merged_surfaces(kept: list[SurfaceRecords], tris: np.ndarray, slots: np.ndarray,
+                     num_vertices: int) -> list[tuple[SurfaceRecords, np.ndarray]] | None:
+    """For a mesh holding several surfaces' records: each surface and which of the mesh's triangles
+    (``tris`` in mesh vertex numbers, ``slots`` their material slots) are its own; None when the mesh
+    is not one (any longer): vertices added or removed, or a face of slot s using another's vertex."""
+    if len(kept) < 2 or sum(r.num_verts for r in kept) != num_vertices:
+        return None
+    owner = np.repeat(np.arange(len(kept)), [r.num_verts for r in kept])
+    if len(tris) and (slots.min() < 0 or slots.max() >= len(kept) or (owner[tris] != slots[:, None]).any()):
+        return None
+    return [(records, slots == records.index) for records in kept]

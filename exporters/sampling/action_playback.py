@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
+from ...common.actions import played_with
+
 # (property, floats per item, rest value)
 POSE_CHANNELS = (("location", 3, (0.0, 0.0, 0.0)), ("rotation_quaternion", 4, (1.0, 0.0, 0.0, 0.0)),
                  ("rotation_euler", 3, (0.0, 0.0, 0.0)), ("rotation_axis_angle", 4, (0.0, 0.0, 1.0, 0.0)),
@@ -76,16 +78,19 @@ class ActionPlayback:
         return self
 
     def play(self, action: bpy.types.Action, target: bpy.types.ID) -> None:
-        """Everything at rest, then ``action`` alone on ``target``."""
+        """Everything at rest, then ``action`` alone on ``target`` (with the actions that play together
+        with it on the other IDs, :func:`...common.actions.played_with`: an MD3 model's surfaces and tags)."""
+        together = [(action, target)] + played_with(action, target)
         for id_block, state in zip(self.ids, self.saved):
             self._rest(id_block, state)
             anim = id_block.animation_data
-            if id_block == target:
+            own = next((a for a, i in together if i == id_block), None)
+            if own is not None:
                 anim = anim or id_block.animation_data_create()
                 anim.use_nla = False
-                if anim.action != action:
-                    anim.action = action
-                slot = pick_slot(action, id_block)
+                if anim.action != own:
+                    anim.action = own
+                slot = pick_slot(own, id_block)
                 if slot is not None and anim.action_slot != slot:
                     anim.action_slot = slot
             elif anim is not None and assigned_actions(id_block) & self.listed:

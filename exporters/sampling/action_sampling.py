@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import bpy
 
+from ...common.actions import played_with
 from ...formats.animations import group_animations
 from ...formats.md2.player import in_standard_order, standard_rank
 from .action_playback import ActionPlayback, assigned_actions, pick_slot
@@ -160,7 +161,12 @@ def find_actions(objects: list[bpy.types.Object], standard: str = "") -> list[tu
     if standard_first(standard, list(found)):
         rest = in_standard_order(rest)
     order = [n for n in dict.fromkeys(listed) if n in found] + rest
-    return [found[n] for n in order]
+    kept, along = [], set()
+    for name in order:              # an MD3 import's animation is one action per surface and tag: the
+        if name not in along:       # first object's stands for it, the others play along with it
+            kept.append(name)
+            along |= {a.name for a, _ in played_with(*found[name])}
+    return [found[n] for n in kept if n not in along]
 
 
 def standard_rule(objects: list[bpy.types.Object], standard: str) -> str:
@@ -336,7 +342,7 @@ def sample_actions(context: bpy.types.Context, objects: list[bpy.types.Object], 
     evaluated = 0
     current = scene.frame_current, scene.frame_subframe
     statics = [np.array(o.matrix_world, np.float64) for o in objects]
-    key_rest = _key_rest(ids, actions)
+    key_rest = _key_rest(ids, actions + [pair for a, t in actions for pair in played_with(a, t)])
     states = [_key_state(o, key_rest[o.data.shape_keys.name]) if o.data.shape_keys else None for o in objects]
     with ActionPlayback(ids, {a.name for a, _ in actions}, key_rest) as playback:
         try:

@@ -30,7 +30,8 @@ from ...formats.md3.codec import read_md3
 from ...formats.md3.lods import lod_names
 from ...formats.md3.records import FRAME, TAG, Md3Model
 from ..file_source import ArchiveSource, LooseSource, ModelSource, remember_source
-from ..frame_animation import add_frame_shape_keys, add_markers, animate_frame_keys, scene_frame
+from ..frame_animation import (add_frame_shape_keys, add_markers, animate_frame_keys, animations_as_actions,
+                               list_animation, scene_frame)
 from ..results import ImportResult
 from ..scene_timing import SceneTiming, apply_timing
 from .md3_skins import ShaderImages, apply_skins
@@ -48,6 +49,8 @@ class Md3ImportOptions:
     load_skins: bool = True
     assemble_player: bool = True       # lower.md3 of a Quake III player folder brings upper and head
     load_lods: bool = False            # x_1.md3 / x_2.md3 beside x.md3 into a hidden collection
+    animations: str = "TIMELINE"       # or "ACTIONS": one action per animation (animation.cfg or frame names)
+    merge_surfaces: bool = False       # one mesh for all surfaces (a material slot each), not one per surface
     scene_timing: str = "AUTO"         # 'AUTO', 'SET' or 'KEEP': see scene_timing.py
     exclude: tuple[str, ...] = ()      # files imported by the same call
 
@@ -97,38 +100,63 @@ def add_model(build: Md3Build, source: ModelSource, data: bytes, model: Md3Model
     names = model.frame_names
     key_names = [n or f"frame {i + 1}" for i, n in enumerate(names)]
     first_keys = None
-    surfaces = []
-    for index, surface in enumerate(model.surfaces):
-        obj, positions = build_surface(data, model, index, label, options.scale, options.use_file_normals,
-                                       result.warnings)
+    surfaces, surface_keys = [], []
+    if animations is None:
+        animations = [Animation(a.name or "frames", a.first, a.last) for a in group_animations(names)] \
+            if model.num_frames > 1 else []
+    by_actions = options.animations == "ACTIONS" and bool(animations)    # a part without any: the timeline
+    groups = [list(range(len(model.surfaces)))] if options.merge_surfaces and model.surfaces \
+        else [[index] for index in range(len(model.surfaces))]
+    for group in groups:
+        obj, positions = build_surface(data, model, group, label, options.scale, options.use_file_normals,
+                                       result.warnings, f"{source.stem}_surfaces" if len(group) > 1 else "")
         build.collection.objects.link(obj)
         obj.parent = root
         keys = add_frame_shape_keys(obj, key_names, positions)
-        animate_frame_keys(obj.data.shape_keys, keys, start, f"{source.stem}_{obj.name}_frames", step)
+        if not by_actions:
+            animate_frame_keys(obj.data.shape_keys, keys, start, f"{source.stem}_{obj.name}_frames", step)
+        surface_keys.append((obj, keys))
         first_keys = first_keys or keys
         remember_source(obj, source)
-        surfaces.append((obj, surface))
+        surfaces += [(obj, model.surfaces[index]) for index in group]
     record_frame_table(root, names, first_keys or [_Named(n) for n in key_names])
     settings = root.classic_model
     settings.source_format = "MD3"
     settings.frame_offset = start
-    settings.animation_mode = "TIMELINE"
     frames = start + np.arange(model.num_frames, dtype=np.float64) * step
-    add_tag_empties(model, root, build.collection, frames, options.scale, source.stem)
-    if animations is None:
-        animations = [Animation(a.name or "frames", a.first, a.last) for a in group_animations(names)] \
-            if model.num_frames > 1 else []
-    add_markers(scene, animations, start, step)
-    apply_timing(scene, build.timing, start, start + (model.num_frames - 1) * step, build.fps)
-    for anim in animations:
-        item = settings.animations.add()
-        item.name = anim.name
-        item.frame_start = scene_frame(start, anim.first, step)
-        item.frame_end = scene_frame(start, anim.last, step, True)
+    add_tag_empties(model, root, build.collection, frames, options.scale, source.stem,
+                    animations if by_actions else None)
+    if by_actions:
+        _play_as_actions(root, surface_keys, animations, start, step)
+        apply_timing(scene, build.timing, start, start + ((animations[0].frames if animations else 1) - 1) * step,
+                     build.fps)
+    else:
+        settings.animation_mode = "TIMELINE"
+        add_markers(scene, animations, start, step)
+        apply_timing(scene, build.timing, start, start + (model.num_frames - 1) * step, build.fps)
+        for anim in animations:
+            item = settings.animations.add()
+            item.name = anim.name
+            item.frame_start = scene_frame(start, anim.first, step)
+            item.frame_end = scene_frame(start, anim.last, step, True)
     if options.load_skins:
         apply_skins(root, surfaces, build.images, source.name, label, result.warnings, result.infos)
     remember_source(root, source)
     return root
+
+
+def _play_as_actions(root: bpy.types.Object, surface_keys: list, animations: list[Animation], start: int,
+                     step: float) -> None:
+    """Actions mode: each surface mesh plays each animation as its own shape-key action (as MD2 and MDL
+    do, :func:`..frame_animation.animations_as_actions`), the tags theirs (:mod:`.md3_tags`); the root
+    lists the animations, and picking one there makes every surface's and tag's action of that name
+    active (:func:`...common.actions.activate_animation`)."""
+    root.classic_model.animation_mode = "ACTIONS"
+    for obj, keys in surface_keys:
+        obj.classic_model.animation_mode = "ACTIONS"
+        animations_as_actions(obj, keys, animations, start, step)
+    for anim in animations:
+        list_animation(root, anim, start, step, None)
 
 
 class _Named:

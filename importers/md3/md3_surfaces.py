@@ -52,29 +52,49 @@ def surface_records(data: bytes, model: Md3Model, index: int) -> dict[str, bytes
             MD3_XYZ_NORMALS: block("ofs_xyznormals", surface.num_frames * surface.num_verts * XYZ_NORMAL.itemsize)}
 
 
-def build_surface(data: bytes, model: Md3Model, index: int, label: str, scale: float, file_normals: bool,
-                  warnings: list[str]) -> tuple[bpy.types.Object, np.ndarray]:
-    """The surface's mesh object (not linked) and its (F, V, 3) positions."""
-    surface = model.surfaces[index]
-    positions = surface_positions(surface, scale)
-    triangles = np.asarray(surface.triangles, dtype=np.int64).reshape(-1, 3)
-    keep = faced_triangles(f"{label} surface {surface.name}", triangles, warnings)
-    corners = triangles[keep][:, ::-1]
-    mesh = build_triangle_mesh(surface.name or f"surface_{index}", positions[0], corners,
-                               surface_uvs(surface, corners))
-    if file_normals and surface.num_verts and len(corners):
-        normals = decode_normals(surface.normal[0]).astype(np.float64)     # the sine table's are not unit:
-        normals /= np.linalg.norm(normals, axis=1, keepdims=True)          # Blender 4.2 would store them tilted
-        mesh.normals_split_custom_set_from_vertices(normals)
-    for key, value in surface_records(data, model, index).items():
-        mesh[key] = value
-    if not keep.all():
-        kept = np.zeros(int((~keep).sum()), dtype=DEGENERATE_MD3)
-        kept["index"], kept["indexes"] = np.flatnonzero(~keep), triangles[~keep]
+def build_surface(data: bytes, model: Md3Model, index: int | list[int], label: str, scale: float,
+                  file_normals: bool, warnings: list[str], name: str = "") -> tuple[bpy.types.Object, np.ndarray]:
+    """The mesh object (not linked) of surface ``index``, or of the surfaces ``index`` lists merged into
+    one mesh (``name``; surface k of the list is material slot k, :mod:`...common.md3_surfaces`), and
+    its (F, V, 3) positions."""
+    indices = [index] if isinstance(index, int) else list(index)
+    parts = [_surface_part(model, i, label, scale, warnings) for i in indices]
+    vertex_starts = np.cumsum([0] + [model.surfaces[i].num_verts for i in indices])
+    triangle_starts = np.cumsum([0] + [len(p[1]) for p in parts])
+    positions = np.concatenate([p[0] for p in parts], axis=1)
+    corners = np.concatenate([p[1][p[2]][:, ::-1] + v for p, v in zip(parts, vertex_starts)])
+    uvs = np.concatenate([surface_uvs(model.surfaces[i], p[1][p[2]][:, ::-1]) for p, i in zip(parts, indices)])
+    surface = model.surfaces[indices[0]]
+    mesh = build_triangle_mesh(name or surface.name or f"surface_{indices[0]}", positions[0], corners, uvs)
+    if len(indices) > 1:
+        slots = np.repeat(np.arange(len(indices), dtype=np.int32), [int(p[2].sum()) for p in parts])
+        mesh.polygons.foreach_set("material_index", slots)
+    if file_normals and len(positions[0]) and len(corners):
+        normals = np.concatenate([decode_normals(model.surfaces[i].normal[0]) for i in indices]).astype(np.float64)
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)          # the sine table's are not unit:
+        mesh.normals_split_custom_set_from_vertices(normals)               # Blender 4.2 would store them tilted
+    records = [surface_records(data, model, i) for i in indices]
+    for key in records[0]:
+        mesh[key] = b"".join(r[key] for r in records)
+    degenerate = [(np.flatnonzero(~p[2]) + t, p[1][~p[2]] + v)
+                  for p, t, v in zip(parts, triangle_starts, vertex_starts) if not p[2].all()]
+    if degenerate:
+        kept = np.zeros(sum(len(d[0]) for d in degenerate), dtype=DEGENERATE_MD3)
+        kept["index"] = np.concatenate([d[0] for d in degenerate])
+        kept["indexes"] = np.concatenate([d[1] for d in degenerate])
         mesh[MD3_DEGENERATE] = kept.tobytes()
-    record_counts(mesh, vertices=surface.num_verts, triangles=len(triangles), frames=model.num_frames,
-                  shaders=len(surface.shaders))
+    record_counts(mesh, vertices=int(vertex_starts[-1]), triangles=int(triangle_starts[-1]), frames=model.num_frames,
+                  shaders=sum(len(model.surfaces[i].shaders) for i in indices))
     obj = bpy.data.objects.new(mesh.name, mesh)
     mark_made(obj)
-    obj[MD3_SURFACE_INDEX] = index
+    obj[MD3_SURFACE_INDEX] = indices[0]
     return obj, positions
+
+
+def _surface_part(model: Md3Model, index: int, label: str, scale: float,
+                  warnings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Surface ``index``'s (F, V, 3) positions, (T, 3) file triangles and which of them get a face."""
+    surface = model.surfaces[index]
+    triangles = np.asarray(surface.triangles, dtype=np.int64).reshape(-1, 3)
+    keep = faced_triangles(f"{label} surface {surface.name}", triangles, warnings)
+    return surface_positions(surface, scale), triangles, keep

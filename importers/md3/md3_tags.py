@@ -19,7 +19,9 @@ from ...common.contract import MD3_TAG_INDEX, MD3_TAG_NAME
 from ...common.made_names import mark_made
 from ...formats.md3.records import Md3Model
 from ...formats.md3.tags import tag_matrices
-from ..frame_animation import new_action_fcurves, set_linear_keys
+from ...common.actions import assign_action
+from ...formats.animations import Animation
+from ..frame_animation import list_animation, new_action_fcurves, set_linear_keys
 
 TAG_DISPLAY_SIZE = 4.0     # Quake units: a player is 56 high
 
@@ -38,8 +40,11 @@ def tag_rotations(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def add_tag_empties(model: Md3Model, root: bpy.types.Object, collection: bpy.types.Collection,
-                    frames: np.ndarray, scale: float, action_stem: str) -> list[bpy.types.Object]:
-    """An empty per tag (file order) parented to ``root``, keyed at scene ``frames`` (one per file frame)."""
+                    frames: np.ndarray, scale: float, action_stem: str,
+                    animations: list[Animation] | None = None) -> list[bpy.types.Object]:
+    """An empty per tag (file order) parented to ``root``, keyed at scene ``frames`` (one per file frame);
+    with ``animations`` (the import's Actions mode) one action per animation instead, its file frames
+    keyed from ``frames[0]`` at the same spacing, listed on the empty (the first one active)."""
     empties = []
     if not model.num_tags:
         return empties
@@ -59,16 +64,26 @@ def add_tag_empties(model: Md3Model, root: bpy.types.Object, collection: bpy.typ
         empty.location = location[0]
         empty.rotation_quaternion = quats[0]
         empty.scale = (signs[0],) * 3
-        if len(frames) > 1:
-            _key_tag(empty, f"{action_stem}_{empty.name}", frames, location, quats,
-                     signs if (signs < 0).any() else None)
+        mirrored = signs if (signs < 0).any() else None
+        if animations is not None:
+            step = frames[1] - frames[0] if len(frames) > 1 else 1.0
+            for anim in animations:
+                rows = slice(anim.first, anim.last + 1)
+                action = _key_tag(empty, f"{anim.name}_{empty.name}", frames[0] + np.arange(anim.frames) * step,
+                                  location[rows], quats[rows], None if mirrored is None else mirrored[rows])
+                list_animation(empty, anim, int(frames[0]), step, action)
+            if animations:
+                assign_action(empty, empty.classic_model.animations[0].action)
+        elif len(frames) > 1:
+            _key_tag(empty, f"{action_stem}_{empty.name}", frames, location, quats, mirrored)
         empties.append(empty)
     return empties
 
 
 def _key_tag(empty: bpy.types.Object, action_name: str, frames: np.ndarray, location: np.ndarray,
-             quats: np.ndarray, signs: np.ndarray | None) -> None:
-    """Location and rotation keys (and scale, for a tag mirrored in some frame) at ``frames``."""
+             quats: np.ndarray, signs: np.ndarray | None) -> bpy.types.Action:
+    """Location and rotation keys (and scale, for a tag mirrored in some frame) at ``frames``, in a new
+    action (returned)."""
     channels = [("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)]
     values = np.column_stack([location, quats])
     if signs is not None:
@@ -76,3 +91,4 @@ def _key_tag(empty: bpy.types.Object, action_name: str, frames: np.ndarray, loca
         values = np.column_stack([values, signs, signs, signs])
     for column, fcurve in enumerate(new_action_fcurves(empty, action_name, channels)):
         set_linear_keys(fcurve, frames, values[:, column])
+    return empty.animation_data.action

@@ -5,7 +5,7 @@ import bpy
 from bpy.props import BoolProperty, FloatProperty, StringProperty
 
 from ..dialogs import draw_md3_import
-from ..operators import ImportOperatorBase
+from ..operators import ImportOperatorBase, animations_property
 from ..run_import import import_files, operator_paths
 from .md3_import import Md3ImportOptions, import_md3
 
@@ -32,9 +32,16 @@ class IMPORT_SCENE_OT_md3(bpy.types.Operator, ImportOperatorBase):
     load_lods: BoolProperty(name="Levels of Detail", default=False,
                             description="Also import x_1.md3 and x_2.md3 beside x.md3, into a hidden collection")
 
+    animations: animations_property()
+    merge_surfaces: BoolProperty(name="Merge Surfaces", default=False,
+                                 description="One mesh object for all of a file's surfaces, each surface a "
+                                             "material slot (exports back as the same surfaces), instead of "
+                                             "one mesh object per surface")
+
     def import_options(self, exclude: tuple[str, ...] = ()) -> Md3ImportOptions:
         return Md3ImportOptions(scale=self.scale, use_file_normals=self.md3_file_normals, load_skins=self.load_skins,
                                 assemble_player=self.assemble_player, load_lods=self.load_lods,
+                                merge_surfaces=self.merge_surfaces, animations=self.animations,
                                 scene_timing=self.scene_timing, exclude=exclude)
 
     def execute(self, context):

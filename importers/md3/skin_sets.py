@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import bpy
 
-from ...common.contract import (ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_SHADER, MD3_SHADERS, MD3_SKIN_SET, MD3_SKIN_SHADER,
-                                MD3_SKINS, MD3_SURFACE, MD3_SURFACE_INDEX, SOURCE_FILE)
+from ...common.contract import (ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_SHADER, MD3_SKIN_SET, MD3_SKIN_SHADER, MD3_SKINS,
+                                MD3_SURFACE_INDEX, SOURCE_FILE)
+from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
 from ...common.made_names import is_made
 from ...formats.archives.archive import ArchiveError, open_archive
 from ...formats.archives.game_folder import GameFolder
 from ...formats.binary import decode_name
-from ...formats.md3.records import SHADER, SURFACE
+from ...formats.md3.records import SHADER
 from ...formats.md3.skin_file import parse_skin
 from ...formats.shown import quoted
 from ..file_source import ArchiveSource, LooseSource
@@ -41,14 +42,14 @@ def skin_set_names(root: bpy.types.Object) -> list[str]:
         return []
 
 
-def _surface_name(mesh: bpy.types.Mesh) -> str:
+def _surface_name(records: SurfaceRecords) -> str:
     """The surface's name as its file record holds it (the object may have been renamed)."""
-    return decode_name(np.frombuffer(bytes(mesh[MD3_SURFACE]), SURFACE, count=1)[0]["name"].tobytes())
+    return decode_name(records.record["name"].tobytes())
 
 
-def _file_shader(mesh: bpy.types.Mesh) -> str:
+def _file_shader(records: SurfaceRecords) -> str:
     """The surface's first shader name in the file ('' for none)."""
-    raw = bytes(mesh.get(MD3_SHADERS, b""))
+    raw = records.shaders or b""
     if len(raw) < SHADER.itemsize:
         return ""
     return decode_name(np.frombuffer(raw, SHADER, count=1)[0]["name"].tobytes())
@@ -75,18 +76,20 @@ def show_skin_set(root: bpy.types.Object, set_name: str) -> ImportResult:
         source = LooseSource(Path(root.get(SOURCE_FILE, root.name)))
     images = ShaderImages(source)
     try:
-        for obj in sorted((c for c in root.children if MD3_SURFACE_INDEX in c), key=lambda c: c[MD3_SURFACE_INDEX]):
-            surface_name = _surface_name(obj.data)
-            shader = _file_shader(obj.data)
+        surfaces = [(obj, records) for obj in root.children if MD3_SURFACE_INDEX in obj
+                    for records in mesh_surfaces(obj.data)]             # a merged mesh: a slot per surface
+        for obj, records in sorted(surfaces, key=lambda pair: (pair[0][MD3_SURFACE_INDEX], pair[1].index)):
+            surface_name = _surface_name(records)
+            shader = _file_shader(records)
             shown = None if shaders is None else shaders.shader_for(surface_name) or ""
             material = next((m for m in bpy.data.materials if is_made(m) and (shown or shader)
                              and m.get(MD3_SHADER) == shader and m.get(MD3_SKIN_SHADER) == shown), None)
             if material is None:
                 material = images.material(shader, surface_name, source.label, result.warnings, result.infos, shown)
-            if len(obj.data.materials):
-                obj.data.materials[0] = material
-            else:
-                obj.data.materials.append(material)
+            slots = obj.data.materials
+            while len(slots) <= records.index:
+                slots.append(None)
+            slots[records.index] = material
     finally:
         images.close()
         if archive is not None:

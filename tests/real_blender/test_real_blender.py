@@ -199,3 +199,24 @@ def test_md5_collection_exporter_writes_the_pair_back(session):
     assert anim.num_frames == 6 and anim.joint_names == mesh.joint_names, check
     assert written == (work / "md5" / "crate.md5mesh").read_bytes()
     assert (work / "collection.md5anim").read_bytes() == (work / "md5" / "crate.md5anim").read_bytes()
+
+
+def test_md3_import_dialog_merge_surfaces_and_actions_clicked(session):
+    """The MD3 import dialog: Merge Surfaces ticked and Animations set to Actions by clicking where the
+    dialog draws them, Import clicked: one mesh for both surfaces of the model the session wrote (a
+    material slot each, the default skin set's red.tga), the model root in Actions mode."""
+    check = session.check("md3:import_options")
+    assert check["ok"], check
+    assert check["meshes"] == [["crate2_surfaces", 2]] and check["slot_images"] == ["red.tga", "red.tga"], check
+
+
+def test_md3_sidebar_skin_set_switched_by_click(session):
+    """View3D > Sidebar > Model: the skin-set button beside the pressed 'default' clicked ('blue'): the
+    model root shows the blue set, both slots' materials blue.tga, the pressed button moved left and the
+    viewport draws the model blue where it was red (mean colour of its pixels; screenshots
+    md3_skin_set_before.png and md3_skin_set_blue.png)."""
+    check = session.check("md3:sidebar_skin_set")
+    assert check["ok"], check
+    (before, after) = check["viewport_colour"]
+    assert before[0] > before[2] + 60 and after[2] > after[0] + 60, check
+    assert check["pressed"][1][0] < check["pressed"][0][0], check

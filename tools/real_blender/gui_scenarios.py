@@ -543,3 +543,8 @@ def import_keeps_scene_rate(screen, work, record):
 SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, menu_export_md2_shape_keys,
              export_dialog_after_loose_import, archive_dialog, drag_and_drop, collection_exporters, sidebar, presets,
              dialogs_without_region, import_keeps_scene_rate)
+
+
+# MD3 import options and the sidebar's skin sets (issue 31): their own module, run last
+from gui_md3 import SCENARIOS as MD3_SCENARIOS  # noqa: E402
+SCENARIOS += MD3_SCENARIOS
