@@ -22,7 +22,7 @@ xvfb=$!
 for _ in $(seq 100); do [ -s "$OUT/display.txt" ] && break; sleep 0.1; done
 export DISPLAY=":$(head -1 "$OUT/display.txt")"
 # -p: the main window fills the screen at 0,0 (there is no window manager to place it)
-timeout "${CLASSIC_MODELS_GUI_TIMEOUT:-900}" blender -p 0 0 1600 1000 --python "$SRC/tools/real_blender/gui_session.py" \
+timeout "${CLASSIC_MODELS_GUI_TIMEOUT:-1500}" blender -p 0 0 1600 1000 --python "$SRC/tools/real_blender/gui_session.py" \
   -- "$OUT" >"$OUT/blender.log" 2>&1
 echo "$?" >"$OUT/blender_exit.txt"
 kill "$xvfb" 2>/dev/null
