@@ -44,6 +44,7 @@ class Md5Build:
     armature: bpy.types.Object
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
+    mesh_text: bytes | None = None      # the mesh's text, when the check against the kept file wrote it
 
 
 @dataclass
@@ -119,9 +120,10 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     info = plan.report(len(frames)) + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
-    mesh, anim, kept_note = kept_pair(armature, mesh, anim, played)
+    mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
     info += [kept_note] if kept_note else []
     if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
         for part in mesh.meshes:
             part.shader = twin.shader
-    return Md5Build(mesh, anim, armature, warnings, info)
+        mesh_text = None
+    return Md5Build(mesh, anim, armature, warnings, info, mesh_text)

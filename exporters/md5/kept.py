@@ -120,22 +120,25 @@ def _merged_anim(anim, kept, mesh_unchanged: bool):
 
 
 def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):
-    """(mesh, anim, note): the kept files' records where the built ones equal them, else the built ones;
-    the anim's from the action ``played`` (Actions) or the armature's action (Timeline)."""
+    """(mesh, anim, note, mesh text): the kept files' records where the built ones equal them, else the
+    built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
+    text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
+    (the export writes it then, not twice)."""
     source = armature.get(MD5_MESH_SOURCE)
     if source is None:
-        return mesh, anim, ""
+        return mesh, anim, "", None
     try:
         kept_mesh = read_md5mesh(bytes(source))
     except FormatError:
-        return mesh, anim, ""
+        return mesh, anim, "", None
     merged = _merged_mesh(mesh, kept_mesh)
     notes = []
     if merged is not None:
         notes.append("md5mesh: the imported file's text kept where its values are unchanged")
         mesh = merged
     # the file's bounds hold while the mesh writes back as it was and no pose changed
-    unchanged = merged is not None and write_md5mesh(mesh) == bytes(source)
+    text = write_md5mesh(mesh) if merged is not None else None
+    unchanged = text == bytes(source)
     if played is not None:          # Actions: the one action sampled (several make one anim of their own)
         action = played[0] if len(played) == 1 else None
     else:                           # Timeline: the armature's action
@@ -150,4 +153,4 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
         if merged_anim is not None:
             notes.append("md5anim: the imported file's text kept (poses unchanged)")
             anim = merged_anim
-    return mesh, anim, "; ".join(notes)
+    return mesh, anim, "; ".join(notes), text

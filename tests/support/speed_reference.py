@@ -127,3 +127,31 @@ def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.nd
         for f in range(1, len(out)):
             out[f] = np.where(same[f - 1], out[f - 1], out[f])
     return out
+
+
+def md5_tokens(data: bytes) -> tuple[list, list, list, list]:
+    """``formats/md5/text.py`` ``Md5Text``'s scan as it was, one match per token: (tokens, quoted, starts,
+    ends); a ValueError naming the offset of a quoted string left open."""
+    from formats.md5.text import _SCAN
+    data = bytes(data)
+    tokens, starts, ends, quoted = [], [], [], []
+    nul = data.find(b"\0")
+    pos, size = 0, len(data) if nul < 0 else nul
+    while pos < size:
+        match = _SCAN.match(data, pos, size)
+        if match.group(2) is None:
+            break
+        start, end = match.span(2)
+        raw = match.group(2)
+        if raw[:1] == b'"':
+            if len(raw) < 2 or raw[-1:] != b'"':
+                raise ValueError(start)
+            tokens.append(raw[1:-1])
+            quoted.append(True)
+        else:
+            tokens.append(raw)
+            quoted.append(False)
+        starts.append(start)
+        ends.append(end)
+        pos = end
+    return tokens, quoted, starts, ends
