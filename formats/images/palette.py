@@ -342,17 +342,26 @@ def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, kee
     keep = np.asarray(keep)
     if keep.shape != emissive.shape or keep.dtype != np.uint8:
         raise FormatError(f"keep must be {emissive.shape} uint8, got {keep.dtype} {keep.shape}", field="keep")
-    same = np.all(palette[keep] == np.clip(np.rint(rgb), 0, 255), axis=-1)
+    same = np.all(palette[keep] == _rounded(rgb), axis=-1)
     return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
+
+
+def _rounded(rgb: np.ndarray) -> np.ndarray:
+    """Colour values rounded and clipped to 0..255 (as float64); uint8 values (an image read from
+    Blender) already are, and are returned as they are (the same numbers, without a float copy)."""
+    rgb = np.asarray(rgb)
+    if rgb.dtype == np.uint8:
+        return rgb
+    return np.clip(np.rint(rgb.astype(np.float64)), 0, 255)
 
 
 def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray):
     """Match each distinct (colour, class) of the ``todo`` pixels once (others are left 0): the
     indices, the distinct (r, g, b, emissive) values, the index found for each and its pixel count."""
-    values = np.clip(np.rint(rgb.astype(np.float64)), 0, 255).astype(np.int64)
-    keys = (values[..., 0] << 16 | values[..., 1] << 8 | values[..., 2]) | (emissive.astype(np.int64) << 24)
-    out = np.zeros(keys.shape, dtype=np.uint8)
-    unique, inverse, counts = np.unique(keys[todo], return_inverse=True, return_counts=True)
+    values = _rounded(rgb[todo]).astype(np.int64)              # only the pixels to match
+    keys = (values[..., 0] << 16 | values[..., 1] << 8 | values[..., 2]) | (emissive[todo].astype(np.int64) << 24)
+    out = np.zeros(todo.shape, dtype=np.uint8)
+    unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255, unique >> 24], axis=1)
     found = matcher.nearest(colours[:, :3].astype(np.float64), colours[:, 3].astype(bool))
     out[todo] = found[inverse.ravel()]
