@@ -36,8 +36,10 @@ def image_rgba(image: bpy.types.Image) -> np.ndarray:
     pixels = np.empty(width * height * channels, dtype=np.float32)
     image.pixels.foreach_get(pixels)
     pixels = pixels.reshape(height, width, channels)[::-1]
-    rgba = np.full((height, width, 4), 255, dtype=np.uint8)
     colour = np.clip(np.rint(pixels * 255.0), 0, 255).astype(np.uint8)
+    if channels == 4:
+        return colour
+    rgba = np.full((height, width, 4), 255, dtype=np.uint8)
     if channels >= 3:
         rgba[..., :3] = colour[..., :3]
     else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formats.images.palette import FULLBRIGHT_START, ciede2000, rgba_to_indices, srgb_to_lab
+from ...formats.images.palette import FULLBRIGHT_START, ciede2000, packed_colours, rgba_to_indices, srgb_to_lab
 
 FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
@@ -23,10 +23,13 @@ def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: 
     (h, w) indices the skin was imported with, if any."""
     if mask_rgba is None:
         return None
-    masked = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    masked = sum(mask_rgba[..., c].astype(np.int32) for c in range(3)) >= 3 * 128
     if imported is None:
         return masked
-    repainted = np.any(rgba[..., :3] != palette[imported][..., :3], axis=-1)
+    if rgba.dtype == np.uint8:          # one packed comparison, not three and a reduction
+        repainted = packed_colours(rgba) != packed_colours(palette)[imported]
+    else:
+        repainted = np.any(rgba[..., :3] != palette[imported][..., :3], axis=-1)
     follows = repainted & (masked == (imported >= FULLBRIGHT_START))     # mask left as imported
     if follows.any():
         nearest = rgba_to_indices(rgba[follows][None], palette, ordinary=(0, len(palette)))[0]
@@ -40,7 +43,11 @@ def far_from_fullbright(rgba: np.ndarray, fullbright: np.ndarray, indices: np.nd
     fullbright colour they were written as (a mask painted white over an ordinary colour)."""
     if not fullbright.any():
         return 0
-    colours, where = np.unique(rgba[fullbright][:, :3], axis=0, return_inverse=True)
+    if rgba.dtype == np.uint8:          # the distinct colours by their packed values (a count: any order)
+        keys, where = np.unique(packed_colours(rgba[fullbright]), return_inverse=True)
+        colours = np.stack([keys >> 16, (keys >> 8) & 255, keys & 255], axis=1).astype(np.uint8)
+    else:
+        colours, where = np.unique(rgba[fullbright][:, :3], axis=0, return_inverse=True)
     chosen = np.zeros(len(colours), np.int64)
     chosen[where.ravel()] = indices[fullbright]
     far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > FAR_FROM_FULLBRIGHT

@@ -342,8 +342,24 @@ def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, kee
     keep = np.asarray(keep)
     if keep.shape != emissive.shape or keep.dtype != np.uint8:
         raise FormatError(f"keep must be {emissive.shape} uint8, got {keep.dtype} {keep.shape}", field="keep")
-    same = np.all(palette[keep] == _rounded(rgb), axis=-1)
+    rgb = np.asarray(rgb)
+    if rgb.dtype == np.uint8:                   # one packed comparison, not three and a reduction
+        same = packed_colours(palette)[keep] == packed_colours(rgb)
+    else:
+        same = np.all(palette[keep] == _rounded(rgb), axis=-1)
     return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
+
+
+def packed_colours(rgb: np.ndarray) -> np.ndarray:
+    """(...) int32 ``r << 16 | g << 8 | b`` of (..., 3 or more) uint8 colours: equal exactly where
+    the colours are."""
+    rgb = np.asarray(rgb)
+    out = rgb[..., 0].astype(np.int32)
+    out <<= 8
+    out |= rgb[..., 1]
+    out <<= 8
+    out |= rgb[..., 2]
+    return out
 
 
 def _rounded(rgb: np.ndarray) -> np.ndarray:

@@ -34,3 +34,27 @@ def test_a_kept_skin_is_not_copied_as_floats_nor_keyed_whole():
     match_palette(image[:8, :8], palette, mask[:8, :8], keep=keep[:8, :8])      # tables built outside the count
     work = measure(match_palette, image, palette, mask, False, (0, FULLBRIGHT_START), (), keep)
     assert work.peak < keep.size * 16
+
+
+def test_fullbright_pixels_and_far_counts_are_todays(extension):
+    """The MDL export's fullbright decision and its count of masked pixels far from every fullbright colour,
+    against the previous code: a kept skin with repainted pixels, its mask as imported, painted white and
+    black in places; and a skin made in Blender (no imported indices)."""
+    from importlib import import_module
+    from formats.images.palette import rgba_to_indices
+    from support import speed_reference as reference
+    fullbright = import_module(f"{extension}.exporters.mdl.fullbright")
+    image, palette, keep, mask = kept_skin(3000)
+    rng = np.random.default_rng(10)
+    mask_rgba = np.zeros(image.shape, np.uint8)
+    mask_rgba[mask] = 255
+    mask_rgba[:40, :60] = 255                                   # painted white over ordinary colours
+    mask_rgba[200:, 300:] = 0                                   # painted black over fullbright ones
+    mask_rgba[rng.random(mask.shape) < 0.01] = (127, 128, 129, 255)     # sums 384: white
+    for imported in (keep, None):
+        new = fullbright.fullbright_pixels(image, mask_rgba, imported, palette)
+        old = reference.fullbright_pixels(image, mask_rgba, imported, palette, rgba_to_indices)
+        np.testing.assert_array_equal(new, old)
+        indices = match_palette(image, palette, new, keep=imported)[0]
+        count = fullbright.far_from_fullbright(image, new, indices, palette)
+        assert count == reference.far_from_fullbright(image, new, indices, palette) and count > 0

@@ -155,3 +155,32 @@ def md5_tokens(data: bytes) -> tuple[list, list, list, list]:
         ends.append(end)
         pos = end
     return tokens, quoted, starts, ends
+
+
+# ---- MDL fullbright pixels (``exporters/mdl/fullbright.py`` before packed colours) ------------------------------
+
+def fullbright_pixels(rgba, mask_rgba, imported, palette, rgba_to_indices):
+    from formats.images.palette import FULLBRIGHT_START
+    if mask_rgba is None:
+        return None
+    masked = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    if imported is None:
+        return masked
+    repainted = np.any(rgba[..., :3] != palette[imported][..., :3], axis=-1)
+    follows = repainted & (masked == (imported >= FULLBRIGHT_START))
+    if follows.any():
+        nearest = rgba_to_indices(rgba[follows][None], palette, ordinary=(0, len(palette)))[0]
+        masked = masked.copy()
+        masked[follows] = nearest >= FULLBRIGHT_START
+    return masked
+
+
+def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float = 10.0) -> int:
+    from formats.images.palette import ciede2000, srgb_to_lab
+    if not fullbright.any():
+        return 0
+    colours, where = np.unique(rgba[fullbright][:, :3], axis=0, return_inverse=True)
+    chosen = np.zeros(len(colours), np.int64)
+    chosen[where.ravel()] = indices[fullbright]
+    far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > far_distance
+    return int(far[where.ravel()].sum())
