@@ -327,6 +327,19 @@ def compare_rows(results: list[tuple[Case, Timings]], before: dict[str, float]) 
 RIGGED_FORMATS = ("md3", "md5")
 
 
+def checkout_commit(checkout: Path) -> str:
+    """The short commit a checkout is at (with "+" when it has changes), or "unknown"."""
+    import subprocess
+    try:
+        head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+" if dirty else "")
+
+
 def rigged_module():
     """:mod:`tools.benchmark_rigged` of this checkout (loaded by path: ``--checkout`` puts another first)."""
     import importlib.util
@@ -461,7 +474,8 @@ def main(argv: list[str] | None = None) -> int:
         write_record(args.compare_json, script="tools/benchmark.py",
                      command="bash tools/dev.sh bench --markdown --base BASE",
                      environment=f"bpy {bpy.app.version_string}, best of {repeat}, CPU seconds",
-                     headers=list(COMPARE_HEADERS), rows=compare_rows(edited_results, before), notes=[])
+                     headers=list(COMPARE_HEADERS), rows=compare_rows(edited_results, before),
+                     notes=[f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"])
     if args.json:
         from tools.figures import write_record
         write_record(args.json, script="tools/benchmark.py", command="bash tools/dev.sh bench --markdown",
