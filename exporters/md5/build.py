@@ -126,4 +126,4 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         for part in mesh.meshes:
             part.shader = twin.shader
         mesh_text = None
-    return Md5Build(mesh, anim, armature, warnings, info, mesh_text)
+    return Md5Build(mesh, anim, armature, warnings, info, mesh_text=mesh_text)
