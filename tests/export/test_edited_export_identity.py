@@ -196,3 +196,41 @@ def test_edited_frames_are_not_requantised_whole_on_their_old_grid(extension, mo
                                               stored_frames(build, model))
     assert not kept.any() and grids is not None
     assert seen and max(seen) < model.frame_verts.shape[1] / 4, path.name
+
+
+# ---- the grid choice -----------------------------------------------------------------------------------------------
+
+def grid_cases(model):
+    """Positions whose best grid differs: as imported and scaled (each frame on a grid of its own: per-frame
+    fits), turned and squashed, jittered (the shared lattice close to per-frame), one still vertex among
+    moving ones, a far outlier in one vertex (only it breaks the shared lattice), a huge offset (no float32
+    lattice)."""
+    rng = np.random.default_rng(12)
+    positions = model.positions().astype(np.float64)
+    jitter = positions + rng.normal(scale=0.3, size=positions.shape)
+    outlier = jitter.copy()
+    outlier[len(outlier) // 2, len(outlier[0]) // 3] += 400.0
+    return [positions, positions * np.float32(1.1), positions @ EDITS["turned and squashed"].T, jitter, outlier,
+            jitter + 3e6]
+
+
+@pytest.mark.parametrize("mode", ["AUTO", "SHARED", "PER_FRAME"])
+def test_grid_choice_and_error_are_todays(mode):
+    from formats.md2.lattice import frame_grids
+    for path, model in corpus_models()[:6]:
+        for positions in grid_cases(model):
+            new, old = frame_grids(positions, mode), reference.frame_grids(positions, mode)
+            assert (new.mode, new.max_error) == (old.mode, old.max_error), path.name
+            for got, want in ((new.scale, old.scale), (new.translate, old.translate), (new.verts, old.verts)):
+                assert same_bits(np.ascontiguousarray(got), np.ascontiguousarray(want)), path.name
+
+
+def test_a_plainly_worse_lattice_is_not_worked_out_over_every_vertex(monkeypatch):
+    import formats.md2.lattice as lattice
+    path, model = max(corpus_models(), key=lambda item: item[1].frame_verts.size)
+    seen = []
+    original = lattice._shared
+    monkeypatch.setattr(lattice, "_shared", lambda comp, *a: seen.append(comp.shape[2]) or original(comp, *a))
+    grids = lattice.frame_grids(model.positions().astype(np.float64) * np.float32(1.1), "AUTO")
+    assert grids.mode == "PER_FRAME" and seen
+    assert max(seen) < model.frame_verts.shape[1], path.name

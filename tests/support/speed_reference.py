@@ -184,3 +184,24 @@ def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float 
     chosen[where.ravel()] = indices[fullbright]
     far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > far_distance
     return int(far[where.ravel()].sum())
+
+
+# ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
+
+def frame_grids(positions: np.ndarray, mode: str = "AUTO"):
+    from formats.md2.lattice import AUTO_TOLERANCE, FrameGrids, _components, _max_error, _per_frame, _shared
+    comp = _components(positions)
+    lo, hi = comp.min(axis=-1), comp.max(axis=-1)
+    per_frame = shared = None
+    if mode != "PER_FRAME":
+        lattice = _shared(comp, lo, hi)
+        if lattice is not None:
+            shared = FrameGrids(*lattice, "SHARED", _max_error(comp, *lattice))
+    if mode != "SHARED" or shared is None:
+        grids = _per_frame(comp, lo, hi)
+        per_frame = FrameGrids(*grids, "PER_FRAME", _max_error(comp, *grids))
+    if shared is None:
+        return per_frame
+    if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:
+        return shared
+    return per_frame
