@@ -188,7 +188,7 @@ def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float 
 
 # ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
 
-def frame_grids(positions: np.ndarray, mode: str = "AUTO"):
+def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
     from formats.md2.lattice import AUTO_TOLERANCE, FrameGrids, _components, _max_error, _per_frame, _shared
     comp = _components(positions)
     lo, hi = comp.min(axis=-1), comp.max(axis=-1)
