@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 _TABLE = Path(__file__).with_name("anorms.tsv")
-_CELLS = 24                # cube-map cells per face edge
-_MARGIN = 0.02             # radians added to a cell's radius on either side
+_CELLS = 48                # cube-map cells per face edge
+_MARGIN = 0.002            # radians added to a cell's radius on either side
+_TINY, _HUGE = np.float32(1e-15), np.float32(1e15)   # other lengths: compared with the whole table
 _CLOSE = 1e-5              # best two candidate dots closer than this (times |normal|): full comparison
 
 
@@ -88,39 +89,61 @@ def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=1)
+def _single() -> np.ndarray:
+    """(cells,) True where a cell has one candidate: that entry is nearest anywhere in the cell by more
+    than the margin, far beyond float32 rounding, so no dot product is needed."""
+    candidates = _candidates()
+    return np.all(candidates == candidates[:, :1], axis=1)
+
+
 def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
     """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
     flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     out = np.empty(len(flat), dtype=np.uint8)
-    tx, ty, tz = anorms().astype(np.float64).T
-    candidates = _candidates()
+    candidates, single = _candidates(), _single()
     full = []
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         for start in range(0, len(flat), chunk):
-            x, y, z = flat[start:start + chunk].T.astype(np.float64)
+            x, y, z = flat[start:start + chunk].T
             length = np.sqrt(x * x + y * y + z * z)
-            usable = np.isfinite(length) & (length > 1e-20) & (length < 1e20)
+            usable = (length > _TINY) & (length < _HUGE)          # False for NaN
             if not usable.all():
-                x, y, z, length = (np.where(usable, c, 1.0) for c in (x, y, z, length))
-            cand = candidates[_cell_of(x, y, z)]
-            best = second = None
-            for k in range(cand.shape[1]):
-                index = cand[:, k]
-                dot = tx[index] * x + ty[index] * y + tz[index] * z
-                if best is None:
-                    best, pick, second = dot, index, np.full_like(dot, -np.inf)
-                    continue
-                better = dot > best                     # ascending indices: the first of equals stays
-                other = index != pick                   # padding repeats the last candidate
-                second = np.where(better, best, np.where(other, np.maximum(second, dot), second))
-                pick = np.where(better, index, pick)
-                best = np.where(better, dot, best)
-            out[start:start + chunk] = pick
-            full.append(start + np.flatnonzero((second > best - _CLOSE * length) | ~usable))
+                x, y, z = (np.where(usable, c, np.float32(1.0)) for c in (x, y, z))
+            cell = _cell_of(x, y, z)
+            first = candidates[cell, 0]
+            out[start:start + chunk] = first
+            several = np.flatnonzero(~single[cell])
+            if len(several):
+                pick, close = _best_candidate(flat[start + several], candidates[cell[several]])
+                out[start + several] = pick
+                full.append(start + several[close])
+            full.append(start + np.flatnonzero(~usable))
     full = np.concatenate(full) if full else np.zeros(0, np.int64)
     if len(full):
         out[full] = _full_argmax(flat[full], chunk)
     return out.reshape(np.shape(normals)[:-1])
+
+
+def _best_candidate(normals: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate with the largest float64 dot product for each (N, 3) normal (the first of equals),
+    and whether the best two are too close to call in float32."""
+    tx, ty, tz = anorms().astype(np.float64).T
+    x, y, z = normals.T.astype(np.float64)
+    length = np.sqrt(x * x + y * y + z * z)
+    best = second = pick = None
+    for k in range(cand.shape[1]):
+        index = cand[:, k]
+        dot = tx[index] * x + ty[index] * y + tz[index] * z
+        if best is None:
+            best, pick, second = dot, index, np.full_like(dot, -np.inf)
+            continue
+        better = dot > best                     # ascending indices: the first of equals stays
+        other = index != pick                   # padding repeats the last candidate
+        second = np.where(better, best, np.where(other, np.maximum(second, dot), second))
+        pick = np.where(better, index, pick)
+        best = np.where(better, dot, best)
+    return pick, second > best - _CLOSE * length
 
 
 def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
@@ -130,8 +153,12 @@ def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.nd
     out = nearest_normal_index(normals)
     if len(normals) > 1:
         same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
-        # each vertex takes the index of the last frame at or before this one whose normal changed
-        frame = np.where(same, 0, np.arange(1, len(out))[:, None])
-        source = np.maximum.accumulate(np.concatenate([np.zeros((1,) + out.shape[1:], np.int64), frame]), axis=0)
-        out = np.take_along_axis(out, source, axis=0)
+        # only the vertices whose normal stays put somewhere: an edited model often has none
+        steady = np.flatnonzero(same.reshape(len(same), -1).any(axis=0))
+        if len(steady):
+            flat_out, flat_same = out.reshape(len(out), -1), same.reshape(len(same), -1)
+            # each vertex takes the index of the last frame at or before this one whose normal changed
+            frame = np.where(flat_same[:, steady], 0, np.arange(1, len(out))[:, None])
+            source = np.maximum.accumulate(np.concatenate([np.zeros((1, len(steady)), np.int64), frame]), axis=0)
+            flat_out[:, steady] = np.take_along_axis(flat_out[:, steady], source, axis=0)
     return out

@@ -5,7 +5,8 @@ Run with a Python that has the ``bpy`` wheel::
     .venvs/bpy-5.0/bin/python tools/benchmark.py [--repeat N] [--markdown]
 
 Cases: the two largest corpus MD2 files that parse (by vertices x frames; skipped with a note if
-the corpus is absent) and a synthetic model at the engine limits (2048 vertices, 512 frames).
+the corpus is absent) and a synthetic model at the engine limits (2048 vertices, 512 frames); the same
+for MDL; and for the edited export only, a corpus MD3 and a rigged MD5 (:mod:`tools.benchmark_rigged`).
 
 * Import = ``bpy.ops.import_scene.md2``. Its floor is the bare bpy calls that build the same mesh,
   UVs and shape keys from already decoded arrays (``foreach_set`` throughout).
@@ -323,6 +324,31 @@ def compare_rows(results: list[tuple[Case, Timings]], before: dict[str, float]) 
     return rows
 
 
+RIGGED_FORMATS = ("md3", "md5")
+
+
+def checkout_commit(checkout: Path) -> str:
+    """The short commit a checkout is at (with "+" when it has changes), or "unknown"."""
+    import subprocess
+    try:
+        head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+" if dirty else "")
+
+
+def rigged_module():
+    """:mod:`tools.benchmark_rigged` of this checkout (loaded by path: ``--checkout`` puts another first)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("benchmark_rigged", Path(__file__).with_name("benchmark_rigged.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def base_timings(base: Path, fmt: str, repeat: int) -> dict[str, float]:
     """Run this script in a second process on ``base``'s code; ``{"fmt:case": edited export CPU s}``."""
     import json
@@ -380,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the best is kept (default 3)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    parser.add_argument("--format", choices=("md2", "mdl", "all"), default="all", help="which formats (default all)")
+    parser.add_argument("--format", choices=("md2", "mdl", *RIGGED_FORMATS, "all"), default="all",
+                        help="which formats (default all; md3 and md5: the edited export only)")
     parser.add_argument("--json", type=Path, help="also write the table as a record for tools/figures.py")
     parser.add_argument("--base", type=Path, help="a checkout of the previous code: print the edited export "
                         "before and after (CPU s)")
@@ -399,10 +426,17 @@ def main(argv: list[str] | None = None) -> int:
     from formats.mdl.codec import serialize_mdl
 
     synthetic = {"md2": (synthetic_md2, serialize_md2), "mdl": (synthetic_mdl, serialize_mdl)}
+    formats = ("md2", "mdl", *RIGGED_FORMATS) if args.format == "all" else (args.format,)
+    rigged = rigged_module()
     with tempfile.TemporaryDirectory(prefix="classic_models_bench_") as tmp:
         out_dir = Path(tmp)
-        cases, notes = [], []
-        for fmt in (("md2", "mdl") if args.format == "all" else (args.format,)):
+        cases, notes, rigged_cases = [], [], []
+        for fmt in formats:
+            if fmt in RIGGED_FORMATS:
+                found, skipped = rigged.rigged_cases(CORPUS, fmt)
+                rigged_cases += [Case(fmt, *row) for row in found]
+                notes += skipped
+                continue
             found, skipped = corpus_cases(fmt)
             cases += found
             notes += skipped
@@ -416,25 +450,32 @@ def main(argv: list[str] | None = None) -> int:
             import json
             with reports_to_stderr():
                 emitted = {f"{case.fmt}:{case.name}": edited_only(bpy, case, repeat, out_dir) for case in cases}
+                emitted |= {f"{case.fmt}:{case.name}": rigged.run(bpy, case.fmt, case.path, repeat, out_dir,
+                                                                  with_naive=False)["edited_cpu_s"]
+                            for case in rigged_cases}
             args.emit.write_text(json.dumps(emitted), encoding="utf-8")
             return 0
         with reports_to_stderr():
             results = [(case, run_case(bpy, case, repeat, out_dir)) for case in cases]
+            edited_results = results + [(case, Timings(**rigged.run(bpy, case.fmt, case.path, repeat, out_dir)))
+                                        for case in rigged_cases]
 
     print(f"bpy {bpy.app.version_string}, Python {sys.version.split()[0]}, best of {repeat}")
     for note in notes:
         print(f"note: {note}")
     print()
-    print(format_table(table_rows(results), args.markdown))
+    if results:
+        print(format_table(table_rows(results), args.markdown))
     if args.base:
         print(f"\nEdited export before ({args.base}) and after, CPU seconds:\n")
-        print(format_table(compare_rows(results, before), args.markdown, COMPARE_HEADERS))
+        print(format_table(compare_rows(edited_results, before), args.markdown, COMPARE_HEADERS))
     if args.compare_json:
         from tools.figures import write_record
         write_record(args.compare_json, script="tools/benchmark.py",
                      command="bash tools/dev.sh bench --markdown --base BASE",
                      environment=f"bpy {bpy.app.version_string}, best of {repeat}, CPU seconds",
-                     headers=list(COMPARE_HEADERS), rows=compare_rows(results, before), notes=[])
+                     headers=list(COMPARE_HEADERS), rows=compare_rows(edited_results, before),
+                     notes=[f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"])
     if args.json:
         from tools.figures import write_record
         write_record(args.json, script="tools/benchmark.py", command="bash tools/dev.sh bench --markdown",

@@ -195,7 +195,18 @@ def _transformed(positions: np.ndarray, to_model: np.ndarray, scale: float) -> n
     if np.array_equal(to_model, np.broadcast_to(np.eye(4), to_model.shape)):
         return np.asarray(positions, np.float64)
     linear = to_model[:, :3, :3]
-    return np.einsum("fvk,fjk->fvj", np.asarray(positions, np.float64), linear) + to_model[:, None, :3, 3] * scale
+    return _times(np.asarray(positions, np.float64), linear, "fvk,fjk->fvj") + to_model[:, None, :3, 3] * scale
+
+
+def _times(vectors: np.ndarray, linear: np.ndarray, subscripts: str) -> np.ndarray:
+    """``np.einsum(subscripts, vectors, linear)`` for (F, V, 3) vectors and (F, 3, 3) maps. A map with
+    nothing off its diagonal (a root only scaled, the usual case) scales each coordinate: einsum sums
+    the three products from +0, so a coordinate is its one product, or +0 where that is a zero of
+    either sign; ``product + 0.0`` is that, the same bits, at a tenth of einsum's cost."""
+    diagonal = np.diagonal(linear, axis1=1, axis2=2)
+    if np.count_nonzero(linear) == np.count_nonzero(diagonal) and np.all(np.isfinite(vectors)):
+        return vectors * diagonal[:, None, :] + 0.0
+    return np.einsum(subscripts, vectors, linear)
 
 
 def _model_normals(normals: np.ndarray, to_model: np.ndarray) -> np.ndarray:
@@ -203,7 +214,7 @@ def _model_normals(normals: np.ndarray, to_model: np.ndarray) -> np.ndarray:
     if np.array_equal(to_model, np.broadcast_to(np.eye(4), to_model.shape)):
         return normals
     carry = np.linalg.inv(to_model[:, :3, :3])               # (M^-1)^T applied to row vectors: n @ M^-1
-    out = np.einsum("fvk,fkj->fvj", normals.astype(np.float64), carry)
+    out = _times(normals.astype(np.float64), carry, "fvk,fkj->fvj")
     return out / np.maximum(np.linalg.norm(out, axis=-1, keepdims=True), 1e-300)
 
 

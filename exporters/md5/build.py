@@ -47,6 +47,7 @@ class Md5Build:
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
     scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
+    mesh_text: bytes | None = None      # the mesh's text, when the check against the kept file wrote it
 
 
 @dataclass
@@ -124,13 +125,14 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     info = plan.report(len(frames)) + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
-    mesh, anim, kept_note = kept_pair(armature, mesh, anim, played)
+    mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
     info += [kept_note] if kept_note else []
     if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
         for part in mesh.meshes:
             part.shader = twin.shader
+        mesh_text = None
     scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
     if scale is not None:
         info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their scales go "
                     "to a .md5scale beside the anim (Q2PRO reads it)")
-    return Md5Build(mesh, anim, armature, warnings, info, scale)
+    return Md5Build(mesh, anim, armature, warnings, info, scale, mesh_text=mesh_text)

@@ -22,7 +22,8 @@ from .build import Md5Build, Md5ExportOptions, Twin, build_md5
 
 def encoded_pair(build: Md5Build) -> tuple[bytes, bytes]:
     try:
-        return write_md5mesh(build.mesh), write_md5anim(build.anim)
+        mesh_text = build.mesh_text if build.mesh_text is not None else write_md5mesh(build.mesh)
+        return mesh_text, write_md5anim(build.anim)
     except FormatError as exc:
         raise ExportError(f"cannot write MD5: {exc}") from exc
 

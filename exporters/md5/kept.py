@@ -207,15 +207,17 @@ def played_source(played: list) -> bytes | None:
 
 
 def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):
-    """(mesh, anim, note): the kept files' records where the built ones equal them, else the built ones;
-    the anim's from the action ``played`` (Actions) or the armature's action (Timeline)."""
+    """(mesh, anim, note, mesh text): the kept files' records where the built ones equal them, else the
+    built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
+    text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
+    (the export writes it then, not twice)."""
     source = armature.get(MD5_MESH_SOURCE)
     if source is None:
-        return mesh, anim, ""
+        return mesh, anim, "", None
     try:
         kept_mesh = read_md5mesh(bytes(source))
     except FormatError:
-        return mesh, anim, ""
+        return mesh, anim, "", None
     bones = armature.data.bones
     lengths = np.array([bones[name].length if name in bones else 0.0 for name in mesh.joint_names])
     merged = _merged_mesh(mesh, kept_mesh, lengths)
@@ -224,7 +226,8 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
         notes.append("md5mesh: the imported file's text kept where its values are unchanged")
         mesh = merged
     # the file's bounds hold while the mesh writes back as it was and no pose changed
-    unchanged = merged is not None and write_md5mesh(mesh) == bytes(source)
+    text = write_md5mesh(mesh) if merged is not None else None
+    unchanged = text == bytes(source)
     if played is not None:          # Actions: the one action sampled, or the actions split from one anim
         anim_source = played_source(played)
     else:                           # Timeline: the armature's action
@@ -239,4 +242,4 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
         if merged_anim is not None:
             notes.append("md5anim: the imported file's text kept (poses unchanged)")
             anim = merged_anim
-    return mesh, anim, "; ".join(notes)
+    return mesh, anim, "; ".join(notes), text

@@ -23,7 +23,7 @@ def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: 
     (h, w) indices the skin was imported with, if any."""
     if mask_rgba is None:
         return None
-    masked = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    masked = sum(mask_rgba[..., c].astype(np.int32) for c in range(3)) >= 3 * 128
     if imported is None:
         return masked
     repainted = ~shows_index(rgba, imported, palette)

@@ -436,11 +436,32 @@ def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, kee
     return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
 
 
+def packed_colours(rgb: np.ndarray) -> np.ndarray:
+    """(...) int32 ``r << 16 | g << 8 | b`` of (..., 3 or more) uint8 colours: equal exactly where
+    the colours are."""
+    rgb = np.asarray(rgb)
+    out = rgb[..., 0].astype(np.int32)
+    out <<= 8
+    out |= rgb[..., 1]
+    out <<= 8
+    out |= rgb[..., 2]
+    return out
+
+
+def _rounded(rgb: np.ndarray) -> np.ndarray:
+    """Colour values rounded and clipped to 0..255 (as float64); uint8 values (an image read from
+    Blender) already are, and are returned as they are (the same numbers, without a float copy)."""
+    rgb = np.asarray(rgb)
+    if rgb.dtype == np.uint8:
+        return rgb
+    return np.clip(np.rint(rgb.astype(np.float64)), 0, 255)
+
+
 def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray):
     """Match each distinct (colour, class) of the ``todo`` pixels once (others are left 0): the
     indices, the distinct (r, g, b, emissive) values, the index found for each and its pixel count."""
-    values = np.clip(np.rint(rgb[todo].astype(np.float64)), 0, 255).astype(np.int64)      # (n, 3), todo only
-    keys = (values[:, 0] << 16 | values[:, 1] << 8 | values[:, 2]) | (emissive[todo].astype(np.int64) << 24)
+    values = _rounded(rgb[todo]).astype(np.int64)              # only the pixels to match
+    keys = (values[..., 0] << 16 | values[..., 1] << 8 | values[..., 2]) | (emissive[todo].astype(np.int64) << 24)
     out = np.zeros(todo.shape, dtype=np.uint8)
     unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255, unique >> 24], axis=1)

@@ -129,6 +129,20 @@ def max_error(positions: np.ndarray, scale: np.ndarray, translate: np.ndarray, v
     return _max_error(_components(positions), np.float32(scale), np.float32(translate), verts)
 
 
+def _shared_plainly_worse(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray, per_frame_error: float,
+                          sample: int = 256) -> bool:
+    """True when AUTO would refuse the shared lattice, seen on a few vertices: it cannot hold them (then
+    it holds no model), or their largest error already exceeds ``AUTO_TOLERANCE`` times per-frame
+    grids' (the error over every vertex is at least theirs). An edited model's frames often each sit on
+    a grid of their own (a scaled grid is a grid), which per-frame grids fit almost exactly: the whole
+    lattice and its error over every vertex are then not worked out."""
+    count = comp.shape[2]
+    probe = np.unique(np.linspace(0, max(count - 1, 0), min(sample, count)).astype(np.int64))
+    part = np.ascontiguousarray(comp[:, :, probe])
+    lattice = _shared(part, lo, hi)         # each vertex's bytes as for the whole model
+    return lattice is None or _max_error(part, *lattice) > AUTO_TOLERANCE * per_frame_error
+
+
 def frame_grids(positions: np.ndarray, mode: str = "AUTO") -> FrameGrids:
     """Quantise (F, V, 3) positions with per-frame grids, the shared lattice, or whichever AUTO picks.
 
@@ -141,11 +155,16 @@ def frame_grids(positions: np.ndarray, mode: str = "AUTO") -> FrameGrids:
     comp = _components(positions)
     lo, hi = comp.min(axis=-1), comp.max(axis=-1)
     per_frame = shared = None
+    if mode == "AUTO":
+        grids = _per_frame(comp, lo, hi)
+        per_frame = FrameGrids(*grids, "PER_FRAME", _max_error(comp, *grids))
+        if _shared_plainly_worse(comp, lo, hi, per_frame.max_error):
+            return per_frame
     if mode != "PER_FRAME":
         lattice = _shared(comp, lo, hi)
         if lattice is not None:
             shared = FrameGrids(*lattice, "SHARED", _max_error(comp, *lattice))
-    if mode != "SHARED" or shared is None:
+    if per_frame is None and (mode != "SHARED" or shared is None):
         grids = _per_frame(comp, lo, hi)
         per_frame = FrameGrids(*grids, "PER_FRAME", _max_error(comp, *grids))
     if shared is None:

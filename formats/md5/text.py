@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from operator import itemgetter
 
 import numpy as np
 
@@ -62,32 +63,30 @@ class Md5Text:
     def __init__(self, data: bytes, what: str) -> None:
         self.data = bytes(data)          # whole, for the writer; tokens stop at the first NUL
         self.what = what
-        self._newlines = [m.start() for m in re.finditer(rb"\n", self.data)]
+        self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10).tolist()
         self.encoding = text_encoding(self.data)
-        tokens, starts, ends, quoted = [], [], [], []
         nul = self.data.find(b"\0")
-        pos, size = 0, len(self.data) if nul < 0 else nul
-        while pos < size:
-            match = _SCAN.match(self.data, pos, size)
-            if match.group(2) is None:
-                break
-            start, end = match.span(2)
-            raw = match.group(2)
-            if raw[:1] == b'"':
-                if len(raw) < 2 or raw[-1:] != b'"':
-                    raise self.error_at(start, "a quoted string is not closed before the end of the file")
-                tokens.append(raw[1:-1])
-                quoted.append(True)
-            else:
-                tokens.append(raw)
-                quoted.append(False)
-            starts.append(start)
-            ends.append(end)
-            pos = end
-        self.tokens = tokens
+        size = len(self.data) if nul < 0 else nul
+        # every (gap, token) pair at once: each match starts where the last ended, and only the last one
+        # (the gap to the end) has no token, as the scan one match at a time found them
+        pairs = _SCAN.findall(self.data, 0, size)
+        raw = list(map(itemgetter(1), pairs))
+        sizes = np.fromiter(map(len, raw), np.int64, len(raw))
+        ends = np.cumsum(np.fromiter(map(len, map(itemgetter(0), pairs)), np.int64, len(pairs)) + sizes)
+        while raw and not raw[-1]:
+            raw.pop()
+        ends = ends[:len(raw)]
+        starts = ends - sizes[:len(raw)]
+        quoted = [r[:1] == b'"' for r in raw]
+        for index in (i for i, q in enumerate(quoted) if q):
+            token = raw[index]
+            if len(token) < 2 or token[-1:] != b'"':
+                raise self.error_at(int(starts[index]), "a quoted string is not closed before the end of the file")
+            raw[index] = token[1:-1]
+        self.tokens = raw
         self.quoted = quoted
-        self.starts = starts
-        self.ends = ends
+        self.starts = starts.tolist()
+        self.ends = ends.tolist()
         self.pos = 0
 
     # --- positions and errors ---------------------------------------------------------------------

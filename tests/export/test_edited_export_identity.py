@@ -2,7 +2,9 @@
 check of which frames keep their imported grid, bit for bit against copies of the previous code
 (tests/support/speed_reference.py) on the corpus MD2s (as imported, scaled, turned and squashed) and on
 random meshes; and the work the previous code did that the new one avoids (these fail on it): comparing
-every normal with all 162 entries, requantising whole frames that are plainly off their grid."""
+every normal with all 162 entries, requantising whole frames that are plainly off their grid, comparing
+most normals with any entry at all, working out a shared lattice over every vertex when a few show it losing;
+and the grid choice (mode, error, bytes) against the previous frame_grids."""
 from __future__ import annotations
 
 from importlib import import_module
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 
 from exporters.sampling.vertex_normals import grouped_normals, polygon_corners
+import formats.anorms as anorms_module
 from formats.anorms import anorms, nearest_normal_index, steady_normal_indices
 from formats.errors import FormatError
 from formats.md2.codec import parse_md2
@@ -58,7 +61,10 @@ def awkward_normals(rng) -> np.ndarray:
     special = np.array([[0, 0, 0], [np.nan, 1, 0], [np.inf, 0, 0], [-np.inf, 1, 1], [1e30, 1e30, 0],
                         [1e-30, 0, 0], [3e-39, 1e-39, 0], [1, 0, 0], [0, -1, 0], [0, 0, 1]])
     noise = rng.normal(size=(200_000, 3)) * rng.uniform(1e-3, 1e3, size=(200_000, 1))
-    return np.concatenate([table, 3 * table, mids, edges, special, noise]).astype(np.float32)
+    lines = np.linspace(-1.0, 1.0, anorms_module._CELLS + 1).astype(np.float32)   # the cube map's cell edges
+    on_lines = np.stack(np.meshgrid(lines, np.nextafter(lines, 2), rng.choice([-1, 1], 1)), -1).reshape(-1, 3)
+    on_lines = np.concatenate([np.roll(on_lines, k, axis=1) for k in range(3)])
+    return np.concatenate([table, 3 * table, mids, edges, special, noise, on_lines]).astype(np.float32)
 
 
 def test_nearest_index_is_the_whole_tables_argmax():
@@ -75,6 +81,17 @@ def test_nearest_index_does_not_compare_every_normal_with_the_whole_table():
     assert measure(nearest_normal_index, normals).peak < whole_table / 2
 
 
+def test_most_normals_are_not_compared_with_any_entry(monkeypatch):
+    """Where the cube map's cell lists one candidate, it is the nearest entry by a margin far beyond
+    float32 rounding: no dot product. Random directions: about two thirds."""
+    seen = []
+    original = anorms_module._best_candidate
+    monkeypatch.setattr(anorms_module, "_best_candidate", lambda n, c: seen.append(len(n)) or original(n, c))
+    normals = np.random.default_rng(3).normal(size=(1 << 16, 3)).astype(np.float32)
+    np.testing.assert_array_equal(nearest_normal_index(normals), reference.nearest_normal_index(normals))
+    assert 0 < sum(seen) < len(normals) / 2
+
+
 def test_steady_indices_are_todays():
     """Vertices whose normal stays within the tolerance for a run of frames keep the run's first index, even
     as the normal drifts across an entry's boundary over many small steps; a frame can keep every index or
@@ -88,6 +105,8 @@ def test_steady_indices_are_todays():
     np.testing.assert_array_equal(steady_normal_indices(normals), reference.steady_normal_indices(normals))
     one = normals[:1]
     np.testing.assert_array_equal(steady_normal_indices(one), reference.steady_normal_indices(one))
+    moving = rng.normal(size=(8, 50, 3))                  # no vertex keeps its normal: nothing carried over
+    np.testing.assert_array_equal(steady_normal_indices(moving), reference.steady_normal_indices(moving))
 
 
 # ---- vertex normals ----------------------------------------------------------------------------------------------
@@ -179,3 +198,41 @@ def test_edited_frames_are_not_requantised_whole_on_their_old_grid(extension, mo
                                               stored_frames(build, model))
     assert not kept.any() and grids is not None
     assert seen and max(seen) < model.frame_verts.shape[1] / 4, path.name
+
+
+# ---- the grid choice -----------------------------------------------------------------------------------------------
+
+def grid_cases(model):
+    """Positions whose best grid differs: as imported and scaled (each frame on a grid of its own: per-frame
+    fits), turned and squashed, jittered (the shared lattice close to per-frame), one still vertex among
+    moving ones, a far outlier in one vertex (only it breaks the shared lattice), a huge offset (no float32
+    lattice)."""
+    rng = np.random.default_rng(12)
+    positions = model.positions().astype(np.float64)
+    jitter = positions + rng.normal(scale=0.3, size=positions.shape)
+    outlier = jitter.copy()
+    outlier[len(outlier) // 2, len(outlier[0]) // 3] += 400.0
+    return [positions, positions * np.float32(1.1), positions @ EDITS["turned and squashed"].T, jitter, outlier,
+            jitter + 3e6]
+
+
+@pytest.mark.parametrize("mode", ["AUTO", "SHARED", "PER_FRAME"])
+def test_grid_choice_and_error_are_todays(mode):
+    from formats.md2.lattice import frame_grids
+    for path, model in corpus_models()[:6]:
+        for positions in grid_cases(model):
+            new, old = frame_grids(positions, mode), reference.md2_frame_grids(positions, mode)
+            assert (new.mode, new.max_error) == (old.mode, old.max_error), path.name
+            for got, want in ((new.scale, old.scale), (new.translate, old.translate), (new.verts, old.verts)):
+                assert same_bits(np.ascontiguousarray(got), np.ascontiguousarray(want)), path.name
+
+
+def test_a_plainly_worse_lattice_is_not_worked_out_over_every_vertex(monkeypatch):
+    import formats.md2.lattice as lattice
+    path, model = max(corpus_models(), key=lambda item: item[1].frame_verts.size)
+    seen = []
+    original = lattice._shared
+    monkeypatch.setattr(lattice, "_shared", lambda comp, *a: seen.append(comp.shape[2]) or original(comp, *a))
+    grids = lattice.frame_grids(model.positions().astype(np.float64) * np.float32(1.1), "AUTO")
+    assert grids.mode == "PER_FRAME" and seen
+    assert max(seen) < model.frame_verts.shape[1], path.name

@@ -127,3 +127,81 @@ def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.nd
         for f in range(1, len(out)):
             out[f] = np.where(same[f - 1], out[f - 1], out[f])
     return out
+
+
+def md5_tokens(data: bytes) -> tuple[list, list, list, list]:
+    """``formats/md5/text.py`` ``Md5Text``'s scan as it was, one match per token: (tokens, quoted, starts,
+    ends); a ValueError naming the offset of a quoted string left open."""
+    from formats.md5.text import _SCAN
+    data = bytes(data)
+    tokens, starts, ends, quoted = [], [], [], []
+    nul = data.find(b"\0")
+    pos, size = 0, len(data) if nul < 0 else nul
+    while pos < size:
+        match = _SCAN.match(data, pos, size)
+        if match.group(2) is None:
+            break
+        start, end = match.span(2)
+        raw = match.group(2)
+        if raw[:1] == b'"':
+            if len(raw) < 2 or raw[-1:] != b'"':
+                raise ValueError(start)
+            tokens.append(raw[1:-1])
+            quoted.append(True)
+        else:
+            tokens.append(raw)
+            quoted.append(False)
+        starts.append(start)
+        ends.append(end)
+        pos = end
+    return tokens, quoted, starts, ends
+
+
+# ---- MDL fullbright pixels (``exporters/mdl/fullbright.py`` before packed colours) ------------------------------
+
+def fullbright_pixels(rgba, mask_rgba, imported, palette, rgba_to_indices):
+    from formats.images.palette import FULLBRIGHT_START
+    if mask_rgba is None:
+        return None
+    masked = mask_rgba[..., :3].astype(np.int32).sum(axis=-1) >= 3 * 128
+    if imported is None:
+        return masked
+    repainted = np.any(rgba[..., :3] != palette[imported][..., :3], axis=-1)
+    follows = repainted & (masked == (imported >= FULLBRIGHT_START))
+    if follows.any():
+        nearest = rgba_to_indices(rgba[follows][None], palette, ordinary=(0, len(palette)))[0]
+        masked = masked.copy()
+        masked[follows] = nearest >= FULLBRIGHT_START
+    return masked
+
+
+def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float = 10.0) -> int:
+    from formats.images.palette import ciede2000, srgb_to_lab
+    if not fullbright.any():
+        return 0
+    colours, where = np.unique(rgba[fullbright][:, :3], axis=0, return_inverse=True)
+    chosen = np.zeros(len(colours), np.int64)
+    chosen[where.ravel()] = indices[fullbright]
+    far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > far_distance
+    return int(far[where.ravel()].sum())
+
+
+# ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
+
+def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
+    from formats.md2.lattice import AUTO_TOLERANCE, FrameGrids, _components, _max_error, _per_frame, _shared
+    comp = _components(positions)
+    lo, hi = comp.min(axis=-1), comp.max(axis=-1)
+    per_frame = shared = None
+    if mode != "PER_FRAME":
+        lattice = _shared(comp, lo, hi)
+        if lattice is not None:
+            shared = FrameGrids(*lattice, "SHARED", _max_error(comp, *lattice))
+    if mode != "SHARED" or shared is None:
+        grids = _per_frame(comp, lo, hi)
+        per_frame = FrameGrids(*grids, "PER_FRAME", _max_error(comp, *grids))
+    if shared is None:
+        return per_frame
+    if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:
+        return shared
+    return per_frame

@@ -1,0 +1,55 @@
+"""The edited MD5 export (issue 33) writes the .md5mesh text once: the text written to compare the mesh with
+the imported file's is the one saved (it was written a second time); the files are the same bytes as
+when the mesh is written afresh, for the rigged corpus drone as imported, scaled and with a bone moved."""
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+DRONE = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md5" / "redeclipse/data/actors/drone/mesh.md5mesh"
+EDITS = ("as imported", "scaled", "bone moved")
+
+
+def import_drone(bpy, edit: str):
+    if not DRONE.is_file():
+        pytest.skip(f"corpus file not found: {DRONE}")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.md5(filepath=str(DRONE), find_anims="FOLDER")
+    rig = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    if edit == "scaled":
+        rig.scale = (1.1, 1.1, 1.1)
+    elif edit == "bone moved":
+        bpy.context.view_layer.objects.active = rig
+        bpy.ops.object.mode_set(mode="EDIT")
+        rig.data.edit_bones[3].head.x += 0.25
+        bpy.ops.object.mode_set(mode="OBJECT")
+    return rig
+
+
+def exported(bpy, path: Path) -> tuple[bytes, bytes]:
+    assert bpy.ops.export_scene.md5(filepath=str(path), frame_source="TIMELINE") == {"FINISHED"}
+    return path.read_bytes(), path.with_suffix(".md5anim").read_bytes()
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_the_saved_text_is_the_mesh_written_afresh(bpy_scene, extension, monkeypatch, tmp_path, edit):
+    build = import_module(f"{extension}.exporters.md5.build")
+    import_drone(bpy_scene, edit)
+    once = exported(bpy_scene, tmp_path / "once.md5mesh")
+    kept_pair = build.kept_pair
+    monkeypatch.setattr(build, "kept_pair", lambda *args: (*kept_pair(*args)[:3], None))
+    assert exported(bpy_scene, tmp_path / "afresh.md5mesh") == once
+
+
+def test_the_mesh_text_is_written_once(bpy_scene, extension, monkeypatch, tmp_path):
+    import_drone(bpy_scene, "scaled")
+    calls = []
+    for name in ("kept", "export"):
+        module = import_module(f"{extension}.exporters.md5.{name}")
+        original = module.write_md5mesh
+        monkeypatch.setattr(module, "write_md5mesh",
+                            lambda *args, original=original, **kw: calls.append(1) or original(*args, **kw))
+    exported(bpy_scene, tmp_path / "m.md5mesh")
+    assert len(calls) == 1

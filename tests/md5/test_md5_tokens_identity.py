@@ -1,0 +1,69 @@
+"""The MD5 text split in one pass (issue 33: an edited MD5 export reads the imported files' text back) gives
+the previous scan's tokens, quoted flags and byte spans (tests/support/speed_reference.py), on every corpus
+MD5 file and on copies broken by inserted quotes, comment starts, NULs, punctuation and cuts; and it no
+longer makes Python calls per token (fails on the old code, which matched token by token)."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from formats.errors import FormatError
+from formats.md5.text import Md5Text
+from support import speed_reference as reference
+from support.work_count import measure
+
+MD5_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md5"
+FILES = sorted(MD5_DIR.rglob("*.md5*"))
+INSERTS = [b'"', b"/*", b"//", b"*/", b"\0", b" ", b"(", b"}", b'x"y', b"'", b":", b"/", b"\n"]
+SMALL = [b"", b" ", b"a", b'"', b'"ab', b"a // c", b"a /* b", b"//", b"a\0 b", b'"a"b"c', b"/x/y z", b"a//b c",
+         b"a /* b */ c", b'x "" y', b"(1.0 2)", b"a'b:c", b"\n\n\t", b"a /* unclosed\n b"]
+
+
+def corpus() -> list[bytes]:
+    if not FILES:
+        pytest.skip(f"corpus not found at {MD5_DIR}")
+    return [path.read_bytes() for path in FILES]
+
+
+def broken(texts: list[bytes]) -> list[bytes]:
+    rng = random.Random(33)
+    out = []
+    for text in texts[:40]:
+        for _ in range(12):
+            at = rng.randrange(len(text) + 1)
+            out.append(text[:at] + rng.choice(INSERTS) + text[at:])
+        out.append(text[:rng.randrange(len(text) + 1)])
+    return out
+
+
+def scanned(text: bytes):
+    try:
+        split = Md5Text(text, "test.md5mesh")
+    except FormatError as exc:
+        return "open quote", str(exc)
+    return split.tokens, split.quoted, split.starts, split.ends
+
+
+def previous(text: bytes):
+    """The previous scan's result; for a quoted string left open, the error naming its line."""
+    try:
+        return reference.md5_tokens(text)
+    except ValueError as exc:
+        line = text[:exc.args[0]].count(b"\n") + 1
+        return "open quote", str(FormatError("a quoted string is not closed before the end of the file",
+                                             field=f"test.md5mesh line {line}"))
+
+
+def test_tokens_and_spans_are_the_previous_scans():
+    texts = corpus()
+    for text in texts + broken(texts) + SMALL:
+        assert scanned(text) == previous(text), text[:80]
+
+
+def test_no_python_calls_per_token():
+    text = max(corpus(), key=len)
+    work = measure(Md5Text, text, "test.md5mesh", memory=False)
+    assert len(work.result.tokens) > 10_000
+    assert work.calls < len(work.result.tokens) / 100
