@@ -27,9 +27,12 @@ RUNTIME_ENTRIES = {"__init__.py", "__main__.py", "blender_manifest.toml", "LICEN
 # README, docs/ pictures and .git: 1,629,347 and 854,322). The budgets leave about 25 % for growth; raise them
 # on purpose when a format is added, never to let documentation or development files back in.
 # Raised for MD3 export (2026-11-26: 1,351,596 bytes unpacked, 493,533 zipped, with MD3 import and export and
-# the MD5 codec), then for the MD5 import (about 30 KB zipped) and export (about 40 KB more unpacked).
-UNPACKED_BUDGET = 1_690_000
-ZIPPED_BUDGET = 620_000
+# the MD5 codec), then for the MD5 import (about 30 KB zipped) and export (about 40 KB more unpacked), then
+# for the skin conversion's candidate lists (formats/images/palette_cells.npz, 69 KB, stored compressed) and
+# MD3 merged surfaces, LOD and player export, MD5 skins, scales and check profiles (2026-11-26: 1,696,534
+# bytes unpacked, 653,674 zipped).
+UNPACKED_BUDGET = 1_760_000
+ZIPPED_BUDGET = 680_000
 GPL3_SHA256 = "3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986"
 INSTALL_SCRIPT = r"""
 import json, os, sys, tempfile
