@@ -48,15 +48,15 @@ class Source:
     root: Path | None = None
 
 
-def _model_in_folder(path: Path) -> bool:
-    """A file a directory argument converts: its row's first extension.  The others are side files read
-    with the model (an ``.md5anim`` with its ``.md5mesh``): converted alone they would fail or write the
-    model's output again."""
+def _in_folder(path: Path, side_files: bool) -> bool:
+    """A file a directory argument takes: any of the table's extensions, or with ``side_files`` False
+    (convert) only its row's first one: the others are read with the model (an ``.md5anim`` with its
+    ``.md5mesh``), and converted alone they would fail or write the model's output again."""
     row = table.row_for_name(path.name)
-    return row is not None and path.suffix.lower() == row.extensions[0] and path.is_file()
+    return row is not None and (side_files or path.suffix.lower() == row.extensions[0]) and path.is_file()
 
 
-def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
+def expand_inputs(inputs: list[str], side_files: bool = True) -> tuple[list[Source], list[str]]:
     """Files from file and directory arguments, in argument order then path order; and the misses."""
     sources: list[Source] = []
     missing: list[str] = []
@@ -64,7 +64,7 @@ def expand_inputs(inputs: list[str]) -> tuple[list[Source], list[str]]:
     for text in inputs:
         path = Path(text)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if _model_in_folder(p))
+            found = sorted(p for p in path.rglob("*") if _in_folder(p, side_files))
             if not found:
                 missing.append(f"{text}: no {model_suffixes()} files in this directory")
             items = [Source(p, path) for p in found]

@@ -199,11 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _inputs(args: argparse.Namespace, folder_archives: bool = False) -> tuple[list[Source], list[str]]:
+def _inputs(args: argparse.Namespace, folder_archives: bool = False,
+            side_files: bool = True) -> tuple[list[Source], list[str]]:
     """Model files from file and folder arguments; archive arguments go to ``args.archive_inputs``, and
-    with ``folder_archives`` (info, check) the archives under folder arguments too."""
+    with ``folder_archives`` (info, check) the archives under folder arguments too; without ``side_files``
+    (convert) a folder gives no ``.md5anim`` (its ``.md5mesh`` brings it)."""
     plain, args.archive_inputs = archives.split_inputs(args.inputs)
-    sources, missing = expand_inputs(plain) if plain else ([], [])
+    sources, missing = expand_inputs(plain, side_files) if plain else ([], [])
     if folder_archives:
         found = {text: archives.folder_archives(Path(text)) for text in plain if Path(text).is_dir()}
         args.archive_inputs = [a for text in found for a in found[text]] + args.archive_inputs
@@ -330,7 +332,7 @@ def run_convert(args: argparse.Namespace) -> int:
               f"info and check work without it", file=sys.stderr)
         return USAGE_ERROR
     started = time.perf_counter()
-    sources, missing = _inputs(args)
+    sources, missing = _inputs(args, side_files=False)
     for text in missing:
         print(f"{PROG} convert: {text}", file=sys.stderr)
     if not sources and not args.archive_inputs:
