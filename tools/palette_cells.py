@@ -1,13 +1,16 @@
 """Build (or check) ``formats/images/palette_cells.npz``: the candidate lists per RGB cell that let the
 skin conversion compare a colour with a few palette entries (formats/images/palette_cells.py).
 
-    python tools/palette_cells.py [--check] [--only NAME]   (any Python with numpy; no Blender needed)
+    python tools/palette_cells.py [--check | --misses N] [--only NAME]   (any Python with numpy; no Blender)
 
 For each class the exporters convert skins to (Quake's and Hexen II's ordinary colours with and without
 the player ranges, their fullbright colours; Quake II's 0..254), every one of the 16,777,216 8-bit
 colours is matched by the full exact search (no tables), and each cell's list keeps the entries nearest
-to a colour of the cell grown by one value.  About 2-3 CPU minutes a class.  ``--check`` rebuilds the
+to a colour of the cell grown by one value.  About 0.5-3 CPU minutes a class.  ``--check`` rebuilds the
 lists and compares them with the stored file instead of writing it (exit 1 on a difference).
+``--misses N`` writes nothing: for N random colours between 8-bit values (seed 0), how many have a nearest
+entry (by the full search) missing from their cell's list, the largest gap between the two nearest listed
+entries among those, and how many colours the near-tie rule (``palette._NEAR_TIE``) sends to the full search.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import numpy as np
 CHECKOUT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(CHECKOUT))
 from formats.images import palette  # noqa: E402
-from formats.images.palette_cells import TABLE_FILE, build_table, class_key  # noqa: E402
+from formats.images.palette_cells import TABLE_FILE, build_table, cell_of, class_key  # noqa: E402
 
 
 def classes() -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -54,11 +57,46 @@ def exact_nearest(colours: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     return nearest
 
 
+def misses(colours: np.ndarray, allowed: np.ndarray, count: int) -> str:
+    """The ``--misses`` line of one class (see the module's docstring)."""
+    listed = palette._Matcher(colours, (allowed,)).classes[0]
+    if listed.cells is None:
+        return "no lists for this class"
+    full = palette._Matcher(colours, (allowed,), use_cells=False)
+    rgb = np.random.default_rng(0).uniform(0, 255, (count, 3))
+    missed, gaps, close = 0, [], 0
+    offsets, candidates = listed.cells
+    for start in range(0, count, 200_000):
+        part = rgb[start:start + 200_000]
+        lab, cell = palette.srgb_to_lab(part), cell_of(part)
+        lo, counts = offsets[cell], offsets[cell + 1] - offsets[cell]
+        colour_of = np.repeat(np.arange(len(part)), counts)
+        entry = candidates[np.arange(len(colour_of)) + np.repeat(lo - (np.cumsum(counts) - counts), counts)]
+        found, best, near = palette._nearest_pairs(listed, lab, colour_of, entry, near_tie=np.inf)
+        distance = palette._ciede2000(lab[colour_of, 0], lab[colour_of, 1], lab[colour_of, 2],
+                                      listed.l[entry], listed.a[entry], listed.b[entry])
+        distance[entry == found[colour_of]] = np.inf
+        gap = np.minimum.reduceat(distance, np.concatenate(([0], np.cumsum(counts)[:-1]))) - best
+        wrong = listed.index[found] != full.nearest(part, np.zeros(len(part), bool))
+        missed += int(wrong.sum())
+        gaps += gap[wrong].tolist()
+        close += int((gap < palette._NEAR_TIE).sum())
+    return (f"{missed} of {count} fractional colours' nearest entries not in their lists"
+            + (f" (gaps {min(gaps):.4f}-{max(gaps):.4f})" if gaps else "")
+            + f"; {close} ({close / count:.1%}) within the near-tie {palette._NEAR_TIE} and searched in full")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored file, write nothing")
-    parser.add_argument("--only", help="one class by name (with --check)")
+    parser.add_argument("--misses", type=int, metavar="N", help="count what the lists miss among N fractional colours")
+    parser.add_argument("--only", help="one class by name")
     args = parser.parse_args(argv)
+    if args.misses:
+        for name, (colours, allowed) in classes().items():
+            if not args.only or name == args.only:
+                print(f"{name}: {misses(colours, allowed, args.misses)}", flush=True)
+        return 0
     stored = dict(np.load(TABLE_FILE)) if TABLE_FILE.is_file() else {}
     arrays, failed = {}, 0
     for name, (colours, allowed) in classes().items():

@@ -213,8 +213,8 @@ _MAX_S_L = 1 + 0.015 * 2500 / np.sqrt(2520) + 1e-9
 _GRID = CELLS       # cells per RGB axis of the guess grid (cells of 16 x 16 x 16 values)
 # A colour whose two nearest listed entries are closer than this is searched in full: the lists are exact
 # for 8-bit colours, and the rare fractional colour (dithering) that a list misses lies at a near-tie of
-# its entries (the misses seen in 4 million random fractional colours had gaps of 0.001-0.007; about 3% of
-# random fractional colours have a gap under 0.02).
+# its entries (`python tools/palette_cells.py --misses N` counts them and their gaps: 0.001-0.0074 in 4 million
+# random fractional colours a class, docs/dev/benchmarks.md).
 _NEAR_TIE = 0.02
 
 
