@@ -186,6 +186,20 @@ def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float 
     return int(far[where.ravel()].sum())
 
 
+
+def far_from_fullbright_moved(rgba, fullbright, indices, palette, far_distance: float = 10.0) -> int:
+    """The count as it was before the kept pixels were handed in: only the fullbright pixels not showing
+    their index's colour (compared channel by channel here) are looked at."""
+    from formats.images.palette import ciede2000, srgb_to_lab
+    moved = fullbright & np.any(rgba[..., :3] != palette[indices][..., :3], axis=-1)
+    if not moved.any():
+        return 0
+    colours, where = np.unique(rgba[moved][:, :3], axis=0, return_inverse=True)
+    chosen = np.zeros(len(colours), np.int64)
+    chosen[where.ravel()] = indices[moved]
+    far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > far_distance
+    return int(far[where.ravel()].sum())
+
 # ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
 
 def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
@@ -205,3 +219,26 @@ def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
     if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:
         return shared
     return per_frame
+
+
+# ---- MDL grid and radius (``exporters/mdl/build.py`` ``_grid``, ``_radius_and_size`` before shared bounds) -------
+
+def mdl_grid(stored, positions: np.ndarray, sixteen: bool = False):
+    from formats.mdl.variants import frames_on_lattice16
+    from formats.quantize import frames_on_grid, grid_from_bounds, quantize
+    if stored is not None and len(stored) == 6:
+        scale, translate = np.array(stored[:3], np.float32), np.array(stored[3:], np.float32)
+        s, t = np.broadcast_to(scale, (len(positions), 3)), np.broadcast_to(translate, (len(positions), 3))
+        if (frames_on_lattice16(positions, scale, translate) if sixteen
+                else frames_on_grid(positions, quantize(positions, s, t), s, t)).all():
+            return scale, translate
+    flat = positions.reshape(-1, 3)
+    return grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
+
+
+def mdl_radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[float, float]:
+    flat = positions.reshape(-1, 3).astype(np.float64)
+    corner = np.maximum(np.abs(flat.min(axis=0)), np.abs(flat.max(axis=0)))
+    p = positions[0].astype(np.float64)[file_tris]
+    areas = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
+    return float(np.linalg.norm(corner)), float(areas.mean()) if len(areas) else 0.0
