@@ -275,8 +275,9 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, 
     redo = np.flatnonzero(~kept)
     if len(redo):
         normals[redo] = fresh_normals(redo)
-        bbox_min[redo, :3] = verts[redo].min(axis=1)
-        bbox_max[redo, :3] = verts[redo].max(axis=1)
+        by_axis = np.ascontiguousarray(verts[redo].transpose(0, 2, 1))    # (n, 3, V): a row of bytes per axis
+        bbox_min[redo, :3] = by_axis.min(axis=2)      # (a reduction over runs of 3 strided values is ~25x slower)
+        bbox_max[redo, :3] = by_axis.max(axis=2)
     return normals, bbox_min, bbox_max, kept
 
 
@@ -312,9 +313,10 @@ def _slots(mesh, exported: ExportedFrames, kept, bbox_min, bbox_max) -> list[Mdl
 
 
 def _bounds(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(min, max) per axis of every frame's positions, in their own precision (exact either way)."""
-    flat = positions.reshape(-1, 3)
-    return flat.min(axis=0), flat.max(axis=0)
+    """(min, max) per axis of every frame's (F, V, 3) positions, in their own precision: over the frames
+    first (long contiguous rows), then over the vertices; the same values as reducing all rows of three."""
+    rows = positions.reshape(len(positions), -1)
+    return rows.min(axis=0).reshape(-1, 3).min(axis=0), rows.max(axis=0).reshape(-1, 3).max(axis=0)
 
 
 def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray,

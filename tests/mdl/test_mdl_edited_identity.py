@@ -102,8 +102,8 @@ def test_an_unchanged_skin_is_compared_with_its_indices_once(bpy_scene, extensio
     assert compared[0] == keep.size and sum(compared[1:]) < keep.size / 20, compared     # before: 3 x the skin
 
 
-def corpus_frames():
-    """(name, stored grid, positions, file triangles) of the corpus MDLs and the engine-limit one."""
+def corpus_models():
+    """(name, model) of the corpus librequake MDLs and the benchmark's engine-limit MDL."""
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -113,7 +113,12 @@ def corpus_frames():
         models += [(name, parse_mdl(path.read_bytes())) for path in corpus_files(f"mdl/librequake/{name}")]
     if len(models) == 1:
         pytest.skip("corpus librequake MDLs not found")
-    for name, model in models:
+    return models
+
+
+def corpus_frames():
+    """(name, stored grid, positions, file triangles) of :func:`corpus_models`."""
+    for name, model in corpus_models():
         stored = [float(x) for x in (*model.scale, *model.translate)]
         yield name, stored, model.positions(), model.triangles
 
@@ -155,3 +160,17 @@ def test_an_edited_model_is_checked_against_its_grid_on_the_first_frame_only(ext
     else:
         build._grid({"mdl_grid": stored}, scaled)
     assert sum(checked) == 1, (name, checked)
+
+
+def test_pose_bounding_boxes_are_todays(extension):
+    """Each new pose's bounding box, now reduced over rows of one axis's bytes, is the plain per-axis
+    minimum and maximum over the pose's vertices (the previous code's reduction)."""
+    build = import_module(f"{extension}.exporters.mdl.build")
+    for name, model in corpus_models():
+        verts = model.pose_verts
+        match, count = np.full(len(verts), -1), verts.shape[1]
+        _, lo, hi, kept = build._poses(verts, match, None, lambda redo, count=count: np.zeros((len(redo), count), np.uint8))
+        assert not kept.any()
+        np.testing.assert_array_equal(lo[:, :3], verts.min(axis=1))
+        np.testing.assert_array_equal(hi[:, :3], verts.max(axis=1))
+        assert not lo[:, 3].any() and not hi[:, 3].any(), name
