@@ -242,3 +242,19 @@ def mdl_radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[f
     p = positions[0].astype(np.float64)[file_tris]
     areas = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
     return float(np.linalg.norm(corner)), float(areas.mean()) if len(areas) else 0.0
+
+
+# ---- frame names (``exporters/sampling/frame_plan.py`` ``_named`` before the markers were bisected) ------------
+
+def named_frames(markers, start, frames, step):
+    """(name, base, number) per frame, as the previous ``_named`` gave them."""
+    import math
+    out, previous = [], ("", 0)
+    for _source, time, _index in frames:
+        before = [fm for fm in markers if fm[0] <= time + 1e-6]
+        base, first = (before[-1][1], before[-1][0]) if before else ("frame", start)
+        number = int(math.floor((time - first) / step + 1e-6)) + 1
+        shown = previous[1] + 1 if previous[0] == base and number <= previous[1] else number
+        previous = base, shown
+        out.append((f"{base}{shown:02d}", base, number))
+    return out
