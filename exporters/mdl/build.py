@@ -313,10 +313,11 @@ def _slots(mesh, exported: ExportedFrames, kept, bbox_min, bbox_max) -> list[Mdl
 
 
 def _bounds(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(min, max) per axis of every frame's (F, V, 3) positions, in their own precision: over the frames
-    first (long contiguous rows), then over the vertices; the same values as reducing all rows of three."""
-    rows = positions.reshape(len(positions), -1)
-    return rows.min(axis=0).reshape(-1, 3).min(axis=0), rows.max(axis=0).reshape(-1, 3).max(axis=0)
+    """(min, max) per axis of every frame's (F, V, 3) positions, in their own precision: each axis reduced
+    whole (any memory layout: the sampled positions are vertex-major), the same values as reducing all
+    rows of three, which numpy does 20-30x slower."""
+    axes = [positions[..., axis] for axis in range(3)]
+    return np.array([a.min() for a in axes]), np.array([a.max() for a in axes])
 
 
 def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray,

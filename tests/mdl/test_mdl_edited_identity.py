@@ -130,6 +130,8 @@ def edits(positions: np.ndarray):
     yield "scaled", (positions * np.float32(1.1)).astype(np.float32)
     yield "squashed", (positions * np.array([0.9, 1.2, 0.7], np.float32)).astype(np.float32)
     yield "one frame moved", moved
+    scaled = positions.astype(np.float64) * 1.1         # as the exporter samples them: float64, vertex-major
+    yield "sampled layout", np.ascontiguousarray(scaled.transpose(1, 0, 2)).transpose(1, 0, 2)
 
 
 @pytest.mark.parametrize("sixteen", [False, True])
