@@ -187,18 +187,12 @@ def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float 
 
 
 
-def far_from_fullbright_moved(rgba, fullbright, indices, palette, far_distance: float = 10.0) -> int:
+def far_from_fullbright_moved(rgba, fullbright, indices, palette) -> int:
     """The count as it was before the kept pixels were handed in: only the fullbright pixels not showing
     their index's colour (compared channel by channel here) are looked at."""
-    from formats.images.palette import ciede2000, srgb_to_lab
-    moved = fullbright & np.any(rgba[..., :3] != palette[indices][..., :3], axis=-1)
-    if not moved.any():
-        return 0
-    colours, where = np.unique(rgba[moved][:, :3], axis=0, return_inverse=True)
-    chosen = np.zeros(len(colours), np.int64)
-    chosen[where.ravel()] = indices[moved]
-    far = ciede2000(srgb_to_lab(colours), srgb_to_lab(palette[chosen])) > far_distance
-    return int(far[where.ravel()].sum())
+    changed = np.any(rgba[..., :3] != palette[indices][..., :3], axis=-1)
+    return far_from_fullbright(rgba, fullbright & changed, indices, palette)
+
 
 # ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
 
