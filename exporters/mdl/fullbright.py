@@ -25,7 +25,7 @@ def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: 
     the caller has it."""
     if mask_rgba is None:
         return None
-    masked = sum(mask_rgba[..., c].astype(np.int32) for c in range(3)) >= 3 * 128
+    masked = (mask_rgba[..., 0].astype(np.uint16) + mask_rgba[..., 1] + mask_rgba[..., 2]) >= 3 * 128   # <= 765
     if imported is None:
         return masked
     repainted = ~(shows_index(rgba, imported, palette) if shown is None else shown)

@@ -55,7 +55,7 @@ class SkinConverter:
         indices, drift = match_palette(rgba, self.palette, emissive, dither=self.dither, avoid=self.avoid,
                                        skip=kept)
         if kept is not None:
-            indices[kept] = keep[kept]
+            np.copyto(indices, keep, where=kept)
         self.drifts.append((f"skin image {quoted(image.name)}", drift))
         count = far_from_fullbright(rgba, emissive, indices, self.palette, kept) if emissive is not None else 0
         if count:
