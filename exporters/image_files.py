@@ -38,9 +38,10 @@ def image_rgba(image: bpy.types.Image) -> np.ndarray:
     pixels *= 255.0                                   # in place: a skin can hold millions of values
     np.rint(pixels, out=pixels)
     np.clip(pixels, 0, 255, out=pixels)
-    colour = pixels.astype(np.uint8).reshape(height, width, channels)[::-1]
-    if channels == 4:
-        return np.ascontiguousarray(colour)
+    colour = pixels.reshape(height, width * channels)[::-1].astype(np.uint8, order="C").reshape(
+        height, width, channels)
+    if channels == 4:       # flipped by the one copy to bytes
+        return colour
     rgba = np.full((height, width, 4), 255, dtype=np.uint8)
     if channels >= 3:
         rgba[..., :3] = colour[..., :3]

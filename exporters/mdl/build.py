@@ -174,7 +174,8 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         refuse(f"{sampled.label}: cannot export as MDL: ",
                over_limits((("texture coordinates", len(tex.s), limits.vertices),), "Hexen II's limit"))
 
-    grid_scale, grid_translate = _grid(mesh if single else None, positions, sixteen)
+    bounds = _bounds(positions)
+    grid_scale, grid_translate = _grid(mesh if single else None, positions, bounds, sixteen)
     if sixteen:
         verts, low = sixteen_bit(positions, grid_scale, grid_translate)
     else:
@@ -186,7 +187,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     all_kept = bool(kept.all()) and stored is not None
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
-        else _radius_and_size(positions, triangles)
+        else _radius_and_size(positions, triangles, bounds)
     if progress:
         progress(0.8)
     model = MdlModel(
@@ -226,19 +227,22 @@ def _facesfront_and_records(parts, corner_uv: np.ndarray, single: bool):
     return np.asarray(facesfront), (records if all(r is not None for r in records) else None)
 
 
-def _grid(mesh, positions: np.ndarray, sixteen: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _grid(mesh, positions: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
+          sixteen: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The imported grid while every position still lies on it (MD16: on its 16-bit lattice), else one
-    from the bounds of all frames."""
+    from ``bounds``, the (min, max) of all frames' positions."""
     grid = mesh.get(MDL_GRID) if mesh is not None else None
     if grid is not None and len(grid) == 6:
         scale, translate = np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
-        count = len(positions)
-        s, t = np.broadcast_to(scale, (count, 3)), np.broadcast_to(translate, (count, 3))
-        if (frames_on_lattice16(positions, scale, translate) if sixteen
-                else frames_on_grid(positions, quantize(positions, s, t), s, t)).all():
+
+        def on_grid(frames: np.ndarray) -> bool:
+            s, t = np.broadcast_to(scale, (len(frames), 3)), np.broadcast_to(translate, (len(frames), 3))
+            return bool((frames_on_lattice16(frames, scale, translate) if sixteen
+                         else frames_on_grid(frames, quantize(frames, s, t), s, t)).all())
+        # the first frame alone settles an edited model (scaled, moved: off the grid) without the others
+        if on_grid(positions[:1]) and on_grid(positions):
             return scale, translate
-    flat = positions.reshape(-1, 3)
-    return grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
+    return grid_from_bounds(*bounds)
 
 
 def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = False) -> np.ndarray | None:
@@ -271,8 +275,9 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, 
     redo = np.flatnonzero(~kept)
     if len(redo):
         normals[redo] = fresh_normals(redo)
-        bbox_min[redo, :3] = verts[redo].min(axis=1)
-        bbox_max[redo, :3] = verts[redo].max(axis=1)
+        by_axis = np.ascontiguousarray(verts[redo].transpose(0, 2, 1))    # (n, 3, V): a row of bytes per axis
+        bbox_min[redo, :3] = by_axis.min(axis=2)      # (a reduction over runs of 3 strided values is ~25x slower)
+        bbox_max[redo, :3] = by_axis.max(axis=2)
     return normals, bbox_min, bbox_max, kept
 
 
@@ -307,11 +312,20 @@ def _slots(mesh, exported: ExportedFrames, kept, bbox_min, bbox_max) -> list[Mdl
     return slots
 
 
-def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[float, float]:
-    """As id's modelgen: the farthest bounding-box corner over all frames; the first frame's mean
+def _bounds(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(min, max) per axis of every frame's (F, V, 3) positions, in their own precision: each axis reduced
+    whole (any memory layout: the sampled positions are vertex-major), the same values as reducing all
+    rows of three, which numpy does 20-30x slower."""
+    axes = [positions[..., axis] for axis in range(3)]
+    return np.array([a.min() for a in axes]), np.array([a.max() for a in axes])
+
+
+def _radius_and_size(positions: np.ndarray, file_tris: np.ndarray,
+                     bounds: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+    """As id's modelgen: the farthest corner of ``bounds`` (every frame's); the first frame's mean
     triangle area."""
-    flat = positions.reshape(-1, 3).astype(np.float64)
-    corner = np.maximum(np.abs(flat.min(axis=0)), np.abs(flat.max(axis=0)))
+    lo, hi = (np.asarray(b, np.float64) for b in bounds)
+    corner = np.maximum(np.abs(lo), np.abs(hi))
     p = positions[0].astype(np.float64)[file_tris]
     areas = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
     return float(np.linalg.norm(corner)), float(areas.mean()) if len(areas) else 0.0

@@ -11,22 +11,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formats.images.palette import FULLBRIGHT_START, ciede2000, rgba_to_indices, shows_index, srgb_to_lab
+from ...formats.images.palette import FULLBRIGHT_START, ciede2000, rgba_to_indices, srgb_to_lab
+from ...formats.images.pixel_words import shows_index
 
 FAR_FROM_FULLBRIGHT = 10.0     # CIEDE2000: a masked pixel this far from its fullbright colour is reported
 
 
 def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: np.ndarray | None,
-                      palette: np.ndarray) -> np.ndarray | None:
+                      palette: np.ndarray, shown: np.ndarray | None = None) -> np.ndarray | None:
     """(h, w) bool: the pixels to write among 224-255, or None for none. ``mask_rgba``: the mask
     image's pixels (a pixel is white when the mean of its R, G, B is at least 128); ``imported``: the
-    (h, w) indices the skin was imported with, if any."""
+    (h, w) indices the skin was imported with, if any; ``shown``: :func:`shows_index` of those, if
+    the caller has it."""
     if mask_rgba is None:
         return None
-    masked = sum(mask_rgba[..., c].astype(np.int32) for c in range(3)) >= 3 * 128
+    masked = (mask_rgba[..., 0].astype(np.uint16) + mask_rgba[..., 1] + mask_rgba[..., 2]) >= 3 * 128   # <= 765
     if imported is None:
         return masked
-    repainted = ~shows_index(rgba, imported, palette)
+    repainted = ~(shows_index(rgba, imported, palette) if shown is None else shown)
     follows = repainted & (masked == (imported >= FULLBRIGHT_START))     # mask left as imported
     if follows.any():
         nearest = rgba_to_indices(rgba[follows][None], palette, ordinary=(0, len(palette)))[0]
@@ -35,10 +37,16 @@ def fullbright_pixels(rgba: np.ndarray, mask_rgba: np.ndarray | None, imported: 
     return masked
 
 
-def far_from_fullbright(rgba: np.ndarray, fullbright: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> int:
+def far_from_fullbright(rgba: np.ndarray, fullbright: np.ndarray, indices: np.ndarray, palette: np.ndarray,
+                        kept: np.ndarray | None = None) -> int:
     """How many ``fullbright`` pixels are more than :data:`FAR_FROM_FULLBRIGHT` (CIEDE2000) from the
-    fullbright colour they were written as (a mask painted white over an ordinary colour)."""
-    moved = fullbright & ~shows_index(rgba, indices, palette)      # the others are at distance 0
+    fullbright colour they were written as (a mask painted white over an ordinary colour). ``kept``:
+    pixels known to show the colour of their index (kept from the import), not compared again."""
+    moved = fullbright if kept is None else fullbright & ~kept
+    if not moved.any():
+        return 0
+    moved = moved.copy()
+    moved[moved] = ~shows_index(rgba[moved][None], indices[moved][None], palette)[0]   # the others: distance 0
     if not moved.any():
         return 0
     colours, where = np.unique(rgba[moved][:, :3], axis=0, return_inverse=True)

@@ -18,7 +18,8 @@ import numpy as np
 
 from ...common.contract import INDICES
 from ...formats.images.colour_drift import drift_report
-from ...formats.images.palette import match_palette
+from ...formats.images.palette import FULLBRIGHT_START, match_palette
+from ...formats.images.pixel_words import shows_index
 from ...formats.images.skin_limits import resample
 from ...formats.shown import quoted
 from ..image_files import image_rgba
@@ -47,10 +48,16 @@ class SkinConverter:
             stored = image.get(INDICES)
             if stored is not None and len(bytes(stored)) == rgba.shape[0] * rgba.shape[1]:
                 keep = np.frombuffer(bytes(stored), np.uint8).reshape(rgba.shape[:2])
-        emissive = fullbright_pixels(rgba, mask_rgba, keep, self.palette)
-        indices, drift = match_palette(rgba, self.palette, emissive, dither=self.dither, avoid=self.avoid, keep=keep)
+        # which pixels still show their imported index: asked once here, for all three steps below
+        shown = shows_index(rgba, keep, self.palette) if keep is not None else None
+        emissive = fullbright_pixels(rgba, mask_rgba, keep, self.palette, shown)
+        kept = _kept(shown, keep, emissive)
+        indices, drift = match_palette(rgba, self.palette, emissive, dither=self.dither, avoid=self.avoid,
+                                       skip=kept)
+        if kept is not None:
+            np.copyto(indices, keep, where=kept)
         self.drifts.append((f"skin image {quoted(image.name)}", drift))
-        count = far_from_fullbright(rgba, emissive, indices, self.palette) if emissive is not None else 0
+        count = far_from_fullbright(rgba, emissive, indices, self.palette, kept) if emissive is not None else 0
         if count:
             self.warnings.append(f"skin image {quoted(image.name)}: {count} pixel(s) white in its fullbright mask are far "
                                  "from every fullbright colour (224-255) and were written as the nearest one; paint "
@@ -69,3 +76,14 @@ class SkinConverter:
         line = drift_report(self.drifts)
         if line:
             self.warnings.append(line)
+
+
+def _kept(shown: np.ndarray | None, keep: np.ndarray | None, emissive: np.ndarray | None) -> np.ndarray | None:
+    """The pixels that keep their imported index, as :func:`...formats.images.palette.match_palette`
+    picks them with ``keep``: still showing its colour, and in the class the mask gives the pixel
+    (224-255 where fullbright, 0-223 elsewhere; ``avoid`` does not apply to kept pixels). Handed to it
+    as ``skip`` (neither matched nor dithered, the same pixels) and given their index after."""
+    if keep is None:
+        return None
+    lit = np.zeros(keep.shape, bool) if emissive is None else emissive
+    return shown & ((keep >= FULLBRIGHT_START) == lit)

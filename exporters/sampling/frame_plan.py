@@ -19,6 +19,7 @@ Sampling may still replace them with a frame-table or shape-key name (:func:`.an
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -139,9 +140,9 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
         plan.frames = _named(markers, start, [(SHAPE_KEY, start + i, i + 1) for i in range(count)], 1.0)
         check(plan)
         return plan
-    plan.names_known = not frame_table(first) and all(m.data.shape_keys is None for m in meshes)
-    plan.own_span = (bool(frame_table(first)) and first.data.shape_keys is not None
-                     and bool(owner.source_format))
+    has_table = bool(frame_table(first))
+    plan.names_known = not has_table and all(m.data.shape_keys is None for m in meshes)
+    plan.own_span = has_table and first.data.shape_keys is not None and bool(owner.source_format)
     times = timeline_frames(scene, options.frame_rate)
     plan.frames = _named(markers, start, [(TIMELINE, t, 0) for t in times], every)
     check(plan)
@@ -195,9 +196,10 @@ def _named(markers: list[tuple[int, str]], start: int, frames: list[tuple], step
     """Timeline or shape-key frames named ``<marker><nn>``: the last marker at or before the frame, nn
     counting ``step`` scene frames from the marker; an end pose closer than a step gets the next number."""
     out, previous = [], ("", 0)
+    marker_frames = [frame for frame, _ in markers]     # sorted: the markers at or before a time are a prefix
     for source, time, index in frames:
-        before = [fm for fm in markers if fm[0] <= time + 1e-6]
-        base, first = (before[-1][1], before[-1][0]) if before else ("frame", start)
+        before = bisect_right(marker_frames, time + 1e-6)
+        base, first = (markers[before - 1][1], markers[before - 1][0]) if before else ("frame", start)
         number = int(math.floor((time - first) / step + 1e-6)) + 1
         shown = previous[1] + 1 if previous[0] == base and number <= previous[1] else number
         previous = base, shown

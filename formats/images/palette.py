@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import FormatError
 from .colour_drift import VISIBLE_DIFFERENCE, ColourDrift
 from .palette_cells import CELLS, cell_of, cell_table, class_key
+from .pixel_words import shows_index
 
 FULLBRIGHT_START = 224
 TRANSPARENT_INDEX = 255   # Quake II: transparent on alpha-tested surfaces (docs/dev/format-facts.md, "MD2")
@@ -90,18 +91,6 @@ def indices_to_rgba(indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
     rgba[..., :3] = palette[indices]
     rgba[..., 3] = 255
     return rgba
-
-
-def shows_index(rgb: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
-    """(h, w) bool: the pixels of 8-bit ``rgb`` (h, w, 3 or 4; alpha ignored) whose colour is exactly
-    that of their palette index in ``indices`` (h, w). Each pixel and palette colour is compared as one
-    32-bit word (alpha cleared) rather than channel by channel."""
-    height, width = indices.shape
-    words = np.zeros((height, width, 4), dtype=np.uint8)
-    words[..., :3] = rgb[..., :3]
-    table = np.zeros((256, 4), dtype=np.uint8)
-    table[:len(palette), :3] = palette[:, :3]
-    return words.view(np.uint32)[..., 0] == table.view(np.uint32)[:, 0][indices]
 
 
 def _srgb_to_linear(c: np.ndarray) -> np.ndarray:

@@ -190,3 +190,23 @@ def test_an_export_makes_one_plan_and_hands_it_on(bpy_scene, extension, tmp_path
     codec = importlib.import_module(f"{extension}.formats.md2.codec")
     written = codec.parse_md2(path.read_bytes()).frame_names
     assert written == plans[0].names == ["walk01", "walk02", "walk03"], "the end pose is the next number"
+
+
+def test_frame_names_are_todays_with_markers_found_by_bisection(extension):
+    """Issue 33: the last marker at or before each frame is found by bisection (before: every marker
+    looked at for every frame); the names, bases and numbers are the previous code's
+    (tests/support/speed_reference.py) for markers sharing frames, before the range, between steps,
+    and none; game-rate and scene-rate steps, fractional times within the 1e-6 slack. Passes on the
+    old code by design."""
+    from support import speed_reference as reference
+    named = module(extension, "frame_plan")._named
+    rng = np.random.default_rng(33)
+    for case in range(40):
+        count = int(rng.integers(0, 30))
+        markers = sorted((int(f), f"m{i}_") for i, f in enumerate(rng.integers(-5, 120, count)))
+        step = float(rng.choice([1.0, 2.4, 2.5, 0.5]))
+        times = sorted(float(t) for t in np.round(rng.uniform(-3, 125, int(rng.integers(1, 80))), 1))
+        times += [float(markers[0][0]) - 5e-7] if markers else []
+        frames = [("TIMELINE", t, 0) for t in sorted(times)]
+        got = [(f.name, f.marker, f.number) for f in named(markers, 1, frames, step)]
+        assert got == reference.named_frames(markers, 1, frames, step), case

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.images.palette import quake_palette, shows_index
+from formats.images.palette import quake_palette
+from formats.images.pixel_words import shows_index
 
 
 def channel_by_channel(rgb: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
@@ -19,7 +20,8 @@ def test_same_pixels_as_comparing_each_channel():
     rgba = np.concatenate([palette[indices], rng.integers(0, 256, (64, 80, 1))], axis=-1).astype(np.uint8)
     changed = rng.random((64, 80)) < 0.3
     rgba[changed, rng.integers(0, 3, int(changed.sum()))] ^= np.uint8(1)      # one channel off by one bit
-    for image in (rgba, np.ascontiguousarray(rgba[..., :3]), rgba[::-1][::-1]):
+    flipped = np.ascontiguousarray(rgba[::-1])[::-1]      # not contiguous: copied into words, not read in place
+    for image in (rgba, np.ascontiguousarray(rgba[..., :3]), rgba[::-1][::-1], flipped):
         got = shows_index(image, indices, palette)
         assert np.array_equal(got, channel_by_channel(image, indices, palette))
         assert np.array_equal(got, ~changed)

@@ -186,6 +186,14 @@ def far_from_fullbright(rgba, fullbright, indices, palette, far_distance: float 
     return int(far[where.ravel()].sum())
 
 
+
+def far_from_fullbright_moved(rgba, fullbright, indices, palette) -> int:
+    """The count as it was before the kept pixels were handed in: only the fullbright pixels not showing
+    their index's colour (compared channel by channel here) are looked at."""
+    changed = np.any(rgba[..., :3] != palette[indices][..., :3], axis=-1)
+    return far_from_fullbright(rgba, fullbright & changed, indices, palette)
+
+
 # ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
 
 def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
@@ -205,3 +213,42 @@ def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
     if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:
         return shared
     return per_frame
+
+
+# ---- MDL grid and radius (``exporters/mdl/build.py`` ``_grid``, ``_radius_and_size`` before shared bounds) -------
+
+def mdl_grid(stored, positions: np.ndarray, sixteen: bool = False):
+    from formats.mdl.variants import frames_on_lattice16
+    from formats.quantize import frames_on_grid, grid_from_bounds, quantize
+    if stored is not None and len(stored) == 6:
+        scale, translate = np.array(stored[:3], np.float32), np.array(stored[3:], np.float32)
+        s, t = np.broadcast_to(scale, (len(positions), 3)), np.broadcast_to(translate, (len(positions), 3))
+        if (frames_on_lattice16(positions, scale, translate) if sixteen
+                else frames_on_grid(positions, quantize(positions, s, t), s, t)).all():
+            return scale, translate
+    flat = positions.reshape(-1, 3)
+    return grid_from_bounds(flat.min(axis=0), flat.max(axis=0))
+
+
+def mdl_radius_and_size(positions: np.ndarray, file_tris: np.ndarray) -> tuple[float, float]:
+    flat = positions.reshape(-1, 3).astype(np.float64)
+    corner = np.maximum(np.abs(flat.min(axis=0)), np.abs(flat.max(axis=0)))
+    p = positions[0].astype(np.float64)[file_tris]
+    areas = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
+    return float(np.linalg.norm(corner)), float(areas.mean()) if len(areas) else 0.0
+
+
+# ---- frame names (``exporters/sampling/frame_plan.py`` ``_named`` before the markers were bisected) ------------
+
+def named_frames(markers, start, frames, step):
+    """(name, base, number) per frame, as the previous ``_named`` gave them."""
+    import math
+    out, previous = [], ("", 0)
+    for _source, time, _index in frames:
+        before = [fm for fm in markers if fm[0] <= time + 1e-6]
+        base, first = (before[-1][1], before[-1][0]) if before else ("frame", start)
+        number = int(math.floor((time - first) / step + 1e-6)) + 1
+        shown = previous[1] + 1 if previous[0] == base and number <= previous[1] else number
+        previous = base, shown
+        out.append((f"{base}{shown:02d}", base, number))
+    return out

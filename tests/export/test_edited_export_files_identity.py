@@ -1,0 +1,58 @@
+"""Issue 33's speed work writes the same files: the speed benchmark's models (the corpus MD2s and MDLs it
+times, its engine-limit MD2 and MDL) exported untouched, scaled by 1.1, squashed, and with the skin
+repainted (tools/edited_identity.py) by this checkout and by the previous code give the same bytes, file
+for file, and the same reports. The previous code is a checkout named by ``CLASSIC_MODELS_BASE`` (e.g. a
+``git worktree add --detach /tmp/base main`` made before the change); without it the test is skipped.
+An identity test: it passes on the old code by design (both sides the same code then)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.environment import CHECKOUT, corpus_files, skip_inside_blender
+
+MODELS = ("md2/assimp/faerie.md2", "md2/petaaar88-zarlag/tris.md2", "mdl/librequake/zombie.mdl",
+          "mdl/librequake/player.mdl", "mdl/librequake/oldone.mdl")
+
+
+def exported(checkout: Path, out: Path, models: list[Path]) -> tuple[dict[str, str], list[str]]:
+    """{file name: sha256} of what ``checkout``'s code wrote, and its report lines (paths made relative)."""
+    done = subprocess.run([sys.executable, str(CHECKOUT / "tools" / "edited_identity.py"), "--checkout",
+                           str(checkout), "--out", str(out), *map(str, models)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line.replace(str(out), "OUT") for line in (done.stdout + done.stderr).splitlines()
+             if line.startswith(("==", "Info", "Warning", "Error"))]
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir())}, lines
+
+
+def test_benchmark_models_export_the_same_bytes_as_the_previous_code(tmp_path):
+    skip_inside_blender("the export in two checkouts")
+    pytest.importorskip("bpy", reason="the exports run the operators in the bpy wheel")
+    base = os.environ.get("CLASSIC_MODELS_BASE")
+    if not base:
+        pytest.skip("set CLASSIC_MODELS_BASE to a checkout of the previous code to compare its exports")
+    models = [path for relative in MODELS for path in corpus_files(relative)]
+    if len(models) < len(MODELS):
+        pytest.skip("the benchmark's corpus models were not found")
+    sys.path.insert(0, str(CHECKOUT / "tools"))
+    from benchmark import synthetic_md2, synthetic_mdl
+    from formats.md2.codec import serialize_md2
+    from formats.mdl.codec import serialize_mdl
+    inputs = tmp_path / "synthetic"
+    inputs.mkdir()
+    for name, data in (("limits.md2", serialize_md2(synthetic_md2())), ("limits.mdl", serialize_mdl(synthetic_mdl()))):
+        (inputs / name).write_bytes(data)
+        models.append(inputs / name)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    old_files, old_reports = exported(Path(base), tmp_path / "old" / "out", models)
+    new_files, new_reports = exported(CHECKOUT, tmp_path / "new" / "out", models)
+    assert len(new_files) >= 4 * len(models)
+    assert new_files == old_files
+    assert new_reports == old_reports
