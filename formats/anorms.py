@@ -55,7 +55,7 @@ def _candidates() -> np.ndarray:
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
     edges = np.linspace(-1.0, 1.0, _CELLS + 1)
     centres = (edges[:-1] + edges[1:]) / 2.0
-    lists = []
+    masks = []
     for face in range(6):
         axis, sign = divmod(face, 2)
         sign = -1.0 if sign else 1.0
@@ -76,9 +76,14 @@ def _candidates() -> np.ndarray:
                 radius = np.maximum(radius, np.arccos(np.clip(np.sum(corner * centre, -1), -1, 1)))
         angle = np.arccos(np.clip(centre @ unit.T, -1.0, 1.0))
         bound = angle.min(axis=-1, keepdims=True) + 2.0 * radius[..., None] + 2.0 * _MARGIN
-        lists += [np.flatnonzero(row) for row in (angle <= bound).reshape(-1, len(unit))]
-    width = max(len(c) for c in lists)
-    return np.array([np.concatenate([c, np.full(width - len(c), c[-1])]) for c in lists], dtype=np.int64)
+        masks.append((angle <= bound).reshape(-1, len(unit)))
+    mask = np.concatenate(masks)
+    count = mask.sum(axis=1)
+    # each row's candidates in ascending order (a stable sort puts the True entries first), padded
+    # with its last candidate
+    order = np.argsort(~mask, axis=1, kind="stable")[:, :count.max()]
+    column = np.arange(order.shape[1])
+    return np.where(column[None, :] < count[:, None], order, order[np.arange(len(order)), count - 1][:, None])
 
 
 def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:
@@ -90,30 +95,31 @@ def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def _single() -> np.ndarray:
-    """(cells,) True where a cell has one candidate: that entry is nearest anywhere in the cell by more
-    than the margin, far beyond float32 rounding, so no dot product is needed."""
+def _cell_lookup() -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: its first candidate (uint8) and whether it is the only one. A cell with one candidate:
+    that entry is nearest anywhere in the cell by more than the margin, far beyond float32 rounding,
+    so no dot product is needed."""
     candidates = _candidates()
-    return np.all(candidates == candidates[:, :1], axis=1)
+    return candidates[:, 0].astype(np.uint8), np.all(candidates == candidates[:, :1], axis=1)
 
 
 def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
     """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
     flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     out = np.empty(len(flat), dtype=np.uint8)
-    candidates, single = _candidates(), _single()
+    candidates = _candidates()
+    first, single = _cell_lookup()
     full = []
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         for start in range(0, len(flat), chunk):
-            x, y, z = flat[start:start + chunk].T
+            x, y, z = np.ascontiguousarray(flat[start:start + chunk].T)
             length = np.sqrt(x * x + y * y + z * z)
             usable = (length > _TINY) & (length < _HUGE)          # False for NaN
             if not usable.all():
                 x, y, z = (np.where(usable, c, np.float32(1.0)) for c in (x, y, z))
             cell = _cell_of(x, y, z)
-            first = candidates[cell, 0]
-            out[start:start + chunk] = first
-            several = np.flatnonzero(~single[cell])
+            np.take(first, cell, out=out[start:start + len(cell)])
+            several = np.flatnonzero(~single.take(cell))
             if len(several):
                 pick, close = _best_candidate(flat[start + several], candidates[cell[several]])
                 out[start + several] = pick
@@ -152,7 +158,11 @@ def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.nd
     normals = np.asarray(normals, dtype=np.float32)
     out = nearest_normal_index(normals)
     if len(normals) > 1:
-        same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
+        change = np.subtract(normals[1:], normals[:-1])
+        np.abs(change, out=change)
+        # the largest of the three changes (NaN stays NaN), not np.all over a length-3 axis: much faster
+        largest = np.maximum(np.maximum(change[..., 0], change[..., 1]), change[..., 2])
+        same = largest <= tolerance
         # only the vertices whose normal stays put somewhere: an edited model often has none
         steady = np.flatnonzero(same.reshape(len(same), -1).any(axis=0))
         if len(steady):

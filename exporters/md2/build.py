@@ -322,7 +322,10 @@ def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | 
             kept[moved] = np.all(verts[moved] == stored.verts[match[moved]], axis=(1, 2))
         normals[kept] = stored.normals[match[kept]]
     grids = None
-    if not has.all():
+    if not has.any():                    # every frame new (an edited model): no copies by mask
+        grids = frame_grids(positions, grid)
+        scale, translate, verts = (np.ascontiguousarray(a) for a in (grids.scale, grids.translate, grids.verts))
+    elif not has.all():
         grids = frame_grids(positions[~has], grid)
         scale[~has], translate[~has], verts[~has] = grids.scale, grids.translate, grids.verts
     return scale, translate, verts, normals, kept, grids
