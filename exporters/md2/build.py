@@ -147,7 +147,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
-        normals[recompute] = normal_indices(positions[recompute], shading)
+        changed = positions if len(recompute) == len(kept) else positions[recompute]   # every frame: no copy
+        normals[recompute] = normal_indices(changed, shading)
     if grids is not None:
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
