@@ -107,12 +107,12 @@ def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarra
     """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
     flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     out = np.empty(len(flat), dtype=np.uint8)
-    candidates = _candidates()
     first, single = _cell_lookup()
     full = []
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         for start in range(0, len(flat), chunk):
-            x, y, z = np.ascontiguousarray(flat[start:start + chunk].T)
+            components = np.ascontiguousarray(flat[start:start + chunk].T)
+            x, y, z = components
             length = np.sqrt(x * x + y * y + z * z)
             usable = (length > _TINY) & (length < _HUGE)          # False for NaN
             if not usable.all():
@@ -121,7 +121,8 @@ def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarra
             np.take(first, cell, out=out[start:start + len(cell)])
             several = np.flatnonzero(~single.take(cell))
             if len(several):
-                pick, close = _best_candidate(flat[start + several], candidates[cell[several]])
+                pick, close = _best_candidate(*(c.take(several).astype(np.float64) for c in components),
+                                              cell.take(several))
                 out[start + several] = pick
                 full.append(start + several[close])
             full.append(start + np.flatnonzero(~usable))
@@ -131,16 +132,17 @@ def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarra
     return out.reshape(np.shape(normals)[:-1])
 
 
-def _best_candidate(normals: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The candidate with the largest float64 dot product for each (N, 3) normal (the first of equals),
-    and whether the best two are too close to call in float32."""
+def _best_candidate(x: np.ndarray, y: np.ndarray, z: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate of its cell with the largest float64 dot product for each normal (float64
+    components ``x``, ``y``, ``z``; the first of equals), and whether the best two are too close to
+    call in float32."""
     tx, ty, tz = anorms().astype(np.float64).T
-    x, y, z = normals.T.astype(np.float64)
+    columns = _candidate_columns()
     length = np.sqrt(x * x + y * y + z * z)
     best = second = pick = None
-    for k in range(cand.shape[1]):
-        index = cand[:, k]
-        dot = tx[index] * x + ty[index] * y + tz[index] * z
+    for column in columns:
+        index = column.take(cells)
+        dot = tx.take(index) * x + ty.take(index) * y + tz.take(index) * z
         if best is None:
             best, pick, second = dot, index, np.full_like(dot, -np.inf)
             continue
@@ -150,6 +152,12 @@ def _best_candidate(normals: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, 
         pick = np.where(better, index, pick)
         best = np.where(better, dot, best)
     return pick, second > best - _CLOSE * length
+
+
+@lru_cache(maxsize=1)
+def _candidate_columns() -> np.ndarray:
+    """(K, cells) the candidate lists by column, contiguous."""
+    return np.ascontiguousarray(_candidates().T)
 
 
 def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
