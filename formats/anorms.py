@@ -48,9 +48,21 @@ def _cell_of(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=1)
 def _candidates() -> np.ndarray:
     """(6 * cells * cells, K) ascending table indices that can be nearest within each cell (padded
-    with the cell's last candidate). A cell is a convex spherical quadrilateral, so every direction in
-    it is within the largest corner angle ``r`` of its centre ``c``; an entry ``a`` can beat the entry
-    ``b`` nearest to ``c`` somewhere in the cell only if angle(c, a) - r <= angle(c, b) + r."""
+    with the cell's last candidate), from :func:`_candidate_mask`."""
+    mask = _candidate_mask()
+    count = mask.sum(axis=1)
+    # each row's candidates in ascending order (a stable sort puts the True entries first), padded
+    # with its last candidate
+    order = np.argsort(~mask, axis=1, kind="stable")[:, :count.max()]
+    column = np.arange(order.shape[1])
+    return np.where(column[None, :] < count[:, None], order, order[np.arange(len(order)), count - 1][:, None])
+
+
+def _candidate_mask() -> np.ndarray:
+    """(6 * cells * cells, 162) True for the table entries that can be nearest within each cell. A
+    cell is a convex spherical quadrilateral, so every direction in it is within the largest corner
+    angle ``r`` of its centre ``c``; an entry ``a`` can beat the entry ``b`` nearest to ``c``
+    somewhere in the cell only if angle(c, a) - r <= angle(c, b) + r."""
     table = anorms().astype(np.float64)
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
     edges = np.linspace(-1.0, 1.0, _CELLS + 1)
@@ -77,13 +89,7 @@ def _candidates() -> np.ndarray:
         angle = np.arccos(np.clip(centre @ unit.T, -1.0, 1.0))
         bound = angle.min(axis=-1, keepdims=True) + 2.0 * radius[..., None] + 2.0 * _MARGIN
         masks.append((angle <= bound).reshape(-1, len(unit)))
-    mask = np.concatenate(masks)
-    count = mask.sum(axis=1)
-    # each row's candidates in ascending order (a stable sort puts the True entries first), padded
-    # with its last candidate
-    order = np.argsort(~mask, axis=1, kind="stable")[:, :count.max()]
-    column = np.arange(order.shape[1])
-    return np.where(column[None, :] < count[:, None], order, order[np.arange(len(order)), count - 1][:, None])
+    return np.concatenate(masks)
 
 
 def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:

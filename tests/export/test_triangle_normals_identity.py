@@ -189,30 +189,7 @@ def test_triangle_normals_do_not_sum_corners_with_bincount(monkeypatch):
 def test_candidate_lists_are_the_per_row_lists():
     """The cube map's lists (built in one stable sort now) are each cell's ascending table indices within the
     bound, padded with the last, as the per-row np.flatnonzero lists were."""
-    table = anorms_module.anorms().astype(np.float64)
-    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
-    cells = anorms_module._CELLS
-    edges = np.linspace(-1.0, 1.0, cells + 1)
-    centres = (edges[:-1] + edges[1:]) / 2.0
-    rows = []
-    for face in range(6):
-        axis, sign = divmod(face, 2)
-
-        def direction(u, v, axis=axis, sign=-1.0 if sign else 1.0):
-            d = np.zeros(np.broadcast(u, v).shape + (3,))
-            d[..., axis], d[..., (axis + 1) % 3], d[..., (axis + 2) % 3] = sign, u, v
-            return d / np.linalg.norm(d, axis=-1, keepdims=True)
-
-        iu, iv = np.meshgrid(np.arange(cells), np.arange(cells), indexing="ij")
-        centre = direction(centres[iu], centres[iv])
-        radius = np.zeros(iu.shape)
-        for du in (0, 1):
-            for dv in (0, 1):
-                corner = direction(edges[iu + du], edges[iv + dv])
-                radius = np.maximum(radius, np.arccos(np.clip(np.sum(corner * centre, -1), -1, 1)))
-        angle = np.arccos(np.clip(centre @ unit.T, -1.0, 1.0))
-        bound = angle.min(axis=-1, keepdims=True) + 2.0 * radius[..., None] + 2.0 * anorms_module._MARGIN
-        rows += [np.flatnonzero(row) for row in (angle <= bound).reshape(-1, len(unit))]
+    rows = [np.flatnonzero(row) for row in anorms_module._candidate_mask()]
     width = max(len(r) for r in rows)
     expected = np.array([np.concatenate([r, np.full(width - len(r), r[-1])]) for r in rows])
     assert np.array_equal(anorms_module._candidates(), expected)
