@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 CHUNK_FRAMES = 16         # frames per chunk: about 20 (triangles x 16) float64 arrays stay in cache
+CHUNK_VALUES = 1 << 17    # at most this many triangle values per array: fewer frames a chunk for big meshes
 
 
 @dataclass
@@ -78,7 +79,7 @@ def triangle_vertex_normals(pos: np.ndarray, corner_vertex: np.ndarray, table: n
     slots = _slots(table, groups, num_groups)
     verts = [corner_vertex[table[:, i]] for i in range(3)]
     num_tris, frames = len(table), len(pos)
-    width = min(CHUNK_FRAMES, max(frames, 1))
+    width = max(1, min(CHUNK_FRAMES, frames, CHUNK_VALUES // max(num_tris, 1)))
     work = _Work(num_tris, num_groups, width)
     for start in range(0, frames, width):
         chunk = pos[start:start + width]

@@ -167,6 +167,17 @@ def test_frame_counts_around_the_chunk(frames):
     check(positions, corners_of(tris))
 
 
+@pytest.mark.parametrize("values", [1, 40, 100])
+def test_big_meshes_take_fewer_frames_a_chunk(monkeypatch, values):
+    """A mesh with more triangles than CHUNK_VALUES / 16 is worked fewer frames at a time (one, at most):
+    the buffers stay bounded, the normals the same."""
+    monkeypatch.setattr(triangle_normals, "CHUNK_VALUES", values)
+    rng = np.random.default_rng(values)
+    positions, tris = grid_mesh(4)
+    positions = positions[None] + rng.normal(scale=0.3, size=(7, len(positions), 3))
+    check(positions, corners_of(tris))
+
+
 def test_triangle_normals_do_not_sum_corners_with_bincount(monkeypatch):
     """Fails on the old code: it summed each vertex's corners with a weighted np.bincount, three calls per
     chunk of frames (counting corners per vertex once is not a sum)."""
