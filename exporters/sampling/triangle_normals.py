@@ -7,7 +7,7 @@ Why the bits are the same (every operation is one IEEE-754 double operation, cor
 
 * Arrays are laid out element by frame ((triangles, frames), a chunk of frames at a time), so every
   gather copies whole rows; the values and operations per element are unchanged.
-* Newell's sum of a triangle (a, b, c) is ``cross(b - a, c - a)``; with ``ca = a - c`` (the edge the
+* Newell's sum of a triangle (a, b, c) is ``cross(b - a, c - a)`` plus two zero terms; with ``ca = a - c`` (the edge the
   corner angles need) ``c - a == -ca`` exactly (rounding to nearest is symmetric), so
   ``ab1 * ac2 - ab2 * ac1 == ab2 * ca1 - ab1 * ca2``, and so on. Only the sign of a zero can change,
   and a zero only ever reaches a sum that starts from +0 (below), which drops it.
@@ -22,7 +22,9 @@ Why the bits are the same (every operation is one IEEE-754 double operation, cor
   order (``_Slots``) and added one slot (the vertex's first corner, second corner, ...) at a time to
   accumulators started at +0: the same additions in the same order. Vertices are sorted by their
   number of corners, so slot j is a prefix of the vertices and needs no padding.
-* The final normalisation and the +Z fallback are :func:`_unit3`'s.
+* Every normalisation is the previous ``_unit``'s: ``sqrt((x*x + y*y) + z*z)`` (what ``np.linalg.norm``
+  adds for three values), clamped below at 1e-300, one division per coordinate, and +Z where the
+  length is not > 0 (face and vertex normals; the edge directions have no fallback).
 """
 from __future__ import annotations
 
