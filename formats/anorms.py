@@ -48,14 +48,26 @@ def _cell_of(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=1)
 def _candidates() -> np.ndarray:
     """(6 * cells * cells, K) ascending table indices that can be nearest within each cell (padded
-    with the cell's last candidate). A cell is a convex spherical quadrilateral, so every direction in
-    it is within the largest corner angle ``r`` of its centre ``c``; an entry ``a`` can beat the entry
-    ``b`` nearest to ``c`` somewhere in the cell only if angle(c, a) - r <= angle(c, b) + r."""
+    with the cell's last candidate), from :func:`_candidate_mask`."""
+    mask = _candidate_mask()
+    count = mask.sum(axis=1)
+    # each row's candidates in ascending order (a stable sort puts the True entries first), padded
+    # with its last candidate
+    order = np.argsort(~mask, axis=1, kind="stable")[:, :count.max()]
+    column = np.arange(order.shape[1])
+    return np.where(column[None, :] < count[:, None], order, order[np.arange(len(order)), count - 1][:, None])
+
+
+def _candidate_mask() -> np.ndarray:
+    """(6 * cells * cells, 162) True for the table entries that can be nearest within each cell. A
+    cell is a convex spherical quadrilateral, so every direction in it is within the largest corner
+    angle ``r`` of its centre ``c``; an entry ``a`` can beat the entry ``b`` nearest to ``c``
+    somewhere in the cell only if angle(c, a) - r <= angle(c, b) + r."""
     table = anorms().astype(np.float64)
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
     edges = np.linspace(-1.0, 1.0, _CELLS + 1)
     centres = (edges[:-1] + edges[1:]) / 2.0
-    lists = []
+    masks = []
     for face in range(6):
         axis, sign = divmod(face, 2)
         sign = -1.0 if sign else 1.0
@@ -76,9 +88,8 @@ def _candidates() -> np.ndarray:
                 radius = np.maximum(radius, np.arccos(np.clip(np.sum(corner * centre, -1), -1, 1)))
         angle = np.arccos(np.clip(centre @ unit.T, -1.0, 1.0))
         bound = angle.min(axis=-1, keepdims=True) + 2.0 * radius[..., None] + 2.0 * _MARGIN
-        lists += [np.flatnonzero(row) for row in (angle <= bound).reshape(-1, len(unit))]
-    width = max(len(c) for c in lists)
-    return np.array([np.concatenate([c, np.full(width - len(c), c[-1])]) for c in lists], dtype=np.int64)
+        masks.append((angle <= bound).reshape(-1, len(unit)))
+    return np.concatenate(masks)
 
 
 def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:
@@ -90,32 +101,34 @@ def _full_argmax(flat: np.ndarray, chunk: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def _single() -> np.ndarray:
-    """(cells,) True where a cell has one candidate: that entry is nearest anywhere in the cell by more
-    than the margin, far beyond float32 rounding, so no dot product is needed."""
+def _cell_lookup() -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: its first candidate (uint8) and whether it is the only one. A cell with one candidate:
+    that entry is nearest anywhere in the cell by more than the margin, far beyond float32 rounding,
+    so no dot product is needed."""
     candidates = _candidates()
-    return np.all(candidates == candidates[:, :1], axis=1)
+    return candidates[:, 0].astype(np.uint8), np.all(candidates == candidates[:, :1], axis=1)
 
 
 def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
     """uint8 index of the table entry with the largest dot product for each (..., 3) normal."""
     flat = np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     out = np.empty(len(flat), dtype=np.uint8)
-    candidates, single = _candidates(), _single()
+    first, single = _cell_lookup()
     full = []
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         for start in range(0, len(flat), chunk):
-            x, y, z = flat[start:start + chunk].T
+            components = np.ascontiguousarray(flat[start:start + chunk].T)
+            x, y, z = components
             length = np.sqrt(x * x + y * y + z * z)
             usable = (length > _TINY) & (length < _HUGE)          # False for NaN
             if not usable.all():
                 x, y, z = (np.where(usable, c, np.float32(1.0)) for c in (x, y, z))
             cell = _cell_of(x, y, z)
-            first = candidates[cell, 0]
-            out[start:start + chunk] = first
-            several = np.flatnonzero(~single[cell])
+            np.take(first, cell, out=out[start:start + len(cell)])
+            several = np.flatnonzero(~single.take(cell))
             if len(several):
-                pick, close = _best_candidate(flat[start + several], candidates[cell[several]])
+                pick, close = _best_candidate(*(c.take(several).astype(np.float64) for c in components),
+                                              cell.take(several))
                 out[start + several] = pick
                 full.append(start + several[close])
             full.append(start + np.flatnonzero(~usable))
@@ -125,16 +138,17 @@ def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarra
     return out.reshape(np.shape(normals)[:-1])
 
 
-def _best_candidate(normals: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The candidate with the largest float64 dot product for each (N, 3) normal (the first of equals),
-    and whether the best two are too close to call in float32."""
+def _best_candidate(x: np.ndarray, y: np.ndarray, z: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate of its cell with the largest float64 dot product for each normal (float64
+    components ``x``, ``y``, ``z``; the first of equals), and whether the best two are too close to
+    call in float32."""
     tx, ty, tz = anorms().astype(np.float64).T
-    x, y, z = normals.T.astype(np.float64)
+    columns = _candidate_columns()
     length = np.sqrt(x * x + y * y + z * z)
     best = second = pick = None
-    for k in range(cand.shape[1]):
-        index = cand[:, k]
-        dot = tx[index] * x + ty[index] * y + tz[index] * z
+    for column in columns:
+        index = column.take(cells)
+        dot = tx.take(index) * x + ty.take(index) * y + tz.take(index) * z
         if best is None:
             best, pick, second = dot, index, np.full_like(dot, -np.inf)
             continue
@@ -146,13 +160,23 @@ def _best_candidate(normals: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, 
     return pick, second > best - _CLOSE * length
 
 
+@lru_cache(maxsize=1)
+def _candidate_columns() -> np.ndarray:
+    """(K, cells) the candidate lists by column, contiguous."""
+    return np.ascontiguousarray(_candidates().T)
+
+
 def steady_normal_indices(normals: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
     """(F, V) nearest indices of (F, V, 3) frame normals; a vertex whose normal did not change
     (within ``tolerance`` per component) since the previous frame keeps that frame's index."""
     normals = np.asarray(normals, dtype=np.float32)
     out = nearest_normal_index(normals)
     if len(normals) > 1:
-        same = np.all(np.abs(np.diff(normals, axis=0)) <= tolerance, axis=-1)
+        change = np.subtract(normals[1:], normals[:-1])
+        np.abs(change, out=change)
+        # the largest of the three changes (NaN stays NaN), not np.all over a length-3 axis: much faster
+        largest = np.maximum(np.maximum(change[..., 0], change[..., 1]), change[..., 2])
+        same = largest <= tolerance
         # only the vertices whose normal stays put somewhere: an edited model often has none
         steady = np.flatnonzero(same.reshape(len(same), -1).any(axis=0))
         if len(steady):

@@ -147,7 +147,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
     if not kept.all():
         recompute = np.flatnonzero(~kept)
-        normals[recompute] = normal_indices(positions[recompute], shading)
+        changed = positions if len(recompute) == len(kept) else positions[recompute]   # every frame: no copy
+        normals[recompute] = normal_indices(changed, shading)
     if grids is not None:
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))
@@ -322,7 +323,10 @@ def _quantize(positions: np.ndarray, match: np.ndarray, stored: _StoredFrames | 
             kept[moved] = np.all(verts[moved] == stored.verts[match[moved]], axis=(1, 2))
         normals[kept] = stored.normals[match[kept]]
     grids = None
-    if not has.all():
+    if not has.any():                    # every frame new (an edited model): no copies by mask
+        grids = frame_grids(positions, grid)
+        scale, translate, verts = (np.ascontiguousarray(a) for a in (grids.scale, grids.translate, grids.verts))
+    elif not has.all():
         grids = frame_grids(positions[~has], grid)
         scale[~has], translate[~has], verts[~has] = grids.scale, grids.translate, grids.verts
     return scale, translate, verts, normals, kept, grids

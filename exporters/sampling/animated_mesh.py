@@ -126,7 +126,7 @@ def _sample_actions(context, meshes: list[bpy.types.Object], topologies: list[To
         _refuse_faceless(obj, topology, kept_triangles)
         if options.scale != 1.0:
             positions = positions * options.scale
-        if not np.all(np.isfinite(positions)):
+        if not _all_finite(positions):
             raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
         parts.append(MeshPart(obj=obj, topology=topology, positions=positions, key_names=names, key_indices=indices,
                               frames_evaluated=samples.evaluated))
@@ -148,20 +148,25 @@ def _sample(context, obj: bpy.types.Object, topology: Topology, plan: FramePlan,
     if options.apply_transform:
         matrices = world_matrices(context, obj, frames if plan.source == "TIMELINE" else None)
         if not np.array_equal(matrices, np.broadcast_to(np.eye(4), matrices.shape)):
-            positions = (positions.astype(np.float64) @ np.swapaxes(matrices[:, :3, :3], 1, 2)
-                         + matrices[:, None, :3, 3])
+            positions = positions.astype(np.float64) @ np.swapaxes(matrices[:, :3, :3], 1, 2)
+            np.add(positions, matrices[:, None, :3, 3], out=positions)
     if options.scale != 1.0:
         positions = positions.astype(np.float64) * options.scale
-    if not np.all(np.isfinite(positions)):
+    if not _all_finite(positions):
         raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
     return MeshPart(obj, topology, positions, sampled.key_names, sampled.key_indices, sampled.evaluated_frames)
+
+
+def _all_finite(values: np.ndarray) -> bool:
+    """No NaN or infinity: the smallest and largest are finite (a NaN makes both NaN), without a mask."""
+    return values.size == 0 or bool(np.isfinite(values.min()) and np.isfinite(values.max()))
 
 
 def merged(parts: list[MeshPart]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All parts as one mesh: (positions (F, V, 3), counter-clockwise triangles (T, 3), corner UVs (T, 3, 2))."""
     offsets = np.cumsum([0] + [p.topology.num_vertices for p in parts])
     triangles = np.concatenate([p.topology.triangles + off for p, off in zip(parts, offsets)])
-    positions = np.concatenate([p.positions for p in parts], axis=1)
+    positions = parts[0].positions if len(parts) == 1 else np.concatenate([p.positions for p in parts], axis=1)
     uvs = np.concatenate([p.topology.corner_uvs for p in parts])
     return positions, triangles, uvs
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .custom_normals import VertexEdges, decode, encode, vertex_edges, vertex_spaces
+from .triangle_normals import triangle_vertex_normals
 
 CHUNK_VALUES = 1 << 17       # frames are processed in chunks of about this many corner values (a chunk's arrays stay in cache)
 
@@ -117,6 +118,10 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
         groups, num_groups = corners.corner_vertex, pos.shape[1]
     groups = np.asarray(groups, dtype=np.int64)
     out = np.empty((len(pos), num_groups, 3), dtype=np.float32)
+    triangles = _triangle_corners(corners)
+    if triangles is not None and (corners.custom is None or corners.edges is None):
+        triangle_vertex_normals(pos, corners.corner_vertex, triangles, groups, num_groups, out)
+        return out
     chunk = max(1, CHUNK_VALUES // max(len(groups), 1))
     for start in range(0, len(pos), chunk):
         out[start:start + chunk] = _chunk(pos[start:start + chunk], corners, groups, num_groups)
@@ -124,9 +129,6 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
 
 
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:
-    triangles = _triangle_corners(corners)
-    if triangles is not None and (corners.custom is None or corners.edges is None):
-        return _triangle_chunk(pos, corners, triangles, groups, num_groups)
     face = polygon_normals(pos, corners)
     angles = corner_angles(pos, corners)[..., None]
     contribution = face[:, corners.corner_polygon] * angles
@@ -157,46 +159,6 @@ def _triangle_corners(corners: PolygonCorners) -> np.ndarray | None:
               and np.array_equal(corners.corner_polygon[table], np.repeat(np.arange(len(first)), 3).reshape(-1, 3)))
     corners._triangles = table if proper else np.zeros((0, 3), np.int64)
     return table if proper else None
-
-
-def _triangle_chunk(pos: np.ndarray, corners: PolygonCorners, table: np.ndarray, groups: np.ndarray,
-                    num_groups: int) -> np.ndarray:
-    """What :func:`polygon_normals`, :func:`corner_angles` and :func:`_sum_by` give for a mesh of
-    triangles, bit for bit (the same operations on the same values), with each edge taken once and
-    coordinates kept apart: Newell's sum of a triangle (a, b, c) is cross(b - a, c - a) plus two zero
-    terms, and corner b's direction to a is minus corner a's to b."""
-    comp = np.ascontiguousarray(np.moveaxis(pos, -1, 0))
-    a, b, c = ([comp[k][:, corners.corner_vertex[table[:, i]]] for k in range(3)] for i in range(3))
-    ab = [q - p for p, q in zip(a, b)]
-    ac = [q - p for p, q in zip(a, c)]
-    face = _unit3([ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]],
-                  (0.0, 0.0, 1.0))
-    u_ab = np.stack(_unit3(ab), axis=-1)
-    u_bc = np.stack(_unit3([q - p for p, q in zip(b, c)]), axis=-1)
-    u_ca = np.stack(_unit3([q - p for p, q in zip(c, a)]), axis=-1)
-    angles = np.empty(pos.shape[:1] + corners.corner_vertex.shape)
-    for corner, to_prev, to_next in ((0, -u_ca, u_ab), (1, -u_ab, u_bc), (2, -u_bc, u_ca)):
-        cos = np.einsum("fck,fck->fc", to_prev, to_next)
-        angles[:, table[:, corner]] = np.arccos(np.clip(cos, -1.0, 1.0))
-    frames = len(pos)
-    index = (np.arange(frames)[:, None] * num_groups + groups[None, :]).ravel()
-    total = [np.bincount(index, (f[:, corners.corner_polygon] * angles).ravel(), frames * num_groups)
-             for f in face]
-    return np.stack(_unit3(total, (0.0, 0.0, 1.0)), axis=-1).reshape(frames, num_groups, 3)
-
-
-def _unit3(v: list[np.ndarray], fallback: tuple[float, float, float] | None = None) -> list[np.ndarray]:
-    """:func:`_unit` of a vector given as its three coordinate arrays."""
-    x, y, z = v
-    length = np.sqrt(x * x + y * y + z * z)
-    safe = np.maximum(length, 1e-300)
-    out = [k / safe for k in v]
-    if fallback is not None:
-        zero = ~(length > 0)
-        if zero.any():
-            for k, value in zip(out, fallback):
-                k[zero] = value
-    return out
 
 
 def _sum_by(values: np.ndarray, groups: np.ndarray, num_groups: int) -> np.ndarray:

@@ -86,7 +86,8 @@ def test_most_normals_are_not_compared_with_any_entry(monkeypatch):
     float32 rounding: no dot product. Random directions: about two thirds."""
     seen = []
     original = anorms_module._best_candidate
-    monkeypatch.setattr(anorms_module, "_best_candidate", lambda n, c: seen.append(len(n)) or original(n, c))
+    monkeypatch.setattr(anorms_module, "_best_candidate",
+                        lambda x, y, z, c: seen.append(len(x)) or original(x, y, z, c))
     normals = np.random.default_rng(3).normal(size=(1 << 16, 3)).astype(np.float32)
     np.testing.assert_array_equal(nearest_normal_index(normals), reference.nearest_normal_index(normals))
     assert 0 < sum(seen) < len(normals) / 2

@@ -1,14 +1,14 @@
 """The edited-export code as it was before the speed work of issue 33 (commit 9e295ff), copied here as the
 reference the faster code must match bit for bit: the nearest anorm by comparing with the whole table
-(``formats/anorms.py``), vertex normals through per-corner arrays (``exporters/sampling/vertex_normals.py``)
-and the MD2 export's check of which frames keep their imported grid (``exporters/md2/build.py``)."""
+(``formats/anorms.py``), vertex normals through per-corner arrays (``exporters/sampling/vertex_normals.py``),
+the MD2 export's check of which frames keep their imported grid (``exporters/md2/build.py``) and its per-frame
+grids and their error (``formats/md2/lattice.py``, as they were before buffers were reused)."""
 from __future__ import annotations
 
 import numpy as np
 
 from exporters.sampling.vertex_normals import PolygonCorners
 from formats.anorms import anorms
-from formats.md2.lattice import frame_grids
 from formats.quantize import dequantize, frames_on_grid, quantize
 
 
@@ -97,7 +97,7 @@ def md2_quantize(positions: np.ndarray, match: np.ndarray, stored, grid: str = "
         normals[kept] = stored.normals[match[kept]]
     grids = None
     if not has.all():
-        grids = frame_grids(positions[~has], grid)
+        grids = md2_frame_grids(positions[~has], grid)
         scale[~has], translate[~has], verts[~has] = grids.scale, grids.translate, grids.verts
     return scale, translate, verts, normals, kept, grids
 
@@ -196,8 +196,35 @@ def far_from_fullbright_moved(rgba, fullbright, indices, palette) -> int:
 
 # ---- MD2 grid choice (``formats/md2/lattice.py`` ``frame_grids`` before the few-vertex look) --------------------
 
+def _per_frame(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """``formats/md2/lattice.py`` ``_per_frame`` as it was (a new array per operation)."""
+    from formats.quantize import grid_from_bounds
+    scale, translate = grid_from_bounds(lo.T, hi.T)
+    dtype = comp.dtype
+    verts = np.empty(comp.shape[1:] + (3,), np.uint8)
+    for axis in range(3):
+        s = scale[:, axis].astype(dtype)[:, None]
+        inverse = np.divide(1.0, s, out=np.zeros_like(s), where=s > 0)
+        q = np.rint((comp[axis] - translate[:, axis].astype(dtype)[:, None]) * inverse)
+        verts[..., axis] = np.clip(q, 0, 255, out=q)
+    return scale, translate, verts
+
+
+def _max_error(comp: np.ndarray, scale: np.ndarray, translate: np.ndarray, verts: np.ndarray) -> float:
+    """``formats/md2/lattice.py`` ``_max_error`` as it was."""
+    if verts.size == 0:
+        return 0.0
+    total = np.zeros(comp.shape[1:], np.float64)
+    for axis in range(3):
+        decoded = (verts[..., axis].astype(np.float32) * scale[:, axis, None]
+                   + translate[:, axis, None]).astype(np.float32)
+        delta = decoded.astype(np.float64) - comp[axis]
+        total += delta * delta
+    return float(np.sqrt(total.max()))
+
+
 def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
-    from formats.md2.lattice import AUTO_TOLERANCE, FrameGrids, _components, _max_error, _per_frame, _shared
+    from formats.md2.lattice import AUTO_TOLERANCE, FrameGrids, _components, _shared
     comp = _components(positions)
     lo, hi = comp.min(axis=-1), comp.max(axis=-1)
     per_frame = shared = None
