@@ -1,0 +1,97 @@
+"""The MD5 writer printing blocks of records a column at a time (issue 33: an edited MD5 export prints the
+mesh and anim text) gives the previous writer's bytes (tests/support/md5_write_reference.py, the writer
+before the change) for every corpus MD5 file: with its own text kept, printed afresh, with values changed
+(a scaled mesh, moved frames, a NaN) and with a broken shape (identity tests: they pass on the old code
+by design); and it no longer makes Python calls per token (fails on the old code, which appended every
+token with a call)."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from formats.errors import FormatError
+from formats.md5.anim import read_md5anim
+from formats.md5.mesh import read_md5mesh
+from formats.md5.write import write_md5anim, write_md5mesh
+from support import md5_write_reference as reference
+from support.work_count import measure
+
+MD5_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md5"
+FILES = sorted(p for p in MD5_DIR.rglob("*") if p.suffix in (".md5mesh", ".md5anim"))
+DRONE = MD5_DIR / "redeclipse/data/actors/drone/mesh.md5mesh"
+
+
+def variants(record, seed: int) -> list:
+    """The record as read, changed in ways an edited export changes it, each with and without its text."""
+    rng = np.random.default_rng(seed)
+    changed = []
+    for change in range(3):
+        other = copy.deepcopy(record)
+        other.source = record.source
+        if hasattr(other, "meshes"):
+            if change == 0:
+                other.joint_pos = other.joint_pos * 1.1
+                for part in other.meshes:
+                    part.weight_pos = part.weight_pos * 1.1
+            elif change == 1:
+                other.meshes[0].uv = np.array(other.meshes[0].uv)
+                other.meshes[0].uv[:1] = [np.nan, -np.inf]
+                other.joint_orient = np.round(other.joint_orient, 3)
+            else:
+                other.meshes = other.meshes[::-1]          # another shape: printed afresh in the file's style
+        else:
+            if change == 0:
+                other.frames = other.frames + rng.normal(0, 1e-3, other.frames.shape) * (rng.random(
+                    other.frames.shape) < 0.3)
+            elif change == 1:
+                other.bounds = np.asarray(other.bounds) * 1.1
+                other.frame_rate = 24.5
+            else:
+                other.frames = np.concatenate([other.frames, other.frames[:1]])   # another shape
+                other.bounds = np.concatenate([np.asarray(other.bounds), np.asarray(other.bounds)[:1]])
+        changed.append(other)
+    out = []
+    for item in [record] + changed:
+        bare = copy.deepcopy(item)
+        bare.source = None
+        out += [item, bare]
+    return out
+
+
+def written(module, record) -> bytes | tuple[str, str]:
+    write = module.write_md5mesh if hasattr(record, "meshes") else module.write_md5anim
+    try:
+        return write(copy.copy(record))
+    except FormatError as exc:
+        return "refused", str(exc)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(MD5_DIR)))
+def test_the_text_is_the_previous_writers(path):
+    data = path.read_bytes()
+    record = read_md5mesh(data) if path.suffix == ".md5mesh" else read_md5anim(data)
+    for index, item in enumerate(variants(record, len(data))):
+        assert written(__import__("formats.md5.write", fromlist=["x"]), item) == written(reference, item), index
+
+
+def test_no_python_calls_per_token():
+    """The mesh: far fewer calls than tokens, kept or printed; the anim: as many calls for four times the
+    frames (the calls go with its components, not with frames times components)."""
+    if not DRONE.is_file():
+        pytest.skip(f"corpus file not found: {DRONE}")
+    mesh = read_md5mesh(DRONE.read_bytes())
+    tokens = len(mesh.source.tokens)
+    kept = measure(write_md5mesh, mesh, memory=False)
+    assert kept.result == mesh.source.data and tokens > 30_000
+    bare = copy.copy(mesh)
+    bare.source = None
+    assert max(kept.calls, measure(write_md5mesh, bare, memory=False).calls) < tokens / 20
+    anim = read_md5anim((DRONE.parent / "forward.md5anim").read_bytes())
+    anim.source = None
+    longer = copy.copy(anim)
+    longer.frames, longer.bounds = np.tile(anim.frames, (4, 1)), np.tile(anim.bounds, (4, 1, 1))
+    calls = [measure(write_md5anim, record, memory=False).calls for record in (anim, longer)]
+    assert calls[1] - calls[0] < anim.num_components, calls
