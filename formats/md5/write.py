@@ -1,6 +1,6 @@
 """MD5 writer: :class:`~.records.Md5Mesh` / :class:`~.records.Md5Anim` -> text.
 
-The writer first lays the file out token by token (:class:`Out`). When the model was read from a file
+The writer first lays the file out token by token (:class:`Out`; blocks of records a column at a time). When the model was read from a file
 (its :attr:`source`) and the new tokens have the same shape (same keywords and braces in the same
 places: the same counts), the file's own text is given back: every token whose value is unchanged
 keeps its characters (``-0.000000``, ``1.0000000000``, a name with or without quotes) and the text
@@ -8,6 +8,10 @@ between tokens (tabs, blank lines, ``// comments``) is kept; a changed value is 
 style. Otherwise the whole text is printed in a :class:`Md5Style`: the one detected in the source
 (indent, decimals), or the default, the layout of the Doom 3 exporter that most free files use (tabs,
 six decimals as C's ``%f``, ``// parent`` after each joint, a blank line between blocks).
+
+Whatever the readers (:mod:`.mesh`, :mod:`.anim`) refuse, the writer refuses before printing (counts,
+indices, parents, flags, frame numbers, the header, a quote, line break or NUL in a string), so that
+its text always reads back: the exporter does not parse its files again.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from operator import not_
 import numpy as np
 
 from ..errors import FormatError
-from .records import Md5Anim, Md5Mesh, Md5Source
+from .records import HEADER_WORDS, VERSION, Md5Anim, Md5Mesh, Md5Source
 from .text import _FLOAT, _INT
 
 _POINT_DIGITS = re.compile(rb"^[-+]?[0-9]+\.([0-9]*)$", re.M)      # the decimals of "1.25", "-3."
@@ -218,6 +222,9 @@ def _finish(out: Out, source: Md5Source | None, keep_text: bool, encoding: str) 
 
 
 def _header(out: Out, header) -> None:
+    _check(len(set(header.order)) == len(header.order) and set(header.order) <= set(HEADER_WORDS)
+           and ("MD5Version" not in header.order or header.version == VERSION),
+           f"the header must hold MD5Version {VERSION} and commandline once each at most")
     for word in header.order:
         out.word(word)
         out.raw(" ")
@@ -247,6 +254,8 @@ def write_md5mesh(mesh: Md5Mesh, style: Md5Style | None = None, keep_text: bool 
     _header(out, mesh.header)
     out.word("numJoints"), out.raw(" "), out.int(len(names)), out.raw("\n")
     out.word("numMeshes"), out.raw(" ")
+    _check(mesh.declared_meshes is None or mesh.declared_meshes >= len(mesh.meshes),
+           "numMeshes below the mesh blocks written")
     out.int(mesh.declared_meshes if mesh.declared_meshes is not None else len(mesh.meshes))
     out.raw("\n\n")
     out.word("joints"), out.raw(" "), out.word("{"), out.raw("\n")

@@ -95,3 +95,47 @@ def test_no_python_calls_per_token():
     longer.frames, longer.bounds = np.tile(anim.frames, (4, 1)), np.tile(anim.bounds, (4, 1, 1))
     calls = [measure(write_md5anim, record, memory=False).calls for record in (anim, longer)]
     assert calls[1] - calls[0] < anim.num_components, calls
+
+
+@pytest.mark.parametrize("path", FILES[::7], ids=lambda p: str(p.relative_to(MD5_DIR)))
+def test_what_the_writer_writes_reads_back(path):
+    """The export no longer parses its files after writing them: everything the writer gives reads."""
+    data = path.read_bytes()
+    suffix_reader = read_md5mesh if path.suffix == ".md5mesh" else read_md5anim
+    for item in variants(suffix_reader(data), len(data)):
+        text = written(__import__("formats.md5.write", fromlist=["x"]), item)
+        if isinstance(text, bytes):
+            suffix_reader(text)
+
+
+def broken_records() -> list:
+    """Records the previous writer printed and the readers refuse, each with what breaks it."""
+    mesh = read_md5mesh(DRONE.read_bytes())
+    anim = read_md5anim((DRONE.parent / "forward.md5anim").read_bytes())
+    out = []
+    for record, change in ((mesh, "nul name"), (mesh, "fewer meshes declared"), (mesh, "version 9"),
+                           (mesh, "commandline twice"), (anim, "nul name"), (anim, "frame twice"), (anim, "version 9")):
+        other = copy.deepcopy(record)
+        other.source = None
+        if change == "nul name":
+            other.joint_names[1] = "a\0b"
+        elif change == "fewer meshes declared":
+            other.declared_meshes = 1
+        elif change == "version 9":
+            other.header.version = 9
+        elif change == "commandline twice":
+            other.header.order = ("MD5Version", "commandline", "commandline")
+        else:
+            other.frame_order = np.zeros(other.num_frames, np.int64)
+        out.append(pytest.param(other, id=f"{'mesh' if record is mesh else 'anim'} {change}"))
+    return out
+
+
+@pytest.mark.skipif(not DRONE.is_file(), reason="corpus drone not found")
+@pytest.mark.parametrize("record", broken_records() if DRONE.is_file() else [])
+def test_the_writer_refuses_what_the_readers_refuse(record):
+    write, read = (write_md5mesh, read_md5mesh) if hasattr(record, "meshes") else (write_md5anim, read_md5anim)
+    with pytest.raises(FormatError):
+        read(reference.write_md5mesh(record) if read is read_md5mesh else reference.write_md5anim(record))
+    with pytest.raises(FormatError):
+        write(record)
