@@ -1,6 +1,6 @@
 """MS3D export reads the poses from the action's F-curves where they alone decide them (issue #33).
 
-The poses computed from the F-curves (``exporters/ms3d/curve_pose.py``) are compared bit for bit with
+The poses computed from the F-curves (``exporters/sampling/curve_pose.py``) are compared bit for bit with
 ``PoseBone.matrix`` read after ``scene.frame_set`` at every frame (and at subframes for the rig keyed
 here, ``support.ms3d_rigs``: Euler orders, a quaternion bone, a connected bone, scale, Bezier handles
 Blender shortens, constant and linear keys, keys off the scene range). The export must then step no
@@ -22,7 +22,7 @@ STEPPED = "poses read by stepping the timeline: "
 
 
 def _curve_pose(extension):
-    return importlib.import_module(f"{extension}.exporters.ms3d.curve_pose")
+    return importlib.import_module(f"{extension}.exporters.sampling.curve_pose")
 
 
 def _stepped(bpy, rig, frames) -> np.ndarray:
