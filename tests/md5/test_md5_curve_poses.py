@@ -12,26 +12,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from support.blender_helpers import FrameCounter
 from .test_md5_edited_identity import exported, import_drone
 
 STEPPED = "poses read by stepping the timeline: "
-
-
-class FrameCounter:
-    """Counts frame changes (``frame_set`` runs the frame_change_pre handlers) while installed."""
-
-    def __init__(self, bpy):
-        self.bpy, self.count = bpy, 0
-
-    def __call__(self, *args) -> None:
-        self.count += 1
-
-    def __enter__(self):
-        self.bpy.app.handlers.frame_change_pre.append(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.bpy.app.handlers.frame_change_pre.remove(self)
 
 
 def stepped(bpy, pose, rig, order, model, times) -> np.ndarray:
