@@ -124,7 +124,11 @@ def skin_vertices(part, joint_pos: np.ndarray, joint_quat: np.ndarray, joint_sca
 
 
 def _add_batched(out: np.ndarray, vertex: np.ndarray, placed: np.ndarray) -> None:
-    flat_out = out.reshape(-1, out.shape[-2], 3)
-    flat_placed = placed.reshape(-1, placed.shape[-2], 3)
-    for batch in range(len(flat_out)):
-        np.add.at(flat_out[batch], vertex, flat_placed[batch])
+    """``np.add.at`` of each batch (frame): each vertex's weights added to it one after another in slot order,
+    ``vertex`` ascending; the k-th weight of every vertex at once, for all batches (the same additions in the
+    same order: the same bits)."""
+    counts = np.bincount(vertex, minlength=out.shape[-2])
+    rank = np.arange(len(vertex)) - (np.cumsum(counts) - counts)[vertex]
+    for k in range(int(counts.max(initial=0))):
+        at = rank == k
+        out[..., vertex[at], :] += placed[..., at, :]

@@ -139,3 +139,26 @@ def test_the_writer_refuses_what_the_readers_refuse(record):
         read(reference.write_md5mesh(record) if read is read_md5mesh else reference.write_md5anim(record))
     with pytest.raises(FormatError):
         write(record)
+
+
+def test_skinned_frames_are_the_previous_bits(monkeypatch):
+    """Every corpus mesh skinned with every frame of the anims beside it (what the export's bounds are)
+    gives the bits of the previous frame-by-frame ``np.add.at`` (identity test: passes on the old code)."""
+    from formats.md5 import skinning
+    from support.speed_reference import md5_add_batched
+    pairs = [(mesh, anim) for mesh in FILES if mesh.suffix == ".md5mesh"
+             for anim in sorted(mesh.parent.glob("*.md5anim"))[:4]]
+    compared = 0
+    for mesh_path, anim_path in pairs:
+        mesh, anim = read_md5mesh(mesh_path.read_bytes()), read_md5anim(anim_path.read_bytes())
+        if anim.joint_names != mesh.joint_names:
+            continue
+        pos, quat = skinning.frame_joints(anim)
+        compared += 1
+        for part in mesh.meshes:
+            now = skinning.skin_vertices(part, pos, quat)
+            with monkeypatch.context() as patch:
+                patch.setattr(skinning, "_add_batched", md5_add_batched)
+                before = skinning.skin_vertices(part, pos, quat)
+            assert np.array_equal(now.view(np.uint64), before.view(np.uint64)), (mesh_path, anim_path)
+    assert compared > 20

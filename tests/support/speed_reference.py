@@ -205,3 +205,11 @@ def md2_frame_grids(positions: np.ndarray, mode: str = "AUTO"):
     if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:
         return shared
     return per_frame
+
+
+def md5_add_batched(out: np.ndarray, vertex: np.ndarray, placed: np.ndarray) -> None:
+    """formats/md5/skinning.py ``_add_batched`` before issue 33's MD5 work: ``np.add.at`` frame by frame."""
+    flat_out = out.reshape(-1, out.shape[-2], 3)
+    flat_placed = placed.reshape(-1, placed.shape[-2], 3)
+    for batch in range(len(flat_out)):
+        np.add.at(flat_out[batch], vertex, flat_placed[batch])
