@@ -41,10 +41,16 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``q * (v, 0) * conj(q)`` for (..., 4) q and (..., 3) v (Q2PRO ``Quat_RotatePoint``)."""
-    u, w = q[..., :3], q[..., 3:]
-    return ((w * w - (u * u).sum(-1, keepdims=True)) * v + 2.0 * (u * v).sum(-1, keepdims=True) * u
-            + 2.0 * w * np.cross(u, v))
+    """``q * (v, 0) * conj(q)`` for (..., 4) q and (..., 3) v (Q2PRO ``Quat_RotatePoint``):
+    ``(w² - u·u) v + 2 (u·v) u + 2 w (u × v)``, a component at a time (dot products summed x, y, z in order)."""
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    a, b, c = v[..., 0], v[..., 1], v[..., 2]
+    scale = w * w - ((x * x + y * y) + z * z)
+    along = 2.0 * ((x * a + y * b) + z * c)
+    twice = 2.0 * w
+    return np.stack([(scale * a + along * x) + twice * (y * c - z * b),
+                     (scale * b + along * y) + twice * (z * a - x * c),
+                     (scale * c + along * z) + twice * (x * b - y * a)], axis=-1)
 
 
 def quat_normalize(q: np.ndarray) -> np.ndarray:

@@ -143,9 +143,10 @@ def test_the_writer_refuses_what_the_readers_refuse(record):
 
 def test_skinned_frames_are_the_previous_bits(monkeypatch):
     """Every corpus mesh skinned with every frame of the anims beside it (what the export's bounds are)
-    gives the bits of the previous frame-by-frame ``np.add.at`` (identity test: passes on the old code)."""
+    gives the bits of the previous rotation (sums over the last axis, ``np.cross``) and frame-by-frame
+    ``np.add.at`` (identity test: passes on the old code)."""
     from formats.md5 import skinning
-    from support.speed_reference import md5_add_batched
+    from support.speed_reference import md5_add_batched, md5_quat_rotate
     pairs = [(mesh, anim) for mesh in FILES if mesh.suffix == ".md5mesh"
              for anim in sorted(mesh.parent.glob("*.md5anim"))[:4]]
     compared = 0
@@ -153,12 +154,30 @@ def test_skinned_frames_are_the_previous_bits(monkeypatch):
         mesh, anim = read_md5mesh(mesh_path.read_bytes()), read_md5anim(anim_path.read_bytes())
         if anim.joint_names != mesh.joint_names:
             continue
-        pos, quat = skinning.frame_joints(anim)
         compared += 1
-        for part in mesh.meshes:
-            now = skinning.skin_vertices(part, pos, quat)
-            with monkeypatch.context() as patch:
-                patch.setattr(skinning, "_add_batched", md5_add_batched)
-                before = skinning.skin_vertices(part, pos, quat)
-            assert np.array_equal(now.view(np.uint64), before.view(np.uint64)), (mesh_path, anim_path)
+        now = [skinning.skin_vertices(part, *skinning.frame_joints(anim)) for part in mesh.meshes]
+        with monkeypatch.context() as patch:
+            patch.setattr(skinning, "_add_batched", md5_add_batched)
+            patch.setattr(skinning, "quat_rotate", md5_quat_rotate)
+            before = [skinning.skin_vertices(part, *skinning.frame_joints(anim)) for part in mesh.meshes]
+        for a, b in zip(now, before):
+            assert np.array_equal(a.view(np.uint64), b.view(np.uint64)), (mesh_path, anim_path)
     assert compared > 20
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rotation_is_the_previous_bits(dtype):
+    """quat_rotate a component at a time equals the previous arithmetic bit for bit, zeros, signed zeros,
+    infinities and NaN included (identity test: passes on the old code)."""
+    from formats.md5.skinning import quat_rotate
+    from support.speed_reference import md5_quat_rotate
+    rng = np.random.default_rng(33)
+    q = rng.normal(size=(64, 300, 4)) * 10.0 ** rng.integers(-4, 4, size=(64, 300, 4))
+    v = rng.normal(size=(300, 3)) * 10.0 ** rng.integers(-4, 4, size=(300, 3))
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 1.0])
+    q[0, :, :] = rng.choice(specials, size=(300, 4))
+    v[:20] = rng.choice(specials, size=(20, 3))
+    q, v = q.astype(dtype), v.astype(dtype)
+    with np.errstate(all="ignore"):
+        now, before = quat_rotate(q, v), md5_quat_rotate(q, v)
+    assert now.dtype == before.dtype and np.array_equal(now.view(f"u{now.itemsize}"), before.view(f"u{now.itemsize}"))
