@@ -109,7 +109,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if not frames:
         raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
                           "the frame range is empty")
-    matrices = sample_poses(context, armature, order, meshes, plan, frames, model)
+    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model)
     still = ""
     if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
         still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]
@@ -122,7 +122,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     warnings = blocks.report.lines()
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
     warnings += [scale_note] if scale_note else []
-    info = plan.report(len(frames)) + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
+    info = plan.report(len(frames)) + stepped + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
     mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)

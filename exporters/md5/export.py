@@ -1,5 +1,6 @@
 """The MD5 exporter: build the pair (:mod:`.build`), encode both files, then write them atomically
-(:func:`...formats.atomic_file.atomic_write`, each parsed back before the rename): ``x.md5mesh`` and
+(:func:`...formats.atomic_file.atomic_write`, each compared with the bytes read back before the rename;
+not parsed again: the writer refuses whatever the reader would, see :mod:`...formats.md5.write`): ``x.md5mesh`` and
 ``x.md5anim`` beside it, and ``x.md5scale`` when bones scale (Q2PRO ``MD5_LoadScales`` reads it beside the
 anim; an old one left there while nothing scales is reported, as Q2PRO would apply it). Nothing is
 written when either file is refused."""
@@ -11,8 +12,6 @@ import bpy
 
 from ...formats.atomic_file import atomic_write
 from ...formats.errors import FormatError
-from ...formats.md5.anim import read_md5anim
-from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import SCALE_SUFFIX, write_md5scale
 from ...formats.md5.write import write_md5anim, write_md5mesh
 from ..export_error import ExportError
@@ -29,8 +28,8 @@ def encoded_pair(build: Md5Build) -> tuple[bytes, bytes]:
 
 
 def write_pair(mesh_path: Path, anim_path: Path, texts: tuple[bytes, bytes]) -> None:
-    atomic_write(mesh_path, texts[0], verify=read_md5mesh)
-    atomic_write(anim_path, texts[1], verify=read_md5anim)
+    atomic_write(mesh_path, texts[0])
+    atomic_write(anim_path, texts[1])
 
 
 def encoded_scale(build: Md5Build) -> bytes | None:

@@ -87,9 +87,19 @@ def bone_matrices(collection, order: list[str]) -> np.ndarray:
         return np.array([collection[n].matrix_local for n in order], np.float64)
     flat = np.empty(len(collection) * 16, np.float32)
     collection.foreach_get("matrix", flat)
-    by_name = {item.name: i for i, item in enumerate(collection)}
-    matrices = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)    # stored column by column
-    return matrices[[by_name[n] for n in order]]
+    return pose_matrices(flat, pose_order(collection, order))
+
+
+def pose_order(pose_bones, order: list[str]) -> list[int]:
+    """Where each joint of ``order`` is in ``pose_bones``."""
+    by_name = {item.name: i for i, item in enumerate(pose_bones)}
+    return [by_name[n] for n in order]
+
+
+def pose_matrices(flat: np.ndarray, where: list[int]) -> np.ndarray:
+    """(J, 4, 4) float64 of the pose bones' ``matrix`` as ``foreach_get`` reads it (float32, stored column by
+    column), the joints at ``where`` (:func:`pose_order`)."""
+    return flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)[where]
 
 
 def matrix_quaternions(rotation: np.ndarray) -> np.ndarray:

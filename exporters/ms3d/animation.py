@@ -18,7 +18,7 @@ import bpy
 from mathutils import Euler, Quaternion
 
 from ...common.contract import GENERATED_KEY
-from .curve_pose import KeyReads, action_fcurves, curve_poses
+from ..sampling.curve_pose import KeyReads, action_fcurves, curve_poses
 from ..export_error import ExportError
 from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
 from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw, local_matrices,
@@ -162,7 +162,7 @@ def sample_pose(context: bpy.types.Context, armature: bpy.types.Object, bone_nam
     """Every scene frame's evaluated pose as keys: frames (F,), rotations (F, J, 3, 3), positions
     (F, J, 3), the posed joints' global matrices (F, J, 4, 4), in MilkShape space, and why the
     timeline had to be stepped (None: the poses were computed from the action's F-curves,
-    :mod:`.curve_pose`, the same bits as stepping)."""
+    :mod:`..sampling.curve_pose`, the same bits as stepping)."""
     scene = context.scene
     frames = np.arange(scene.frame_start, scene.frame_end + 1)
     matrices, stepped = curve_poses(context, armature, frames, reads)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import bpy
+import numpy as np
 
 from ...formats.shown import quoted
 
@@ -52,10 +53,24 @@ def timeline_frames(scene: bpy.types.Scene, rate: str) -> list[int | float]:
     return frames_between(scene.frame_start, scene.frame_end, spacing(scene, rate))
 
 
+def _split(frame: float) -> tuple[int, float]:
+    base = math.floor(frame + _EPS)
+    return int(base), max(0.0, float(frame - base))
+
+
 def set_frame(scene: bpy.types.Scene, frame: float) -> None:
     """Go to scene time ``frame`` (a whole frame plus a subframe)."""
-    base = math.floor(frame + _EPS)
-    scene.frame_set(int(base), subframe=max(0.0, float(frame - base)))
+    base, subframe = _split(frame)
+    scene.frame_set(base, subframe=subframe)
+
+
+def scene_times(frames: list) -> np.ndarray:
+    """(F,) float32: the time Blender evaluates F-curves at after :func:`set_frame` to each of ``frames``:
+    the subframe is kept as a float (``Scene.frame_set`` takes one, ``RenderData.subframe`` holds one) and
+    added to the whole frame in float (``BKE_scene_frame_get``: ``float(cfra) + subframe``)."""
+    split = [_split(frame) for frame in frames]
+    whole_frames = np.array([b for b, _ in split], np.float32)
+    return whole_frames + np.array([s for _, s in split], np.float32)
 
 
 def frame_text(frame: float) -> str:

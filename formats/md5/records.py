@@ -68,6 +68,7 @@ class Md5Source:
     quoted: list[bool]
     starts: list[int]
     ends: list[int]
+    style: object = field(default=None, repr=False, compare=False)   # :func:`.write.detect_style`'s, once
 
 
 @dataclass

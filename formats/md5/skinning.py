@@ -41,10 +41,16 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``q * (v, 0) * conj(q)`` for (..., 4) q and (..., 3) v (Q2PRO ``Quat_RotatePoint``)."""
-    u, w = q[..., :3], q[..., 3:]
-    return ((w * w - (u * u).sum(-1, keepdims=True)) * v + 2.0 * (u * v).sum(-1, keepdims=True) * u
-            + 2.0 * w * np.cross(u, v))
+    """``q * (v, 0) * conj(q)`` for (..., 4) q and (..., 3) v (Q2PRO ``Quat_RotatePoint``):
+    ``(w² - u·u) v + 2 (u·v) u + 2 w (u × v)``, a component at a time (dot products summed x, y, z in order)."""
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    a, b, c = v[..., 0], v[..., 1], v[..., 2]
+    scale = w * w - ((x * x + y * y) + z * z)
+    along = 2.0 * ((x * a + y * b) + z * c)
+    twice = 2.0 * w
+    return np.stack([(scale * a + along * x) + twice * (y * c - z * b),
+                     (scale * b + along * y) + twice * (z * a - x * c),
+                     (scale * c + along * z) + twice * (x * b - y * a)], axis=-1)
 
 
 def quat_normalize(q: np.ndarray) -> np.ndarray:
@@ -124,7 +130,11 @@ def skin_vertices(part, joint_pos: np.ndarray, joint_quat: np.ndarray, joint_sca
 
 
 def _add_batched(out: np.ndarray, vertex: np.ndarray, placed: np.ndarray) -> None:
-    flat_out = out.reshape(-1, out.shape[-2], 3)
-    flat_placed = placed.reshape(-1, placed.shape[-2], 3)
-    for batch in range(len(flat_out)):
-        np.add.at(flat_out[batch], vertex, flat_placed[batch])
+    """``np.add.at`` of each batch (frame): each vertex's weights added to it one after another in slot order,
+    ``vertex`` ascending; the k-th weight of every vertex at once, for all batches (the same additions in the
+    same order: the same bits)."""
+    counts = np.bincount(vertex, minlength=out.shape[-2])
+    rank = np.arange(len(vertex)) - (np.cumsum(counts) - counts)[vertex]
+    for k in range(int(counts.max(initial=0))):
+        at = rank == k
+        out[..., vertex[at], :] += placed[..., at, :]

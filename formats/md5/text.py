@@ -31,8 +31,13 @@ from ..errors import FormatError
 _GAP = rb"(?:[\x00-\x20]+|//[^\n]*|/\*.*?(?:\*/|\Z))*"
 _TOKEN = rb'"[^"]*"?|[{}()\':]|[^\x00-\x20{}()\':"][^\x00-\x20{}()\']*'
 _SCAN = re.compile(rb"(" + _GAP + rb")(" + _TOKEN + rb")?", re.S)
-_INT = re.compile(rb"[-+]?[0-9]+\Z")
-_FLOAT = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|[-+]?(?:inf|nan)\Z", re.I)
+_INT_TEXT = rb"[-+]?[0-9]+"
+_FLOAT_TEXT = rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:inf|nan)"
+_INT = re.compile(_INT_TEXT + rb"\Z")
+_FLOAT = re.compile(rb"(?:" + _FLOAT_TEXT + rb")\Z", re.I)
+# a column of unquoted tokens (which hold no byte <= ' ') one a line, all numbers: checked in one match
+_COLUMN = {int: re.compile(rb"(?:" + _INT_TEXT + rb")(?:\n(?:" + _INT_TEXT + rb"))*\Z"),
+           float: re.compile(rb"(?:" + _FLOAT_TEXT + rb")(?:\n(?:" + _FLOAT_TEXT + rb"))*\Z", re.I)}
 PUNCTUATION = (b"{", b"}", b"(", b")", b"'", b":")
 
 
@@ -179,9 +184,11 @@ class Md5Text:
                 bad = (cells != kind) | quoted[:, column]
                 label = f"'{kind.decode()}'"
             else:
+                label = "a whole number" if kind is int else "a number"
+                if not count or (not quoted[:, column].any() and _COLUMN[kind].match(b"\n".join(cells.tolist()))):
+                    continue
                 regex = _INT if kind is int else _FLOAT
                 bad = quoted[:, column] | ~np.fromiter((regex.match(c) is not None for c in cells), bool, count)
-                label = "a whole number" if kind is int else "a number"
             if bad.any():
                 row = int(np.argmax(bad))
                 raise self.expected(f"{label} in {what} {row}", start + row * width + column)

@@ -1,6 +1,6 @@
 """MD5 writer: :class:`~.records.Md5Mesh` / :class:`~.records.Md5Anim` -> text.
 
-The writer first lays the file out token by token (:class:`Out`). When the model was read from a file
+The writer first lays the file out token by token (:class:`Out`; blocks of records a column at a time). When the model was read from a file
 (its :attr:`source`) and the new tokens have the same shape (same keywords and braces in the same
 places: the same counts), the file's own text is given back: every token whose value is unchanged
 keeps its characters (``-0.000000``, ``1.0000000000``, a name with or without quotes) and the text
@@ -8,17 +8,26 @@ between tokens (tabs, blank lines, ``// comments``) is kept; a changed value is 
 style. Otherwise the whole text is printed in a :class:`Md5Style`: the one detected in the source
 (indent, decimals), or the default, the layout of the Doom 3 exporter that most free files use (tabs,
 six decimals as C's ``%f``, ``// parent`` after each joint, a blank line between blocks).
+
+Whatever the readers (:mod:`.mesh`, :mod:`.anim`) refuse, the writer refuses before printing (counts,
+indices, parents, flags, frame numbers, the header, a quote, line break or NUL in a string), so that
+its text always reads back: the exporter does not parse its files again.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import chain, compress
+from operator import not_
 
 import numpy as np
 
 from ..errors import FormatError
-from .records import Md5Anim, Md5Mesh, Md5Source
+from .records import HEADER_WORDS, VERSION, Md5Anim, Md5Mesh, Md5Source
 from .text import _FLOAT, _INT
+
+_POINT_DIGITS = re.compile(rb"^[-+]?[0-9]+\.([0-9]*)$", re.M)      # the decimals of "1.25", "-3."
+_POINT_FIRST = re.compile(rb"^[-+]?\.([0-9]+)$", re.M)             # of ".5"
 
 
 @dataclass(frozen=True)
@@ -35,8 +44,15 @@ def detect_style(source: Md5Source | None) -> Md5Style:
     (so that no number is printed less precisely than the file printed it); the default without one."""
     if source is None or not source.tokens:
         return Md5Style()
-    decimals = {len(t) - t.index(b".") - 1 for t, q in zip(source.tokens, source.quoted)
-                if not q and b"." in t and b"e" not in t.lower() and _FLOAT.match(t)}
+    if source.style is None:        # once per file: the decimals look at every token
+        source.style = _detected_style(source)
+    return source.style
+
+
+def _detected_style(source: Md5Source) -> Md5Style:
+    # unquoted tokens one a line; a number with a point and no exponent is all digits around one point
+    lines = b"\n".join(compress(source.tokens, map(not_, source.quoted)))
+    decimals = set(map(len, _POINT_DIGITS.findall(lines))) | set(map(len, _POINT_FIRST.findall(lines)))
     indent = "\t"
     for i, token in enumerate(source.tokens[:-1]):
         if token == b"{" and not source.quoted[i]:
@@ -55,37 +71,47 @@ def detect_style(source: Md5Source | None) -> Md5Style:
     return Md5Style(indent, max(decimals) if decimals else 6)
 
 
+def _checked(value: str, what: str) -> str:
+    if '"' in value or "\n" in value or "\r" in value or "\0" in value:
+        raise FormatError(f"{what} holds a quote, a line break or a NUL, which MD5 text cannot hold", field=what)
+    return value
+
+
 class Out:
-    """The file as segments (kind, value, text): kinds ``raw`` (layout only), ``word``, ``str``, ``int``,
-    ``float``."""
+    """The file as text pieces (layout and tokens, in order, for :meth:`text`) and its tokens as parallel
+    lists: ``kinds`` (``word``, ``str``, ``int``, ``float``), ``values`` and ``texts``. Blocks of records
+    of one shape (vertices, weights, frames) are added a column at a time (:meth:`records`)."""
 
     def __init__(self, style: Md5Style) -> None:
         self.style = style
-        self.segments: list[tuple[str, object, str]] = []
+        self.float_format = f"%.{style.decimals}f"     # as f"{v:.Nf}": "nan", "inf", "-inf" alike
+        self.pieces: list[str] = []
+        self.kinds: list[str] = []
+        self.values: list = []
+        self.texts: list[str] = []
         self.joints = 0
 
+    def _token(self, kind: str, value, text: str) -> None:
+        self.pieces.append(text)
+        self.kinds.append(kind)
+        self.values.append(value)
+        self.texts.append(text)
+
     def raw(self, text: str) -> None:
-        self.segments.append(("raw", None, text))
+        self.pieces.append(text)
 
     def word(self, word: str) -> None:
-        self.segments.append(("word", word, word))
+        self._token("word", word, word)
 
     def string(self, value: str, what: str) -> None:
-        if '"' in value or "\n" in value or "\r" in value:
-            raise FormatError(f"{what} holds a quote or a line break, which MD5 text cannot hold", field=what)
-        self.segments.append(("str", value, f'"{value}"'))
+        self._token("str", _checked(value, what), f'"{value}"')
 
     def int(self, value) -> None:
-        self.segments.append(("int", int(value), str(int(value))))
+        self._token("int", int(value), str(int(value)))
 
     def float(self, value) -> None:
         value = float(value)
-        self.segments.append(("float", value, self.float_text(value)))
-
-    def float_text(self, value: float) -> str:
-        if not np.isfinite(value):
-            return "nan" if np.isnan(value) else ("inf" if value > 0 else "-inf")
-        return f"{value:.{self.style.decimals}f}"
+        self._token("float", value, self.float_format % value)
 
     def floats(self, values: np.ndarray, sep: str = " ") -> None:
         for i, value in enumerate(np.asarray(values, np.float64).ravel().tolist()):
@@ -100,8 +126,41 @@ class Out:
         self.raw(" ")
         self.word(")")
 
+    def records(self, count: int, columns: list) -> None:
+        """``count`` records laid out by ``columns``, each a layout string, ``("word", word)``,
+        a list of layout strings (one a record),
+        ``("int", values)``, ``("float", values)`` or ``("str", strings)`` (``count`` values each): the pieces and tokens
+        :meth:`word`, :meth:`int`, :meth:`float` and :meth:`raw` would give record by record."""
+        pieces, kinds, values, texts = [], [], [], []
+        for column in columns:
+            if isinstance(column, (str, list)):         # layout: the same in every record, or each its own
+                pieces.append([column] * count if isinstance(column, str) else column)
+                continue
+            kind, given = column
+            if kind == "word":
+                shown = [given] * count
+                value = shown
+            elif kind == "str":                         # checked by the caller (:func:`_checked`)
+                value = given
+                shown = [f'"{v}"' for v in value]
+            elif kind == "int":
+                value = [int(v) for v in given]
+                shown = list(map(str, value))
+            else:
+                value = list(map(float, given))
+                shown = [self.float_format % v for v in value]
+            pieces.append(shown)
+            kinds.append([kind] * count)
+            values.append(value)
+            texts.append(shown)
+        flat = chain.from_iterable
+        self.pieces.extend(flat(zip(*pieces)))
+        self.kinds.extend(flat(zip(*kinds)))
+        self.values.extend(flat(zip(*values)))
+        self.texts.extend(flat(zip(*texts)))
+
     def text(self) -> str:
-        return "".join(s[2] for s in self.segments)
+        return "".join(self.pieces)
 
 
 def _same(kind: str, value, token: bytes, quoted: bool, encoding: str) -> bool | None:
@@ -125,18 +184,25 @@ def _same(kind: str, value, token: bytes, quoted: bool, encoding: str) -> bool |
 
 
 def merged_text(out: Out, source: Md5Source, encoding: str) -> bytes | None:
-    """The source's text with changed values replaced, or None when the shape differs."""
-    tokens = [s for s in out.segments if s[0] != "raw"]
-    if len(tokens) != len(source.tokens):
+    """The source's text with changed values replaced, or None when the shape differs. A token printed
+    as the source has it (not quoted there, not a string) gives the same characters whatever
+    :func:`_same` says; only the others are compared."""
+    tokens, quoted, starts, ends, data = source.tokens, source.quoted, source.starts, source.ends, source.data
+    if len(out.kinds) != len(tokens):
         return None
-    data, starts, ends = source.data, source.starts, source.ends
-    pieces = [data[:starts[0]] if starts else data]
-    for i, (kind, value, text) in enumerate(tokens):
-        same = _same(kind, value, source.tokens[i], source.quoted[i], encoding)
+    if not tokens:
+        return data
+    printed = "\0".join(out.texts).encode("utf-8", "surrogatepass").split(b"\0")
+    pieces, last = [], 0
+    for i in [i for i, (kind, old, new, q) in enumerate(zip(out.kinds, tokens, printed, quoted))
+              if q or old != new or kind == "str"]:
+        same = _same(out.kinds[i], out.values[i], tokens[i], quoted[i], encoding)
         if same is None:
             return None
-        pieces.append(data[starts[i]:ends[i]] if same else _encoded(text, encoding))
-        pieces.append(data[ends[i]:starts[i + 1]] if i + 1 < len(starts) else data[ends[i]:])
+        if not same:
+            pieces += [data[last:starts[i]], _encoded(out.texts[i], encoding)]
+            last = ends[i]
+    pieces.append(data[last:])
     return b"".join(pieces)
 
 
@@ -156,6 +222,9 @@ def _finish(out: Out, source: Md5Source | None, keep_text: bool, encoding: str) 
 
 
 def _header(out: Out, header) -> None:
+    _check(len(set(header.order)) == len(header.order) and set(header.order) <= set(HEADER_WORDS)
+           and ("MD5Version" not in header.order or header.version == VERSION),
+           f"the header must hold MD5Version {VERSION} and commandline once each at most")
     for word in header.order:
         out.word(word)
         out.raw(" ")
@@ -185,16 +254,19 @@ def write_md5mesh(mesh: Md5Mesh, style: Md5Style | None = None, keep_text: bool 
     _header(out, mesh.header)
     out.word("numJoints"), out.raw(" "), out.int(len(names)), out.raw("\n")
     out.word("numMeshes"), out.raw(" ")
+    _check(mesh.declared_meshes is None or mesh.declared_meshes >= len(mesh.meshes),
+           "numMeshes below the mesh blocks written")
     out.int(mesh.declared_meshes if mesh.declared_meshes is not None else len(mesh.meshes))
     out.raw("\n\n")
     out.word("joints"), out.raw(" "), out.word("{"), out.raw("\n")
-    for j, name in enumerate(names):
-        out.raw(i), out.string(name, f"joint {j} name"), out.raw(out.style.name_gap), out.int(parents[j])
-        out.raw(" "), out.vector(mesh.joint_pos[j]), out.raw(" "), out.vector(mesh.joint_orient[j])
-        if out.style.joint_comments:
-            gap = "\t\t" if out.style.comment_gap is None else out.style.comment_gap
-            out.raw(gap + "// " + (names[parents[j]] if 0 <= parents[j] < len(names) else ""))
-        out.raw("\n")
+    joints = len(names)
+    gap = "\t\t" if out.style.comment_gap is None else out.style.comment_gap
+    ends = [(gap + "// " + (names[p] if 0 <= p < joints else "") if out.style.joint_comments else "") + "\n"
+            for p in parents.tolist()]
+    out.records(joints, [i, ("str", [_checked(name, f"joint {j} name") for j, name in enumerate(names)]),
+                         out.style.name_gap, ("int", parents.tolist()), " "]
+                + _vector_pair(np.concatenate([np.asarray(mesh.joint_pos, np.float64),
+                                               np.asarray(mesh.joint_orient, np.float64)], axis=1)) + [ends])
     out.word("}"), out.raw("\n\n")
     for m, part in enumerate(mesh.meshes):
         _mesh_part(out, part, m)
@@ -219,28 +291,34 @@ def _mesh_part(out: Out, part, m: int) -> None:
     if part.shader is not None:
         out.raw(i), out.word("shader"), out.raw(" "), out.string(part.shader, f"mesh {m} shader"), out.raw("\n\n")
     out.raw(i), out.word("numverts"), out.raw(" "), out.int(v), out.raw("\n")
-    starts, counts = np.asarray(part.weight_start).tolist(), np.asarray(part.weight_count).tolist()
-    for k in range(v):
-        out.raw(i), out.word("vert"), out.raw(" "), out.int(k), out.raw(" "), out.word("("), out.raw(" ")
-        out.floats(part.uv[k]), out.raw(" "), out.word(")"), out.raw(" ")
-        out.int(starts[k]), out.raw(" "), out.int(counts[k]), out.raw("\n")
+    uv = np.asarray(part.uv, np.float64).T.tolist() if v else [[], []]
+    out.records(v, [i, ("word", "vert"), " ", ("int", range(v)), " ", ("word", "("), " ", ("float", uv[0]), " ",
+                    ("float", uv[1]), " ", ("word", ")"), " ", ("int", np.asarray(part.weight_start).tolist()), " ",
+                    ("int", np.asarray(part.weight_count).tolist()), "\n"])
     out.raw("\n"), out.raw(i), out.word("numtris"), out.raw(" "), out.int(t), out.raw("\n")
-    for k, (a, b, c) in enumerate(np.asarray(part.triangles).tolist()):
-        out.raw(i), out.word("tri"), out.raw(" "), out.int(k)
-        out.raw(" "), out.int(a), out.raw(" "), out.int(b), out.raw(" "), out.int(c), out.raw("\n")
+    corners = np.asarray(part.triangles).T.tolist() if t else [[], [], []]
+    out.records(t, [i, ("word", "tri"), " ", ("int", range(t)), " ", ("int", corners[0]), " ", ("int", corners[1]),
+                    " ", ("int", corners[2]), "\n"])
     out.raw("\n"), out.raw(i), out.word("numweights"), out.raw(" "), out.int(w), out.raw("\n")
-    joints, biases = np.asarray(part.weight_joint).tolist(), np.asarray(part.weight_bias).tolist()
-    for k in range(w):
-        out.raw(i), out.word("weight"), out.raw(" "), out.int(k), out.raw(" "), out.int(joints[k]), out.raw(" ")
-        out.float(biases[k]), out.raw(" "), out.vector(part.weight_pos[k]), out.raw("\n")
+    xyz = np.asarray(part.weight_pos, np.float64).T.tolist() if w else [[], [], []]
+    out.records(w, [i, ("word", "weight"), " ", ("int", range(w)), " ", ("int", np.asarray(part.weight_joint).tolist()),
+                    " ", ("float", np.asarray(part.weight_bias, np.float64).tolist()), " ", ("word", "("), " ",
+                    ("float", xyz[0]), " ", ("float", xyz[1]), " ", ("float", xyz[2]), " ", ("word", ")"), "\n"])
     out.word("}"), out.raw("\n\n")
+
+
+def _vector_pair(rows: np.ndarray) -> list:
+    """The columns of ``( a b c ) ( d e f )`` records of (N, 6) ``rows``."""
+    x = rows.T.tolist() if len(rows) else [[]] * 6
+    return [("word", "("), " ", ("float", x[0]), " ", ("float", x[1]), " ", ("float", x[2]), " ", ("word", ")"), " ",
+            ("word", "("), " ", ("float", x[3]), " ", ("float", x[4]), " ", ("float", x[5]), " ", ("word", ")")]
 
 
 def _rate(out: Out, rate: float) -> None:
     if float(rate).is_integer() and abs(rate) < 1e15:
-        out.segments.append(("float", float(rate), str(int(rate))))
+        out._token("float", float(rate), str(int(rate)))
     else:
-        out.segments.append(("float", float(rate), repr(float(rate))))
+        out._token("float", float(rate), repr(float(rate)))
 
 
 def write_md5anim(anim: Md5Anim, style: Md5Style | None = None, keep_text: bool = True) -> bytes:
@@ -265,27 +343,26 @@ def write_md5anim(anim: Md5Anim, style: Md5Style | None = None, keep_text: bool 
     out.word("numAnimatedComponents"), out.raw(" "), out.int(c), out.raw("\n\n")
     out.word("hierarchy"), out.raw(" "), out.word("{"), out.raw("\n")
     parents, flags, first = (np.asarray(a).tolist() for a in (anim.joint_parents, anim.joint_flags, anim.joint_start))
-    for j, name in enumerate(anim.joint_names):
-        out.raw(i), out.string(name, f"joint {j} name"), out.raw(out.style.name_gap), out.int(parents[j])
-        out.raw(" "), out.int(flags[j]), out.raw(" "), out.int(first[j])
-        parent = anim.joint_names[parents[j]] if 0 <= parents[j] < n else ""
-        gap = "\t" if out.style.comment_gap is None else out.style.comment_gap
-        out.raw((gap + "//" + (" " + parent if parent else "") + "\n") if out.style.joint_comments else "\n")
+    names = anim.joint_names
+    gap = "\t" if out.style.comment_gap is None else out.style.comment_gap
+    ends = [(gap + "//" + (" " + names[p] if 0 <= p < n and names[p] else "") + "\n") if out.style.joint_comments
+            else "\n" for p in parents]
+    out.records(n, [i, ("str", [_checked(name, f"joint {j} name") for j, name in enumerate(names)]),
+                    out.style.name_gap, ("int", parents), " ", ("int", flags), " ", ("int", first), ends])
     out.word("}"), out.raw("\n\n")
     out.word("bounds"), out.raw(" "), out.word("{"), out.raw("\n")
-    for low, high in np.asarray(anim.bounds, np.float64):
-        out.raw(i), out.vector(low), out.raw(" "), out.vector(high), out.raw("\n")
+    out.records(len(anim.bounds), [i] + _vector_pair(np.asarray(anim.bounds, np.float64).reshape(-1, 6)) + ["\n"])
     out.word("}"), out.raw("\n\n")
     out.word("baseframe"), out.raw(" "), out.word("{"), out.raw("\n")
-    for j in range(n):
-        out.raw(i), out.vector(anim.base_pos[j]), out.raw(" "), out.vector(anim.base_orient[j]), out.raw("\n")
+    base = np.concatenate([np.asarray(anim.base_pos, np.float64), np.asarray(anim.base_orient, np.float64)], axis=1)
+    out.records(n, [i] + _vector_pair(base) + ["\n"])
     out.word("}"), out.raw("\n\n")
     breaks = {first[j] for j in range(n) if flags[j] & 63} | {0}    # a line per joint, in component order
-    order = anim.frame_order if anim.frame_order is not None else range(f)
-    for k in np.asarray(order).tolist():
-        out.word("frame"), out.raw(" "), out.int(k), out.raw(" "), out.word("{")
-        for index, value in enumerate(np.asarray(anim.frames[k], np.float64).tolist()):
-            out.raw("\n" + i if index in breaks else " ")
-            out.float(value)
-        out.raw("\n"), out.word("}"), out.raw("\n\n")
+    order = np.asarray(anim.frame_order if anim.frame_order is not None else range(f), np.int64)
+    _check(np.array_equal(np.sort(order), np.arange(f)), "the frame numbers are not each of 0 .. frames - 1 once")
+    values = np.asarray(anim.frames, np.float64)[order].T.tolist()
+    columns: list = [("word", "frame"), " ", ("int", order.tolist()), " ", ("word", "{")]
+    for index, column in enumerate(values):
+        columns += ["\n" + i if index in breaks else " ", ("float", column)]
+    out.records(f, columns + ["\n", ("word", "}"), "\n\n"])
     return _finish(out, anim.source, keep_text, anim.header.encoding)

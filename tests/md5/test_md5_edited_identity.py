@@ -53,3 +53,17 @@ def test_the_mesh_text_is_written_once(bpy_scene, extension, monkeypatch, tmp_pa
                             lambda *args, original=original, **kw: calls.append(1) or original(*args, **kw))
     exported(bpy_scene, tmp_path / "m.md5mesh")
     assert len(calls) == 1
+
+
+def test_the_written_files_are_not_parsed_again(bpy_scene, extension, monkeypatch, tmp_path):
+    """The writer refuses what the readers refuse (tests/md5/test_md5_write_identity.py), so the export reads
+    only the imported files' text (to keep it), not its own files back (it parsed both before the rename)."""
+    text = import_module(f"{extension}.formats.md5.text")
+    parsed = []
+    original = text.Md5Text.__init__
+    monkeypatch.setattr(text.Md5Text, "__init__", lambda self, data, what: parsed.append(bytes(data))
+                        or original(self, data, what))
+    import_drone(bpy_scene, "scaled")
+    parsed.clear()
+    files = exported(bpy_scene, tmp_path / "m.md5mesh")
+    assert parsed and not any(data in files for data in parsed)

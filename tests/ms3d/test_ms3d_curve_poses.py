@@ -1,6 +1,6 @@
 """MS3D export reads the poses from the action's F-curves where they alone decide them (issue #33).
 
-The poses computed from the F-curves (``exporters/ms3d/curve_pose.py``) are compared bit for bit with
+The poses computed from the F-curves (``exporters/sampling/curve_pose.py``) are compared bit for bit with
 ``PoseBone.matrix`` read after ``scene.frame_set`` at every frame (and at subframes for the rig keyed
 here, ``support.ms3d_rigs``: Euler orders, a quaternion bone, a connected bone, scale, Bezier handles
 Blender shortens, constant and linear keys, keys off the scene range). The export must then step no
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from support.environment import corpus
+from support.blender_helpers import FrameCounter
 from support.ms3d_rigs import fcurves, keyed_rig
 
 CORPUS_RIGS = ("ms3d/glscene/Woman4.ms3d", "ms3d/sge/zombie.ms3d")
@@ -22,7 +23,7 @@ STEPPED = "poses read by stepping the timeline: "
 
 
 def _curve_pose(extension):
-    return importlib.import_module(f"{extension}.exporters.ms3d.curve_pose")
+    return importlib.import_module(f"{extension}.exporters.sampling.curve_pose")
 
 
 def _stepped(bpy, rig, frames) -> np.ndarray:
@@ -41,23 +42,6 @@ def _scene(bpy, case: str):
         return keyed_rig(bpy)[1]
     assert bpy.ops.import_scene.ms3d(filepath=str(corpus(case))) == {"FINISHED"}
     return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
-
-
-class FrameCounter:
-    """Counts frame changes (``frame_set`` runs the frame_change_pre handlers) while installed."""
-
-    def __init__(self, bpy):
-        self.bpy, self.count = bpy, 0
-
-    def __call__(self, *args) -> None:
-        self.count += 1
-
-    def __enter__(self):
-        self.bpy.app.handlers.frame_change_pre.append(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.bpy.app.handlers.frame_change_pre.remove(self)
 
 
 def _export(bpy, path, capfd, **options) -> tuple[bytes, list[str], int]:

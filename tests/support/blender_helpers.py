@@ -114,3 +114,20 @@ def rest_pose(rig) -> None:
     for bone in rig.pose.bones:
         bone.rotation_euler = (0, 0, 0)
         bone.location = (0, 0, 0)
+
+
+class FrameCounter:
+    """Counts frame changes (``frame_set`` runs the frame_change_pre handlers) while installed."""
+
+    def __init__(self, bpy):
+        self.bpy, self.count = bpy, 0
+
+    def __call__(self, *args) -> None:
+        self.count += 1
+
+    def __enter__(self):
+        self.bpy.app.handlers.frame_change_pre.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bpy.app.handlers.frame_change_pre.remove(self)

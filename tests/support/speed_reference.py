@@ -279,3 +279,18 @@ def named_frames(markers, start, frames, step):
         previous = base, shown
         out.append((f"{base}{shown:02d}", base, number))
     return out
+
+
+def md5_add_batched(out: np.ndarray, vertex: np.ndarray, placed: np.ndarray) -> None:
+    """formats/md5/skinning.py ``_add_batched`` before issue 33's MD5 work: ``np.add.at`` frame by frame."""
+    flat_out = out.reshape(-1, out.shape[-2], 3)
+    flat_placed = placed.reshape(-1, placed.shape[-2], 3)
+    for batch in range(len(flat_out)):
+        np.add.at(flat_out[batch], vertex, flat_placed[batch])
+
+
+def md5_quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """formats/md5/skinning.py ``quat_rotate`` before issue 33's MD5 work (sums over the last axis, np.cross)."""
+    u, w = q[..., :3], q[..., 3:]
+    return ((w * w - (u * u).sum(-1, keepdims=True)) * v + 2.0 * (u * v).sum(-1, keepdims=True) * u
+            + 2.0 * w * np.cross(u, v))
