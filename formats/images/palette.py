@@ -175,7 +175,7 @@ def match_palette(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarr
     rgb = image[..., :3]
     kept = _kept_pixels(rgb, palette, emissive, keep, ordinary)
     fixed = kept if skip is None else kept | np.asarray(skip, dtype=bool)
-    out, colours, found, counts, difference = _match_distinct(matcher, rgb, emissive, ~fixed)
+    out, colours, found, counts, difference = _match_distinct(matcher, rgb, emissive, ~fixed, indices=not dither)
     if dither:
         out = _dither(matcher, rgb.astype(np.float64), emissive, fixed)
         out[fixed] = 0
@@ -223,16 +223,23 @@ def _rounded(rgb: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(rgb.astype(np.float64)), 0, 255)
 
 
-def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray):
+def _match_distinct(matcher: _Matcher, rgb: np.ndarray, emissive: np.ndarray, todo: np.ndarray,
+                    indices: bool = True):
     """Match each distinct (colour, class) of the ``todo`` pixels once (others are left 0): the
-    indices, the distinct (r, g, b, emissive) values, the index found for each, its pixel count and
-    the CIEDE2000 distance to the index."""
+    indices (None without ``indices``: a dithered skin needs only the rest, for its drift report), the
+    distinct (r, g, b, emissive) values, the index found for each, its pixel count and the CIEDE2000
+    distance to the index."""
     values = _rounded(rgb[todo]).astype(np.int64)              # only the pixels to match
     keys = (values[..., 0] << 16 | values[..., 1] << 8 | values[..., 2]) | (emissive[todo].astype(np.int64) << 24)
-    out = np.zeros(todo.shape, dtype=np.uint8)
-    unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    if indices:
+        unique, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    else:
+        unique, counts = np.unique(keys, return_counts=True)
     colours = np.stack([(unique >> 16) & 255, (unique >> 8) & 255, unique & 255, unique >> 24], axis=1)
     difference = np.empty(len(colours))
     found = matcher.nearest(colours[:, :3].astype(np.float64), colours[:, 3].astype(bool), difference)
+    if not indices:
+        return None, colours, found, counts, difference
+    out = np.zeros(todo.shape, dtype=np.uint8)
     out[todo] = found[inverse.ravel()]
     return out, colours, found, counts, difference
