@@ -96,6 +96,22 @@ def _ciede2000(l1, a1, b1, l2, a2, b2) -> np.ndarray:
     return ciede2000_pairs(lightness, a, b, np.sqrt(chroma, out=chroma), b_square)
 
 
+def pair_features(lab: np.ndarray) -> np.ndarray:
+    """(5, n) rows of :func:`ciede2000_pairs` for (n, 3) CIELAB values: L*, a*, b*, C*ab and b*^2."""
+    features = np.empty((5, len(lab)))
+    features[:3] = lab.T
+    fill_chroma(features)
+    return features
+
+
+def fill_chroma(features: np.ndarray) -> None:
+    """Rows 3 and 4 of (5, n) ``features`` whose rows 0-2 hold L*, a*, b*: C*ab = sqrt(a* a* + b* b*), b*^2."""
+    np.multiply(features[2], features[2], out=features[4])
+    np.multiply(features[1], features[1], out=features[3])
+    features[3] += features[4]
+    np.sqrt(features[3], out=features[3])
+
+
 def ciede2000_pairs(lightness: np.ndarray, a: np.ndarray, b: np.ndarray, chroma: np.ndarray,
                     b_square: np.ndarray) -> np.ndarray:
     """CIEDE2000 of pairs of CIELAB colours given as (2, ...) float64 arrays, row 0 the first colour of
@@ -118,14 +134,17 @@ def ciede2000_pairs(lightness: np.ndarray, a: np.ndarray, b: np.ndarray, chroma:
     far = np.abs(dh) > np.pi                    # |h1 - h2|: the mean hue is the other way round
     dh -= _TAU * (dh > np.pi)
     dh += _TAU * (dh < -np.pi)                  # (a value just moved down lies within -pi..0)
-    grey = chroma_product == 0
-    dh *= ~grey
+    grey = chroma_product == 0                  # a colour without chroma: no hue
+    greys = grey.any()
+    if greys:
+        dh *= ~grey
     dh *= 0.5
     big_h = 2 * np.sqrt(chroma_product) * np.sin(dh, out=dh)
     h_sum = h[0] + h[1]
     h_mean = h_sum * 0.5
     h_mean += far * (np.pi - _TAU * (h_sum >= _TAU))          # + pi or - pi (pi - 2 pi is exactly -pi)
-    np.copyto(h_mean, h_sum, where=grey)
+    if greys:
+        np.copyto(h_mean, h_sum, where=grey)
     trig = np.empty((6,) + h_mean.shape)       # cos and sin of the mean hue, of 3 and of 4 times it
     cos1, sin1 = np.cos(h_mean, out=trig[0]), np.sin(h_mean, out=trig[1])
     cos2, sin2 = cos1 * cos1 - sin1 * sin1, 2 * sin1 * cos1

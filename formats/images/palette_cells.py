@@ -74,11 +74,12 @@ def cell_table(key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 
 def eighth_of(rgb: np.ndarray) -> np.ndarray:
-    """The eighth of a cell of (n, 3) sRGB values in 0..255: ``(r // 8 * 32 + g // 8) * 32 + b // 8``."""
-    return (np.floor_divide(rgb, CELL // 2) @ _EIGHTH_NUMBER).astype(np.int64)
+    """The eighth of a cell of (n, 3) sRGB values in 0..255: ``(r // 8 * 32 + g // 8) * 32 + b // 8``
+    (a value times 1/8 is exact, and truncation is the floor of values not below 0)."""
+    return (np.asarray(rgb) * (1 / (CELL // 2))).astype(np.int64) @ _EIGHTH_NUMBER
 
 
-_EIGHTH_NUMBER = np.array([4 * CELLS * CELLS, 2 * CELLS, 1], dtype=np.float64)
+_EIGHTH_NUMBER = np.array([4 * CELLS * CELLS, 2 * CELLS, 1], dtype=np.int64)
 
 
 def fine_lists(split: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FormatError
-from .cielab import _MAX_S_L, _ciede2000, srgb_to_lab
+from .cielab import _MAX_S_L, _ciede2000, ciede2000_pairs, pair_features, srgb_to_lab
 from .palette_cells import CELLS, cell_of, cell_table, class_key, eighth_of, fine_lists
 
 _CHUNK = 8192       # colours per search
@@ -35,6 +35,7 @@ class _Entries:
         self.cells = table
         self.lab = srgb_to_lab(palette[self.index])
         self.l, self.a, self.b = (np.ascontiguousarray(self.lab[:, i]) for i in range(3))
+        self.features = pair_features(self.lab)
         self.norm = (self.lab ** 2).sum(axis=1)
         self.order = np.argsort(self.l, kind="stable")
         self.sorted_l = self.l[self.order]
@@ -118,12 +119,15 @@ def _nearest_pairs(entries: _Entries, colours: np.ndarray, colour_of: np.ndarray
                    entry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For (colour, entry) pairs grouped by colour (``colour_of`` ascending, every colour present), each
     colour's CIEDE2000-nearest entry position, ties to the lowest position, and the distance to it."""
-    cl, ca, cb = colours[:, 0], colours[:, 1], colours[:, 2]
+    features = pair_features(colours)
     starts = np.concatenate(([0], np.cumsum(np.bincount(colour_of, minlength=len(colours)))[:-1]))
     distance = np.empty(len(entry))
     for i in range(0, len(entry), _PAIRS):
         c, e = colour_of[i:i + _PAIRS], entry[i:i + _PAIRS]
-        distance[i:i + _PAIRS] = _ciede2000(cl[c], ca[c], cb[c], entries.l[e], entries.a[e], entries.b[e])
+        lab = np.empty((5, 2, len(c)))
+        lab[:, 0] = np.take(features, c, axis=1)
+        lab[:, 1] = np.take(entries.features, e, axis=1)
+        distance[i:i + _PAIRS] = ciede2000_pairs(*lab)
     best = np.minimum.reduceat(distance, starts)
     tied = np.where(distance == best[colour_of], entry, len(entries.index))   # ties go to the lowest index
     return np.minimum.reduceat(tied, starts), best
