@@ -7,7 +7,7 @@ For each class the exporters convert skins to (Quake's and Hexen II's ordinary c
 the player ranges, their fullbright colours; Quake II's 0..254), every one of the 16,777,216 8-bit
 colours is compared with the class's entries by the full exact search (no tables), and each cell's list
 (grown by one value) keeps every entry within ``NEAR_GAP`` of some colour's nearest; the eighths of the
-cells whose lists are longer than ``SPLIT_ABOVE`` get lists of their own.  About 2-4 CPU minutes a class.
+cells whose lists are longer than ``SPLIT_ABOVE`` get lists of their own.  About 1-4 CPU minutes a class.
 ``--check`` rebuilds the lists and compares them with the stored file instead of writing it (exit 1 on a
 difference).  ``--misses N`` writes nothing: for N random colours between 8-bit values (seed 0), how many
 have a nearest entry (by the full search) missing from their cell's list and from their eighth's list,
