@@ -62,6 +62,16 @@ def test_random_skin_hexen2_with_kept_indices(dither):
     assert_same(image, palette, emissive_mask=mask, dither=dither, keep=keep)
 
 
+@pytest.mark.parametrize("dither", [False, True], ids=["plain", "dithered"])
+def test_a_mod_palette_without_candidate_lists(dither):
+    """A palette the lists were not made for: searched in full, dithered by the searched wavefronts."""
+    palette = game_palette("QUAKE")
+    palette[40] = (250, 10, 200)
+    mask = np.zeros((96, 96), bool)
+    mask[:20] = True
+    assert_same(random_image(96, 9), palette, emissive_mask=mask, dither=dither)
+
+
 def test_every_grey_and_pure_colour_quake():
     """Greys and the edges of the RGB cube (zero chroma, the search grid's cell borders and the clip)."""
     ramp = np.arange(256, dtype=np.uint8)
