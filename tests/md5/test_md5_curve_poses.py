@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from support.blender_helpers import FrameCounter
-from .test_md5_edited_identity import exported, import_drone
+from support.md5_drone import exported, import_drone
 
 STEPPED = "poses read by stepping the timeline: "
 

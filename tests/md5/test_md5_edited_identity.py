@@ -4,33 +4,12 @@ when the mesh is written afresh, for the rigged corpus drone as imported, scaled
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 
 import pytest
 
-DRONE = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md5" / "redeclipse/data/actors/drone/mesh.md5mesh"
+from support.md5_drone import exported, import_drone
+
 EDITS = ("as imported", "scaled", "bone moved")
-
-
-def import_drone(bpy, edit: str):
-    if not DRONE.is_file():
-        pytest.skip(f"corpus file not found: {DRONE}")
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.import_scene.md5(filepath=str(DRONE), find_anims="FOLDER")
-    rig = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
-    if edit == "scaled":
-        rig.scale = (1.1, 1.1, 1.1)
-    elif edit == "bone moved":
-        bpy.context.view_layer.objects.active = rig
-        bpy.ops.object.mode_set(mode="EDIT")
-        rig.data.edit_bones[3].head.x += 0.25
-        bpy.ops.object.mode_set(mode="OBJECT")
-    return rig
-
-
-def exported(bpy, path: Path) -> tuple[bytes, bytes]:
-    assert bpy.ops.export_scene.md5(filepath=str(path), frame_source="TIMELINE") == {"FINISHED"}
-    return path.read_bytes(), path.with_suffix(".md5anim").read_bytes()
 
 
 @pytest.mark.parametrize("edit", EDITS)
