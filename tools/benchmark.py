@@ -312,7 +312,7 @@ def edited_only(bpy, case: Case, repeat: int, out_dir: Path) -> float:
 
 
 COMPARE_HEADERS = ("format", "case", "naive export CPU s", "edited export CPU s before", "after", "before / after",
-                   "after / naive")
+                   "after / naive", "naive export wall s", "after wall s", "after / naive, wall")
 
 
 def compare_rows(results: list[tuple[Case, Timings]], before: dict[str, float]) -> list[list[str]]:
@@ -320,7 +320,8 @@ def compare_rows(results: list[tuple[Case, Timings]], before: dict[str, float]) 
     for case, t in results:
         old = before.get(f"{case.fmt}:{case.name}", float("nan"))
         rows.append([case.fmt.upper(), case.name, f"{t.naive_cpu_s:.3f}", f"{old:.3f}", f"{t.edited_cpu_s:.3f}",
-                     f"{old / t.edited_cpu_s:.1f}x", f"{t.edited_cpu_s / t.naive_cpu_s:.2f}"])
+                     f"{old / t.edited_cpu_s:.1f}x", f"{t.edited_cpu_s / t.naive_cpu_s:.2f}",
+                     f"{t.naive_export_s:.3f}", f"{t.edited_export_s:.3f}", f"{t.edited_export_s / t.naive_export_s:.2f}"])
     return rows
 
 
