@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from gui_tools import changed_box, crop, text_bands
+from gui_tools import changed_box, crop, text_bands, wait_for
 
 FILE_MENU = (41, 13)    # the top bar's File menu, left of the screen
 
@@ -91,6 +91,50 @@ def pick_from_menu(screen, sub, lines, row_y, from_end: int):
     yield from screen.settle()
     yield from screen.click(sx + 60, sy + (top + bottom) // 2)
     yield 0.5
+
+
+def open_import_entry(screen, record, check: str, from_end: int):
+    """File > Import with the mouse, its ``from_end``-th line from the submenu's end clicked, the file
+    browser awaited: (whether it opened, ``screen.file_browser()``, the submenu's lines); None after
+    recording ``check`` as failed when the submenu was not found."""
+    found = yield from open_file_submenu(screen, 0, "import")
+    if found is None:
+        screen.key("Escape", "Escape")
+        record(check, False, problem="File > Import submenu not found")
+        return None
+    sub, lines, row_y = found
+    yield from pick_from_menu(screen, sub, lines, row_y, from_end=from_end)
+    opened = yield from wait_for(browser_ready(screen))
+    return opened, screen.file_browser(), lines
+
+
+def show_model_tab(screen, win, area):
+    """The 3D view's sidebar opened with N over the viewport (a click on empty grid first closes a report
+    popup an earlier step left: it takes key presses) and its Model tab shown (the last tab of its strip,
+    clicked when another is active)."""
+    vx, vy, vw, vh = screen.region_box(win, screen.region(area, "WINDOW"))
+    for _ in range(4):
+        if screen.region(area, "UI").width > 50:
+            break
+        yield from screen.click(vx + vw - 160, vy + vh - 60)
+        yield from screen.settle()
+        screen.key("n")
+        yield 0.5
+        yield from screen.settle()
+    ui = screen.region(area, "UI")
+    if ui.active_panel_category == "Model":
+        return
+    ux, uy, uw, uh = screen.region_box(win, ui)
+    gray = yield from screen.settle()
+    strip = (ux + uw - 22, uy, 20, uh)
+    tabs = []
+    for top, bottom in text_bands(crop(gray, strip), bright=100, min_height=2):   # inactive tabs: dim text
+        if tabs and top - tabs[-1][1] < 8:         # the letters of one vertical tab label
+            tabs[-1] = (tabs[-1][0], bottom)
+        else:
+            tabs.append((top, bottom))
+    if tabs:
+        yield from screen.click(strip[0] + 10, uy + (tabs[-1][0] + tabs[-1][1]) // 2)
 
 
 def type_path(screen, win, area, directory: str, filename: str):

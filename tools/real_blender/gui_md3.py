@@ -15,8 +15,8 @@ import subprocess
 import bpy
 import numpy as np
 
-from gui_input import browser_ready, choose_by_click, press_execute, type_path, view3d_override
-from gui_tools import SIZE, crop, text_bands, wait_for
+from gui_input import browser_ready, choose_by_click, press_execute, show_model_tab, type_path, view3d_override
+from gui_tools import SIZE, wait_for
 
 MODEL = "models/crate2/crate2.md3"
 COLOURS = {"red": (220, 30, 30), "blue": (30, 60, 220)}
@@ -116,34 +116,6 @@ def md3_import_options_by_click(screen, work, record):
     yield from screen.close_file_browsers()
 
 
-def _show_model_tab(screen, win, area):
-    """The sidebar (N) open on its Model tab (the last tab of its strip, clicked)."""
-    vx, vy, vw, vh = screen.region_box(win, screen.region(area, "WINDOW"))
-    for _ in range(4):
-        if screen.region(area, "UI").width > 50:
-            break
-        yield from screen.click(vx + vw - 160, vy + vh - 60)
-        yield from screen.settle()
-        screen.key("n")
-        yield 0.5
-        yield from screen.settle()
-    ui = screen.region(area, "UI")
-    if ui.active_panel_category == "Model":
-        return
-    ux, uy, uw, uh = screen.region_box(win, ui)
-    gray = yield from screen.settle()
-    strip = (ux + uw - 22, uy, 20, uh)
-    tabs = []
-    for top, bottom in text_bands(crop(gray, strip), bright=100, min_height=2):
-        if tabs and top - tabs[-1][1] < 8:
-            tabs[-1] = (tabs[-1][0], bottom)
-        else:
-            tabs.append((top, bottom))
-    if tabs:
-        yield from screen.click(strip[0] + 10, uy + (tabs[-1][0] + tabs[-1][1]) // 2)
-    yield 0.5
-
-
 def _pressed_button(rgb: np.ndarray, box) -> tuple[int, int, int, int] | None:
     """(x, y, w, h) on screen of the blue (pressed) button in ``box``: the skin set shown."""
     x, y, w, h = box
@@ -193,7 +165,8 @@ def md3_sidebar_skin_set(screen, work, record):
             bpy.ops.view3d.view_selected()
         root.select_set(False)
         mesh.select_set(False)                       # no selection outline over the colours
-        yield from _show_model_tab(screen, win, area)
+        yield from show_model_tab(screen, win, area)
+        yield 0.5
         yield from screen.settle("md3_skin_set_before")
         ui = screen.region(area, "UI")
         ui_box, view_box = screen.region_box(win, ui), screen.region_box(win, region)

@@ -10,8 +10,7 @@ import shutil
 
 import bpy
 
-from gui_input import browser_ready, choose_by_click, open_file_submenu, pick_from_menu, press_execute, type_path
-from gui_input import view3d_override
+from gui_input import choose_by_click, open_import_entry, press_execute, type_path, view3d_override
 from gui_scenarios import CRATE_MD5MESH, MIN_EXPORTER_LINES, MIN_OPTION_LINES, popup_lines, table
 from gui_tools import crop, text_bands, wait_for
 
@@ -49,16 +48,11 @@ def md5_import_menu(screen, work, record):
     action per classic animation of crate.mdl (one: its frames are frame1..6) and one for crate_turn.md5anim."""
     folder = md5_files(work)
     names = {o.name for o in bpy.data.objects}
-    found = yield from open_file_submenu(screen, 0, "import")
-    if found is None:
-        screen.key("Escape", "Escape")
-        record("md5:menu_import", False, problem="File > Import submenu not found")
-        return
-    sub, lines, row_y = found
     rows = [row.key for row in table().importable()]             # ours last, then Game Archive
-    yield from pick_from_menu(screen, sub, lines, row_y, from_end=len(rows) + 1 - rows.index("md5"))
-    opened = yield from wait_for(browser_ready(screen))
-    fb = screen.file_browser()
+    entry = yield from open_import_entry(screen, record, "md5:menu_import", len(rows) + 1 - rows.index("md5"))
+    if entry is None:
+        return
+    opened, fb, lines = entry
     operator = fb[2].active_operator if fb else None
     if not opened or operator is None or operator.bl_idname != "IMPORT_SCENE_OT_md5":
         record("md5:menu_import", False, operator=operator.bl_idname if operator else None, submenu_lines=len(lines))

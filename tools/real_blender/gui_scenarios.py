@@ -9,8 +9,8 @@ import struct
 
 import bpy
 
-from gui_input import (browser_ready, choose_by_click, open_file_submenu, pick_from_menu, press_execute, type_path,
-                       view3d_override)
+from gui_input import (browser_ready, choose_by_click, open_file_submenu, open_import_entry, pick_from_menu,
+                       press_execute, show_model_tab, type_path, view3d_override)
 from gui_tools import changed_box, crop, text_bands, wait_for
 
 
@@ -123,16 +123,11 @@ def file_dialogs(screen, work, record):
 def menu_import_md2(screen, work, record):
     """File > Import > Quake II Model (.md2) with the mouse, a typed path, the Import button."""
     before = {o.name for o in bpy.data.objects}
-    found = yield from open_file_submenu(screen, 0, "import")
-    if found is None:
-        screen.key("Escape", "Escape")
-        record("menu:import_md2", False, problem="File > Import submenu not found")
-        return
-    sub, lines, row_y = found
     # the table's formats, then Game Archive: ours come last, MD2 first of them
-    yield from pick_from_menu(screen, sub, lines, row_y, from_end=len(table().importable()) + 1)
-    opened = yield from wait_for(browser_ready(screen))
-    fb = screen.file_browser()
+    entry = yield from open_import_entry(screen, record, "menu:import_md2", len(table().importable()) + 1)
+    if entry is None:
+        return
+    opened, fb, lines = entry
     operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
     record("menu:import_entry", operator == "IMPORT_SCENE_OT_md2", operator=operator, submenu_lines=len(lines))
     if not opened or operator != "IMPORT_SCENE_OT_md2":
@@ -377,34 +372,14 @@ def sidebar(screen, work, record):
     """View3D > Sidebar > Model on an imported MD2, MDL and MS3D: the panel, its animation and frame lists."""
     win, area, region = screen.area("VIEW_3D")
     vx, vy, vw, vh = screen.region_box(win, region)
-    for _ in range(4):                           # View > Sidebar: N over the viewport (a report popup left by
-        if screen.region(area, "UI").width > 50:  # an earlier step may take the first key press)
-            break
-        # a click on empty grid closes a report popup an earlier export left (it takes key presses)
-        yield from screen.click(vx + vw - 160, vy + vh - 60)
-        yield from screen.settle()
-        screen.key("n")
-        yield 0.5
-        yield from screen.settle()
     for ext in ("md2", "mdl", "ms3d"):
         bpy.ops.object.select_all(action="DESELECT")
         with view3d_override(screen):
             getattr(bpy.ops.import_scene, ext)(filepath=str(work / f"crate.{ext}"))
         obj = bpy.context.view_layer.objects.active
-        ui = screen.region(area, "UI")
         yield from screen.settle()
-        ux, uy, uw, uh = screen.region_box(win, ui)
-        if ui.active_panel_category != "Model":     # click the last tab of the sidebar's tab strip: Model
-            gray = yield from screen.settle()
-            strip = (ux + uw - 22, uy, 20, uh)
-            tabs = []
-            for top, bottom in text_bands(crop(gray, strip), bright=100, min_height=2):  # inactive tabs: dim text
-                if tabs and top - tabs[-1][1] < 8:       # the letters of one vertical tab label
-                    tabs[-1] = (tabs[-1][0], bottom)
-                else:
-                    tabs.append((top, bottom))
-            if tabs:
-                yield from screen.click(strip[0] + 10, uy + (tabs[-1][0] + tabs[-1][1]) // 2)
+        yield from show_model_tab(screen, win, area)      # View > Sidebar, its Model tab
+        ui = screen.region(area, "UI")
         yield 0.5
         gray = yield from screen.settle(f"sidebar_{ext}")
         box = screen.region_box(win, ui)
