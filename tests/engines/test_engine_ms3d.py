@@ -75,7 +75,7 @@ def painted(bpy, name: str, colour) -> object:
 
 
 def rigged_model(bpy):
-    """The skinned, animated cylinder of ``test_ms3d_blender`` (three bones, 75/25 % weights where they
+    """The skinned, animated cylinder of ``test_ms3d_round_trip_blender`` (three bones, 75/25 % weights where they
     meet) with two materials whose images are painted in Blender: the lower half one, the upper the other."""
     body, rig = _skinned_cylinder(bpy)
     body.name = "Body"

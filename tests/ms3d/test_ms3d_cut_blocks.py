@@ -1,7 +1,7 @@
 """MS3D files cut short inside an optional block (issue 19: four models of a released game end 3 bytes
 into their vertex-extras block): they import with a warning naming the block, its offset and what was
 missing, and an untouched export writes the file's bytes again; a cut inside the required blocks is
-still refused with nothing left in the scene. Files built here from the test rig of test_ms3d_blender."""
+still refused with nothing left in the scene. Files built here from the test rig of support/ms3d_models.py."""
 from __future__ import annotations
 
 import re

@@ -34,6 +34,12 @@ def evaluated_positions(bpy, obj) -> np.ndarray:
     return flat.reshape(-1, 3)
 
 
+def world_positions(bpy, obj) -> np.ndarray:
+    """Evaluated vertex positions of ``obj`` in world space (armature deformation included)."""
+    matrix = np.array(obj.matrix_world)
+    return evaluated_positions(bpy, obj).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
 def datablock_counts(bpy) -> dict[str, int]:
     names = ("objects", "meshes", "materials", "images", "actions", "shape_keys", "collections")
     counts = {name: len(getattr(bpy.data, name)) for name in names}

@@ -18,6 +18,9 @@ import numpy as np
 
 from .ms3d_reference import RefMs3d
 
+# MilkShape's Y-up space to Blender's Z-up (the importer's default axes: forward -Z, up Y)
+Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
 
 def angle_matrix(angles) -> np.ndarray:
     """Quake ``AngleMatrix``: (roll, pitch, yaw) = angles[0..2], matrix = (Z · Y) · X."""
