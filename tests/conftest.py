@@ -1,6 +1,7 @@
 """Shared fixtures: the corpus, the extension loaded into bpy, a clean scene per test."""
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import re
@@ -52,6 +53,16 @@ def run(package_path, tmp_path):
         return subprocess.run([*head, *map(str, args)], capture_output=True, text=True, env=env,
                               cwd=tmp_path, timeout=timeout)
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def cli_modules(package_path):
+    """The CLI modules imported through the package, for the few in-process tests."""
+    sys.path.insert(0, str(package_path))
+    try:
+        yield {name: importlib.import_module(f"classic_models.cli.{name}") for name in ("batch", "inspect")}
+    finally:
+        sys.path.remove(str(package_path))
 
 
 # --- the `blender` marker, set automatically -------------------------------------------------------

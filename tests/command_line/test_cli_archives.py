@@ -1,5 +1,6 @@
 """The command line on archives: ``list``, ``pack``, and ``info``/``check``/``convert`` of a whole
-``.pak``/``.pk3`` or one ``ARCHIVE:MEMBER``, run as a user runs them (subprocesses, as in test_cli.py).
+``.pak``/``.pk3`` or one ``ARCHIVE:MEMBER``, run as a user runs them (subprocesses, as in test_cli_info_check.py
+and test_cli.py).
 """
 from __future__ import annotations
 
