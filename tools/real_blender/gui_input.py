@@ -24,7 +24,7 @@ def browser_ready(screen):
 
 def option_values(operator) -> dict:
     """The operator's options, listed by its registered type (``bpy.ops.<module>.<name>.get_rna_type()``,
-    as tests/interface/test_dialogs.py does): how the test sees what a click changed."""
+    as tests/support/dialog_stand_ins.py does): how the test sees what a click changed."""
     module, _, op_name = operator.bl_idname.partition("_OT_")
     options = getattr(getattr(bpy.ops, module.lower()), op_name).get_rna_type().properties
     props = operator.properties
