@@ -19,7 +19,6 @@ from support.md2_synthetic import grid_model
 from support.models import md2_bytes
 from support.operators import extension_module, import_members
 
-RNG = np.random.default_rng(20)
 QUESS = CORPUS / "pak" / "quess" / "pak0.pak"
 
 
