@@ -156,13 +156,18 @@ def _read_surface(body: bytes, start: int, index: int, num_frames: int,
 
 
 def _filler(body: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
-    """(offset, bytes) of each run of ``body`` that no block covers."""
-    covered = np.zeros(len(body) + 2, np.int8)
-    for offset, size in spans:
-        covered[offset + 1:offset + size + 1] = 1
-    covered[0] = covered[-1] = 1
-    edges = np.flatnonzero(np.diff(covered))     # starts and ends of uncovered runs, alternating
-    return [(int(a), body[a:b]) for a, b in zip(edges[::2], edges[1::2])]
+    """(offset, bytes) of each run of ``body`` that no block covers (the spans, each within ``body``, in
+    order of their start: a run ends where the next span starts beyond all the earlier ones' reach)."""
+    runs, reach = [], 0
+    for offset, size in sorted(spans):
+        if size <= 0:
+            continue
+        if offset > reach:
+            runs.append((reach, body[reach:offset]))
+        reach = max(reach, offset + size)
+    if reach < len(body):
+        runs.append((reach, body[reach:]))
+    return runs
 
 
 def _block_sizes(model: Md3Model) -> list[int]:

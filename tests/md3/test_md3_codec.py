@@ -395,3 +395,28 @@ def test_writer_refuses_a_model_without_frames():
     model.tag_origin, model.tag_axis = model.tag_origin[:0], model.tag_axis[:0]
     with pytest.raises(FormatError, match="no frames"):
         write_md3(model)
+
+
+def test_filler_is_every_byte_no_block_covers():
+    """The reader's filler runs (computed from the blocks' spans, overlapping, touching, empty or out of
+    order) against the byte-by-byte definition: the maximal runs of bytes no span covers."""
+    from formats.md3.codec import _filler
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        body = bytes(rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8))
+        spans = []
+        for _ in range(int(rng.integers(0, 6))):
+            start = int(rng.integers(0, len(body) + 1))
+            spans.append((start, int(rng.integers(0, len(body) - start + 1))))
+        covered = [any(s <= i < s + n for s, n in spans) for i in range(len(body))]
+        runs, i = [], 0
+        while i < len(body):
+            if covered[i]:
+                i += 1
+                continue
+            j = i
+            while j < len(body) and not covered[j]:
+                j += 1
+            runs.append((i, body[i:j]))
+            i = j
+        assert _filler(body, spans) == runs, (body, spans)
