@@ -30,6 +30,7 @@ from ..limits import name_problems, over_limits, refuse
 from ..own_limits import kept_warning, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
 from ..sampling.options import VertexModelOptions
+from ..sampling.animated_mesh import all_finite
 from ..sampling.pipeline import sample_model
 from ..sampling.planned import PlannedExport
 from ..sampling.shading import shade_model, shaded_normals
@@ -91,7 +92,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         progress(0.4)
     match, names = frame_matches(context.scene, found.root, sampled)
     rows = own_span(match, len(kept_table(found.root)) if options.frame_source == "TIMELINE" else 0)
-    sampled_positions = sampled.positions[rows]
+    whole = len(rows) == len(sampled.positions) and np.array_equal(rows, np.arange(len(rows)))
+    sampled_positions = sampled.positions if whole else sampled.positions[rows]
     times, match, names = [times[r] for r in rows], match[rows], [names[r] for r in rows]
     frames = len(rows)
     space = space if space is not None else found.root
@@ -114,7 +116,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.model_fps = sampled.plan.model_fps
     xyz_all, normal_all, decoded, kept_frames = [], [], [], np.ones(frames, bool)
     for surface in surfaces:
-        xyz, clipped = encode_xyz(positions[:, surface.source])
+        part = positions[:, surface.source]
+        xyz, clipped = encode_xyz(part)
         result.clipped += clipped
         normal = np.zeros(xyz.shape[:2], np.uint16)
         same = kept.same_frames(surface, xyz, match)
@@ -123,13 +126,14 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         if len(need):
             normals = _model_normals(shaded_normals(sampled_positions[need], shading), to_model[need])
             normal[need] = encode_normals(normals[:, surface.source])
-        kept.put_back(surface, xyz, normal, same, match)
+        kept.put_back(surface, normal, same, match)
         xyz_all.append(xyz)
         normal_all.append(normal)
         decoded.append(decode_xyz(xyz))
         if surface.source.size:
-            error = np.abs(decoded[-1].astype(np.float64) - positions[:, surface.source]).max()
-            result.max_error = max(result.max_error, float(error))
+            error = decoded[-1].astype(np.float64)
+            error -= part
+            result.max_error = max(result.max_error, float(error.max()), -float(error.min()))
     if progress:
         progress(0.8)
     bounds = frame_bounds(decoded, frames)
@@ -195,7 +199,9 @@ def _transformed(positions: np.ndarray, to_model: np.ndarray, scale: float) -> n
     if np.array_equal(to_model, np.broadcast_to(np.eye(4), to_model.shape)):
         return np.asarray(positions, np.float64)
     linear = to_model[:, :3, :3]
-    return _times(np.asarray(positions, np.float64), linear, "fvk,fjk->fvj") + to_model[:, None, :3, 3] * scale
+    moved = _times(np.asarray(positions, np.float64), linear, "fvk,fjk->fvj")
+    moved += to_model[:, None, :3, 3] * scale
+    return moved
 
 
 def _times(vectors: np.ndarray, linear: np.ndarray, subscripts: str) -> np.ndarray:
@@ -204,8 +210,10 @@ def _times(vectors: np.ndarray, linear: np.ndarray, subscripts: str) -> np.ndarr
     the three products from +0, so a coordinate is its one product, or +0 where that is a zero of
     either sign; ``product + 0.0`` is that, the same bits, at a tenth of einsum's cost."""
     diagonal = np.diagonal(linear, axis1=1, axis2=2)
-    if np.count_nonzero(linear) == np.count_nonzero(diagonal) and np.all(np.isfinite(vectors)):
-        return vectors * diagonal[:, None, :] + 0.0
+    if np.count_nonzero(linear) == np.count_nonzero(diagonal) and all_finite(vectors):
+        product = vectors * diagonal[:, None, :]
+        product += 0.0
+        return product
     return np.einsum(subscripts, vectors, linear)
 
 

@@ -90,13 +90,15 @@ class KeptModel:
         if kept is None:
             return same
         rows = np.flatnonzero((match >= 0) & (match < len(kept.xyz)))
-        same[rows] = np.all(xyz[rows] == kept.xyz[match[rows]], axis=(1, 2))
+        equal = _picked(xyz, rows) == _picked(kept.xyz, match[rows])
+        same[rows] = equal.reshape(len(rows), -1).all(axis=1)
         return same
 
-    def put_back(self, surface, xyz: np.ndarray, normal: np.ndarray, same: np.ndarray, match: np.ndarray) -> None:
+    def put_back(self, surface, normal: np.ndarray, same: np.ndarray, match: np.ndarray) -> None:
+        """The file's normals on the frames whose shorts are the file's (:meth:`same_frames`)."""
         kept = self._surface(surface)
         if kept is not None and same.any():
-            xyz[same], normal[same] = kept.xyz[match[same]], kept.normal[match[same]]
+            normal[same] = kept.normal[match[same]]
 
     def frame_name_fields(self, names: list[str], match: np.ndarray) -> list[bytes | None]:
         """The 16-byte name field of each frame that is a file frame still named as the file named it."""
@@ -149,6 +151,13 @@ class KeptModel:
                  "unchanged)"] if model.trailing else [])
 
 
+def _picked(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``array[rows]``, as a view where ``rows`` is a run of consecutive rows (no copy)."""
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) == 1 or bool((np.diff(rows) == 1).all())):
+        return array[rows[0]:rows[-1] + 1]
+    return array[rows]
+
+
 def kept_model(root: bpy.types.Object | None, meshes: list[bpy.types.Object]) -> KeptModel:
     """The records an MD3 import left on the model root and its surface meshes."""
     kept = KeptModel(root=root)
@@ -170,7 +179,7 @@ def kept_model(root: bpy.types.Object | None, meshes: list[bpy.types.Object]) ->
             frames, verts = int(head["num_frames"]), int(head["num_verts"])
             if records is not None and frames > 0 and len(records) == frames * verts * XYZ_NORMAL.itemsize:
                 table = np.frombuffer(records, XYZ_NORMAL).reshape(frames, verts)
-                xyz, normal = table["xyz"], table["normal"]
+                xyz, normal = np.ascontiguousarray(table["xyz"]), np.ascontiguousarray(table["normal"])   # compared
             kept.surfaces[(mesh.name, surface.index)] = KeptSurface(xyz, normal, head)
     return kept
 

@@ -126,7 +126,7 @@ def _sample_actions(context, meshes: list[bpy.types.Object], topologies: list[To
         _refuse_faceless(obj, topology, kept_triangles)
         if options.scale != 1.0:
             positions = positions * options.scale
-        if not _all_finite(positions):
+        if not all_finite(positions):
             raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
         parts.append(MeshPart(obj=obj, topology=topology, positions=positions, key_names=names, key_indices=indices,
                               frames_evaluated=samples.evaluated))
@@ -152,12 +152,12 @@ def _sample(context, obj: bpy.types.Object, topology: Topology, plan: FramePlan,
             np.add(positions, matrices[:, None, :3, 3], out=positions)
     if options.scale != 1.0:
         positions = positions.astype(np.float64) * options.scale
-    if not _all_finite(positions):
+    if not all_finite(positions):
         raise ExportError(f"object {quoted(obj.name)} has non-finite (NaN or infinite) vertex coordinates")
     return MeshPart(obj, topology, positions, sampled.key_names, sampled.key_indices, sampled.evaluated_frames)
 
 
-def _all_finite(values: np.ndarray) -> bool:
+def all_finite(values: np.ndarray) -> bool:
     """No NaN or infinity: the smallest and largest are finite (a NaN makes both NaN), without a mask."""
     return values.size == 0 or bool(np.isfinite(values.min()) and np.isfinite(values.max()))
 

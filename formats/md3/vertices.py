@@ -43,8 +43,11 @@ def decode_xyz(xyz: np.ndarray) -> np.ndarray:
 def encode_xyz(positions: np.ndarray) -> tuple[np.ndarray, int]:
     """Nearest int16 shorts for float positions (..., 3), clipped to the int16 range, and how many
     vertices (rows) had a coordinate clipped (outside -512 .. 511.984375)."""
-    q = np.rint(np.asarray(positions, np.float64) * 64.0)
+    q = np.asarray(positions, np.float64) * 64.0
+    np.rint(q, out=q)
     info = np.iinfo(np.int16)
+    if q.size and q.min() >= info.min and q.max() <= info.max:    # all finite and in range (a NaN fails both)
+        return q.astype(np.int16), 0
     outside = (q < info.min) | (q > info.max) | ~np.isfinite(q)
     clipped = int(np.count_nonzero(outside.any(axis=-1))) if q.ndim else int(outside)
     q = np.nan_to_num(q, nan=0.0, posinf=info.max, neginf=info.min)
