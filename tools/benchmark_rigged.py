@@ -5,8 +5,9 @@
 * MD5: the corpus's rigged ``actors/drone/mesh.md5mesh`` (27 joints, 2 meshes) with every anim of its
   folder (*Anims: Folder*; the first plays on the timeline).
 
-Each is imported as a user would, its root (the MD3 model's empty, the MD5 armature) scaled by 1.1 so
-no frame equals an imported one, and exported with *Frames: Timeline* over the scene range the import
+Each is imported as a user would, scaled by 1.1 so no frame equals an imported one (the MD3's surface
+objects: its model root's empty is the space the file's coordinates are in, so scaling it moves nothing in
+the file; the MD5's armature), and exported with *Frames: Timeline* over the scene range the import
 left. "Naive" steps the same range with ``scene.frame_set`` and reads every mesh's evaluated vertices
 (``to_mesh``), and for the MD5 every pose bone's matrix: what an exporter that evaluates each frame
 reads at least.
@@ -99,9 +100,10 @@ def naive(bpy) -> tuple[float, float]:
 
 
 def edited(bpy, fmt: str, roots: list, out_dir: Path) -> tuple[float, float]:
-    """Scale the roots by 1.1 and export: (wall, CPU) seconds."""
-    for root in roots:
-        root.scale = (1.1, 1.1, 1.1)
+    """Scale the MD3's surfaces (the MD5's armature) by 1.1 and export: (wall, CPU) seconds."""
+    moved = [o for o in bpy.context.scene.objects if o.type == "MESH"] if fmt == "md3" else roots
+    for obj in moved:
+        obj.scale = (1.1, 1.1, 1.1)
     out = out_dir / f"edited_out.{OUTPUT[fmt]}"
     return cpu(lambda: getattr(bpy.ops.export_scene, fmt)(filepath=str(out), frame_source="TIMELINE"))
 

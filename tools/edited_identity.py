@@ -2,10 +2,11 @@
 
     .venvs/bpy-5.2/bin/python tools/edited_identity.py --checkout CHECKOUT --out DIR MODEL...
 
-Each MODEL (an .md2 or .mdl file) is imported and exported four times with *Frames: Timeline*: untouched,
-scaled by 1.1 (the benchmark's edit), squashed (0.9, 1.2, 0.7), and scaled with a few skin pixels
-repainted and a band of the skin painted white (MDL: new colours and masked pixels far from the fullbright
-colours). The files land in DIR as ``<folder>_<stem>_<edit>.<ext>``; the operator's reports are printed,
+Each MODEL (an .md2, .mdl or .md3 file) is imported and exported four times with *Frames: Timeline*:
+untouched, its root scaled by 1.1 (the benchmark's edit), squashed (0.9, 1.2, 0.7), and scaled with a few
+skin pixels repainted and a band of the skin painted white (MDL: new colours and masked pixels far from the
+fullbright colours); an MD3, whose surfaces are children of its root (so scaling the root leaves them where
+they were in the model), a fifth time with its first surface's mesh object moved and scaled. The files land in DIR as ``<folder>_<stem>_<edit>.<ext>``; the operator's reports are printed,
 one per line. ``tests/export/test_edited_export_files_identity.py`` runs it on the previous code and on
 this checkout and compares the two folders and reports.
 """
@@ -15,7 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
-EDITS = {"untouched": None, "scaled": (1.1, 1.1, 1.1), "squashed": (0.9, 1.2, 0.7), "painted": (1.1, 1.1, 1.1)}
+EDITS = {"untouched": None, "scaled": (1.1, 1.1, 1.1), "squashed": (0.9, 1.2, 0.7), "painted": (1.1, 1.1, 1.1),
+         "surface": None}
 
 
 def repaint(bpy, obj) -> None:
@@ -48,13 +50,19 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.models:
         fmt = path.suffix.lower().lstrip(".")
         for edit, scale in EDITS.items():
+            if edit == "surface" and fmt != "md3":
+                continue
             bpy.ops.wm.read_homefile(use_empty=True)
             getattr(bpy.ops.import_scene, fmt)(filepath=str(path))
-            obj = bpy.context.view_layer.objects.active
-            if scale is not None:
-                obj.scale = scale
+            roots = [o for o in bpy.context.scene.objects if o.parent is None]
+            for root in roots if scale is not None else ():
+                root.scale = scale
             if edit == "painted":
-                repaint(bpy, obj)
+                repaint(bpy, next(o for o in bpy.context.scene.objects if o.type == "MESH"))
+            if edit == "surface":
+                mesh = next(o for o in sorted(bpy.context.scene.objects, key=lambda o: o.name) if o.type == "MESH")
+                mesh.location.x += 3.0
+                mesh.scale = (1.1, 0.9, 1.0)
             target = args.out / f"{path.parent.name}_{path.stem}_{edit}.{fmt}"
             print(f"== {target.name}", flush=True)
             getattr(bpy.ops.export_scene, fmt)(filepath=str(target), frame_source="TIMELINE")

@@ -19,6 +19,8 @@ engine decoding is closest to the given normal (the largest dot product).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 XYZ_SCALE = np.float32(1.0 / 64)
@@ -80,20 +82,37 @@ def decode_normals(packed: np.ndarray) -> np.ndarray:
     return _decode_bytes(*normal_bytes(packed))
 
 
+_CHUNK = 16384      # normals compared at once: their (normals, 18) candidate arrays stay in cache
+
+
+@lru_cache(maxsize=1)
+def _decoded_columns() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x, y and z (float64 of the engine's float32) of every packed normal ``lat << 8 | lng``."""
+    lat, lng = np.divmod(np.arange(1 << 16), 256)
+    decoded = _decode_bytes(lat, lng).astype(np.float64)
+    return tuple(np.ascontiguousarray(decoded[:, k]) for k in range(3))
+
+
 def encode_normals(normals: np.ndarray) -> np.ndarray:
     """Packed uint16 normals (...,) for vectors (..., 3): the byte pair whose engine decoding is closest.
 
     The exact angles give a first pair (two: see below); each pair and its eight neighbours (lat wraps
     around, lng stays in 0..255) are decoded and the one nearest the unit normal (Euclidean distance:
-    the decoded vectors are not exactly unit length) wins. A zero vector gives 0 (up)."""
+    the decoded vectors are not exactly unit length) wins, the first of the 18 on a tie. A zero vector
+    gives 0 (up). The decodings come from a table of all 65,536 pairs and the squared distance is added
+    up as ``(dx * dx + dy * dy) + dz * dz``, the order ``np.sum`` adds three values in (the same choices
+    as summing (normals, 18, 3) arrays, tests/md3/test_md3_codec.py)."""
     vec = np.asarray(normals, np.float64)
     shape = vec.shape[:-1]
     vec = vec.reshape(-1, 3)
     length = np.linalg.norm(vec, axis=1)
     good = np.isfinite(length) & (length > 0)
-    unit = np.zeros_like(vec)
-    unit[:, 2] = 1.0
-    unit[good] = vec[good] / length[good, None]
+    if good.all():
+        unit = vec / length[:, None]
+    else:
+        unit = np.zeros_like(vec)
+        unit[:, 2] = 1.0
+        unit[good] = vec[good] / length[good, None]
     to_bytes = 1.0 / NORMAL_STEP_RADIANS
     azimuth = np.arctan2(unit[:, 1], unit[:, 0])
     polar = np.arccos(np.clip(unit[:, 2], -1.0, 1.0))
@@ -101,11 +120,23 @@ def encode_normals(normals: np.ndarray) -> np.ndarray:
     # per turn make the two grids differ slightly, so both are searched
     lat0 = np.rint(np.mod(np.stack([azimuth, azimuth + np.pi], 1), 2 * np.pi) * to_bytes).astype(np.int64)
     lng0 = np.rint(np.stack([polar, 2 * np.pi - polar], 1) * to_bytes).astype(np.int64)
-    offsets = np.array([-1, 0, 1])
-    lat = (lat0[:, :, None, None] + offsets[None, None, :, None]) % 256
-    lng = np.clip(lng0[:, :, None, None] + offsets[None, None, None, :], 0, 255)
-    lat, lng = (a.reshape(len(unit), -1) for a in np.broadcast_arrays(lat, lng))
-    distance = np.sum((_decode_bytes(lat, lng).astype(np.float64) - unit[:, None, :]) ** 2, axis=2)
-    best = np.argmin(distance, axis=1)
-    rows = np.arange(len(unit))
-    return pack_normals(lat[rows, best], lng[rows, best]).reshape(shape)
+    offsets = np.array([-1, 0, 1], np.int64)
+    lat = (lat0[:, :, None] + offsets) & 255                     # (n, 2, 3): lat wraps around
+    lat <<= 8
+    lng = lng0[:, :, None] + offsets                             # (n, 2, 3): lng stays in 0..255
+    np.maximum(lng, 0, out=lng)
+    np.minimum(lng, 255, out=lng)
+    columns = _decoded_columns()
+    best = np.empty(len(unit), np.uint16)
+    for start in range(0, len(unit), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        candidates = (lat[part, :, :, None] | lng[part, :, None, :]).reshape(-1, 18)   # lat << 8 | lng
+        target = unit[part]
+        difference = np.take(columns[0], candidates) - target[:, 0:1]
+        distance = difference * difference
+        for k in (1, 2):
+            difference = np.take(columns[k], candidates) - target[:, k:k + 1]
+            difference *= difference
+            distance += difference
+        best[part] = np.take_along_axis(candidates, np.argmin(distance, axis=1)[:, None], 1)[:, 0]
+    return best.reshape(shape)

@@ -332,6 +332,37 @@ def test_encode_picks_the_nearest_decoded_pair():
     assert angle.max() <= NORMAL_STEP_RADIANS
 
 
+def _encode_normals_summed(normals: np.ndarray) -> np.ndarray:
+    """The encoding as first written (before issue 33's table): every candidate decoded by the engine's
+    formula and its squared distance summed over a (normals, 18, 3) array by ``np.sum``."""
+    from formats.md3.vertices import _decode_bytes, pack_normals
+    unit = normals / np.linalg.norm(normals, axis=1)[:, None]
+    step = 1.0 / NORMAL_STEP_RADIANS
+    azimuth, polar = np.arctan2(unit[:, 1], unit[:, 0]), np.arccos(np.clip(unit[:, 2], -1.0, 1.0))
+    lat0 = np.rint(np.mod(np.stack([azimuth, azimuth + np.pi], 1), 2 * np.pi) * step).astype(np.int64)
+    lng0 = np.rint(np.stack([polar, 2 * np.pi - polar], 1) * step).astype(np.int64)
+    offsets = np.array([-1, 0, 1])
+    lat = (lat0[:, :, None, None] + offsets[None, None, :, None]) % 256
+    lng = np.clip(lng0[:, :, None, None] + offsets[None, None, None, :], 0, 255)
+    lat, lng = (a.reshape(len(unit), -1) for a in np.broadcast_arrays(lat, lng))
+    distance = np.sum((_decode_bytes(lat, lng).astype(np.float64) - unit[:, None, :]) ** 2, axis=2)
+    best = np.argmin(distance, axis=1)
+    rows = np.arange(len(unit))
+    return pack_normals(lat[rows, best], lng[rows, best])
+
+
+def test_encode_normals_makes_the_summed_search_s_choices():
+    """Over more normals than one chunk holds, ties included (the decoded table's own vectors, the poles,
+    the axes, a normal halfway between two pairs), every pair is the one the whole (normals, 18, 3) search
+    picks."""
+    rng = np.random.default_rng(11)
+    table = decode_normals(np.arange(65536, dtype=np.uint16)).astype(np.float64)
+    halfway = (table[1000:1200] + table[1001:1201]) / 2
+    normals = np.vstack([rng.normal(size=(40000, 3)), table[::5], halfway,
+                         [[0, 0, 1], [0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [1e-300, 0, 1]]])
+    assert np.array_equal(encode_normals(normals), _encode_normals_summed(normals))
+
+
 def test_encode_normals_round_trips_corpus_like_pairs():
     packed = np.arange(0, 65536, 3, dtype=np.uint16)
     decoded = decode_normals(packed)
