@@ -75,9 +75,10 @@ def _slots(table: np.ndarray, groups: np.ndarray, num_groups: int) -> _Slots:
 
 
 def triangle_vertex_normals(pos: np.ndarray, corner_vertex: np.ndarray, table: np.ndarray, groups: np.ndarray,
-                            num_groups: int, out: np.ndarray) -> None:
+                            num_groups: int, out: np.ndarray, angles: np.ndarray | None = None) -> None:
     """Write into ``out`` (F, G, 3) the unit normals of (F, V, 3) float64 positions for groups of
-    corners of triangles ``table`` (T, 3) (the corners of each triangle in Blender's order)."""
+    corners of triangles ``table`` (T, 3) (the corners of each triangle in Blender's order), and into
+    ``angles`` (F, C) float64, when given, each corner's angle (``vertex_normals.corner_angles``)."""
     slots = _slots(table, groups, num_groups)
     verts = [corner_vertex[table[:, i]] for i in range(3)]
     num_tris, frames = len(table), len(pos)
@@ -86,8 +87,12 @@ def triangle_vertex_normals(pos: np.ndarray, corner_vertex: np.ndarray, table: n
     for start in range(0, frames, width):
         chunk = pos[start:start + width]
         count = len(chunk)
-        result = _chunk(np.ascontiguousarray(chunk.transpose(2, 1, 0)), verts, slots, work.view(count))
+        part = work.view(count)
+        result = _chunk(np.ascontiguousarray(chunk.transpose(2, 1, 0)), verts, slots, part)
         out[start:start + count] = np.stack(result, axis=-1)[slots.where].transpose(1, 0, 2)
+        if angles is not None:
+            for i in range(3):                  # row i * T + t: corner i of triangle t
+                angles[start:start + count, table[:, i]] = part.angle[i * num_tris:(i + 1) * num_tris].T
 
 
 class _Work:

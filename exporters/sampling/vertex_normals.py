@@ -119,13 +119,30 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
     groups = np.asarray(groups, dtype=np.int64)
     out = np.empty((len(pos), num_groups, 3), dtype=np.float32)
     triangles = _triangle_corners(corners)
-    if triangles is not None and (corners.custom is None or corners.edges is None):
+    custom = corners.custom is not None and corners.edges is not None
+    if triangles is not None and not custom:
         triangle_vertex_normals(pos, corners.corner_vertex, triangles, groups, num_groups, out)
         return out
+    every_corner = triangles is not None and custom and bool(np.isfinite(corners.custom).all())
     chunk = max(1, CHUNK_VALUES // max(len(groups), 1))
     for start in range(0, len(pos), chunk):
-        out[start:start + chunk] = _chunk(pos[start:start + chunk], corners, groups, num_groups)
+        part = pos[start:start + chunk]
+        out[start:start + chunk] = (_custom_chunk(part, corners, triangles, groups, num_groups) if every_corner
+                                    else _chunk(part, corners, groups, num_groups))
     return out
+
+
+def _custom_chunk(pos: np.ndarray, corners: PolygonCorners, triangles: np.ndarray, groups: np.ndarray,
+                  num_groups: int) -> np.ndarray:
+    """:func:`_chunk` of a mesh of triangles whose every corner has a custom normal: the automatic vertex
+    normals and the corner angles from :mod:`.triangle_normals` (the same bits), the rest as there."""
+    num_vertices = len(corners.edges.reference)        # copies (Split Normals) follow them
+    lnor = np.empty((len(pos), num_vertices, 3))
+    angles = np.empty((len(pos), len(corners.corner_vertex)))
+    triangle_vertex_normals(pos, corners.corner_vertex, triangles, corners.corner_vertex, num_vertices, lnor, angles)
+    spaces = vertex_spaces(pos[:, :num_vertices], lnor, corners.edges)
+    custom = decode(corners.custom, corners.corner_vertex, lnor, *spaces)
+    return _sum_by(_unit(custom) * angles[..., None], groups, num_groups)
 
 
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:

@@ -14,7 +14,8 @@ import pytest
 
 import exporters.sampling.triangle_normals as triangle_normals
 import formats.anorms as anorms_module
-from exporters.sampling.vertex_normals import _triangle_corners, grouped_normals, polygon_corners
+from exporters.sampling import vertex_normals
+from exporters.sampling.vertex_normals import _triangle_corners, custom_coefficients, grouped_normals, polygon_corners
 from formats.anorms import steady_normal_indices
 from support import speed_reference as reference
 
@@ -47,8 +48,10 @@ def check(positions, corners, groups=None, count=None):
     if groups is None:
         groups, count = corners.corner_vertex, pos.shape[1]
     wide = np.empty((len(pos), count, 3))
+    angles = np.full((len(pos), len(corners.corner_vertex)), np.nan)
     triangle_normals.triangle_vertex_normals(pos, corners.corner_vertex, _triangle_corners(corners),
-                                             np.asarray(groups, np.int64), count, wide)
+                                             np.asarray(groups, np.int64), count, wide, angles)
+    assert same_bits(angles, np.ascontiguousarray(reference.corner_angles(pos, corners)))
     weighted = (reference.polygon_normals(pos, corners)[:, corners.corner_polygon]
                 * reference.corner_angles(pos, corners)[..., None])
     assert same_bits(wide, reference._sum_by(weighted, np.asarray(groups, np.int64), count))
@@ -156,6 +159,30 @@ def test_per_corner_groups_and_empty_groups():
     corners = corners_of(tris, rng)
     count = len(tris) * 3 + 5
     check(positions, corners, rng.permutation(count)[:len(tris) * 3], count)
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_custom_normals_on_every_corner_as_the_general_path(split):
+    """A mesh of triangles with a custom normal on every corner (what an MD3 import leaves) takes its
+    automatic normals and corner angles from triangle_normals: the same bits as the general per-corner
+    path (vertex_normals._chunk), over frames that bend, squash and flip the mesh, per vertex and per
+    corner group (Split Normals)."""
+    rng = np.random.default_rng(52)
+    positions, tris = grid_mesh(4)
+    positions[:, 2] = rng.normal(scale=0.3, size=len(positions))
+    corners = corners_of(tris, rng)
+    automatic = grouped_normals(positions[None], corners)[0]
+    custom = automatic[corners.corner_vertex] + rng.uniform(-0.4, 0.4, (len(corners.corner_vertex), 3))
+    corners.custom = custom_coefficients(positions, corners, custom / np.linalg.norm(custom, axis=1)[:, None])
+    assert np.isfinite(corners.custom).all()
+    frames = positions[None] * rng.uniform(0.5, 1.5, (20, 1, 3)) + rng.normal(scale=0.2, size=(20,) + positions.shape)
+    frames[3, :, 0] *= -1
+    pos = frames.astype(np.float64)
+    groups, count = ((rng.permutation(len(tris) * 3 + 2)[:len(tris) * 3], len(tris) * 3 + 2) if split
+                     else (corners.corner_vertex, len(positions)))
+    new = grouped_normals(frames, corners, groups if split else None, count if split else None)
+    old = vertex_normals._chunk(pos, corners, np.asarray(groups, np.int64), count).astype(np.float32)
+    assert same_bits(new, old)
 
 
 @pytest.mark.parametrize("frames", [0, 1, 15, 16, 17, 33])
