@@ -83,34 +83,48 @@ def merged_edges(parts: list[VertexEdges], vertex_counts: list[int]) -> VertexEd
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-300)
+    """``v / max(np.linalg.norm(v, axis=-1), 1e-300)``: the length added up as ``np.linalg.norm`` adds it,
+    ``(x * x + y * y) + z * z``, without its reduction over an axis of three."""
+    square = v * v
+    length = square[..., 0] + square[..., 1]
+    length += square[..., 2]
+    np.sqrt(length, out=length)
+    np.maximum(length, 1e-300, out=length)
+    return v / length[..., None]
+
+
+def _rows(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[:, index]`` (``np.take`` along axis 1: the same copy, several times faster)."""
+    return np.take(values, index, axis=1)
 
 
 def vertex_spaces(pos: np.ndarray, lnor: np.ndarray, edges: VertexEdges) -> tuple[np.ndarray, ...]:
     """(F, V, 3) ``vec_ref``, (F, V, 3) ``vec_ortho``, (F, V) ``ref_alpha`` and (F, V) ``ref_beta``
     of each vertex's space for (F, V, 3) positions and automatic vertex normals ``lnor``."""
     frames, num_vertices = pos.shape[:2]
-    direction = _unit(pos[:, edges.target] - pos[:, edges.source])
-    angle = np.arccos(np.clip(np.einsum("fek,fek->fe", direction, lnor[:, edges.source]), -1.0, 1.0))
+    direction = _rows(pos, edges.target)
+    direction -= _rows(pos, edges.source)
+    direction = _unit(direction)
+    angle = np.arccos(np.clip(np.einsum("fek,fek->fe", direction, _rows(lnor, edges.source)), -1.0, 1.0))
     index = (np.arange(frames)[:, None] * num_vertices + edges.source[None, :]).ravel()
     total = np.bincount(index, angle.ravel(), frames * num_vertices).reshape(frames, num_vertices)
     count = np.bincount(edges.source, minlength=num_vertices)
     ref_alpha = total / np.maximum(count, 1)
-    has = edges.reference >= 0
+    has = np.flatnonzero(edges.reference >= 0)
     ref = np.zeros_like(lnor)
-    chosen = direction[:, edges.reference[has]]
-    normal = lnor[:, has]
+    chosen = _rows(direction, edges.reference[has])
+    normal = _rows(lnor, has)
     ref[:, has] = _unit(chosen - np.einsum("fvk,fvk->fv", chosen, normal)[..., None] * normal)
     ortho = np.cross(lnor, ref)
     ref_beta = np.full((frames, num_vertices), TAU)
-    has = edges.other >= 0
-    if has.any():
-        chosen = direction[:, edges.other[has]]
-        normal = lnor[:, has]
+    has = np.flatnonzero(edges.other >= 0)
+    if len(has):
+        chosen = _rows(direction, edges.other[has])
+        normal = _rows(lnor, has)
         flat = _unit(chosen - np.einsum("fvk,fvk->fv", chosen, normal)[..., None] * normal)
-        dtp = np.einsum("fvk,fvk->fv", ref[:, has], flat)
+        dtp = np.einsum("fvk,fvk->fv", _rows(ref, has), flat)
         beta = np.arccos(np.clip(dtp, -1.0, 1.0))
-        beta = np.where(np.einsum("fvk,fvk->fv", ortho[:, has], flat) < 0, TAU - beta, beta)
+        beta = np.where(np.einsum("fvk,fvk->fv", _rows(ortho, has), flat) < 0, TAU - beta, beta)
         ref_beta[:, has] = np.where(dtp < LNOR_SPACE_TRIGO_THRESHOLD, beta, TAU)
     return ref, ortho, ref_alpha, ref_beta
 
@@ -144,7 +158,7 @@ def encode(normals: np.ndarray, vertex: np.ndarray, lnor: np.ndarray, ref: np.nd
 def decode(coefficients: np.ndarray, vertex: np.ndarray, lnor: np.ndarray, ref: np.ndarray, ortho: np.ndarray,
            ref_alpha: np.ndarray, ref_beta: np.ndarray) -> np.ndarray:
     """(F, C, 3) corner normals from their :func:`encode` coefficients and (F, V, ...) spaces."""
-    alpha = _angle(coefficients[None, :, 0], ref_alpha[:, vertex])
-    beta = _angle(coefficients[None, :, 1], ref_beta[:, vertex])
-    side = np.cos(beta)[..., None] * ref[:, vertex] + np.sin(beta)[..., None] * ortho[:, vertex]
-    return np.cos(alpha)[..., None] * lnor[:, vertex] + np.sin(alpha)[..., None] * side
+    alpha = _angle(coefficients[None, :, 0], _rows(ref_alpha, vertex))
+    beta = _angle(coefficients[None, :, 1], _rows(ref_beta, vertex))
+    side = np.cos(beta)[..., None] * _rows(ref, vertex) + np.sin(beta)[..., None] * _rows(ortho, vertex)
+    return np.cos(alpha)[..., None] * _rows(lnor, vertex) + np.sin(alpha)[..., None] * side

@@ -65,7 +65,13 @@ def polygon_corners(corner_vertex: np.ndarray, polygon_start: np.ndarray, polygo
 
 
 def _unit(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
-    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    """``v`` over its length (at least 1e-300), ``fallback`` where the length is not > 0; the length added
+    up as ``np.linalg.norm`` adds it, ``(x * x + y * y) + z * z``, without its reduction over an axis of three."""
+    square = v * v
+    length = square[..., 0] + square[..., 1]
+    length += square[..., 2]
+    np.sqrt(length, out=length)
+    length = length[..., None]
     out = v / np.maximum(length, 1e-300)
     if fallback is not None:
         out = np.where(length > 0, out, fallback)

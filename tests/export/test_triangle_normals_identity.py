@@ -250,3 +250,19 @@ def test_steady_check_at_its_tolerance_and_with_nan():
     normals[5, :7] = np.nan
     normals[9, 3, 1] = np.nan
     assert np.array_equal(steady_normal_indices(normals), reference.steady_normal_indices(normals))
+
+
+def test_unit_vectors_divide_by_what_linalg_norm_gives():
+    """Both modules' unit vectors add the squares as np.linalg.norm does (the previous code called it):
+    the same bits on random, tiny, huge, zero and axis vectors, in (F, V, 3) and (C, 3) layouts."""
+    from exporters.sampling import custom_normals
+    rng = np.random.default_rng(61)
+    v = rng.normal(size=(5, 400, 3)) * 10.0 ** rng.integers(-150, 150, (5, 400, 1))
+    v[0, :20] = 0.0
+    v[1, :30] = np.eye(3)[rng.integers(0, 3, 30)] * rng.choice([-1.0, 1.0], (30, 1))
+    v[2, :10] = [1e-200, -1e-200, 0.0]
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    assert same_bits(custom_normals._unit(v), v / np.maximum(length, 1e-300))
+    assert same_bits(custom_normals._unit(v[3]), v[3] / np.maximum(length[3], 1e-300))
+    up = np.array([0.0, 0.0, 1.0])
+    assert same_bits(vertex_normals._unit(v, up), np.where(length > 0, v / np.maximum(length, 1e-300), up))
