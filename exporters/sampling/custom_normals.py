@@ -93,7 +93,7 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / length[..., None]
 
 
-def _rows(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+def rows_of(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``values[:, index]`` (``np.take`` along axis 1: the same copy, several times faster)."""
     return np.take(values, index, axis=1)
 
@@ -102,29 +102,29 @@ def vertex_spaces(pos: np.ndarray, lnor: np.ndarray, edges: VertexEdges) -> tupl
     """(F, V, 3) ``vec_ref``, (F, V, 3) ``vec_ortho``, (F, V) ``ref_alpha`` and (F, V) ``ref_beta``
     of each vertex's space for (F, V, 3) positions and automatic vertex normals ``lnor``."""
     frames, num_vertices = pos.shape[:2]
-    direction = _rows(pos, edges.target)
-    direction -= _rows(pos, edges.source)
+    direction = rows_of(pos, edges.target)
+    direction -= rows_of(pos, edges.source)
     direction = _unit(direction)
-    angle = np.arccos(np.clip(np.einsum("fek,fek->fe", direction, _rows(lnor, edges.source)), -1.0, 1.0))
+    angle = np.arccos(np.clip(np.einsum("fek,fek->fe", direction, rows_of(lnor, edges.source)), -1.0, 1.0))
     index = (np.arange(frames)[:, None] * num_vertices + edges.source[None, :]).ravel()
     total = np.bincount(index, angle.ravel(), frames * num_vertices).reshape(frames, num_vertices)
     count = np.bincount(edges.source, minlength=num_vertices)
     ref_alpha = total / np.maximum(count, 1)
     has = np.flatnonzero(edges.reference >= 0)
     ref = np.zeros_like(lnor)
-    chosen = _rows(direction, edges.reference[has])
-    normal = _rows(lnor, has)
+    chosen = rows_of(direction, edges.reference[has])
+    normal = rows_of(lnor, has)
     ref[:, has] = _unit(chosen - np.einsum("fvk,fvk->fv", chosen, normal)[..., None] * normal)
     ortho = np.cross(lnor, ref)
     ref_beta = np.full((frames, num_vertices), TAU)
     has = np.flatnonzero(edges.other >= 0)
     if len(has):
-        chosen = _rows(direction, edges.other[has])
-        normal = _rows(lnor, has)
+        chosen = rows_of(direction, edges.other[has])
+        normal = rows_of(lnor, has)
         flat = _unit(chosen - np.einsum("fvk,fvk->fv", chosen, normal)[..., None] * normal)
-        dtp = np.einsum("fvk,fvk->fv", _rows(ref, has), flat)
+        dtp = np.einsum("fvk,fvk->fv", rows_of(ref, has), flat)
         beta = np.arccos(np.clip(dtp, -1.0, 1.0))
-        beta = np.where(np.einsum("fvk,fvk->fv", _rows(ortho, has), flat) < 0, TAU - beta, beta)
+        beta = np.where(np.einsum("fvk,fvk->fv", rows_of(ortho, has), flat) < 0, TAU - beta, beta)
         ref_beta[:, has] = np.where(dtp < LNOR_SPACE_TRIGO_THRESHOLD, beta, TAU)
     return ref, ortho, ref_alpha, ref_beta
 
@@ -158,7 +158,7 @@ def encode(normals: np.ndarray, vertex: np.ndarray, lnor: np.ndarray, ref: np.nd
 def decode(coefficients: np.ndarray, vertex: np.ndarray, lnor: np.ndarray, ref: np.ndarray, ortho: np.ndarray,
            ref_alpha: np.ndarray, ref_beta: np.ndarray) -> np.ndarray:
     """(F, C, 3) corner normals from their :func:`encode` coefficients and (F, V, ...) spaces."""
-    alpha = _angle(coefficients[None, :, 0], _rows(ref_alpha, vertex))
-    beta = _angle(coefficients[None, :, 1], _rows(ref_beta, vertex))
-    side = np.cos(beta)[..., None] * _rows(ref, vertex) + np.sin(beta)[..., None] * _rows(ortho, vertex)
-    return np.cos(alpha)[..., None] * _rows(lnor, vertex) + np.sin(alpha)[..., None] * side
+    alpha = _angle(coefficients[None, :, 0], rows_of(ref_alpha, vertex))
+    beta = _angle(coefficients[None, :, 1], rows_of(ref_beta, vertex))
+    side = np.cos(beta)[..., None] * rows_of(ref, vertex) + np.sin(beta)[..., None] * rows_of(ortho, vertex)
+    return np.cos(alpha)[..., None] * rows_of(lnor, vertex) + np.sin(alpha)[..., None] * side

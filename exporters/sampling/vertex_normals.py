@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .custom_normals import VertexEdges, decode, encode, vertex_edges, vertex_spaces
+from .custom_normals import VertexEdges, rows_of, decode, encode, vertex_edges, vertex_spaces
 from .triangle_normals import triangle_vertex_normals
 
 CHUNK_VALUES = 1 << 17       # frames are processed in chunks of about this many corner values (a chunk's arrays stay in cache)
@@ -82,9 +82,9 @@ def polygon_normals(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
     """(F, P, 3) unit polygon normals of (F, V, 3) positions."""
     frames = len(pos)
     num_polygons = len(corners.polygon_first)
-    origin = pos[:, corners.corner_vertex[corners.polygon_first[corners.corner_polygon]]]
-    here = pos[:, corners.corner_vertex] - origin
-    there = pos[:, corners.corner_vertex[corners.corner_next]] - origin
+    origin = rows_of(pos, corners.corner_vertex[corners.polygon_first[corners.corner_polygon]])
+    here = rows_of(pos, corners.corner_vertex) - origin
+    there = rows_of(pos, corners.corner_vertex[corners.corner_next]) - origin
     area = np.cross(here, there)                           # (F, C, 3): twice the vector area, summed
     index = (np.arange(frames)[:, None] * num_polygons + corners.corner_polygon[None, :]).ravel()
     total = np.stack([np.bincount(index, area[..., k].ravel(), frames * num_polygons) for k in range(3)], axis=-1)
@@ -93,9 +93,9 @@ def polygon_normals(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
 
 def corner_angles(pos: np.ndarray, corners: PolygonCorners) -> np.ndarray:
     """(F, C) the polygon's angle at each corner, in radians."""
-    here = pos[:, corners.corner_vertex]
-    to_prev = _unit(pos[:, corners.corner_vertex[corners.corner_prev]] - here)
-    to_next = _unit(pos[:, corners.corner_vertex[corners.corner_next]] - here)
+    here = rows_of(pos, corners.corner_vertex)
+    to_prev = _unit(rows_of(pos, corners.corner_vertex[corners.corner_prev]) - here)
+    to_next = _unit(rows_of(pos, corners.corner_vertex[corners.corner_next]) - here)
     return np.arccos(np.clip(np.einsum("fck,fck->fc", to_prev, to_next), -1.0, 1.0))
 
 
@@ -109,7 +109,7 @@ def custom_coefficients(reference: np.ndarray, corners: PolygonCorners, corner_n
     (:mod:`.custom_normals`); also sets ``corners.edges``."""
     pos = np.asarray(reference, dtype=np.float64)[None]
     corners.edges = vertex_edges(corners.corner_vertex, corners.corner_next, corners.corner_prev, pos.shape[1])
-    weighted = polygon_normals(pos, corners)[:, corners.corner_polygon] * corner_angles(pos, corners)[..., None]
+    weighted = rows_of(polygon_normals(pos, corners), corners.corner_polygon) * corner_angles(pos, corners)[..., None]
     lnor = _auto_vertex_normals(weighted, corners, pos.shape[1])
     spaces = vertex_spaces(pos, lnor, corners.edges)
     return encode(corner_normals, corners.corner_vertex, lnor[0], *(space[0] for space in spaces))
@@ -154,7 +154,7 @@ def _custom_chunk(pos: np.ndarray, corners: PolygonCorners, triangles: np.ndarra
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:
     face = polygon_normals(pos, corners)
     angles = corner_angles(pos, corners)[..., None]
-    contribution = face[:, corners.corner_polygon] * angles
+    contribution = rows_of(face, corners.corner_polygon) * angles
     if corners.custom is not None and corners.edges is not None:
         has = np.all(np.isfinite(corners.custom), axis=1)
         if has.any():

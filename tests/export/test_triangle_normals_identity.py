@@ -266,3 +266,33 @@ def test_unit_vectors_divide_by_what_linalg_norm_gives():
     assert same_bits(custom_normals._unit(v[3]), v[3] / np.maximum(length[3], 1e-300))
     up = np.array([0.0, 0.0, 1.0])
     assert same_bits(vertex_normals._unit(v, up), np.where(length > 0, v / np.maximum(length, 1e-300), up))
+
+
+def test_quads_and_ngons_take_the_general_path_with_the_same_bits():
+    """A mesh made in Blender is mostly quads (and some n-gons, some non-planar): the general per-corner
+    path, now gathering by np.take and adding unit lengths without np.linalg.norm, gives the previous
+    code's bits, per vertex and per corner group, in float32 and in float64 before rounding."""
+    rng = np.random.default_rng(73)
+    n = 6
+    i, j = np.meshgrid(np.arange(n), np.arange(n))
+    a = (j * (n + 1) + i).ravel()
+    quads = np.column_stack([a, a + 1, a + n + 2, a + n + 1])
+    xy = np.stack(np.meshgrid(np.arange(n + 1.0), np.arange(n + 1.0)), -1).reshape(-1, 2)
+    positions = np.column_stack([xy, np.zeros(len(xy))])
+    frames = positions[None] + rng.normal(scale=0.3, size=(7,) + positions.shape)
+    frames[2, :, 2] = 0.0                                          # flat: zero components, +-0 sums
+    polygons = [list(q) for q in quads[:-2]] + [list(quads[-2]) + [int(quads[-1][2])]]   # a pentagon, a vertex unused
+    corner_vertex = np.concatenate(polygons)
+    sizes = np.array([len(p) for p in polygons])
+    corners = polygon_corners(corner_vertex, np.cumsum(sizes) - sizes, sizes)
+    assert _triangle_corners(corners) is None
+    assert same_bits(grouped_normals(frames, corners), reference.grouped_normals(frames, corners))
+    groups = rng.permutation(len(corner_vertex) + 3)[:len(corner_vertex)]
+    assert same_bits(grouped_normals(frames, corners, groups, len(corner_vertex) + 3),
+                     reference.grouped_normals(frames, corners, groups, len(corner_vertex) + 3))
+    pos = frames.astype(np.float64)
+    weighted = vertex_normals.rows_of(vertex_normals.polygon_normals(pos, corners), corners.corner_polygon)
+    old = reference.polygon_normals(pos, corners)[:, corners.corner_polygon]
+    assert same_bits(np.ascontiguousarray(weighted), np.ascontiguousarray(old))
+    assert same_bits(np.ascontiguousarray(vertex_normals.corner_angles(pos, corners)),
+                     np.ascontiguousarray(reference.corner_angles(pos, corners)))
