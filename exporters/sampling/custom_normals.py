@@ -82,13 +82,18 @@ def merged_edges(parts: list[VertexEdges], vertex_counts: list[int]) -> VertexEd
                        np.concatenate([shifted(e.other, off) for e, off in zip(parts, edge_offsets)]))
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    """``v / max(np.linalg.norm(v, axis=-1), 1e-300)``: the length added up as ``np.linalg.norm`` adds it,
-    ``(x * x + y * y) + z * z``, without its reduction over an axis of three."""
+def lengths(v: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(v, axis=-1)`` of (..., 3) vectors, the squares added as it adds them,
+    ``(x * x + y * y) + z * z`` (the same bits), without its reduction over an axis of three."""
     square = v * v
     length = square[..., 0] + square[..., 1]
     length += square[..., 2]
-    np.sqrt(length, out=length)
+    return np.sqrt(length, out=length)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    """``v / max(np.linalg.norm(v, axis=-1), 1e-300)``."""
+    length = lengths(v)
     np.maximum(length, 1e-300, out=length)
     return v / length[..., None]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .custom_normals import VertexEdges, rows_of, decode, encode, vertex_edges, vertex_spaces
+from .custom_normals import VertexEdges, decode, encode, lengths, rows_of, vertex_edges, vertex_spaces
 from .triangle_normals import triangle_vertex_normals
 
 CHUNK_VALUES = 1 << 17       # frames are processed in chunks of about this many corner values (a chunk's arrays stay in cache)
@@ -65,13 +65,9 @@ def polygon_corners(corner_vertex: np.ndarray, polygon_start: np.ndarray, polygo
 
 
 def _unit(v: np.ndarray, fallback: np.ndarray | None = None) -> np.ndarray:
-    """``v`` over its length (at least 1e-300), ``fallback`` where the length is not > 0; the length added
-    up as ``np.linalg.norm`` adds it, ``(x * x + y * y) + z * z``, without its reduction over an axis of three."""
-    square = v * v
-    length = square[..., 0] + square[..., 1]
-    length += square[..., 2]
-    np.sqrt(length, out=length)
-    length = length[..., None]
+    """``v`` over its length (:func:`.custom_normals.lengths`, at least 1e-300), ``fallback`` where the length
+    is not > 0."""
+    length = lengths(v)[..., None]
     out = v / np.maximum(length, 1e-300)
     if fallback is not None:
         out = np.where(length > 0, out, fallback)
