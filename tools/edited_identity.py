@@ -6,8 +6,8 @@ Each MODEL (an .md2, .mdl or .md3 file) is imported and exported four times with
 untouched, its root scaled by 1.1 (the benchmark's edit), squashed (0.9, 1.2, 0.7), and scaled with a few
 skin pixels repainted and a band of the skin painted white (MDL: new colours and masked pixels far from the
 fullbright colours); an MD3, whose surfaces are children of its root (so scaling the root leaves them where
-they were in the model), a fifth time with its first surface's mesh object moved and scaled. The files land in DIR as ``<folder>_<stem>_<edit>.<ext>``; the operator's reports are printed,
-one per line. ``tests/export/test_edited_export_files_identity.py`` runs it on the previous code and on
+they were in the model), a fifth time with its first surface's mesh object moved and scaled. The files land
+in DIR as ``<folder>_<stem>_<edit>.<ext>``; the operator's reports are printed, one per line. ``tests/export/test_edited_export_files_identity.py`` runs it on the previous code and on
 this checkout and compares the two folders and reports.
 """
 from __future__ import annotations

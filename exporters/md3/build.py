@@ -36,7 +36,7 @@ from ..sampling.planned import PlannedExport
 from ..sampling.shading import shade_model, shaded_normals
 from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
-from .kept import frame_matches, kept_model, kept_table, own_span
+from .kept import frame_matches, kept_model, kept_table, own_span, picked
 from .objects import Md3Objects, collect, tag_name
 from .surfaces import shader_images, split_surfaces, with_empty_surfaces
 from .tag_sampling import frame_sources, sample_matrices
@@ -92,8 +92,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         progress(0.4)
     match, names = frame_matches(context.scene, found.root, sampled)
     rows = own_span(match, len(kept_table(found.root)) if options.frame_source == "TIMELINE" else 0)
-    whole = len(rows) == len(sampled.positions) and np.array_equal(rows, np.arange(len(rows)))
-    sampled_positions = sampled.positions if whole else sampled.positions[rows]
+    sampled_positions = picked(sampled.positions, rows)
     times, match, names = [times[r] for r in rows], match[rows], [names[r] for r in rows]
     frames = len(rows)
     space = space if space is not None else found.root

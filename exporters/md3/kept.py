@@ -90,7 +90,7 @@ class KeptModel:
         if kept is None:
             return same
         rows = np.flatnonzero((match >= 0) & (match < len(kept.xyz)))
-        equal = _picked(xyz, rows) == _picked(kept.xyz, match[rows])
+        equal = picked(xyz, rows) == picked(kept.xyz, match[rows])
         same[rows] = equal.reshape(len(rows), -1).all(axis=1)
         return same
 
@@ -151,9 +151,9 @@ class KeptModel:
                  "unchanged)"] if model.trailing else [])
 
 
-def _picked(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``array[rows]``, as a view where ``rows`` is a run of consecutive rows (no copy)."""
-    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) == 1 or bool((np.diff(rows) == 1).all())):
+def picked(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``array[rows]``, as a view (no copy) where ``rows`` is a run of consecutive rows."""
+    if len(rows) and bool((np.diff(rows) == 1).all()):
         return array[rows[0]:rows[-1] + 1]
     return array[rows]
 

@@ -48,7 +48,7 @@ class _Slots:
     face: list[np.ndarray]
 
 
-def _slots(table: np.ndarray, groups: np.ndarray, num_groups: int) -> _Slots:
+def triangle_slots(table: np.ndarray, groups: np.ndarray, num_groups: int) -> _Slots:
     num_tris = len(table)
     corner = table.ravel()                                   # corner i of triangle t at t * 3 + i
     angle_row = (np.arange(3)[None, :] * num_tris + np.arange(num_tris)[:, None]).ravel()
@@ -75,11 +75,13 @@ def _slots(table: np.ndarray, groups: np.ndarray, num_groups: int) -> _Slots:
 
 
 def triangle_vertex_normals(pos: np.ndarray, corner_vertex: np.ndarray, table: np.ndarray, groups: np.ndarray,
-                            num_groups: int, out: np.ndarray, angles: np.ndarray | None = None) -> None:
+                            num_groups: int, out: np.ndarray, angles: np.ndarray | None = None,
+                            slots: _Slots | None = None) -> None:
     """Write into ``out`` (F, G, 3) the unit normals of (F, V, 3) float64 positions for groups of
     corners of triangles ``table`` (T, 3) (the corners of each triangle in Blender's order), and into
-    ``angles`` (F, C) float64, when given, each corner's angle (``vertex_normals.corner_angles``)."""
-    slots = _slots(table, groups, num_groups)
+    ``angles`` (F, C) float64, when given, each corner's angle (``vertex_normals.corner_angles``);
+    ``slots``: :func:`triangle_slots` of the same table and groups, for a caller that calls again."""
+    slots = slots if slots is not None else triangle_slots(table, groups, num_groups)
     verts = [corner_vertex[table[:, i]] for i in range(3)]
     num_tris, frames = len(table), len(pos)
     width = max(1, min(CHUNK_FRAMES, frames, CHUNK_VALUES // max(num_tris, 1)))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .custom_normals import VertexEdges, decode, encode, lengths, rows_of, vertex_edges, vertex_spaces
-from .triangle_normals import triangle_vertex_normals
+from .triangle_normals import triangle_slots, triangle_vertex_normals
 
 CHUNK_VALUES = 1 << 17       # frames are processed in chunks of about this many corner values (a chunk's arrays stay in cache)
 
@@ -126,22 +126,26 @@ def grouped_normals(positions: np.ndarray, corners: PolygonCorners, groups: np.n
         triangle_vertex_normals(pos, corners.corner_vertex, triangles, groups, num_groups, out)
         return out
     every_corner = triangles is not None and custom and bool(np.isfinite(corners.custom).all())
+    slots = (triangle_slots(triangles, corners.corner_vertex, len(corners.edges.reference)) if every_corner
+             else None)
     chunk = max(1, CHUNK_VALUES // max(len(groups), 1))
     for start in range(0, len(pos), chunk):
         part = pos[start:start + chunk]
-        out[start:start + chunk] = (_custom_chunk(part, corners, triangles, groups, num_groups) if every_corner
+        out[start:start + chunk] = (_custom_chunk(part, corners, triangles, slots, groups, num_groups) if every_corner
                                     else _chunk(part, corners, groups, num_groups))
     return out
 
 
-def _custom_chunk(pos: np.ndarray, corners: PolygonCorners, triangles: np.ndarray, groups: np.ndarray,
+def _custom_chunk(pos: np.ndarray, corners: PolygonCorners, triangles: np.ndarray, slots, groups: np.ndarray,
                   num_groups: int) -> np.ndarray:
     """:func:`_chunk` of a mesh of triangles whose every corner has a custom normal: the automatic vertex
-    normals and the corner angles from :mod:`.triangle_normals` (the same bits), the rest as there."""
+    normals (``slots``: their :func:`.triangle_normals.triangle_slots`) and the corner angles from
+    :mod:`.triangle_normals` (the same bits), the rest as there."""
     num_vertices = len(corners.edges.reference)        # copies (Split Normals) follow them
     lnor = np.empty((len(pos), num_vertices, 3))
     angles = np.empty((len(pos), len(corners.corner_vertex)))
-    triangle_vertex_normals(pos, corners.corner_vertex, triangles, corners.corner_vertex, num_vertices, lnor, angles)
+    triangle_vertex_normals(pos, corners.corner_vertex, triangles, corners.corner_vertex, num_vertices, lnor, angles,
+                            slots)
     spaces = vertex_spaces(pos[:, :num_vertices], lnor, corners.edges)
     custom = decode(corners.custom, corners.corner_vertex, lnor, *spaces)
     return _sum_by(_unit(custom) * angles[..., None], groups, num_groups)
