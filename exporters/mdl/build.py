@@ -2,7 +2,8 @@
 
 A model that came from an import and was not changed is written back with its grid, bytes,
 normals, bounding boxes, texture records, frame groups with their intervals, skins (the same
-palette indices) and header values. Changed parts are rebuilt as id's tools build them: the grid
+palette indices) and header values; one scaled evenly or moved keeps the normals of poses whose
+bytes did not change (squashed or stretched along an axis, they lean: computed afresh). Changed parts are rebuilt as id's tools build them: the grid
 from the bounds of every frame, bounding radius from the farthest bounding box corner, size as the
 mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
 taken before the split at UV seams).
@@ -52,6 +53,7 @@ from ...formats.shown import quoted
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
+SAME_SHAPE = 1e-5       # per-axis scale ratios this close (relative) are one even scale (:func:`same_shape`)
 
 
 @dataclass
@@ -181,11 +183,14 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     else:
         verts, low = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                               np.broadcast_to(grid_translate, (len(positions), 3))), None
+    imported = _imported_grid(mesh if single else None)
     normals, bbox_min, bbox_max, kept = _poses(
-        verts, exported.match, stored,
+        verts, exported.match, stored if same_shape(grid_scale, imported) else None,
         lambda redo: normal_indices(unsplit[redo], shading)[:, source_vertex], low)
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
-    all_kept = bool(kept.all()) and stored is not None
+    # the header's radius and size hold while the poses and the grid are the imported ones
+    all_kept = (bool(kept.all()) and stored is not None and imported is not None
+                and np.array_equal(grid_scale, imported[0]) and np.array_equal(grid_translate, imported[1]))
     radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
         else _radius_and_size(positions, triangles, bounds)
     if progress:
@@ -231,9 +236,9 @@ def _grid(mesh, positions: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
           sixteen: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The imported grid while every position still lies on it (MD16: on its 16-bit lattice), else one
     from ``bounds``, the (min, max) of all frames' positions."""
-    grid = mesh.get(MDL_GRID) if mesh is not None else None
-    if grid is not None and len(grid) == 6:
-        scale, translate = np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
+    grid = _imported_grid(mesh)
+    if grid is not None:
+        scale, translate = grid
 
         def on_grid(frames: np.ndarray) -> bool:
             s, t = np.broadcast_to(scale, (len(frames), 3)), np.broadcast_to(translate, (len(frames), 3))
@@ -243,6 +248,28 @@ def _grid(mesh, positions: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
         if on_grid(positions[:1]) and on_grid(positions):
             return scale, translate
     return grid_from_bounds(*bounds)
+
+
+def _imported_grid(mesh) -> tuple[np.ndarray, np.ndarray] | None:
+    """The float32 scale and translate the import read (None: not an imported MDL)."""
+    grid = mesh.get(MDL_GRID) if mesh is not None else None
+    if grid is None or len(grid) != 6:
+        return None
+    return np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
+
+
+def same_shape(scale: np.ndarray, imported: tuple[np.ndarray, np.ndarray] | None) -> bool:
+    """Whether bytes on a grid of ``scale`` show the shape they showed on the ``imported`` grid: the
+    two scales differ by one factor on every axis (within ``SAME_SHAPE``), so the model was only scaled
+    evenly or moved and the imported normals still hold. Squashed or stretched along an axis, the same
+    bytes make another shape, whose normals lean: those are computed afresh."""
+    if imported is None:
+        return False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.asarray(scale, np.float64) / np.asarray(imported[0], np.float64)
+    if not (np.all(np.isfinite(ratio)) and np.all(ratio > 0)):
+        return False
+    return float(ratio.max() - ratio.min()) <= SAME_SHAPE * float(ratio.max())
 
 
 def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = False) -> np.ndarray | None:

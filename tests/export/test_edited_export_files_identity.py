@@ -3,7 +3,9 @@ MD3 it times, an MD3 player part with tags, its engine-limit MD2 and MDL) export
 repainted (tools/edited_identity.py) by this checkout and by the previous code give the same bytes, file
 for file, and the same reports. The previous code is a checkout named by ``CLASSIC_MODELS_BASE`` (e.g. a
 ``git worktree add --detach /tmp/base main`` made before the change); without it the test is skipped.
-An identity test: it passes on the old code by design (both sides the same code then)."""
+An identity test: it passes on the old code by design (both sides the same code then). A base before the
+MDL fix of 2026-11-27 (a scaled MDL kept the imported bounding radius and size, a squashed one its
+imported normals) writes the scaled and squashed MDLs differently, as it should."""
 from __future__ import annotations
 
 import hashlib
