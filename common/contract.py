@@ -38,6 +38,8 @@ SOURCE_PATH = "source_path"          # image: the file it was decoded from
 SOURCE_DIGEST = "source_digest"      # image: SHA-1 of its packed data at import (unchanged while equal)
 SOURCE_ARCHIVE = "source_archive"    # image: the game archive it was read from (with SOURCE_MEMBER)
 SOURCE_MEMBER = "source_member"      # image: its member name there; an unchanged image exports those bytes
+IMPORT_SHADING = "import_shading"    # mesh: its vertex normals as the import left them, int8 x 3 a vertex
+                                     # (common/import_shading.py: stored normals go back while they hold)
 PCX_INDICES = "pcx_indices"          # image: an 8-bit PCX's palette indices as decoded (pixels still showing
                                      # their colour keep their index when the edited image is written as PCX)
 

@@ -29,6 +29,7 @@ from ..limits import name_problems, over_limits, refuse
 from ..own_limits import QUAKE2_ENGINES, kept_warning, own_counts, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
 from ..sampling.planned import PlannedExport
+from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL, ST_INDEX_ATTRIBUTE)
 from ...common.skin_images import material_image
@@ -145,10 +146,14 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if note:
         result.info.append(note)
     scale, translate, verts, normals, kept, grids = _quantize(positions, exported.match, stored, options.grid)
-    if not kept.all():
-        recompute = np.flatnonzero(~kept)
-        changed = positions if len(recompute) == len(kept) else positions[recompute]   # every frame: no copy
+    relit = bool(kept.any()) and not shaded_as_imported(first)     # kept frames, their normals edited
+    lit = np.zeros_like(kept) if relit else kept
+    if not lit.all():
+        recompute = np.flatnonzero(~lit)
+        changed = positions if len(recompute) == len(lit) else positions[recompute]   # every frame: no copy
         normals[recompute] = normal_indices(changed, shading)
+    if relit:
+        result.info.append(relit_report([first.name]))
     if grids is not None:
         result.grid, result.max_error = grids.mode, grids.max_error
         result.info.append(_grid_report(options.grid, grids, len(grids.verts)))

@@ -19,6 +19,7 @@ import numpy as np
 import bpy
 
 from ...common.contract import MD3_DEGENERATE
+from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
 from ...formats.md3.limits import renderer_problems
 from ...formats.md3.records import (FRAME_NAME_SIZE, MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS,
@@ -114,6 +115,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.frame_actions = [sampled.frames[r].action for r in rows]
         result.model_fps = sampled.plan.model_fps
     xyz_all, normal_all, decoded, kept_frames = [], [], [], np.ones(frames, bool)
+    relit: list[str] = []        # surfaces whose shading was edited since the import: normals computed afresh
+    as_imported: dict[str, bool] = {}
     for surface in surfaces:
         part = positions[:, surface.source]
         xyz, clipped = encode_xyz(part)
@@ -121,11 +124,16 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         normal = np.zeros(xyz.shape[:2], np.uint16)
         same = kept.same_frames(surface, xyz, match)
         kept_frames &= same
-        need = np.flatnonzero(~same)
+        if same.any() and surface.obj.name not in as_imported:
+            as_imported[surface.obj.name] = shaded_as_imported(surface.obj)
+        lit = same if as_imported.get(surface.obj.name, True) else np.zeros_like(same)
+        if same.any() and not lit.any() and surface.obj.name not in relit:
+            relit.append(surface.obj.name)
+        need = np.flatnonzero(~lit)
         if len(need):
             normals = _model_normals(shaded_normals(sampled_positions[need], shading), to_model[need])
             normal[need] = encode_normals(normals[:, surface.source])
-        kept.put_back(surface, normal, same, match)
+        kept.put_back(surface, normal, lit, match)
         xyz_all.append(xyz)
         normal_all.append(normal)
         decoded.append(decode_xyz(xyz))
@@ -140,6 +148,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     radius = radius_from_bounds(bounds)
     frame_raw = kept.frame_name_fields(names, match)
     bounds, origin, radius, result.frames_kept = kept.frame_records(bounds, origin, radius, match, kept_frames)
+    if relit:
+        result.frames_kept = 0           # their records are the file's, their normals are not
     tag_names, tag_raw = zip(*(tag_name(t) for t in found.tags)) if found.tags else ((), ())
     tag_matrix = np.einsum("fij,ftjk->ftik", to_model, matrices[:, 1:] if space is not None else matrices)
     tag_origin, tag_axis = tag_transforms(tag_matrix, options.scale)
@@ -168,6 +178,8 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.warnings.append(f"{result.clipped} vertex position(s) outside the MD3 range -512 .. 511.984 units "
                                "were clipped to it (scale the model down)")
     result.info.append(_grid_report(result, frames))
+    if relit:
+        result.info.append(relit_report(relit))
     if found.ignored:
         result.info.append(f"{len(found.ignored)} empt{'y' if len(found.ignored) == 1 else 'ies'} not named tag_* "
                            f"left out of the tags ({', '.join(quoted(n) for n in found.ignored[:3])})")

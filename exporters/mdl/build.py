@@ -29,6 +29,7 @@ from ...formats.mdl.texcoords import assign_texcoords
 from ...formats.images.palette import PLAYER_RANGES, game_palette
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
+from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
@@ -184,9 +185,12 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         verts, low = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                               np.broadcast_to(grid_translate, (len(positions), 3))), None
     imported = _imported_grid(mesh if single else None)
+    relit = stored is not None and not shaded_as_imported(first)
     normals, bbox_min, bbox_max, kept = _poses(
         verts, exported.match, stored if same_shape(grid_scale, imported) else None,
-        lambda redo: normal_indices(unsplit[redo], shading)[:, source_vertex], low)
+        lambda redo: normal_indices(unsplit[redo], shading)[:, source_vertex], low, keep_normals=not relit)
+    if relit and kept.any():
+        info.append(relit_report([first.name]))
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     # the header's radius and size hold while the poses and the grid are the imported ones
     all_kept = (bool(kept.all()) and stored is not None and imported is not None
@@ -281,10 +285,10 @@ def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = Fal
     return np.frombuffer(bytes(blob), dtype=dtype)
 
 
-def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, low=None):
+def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, low=None, keep_normals: bool = True):
     """Normals and bounding boxes per pose, kept from the import where the bytes (MD16: and the low
-    bytes) are unchanged; ``fresh_normals(frames)`` gives the normal indices of other poses (of the
-    vertices as written)."""
+    bytes) are unchanged (the normals only with ``keep_normals``: not when the shading was edited);
+    ``fresh_normals(frames)`` gives the normal indices of other poses (of the vertices as written)."""
     count = len(match)
     normals = np.zeros(verts.shape[:2], np.uint8)
     bbox_min = np.zeros((count, 4), np.uint8)
@@ -297,11 +301,14 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, 
             same &= np.all(records["low"]["v"][match[has]] == low[has], axis=(1, 2))
         kept[has[same]] = True
         source = match[kept]
-        normals[kept] = records["verts"]["normal_index"][source]
+        if keep_normals:
+            normals[kept] = records["verts"]["normal_index"][source]
         bbox_min[kept], bbox_max[kept] = records["head"]["bbox_min"][source], records["head"]["bbox_max"][source]
     redo = np.flatnonzero(~kept)
+    relight = redo if keep_normals else np.arange(count)
+    if len(relight):
+        normals[relight] = fresh_normals(relight)
     if len(redo):
-        normals[redo] = fresh_normals(redo)
         by_axis = np.ascontiguousarray(verts[redo].transpose(0, 2, 1))    # (n, 3, V): a row of bytes per axis
         bbox_min[redo, :3] = by_axis.min(axis=2)      # (a reduction over runs of 3 strided values is ~25x slower)
         bbox_max[redo, :3] = by_axis.max(axis=2)

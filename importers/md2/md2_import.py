@@ -19,6 +19,7 @@ from ...formats.animations import group_animations
 from ...formats.anorms import anorms
 from ...formats.errors import FormatError
 from ...formats.md2.codec import Md2Model, frame_records, parse_md2
+from ...common.import_shading import record_import_shading
 from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
 from ...common.file_counts import record_counts
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
@@ -124,6 +125,7 @@ def _build_object(model: Md2Model, source: ModelSource, first_frame: np.ndarray,
     mesh[MD2_ST] = np.ascontiguousarray(model.st, dtype="<i2").tobytes()
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[model.frame_normals[0]])
+    record_import_shading(mesh)
     mesh[MD2_FRAMES] = frame_records(model).tobytes()
     record_counts(mesh, vertices=model.frame_verts.shape[1], triangles=len(model.tri_xyz),
                   frames=len(model.frame_names), skins=len(model.skins))

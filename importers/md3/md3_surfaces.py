@@ -19,6 +19,7 @@ import bpy
 from ...common.contract import (DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE,
                                 MD3_SURFACE_INDEX, MD3_XYZ_NORMALS)
 from ...common.file_counts import record_counts
+from ...common.import_shading import record_import_shading
 from ...common.made_names import mark_made
 from ...formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL, Md3Model, Md3Surface
 from ...formats.md3.vertices import decode_normals, decode_xyz
@@ -73,6 +74,7 @@ def build_surface(data: bytes, model: Md3Model, index: int | list[int], label: s
         normals = np.concatenate([decode_normals(model.surfaces[i].normal[0]) for i in indices]).astype(np.float64)
         normals /= np.linalg.norm(normals, axis=1, keepdims=True)          # the sine table's are not unit:
         mesh.normals_split_custom_set_from_vertices(normals)               # Blender 4.2 would store them tilted
+    record_import_shading(mesh)
     records = [surface_records(data, model, i) for i in indices]
     for key in records[0]:
         mesh[key] = b"".join(r[key] for r in records)

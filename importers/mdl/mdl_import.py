@@ -24,6 +24,7 @@ import bpy
 from ...formats.anorms import anorms
 from ...formats.errors import FormatError
 from ...formats.mdl.codec import MdlModel, parse_mdl, pose_dtype, pose_name_fields
+from ...common.import_shading import record_import_shading
 from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
 from ...formats.animations import slot_animations
 from ...formats.mdl.variants import MD16, RAPO, TEXCOORD
@@ -133,6 +134,7 @@ def _build_object(model: MdlModel, source: ModelSource, first_pose: np.ndarray, 
             mesh.attributes.new(name, "INT", "POINT").data.foreach_set("value", values.astype(np.int32))
     if options.use_file_normals:
         set_custom_normals(mesh, anorms()[np.minimum(model.pose_normals[0], 161)])
+    record_import_shading(mesh)
     poses = np.zeros(model.num_poses, pose_dtype(model.num_vertices, model.variant == MD16))
     poses["head"]["bbox_min"], poses["head"]["bbox_max"] = model.pose_bbox_min, model.pose_bbox_max
     poses["verts"]["v"], poses["verts"]["normal_index"] = model.pose_verts, model.pose_normals

@@ -1,0 +1,83 @@
+"""How an import left a mesh lit, so the export can tell whether its normals were edited since.
+
+An export writes a file's stored normals back only where the positions are the file's and the mesh
+is still lit as the import left it. MD2, MDL and MD3 store a normal per vertex, and the exports take
+it as the mean of the vertex's corner normals weighted by the corner angles (what Blender 5 reports as
+the vertex normal: custom normals included, flat faces and sharp edges not, since they leave that mean
+as it was). The import keeps that normal of every vertex rounded to int8 (``round(127 n)``, three bytes
+a vertex) in :data:`IMPORT_SHADING`; the export works it out again and counts the shading as edited
+when one moved more than :data:`TOLERANCE` steps on an axis (about a degree: far beyond what storing
+custom normals and recomputing them in another Blender changes) or the vertices differ in number, or
+when a modifier that sets normals is on. That catches Clear Custom Split Normals, Reset Vectors,
+Average, Set from Faces, Weighted Normal, Normal Edit and Data Transfer. A mesh without the record
+(imported before it was kept) counts as lit as imported, as it always did.
+"""
+from __future__ import annotations
+
+import numpy as np
+import bpy
+
+from ..formats.shown import quoted
+from .contract import IMPORT_SHADING
+
+TOLERANCE = 2                 # int8 steps (of 1/127) a vertex normal may move on an axis
+NORMAL_MODIFIERS = frozenset({"WEIGHTED_NORMAL", "NORMAL_EDIT", "DATA_TRANSFER", "NODES"})
+
+
+def _read(collection, attribute: str, width: int, dtype) -> np.ndarray:
+    values = np.empty(len(collection) * width, dtype)
+    collection.foreach_get(attribute, values)
+    return values.reshape(-1, width) if width > 1 else values
+
+
+def _vertex_normals(mesh: bpy.types.Mesh) -> np.ndarray:
+    """(V * 3,) int8: each vertex's corner normals averaged by corner angle, rounded to 127ths (0 for a
+    vertex without corners)."""
+    co = _read(mesh.vertices, "co", 3, np.float32).astype(np.float64)
+    corner = _read(mesh.corner_normals, "vector", 3, np.float32).astype(np.float64)
+    vertex = _read(mesh.loops, "vertex_index", 1, np.int32)
+    start = _read(mesh.polygons, "loop_start", 1, np.int32).astype(np.int64)
+    size = _read(mesh.polygons, "loop_total", 1, np.int32).astype(np.int64)
+    first = np.repeat(start, size)
+    within = np.arange(len(first)) - np.repeat(np.cumsum(size) - size, size)
+    count = np.repeat(size, size)
+    loops = first + within
+    here = co[vertex[loops]]
+    to_prev = co[vertex[first + (within - 1) % count]] - here
+    to_next = co[vertex[first + (within + 1) % count]] - here
+    lengths = np.linalg.norm(to_prev, axis=1) * np.linalg.norm(to_next, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = np.where(lengths > 0, np.einsum("ij,ij->i", to_prev, to_next) / lengths, 1.0)
+    weighted = corner[loops] * np.arccos(np.clip(cos, -1.0, 1.0))[:, None]
+    total = np.stack([np.bincount(vertex[loops], weighted[:, k], len(co)) for k in range(3)], axis=1).astype(np.float64)
+    length = np.linalg.norm(total, axis=1, keepdims=True)
+    unit = np.divide(total, length, out=np.zeros_like(total), where=length > 0)
+    return np.rint(unit * 127.0).astype(np.int8).ravel()
+
+
+def record_import_shading(mesh: bpy.types.Mesh) -> None:
+    """Keep how ``mesh`` is lit now (once its normals, custom or not, are set)."""
+    mesh[IMPORT_SHADING] = _vertex_normals(mesh).tobytes()
+
+
+def shaded_as_imported(obj: bpy.types.Object | None) -> bool:
+    """Whether ``obj``'s mesh is lit as its import left it (True without a record)."""
+    if obj is None or obj.type != "MESH":
+        return True
+    stored = obj.data.get(IMPORT_SHADING)
+    if stored is None:
+        return True
+    if any(m.type in NORMAL_MODIFIERS and m.show_viewport for m in obj.modifiers):
+        return False
+    before = np.frombuffer(bytes(stored), np.int8)
+    now = _vertex_normals(obj.data)
+    if before.shape != now.shape:
+        return False
+    return not len(now) or int(np.abs(now.astype(np.int16) - before).max()) <= TOLERANCE
+
+
+def relit_report(names: list[str]) -> str:
+    """The export report's line for meshes whose stored normals were not written back."""
+    shown = ", ".join(quoted(n) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"normals computed as Blender shades the mesh, not the file's: the shading of {shown} was edited "
+            "since the import")
