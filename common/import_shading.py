@@ -7,7 +7,8 @@ the vertex normal: custom normals included, flat faces and sharp edges not, sinc
 as it was). The import keeps that normal of every vertex rounded to int8 (``round(127 n)``, three bytes
 a vertex) in :data:`IMPORT_SHADING`; the export works it out again and counts the shading as edited
 when one moved more than :data:`TOLERANCE` steps on an axis (about a degree: far beyond what storing
-custom normals and recomputing them in another Blender changes) or the vertices differ in number, or
+custom normals and recomputing them in another Blender changes; a vertex whose corners nearly cancel,
+faces back to back, has no steady direction and is not compared) or the vertices differ in number, or
 when a modifier that sets normals is on. That catches Clear Custom Split Normals, Reset Vectors,
 Average, Set from Faces, Weighted Normal, Normal Edit and Data Transfer. A mesh without the record
 (imported before it was kept) counts as lit as imported, as it always did.
@@ -21,6 +22,7 @@ from ..formats.shown import quoted
 from .contract import IMPORT_SHADING
 
 TOLERANCE = 2                 # int8 steps (of 1/127) a vertex normal may move on an axis
+UNSETTLED = 0.25              # a vertex whose weighted sum is shorter than this times its angles is not compared
 NORMAL_MODIFIERS = frozenset({"WEIGHTED_NORMAL", "NORMAL_EDIT", "DATA_TRANSFER", "NODES"})
 
 
@@ -31,13 +33,19 @@ def _read(collection, attribute: str, width: int, dtype) -> np.ndarray:
 
 
 def _vertex_normals(mesh: bpy.types.Mesh) -> np.ndarray:
-    """(V * 3,) int8: each vertex's corner normals averaged by corner angle, rounded to 127ths (0 for a
-    vertex without corners)."""
-    co = _read(mesh.vertices, "co", 3, np.float32).astype(np.float64)
-    corner = _read(mesh.corner_normals, "vector", 3, np.float32).astype(np.float64)
-    vertex = _read(mesh.loops, "vertex_index", 1, np.int32)
-    start = _read(mesh.polygons, "loop_start", 1, np.int32).astype(np.int64)
-    size = _read(mesh.polygons, "loop_total", 1, np.int32).astype(np.int64)
+    """(V * 3,) int8 :func:`vertex_means` of ``mesh``."""
+    return vertex_means(_read(mesh.vertices, "co", 3, np.float32), _read(mesh.corner_normals, "vector", 3, np.float32),
+                        _read(mesh.loops, "vertex_index", 1, np.int32), _read(mesh.polygons, "loop_start", 1, np.int32),
+                        _read(mesh.polygons, "loop_total", 1, np.int32)).ravel()
+
+
+def vertex_means(co: np.ndarray, corner: np.ndarray, vertex: np.ndarray, start: np.ndarray,
+                 size: np.ndarray) -> np.ndarray:
+    """(V, 3) int8: each vertex's corner normals averaged by corner angle, rounded to 127ths, for
+    positions ``co`` (V, 3), corner normals (C, 3), each corner's vertex (C,) and each polygon's first
+    corner and corner count (P,); 0 for a vertex without corners or whose corners nearly cancel."""
+    co, corner = np.asarray(co, np.float64), np.asarray(corner, np.float64)
+    vertex, start, size = (np.asarray(a, np.int64) for a in (vertex, start, size))
     first = np.repeat(start, size)
     within = np.arange(len(first)) - np.repeat(np.cumsum(size) - size, size)
     count = np.repeat(size, size)
@@ -48,11 +56,24 @@ def _vertex_normals(mesh: bpy.types.Mesh) -> np.ndarray:
     lengths = np.linalg.norm(to_prev, axis=1) * np.linalg.norm(to_next, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         cos = np.where(lengths > 0, np.einsum("ij,ij->i", to_prev, to_next) / lengths, 1.0)
-    weighted = corner[loops] * np.arccos(np.clip(cos, -1.0, 1.0))[:, None]
+    angle = np.arccos(np.clip(cos, -1.0, 1.0))
+    weighted = corner[loops] * angle[:, None]
     total = np.stack([np.bincount(vertex[loops], weighted[:, k], len(co)) for k in range(3)], axis=1).astype(np.float64)
     length = np.linalg.norm(total, axis=1, keepdims=True)
-    unit = np.divide(total, length, out=np.zeros_like(total), where=length > 0)
-    return np.rint(unit * 127.0).astype(np.int8).ravel()
+    # a vertex whose corners nearly cancel (faces back to back) has no direction to speak of: left 0
+    settled = length > UNSETTLED * np.bincount(vertex[loops], angle, len(co))[:, None]
+    unit = np.divide(total, length, out=np.zeros_like(total), where=settled & (length > 0))
+    return np.rint(unit * 127.0).astype(np.int8)
+
+
+def same_shading(before: np.ndarray, now: np.ndarray) -> bool:
+    """Whether (V, 3) int8 :func:`vertex_means` ``now`` are ``before`` within :data:`TOLERANCE` (vertices
+    left 0 on either side not compared)."""
+    if before.shape != now.shape:
+        return False
+    compared = before.any(axis=1) & now.any(axis=1)
+    moved = np.abs(now[compared].astype(np.int16) - before[compared])
+    return not moved.size or int(moved.max()) <= TOLERANCE
 
 
 def record_import_shading(mesh: bpy.types.Mesh) -> None:
@@ -70,10 +91,7 @@ def shaded_as_imported(obj: bpy.types.Object | None) -> bool:
     if any(m.type in NORMAL_MODIFIERS and m.show_viewport for m in obj.modifiers):
         return False
     before = np.frombuffer(bytes(stored), np.int8)
-    now = _vertex_normals(obj.data)
-    if before.shape != now.shape:
-        return False
-    return not len(now) or int(np.abs(now.astype(np.int16) - before).max()) <= TOLERANCE
+    return same_shading(before.reshape(-1, 3) if before.size % 3 == 0 else before, _vertex_normals(obj.data).reshape(-1, 3))
 
 
 def relit_report(names: list[str]) -> str:

@@ -13,6 +13,7 @@ from formats.md2.codec import parse_md2
 from formats.md3.codec import read_md3
 from formats.md3.vertices import NORMAL_STEP_RADIANS, decode_normals
 from formats.mdl.codec import parse_mdl
+from support.operators import extension_module
 
 EDITED = "was edited since the import"
 IMPORT_SHADING = "import_shading"     # common/contract.py: the vertex normals the import left
@@ -164,3 +165,22 @@ def test_flat_shading_or_an_old_import_keeps_the_file(bpy_scene, tmp_path, capfd
         bpy.ops.mesh.customdata_custom_splitnormals_add()
         del obj.data[IMPORT_SHADING]
     assert _export(bpy, fmt, meshes, tmp_path / f"old.{fmt}") == made
+
+
+def test_vertex_means_leave_back_to_back_faces_out_and_compare_within_two_steps(extension):
+    """The record's arithmetic on arrays: a vertex's corner normals averaged by corner angle; faces back to
+    back on the same vertices cancel and are left 0 (not compared); a move of 2/127 on an axis is the
+    same shading, 3/127 an edit, another vertex count an edit."""
+    shading = extension_module(extension, "common.import_shading")
+    co = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], np.float64)
+    up = np.array([0.0, 0.0, 1.0])
+    fan = shading.vertex_means(co, np.tile(up, (3, 1)), [0, 1, 2], [0], [3])
+    assert fan[:3].tolist() == [[0, 0, 127]] * 3 and fan[3].tolist() == [0, 0, 0]
+    back_to_back = shading.vertex_means(co, np.concatenate([np.tile(up, (3, 1)), np.tile(-up, (3, 1))]),
+                                        [0, 1, 2, 0, 2, 1], [0, 3], [3, 3])
+    assert not back_to_back.any()
+    before = np.array([[0, 0, 127], [0, 90, 90]], np.int8)
+    assert shading.same_shading(before, before + np.array([[2, 0, -2], [0, 0, 0]], np.int8))
+    assert not shading.same_shading(before, before + np.array([[0, 0, 0], [3, 0, 0]], np.int8))
+    assert shading.same_shading(np.array([[0, 0, 0], [0, 90, 90]], np.int8), np.array([[90, 0, 90], [0, 90, 90]], np.int8))
+    assert not shading.same_shading(before, before[:1])
