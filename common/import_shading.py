@@ -9,7 +9,7 @@ a vertex) in :data:`IMPORT_SHADING`; the export works it out again and counts th
 when one moved more than :data:`TOLERANCE` steps on an axis (about a degree: far beyond what storing
 custom normals and recomputing them in another Blender changes; a vertex whose corners nearly cancel,
 faces back to back, has no steady direction and is not compared) or the vertices differ in number, or
-when a modifier that sets normals is on. That catches Clear Custom Split Normals, Reset Vectors,
+when a modifier that sets normals is on. That catches Flip, Clear Custom Split Normals, Reset Vectors,
 Average, Set from Faces, Weighted Normal, Normal Edit and Data Transfer. A mesh without the record
 (imported before it was kept) counts as lit as imported, as it always did.
 """
