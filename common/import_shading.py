@@ -1,17 +1,19 @@
 """How an import left a mesh lit, so the export can tell whether its normals were edited since.
 
 An export writes a file's stored normals back only where the positions are the file's and the mesh
-is still lit as the import left it. MD2, MDL and MD3 store a normal per vertex, and the exports take
-it as the mean of the vertex's corner normals weighted by the corner angles (what Blender 5 reports as
-the vertex normal: custom normals included, flat faces and sharp edges not, since they leave that mean
-as it was). The import keeps that normal of every vertex rounded to int8 (``round(127 n)``, three bytes
-a vertex) in :data:`IMPORT_SHADING`; the export works it out again and counts the shading as edited
-when one moved more than :data:`TOLERANCE` steps on an axis (about a degree: far beyond what storing
-custom normals and recomputing them in another Blender changes; a vertex whose corners nearly cancel,
-faces back to back, has no steady direction and is not compared) or the vertices differ in number, or
-when a modifier that sets normals is on. That catches Flip, Clear Custom Split Normals, Reset Vectors,
-Average, Set from Faces, Weighted Normal, Normal Edit and Data Transfer. A mesh without the record
-(imported before it was kept) counts as lit as imported, as it always did.
+is still lit as the import left it. MD2, MDL and MD3 store a normal per vertex, and the exports compute
+it as Blender does: the mean of the vertex's face normals weighted by the corner angles, or of its
+corner normals when the mesh has custom normals (what Blender 5 reports as the vertex normal then).
+So flat faces and sharp edges on a mesh without custom normals change nothing there; with custom
+normals they may. The import keeps that normal of every vertex rounded to int8 (``round(127 n)``, three
+bytes a vertex) in :data:`IMPORT_SHADING`; the export works it out again and counts the shading as
+edited when one moved more than :data:`TOLERANCE` steps on an axis (about a degree: far beyond what
+storing custom normals and recomputing them in another Blender changes; a vertex whose corners nearly
+cancel, faces back to back, has no steady direction and is not compared) or the vertices differ in
+number, or when a modifier that sets normals is on. That catches Flip, Clear Custom Split Normals, Reset
+Vectors, Average, Set from Faces, Weighted Normal, Normal Edit and Data Transfer. A mesh without the
+record (imported before it was kept, or a record that is not bytes) counts as lit as imported, as it
+always did.
 """
 from __future__ import annotations
 
@@ -33,18 +35,22 @@ def _read(collection, attribute: str, width: int, dtype) -> np.ndarray:
 
 
 def _vertex_normals(mesh: bpy.types.Mesh) -> np.ndarray:
-    """(V * 3,) int8 :func:`vertex_means` of ``mesh``."""
-    return vertex_means(_read(mesh.vertices, "co", 3, np.float32), _read(mesh.corner_normals, "vector", 3, np.float32),
-                        _read(mesh.loops, "vertex_index", 1, np.int32), _read(mesh.polygons, "loop_start", 1, np.int32),
-                        _read(mesh.polygons, "loop_total", 1, np.int32)).ravel()
+    """(V * 3,) int8 :func:`vertex_means` of ``mesh``: of its corner normals when it has custom
+    normals, else of its face normals."""
+    custom = mesh.has_custom_normals
+    normals = _read(mesh.corner_normals if custom else mesh.polygon_normals, "vector", 3, np.float32)
+    return vertex_means(_read(mesh.vertices, "co", 3, np.float32), _read(mesh.loops, "vertex_index", 1, np.int32),
+                        _read(mesh.polygons, "loop_start", 1, np.int32), _read(mesh.polygons, "loop_total", 1, np.int32),
+                        corner=normals if custom else None, polygon=None if custom else normals).ravel()
 
 
-def vertex_means(co: np.ndarray, corner: np.ndarray, vertex: np.ndarray, start: np.ndarray,
-                 size: np.ndarray) -> np.ndarray:
-    """(V, 3) int8: each vertex's corner normals averaged by corner angle, rounded to 127ths, for
-    positions ``co`` (V, 3), corner normals (C, 3), each corner's vertex (C,) and each polygon's first
-    corner and corner count (P,); 0 for a vertex without corners or whose corners nearly cancel."""
-    co, corner = np.asarray(co, np.float64), np.asarray(corner, np.float64)
+def vertex_means(co: np.ndarray, vertex: np.ndarray, start: np.ndarray, size: np.ndarray,
+                 corner: np.ndarray | None = None, polygon: np.ndarray | None = None) -> np.ndarray:
+    """(V, 3) int8: each vertex's ``corner`` normals (C, 3), or its ``polygon`` normals (P, 3), averaged
+    by corner angle and rounded to 127ths, for positions ``co`` (V, 3), each corner's vertex (C,) and
+    each polygon's first corner and corner count (P,); 0 for a vertex without corners or whose corners
+    nearly cancel."""
+    co = np.asarray(co, np.float64)
     vertex, start, size = (np.asarray(a, np.int64) for a in (vertex, start, size))
     first = np.repeat(start, size)
     within = np.arange(len(first)) - np.repeat(np.cumsum(size) - size, size)
@@ -57,7 +63,9 @@ def vertex_means(co: np.ndarray, corner: np.ndarray, vertex: np.ndarray, start: 
     with np.errstate(divide="ignore", invalid="ignore"):
         cos = np.where(lengths > 0, np.einsum("ij,ij->i", to_prev, to_next) / lengths, 1.0)
     angle = np.arccos(np.clip(cos, -1.0, 1.0))
-    weighted = corner[loops] * angle[:, None]
+    normal = (np.asarray(corner, np.float64)[loops] if corner is not None
+              else np.repeat(np.asarray(polygon, np.float64), size, axis=0))
+    weighted = normal * angle[:, None]
     total = np.stack([np.bincount(vertex[loops], weighted[:, k], len(co)) for k in range(3)], axis=1).astype(np.float64)
     length = np.linalg.norm(total, axis=1, keepdims=True)
     # a vertex whose corners nearly cancel (faces back to back) has no direction to speak of: left 0
@@ -90,7 +98,10 @@ def shaded_as_imported(obj: bpy.types.Object | None) -> bool:
         return True
     if any(m.type in NORMAL_MODIFIERS and m.show_viewport for m in obj.modifiers):
         return False
-    before = np.frombuffer(bytes(stored), np.int8)
+    try:
+        before = np.frombuffer(bytes(stored), np.int8)
+    except (TypeError, ValueError):          # not the import's bytes (edited by hand): no record
+        return True
     return same_shading(before.reshape(-1, 3) if before.size % 3 == 0 else before, _vertex_normals(obj.data).reshape(-1, 3))
 
 

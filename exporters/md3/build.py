@@ -116,7 +116,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         result.model_fps = sampled.plan.model_fps
     xyz_all, normal_all, decoded, kept_frames = [], [], [], np.ones(frames, bool)
     relit: list[str] = []        # surfaces whose shading was edited since the import: normals computed afresh
-    as_imported: dict[str, bool] = {}
+    as_imported: dict[int, bool] = {}          # by object
     for surface in surfaces:
         part = positions[:, surface.source]
         xyz, clipped = encode_xyz(part)
@@ -124,9 +124,10 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         normal = np.zeros(xyz.shape[:2], np.uint16)
         same = kept.same_frames(surface, xyz, match)
         kept_frames &= same
-        if same.any() and surface.obj.name not in as_imported:
-            as_imported[surface.obj.name] = shaded_as_imported(surface.obj)
-        lit = same if as_imported.get(surface.obj.name, True) else np.zeros_like(same)
+        key = surface.obj.as_pointer()
+        if same.any() and key not in as_imported:
+            as_imported[key] = shaded_as_imported(surface.obj)
+        lit = same if as_imported.get(key, True) else np.zeros_like(same)
         if same.any() and not lit.any() and surface.obj.name not in relit:
             relit.append(surface.obj.name)
         need = np.flatnonzero(~lit)

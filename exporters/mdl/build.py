@@ -3,8 +3,8 @@
 A model that came from an import and was not changed is written back with its grid, bytes,
 normals, bounding boxes, texture records, frame groups with their intervals, skins (the same
 palette indices) and header values; one scaled evenly or moved keeps the normals of poses whose
-bytes did not change (squashed or stretched along an axis, they lean: computed afresh). Changed parts are rebuilt as id's tools build them: the grid
-from the bounds of every frame, bounding radius from the farthest bounding box corner, size as the
+bytes did not change (squashed or stretched along an axis, they lean: computed afresh). Changed
+parts are rebuilt as id's tools build them: the grid from the bounds of every frame, bounding radius from the farthest bounding box corner, size as the
 mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
 taken before the split at UV seams).
 The flavour (IDPO, MD16, RAPO) is the option's, else the one the object was imported as; what MD16
@@ -31,7 +31,7 @@ from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
 from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
+                               MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import material_skin_images, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
@@ -47,6 +47,7 @@ from ...formats.images.skin_atlas import pack_images
 from ...formats.images.skin_limits import SkinBox, fit_size
 from .skin_indices import SkinConverter
 from .player_colours import player_colours
+from .grid_shape import imported_grid, same_shape
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
 from ...formats.shown import quoted
@@ -54,7 +55,6 @@ from ...formats.shown import quoted
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16
 DEFAULT_SKIN = 64
-SAME_SHAPE = 1e-5       # per-axis scale ratios this close (relative) are one even scale (:func:`same_shape`)
 
 
 @dataclass
@@ -184,7 +184,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     else:
         verts, low = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                               np.broadcast_to(grid_translate, (len(positions), 3))), None
-    imported = _imported_grid(mesh if single else None)
+    imported = imported_grid(mesh if single else None)
     relit = stored is not None and not shaded_as_imported(first)
     normals, bbox_min, bbox_max, kept = _poses(
         verts, exported.match, stored if same_shape(grid_scale, imported) else None,
@@ -193,10 +193,15 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         info.append(relit_report([first.name]))
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     # the header's radius and size hold while the poses and the grid are the imported ones
-    all_kept = (bool(kept.all()) and stored is not None and imported is not None
-                and np.array_equal(grid_scale, imported[0]) and np.array_equal(grid_translate, imported[1]))
-    radius, size = (settings.mdl_bounding_radius, settings.mdl_size) if all_kept and settings.source_format == "MDL" \
-        else _radius_and_size(positions, triangles, bounds)
+    # the header's radius (from the origin) holds while the poses and the grid are the imported ones, its
+    # size (triangle areas) while the poses and the grid's step are
+    same_step = (bool(kept.all()) and stored is not None and imported is not None and settings.source_format == "MDL"
+                 and np.array_equal(grid_scale, imported[0]))
+    radius, size = _radius_and_size(positions, triangles, bounds)
+    if same_step:
+        size = settings.mdl_size
+        if np.array_equal(grid_translate, imported[1]):
+            radius = settings.mdl_bounding_radius
     if progress:
         progress(0.8)
     model = MdlModel(
@@ -240,7 +245,7 @@ def _grid(mesh, positions: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
           sixteen: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The imported grid while every position still lies on it (MD16: on its 16-bit lattice), else one
     from ``bounds``, the (min, max) of all frames' positions."""
-    grid = _imported_grid(mesh)
+    grid = imported_grid(mesh)
     if grid is not None:
         scale, translate = grid
 
@@ -252,28 +257,6 @@ def _grid(mesh, positions: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
         if on_grid(positions[:1]) and on_grid(positions):
             return scale, translate
     return grid_from_bounds(*bounds)
-
-
-def _imported_grid(mesh) -> tuple[np.ndarray, np.ndarray] | None:
-    """The float32 scale and translate the import read (None: not an imported MDL)."""
-    grid = mesh.get(MDL_GRID) if mesh is not None else None
-    if grid is None or len(grid) != 6:
-        return None
-    return np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
-
-
-def same_shape(scale: np.ndarray, imported: tuple[np.ndarray, np.ndarray] | None) -> bool:
-    """Whether bytes on a grid of ``scale`` show the shape they showed on the ``imported`` grid: the
-    two scales differ by one factor on every axis (within ``SAME_SHAPE``), so the model was only scaled
-    evenly or moved and the imported normals still hold. Squashed or stretched along an axis, the same
-    bytes make another shape, whose normals lean: those are computed afresh."""
-    if imported is None:
-        return False
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.asarray(scale, np.float64) / np.asarray(imported[0], np.float64)
-    if not (np.all(np.isfinite(ratio)) and np.all(ratio > 0)):
-        return False
-    return float(ratio.max() - ratio.min()) <= SAME_SHAPE * float(ratio.max())
 
 
 def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = False) -> np.ndarray | None:

@@ -168,17 +168,26 @@ def test_flat_shading_or_an_old_import_keeps_the_file(bpy_scene, tmp_path, capfd
 
 
 def test_vertex_means_leave_back_to_back_faces_out_and_compare_within_two_steps(extension):
-    """The record's arithmetic on arrays: a vertex's corner normals averaged by corner angle; faces back to
-    back on the same vertices cancel and are left 0 (not compared); a move of 2/127 on an axis is the
-    same shading, 3/127 an edit, another vertex count an edit."""
+    """The record's arithmetic on arrays: a vertex's corner (or face) normals averaged by corner angle,
+    polygons found by their first corner wherever it lies; faces back to back on the same vertices cancel
+    and are left 0 (not compared); a move of 2/127 on an axis is the same shading, 3/127 an edit,
+    another vertex count an edit."""
     shading = extension_module(extension, "common.import_shading")
     co = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], np.float64)
     up = np.array([0.0, 0.0, 1.0])
-    fan = shading.vertex_means(co, np.tile(up, (3, 1)), [0, 1, 2], [0], [3])
+    fan = shading.vertex_means(co, [0, 1, 2], [0], [3], corner=np.tile(up, (3, 1)))
     assert fan[:3].tolist() == [[0, 0, 127]] * 3 and fan[3].tolist() == [0, 0, 0]
-    back_to_back = shading.vertex_means(co, np.concatenate([np.tile(up, (3, 1)), np.tile(-up, (3, 1))]),
-                                        [0, 1, 2, 0, 2, 1], [0, 3], [3, 3])
+    back_to_back = shading.vertex_means(co, [0, 1, 2, 0, 2, 1], [0, 3], [3, 3], polygon=np.stack([up, -up]))
     assert not back_to_back.any()
+    # a quad (corners 3-6) stored after a triangle (corners 0-2), listed first: the quad's corners at
+    # vertex 0 and 3 weigh its normal by 90 degrees each, the triangle's by 45 and 90
+    square = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1]], np.float64)
+    side, floor = np.array([0.0, -1.0, 0.0]), np.array([0.0, 0.0, 1.0])
+    mixed = shading.vertex_means(square, [0, 1, 4, 0, 1, 2, 3], [3, 0], [4, 3], polygon=np.stack([floor, side]))
+    expected = np.stack([floor * np.pi / 2 + side * np.pi / 2, floor * np.pi / 2 + side * np.pi / 4,
+                         floor, floor, side])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.array_equal(mixed, np.rint(expected * 127).astype(np.int8))
     before = np.array([[0, 0, 127], [0, 90, 90]], np.int8)
     assert shading.same_shading(before, before + np.array([[2, 0, -2], [0, 0, 0]], np.int8))
     assert not shading.same_shading(before, before + np.array([[0, 0, 0], [3, 0, 0]], np.int8))

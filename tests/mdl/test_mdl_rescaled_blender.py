@@ -4,12 +4,15 @@ as Blender shows them; scaled evenly or moved, the imported normals still hold, 
 bounding radius and size (lengths from the origin, triangle areas) change with it."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from formats.anorms import anorms
-from formats.mdl.codec import parse_mdl
-from support.operators import export_mdl, import_mdl
+from formats.mdl.codec import parse_mdl, serialize_mdl
+from support.mdl_models import grouped_mdl
+from support.operators import export_mdl, extension_module, import_mdl
 
 TIE = 1e-3          # a written index counts as nearest when its dot product is this close to the best
 
@@ -108,3 +111,28 @@ def test_evenly_scaled_or_moved_model_keeps_its_normals_with_new_bounds(bpy_scen
     if not any(move):
         assert model.bounding_radius == pytest.approx(scale * original.bounding_radius, rel=1e-5)
         assert model.size == pytest.approx(scale * scale * original.size, rel=1e-2)    # (the file's from its unrounded positions)
+
+
+def test_a_flat_model_comes_back_byte_for_byte(bpy_scene, tmp_path):
+    """A model flat on one axis (id's modelgen writes a step of 0 there) keeps its grid, and with it its
+    normals, boxes, radius and size: the untouched file comes back whole."""
+    bpy = bpy_scene
+    model = grouped_mdl()
+    verts = model.pose_verts.copy()
+    verts[..., 2] = 0
+    flat = replace(model, scale=np.array([0.5, 0.5, 0.0], np.float32), pose_verts=verts)
+    data = serialize_mdl(flat)
+    (tmp_path / "flat.mdl").write_bytes(data)
+    obj = import_mdl(bpy, tmp_path / "flat.mdl")
+    assert export_mdl(bpy, obj, tmp_path / "back.mdl") == data
+
+
+def test_same_shape_compares_the_steps_of_the_axes_that_have_one(extension):
+    build = extension_module(extension, "exporters.mdl.grid_shape")
+    imported = (np.array([0.5, 0.25, 0.0], np.float32), np.zeros(3, np.float32))
+    assert build.same_shape(np.array([0.5, 0.25, 0.0], np.float32), imported)
+    assert build.same_shape(np.array([1.0, 0.5, 0.0], np.float32), imported)           # twice as big, still flat
+    assert not build.same_shape(np.array([1.0, 0.25, 0.0], np.float32), imported)      # stretched along x
+    assert not build.same_shape(np.array([1.0, 0.5, 0.1], np.float32), imported)       # no longer flat
+    assert build.same_shape(np.zeros(3, np.float32), (np.zeros(3, np.float32), np.zeros(3, np.float32)))  # a point, kept
+    assert not build.same_shape(np.array([0.5, 0.25, 0.0], np.float32), None)
