@@ -185,11 +185,11 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         verts, low = quantize(positions, np.broadcast_to(grid_scale, (len(positions), 3)),
                               np.broadcast_to(grid_translate, (len(positions), 3))), None
     imported = imported_grid(mesh if single else None)
-    relit = stored is not None and not shaded_as_imported(first)
-    normals, bbox_min, bbox_max, kept = _poses(
+    normals, bbox_min, bbox_max, kept, relit = _poses(
         verts, exported.match, stored if same_shape(grid_scale, imported) else None,
-        lambda redo: normal_indices(unsplit[redo], shading)[:, source_vertex], low, keep_normals=not relit)
-    if relit and kept.any():
+        lambda redo: normal_indices(unsplit[redo], shading)[:, source_vertex], low,
+        keep_normals=lambda: shaded_as_imported(first))
+    if relit:
         info.append(relit_report([first.name]))
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
     # the header's radius and size hold while the poses and the grid are the imported ones
@@ -268,15 +268,18 @@ def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = Fal
     return np.frombuffer(bytes(blob), dtype=dtype)
 
 
-def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, low=None, keep_normals: bool = True):
+def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, low=None,
+           keep_normals: Callable[[], bool] = lambda: True):
     """Normals and bounding boxes per pose, kept from the import where the bytes (MD16: and the low
-    bytes) are unchanged (the normals only with ``keep_normals``: not when the shading was edited);
-    ``fresh_normals(frames)`` gives the normal indices of other poses (of the vertices as written)."""
+    bytes) are unchanged (the normals only while ``keep_normals()``, asked once some pose is: False
+    when the shading was edited); ``fresh_normals(frames)`` gives the normal indices of other poses (of
+    the vertices as written). Also whether kept poses got fresh normals."""
     count = len(match)
     normals = np.zeros(verts.shape[:2], np.uint8)
     bbox_min = np.zeros((count, 4), np.uint8)
     bbox_max = np.zeros((count, 4), np.uint8)
     kept = np.zeros(count, dtype=bool)
+    relit = False
     if records is not None:
         has = np.flatnonzero(match >= 0)
         same = np.all(records["verts"]["v"][match[has]] == verts[has], axis=(1, 2))
@@ -284,18 +287,19 @@ def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, 
             same &= np.all(records["low"]["v"][match[has]] == low[has], axis=(1, 2))
         kept[has[same]] = True
         source = match[kept]
-        if keep_normals:
+        relit = bool(kept.any()) and not keep_normals()
+        if not relit:
             normals[kept] = records["verts"]["normal_index"][source]
         bbox_min[kept], bbox_max[kept] = records["head"]["bbox_min"][source], records["head"]["bbox_max"][source]
     redo = np.flatnonzero(~kept)
-    relight = redo if keep_normals else np.arange(count)
+    relight = np.arange(count) if relit else redo
     if len(relight):
         normals[relight] = fresh_normals(relight)
     if len(redo):
         by_axis = np.ascontiguousarray(verts[redo].transpose(0, 2, 1))    # (n, 3, V): a row of bytes per axis
         bbox_min[redo, :3] = by_axis.min(axis=2)      # (a reduction over runs of 3 strided values is ~25x slower)
         bbox_max[redo, :3] = by_axis.max(axis=2)
-    return normals, bbox_min, bbox_max, kept
+    return normals, bbox_min, bbox_max, kept, relit
 
 
 def _slots(mesh, exported: ExportedFrames, kept, bbox_min, bbox_max) -> list[MdlFrameSlot]:
