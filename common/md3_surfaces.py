@@ -49,7 +49,7 @@ class SurfaceRecords:
 
 def _blob(mesh, key: str) -> bytes | None:
     value = mesh.get(key)
-    return None if value is None else bytes(value)
+    return bytes(value) if isinstance(value, (bytes, bytearray)) else None
 
 
 def surface_count(mesh) -> int:

@@ -10,7 +10,7 @@ import bpy
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
 from ..common.disk_names import blender_safe, readable_report, readable_text, stored_path
-from ..formats.report_lines import report_folded
+from ..formats.report_lines import describe_bug, report_folded
 from ..formats.errors import FormatError
 from .export_error import ExportError
 from .object_mode import in_object_mode
@@ -108,6 +108,14 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         remove_empty(created)
         kept = "; the old file is untouched" if existed else ""
         operator.report({"ERROR"}, f"{path}: could not write: {exc.strerror or exc}{kept}")
+        return {"CANCELLED"}
+    except MemoryError:
+        remove_empty(created)
+        operator.report({"ERROR"}, f"{path.name}: not enough memory to export")
+        return {"CANCELLED"}
+    except Exception as exc:  # a bug rather than bad data: nothing written (files are written whole, last), reported
+        remove_empty(created)
+        operator.report({"ERROR"}, f"{path.name}: internal error, please report it: {describe_bug(exc)}")
         return {"CANCELLED"}
     finally:
         wm.progress_end()

@@ -17,6 +17,9 @@ from which the command line reads them back (:func:`unfold_reported`).
 """
 from __future__ import annotations
 
+import traceback
+from pathlib import Path
+
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -135,3 +138,11 @@ def parts_over(counts: list[int], part: tuple[str, str], what: str, limit: int, 
     if not over:
         return []
     return [f"{len(over)} {part[len(over) > 1]} with more than {limit} {what} ({source}; the largest has {max(over)})"]
+
+
+def describe_bug(exc: BaseException) -> str:
+    """``Type: message (at file.py:line)`` for the innermost frame of ``exc``: the one line an operator
+    reports for a failure that is a bug rather than bad data."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"

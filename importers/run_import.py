@@ -1,26 +1,18 @@
 """The one "read, build, report" loop every import operator and drop handler goes through."""
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
 import bpy
 
 from ..common.disk_names import readable_report, readable_text
-from ..formats.report_lines import report_folded
+from ..formats.report_lines import describe_bug, report_folded
 from ..formats.errors import FormatError
 from .results import ImportResult
 from .transaction import datablock_transaction
 
 Importer = Callable[[bpy.types.Context, Path, Any], ImportResult]   # also takes a file_source.ModelSource
-
-
-def _describe(exc: Exception) -> str:
-    """``Type: message (at file.py:line)`` for the innermost frame of ``exc``."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def operator_paths(operator: bpy.types.Operator) -> list[Path]:
@@ -61,7 +53,7 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
             except MemoryError:
                 errors.append(f"{path}: not enough memory to import")
             except Exception as exc:  # a bug rather than a bad file: undone all the same, reported, next file
-                errors.append(f"{path}: internal error, please report it: {_describe(exc)}")
+                errors.append(f"{path}: internal error, please report it: {describe_bug(exc)}")
             else:
                 imported.extend(result.objects)
                 for info in result.infos:

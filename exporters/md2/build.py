@@ -29,6 +29,7 @@ from ..limits import name_problems, over_limits, refuse
 from ..own_limits import QUAKE2_ENGINES, kept_warning, own_counts, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
 from ..sampling.planned import PlannedExport
+from ...common.stored_records import stored_bytes, stored_strings
 from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
                                MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL, ST_INDEX_ATTRIBUTE)
@@ -166,8 +167,9 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                             tri_xyz=tri_xyz, tri_st=tri_st, frame_names=names, frame_scale=scale,
                             frame_translate=translate, frame_verts=verts, frame_normals=normals,
                             glcmds=glcmds, skin_name_raw=skin_raw, frame_name_raw=name_raw)
-    if len(parts) == 1 and first.data.get(MD2_TAIL) is not None:
-        result.model.trailing = kept_tail(bytes(first.data[MD2_TAIL]), serialize_md2(result.model))
+    tail = stored_bytes(first.data, MD2_TAIL) if len(parts) == 1 else None
+    if tail is not None:
+        result.model.trailing = kept_tail(tail, serialize_md2(result.model))
         if result.model.trailing:
             result.info.append(f"wrote back the {len(result.model.trailing)} bytes the file had after its last "
                                "block (the model is unchanged)")
@@ -253,7 +255,7 @@ def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray |
 
 
 def _imported_st_table(part: MeshPart) -> np.ndarray | None:
-    blob = part.obj.data.get(MD2_ST)
+    blob = stored_bytes(part.obj.data, MD2_ST)
     return None if blob is None else np.frombuffer(bytes(blob), dtype="<i2").reshape(-1, 2)
 
 
@@ -285,7 +287,7 @@ class _StoredFrames:
 
 
 def _stored_frames(obj: bpy.types.Object, num_vertices: int, num_entries: int) -> _StoredFrames | None:
-    blob = obj.data.get(MD2_FRAMES)
+    blob = stored_bytes(obj.data, MD2_FRAMES)
     if blob is None or not num_entries:
         return None
     blob = bytes(blob)
@@ -383,7 +385,7 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str
             if skin not in names:
                 names.append(skin)
                 images[skin] = image if image is not None or mat.get(MD2_SKIN) else FlatSkin.of(mat, *size)
-    stored = [str(s) for s in first.data.get(MD2_SKINS, [])]
+    stored = stored_strings(first.data, MD2_SKINS) or []
     if stored and set(stored) == set(names):
         return stored, images
     return names, images
@@ -391,8 +393,8 @@ def _skins(first: bpy.types.Object, objects: list[bpy.types.Object], folder: str
 
 def _stored_skin_fields(obj: bpy.types.Object, skins: list[str]) -> list[bytes] | None:
     """The imported 64-byte skin fields, when the skins are still the imported ones in order."""
-    blob = obj.data.get(MD2_SKIN_FIELDS)
-    if blob is None or [str(s) for s in obj.data.get(MD2_SKINS, [])] != skins:
+    blob = stored_bytes(obj.data, MD2_SKIN_FIELDS)
+    if blob is None or (stored_strings(obj.data, MD2_SKINS) or []) != skins:
         return None
     blob = bytes(blob)
     return [blob[i:i + SKIN_NAME_SIZE] for i in range(0, len(blob), SKIN_NAME_SIZE)]
@@ -454,7 +456,7 @@ def _fit_names(names: list[str], name_raw: list[bytes] | None, skins: list[str],
 def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st: np.ndarray,
             st: np.ndarray, width: int, height: int) -> np.ndarray:
     """The imported GL commands if they still draw these triangles with these texels, else new ones."""
-    blob = first.data.get(MD2_GLCMDS) if num_parts == 1 else None
+    blob = stored_bytes(first.data, MD2_GLCMDS) if num_parts == 1 else None
     if blob:
         old = np.frombuffer(bytes(blob), dtype="<i4")
         try:

@@ -30,7 +30,7 @@ from .frames import kept_frame_records, kept_tag_records
 
 
 def _bytes(value) -> bytes | None:
-    return None if value is None else bytes(value)
+    return bytes(value) if isinstance(value, (bytes, bytearray)) else None
 
 
 def parse_layout(text) -> Md3Layout | None:

@@ -12,7 +12,6 @@ and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
@@ -29,6 +28,7 @@ from ...formats.mdl.texcoords import assign_texcoords
 from ...formats.images.palette import PLAYER_RANGES, game_palette
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
 from ...formats.mdl.variants import frames_on_lattice16
+from ...common.stored_records import stored_bytes, stored_json
 from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
@@ -96,8 +96,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     warnings: list[str] = []
     game = options.palette or ("HEXEN2" if variant == RAPO else "QUAKE")
     palette = _palette(options.palette_path, game)
-    if not (options.palette or options.palette_path) and first.get(MDL_PALETTE):
-        palette = np.frombuffer(bytes(first[MDL_PALETTE]), np.uint8).reshape(256, 3).copy()   # its game folder's
+    kept_palette = stored_bytes(first, MDL_PALETTE)
+    if not (options.palette or options.palette_path) and kept_palette and len(kept_palette) == 768:
+        palette = np.frombuffer(kept_palette, np.uint8).reshape(256, 3).copy()   # its game folder's
         game = "HEXEN2" if np.array_equal(palette, game_palette("HEXEN2")) else game
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
     info: list[str] = list(sampled.info)
@@ -213,8 +214,9 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
         pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
-    if single and mesh.get(MDL_TAIL) is not None:
-        model.trailing = kept_tail(bytes(mesh[MDL_TAIL]), serialize_mdl(model))
+    tail = stored_bytes(mesh, MDL_TAIL) if single else None
+    if tail is not None:
+        model.trailing = kept_tail(tail, serialize_mdl(model))
         if model.trailing:
             info.append(f"wrote back the {len(model.trailing)} bytes the file had after its last frame (the model "
                         "is unchanged)")
@@ -261,7 +263,7 @@ def _grid(mesh, positions: np.ndarray, bounds: tuple[np.ndarray, np.ndarray],
 
 def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = False) -> np.ndarray | None:
     """The imported pose records, one per frame-table entry, if they still fit the mesh."""
-    blob = mesh.get(MDL_POSES)
+    blob = stored_bytes(mesh, MDL_POSES)
     dtype = pose_dtype(num_vertices, sixteen)
     if blob is None or not num_entries or len(bytes(blob)) != num_entries * dtype.itemsize:
         return None
@@ -306,8 +308,10 @@ def _slots(mesh, exported: ExportedFrames, kept, bbox_min, bbox_max) -> list[Mdl
     """The frame list from the frame table: consecutive poses with the same group number form a
     group with their intervals, other poses are single frames. A group that is still the imported
     one (same poses, unchanged) keeps its stored bounding box."""
-    raw = mesh.get(MDL_FRAME_SLOTS) if mesh is not None else None
-    stored = {(int(item["first"]), int(item["count"])): item for item in json.loads(raw)} if raw else {}
+    try:
+        stored = {(int(item["first"]), int(item["count"])): item for item in stored_json(mesh, MDL_FRAME_SLOTS) or []}
+    except (KeyError, TypeError, ValueError):        # not the list the import wrote: no group keeps its box
+        stored = {}
     match, table = exported.match, exported.table
     groups = np.array([table[m].group if m >= 0 else -1 for m in match], dtype=np.int64)
     intervals = np.array([table[m].interval if m >= 0 else 0.0 for m in match], dtype=np.float32)

@@ -10,14 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from ...common.contract import MDL_GRID
+from ...common.stored_records import stored_floats
 
 SAME_SHAPE = 1e-5       # per-axis scale ratios this close (relative) are one even scale (:func:`same_shape`)
 
 
 def imported_grid(mesh) -> tuple[np.ndarray, np.ndarray] | None:
     """The float32 scale and translate the import read (None: not an imported MDL)."""
-    grid = mesh.get(MDL_GRID) if mesh is not None else None
-    if grid is None or len(grid) != 6:
+    grid = stored_floats(mesh, MDL_GRID, 6)
+    if grid is None:
         return None
     return np.array(grid[:3], np.float32), np.array(grid[3:], np.float32)
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...formats.mdl.texcoords import TexcoordAssignment, assign_st_table
 from ...formats.mdl.variants import IDPO, MD16, RAPO, TEXCOORD, VARIANTS, quantize16
+from ...common.stored_records import stored_bytes
 from ...common.contract import DEGENERATE_MDL_ST, MDL_DEGENERATE_ST, MDL_ST, MDL_ST_INDEX, MDL_VARIANT
 
 
@@ -27,7 +28,7 @@ def rapo_texcoords(part, single: bool, file_tris: np.ndarray, corner_st: np.ndar
     """The texcoord table and stindex, the imported ones while every corner still reads its texel."""
     stored = None
     if single:
-        blob = part.obj.data.get(MDL_ST)
+        blob = stored_bytes(part.obj.data, MDL_ST)
         index = part.topology.int_attributes.get(MDL_ST_INDEX)
         if blob is not None and index is not None and len(bytes(blob)) % TEXCOORD.itemsize == 0:
             records = np.frombuffer(bytes(blob), TEXCOORD)
@@ -38,7 +39,7 @@ def rapo_texcoords(part, single: bool, file_tris: np.ndarray, corner_st: np.ndar
 def rapo_kept_st(mesh, tex: TexcoordAssignment, count: int) -> tuple[np.ndarray, TexcoordAssignment] | None:
     """stindex rows for the ``count`` kept degenerate triangles: the stored rows while the table is the
     imported one, else their imported records appended to the new table. None if nothing fits."""
-    blob, table = mesh.get(MDL_DEGENERATE_ST), mesh.get(MDL_ST)
+    blob, table = stored_bytes(mesh, MDL_DEGENERATE_ST), stored_bytes(mesh, MDL_ST)
     if blob is None or table is None or len(bytes(blob)) != count * DEGENERATE_MDL_ST.itemsize:
         return None
     rows = np.frombuffer(bytes(blob), DEGENERATE_MDL_ST)["st"].astype(np.int32)

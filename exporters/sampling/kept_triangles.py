@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
+from ...common.stored_records import stored_bytes
+
 
 def kept_rows(mesh: bpy.types.Mesh, prop: str, dtype: np.dtype, num_vertices: int,
               vertex_field: str) -> np.ndarray | None:
     """The kept rows, or None when there are none or they no longer fit the mesh's vertices."""
-    blob = mesh.get(prop)
+    blob = stored_bytes(mesh, prop)
     if not blob:
         return None
     blob = bytes(blob)
