@@ -19,9 +19,9 @@ images keep ``["mdl_indices"]``, materials ``["mdl_skin_intervals"]``. MD16 pose
 records include their low-byte block; RAPO keeps its texcoord table (``mdl_st``) and corner indices
 into it (``mdl_st_index``) instead of the point attributes; the object's ``["mdl_variant"]`` names
 the flavour.
-MS3D: see :mod:`..importers.ms3d.ms3d_import` for what each name holds. The MD2 and MDL exports read
-their records back through :mod:`.stored_records` (the MD3 export's own readers check the same way), which
-takes a value of another type (a script's, another add-on's) as no record.
+MS3D: see :mod:`..importers.ms3d.ms3d_import` for what each name holds. The exports read their
+top-level records back through :mod:`.stored_records` (the MD3 export's own readers check the same way),
+which takes a value of another type (a script's, another add-on's) as no record.
 MD3: see the ``# MD3`` block below: a model root (an empty per file) holding the file-level records,
 one mesh object per surface and one empty per tag under it.
 The file's frame table is ``Object.classic_model.frames`` (fields ``name``, ``file_name``,

@@ -44,3 +44,15 @@ def stored_json(block, key: str):
         return json.loads(value)
     except ValueError:
         return None
+
+
+def stored_group(block, key: str):
+    """``block[key]`` when it is a group of named values (what an import stores as a dict), else None."""
+    value = block.get(key) if block is not None else None
+    return value if hasattr(value, "keys") and hasattr(value, "get") else None
+
+
+def stored_int(block, key: str, default):
+    """``block[key]`` as an int when it is a number, else ``default``."""
+    value = block.get(key, default) if block is not None else default
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
+from ...common.stored_records import stored_int
 from ...common.contract import MD5_MESH_INDEX
 from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
@@ -75,7 +76,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
               twin: Twin | None = None) -> Md5Build:
     meshes = export_meshes(objects)
     if twin is None:            # an imported MD5's block order (a twin keeps the classic model's mesh order)
-        meshes.sort(key=lambda o: int(o.get(MD5_MESH_INDEX, 1 << 30)))
+        meshes.sort(key=lambda o: stored_int(o, MD5_MESH_INDEX, 1 << 30))
     label = model_label(meshes)
     armature = find_armature(meshes)
     if options.frame_source == "SHAPE_KEYS" and twin is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
+from ...common.stored_records import stored_bytes
 from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
@@ -211,11 +212,11 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
     text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
     (the export writes it then, not twice)."""
-    source = armature.get(MD5_MESH_SOURCE)
+    source = stored_bytes(armature, MD5_MESH_SOURCE)
     if source is None:
         return mesh, anim, "", None
     try:
-        kept_mesh = read_md5mesh(bytes(source))
+        kept_mesh = read_md5mesh(source)
     except FormatError:
         return mesh, anim, "", None
     bones = armature.data.bones

@@ -36,6 +36,7 @@ from bpy_extras.io_utils import axis_conversion
 
 from ...formats.ms3d.records import (NAME_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dModel,
                                      Ms3dModelExtras, Ms3dVertexExtras)
+from ...common.stored_records import stored_group
 from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
                                KEPT_MEMBERSHIPS, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
                                SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
@@ -100,7 +101,7 @@ def _armature(objects: list[bpy.types.Object], meshes: list[bpy.types.Object]) -
 def _model_root(objects: list[bpy.types.Object], meshes: list[bpy.types.Object],
                 armature: bpy.types.Object | None) -> bpy.types.Object | None:
     candidates = ([armature] if armature is not None else []) + list(objects) + [m.parent for m in meshes]
-    return next((o for o in candidates if o is not None and MODEL_PROP in o), None)
+    return next((o for o in candidates if o is not None and stored_group(o, MODEL_PROP) is not None), None)
 
 
 def _bone_order(bones: list[bpy.types.Bone]) -> list[bpy.types.Bone]:
@@ -237,7 +238,7 @@ def _read_parts(obj: bpy.types.Object, mesh: bpy.types.Mesh, space: np.ndarray, 
     normals = np.divide(normals, length, out=normals.copy(), where=length > 0)
     stored_normals = _attribute(mesh, CORNER_NORMAL, "CORNER", loops, kind="FLOAT_VECTOR")
     shown_normals = _attribute(mesh, CORNER_NORMAL_SHOWN, "CORNER", loops, kind="FLOAT_VECTOR")
-    record = obj.get(GROUP_PROP)
+    record = stored_group(obj, GROUP_PROP)
     import_to_ms = record.get("to_ms3d") if record else None
     if (stored_normals is not None and shown_normals is not None and import_to_ms is not None
             and np.allclose(linear, np.reshape(list(import_to_ms), (3, 3)), rtol=0.0, atol=1e-9)):
@@ -418,7 +419,7 @@ def build_ms3d(context: bpy.types.Context, objects: list[bpy.types.Object], opti
     root = _model_root(objects, meshes, armature)
     if not meshes and armature is None and root is None:
         raise ExportError("nothing to export: select mesh objects, an armature or an imported MS3D model")
-    record = root.get(MODEL_PROP) if root is not None else None
+    record = stored_group(root, MODEL_PROP)
     warnings: list[str] = []
     problems: list[str] = []
     made = MadeNames()

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...formats.ms3d.records import Ms3dComment, Ms3dComments
 from ...formats.ms3d.text import encode_text
+from ...common.stored_records import stored_group, stored_int
 from ...common.contract import (KEPT_COMMENTS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS)
 from .parts import NEW, TRIANGLE_RECORD, VERTEX_RECORD, JointTable, Part
@@ -131,7 +132,7 @@ def blocks_needed(record: dict, comments: Ms3dComments, vertex_extras_needed: bo
 
 def model_comments(record, root, group_comments: list, materials: list, exported_materials: list,
               joints: JointTable) -> Ms3dComments:
-    material_comments = [(i, int(m[MATERIAL_PROP]["index"]) if MATERIAL_PROP in m else None, c)
+    material_comments = [(i, stored_int(stored_group(m, MATERIAL_PROP), "index", None), c)
                          for i, (m, (_, c)) in enumerate(zip(materials, exported_materials)) if c is not None]
     joint_original = {new: old for old, new in joints.original_to_export.items()}
     joint_comments = [(i, joint_original.get(i), c) for i, c in enumerate(joints.comments) if c is not None]

@@ -8,6 +8,7 @@ import numpy as np
 import bpy
 
 from ...formats.ms3d.records import PATH_SIZE, Ms3dMaterial
+from ...common.stored_records import stored_group
 from ...common.contract import MATERIAL_PROP, SOURCE_MEMBER
 from ...common.ms3d_data import material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file
@@ -37,7 +38,7 @@ def material_record(material: bpy.types.Material, problems: list[str], copy: boo
     """The MS3D material of a Blender material and its comment: values the import recorded while Blender
     still shows them, else Blender's; texture paths as stored while the image is the same one; a name
     the product made shortened to fit (``made``)."""
-    record = material.get(MATERIAL_PROP)
+    record = stored_group(material, MATERIAL_PROP)
     shown = record.get("shown") if record else None
     values = material_values(material)
 

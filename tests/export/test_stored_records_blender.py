@@ -64,3 +64,37 @@ def test_a_bug_in_an_export_is_one_report_and_no_file(bpy_scene, tmp_path, exten
     assert "broken.md2: internal error, please report it: ZeroDivisionError: a stand-in bug" in message
     assert "Traceback" not in message
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("key, where", [("ms3d_model", "objects"), ("ms3d_group", "objects"),
+                                        ("ms3d_material", "materials")])
+@pytest.mark.parametrize("value", ("not the import's", 3.5), ids=("text", "number"))
+def test_an_ms3d_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, key, where, value):
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_monkey_add()
+    bpy.context.object.data.materials.append(bpy.data.materials.new("skin"))
+    assert bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "made.ms3d")) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.ms3d(filepath=str(tmp_path / "made.ms3d")) == {"FINISHED"}
+    blocks = [b for b in getattr(bpy.data, where) if key in b.keys()]
+    assert blocks, f"the import should leave {key}"
+    for block in blocks:
+        block[key] = value
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(True)
+    assert bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "edited.ms3d")) == {"FINISHED"}
+
+
+@pytest.mark.parametrize("key", ("md5_mesh_source", "md5_mesh_index"))
+@pytest.mark.parametrize("value", ("not the import's", 3.5), ids=("text", "number"))
+def test_an_md5_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, key, value):
+    from support.md5_drone import import_drone
+    bpy = bpy_scene
+    import_drone(bpy, "untouched")
+    blocks = [o for o in bpy.data.objects if key in o.keys()]
+    assert blocks, f"the import should leave {key}"
+    for block in blocks:
+        block[key] = value
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(True)
+    assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "edited.md5mesh")) == {"FINISHED"}
