@@ -76,13 +76,8 @@ def test_an_ms3d_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, 
     assert bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "made.ms3d")) == {"FINISHED"}
     bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.import_scene.ms3d(filepath=str(tmp_path / "made.ms3d")) == {"FINISHED"}
-    blocks = [b for b in getattr(bpy.data, where) if key in b.keys()]
-    assert blocks, f"the import should leave {key}"
-    for block in blocks:
-        block[key] = value
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(True)
-    assert bpy.ops.export_scene.ms3d(filepath=str(tmp_path / "edited.ms3d")) == {"FINISHED"}
+    assert _overwritten_export(bpy, getattr(bpy.data, where), key, value, "ms3d", tmp_path / "edited.ms3d") \
+        == {"FINISHED"}
 
 
 @pytest.mark.parametrize("key", ("md5_mesh_source", "md5_mesh_index"))
@@ -91,10 +86,15 @@ def test_an_md5_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, k
     from support.md5_drone import import_drone
     bpy = bpy_scene
     import_drone(bpy, "untouched")
-    blocks = [o for o in bpy.data.objects if key in o.keys()]
-    assert blocks, f"the import should leave {key}"
-    for block in blocks:
+    assert _overwritten_export(bpy, bpy.data.objects, key, value, "md5", tmp_path / "edited.md5mesh") == {"FINISHED"}
+
+
+def _overwritten_export(bpy, blocks, key: str, value, fmt: str, path) -> set:
+    """``value`` under ``key`` on every datablock of ``blocks`` that has it, then everything exported."""
+    holders = [b for b in blocks if key in b.keys()]
+    assert holders, f"the import should leave {key}"
+    for block in holders:
         block[key] = value
     for obj in bpy.context.view_layer.objects:
         obj.select_set(True)
-    assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "edited.md5mesh")) == {"FINISHED"}
+    return getattr(bpy.ops.export_scene, fmt)(filepath=str(path))
