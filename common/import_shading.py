@@ -22,6 +22,7 @@ import bpy
 
 from ..formats.shown import quoted
 from .contract import IMPORT_SHADING
+from .stored_records import stored_bytes
 
 TOLERANCE = 2                 # int8 steps (of 1/127) a vertex normal may move on an axis
 UNSETTLED = 0.25              # a vertex whose weighted sum is shorter than this times its angles is not compared
@@ -93,16 +94,14 @@ def shaded_as_imported(obj: bpy.types.Object | None) -> bool:
     """Whether ``obj``'s mesh is lit as its import left it (True without a record)."""
     if obj is None or obj.type != "MESH":
         return True
-    stored = obj.data.get(IMPORT_SHADING)
+    stored = stored_bytes(obj.data, IMPORT_SHADING)       # None also for another type: no record
     if stored is None:
         return True
     if any(m.type in NORMAL_MODIFIERS and m.show_viewport for m in obj.modifiers):
         return False
-    try:
-        before = np.frombuffer(bytes(stored), np.int8)
-    except (TypeError, ValueError):          # not the import's bytes (edited by hand): no record
-        return True
-    return same_shading(before.reshape(-1, 3) if before.size % 3 == 0 else before, _vertex_normals(obj.data).reshape(-1, 3))
+    if len(stored) % 3:
+        return False
+    return same_shading(np.frombuffer(stored, np.int8).reshape(-1, 3), _vertex_normals(obj.data).reshape(-1, 3))
 
 
 def relit_report(names: list[str]) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL
+from .stored_records import stored_bytes
 from .contract import DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE, MD3_XYZ_NORMALS
 
 
@@ -47,14 +48,9 @@ class SurfaceRecords:
         return range(self.first_vertex, self.first_vertex + self.num_verts)
 
 
-def _blob(mesh, key: str) -> bytes | None:
-    value = mesh.get(key)
-    return bytes(value) if isinstance(value, (bytes, bytearray)) else None
-
-
 def surface_count(mesh) -> int:
     """How many surfaces' headers the mesh keeps (0: none, a mesh made in Blender)."""
-    header = _blob(mesh, MD3_SURFACE)
+    header = stored_bytes(mesh, MD3_SURFACE)
     return len(header) // SURFACE.itemsize if header and len(header) % SURFACE.itemsize == 0 else 0
 
 
@@ -65,11 +61,11 @@ def mesh_surfaces(mesh) -> list[SurfaceRecords]:
     count = surface_count(mesh)
     if not count:
         return []
-    header = _blob(mesh, MD3_SURFACE)
-    blobs = [_blob(mesh, key) for key in (MD3_SHADERS, MD3_ST, MD3_XYZ_NORMALS)]
+    header = stored_bytes(mesh, MD3_SURFACE)
+    blobs = [stored_bytes(mesh, key) for key in (MD3_SHADERS, MD3_ST, MD3_XYZ_NORMALS)]
     heads = np.frombuffer(header, SURFACE)
-    rows = np.frombuffer(_blob(mesh, MD3_DEGENERATE) or b"", DEGENERATE_MD3) \
-        if len(_blob(mesh, MD3_DEGENERATE) or b"") % DEGENERATE_MD3.itemsize == 0 else np.zeros(0, DEGENERATE_MD3)
+    rows = np.frombuffer(stored_bytes(mesh, MD3_DEGENERATE) or b"", DEGENERATE_MD3) \
+        if len(stored_bytes(mesh, MD3_DEGENERATE) or b"") % DEGENERATE_MD3.itemsize == 0 else np.zeros(0, DEGENERATE_MD3)
     if count == 1:
         return [SurfaceRecords(0, header, *blobs, 0, 0, rows)]
     sizes = np.stack([heads["num_shaders"] * SHADER.itemsize, heads["num_verts"] * ST.itemsize,

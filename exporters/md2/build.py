@@ -256,7 +256,7 @@ def _st(parts: list[MeshPart], width: int, height: int, degenerate: np.ndarray |
 
 def _imported_st_table(part: MeshPart) -> np.ndarray | None:
     blob = stored_bytes(part.obj.data, MD2_ST)
-    return None if blob is None else np.frombuffer(bytes(blob), dtype="<i2").reshape(-1, 2)
+    return None if blob is None or len(blob) % 4 else np.frombuffer(blob, dtype="<i2").reshape(-1, 2)
 
 
 def _stored_st(part: MeshPart, corner_st: np.ndarray,
@@ -290,7 +290,6 @@ def _stored_frames(obj: bpy.types.Object, num_vertices: int, num_entries: int) -
     blob = stored_bytes(obj.data, MD2_FRAMES)
     if blob is None or not num_entries:
         return None
-    blob = bytes(blob)
     if len(blob) != num_entries * frame_dtype(num_vertices).itemsize:
         return None
     records = np.frombuffer(blob, dtype=frame_dtype(num_vertices))
@@ -396,7 +395,6 @@ def _stored_skin_fields(obj: bpy.types.Object, skins: list[str]) -> list[bytes] 
     blob = stored_bytes(obj.data, MD2_SKIN_FIELDS)
     if blob is None or (stored_strings(obj.data, MD2_SKINS) or []) != skins:
         return None
-    blob = bytes(blob)
     return [blob[i:i + SKIN_NAME_SIZE] for i in range(0, len(blob), SKIN_NAME_SIZE)]
 
 
@@ -457,8 +455,8 @@ def _glcmds(first: bpy.types.Object, num_parts: int, tri_xyz: np.ndarray, tri_st
             st: np.ndarray, width: int, height: int) -> np.ndarray:
     """The imported GL commands if they still draw these triangles with these texels, else new ones."""
     blob = stored_bytes(first.data, MD2_GLCMDS) if num_parts == 1 else None
-    if blob:
-        old = np.frombuffer(bytes(blob), dtype="<i4")
+    if blob and len(blob) % 4 == 0:
+        old = np.frombuffer(blob, dtype="<i4")
         try:
             drawn = glcmd_triangles(old, int(tri_xyz.max(initial=0)) + 1)
         except FormatError:

@@ -42,19 +42,18 @@ def frame_bounds(decoded: list[np.ndarray], frames: int) -> np.ndarray:
 
 
 def kept_frame_records(blob: bytes | None) -> np.ndarray | None:
-    if blob is None or len(bytes(blob)) % FRAME.itemsize:
+    if blob is None or len(blob) % FRAME.itemsize:
         return None
-    return np.frombuffer(bytes(blob), FRAME)
+    return np.frombuffer(blob, FRAME)
 
 
 def kept_tag_records(blob: bytes | None, frames: int) -> np.ndarray | None:
     """(file frames, file tags) TAG records, or None."""
     if blob is None or frames <= 0:
         return None
-    data = bytes(blob)
-    if len(data) % (TAG.itemsize * frames):
+    if len(blob) % (TAG.itemsize * frames):
         return None
-    return np.frombuffer(data, TAG).reshape(frames, -1)
+    return np.frombuffer(blob, TAG).reshape(frames, -1)
 
 
 def tag_transforms(matrices: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:

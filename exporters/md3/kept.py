@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
+from ...common.stored_records import stored_bytes
 from ...common.contract import MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_NAME, MD3_NUM_SKINS, MD3_TAG_INDEX, MD3_TAGS, MD3_TAIL
 from ...common.frame_table import FrameEntry, frame_table, match_frames
 from ...common.md3_surfaces import mesh_surfaces
@@ -27,10 +28,6 @@ from ...formats.md3.codec import write_md3
 from ...formats.md3.records import XYZ_NORMAL, Md3Layout, Md3Model, Md3Surface
 from ..sampling.frame_rate import whole
 from .frames import kept_frame_records, kept_tag_records
-
-
-def _bytes(value) -> bytes | None:
-    return bytes(value) if isinstance(value, (bytes, bytearray)) else None
 
 
 def parse_layout(text) -> Md3Layout | None:
@@ -163,15 +160,15 @@ def kept_model(root: bpy.types.Object | None, meshes: list[bpy.types.Object]) ->
     kept = KeptModel(root=root)
     if root is not None:
         kept.table = frame_table(root)
-        raw = _bytes(root.get(MD3_NAME))
+        raw = stored_bytes(root, MD3_NAME)
         if raw is not None:
             kept.name, kept.name_raw = decode_name(raw), raw
         kept.flags, kept.num_skins = int(root.get(MD3_FLAGS, 0) or 0), int(root.get(MD3_NUM_SKINS, 0) or 0)
-        kept.frames = kept_frame_records(_bytes(root.get(MD3_FRAMES)))
+        kept.frames = kept_frame_records(stored_bytes(root, MD3_FRAMES))
         if kept.frames is not None:
-            kept.tags = kept_tag_records(_bytes(root.get(MD3_TAGS)), len(kept.frames))
+            kept.tags = kept_tag_records(stored_bytes(root, MD3_TAGS), len(kept.frames))
         kept.layout = parse_layout(root.get(MD3_LAYOUT))
-        kept.tail = _bytes(root.get(MD3_TAIL))
+        kept.tail = stored_bytes(root, MD3_TAIL)
     for mesh in meshes:
         for surface in mesh_surfaces(mesh.data):
             head, records = surface.record, surface.xyz_normals

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import bpy
 
+from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD3_ROOT, MD3_SURFACE_INDEX, MD3_TAG_INDEX, MD3_TAG_NAME
 from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces, surface_count
 from ...common.made_names import is_made
@@ -77,9 +78,9 @@ def collect(objects: list[bpy.types.Object]) -> Md3Objects:
         if top is not None and top.type == "EMPTY" and not _is_tag(top):
             root = top
     meshes = [o for o in chosen if o.type == "MESH"]
-    meshes.sort(key=lambda o: (o.get(MD3_SURFACE_INDEX) is None, int(o.get(MD3_SURFACE_INDEX, 0) or 0), o.name))
+    meshes.sort(key=lambda o: (stored_int(o, MD3_SURFACE_INDEX, None) is None, stored_int(o, MD3_SURFACE_INDEX, 0), o.name))
     tags = [o for o in chosen if _is_tag(o)]
-    tags.sort(key=lambda o: (o.get(MD3_TAG_INDEX) is None, int(o.get(MD3_TAG_INDEX, 0) or 0), o.name))
+    tags.sort(key=lambda o: (stored_int(o, MD3_TAG_INDEX, None) is None, stored_int(o, MD3_TAG_INDEX, 0), o.name))
     ignored = [o.name for o in chosen if o.type == "EMPTY" and o is not root and o not in tags]
     return Md3Objects(root, meshes, tags, ignored)
 
@@ -88,7 +89,7 @@ def _kept_name(obj: bpy.types.Object, raw: bytes | None) -> str | None:
     """The name in the file's field while the object keeps the name the import gave it."""
     if not raw:
         return None
-    name = decode_name(bytes(raw))
+    name = decode_name(raw)
     if is_made(obj) or obj.name == name or re.fullmatch(re.escape(name) + r"\.\d{3,}", obj.name):
         return name
     return None
@@ -96,8 +97,7 @@ def _kept_name(obj: bpy.types.Object, raw: bytes | None) -> str | None:
 
 def tag_name(obj: bpy.types.Object) -> tuple[str, bytes | None]:
     """The tag's name and the 64-byte field it was read from (None for a new or renamed tag)."""
-    raw = obj.get(MD3_TAG_NAME)
-    raw = bytes(raw) if raw is not None else None
+    raw = stored_bytes(obj, MD3_TAG_NAME)
     kept = _kept_name(obj, raw)
     return (kept, raw) if kept is not None else (obj.name, None)
 

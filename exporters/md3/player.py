@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import bpy
 
+from ...common.stored_records import stored_bytes
 from ...common.contract import MD3_ANIMATION_CFG
 from ...formats.atomic_file import atomic_write
 from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
@@ -169,10 +170,10 @@ def _kept_cfg(objects: list[bpy.types.Object]) -> AnimationCfg | None:
     for obj in objects:
         root = obj
         while root is not None:
-            raw = root.get(MD3_ANIMATION_CFG)
+            raw = stored_bytes(root, MD3_ANIMATION_CFG)
             if raw:
                 try:
-                    return parse_animation_cfg(bytes(raw))
+                    return parse_animation_cfg(raw)
                 except FormatError:
                     return None
             root = root.parent

@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 
 import bpy
 
+from ...common.stored_records import stored_bytes
 from ...common.contract import MD3_ANIMATION_CFG, MD3_LOD, MD3_ROOT, MD3_SKINS
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
@@ -78,11 +79,11 @@ def _listed(root: bpy.types.Object, result: BuildResult, prefixes: tuple[str, ..
 
 
 def _kept_cfg(lower: bpy.types.Object) -> AnimationCfg | None:
-    raw = lower.get(MD3_ANIMATION_CFG)
+    raw = stored_bytes(lower, MD3_ANIMATION_CFG)
     if not raw:
         return None
     try:
-        return parse_animation_cfg(bytes(raw))
+        return parse_animation_cfg(raw)
     except FormatError:
         return None
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
-from ...common.stored_records import stored_bytes
+from ...common.stored_records import stored_bytes, stored_floats
 from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
@@ -193,17 +193,17 @@ def played_source(played: list) -> bytes | None:
     """The kept ``.md5anim`` the ``played`` actions hold together: one action's, or, for actions the import
     split from one anim (MD5_ANIM_FRAMES), its file's when they are played in its order, each of its frames
     once (an anim of other frames is sampled from Blender: several actions make one anim of their own)."""
-    sources = [action.get(MD5_ANIM_SOURCE) for action in played]
+    sources = [stored_bytes(action, MD5_ANIM_SOURCE) for action in played]
     if not sources or sources[0] is None:
         return None
     if len(played) == 1:
-        return bytes(sources[0])
+        return sources[0]
     following = 0
     for action, source in zip(played, sources):
-        frames = [int(f) for f in action.get(MD5_ANIM_FRAMES, ())]
-        if source is None or len(frames) != 2 or frames[0] != following or bytes(source) != bytes(sources[0]):
+        frames = stored_floats(action, MD5_ANIM_FRAMES, 2)
+        if source is None or frames is None or int(frames[0]) != following or source != sources[0]:
             return None
-        following = frames[1] + 1
+        following = int(frames[1]) + 1
     return bytes(sources[0])
 
 
@@ -228,15 +228,15 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
         mesh = merged
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     text = write_md5mesh(mesh) if merged is not None else None
-    unchanged = text == bytes(source)
+    unchanged = text == source
     if played is not None:          # Actions: the one action sampled, or the actions split from one anim
         anim_source = played_source(played)
     else:                           # Timeline: the armature's action
         action = armature.animation_data.action if armature.animation_data is not None else None
-        anim_source = action.get(MD5_ANIM_SOURCE) if action is not None else None
+        anim_source = stored_bytes(action, MD5_ANIM_SOURCE)
     if anim_source is not None:
         try:
-            kept_anim = read_md5anim(bytes(anim_source))
+            kept_anim = read_md5anim(anim_source)
         except FormatError:
             kept_anim = None
         merged_anim = _merged_anim(anim, kept_anim, unchanged) if kept_anim is not None else None

@@ -4,8 +4,8 @@ A model that came from an import and was not changed is written back with its gr
 normals, bounding boxes, texture records, frame groups with their intervals, skins (the same
 palette indices) and header values; one scaled evenly or moved keeps the normals of poses whose
 bytes did not change (squashed or stretched along an axis, they lean: computed afresh). Changed
-parts are rebuilt as id's tools build them: the grid from the bounds of every frame, bounding radius from the farthest bounding box corner, size as the
-mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
+parts are rebuilt as id's tools build them: the grid from the bounds of every frame, bounding radius
+from the farthest bounding box corner, size as the mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
 taken before the split at UV seams).
 The flavour (IDPO, MD16, RAPO) is the option's, else the one the object was imported as; what MD16
 and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
@@ -193,7 +193,6 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if relit:
         info.append(relit_report([first.name]))
     slots = _slots(mesh if single else None, exported, kept, bbox_min, bbox_max)
-    # the header's radius and size hold while the poses and the grid are the imported ones
     # the header's radius (from the origin) holds while the poses and the grid are the imported ones, its
     # size (triangle areas) while the poses and the grid's step are
     same_step = (bool(kept.all()) and stored is not None and imported is not None and settings.source_format == "MDL"
@@ -265,9 +264,9 @@ def _stored_poses(mesh, num_vertices: int, num_entries: int, sixteen: bool = Fal
     """The imported pose records, one per frame-table entry, if they still fit the mesh."""
     blob = stored_bytes(mesh, MDL_POSES)
     dtype = pose_dtype(num_vertices, sixteen)
-    if blob is None or not num_entries or len(bytes(blob)) != num_entries * dtype.itemsize:
+    if blob is None or not num_entries or len(blob) != num_entries * dtype.itemsize:
         return None
-    return np.frombuffer(bytes(blob), dtype=dtype)
+    return np.frombuffer(blob, dtype=dtype)
 
 
 def _poses(verts, match: np.ndarray, records: np.ndarray | None, fresh_normals, low=None,

@@ -30,8 +30,8 @@ def rapo_texcoords(part, single: bool, file_tris: np.ndarray, corner_st: np.ndar
     if single:
         blob = stored_bytes(part.obj.data, MDL_ST)
         index = part.topology.int_attributes.get(MDL_ST_INDEX)
-        if blob is not None and index is not None and len(bytes(blob)) % TEXCOORD.itemsize == 0:
-            records = np.frombuffer(bytes(blob), TEXCOORD)
+        if blob is not None and index is not None and len(blob) % TEXCOORD.itemsize == 0:
+            records = np.frombuffer(blob, TEXCOORD)
             stored = (records["onseam"], records["s"], records["t"], np.asarray(index)[:, ::-1])
     return assign_st_table(file_tris, corner_st, facesfront, num_vertices, skin_width, stored)
 
@@ -40,10 +40,10 @@ def rapo_kept_st(mesh, tex: TexcoordAssignment, count: int) -> tuple[np.ndarray,
     """stindex rows for the ``count`` kept degenerate triangles: the stored rows while the table is the
     imported one, else their imported records appended to the new table. None if nothing fits."""
     blob, table = stored_bytes(mesh, MDL_DEGENERATE_ST), stored_bytes(mesh, MDL_ST)
-    if blob is None or table is None or len(bytes(blob)) != count * DEGENERATE_MDL_ST.itemsize:
+    if blob is None or table is None or len(blob) != count * DEGENERATE_MDL_ST.itemsize:
         return None
-    rows = np.frombuffer(bytes(blob), DEGENERATE_MDL_ST)["st"].astype(np.int32)
-    old = np.frombuffer(bytes(table), TEXCOORD) if len(bytes(table)) % TEXCOORD.itemsize == 0 else None
+    rows = np.frombuffer(blob, DEGENERATE_MDL_ST)["st"].astype(np.int32)
+    old = np.frombuffer(table, TEXCOORD) if len(table) % TEXCOORD.itemsize == 0 else None
     if old is None or rows.size and (rows.min() < 0 or rows.max() >= len(old)):
         return None
     same = (len(old) == len(tex.s) and np.array_equal(old["s"], tex.s) and np.array_equal(old["t"], tex.t)

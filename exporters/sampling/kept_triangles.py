@@ -14,7 +14,6 @@ def kept_rows(mesh: bpy.types.Mesh, prop: str, dtype: np.dtype, num_vertices: in
     blob = stored_bytes(mesh, prop)
     if not blob:
         return None
-    blob = bytes(blob)
     if len(blob) % dtype.itemsize:
         return None
     rows = np.frombuffer(blob, dtype=dtype)

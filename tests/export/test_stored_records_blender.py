@@ -13,7 +13,8 @@ MESH_KEYS = {
     "mdl": ("mdl_poses", "mdl_grid", "mdl_frame_slots", "mdl_tail", "mdl_st", "import_shading"),
     "md3": ("md3_surface", "md3_shaders", "md3_st", "md3_xyz_normals", "md3_degenerate", "import_shading"),
 }
-OBJECT_KEYS = {"mdl": ("mdl_palette",), "md3": ("md3_name", "md3_frames", "md3_tags", "md3_layout", "md3_tail")}
+OBJECT_KEYS = {"mdl": ("mdl_palette",),
+               "md3": ("md3_name", "md3_frames", "md3_tags", "md3_layout", "md3_tail", "md3_surface_index")}
 
 
 def _imported(bpy, tmp_path, fmt: str):
@@ -80,13 +81,15 @@ def test_an_ms3d_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, 
         == {"FINISHED"}
 
 
-@pytest.mark.parametrize("key", ("md5_mesh_source", "md5_mesh_index"))
+@pytest.mark.parametrize("key, where", [("md5_mesh_source", "objects"), ("md5_mesh_index", "objects"),
+                                        ("md5_anim_source", "actions")])
 @pytest.mark.parametrize("value", ("not the import's", 3.5), ids=("text", "number"))
-def test_an_md5_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, key, value):
+def test_an_md5_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, key, where, value):
     from support.md5_drone import import_drone
     bpy = bpy_scene
     import_drone(bpy, "untouched")
-    assert _overwritten_export(bpy, bpy.data.objects, key, value, "md5", tmp_path / "edited.md5mesh") == {"FINISHED"}
+    assert _overwritten_export(bpy, getattr(bpy.data, where), key, value, "md5", tmp_path / "edited.md5mesh") \
+        == {"FINISHED"}
 
 
 def _overwritten_export(bpy, blocks, key: str, value, fmt: str, path) -> set:
