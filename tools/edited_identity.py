@@ -6,7 +6,8 @@ Each MODEL (an .md2, .mdl or .md3 file) is imported and exported four times with
 untouched, its root scaled by 1.1 (the benchmark's edit), squashed (0.9, 1.2, 0.7), and scaled with a few
 skin pixels repainted and a band of the skin painted white (MDL: new colours and masked pixels far from the
 fullbright colours); an MD3, whose surfaces are children of its root (so scaling the root leaves them where
-they were in the model), a fifth time with its first surface's mesh object moved and scaled. The files land
+they were in the model), a fifth time with its first surface's mesh object moved and scaled and a sixth with
+every surface's mesh object scaled by 1.1 (the benchmark's MD3 edit: every surface gets new normals). The files land
 in DIR as ``<folder>_<stem>_<edit>.<ext>``; the operator's reports are printed, one per line. ``tests/export/test_edited_export_files_identity.py`` runs it on the previous code and on
 this checkout and compares the two folders and reports.
 """
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 
 EDITS = {"untouched": None, "scaled": (1.1, 1.1, 1.1), "squashed": (0.9, 1.2, 0.7), "painted": (1.1, 1.1, 1.1),
-         "surface": None}
+         "surface": None, "surfaces": None}
 
 
 def repaint(bpy, obj) -> None:
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.models:
         fmt = path.suffix.lower().lstrip(".")
         for edit, scale in EDITS.items():
-            if edit == "surface" and fmt != "md3":
+            if edit in ("surface", "surfaces") and fmt != "md3":
                 continue
             bpy.ops.wm.read_homefile(use_empty=True)
             getattr(bpy.ops.import_scene, fmt)(filepath=str(path))
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
                 mesh = next(o for o in sorted(bpy.context.scene.objects, key=lambda o: o.name) if o.type == "MESH")
                 mesh.location.x += 3.0
                 mesh.scale = (1.1, 0.9, 1.0)
+            if edit == "surfaces":                 # every surface's mesh object scaled (the benchmark's MD3 edit)
+                for mesh in (o for o in bpy.context.scene.objects if o.type == "MESH"):
+                    mesh.scale = (1.1, 1.1, 1.1)
             target = args.out / f"{path.parent.name}_{path.stem}_{edit}.{fmt}"
             print(f"== {target.name}", flush=True)
             getattr(bpy.ops.export_scene, fmt)(filepath=str(target), frame_source="TIMELINE")

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
               f"eighth), {time.process_time() - start:.0f} CPU s"
               + (f", {'same as stored' if same else 'DIFFERS from stored'}" if args.check else ""), flush=True)
     if not args.check:
-        np.savez_compressed(TABLE_FILE, **(stored if args.only else {}), **arrays)
+        np.savez_compressed(TABLE_FILE, **{**(stored if args.only else {}), **arrays})
         print(f"wrote {TABLE_FILE.relative_to(CHECKOUT)} ({TABLE_FILE.stat().st_size} bytes)")
     return 1 if failed else 0
 

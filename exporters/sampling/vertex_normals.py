@@ -147,8 +147,24 @@ def _custom_chunk(pos: np.ndarray, corners: PolygonCorners, triangles: np.ndarra
     triangle_vertex_normals(pos, corners.corner_vertex, triangles, corners.corner_vertex, num_vertices, lnor, angles,
                             slots)
     spaces = vertex_spaces(pos[:, :num_vertices], lnor, corners.edges)
-    custom = decode(corners.custom, corners.corner_vertex, lnor, *spaces)
-    return _sum_by(_unit(custom) * angles[..., None], groups, num_groups)
+    first, inverse = _distinct_custom(corners)
+    custom = _unit(decode(corners.custom[first], corners.corner_vertex[first], lnor, *spaces))
+    return _sum_by(rows_of(custom, inverse) * angles[..., None], groups, num_groups)
+
+
+def _distinct_custom(corners: PolygonCorners) -> tuple[np.ndarray, np.ndarray]:
+    """(D,) a first corner of each distinct (vertex, custom coefficients) and (C,) each corner's one of them:
+    corners of a vertex with the same coefficients (bit for bit) get the same normal, decoded once (a
+    smooth vertex has one custom normal for all its corners: an MD3 import sets them so). Worked out once
+    per ``corners``."""
+    cached = getattr(corners, "_distinct_custom", None)
+    if cached is None:
+        keys = np.empty((len(corners.corner_vertex), 3), np.int64)
+        keys[:, 0] = corners.corner_vertex
+        keys[:, 1:] = np.ascontiguousarray(corners.custom, np.float64).view(np.int64)
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        cached = corners._distinct_custom = (first, inverse.ravel())
+    return cached
 
 
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:

@@ -1,5 +1,5 @@
 """Issue 33's speed work writes the same files: the speed benchmark's models (the corpus MD2s, MDLs and the
-MD3 it times, an MD3 player part with tags, its engine-limit MD2 and MDL) exported untouched, scaled by 1.1, squashed, and with the skin
+MD3 it times, an MD3 player part with tags, the 14-surface MD3 of the import benchmark, its engine-limit MD2 and MDL) exported untouched, scaled by 1.1, squashed, and with the skin
 repainted (tools/edited_identity.py) by this checkout and by the previous code give the same bytes, file
 for file, and the same reports. The previous code is a checkout named by ``CLASSIC_MODELS_BASE`` (e.g. a
 ``git worktree add --detach /tmp/base main`` made before the change); without it the test is skipped.
@@ -20,7 +20,7 @@ from support.environment import CHECKOUT, corpus_files, skip_inside_blender
 
 MODELS = ("md2/assimp/faerie.md2", "md2/petaaar88-zarlag/tris.md2", "mdl/librequake/zombie.mdl",
           "mdl/librequake/player.mdl", "mdl/librequake/oldone.mdl", "md3/nexuiz/models/domination/dom_yellow.md3",
-          "md3/openarena081/models/players/merman/upper.md3")
+          "md3/openarena081/models/players/merman/upper.md3", "md3/nexuiz/models/turrets/walker_body.md3")
 
 
 def exported(checkout: Path, out: Path, models: list[Path]) -> tuple[dict[str, str], list[str]]:

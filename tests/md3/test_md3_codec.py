@@ -14,7 +14,8 @@ from formats import FormatError
 from formats.md3.codec import read_md3, write_md3
 from formats.md3.limits import limit_problems
 from formats.md3.records import MD3_MAX_TAGS, MD3_MAX_VERTS, SHADER_MAX_VERTEXES
-from formats.md3.vertices import decode_normals, decode_xyz, encode_normals, encode_xyz, NORMAL_STEP_RADIANS
+from formats.md3.vertices import (decode_normals, decode_xyz, encode_normals, encode_unique_normals, encode_xyz,
+                                  NORMAL_STEP_RADIANS)
 
 CORPUS = corpus_params("md3/**/*.md3")
 
@@ -361,6 +362,24 @@ def test_encode_normals_makes_the_summed_search_s_choices():
     normals = np.vstack([rng.normal(size=(40000, 3)), table[::5], halfway,
                          [[0, 0, 1], [0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [1e-300, 0, 1]]])
     assert np.array_equal(encode_normals(normals), _encode_normals_summed(normals))
+
+
+def test_frames_encode_each_normal_as_it_alone_encodes():
+    """(frames, vertices, 3) normals, some vertices still from frame to frame (bit for bit, or only equal:
+    -0.0 against 0.0 and a NaN), others moving, one frame all still: each frame's pairs are the ones the
+    normals give one by one (the frames path encodes a still vertex once and copies it)."""
+    rng = np.random.default_rng(5)
+    frames = rng.normal(size=(7, 300, 3))
+    frames[:, :120] = frames[0, :120]                     # still
+    frames[3:5, 200:] = frames[2, 200:]                   # still for two frames, then moving again
+    frames[4] = frames[3]                                 # a frame the same as the one before
+    frames[:, 150] = [-1.0, 0.0, 0.0]
+    frames[1::2, 150, 1] = -0.0                           # equal to 0.0, not the same bits
+    frames[:, 151] = [np.nan, 0.0, 1.0]
+    encoded = encode_normals(frames)
+    assert encoded.shape == (7, 300)
+    assert np.array_equal(encoded, encode_unique_normals(frames.reshape(-1, 3)).reshape(7, 300))
+    assert np.array_equal(encode_normals(frames[:1]), encode_unique_normals(frames[0])[None])
 
 
 def test_encode_normals_round_trips_corpus_like_pairs():

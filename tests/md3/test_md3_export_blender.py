@@ -12,6 +12,7 @@ import pytest
 from support.environment import corpus_params
 from formats.md3.codec import read_md3
 from formats.md3.vertices import NORMAL_STEP_RADIANS, decode_normals, decode_xyz
+from support.operators import extension_module
 from support.md3_scenes import column_model, evaluated, play, world_matrix
 from support import md3_contract_scene
 
@@ -248,6 +249,30 @@ def test_normals_are_the_ones_blender_shades(bpy_scene, tmp_path, kind):
     if kind == "flat":
         smooth = len(mesh.vertices) + 5 + 2 * 8                # one vertex per vertex and UV: the seam, the caps
         assert sum(s.num_verts for s in model.surfaces) > smooth + 40, "a corner per face normal"
+
+
+def test_a_model_of_several_surfaces_has_its_normals_worked_out_once(bpy_scene, extension, tmp_path, monkeypatch):
+    """The column's two surfaces (two materials of one mesh) share its vertex normals: they are worked out
+    once for the whole model (the export did it once per surface, 14 times for Nexuiz's 14-surface turret),
+    and each surface's normals are still the ones Blender shades."""
+    bpy = bpy_scene
+    obj, rig, tag, _ = column_model(bpy)
+    build = extension_module(extension, "exporters.md3.build")
+    shaded, calls = build.shaded_normals, []
+
+    def counted(positions, shading):
+        calls.append(np.shape(positions))
+        return shaded(positions, shading)
+    monkeypatch.setattr(build, "shaded_normals", counted)
+    model = export(bpy, [obj, tag], tmp_path / "column.md3")
+    assert len(model.surfaces) == 2
+    assert calls == [(5, len(obj.data.vertices), 3)]
+    truths, tags = [], []
+    for f in range(1, 6):
+        bpy.context.scene.frame_set(f)
+        truths.append(evaluated(bpy, obj))
+        tags.append(world_matrix(bpy, tag))
+    check_frames(model, truths, np.array(tags), ["metal", "glass"])
 
 
 @pytest.mark.parametrize("target", ["md2", "mdl"])
