@@ -472,8 +472,9 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(compare_rows(edited_results, before), args.markdown, COMPARE_HEADERS))
     if args.compare_json:
         from tools.figures import write_record
+        only = f" --format {args.format}" if args.format != "all" else ""
         write_record(args.compare_json, script="tools/benchmark.py",
-                     command="bash tools/dev.sh bench --markdown --base BASE",
+                     command=f"bash tools/dev.sh bench --markdown --base BASE{only}",
                      environment=f"bpy {bpy.app.version_string}, best of {repeat}, CPU seconds",
                      headers=list(COMPARE_HEADERS), rows=compare_rows(edited_results, before),
                      notes=[f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"])
