@@ -81,15 +81,30 @@ def local_poses(anim, frames=None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def world_poses(parents: np.ndarray, local_pos: np.ndarray, local_quat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """World (object space) positions and quaternions from local ones (..., J, 3|4); parents first."""
+    """World (object space) positions and quaternions from local ones (..., J, 3|4); parents first. The
+    joints one level below the roots are placed together, then the next level's, ...: each joint's
+    arithmetic is the one joint-by-joint walk's, so the same bits."""
     pos = np.array(local_pos, np.float64)
     quat = np.array(local_quat, np.float64)
-    for joint, parent in enumerate(np.asarray(parents).tolist()):
-        if parent < 0:
-            continue
-        pos[..., joint, :] = quat_rotate(quat[..., parent, :], local_pos[..., joint, :]) + pos[..., parent, :]
-        quat[..., joint, :] = quat_normalize(quat_multiply(quat[..., parent, :], local_quat[..., joint, :]))
+    parents = np.asarray(parents, np.int64)
+    if np.any(parents >= np.arange(len(parents))):       # not parents first (the readers refuse it): in order
+        for joint, parent in enumerate(parents.tolist()):
+            if parent >= 0:
+                pos[..., joint, :] = quat_rotate(quat[..., parent, :], pos[..., joint, :]) + pos[..., parent, :]
+                quat[..., joint, :] = quat_normalize(quat_multiply(quat[..., parent, :], quat[..., joint, :]))
+        return pos, quat
+    for joints, parents_of in _levels(parents):
+        pos[..., joints, :] = quat_rotate(quat[..., parents_of, :], pos[..., joints, :]) + pos[..., parents_of, :]
+        quat[..., joints, :] = quat_normalize(quat_multiply(quat[..., parents_of, :], quat[..., joints, :]))
     return pos, quat
+
+
+def _levels(parents: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(joints, their parents) of each level below the roots, top down (a parent listed before its child)."""
+    depth = np.zeros(len(parents), np.int64)
+    for joint, parent in enumerate(parents.tolist()):
+        depth[joint] = depth[parent] + 1 if parent >= 0 else 0
+    return [(np.flatnonzero(depth == d), parents[depth == d]) for d in range(1, int(depth.max(initial=0)) + 1)]
 
 
 def frame_joints(anim, frames=None, scale=None) -> tuple[np.ndarray, np.ndarray]:

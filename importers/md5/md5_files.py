@@ -57,11 +57,19 @@ def anim_files(source: ModelSource, mode: str) -> list[FoundFile]:
     return [listing[name] for name in sorted(listing) if name.endswith(ANIM_SUFFIX)]
 
 
-def scale_file(source: ModelSource, anim: FoundFile) -> FoundFile | None:
-    """The ``.md5scale`` of ``anim``'s name beside it, or None."""
+def scale_file(source: ModelSource, anim: FoundFile, listings: dict | None = None) -> FoundFile | None:
+    """The ``.md5scale`` of ``anim``'s name beside it, or None. ``listings``: the loose folders already
+    listed (folder -> :func:`folder_files`), filled as folders are listed, so that an import of many anims
+    lists their folder once."""
     name = PurePosixPath(anim.name).stem + SCALE_SUFFIX
     if anim.path is not None:
-        return folder_files(LooseSource(anim.path)).get(name.lower())
+        folder = os.path.dirname(os.path.abspath(anim.path))
+        listing = listings.get(folder) if listings is not None else None
+        if listing is None:
+            listing = folder_files(LooseSource(anim.path))
+            if listings is not None:
+                listings[folder] = listing
+        return listing.get(name.lower())
     if isinstance(source, ArchiveSource):
         folder = PurePosixPath(anim.member).parent.as_posix()
         return source.files.folder("" if folder == "." else folder).get(name.lower())

@@ -98,7 +98,7 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
         if extra.where not in seen:
             found.append(extra)
             seen.add(extra.where)
-    out = []
+    out, listings = [], {}
     for file in found:
         data, anim = _read(file, read_md5anim)
         result.warnings += [f"{file.where}: {w}" for w in anim.warnings]
@@ -108,7 +108,7 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
                                         f"{source.label}: {{n}} anim{{s}} not imported: their joints are not the "
                                         "mesh's", file.name) for p in problems]
             continue
-        scale = _scale(source, file, anim, result)
+        scale = _scale(source, file, anim, result, listings)
         with np.errstate(all="ignore"):
             _refuse_unheld(file.where, "joint poses", list(frame_joints(anim, scale=scale)))
             if scale is not None:
@@ -117,9 +117,10 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
     return out
 
 
-def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult):
-    """The anim's ``.md5scale`` read (None without one, or when it scales nothing)."""
-    found = scale_file(source, file)
+def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult, listings: dict | None = None):
+    """The anim's ``.md5scale`` read (None without one, or when it scales nothing); ``listings``: as
+    :func:`.md5_files.scale_file`."""
+    found = scale_file(source, file, listings)
     if found is None:
         return None
     try:

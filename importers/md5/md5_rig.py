@@ -112,24 +112,20 @@ def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str
     """A new action on ``obj`` keying every bone at scene ``frames``, one per anim frame of ``anim_frames``
     (all by default); with a ``.md5scale`` each bone's uniform scale too."""
     locations, quaternions, sizes = pose_channels(local_rests(obj, bone_names), anim, scale, anim_frames)
-    channels, values = [], []
-    for j, bone_name in enumerate(bone_names):
-        if sizes is not None:
-            for axis in range(3):
-                channels.append((bone_data_path(bone_name, "scale"), axis, bone_name))
-                values.append(sizes[:, j])
-        for axis in range(4):
-            channels.append((bone_data_path(bone_name, "rotation_quaternion"), axis, bone_name))
-            values.append(quaternions[:, j, axis])
-        for axis in range(3):
-            channels.append((bone_data_path(bone_name, "location"), axis, bone_name))
-            values.append(locations[:, j, axis])
-    frames = np.asarray(frames, np.float64)
+    kinds = ([("scale", 3)] if sizes is not None else []) + [("rotation_quaternion", 4), ("location", 3)]
+    channels = [(path, axis, bone_name) for bone_name in bone_names for kind, width in kinds
+                for path in [bone_data_path(bone_name, kind)] for axis in range(width)]
+    parts = ([np.repeat(sizes[..., None], 3, axis=2)] if sizes is not None else []) + [quaternions, locations]
+    per_frame = np.concatenate(parts, axis=2)                # (F, J, channels of a bone), in that order
     count = len(frames)
-    for fcurve, column in zip(new_bone_fcurves(obj, action_name, channels), values):
+    co = np.empty((len(channels), count, 2), np.float32)      # every curve's (frame, value) keys at once
+    co[:, :, 0] = np.asarray(frames, np.float64)
+    co[:, :, 1] = per_frame.transpose(1, 2, 0).reshape(len(channels), count)
+    linear = np.full(count, LINEAR, np.int32)
+    for fcurve, keys in zip(new_bone_fcurves(obj, action_name, channels), co.reshape(len(channels), 2 * count)):
         points = fcurve.keyframe_points
         points.add(count)
-        points.foreach_set("co", np.column_stack([frames, column]).astype(np.float32).ravel())
-        points.foreach_set("interpolation", np.full(count, LINEAR, np.int32))
+        points.foreach_set("co", keys)
+        points.foreach_set("interpolation", linear)
         fcurve.update()
     return obj.animation_data.action
