@@ -1,8 +1,8 @@
 """CPU seconds to import the corpus MD5 models with the most anims (*Anims: Folder*), optionally side by side
 with an older checkout, and whether both leave the same keys.
 
-    .venvs/bpy-5.2/bin/python tools/benchmark_md5_import.py [--cases N] [--repeat N] [--base CHECKOUT]
-                                                             [--markdown] [--json PATH]
+    bash tools/dev.sh bench-md5-import [--cases N] [--repeat N] [--base CHECKOUT]
+                                             [--markdown] [--json PATH]
 
 Each case is imported into an empty scene ``--repeat`` times (best CPU seconds, ``time.process_time``).
 ``--base CHECKOUT`` (``git worktree add --detach /tmp/base main``) times the same imports in a second
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         from tools.figures import write_record
         notes = [f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"] if args.base else []
         write_record(args.json, script="tools/benchmark_md5_import.py",
-                     command="python tools/benchmark_md5_import.py --markdown" + (" --base BASE" if args.base else ""),
+                     command="bash tools/dev.sh bench-md5-import --markdown" + (" --base BASE" if args.base else ""),
                      environment=f"bpy {bpy.app.version_string}, best of {args.repeat}, CPU seconds",
                      headers=HEADERS, rows=rows, notes=notes)
     exit_without_teardown(0)

@@ -16,6 +16,8 @@
 #   bash tools/dev.sh bench-ms3d [--markdown]     MS3D import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh bench-floor [--markdown] [--base CHECKOUT]
 #                                                 MD2/MDL/MD3 import and untouched export against the floor (CPU s)
+#   bash tools/dev.sh bench-md5-import [--markdown] [--base CHECKOUT]
+#                                                 MD5 imports with many anims, before and after (CPU s)
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
 #   bash tools/dev.sh cli COMMAND ...             python -m classic_models (info, check, convert)
 #   bash tools/dev.sh build                       validate the manifest and build the installable zip into dist/
@@ -353,6 +355,9 @@ case "$cmd" in
   bench-floor)
     py="$(newest)"
     exec "$py" tools/benchmark_floor.py "$@" ;;
+  bench-md5-import)
+    py="$(newest)"
+    exec "$py" tools/benchmark_md5_import.py "$@" ;;
   fuzz)
     py="$(newest)"
     exec "$py" tools/fuzz_campaign.py "$@" ;;
@@ -380,5 +385,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|bench-floor|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac
