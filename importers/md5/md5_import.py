@@ -90,7 +90,8 @@ def anim_rate(anim, label: str, warnings: list[str]) -> float:
 
 def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult,
            alone: FoundFile | None = None) -> list[tuple[FoundFile, bytes, object]]:
-    """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out)."""
+    """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out): (file,
+    its bytes, the anim, its ``.md5scale`` or None, its joints' world poses of every frame)."""
     found = [alone] if alone is not None else anim_files(source, options.find_anims)
     seen = {f.where for f in found}
     for name in options.anim_files:
@@ -110,10 +111,11 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
             continue
         scale = _scale(source, file, anim, result, listings)
         with np.errstate(all="ignore"):
-            _refuse_unheld(file.where, "joint poses", list(frame_joints(anim, scale=scale)))
+            joints = frame_joints(anim, scale=scale)       # checked here, keyed by _animate
+            _refuse_unheld(file.where, "joint poses", list(joints))
             if scale is not None:
                 _refuse_unheld(file.where, "joint scales", [scale.scales])
-        out.append((file, data, anim, scale))
+        out.append((file, data, anim, scale, joints))
     return out
 
 
@@ -245,19 +247,19 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
         return
     scene = context.scene
     start = scene.frame_start
-    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim, _ in anims]
+    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim, _, _ in anims]
     scene_rate = timing.fps(rates[0])
     settings = root.classic_model
     settings.frame_offset = start
     split = split and pair is not None and bool(pair.animations)
     actions = []
-    for index, ((file, data, anim, scale), rate) in enumerate(zip(anims, rates)):
+    for index, ((file, data, anim, scale, joints), rate) in enumerate(zip(anims, rates)):
         step = scene_rate / rate
         parts = pair.animations if split and index == 0 else [None]
         for part in parts:
             frames = np.arange(anim.num_frames) if part is None else np.arange(part.first, part.last + 1)
             action = animate(root, bone_names, anim, PurePosixPath(file.name).stem if part is None else part.name,
-                             start + np.arange(len(frames)) * step, scale, None if part is None else frames)
+                             start + np.arange(len(frames)) * step, scale, None if part is None else frames, joints)
             action[MD5_ANIM_SOURCE] = data
             action[MD5_ANIM_FILE] = file.member or file.name
             if part is not None:

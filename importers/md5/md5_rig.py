@@ -87,12 +87,17 @@ def local_rests(obj: bpy.types.Object, bone_names: list[str]) -> np.ndarray:
     return out
 
 
-def pose_channels(local_rest: np.ndarray, anim, scale=None, frames=None
+def pose_channels(local_rest: np.ndarray, anim, scale=None, frames=None, joints=None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(F, J, 3) locations, (F, J, 4) Blender quaternions (w x y z) and, with a ``.md5scale``
     (:class:`...formats.md5.scale.Md5Scale`), (F, J) uniform scales of ``frames`` (all by default) of
-    ``anim`` for bones whose rests relative to their parents are ``local_rest`` (J, 4, 4, :func:`local_rests`)."""
-    world = rigid_matrices(*frame_joints(anim, frames, scale=scale))
+    ``anim`` for bones whose rests relative to their parents are ``local_rest`` (J, 4, 4, :func:`local_rests`);
+    ``joints``: as :func:`animate`."""
+    if joints is None:
+        joints = frame_joints(anim, frames, scale=scale)
+    elif frames is not None:                    # a frame's poses do not depend on the other frames
+        joints = tuple(values[np.atleast_1d(frames)] for values in joints)
+    world = rigid_matrices(*joints)
     if scale is None:
         bases = pose_bases(None, anim.joint_parents, world, local_rest=local_rest)
         sizes = None
@@ -108,10 +113,11 @@ def pose_channels(local_rest: np.ndarray, anim, scale=None, frames=None
 
 
 def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str,
-            frames: np.ndarray, scale=None, anim_frames=None) -> bpy.types.Action:
+            frames: np.ndarray, scale=None, anim_frames=None, joints=None) -> bpy.types.Action:
     """A new action on ``obj`` keying every bone at scene ``frames``, one per anim frame of ``anim_frames``
-    (all by default); with a ``.md5scale`` each bone's uniform scale too."""
-    locations, quaternions, sizes = pose_channels(local_rests(obj, bone_names), anim, scale, anim_frames)
+    (all by default); with a ``.md5scale`` each bone's uniform scale too. ``joints``: the anim's world joint
+    poses of every frame (:func:`...formats.md5.skinning.frame_joints`), when already worked out."""
+    locations, quaternions, sizes = pose_channels(local_rests(obj, bone_names), anim, scale, anim_frames, joints)
     kinds = ([("scale", 3)] if sizes is not None else []) + [("rotation_quaternion", 4), ("location", 3)]
     channels = [(path, axis, bone_name) for bone_name in bone_names for kind, width in kinds
                 for path in [bone_data_path(bone_name, kind)] for axis in range(width)]
