@@ -474,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         from tools.figures import write_record
         only = f" --format {args.format}" if args.format != "all" else ""
         write_record(args.compare_json, script="tools/benchmark.py",
-                     command=f"bash tools/dev.sh bench --markdown --base BASE{only}",
+                     command=f"bash tools/dev.sh bench --markdown --repeat {repeat} --base BASE{only}",
                      environment=f"bpy {bpy.app.version_string}, best of {repeat}, CPU seconds",
                      headers=list(COMPARE_HEADERS), rows=compare_rows(edited_results, before),
                      notes=[f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"])

@@ -84,9 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.base:
         with tempfile.TemporaryDirectory(prefix="classic_models_base_") as tmp:
             emit = Path(tmp) / "base.json"
-            subprocess.run([sys.executable, str(Path(__file__).resolve()), "--checkout", str(args.base), "--cases",
-                            str(args.cases), "--repeat", str(args.repeat), "--emit", str(emit)], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--checkout", str(args.base),
+                                   "--cases", str(args.cases), "--repeat", str(args.repeat), "--emit", str(emit)],
+                                  capture_output=True, text=True)
+            if done.returncode != 0 or not emit.is_file():
+                sys.stderr.write(done.stderr[-3000:])
+                print(f"the base checkout {args.base} failed (exit {done.returncode})", file=sys.stderr)
+                return 1
             before = json.loads(emit.read_text(encoding="utf-8"))
     sys.path.insert(0, str(args.checkout or CHECKOUT))
     from tools.load_extension import enable_extension
@@ -112,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         from tools.figures import write_record
         notes = [f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"] if args.base else []
         write_record(args.json, script="tools/benchmark_md5_import.py",
-                     command="bash tools/dev.sh bench-md5-import --markdown" + (" --base BASE" if args.base else ""),
+                     command=f"bash tools/dev.sh bench-md5-import --markdown --cases {args.cases} --repeat {args.repeat}"
+                     + (" --base BASE" if args.base else ""),
                      environment=f"bpy {bpy.app.version_string}, best of {args.repeat}, CPU seconds",
                      headers=HEADERS, rows=rows, notes=notes)
     exit_without_teardown(0)

@@ -117,7 +117,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     xyz_all, normal_all, decoded, kept_frames = [], [], [], np.ones(frames, bool)
     relit: list[str] = []        # surfaces whose shading was edited since the import: normals computed afresh
     as_imported: dict[int, bool] = {}          # by object
-    model_normals: dict[bytes, np.ndarray] = {}     # every vertex's normals, by the frames that need them
+    model_normals: tuple[bytes, np.ndarray] | None = None     # every vertex's normals, and the frames they are of
     for surface in surfaces:
         part = positions[:, surface.source]
         xyz, clipped = encode_xyz(part)
@@ -134,9 +134,9 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         need = np.flatnonzero(~lit)
         if len(need):
             wanted = need.tobytes()     # the whole model's normals, worked out once, not once per surface
-            if wanted not in model_normals:
-                model_normals[wanted] = _model_normals(shaded_normals(sampled_positions[need], shading), to_model[need])
-            normal[need] = encode_normals(model_normals[wanted][:, surface.source])
+            if model_normals is None or model_normals[0] != wanted:
+                model_normals = wanted, _model_normals(shaded_normals(sampled_positions[need], shading), to_model[need])
+            normal[need] = encode_normals(model_normals[1][:, surface.source])
         kept.put_back(surface, normal, lit, match)
         xyz_all.append(xyz)
         normal_all.append(normal)

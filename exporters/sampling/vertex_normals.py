@@ -156,15 +156,15 @@ def _distinct_custom(corners: PolygonCorners) -> tuple[np.ndarray, np.ndarray]:
     """(D,) a first corner of each distinct (vertex, custom coefficients) and (C,) each corner's one of them:
     corners of a vertex with the same coefficients (bit for bit) get the same normal, decoded once (a
     smooth vertex has one custom normal for all its corners: an MD3 import sets them so). Worked out once
-    per ``corners``."""
+    per ``corners`` and its ``custom`` array (a new array assigned to it is worked out again)."""
     cached = getattr(corners, "_distinct_custom", None)
-    if cached is None:
+    if cached is None or cached[0] is not corners.custom:
         keys = np.empty((len(corners.corner_vertex), 3), np.int64)
         keys[:, 0] = corners.corner_vertex
         keys[:, 1:] = np.ascontiguousarray(corners.custom, np.float64).view(np.int64)
         _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        cached = corners._distinct_custom = (first, inverse.ravel())
-    return cached
+        cached = corners._distinct_custom = (corners.custom, first, inverse.ravel())
+    return cached[1], cached[2]
 
 
 def _chunk(pos: np.ndarray, corners: PolygonCorners, groups: np.ndarray, num_groups: int) -> np.ndarray:

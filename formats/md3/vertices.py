@@ -94,18 +94,18 @@ def _decoded_columns() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def encode_normals(normals: np.ndarray) -> np.ndarray:
-    """Packed uint16 normals (...,) for vectors (..., 3): :func:`encode_unique_normals`, but (F, V, 3) frames
+    """Packed uint16 normals (...,) for vectors (..., 3): :func:`encode_each_normal`, but (F, V, 3) frames
     encode only the normals that are not bit for bit the vertex's normal on the frame before (a part of the
     model that does not move); the others are copied from there (the same bits give the same pair)."""
     vec = np.ascontiguousarray(normals, np.float64)
     if vec.ndim != 3 or len(vec) < 2:
-        return encode_unique_normals(vec)
+        return encode_each_normal(vec)
     bits = vec.view(np.int64)
     repeat = bits[1:, :, 0] == bits[:-1, :, 0]
     repeat &= bits[1:, :, 1] == bits[:-1, :, 1]
     repeat &= bits[1:, :, 2] == bits[:-1, :, 2]
     if not repeat.any():
-        return encode_unique_normals(vec)
+        return encode_each_normal(vec)
     source = np.arange(len(vec))[:, None].repeat(vec.shape[1], axis=1)      # the frame each is encoded on
     source[1:][repeat] = 0
     np.maximum.accumulate(source, axis=0, out=source)
@@ -113,11 +113,11 @@ def encode_normals(normals: np.ndarray) -> np.ndarray:
     first[0] = True
     first[1:] = ~repeat
     out = np.empty(vec.shape[:2], np.uint16)
-    out[first] = encode_unique_normals(vec[first])
+    out[first] = encode_each_normal(vec[first])
     return np.take_along_axis(out, source, axis=0)
 
 
-def encode_unique_normals(normals: np.ndarray) -> np.ndarray:
+def encode_each_normal(normals: np.ndarray) -> np.ndarray:
     """Packed uint16 normals (...,) for vectors (..., 3): the byte pair whose engine decoding is closest.
 
     The exact angles give a first pair (two: see below); each pair and its eight neighbours (lat wraps

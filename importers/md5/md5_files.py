@@ -57,7 +57,8 @@ def anim_files(source: ModelSource, mode: str) -> list[FoundFile]:
     return [listing[name] for name in sorted(listing) if name.endswith(ANIM_SUFFIX)]
 
 
-def scale_file(source: ModelSource, anim: FoundFile, listings: dict | None = None) -> FoundFile | None:
+def scale_file(source: ModelSource, anim: FoundFile,
+               listings: dict[str, dict[str, FoundFile]] | None = None) -> FoundFile | None:
     """The ``.md5scale`` of ``anim``'s name beside it, or None. ``listings``: the loose folders already
     listed (folder -> :func:`folder_files`), filled as folders are listed, so that an import of many anims
     lists their folder once."""

@@ -88,10 +88,20 @@ def anim_rate(anim, label: str, warnings: list[str]) -> float:
     return DEFAULT_FPS
 
 
+@dataclass
+class LoadedAnim:
+    """An anim read for the import: its file and bytes, the anim, its ``.md5scale`` (None without one or
+    when it scales nothing) and its joints' world poses of every frame (``frame_joints``: checked, then keyed)."""
+    file: FoundFile
+    data: bytes
+    anim: object
+    scale: object
+    joints: tuple[np.ndarray, np.ndarray]
+
+
 def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult,
-           alone: FoundFile | None = None) -> list[tuple[FoundFile, bytes, object]]:
-    """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out): (file,
-    its bytes, the anim, its ``.md5scale`` or None, its joints' world poses of every frame)."""
+           alone: FoundFile | None = None) -> list[LoadedAnim]:
+    """The anims to import, read, each paired with the mesh (a pair the engines refuse is left out)."""
     found = [alone] if alone is not None else anim_files(source, options.find_anims)
     seen = {f.where for f in found}
     for name in options.anim_files:
@@ -115,11 +125,12 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
             _refuse_unheld(file.where, "joint poses", list(joints))
             if scale is not None:
                 _refuse_unheld(file.where, "joint scales", [scale.scales])
-        out.append((file, data, anim, scale, joints))
+        out.append(LoadedAnim(file, data, anim, scale, joints))
     return out
 
 
-def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult, listings: dict | None = None):
+def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult,
+           listings: dict[str, dict[str, FoundFile]] | None = None):
     """The anim's ``.md5scale`` read (None without one, or when it scales nothing); ``listings``: as
     :func:`.md5_files.scale_file`."""
     found = scale_file(source, file, listings)
@@ -207,7 +218,7 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     timing = plan_timing(scene, options.scene_timing)
     if context.mode != "OBJECT" and bpy.ops.object.mode_set.poll():
         bpy.ops.object.mode_set(mode="OBJECT")
-    pair = find_pair(source, mesh, anims[0][2] if anims else None, options, result)
+    pair = find_pair(source, mesh, anims[0].anim if anims else None, options, result)
     joint_pos, joint_quat = bind_joints(mesh)
     with np.errstate(all="ignore"):
         positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
@@ -247,20 +258,22 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
         return
     scene = context.scene
     start = scene.frame_start
-    rates = [anim_rate(anim, file.where, result.warnings) for file, _, anim, _, _ in anims]
+    rates = [anim_rate(loaded.anim, loaded.file.where, result.warnings) for loaded in anims]
     scene_rate = timing.fps(rates[0])
     settings = root.classic_model
     settings.frame_offset = start
     split = split and pair is not None and bool(pair.animations)
     actions = []
-    for index, ((file, data, anim, scale, joints), rate) in enumerate(zip(anims, rates)):
+    for index, (loaded, rate) in enumerate(zip(anims, rates)):
+        file, anim = loaded.file, loaded.anim
         step = scene_rate / rate
         parts = pair.animations if split and index == 0 else [None]
         for part in parts:
             frames = np.arange(anim.num_frames) if part is None else np.arange(part.first, part.last + 1)
             action = animate(root, bone_names, anim, PurePosixPath(file.name).stem if part is None else part.name,
-                             start + np.arange(len(frames)) * step, scale, None if part is None else frames, joints)
-            action[MD5_ANIM_SOURCE] = data
+                             start + np.arange(len(frames)) * step, loaded.scale, None if part is None else frames,
+                             loaded.joints)
+            action[MD5_ANIM_SOURCE] = loaded.data
             action[MD5_ANIM_FILE] = file.member or file.name
             if part is not None:
                 action[MD5_ANIM_FRAMES] = (part.first, part.last)

@@ -1,6 +1,8 @@
 """Issue 33's speed work writes the same files: the speed benchmark's models (the corpus MD2s, MDLs and the
-MD3 it times, an MD3 player part with tags, the 14-surface MD3 of the import benchmark, its engine-limit MD2 and MDL) exported untouched, scaled by 1.1, squashed, and with the skin
-repainted (tools/edited_identity.py) by this checkout and by the previous code give the same bytes, file
+two MD3s it times, one of them Nexuiz's 14-surface turret, an MD3 player part with tags, its engine-limit MD2
+and MDL) exported untouched, scaled by 1.1, squashed, with the skin repainted and (MD3) with one surface
+object or every one of them moved or scaled (tools/edited_identity.py) by this checkout and by the previous
+code give the same bytes, file
 for file, and the same reports. The previous code is a checkout named by ``CLASSIC_MODELS_BASE`` (e.g. a
 ``git worktree add --detach /tmp/base main`` made before the change); without it the test is skipped.
 An identity test: it passes on the old code by design (both sides the same code then). A base before the

@@ -161,20 +161,32 @@ def test_per_corner_groups_and_empty_groups():
     check(positions, corners, rng.permutation(count)[:len(tris) * 3], count)
 
 
+@pytest.mark.parametrize("sharing", ["corner", "vertex", "mixed"])
 @pytest.mark.parametrize("split", [False, True])
-def test_custom_normals_on_every_corner_as_the_general_path(split):
+def test_custom_normals_on_every_corner_as_the_general_path(split, sharing):
     """A mesh of triangles with a custom normal on every corner (what an MD3 import leaves) takes its
-    automatic normals and corner angles from triangle_normals: the same bits as the general per-corner
-    path (vertex_normals._chunk), over frames that bend, squash and flip the mesh, per vertex and per
-    corner group (Split Normals)."""
+    automatic normals and corner angles from triangle_normals and decodes each distinct (vertex, custom
+    normal) once: the same bits as the general per-corner path (vertex_normals._chunk), over frames that
+    bend, squash and flip the mesh, per vertex and per corner group (Split Normals), with a normal of its
+    own on every corner, one per vertex (an MD3 import) or a mix; a custom array assigned again is
+    decoded again."""
     rng = np.random.default_rng(52)
     positions, tris = grid_mesh(4)
     positions[:, 2] = rng.normal(scale=0.3, size=len(positions))
     corners = corners_of(tris, rng)
     automatic = grouped_normals(positions[None], corners)[0]
-    custom = automatic[corners.corner_vertex] + rng.uniform(-0.4, 0.4, (len(corners.corner_vertex), 3))
+    lean = rng.uniform(-0.4, 0.4, (len(positions), 3))[corners.corner_vertex]       # one per vertex
+    own = rng.uniform(-0.4, 0.4, (len(corners.corner_vertex), 3))                  # one per corner
+    if sharing != "vertex":
+        lean = own if sharing == "corner" else np.where(corners.corner_vertex[:, None] % 3 == 0, own, lean)
+    custom = automatic[corners.corner_vertex] + lean
     corners.custom = custom_coefficients(positions, corners, custom / np.linalg.norm(custom, axis=1)[:, None])
     assert np.isfinite(corners.custom).all()
+    distinct = len(np.unique(np.column_stack([corners.corner_vertex, corners.custom]), axis=0))
+    assert (distinct == len(positions)) == (sharing == "vertex")
+    grouped_normals(positions[None] + 1.0, corners)                # decoded once for these coefficients
+    corners.custom = corners.custom.copy()
+    corners.custom[::2] = corners.custom[::2][::-1]               # then others, on the same corners
     frames = positions[None] * rng.uniform(0.5, 1.5, (20, 1, 3)) + rng.normal(scale=0.2, size=(20,) + positions.shape)
     frames[3, :, 0] *= -1
     pos = frames.astype(np.float64)

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from support.actions import action_fcurves
 from support.blender_helpers import evaluated_positions, key_positions
 from support.md2_synthetic import grid_model
 from formats.md2.codec import serialize_md2
@@ -62,10 +63,7 @@ def keyed_cube(bpy, fps: int = 24):
 
 
 def cube_keys(cube) -> list:
-    action = cube.animation_data.action
-    curves = (action.fcurves if hasattr(action, "fcurves") and not hasattr(action, "layers")
-              else [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags
-                    for c in bag.fcurves])
+    curves = action_fcurves(cube.animation_data.action)
     return sorted((c.data_path, c.array_index, tuple(tuple(p.co) for p in c.keyframe_points)) for c in curves)
 
 
@@ -165,11 +163,7 @@ def test_a_second_import_keeps_the_first_ones_speed(bpy_scene, tmp_path, capfd):
 
 
 def cube_keys_of(obj) -> list:
-    action = obj.animation_data.action
-    if hasattr(action, "layers") and len(action.layers):
-        return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags
-                for c in bag.fcurves]
-    return list(action.fcurves)
+    return action_fcurves(obj.animation_data.action)
 
 
 @pytest.mark.parametrize("kind", ["md2", "mdl"])

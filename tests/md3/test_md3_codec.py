@@ -14,7 +14,7 @@ from formats import FormatError
 from formats.md3.codec import read_md3, write_md3
 from formats.md3.limits import limit_problems
 from formats.md3.records import MD3_MAX_TAGS, MD3_MAX_VERTS, SHADER_MAX_VERTEXES
-from formats.md3.vertices import (decode_normals, decode_xyz, encode_normals, encode_unique_normals, encode_xyz,
+from formats.md3.vertices import (decode_normals, decode_xyz, encode_each_normal, encode_normals, encode_xyz,
                                   NORMAL_STEP_RADIANS)
 
 CORPUS = corpus_params("md3/**/*.md3")
@@ -378,8 +378,8 @@ def test_frames_encode_each_normal_as_it_alone_encodes():
     frames[:, 151] = [np.nan, 0.0, 1.0]
     encoded = encode_normals(frames)
     assert encoded.shape == (7, 300)
-    assert np.array_equal(encoded, encode_unique_normals(frames.reshape(-1, 3)).reshape(7, 300))
-    assert np.array_equal(encode_normals(frames[:1]), encode_unique_normals(frames[0])[None])
+    assert np.array_equal(encoded, encode_each_normal(frames.reshape(-1, 3)).reshape(7, 300))
+    assert np.array_equal(encode_normals(frames[:1]), encode_each_normal(frames[0])[None])
 
 
 def test_encode_normals_round_trips_corpus_like_pairs():

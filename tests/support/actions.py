@@ -8,6 +8,15 @@ import numpy as np
 from .blender_helpers import evaluated_positions, rest_pose, stored_action
 
 
+def action_fcurves(action) -> list:
+    """Every F-curve of ``action``: its layers' channelbags (slotted actions, 4.4 and later), else
+    ``action.fcurves`` (4.2, 4.3)."""
+    if hasattr(action, "layers"):
+        return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                for c in bag.fcurves]
+    return list(action.fcurves)
+
+
 def select_only(bpy, objects):
     for other in bpy.context.view_layer.objects:
         other.select_set(False)
