@@ -64,8 +64,9 @@ def mesh_surfaces(mesh) -> list[SurfaceRecords]:
     header = stored_bytes(mesh, MD3_SURFACE)
     blobs = [stored_bytes(mesh, key) for key in (MD3_SHADERS, MD3_ST, MD3_XYZ_NORMALS)]
     heads = np.frombuffer(header, SURFACE)
-    rows = np.frombuffer(stored_bytes(mesh, MD3_DEGENERATE) or b"", DEGENERATE_MD3) \
-        if len(stored_bytes(mesh, MD3_DEGENERATE) or b"") % DEGENERATE_MD3.itemsize == 0 else np.zeros(0, DEGENERATE_MD3)
+    degenerate = stored_bytes(mesh, MD3_DEGENERATE) or b""
+    rows = np.frombuffer(degenerate, DEGENERATE_MD3) if len(degenerate) % DEGENERATE_MD3.itemsize == 0 \
+        else np.zeros(0, DEGENERATE_MD3)
     if count == 1:
         return [SurfaceRecords(0, header, *blobs, 0, 0, rows)]
     sizes = np.stack([heads["num_shaders"] * SHADER.itemsize, heads["num_verts"] * ST.itemsize,

@@ -18,9 +18,8 @@ from which the command line reads them back (:func:`unfold_reported`).
 from __future__ import annotations
 
 import traceback
-from pathlib import Path
-
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable
 
 LINE_LIMIT = 100          # characters of a popup line

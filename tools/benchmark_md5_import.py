@@ -114,10 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(rows, args.markdown, tuple(HEADERS)))
     if args.json:
         from tools.figures import write_record
-        notes = [f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"] if args.base else []
+        notes = ([f"before: commit {checkout_commit(args.base)}, after: commit {checkout_commit(CHECKOUT)}"]
+                 if args.base else [])
         write_record(args.json, script="tools/benchmark_md5_import.py",
-                     command=f"bash tools/dev.sh bench-md5-import --markdown --cases {args.cases} --repeat {args.repeat}"
-                     + (" --base BASE" if args.base else ""),
+                     command=(f"bash tools/dev.sh bench-md5-import --markdown --cases {args.cases} "
+                              f"--repeat {args.repeat}" + (" --base BASE" if args.base else "")),
                      environment=f"bpy {bpy.app.version_string}, best of {args.repeat}, CPU seconds",
                      headers=HEADERS, rows=rows, notes=notes)
     exit_without_teardown(0)

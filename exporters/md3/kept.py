@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
-from ...common.stored_records import stored_bytes
+from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_NAME, MD3_NUM_SKINS, MD3_TAG_INDEX, MD3_TAGS, MD3_TAIL
 from ...common.frame_table import FrameEntry, frame_table, match_frames
 from ...common.md3_surfaces import mesh_surfaces
@@ -118,7 +118,7 @@ class KeptModel:
         return bounds, origin, radius, len(rows)
 
     def tag_indices(self, tags: list[bpy.types.Object]) -> list[int | None]:
-        return [None if t.get(MD3_TAG_INDEX) is None else int(t[MD3_TAG_INDEX]) for t in tags]
+        return [stored_int(t, MD3_TAG_INDEX, None) for t in tags]
 
     def model(self, name: str, frame_names, frame_bounds, frame_origin, frame_radius, frame_raw, tag_names,
               tag_origin, tag_axis, tag_fields, surfaces, xyz, normal) -> Md3Model:
@@ -163,7 +163,7 @@ def kept_model(root: bpy.types.Object | None, meshes: list[bpy.types.Object]) ->
         raw = stored_bytes(root, MD3_NAME)
         if raw is not None:
             kept.name, kept.name_raw = decode_name(raw), raw
-        kept.flags, kept.num_skins = int(root.get(MD3_FLAGS, 0) or 0), int(root.get(MD3_NUM_SKINS, 0) or 0)
+        kept.flags, kept.num_skins = stored_int(root, MD3_FLAGS, 0), stored_int(root, MD3_NUM_SKINS, 0)
         kept.frames = kept_frame_records(stored_bytes(root, MD3_FRAMES))
         if kept.frames is not None:
             kept.tags = kept_tag_records(stored_bytes(root, MD3_TAGS), len(kept.frames))

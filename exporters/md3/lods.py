@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import bpy
 
+from ...common.stored_records import stored_int
 from ...common.contract import MD3_LOD
 from ...formats.md3.lods import lod_names
 from ...formats.md3.records import MD3_MAX_LODS
@@ -24,11 +25,11 @@ from .objects import is_root
 def lod_roots(root: bpy.types.Object | None) -> dict[int, bpy.types.Object]:
     """LOD number (1 .. MD3_MAX_LODS - 1) -> the model root an import made for that file under ``root``
     (``root`` itself a LOD 0 root); the first by name where several claim one number."""
-    if root is None or not is_root(root) or int(root.get(MD3_LOD, 0) or 0) != 0:
+    if root is None or not is_root(root) or stored_int(root, MD3_LOD, 0) != 0:
         return {}
     out: dict[int, bpy.types.Object] = {}
     for child in sorted(root.children, key=lambda o: o.name):
-        lod = int(child.get(MD3_LOD, 0) or 0) if is_root(child) else 0
+        lod = stored_int(child, MD3_LOD, 0) if is_root(child) else 0
         if 0 < lod < MD3_MAX_LODS and lod not in out:
             out[lod] = child
     return dict(sorted(out.items()))

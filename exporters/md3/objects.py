@@ -78,11 +78,18 @@ def collect(objects: list[bpy.types.Object]) -> Md3Objects:
         if top is not None and top.type == "EMPTY" and not _is_tag(top):
             root = top
     meshes = [o for o in chosen if o.type == "MESH"]
-    meshes.sort(key=lambda o: (stored_int(o, MD3_SURFACE_INDEX, None) is None, stored_int(o, MD3_SURFACE_INDEX, 0), o.name))
+    meshes.sort(key=lambda o: _file_order(o, MD3_SURFACE_INDEX))
     tags = [o for o in chosen if _is_tag(o)]
-    tags.sort(key=lambda o: (stored_int(o, MD3_TAG_INDEX, None) is None, stored_int(o, MD3_TAG_INDEX, 0), o.name))
+    tags.sort(key=lambda o: _file_order(o, MD3_TAG_INDEX))
     ignored = [o.name for o in chosen if o.type == "EMPTY" and o is not root and o not in tags]
     return Md3Objects(root, meshes, tags, ignored)
+
+
+def _file_order(obj: bpy.types.Object, key: str) -> tuple[bool, int, str]:
+    """Sort key: objects by the index the import recorded under ``key`` (in the file's order), then the
+    others (made in Blender, or a record of another type) by name."""
+    index = stored_int(obj, key, None)
+    return index is None, index or 0, obj.name
 
 
 def _kept_name(obj: bpy.types.Object, raw: bytes | None) -> str | None:

@@ -24,7 +24,7 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.stored_records import stored_bytes
+from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD3_ANIMATION_CFG, MD3_LOD, MD3_ROOT, MD3_SKINS
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
@@ -56,7 +56,7 @@ def imported_parts(objects: list[bpy.types.Object]) -> dict[str, bpy.types.Objec
     for top in tops:
         for obj in _hierarchy(top):
             part = obj.get(MD3_ROOT) if is_root(obj) else None
-            if part in PARTS and not int(obj.get(MD3_LOD, 0) or 0):
+            if part in PARTS and not stored_int(obj, MD3_LOD, 0):
                 roots.setdefault(part, obj)
     return roots if len(roots) == len(PARTS) else None
 

@@ -204,7 +204,7 @@ def played_source(played: list) -> bytes | None:
         if source is None or frames is None or int(frames[0]) != following or source != sources[0]:
             return None
         following = int(frames[1]) + 1
-    return bytes(sources[0])
+    return sources[0]
 
 
 def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
+from ...common.stored_records import stored_int
 from ...common.contract import MD5_JOINT_INDEX
 from ...formats.shown import quoted
 from ..export_error import ExportError
@@ -58,8 +59,8 @@ def find_armature(meshes: list[bpy.types.Object]) -> bpy.types.Object:
 def joint_order(armature: bpy.types.Object) -> list[str]:
     """Bone names in joint order, parents first."""
     bones = list(armature.data.bones)
-    if all(MD5_JOINT_INDEX in b for b in bones):
-        bones.sort(key=lambda b: int(b[MD5_JOINT_INDEX]))
+    if all(stored_int(b, MD5_JOINT_INDEX, None) is not None for b in bones):
+        bones.sort(key=lambda b: stored_int(b, MD5_JOINT_INDEX, 0))
     order: list[str] = []
     placed: set[str] = set()
 

@@ -5,8 +5,8 @@ normals, bounding boxes, texture records, frame groups with their intervals, ski
 palette indices) and header values; one scaled evenly or moved keeps the normals of poses whose
 bytes did not change (squashed or stretched along an axis, they lean: computed afresh). Changed
 parts are rebuilt as id's tools build them: the grid from the bounds of every frame, bounding radius
-from the farthest bounding box corner, size as the mean triangle area of the first frame; normals as Blender shades the mesh (:mod:`..sampling.shading`,
-taken before the split at UV seams).
+from the farthest bounding box corner, size as the mean triangle area of the first frame; normals as
+Blender shades the mesh (:mod:`..sampling.shading`, taken before the split at UV seams).
 The flavour (IDPO, MD16, RAPO) is the option's, else the one the object was imported as; what MD16
 and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
 """

@@ -14,13 +14,20 @@ MESH_KEYS = {
     "md3": ("md3_surface", "md3_shaders", "md3_st", "md3_xyz_normals", "md3_degenerate", "import_shading"),
 }
 OBJECT_KEYS = {"mdl": ("mdl_palette",),
-               "md3": ("md3_name", "md3_frames", "md3_tags", "md3_layout", "md3_tail", "md3_surface_index")}
+               "md3": ("md3_name", "md3_frames", "md3_tags", "md3_layout", "md3_tail", "md3_surface_index",
+                       "md3_flags", "md3_num_skins", "md3_lod", "md3_tag_index")}
 
 
 def _imported(bpy, tmp_path, fmt: str):
-    """A smooth Suzanne written as ``fmt``, the scene emptied and the file imported: its objects."""
+    """A smooth Suzanne written as ``fmt`` (MD3: with a tag), the scene emptied and the file imported: its
+    objects."""
     bpy.ops.mesh.primitive_monkey_add()
     bpy.ops.object.shade_smooth()
+    if fmt == "md3":
+        monkey = bpy.context.object
+        bpy.ops.object.empty_add(location=(0.0, 0.0, 1.0))
+        bpy.context.object.name = "tag_head"
+        monkey.select_set(True)
     bpy.context.scene.frame_start = bpy.context.scene.frame_end = 1
     extra = {"skins": "NAMES"} if fmt == "md2" else {}
     assert getattr(bpy.ops.export_scene, fmt)(filepath=str(tmp_path / f"made.{fmt}"), frame_rate="SCENE",
@@ -82,14 +89,14 @@ def test_an_ms3d_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, 
 
 
 @pytest.mark.parametrize("key, where", [("md5_mesh_source", "objects"), ("md5_mesh_index", "objects"),
-                                        ("md5_anim_source", "actions")])
+                                        ("md5_anim_source", "actions"), ("md5_joint_index", "bones")])
 @pytest.mark.parametrize("value", ("not the import's", 3.5), ids=("text", "number"))
 def test_an_md5_record_of_another_type_is_treated_as_gone(bpy_scene, tmp_path, key, where, value):
     from support.md5_drone import import_drone
     bpy = bpy_scene
     import_drone(bpy, "untouched")
-    assert _overwritten_export(bpy, getattr(bpy.data, where), key, value, "md5", tmp_path / "edited.md5mesh") \
-        == {"FINISHED"}
+    blocks = ([b for a in bpy.data.armatures for b in a.bones] if where == "bones" else getattr(bpy.data, where))
+    assert _overwritten_export(bpy, blocks, key, value, "md5", tmp_path / "edited.md5mesh") == {"FINISHED"}
 
 
 def _overwritten_export(bpy, blocks, key: str, value, fmt: str, path) -> set:
