@@ -1,4 +1,4 @@
-"""CPU seconds to convert 512x512 skins to Quake's and Quake II's palettes (exact CIEDE2000,
+"""CPU seconds to convert 512x512 skins to Quake's and Quake II's palettes (CIEDE2000,
 formats/images/palette.py), optionally side by side with an older checkout.
 
     python tools/benchmark_palette.py [CORPUS_DIR] [--base CHECKOUT] [--size N] [--json PATH]
@@ -7,7 +7,10 @@ formats/images/palette.py), optionally side by side with an older checkout.
 ``--base CHECKOUT``: another checkout of the project (``git worktree add --detach /tmp/palette-base main``);
 its ``formats/images/palette.py`` is imported by path and every case runs on both in the same process,
 the two interleaved, so the columns "before", "after", their ratio and the pixels whose index differs
-come from one run on the same machine.  ``--size N``: N x N skins instead of 512 x 512 (a quick smoke
+come from one run on the same machine.  For the dithered cases two more columns: the pixels whose index
+is not the CIEDE2000-nearest of their value (the dithering decides on the value rounded to whole numbers,
+formats/images/dither.py; the values replayed from the indices by a plain scan), and the largest amount by
+which such an index is further from the value than the nearest is.  ``--size N``: N x N skins instead of 512 x 512 (a quick smoke
 run).  ``--json PATH`` also writes the table as a record for
 ``tools/figures.py``.
 
@@ -107,6 +110,45 @@ def cases(corpus: Path, size: int = 512) -> list[tuple[str, dict]]:
     return found
 
 
+def carried_values(rgb: np.ndarray, indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """(h, w, 3) each pixel's value when the dithering decided it: its colour plus the error its neighbours
+    passed on, replayed scan by scan from the indices the dithering wrote (no pixel kept or skipped)."""
+    work = rgb.astype(np.float64)
+    height, width = indices.shape
+    value = np.empty_like(work)
+    colour = palette.astype(np.float64)
+    for y in range(height):
+        for x in range(width):          # a row's values depend on the one before: one pixel at a time
+            value[y, x] = np.clip(work[y, x], 0, 255)
+            error = value[y, x] - colour[indices[y, x]]
+            if x + 1 < width:
+                work[y, x + 1] += error * (7 / 16)
+            if y + 1 < height:
+                if x > 0:
+                    work[y + 1, x - 1] += error * (3 / 16)
+                work[y + 1, x] += error * (5 / 16)
+                if x + 1 < width:
+                    work[y + 1, x + 1] += error * (1 / 16)
+    return value
+
+
+def excess(keywords: dict, indices: np.ndarray) -> tuple[int, float]:
+    """For a dithered case: the pixels whose index is not the CIEDE2000-nearest of their value (the value
+    rounded decided it, formats/images/dither.py), and the largest amount by which it is further than that
+    nearest (the full search of the value, formats/images/palette_search.py with its tables off)."""
+    from formats.images.cielab import ciede2000, srgb_to_lab
+    from formats.images.palette_search import _Matcher
+    palette = current.game_palette(keywords["palette"])
+    allowed = np.arange(*keywords.get("ordinary", (0, current.FULLBRIGHT_START)))
+    for lo, hi in keywords.get("avoid", ()):
+        allowed = allowed[(allowed < lo) | (allowed >= hi)]
+    values = carried_values(keywords["rgba"][..., :3], indices, palette).reshape(-1, 3)
+    nearest = _Matcher(palette, (allowed,), use_lut=False).nearest(values, np.zeros(len(values), dtype=bool))
+    lab = srgb_to_lab(values)
+    over = ciede2000(lab, srgb_to_lab(palette[indices.ravel()])) - ciede2000(lab, srgb_to_lab(palette[nearest]))
+    return int(np.count_nonzero(over > 0)), float(over.max())
+
+
 def convert(module, keywords: dict) -> np.ndarray:
     keywords = dict(keywords)
     palette = module.game_palette(keywords.pop("palette"))
@@ -125,14 +167,20 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for name, keywords in cases(args.corpus, args.size):
         seconds, results = _cpu(modules, lambda module: convert(module, keywords))  # noqa: B023  (called at once)
+        if keywords.get("dither"):
+            count, largest = excess(keywords, results[-1])
+            rounded = [str(count), f"{largest:.3f}"]
+        else:
+            rounded = ["-", "-"]
         if args.base is None:
-            rows.append([name, f"{seconds[0]:.2f}"])
+            rows.append([name, f"{seconds[0]:.2f}", *rounded])
         else:
             rows.append([name, f"{seconds[0]:.2f}", f"{seconds[1]:.2f}", f"{seconds[0] / seconds[1]:.2f}x" if seconds[1] else "-",
-                         str(int(np.count_nonzero(results[0] != results[1])))])
+                         str(int(np.count_nonzero(results[0] != results[1]))), *rounded])
         print("| " + " | ".join(rows[-1]) + " |", flush=True)
-    headers = ["image", "CPU s"] if args.base is None else \
-        ["image", "before CPU s", "after CPU s", "before / after", "pixels with another index"]
+    rounded = ["pixels not their value's nearest", "largest excess (CIEDE2000)"]
+    headers = ["image", "CPU s", *rounded] if args.base is None else \
+        ["image", "before CPU s", "after CPU s", "before / after", "pixels with another index", *rounded]
     if args.json:
         from tools.figures import write_record
         command = "python tools/benchmark_palette.py" + (" --base CHECKOUT" if args.base else "")

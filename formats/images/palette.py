@@ -134,7 +134,8 @@ def match_palette(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarr
     in the class the mask gives it (or the ``ordinary`` range), keeps that index (even inside ``avoid``).
     Colours are matched by CIEDE2000 (:func:`ciede2000`).
     With ``dither``, Floyd-Steinberg error diffusion (7/16 right, 3/16 down-left, 5/16 down,
-    1/16 down-right, in sRGB units, on values clipped to 0..255); kept pixels neither take nor
+    1/16 down-right, in sRGB units, on values clipped to 0..255), each pixel matched as its value
+    rounded to whole numbers (:mod:`.dither`); kept pixels neither take nor
     spread error.  A pixel depends only on its
     left neighbour and the three above it, so all pixels on a line x + 2y = k are independent:
     the image is swept in w + 2h such wavefronts, each matched in one vectorised step, which

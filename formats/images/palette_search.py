@@ -1,38 +1,41 @@
-"""The exact CIEDE2000 nearest palette entry of colours, per class of entries (:mod:`.palette`): through
-the candidate lists of :mod:`.palette_cells` where the class has them, else by a search pruned by lightness."""
+"""The exact CIEDE2000 nearest palette entry of colours, per class of entries (:mod:`.palette`): looked up in
+the class's table of every 8-bit colour (:mod:`.palette_lut`) where it has one, else by a search pruned by
+lightness."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import FormatError
 from .cielab import _MAX_S_L, _ciede2000, ciede2000_pairs, pair_features, srgb_to_lab
-from .palette_cells import CELLS, cell_of, cell_table, class_key, eighth_of, fine_lists
+from .palette_lut import class_key, class_table, colour_keys
 
 _CHUNK = 8192       # colours per search
 _PAIRS = 8192       # (colour, entry) pairs per CIEDE2000 call: small enough to stay in cache
+_GRID = 16          # cells per RGB axis of the guess grid (cells of 16 x 16 x 16 values)
 
 
-_GRID = CELLS       # cells per RGB axis of the guess grid (cells of 16 x 16 x 16 values)
+def cell_of(rgb: np.ndarray) -> np.ndarray:
+    """The guess grid's cell of (n, 3) sRGB values in 0..255 (int or float)."""
+    side = 256 // _GRID
+    cell = np.minimum(np.asarray(rgb, np.float64) // side, _GRID - 1).astype(np.int64)
+    return (cell[:, 0] * _GRID + cell[:, 1]) * _GRID + cell[:, 2]
 
 
 class _Entries:
-    """One class's distinct entries (the lowest index holding a colour): palette indices, CIELAB (rows and
-    contiguous columns), the lightness order, and the guess grid: for each RGB cell, the CIEDE2000-nearest
-    entry of its centre, found the first time a colour falls in the cell (-1 until then).  ``cells``: the
-    class's candidate lists (:mod:`.palette_cells`) as (offsets, positions in the class, split, winners, the
-    list of each eighth of a cell), or None (no
-    table for this class, or ``use_cells`` False): then every colour is searched in full."""
+    """One class's distinct entries (the lowest index holding a colour): palette indices, their positions
+    (``position``: the position in the class of each palette index), CIELAB (rows and contiguous columns),
+    the lightness order, and the guess grid: for each RGB cell, the CIEDE2000-nearest entry of its centre,
+    found the first time a colour falls in the cell (-1 until then).  ``lut``: the class's table of every
+    8-bit colour's nearest palette index (:mod:`.palette_lut`), or None (no table for this class, or
+    ``use_lut`` False): then every colour is searched in full."""
 
-    def __init__(self, palette: np.ndarray, allowed, use_cells: bool = True) -> None:
+    def __init__(self, palette: np.ndarray, allowed, use_lut: bool = True) -> None:
         allowed = np.asarray(allowed, dtype=np.int64)
         _, first = np.unique(palette[allowed], axis=0, return_index=True)
         self.index = allowed[np.sort(first)]
-        table = cell_table(class_key(palette, self.index)) if use_cells and len(self.index) else None
-        if table is not None:
-            position = np.zeros(256, dtype=np.int64)
-            position[self.index] = np.arange(len(self.index))
-            table = table[0], position[table[1]], table[2], table[3], fine_lists(table[2])
-        self.cells = table
+        self.lut = class_table(class_key(palette, self.index)) if use_lut and len(self.index) else None
+        self.position = np.zeros(256, dtype=np.int64)
+        self.position[self.index] = np.arange(len(self.index))
         self.lab = srgb_to_lab(palette[self.index])
         self.l, self.a, self.b = (np.ascontiguousarray(self.lab[:, i]) for i in range(3))
         self.features = pair_features(self.lab)
@@ -57,70 +60,62 @@ class _Entries:
 
 
 class _Matcher:
-    """Nearest palette index per class by CIEDE2000, searching each class's distinct colours (the
-    lowest index holding a colour wins).
+    """Nearest palette index per class by CIEDE2000 among each class's distinct colours (the lowest index
+    holding a colour wins): whole colours looked up in the class's table, when it has one; else searched.
 
-    Exact and pruned: the entry nearest to the centre of the colour's RGB cell gives an upper bound ``u``
+    The search is exact and pruned: the entry nearest to the centre of the colour's RGB cell gives an upper bound ``u``
     on the best CIEDE2000 distance, and an entry with |dL| / S_L > ``u`` cannot beat it (the bound above
     ``_MAX_S_L``), so each colour is compared only with the entries in its own lightness window.
     """
 
-    def __init__(self, palette: np.ndarray, classes, use_cells: bool = True) -> None:
+    def __init__(self, palette: np.ndarray, classes, use_lut: bool = True) -> None:
         self.rgb = palette.astype(np.float64)
-        self.classes = [_Entries(palette, allowed, use_cells) for allowed in classes]
+        self.classes = [_Entries(palette, allowed, use_lut) for allowed in classes]
 
     def nearest(self, rgb: np.ndarray, emissive: np.ndarray, distance: np.ndarray | None = None) -> np.ndarray:
         """uint8 indices for (n, 3) float colours in 0..255; ``emissive`` (n,) bool picks the class; the
-        CIEDE2000 distances to them go into ``distance`` (n,) when given."""
+        CIEDE2000 distances to them go into ``distance`` (n,) when given.  Whole colours of a class with a
+        table are looked up in it; others are searched."""
         rgb = np.asarray(rgb, dtype=np.float64)
-        lab = srgb_to_lab(rgb)
         out = np.empty(len(rgb), dtype=np.uint8)
         for entries, members in zip(self.classes, (~emissive, emissive)):
             rows = np.flatnonzero(members)
-            if len(rows) and not len(entries.index):
+            if not len(rows):
+                continue
+            if not len(entries.index):
                 raise FormatError("no palette entries for these pixels", field="palette")
-            for start in range(0, len(rows), _CHUNK):
-                part = rows[start:start + _CHUNK]
-                out[part], best = self._class_nearest(entries, lab[part], rgb[part])
+            colours = rgb[rows]
+            lab = srgb_to_lab(colours) if entries.lut is None or distance is not None else None
+            if entries.lut is not None and np.array_equal(np.floor(colours), colours):
+                out[rows] = entries.lut[colour_keys(colours)]
                 if distance is not None:
-                    distance[part] = best
+                    position = entries.position[out[rows]]
+                    distance[rows] = _pair_distances(entries, pair_features(lab), np.arange(len(rows)), position)
+                continue
+            if lab is None:
+                lab = srgb_to_lab(colours)
+            for start in range(0, len(rows), _CHUNK):
+                part = slice(start, start + _CHUNK)
+                found, best = _search(entries, lab[part], entries.guesses(cell_of(colours[part])))
+                out[rows[part]] = entries.index[found]
+                if distance is not None:
+                    distance[rows[part]] = best
         return out
-
-    def nearest_ordinary(self, rgb: np.ndarray) -> np.ndarray:
-        """:meth:`nearest` of a few colours all in the first class (the dithering's steps)."""
-        if not len(self.classes[0].index):
-            raise FormatError("no palette entries for these pixels", field="palette")
-        return self._class_nearest(self.classes[0], srgb_to_lab(rgb), rgb)[0]
-
-    @staticmethod
-    def _class_nearest(entries: _Entries, lab: np.ndarray, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if entries.cells is not None:
-            found, best = _search_cells(entries, lab, rgb)
-        else:
-            found, best = _search(entries, lab, entries.guesses(cell_of(rgb)))
-        return entries.index[found], best
-
-
-def _search_cells(entries: _Entries, colours: np.ndarray, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions in the class of the CIEDE2000-nearest entries of sRGB ``rgb`` (n, 3) (CIELAB ``colours``),
-    and the distances, comparing each colour only with the list of its eighth of a cell
-    (:mod:`.palette_cells`): an 8-bit colour with the list's first entries (the nearest of some 8-bit
-    colour), a colour between 8-bit values with the whole list (its near-winners)."""
-    offsets, candidates, _, winners, fine = entries.cells
-    lists = fine[eighth_of(rgb)]
-    lo = offsets[lists]
-    counts = np.where((rgb != np.rint(rgb)).any(axis=1), offsets[lists + 1] - lo, winners[lists])
-    colour_of = np.repeat(np.arange(len(colours)), counts)
-    entry = candidates[np.arange(len(colour_of)) + np.repeat(lo - (np.cumsum(counts) - counts), counts)]
-    return _nearest_pairs(entries, colours, colour_of, entry)
 
 
 def _nearest_pairs(entries: _Entries, colours: np.ndarray, colour_of: np.ndarray,
                    entry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For (colour, entry) pairs grouped by colour (``colour_of`` ascending, every colour present), each
     colour's CIEDE2000-nearest entry position, ties to the lowest position, and the distance to it."""
-    features = pair_features(colours)
     starts = np.concatenate(([0], np.cumsum(np.bincount(colour_of, minlength=len(colours)))[:-1]))
+    distance = _pair_distances(entries, pair_features(colours), colour_of, entry)
+    best = np.minimum.reduceat(distance, starts)
+    tied = np.where(distance == best[colour_of], entry, len(entries.index))   # ties go to the lowest index
+    return np.minimum.reduceat(tied, starts), best
+
+
+def _pair_distances(entries: _Entries, features: np.ndarray, colour_of: np.ndarray, entry: np.ndarray) -> np.ndarray:
+    """CIEDE2000 of each (colour, entry) pair: ``features`` the colours' :func:`.cielab.pair_features`."""
     distance = np.empty(len(entry))
     for i in range(0, len(entry), _PAIRS):
         c, e = colour_of[i:i + _PAIRS], entry[i:i + _PAIRS]
@@ -128,9 +123,7 @@ def _nearest_pairs(entries: _Entries, colours: np.ndarray, colour_of: np.ndarray
         lab[:, 0] = np.take(features, c, axis=1)
         lab[:, 1] = np.take(entries.features, e, axis=1)
         distance[i:i + _PAIRS] = ciede2000_pairs(*lab)
-    best = np.minimum.reduceat(distance, starts)
-    tied = np.where(distance == best[colour_of], entry, len(entries.index))   # ties go to the lowest index
-    return np.minimum.reduceat(tied, starts), best
+    return distance
 
 
 def _search(entries: _Entries, colours: np.ndarray, first: np.ndarray,

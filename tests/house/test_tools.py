@@ -47,13 +47,19 @@ def test_round_trip_report_runs(fmt, tmp_path):
 
 def test_palette_benchmark_runs_a_base_checkout_side_by_side():
     """``--base``: the old checkout's palette module is imported by path (here the checkout itself, so every
-    case must give the same indices on both sides: 0 pixels differ)."""
+    case must give the same indices on both sides: 0 pixels differ); the dithered cases also count the
+    pixels that are not their value's nearest (at most all 24 x 24) and the largest excess (not negative)."""
     if not (CORPUS / "mdl" / "librequake" / "player.mdl").is_file():
         pytest.skip(f"LibreQuake's player.mdl not found in {CORPUS}")
     out = _run("tools/benchmark_palette.py", str(CORPUS), "--base", str(CHECKOUT), "--size", "24")
     rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("|")]
     assert len(rows) == 8 and rows[4][0] == "painted-looking skin, dithered" and rows[7][0].endswith("dithered")
-    assert all(len(row) == 5 and row[4] == "0" for row in rows), out
+    assert all(len(row) == 7 and row[4] == "0" for row in rows), out
+    for row in rows:
+        if row[0].endswith("dithered"):
+            assert 0 <= int(row[5]) <= 24 * 24 and float(row[6]) >= 0.0, out
+        else:
+            assert row[5:] == ["-", "-"], out
 
 
 def test_batch_benchmark_runs_a_base_checkout_side_by_side(tmp_path):

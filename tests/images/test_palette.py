@@ -272,14 +272,15 @@ def gradient(height: int = 48, width: int = 96) -> np.ndarray:
 
 
 def sequential_dither(image: np.ndarray, palette: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The textbook pixel-by-pixel Floyd-Steinberg scan, using the undithered matcher per pixel."""
+    """The textbook pixel-by-pixel Floyd-Steinberg scan: each pixel gets the nearest entry (a scalar search)
+    of its value rounded to whole numbers, and passes on its unrounded value less the entry's colour."""
     work = image.astype(np.float64)
     height, width = mask.shape
     out = np.zeros((height, width), np.uint8)
     for y in range(height):
         for x in range(width):
             value = np.clip(work[y, x], 0, 255)
-            index = _nearest_exact(value, palette, bool(mask[y, x]))
+            index = _nearest_exact(np.rint(value), palette, bool(mask[y, x]))
             out[y, x] = index
             error = value - palette[index]
             for dy, dx, weight in ((0, 1, 7), (1, -1, 3), (1, 0, 5), (1, 1, 1)):
@@ -295,8 +296,16 @@ def _nearest_exact(value: np.ndarray, palette: np.ndarray, emissive: bool) -> in
     return lo + int(np.argmin(distances))
 
 
-def test_dithering_equals_the_sequential_scan():
+def _untabled_palette() -> np.ndarray:
+    """Quake's palette with one entry changed: no class of it has a table (formats/images/palette_lut.py)."""
     palette = quake_palette()
+    palette[5] = (40, 90, 10)
+    return palette
+
+
+@pytest.mark.parametrize("make_palette", [quake_palette, _untabled_palette], ids=["tables", "searched"])
+def test_dithering_equals_the_sequential_scan_deciding_on_whole_values(make_palette):
+    palette = make_palette()
     image = random_image(9, 13, seed=11)
     mask = np.random.default_rng(2).random((9, 13)) < 0.25
     assert np.array_equal(rgba_to_indices(image, palette, mask, dither=True),

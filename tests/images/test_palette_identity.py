@@ -1,6 +1,7 @@
 """The palette matcher gives, pixel for pixel, the indices of the exact search it replaced (kept in
 tests/support/palette_reference.py): random 512x512 skins, real skins from the corpus made slightly
-off-palette, dithered and not, with fullbright masks, kept indices and skipped pixels, on Quake's, Quake
+off-palette, dithered and not (a dithered pixel decided on its value rounded to whole numbers, as the
+reference now decides it too), with fullbright masks, kept indices and skipped pixels, on Quake's, Quake
 II's and Hexen II's palettes.  (The speed is measured by tools/benchmark_palette.py, not here.)"""
 from __future__ import annotations
 
@@ -63,8 +64,8 @@ def test_random_skin_hexen2_with_kept_indices(dither):
 
 
 @pytest.mark.parametrize("dither", [False, True], ids=["plain", "dithered"])
-def test_a_mod_palette_without_candidate_lists(dither):
-    """A palette the lists were not made for: searched in full, dithered by the searched wavefronts."""
+def test_a_mod_palette_without_tables(dither):
+    """A palette the tables were not made for: searched in full, its wavefronts too."""
     palette = game_palette("QUAKE")
     palette[40] = (250, 10, 200)
     mask = np.zeros((96, 96), bool)

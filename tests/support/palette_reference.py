@@ -1,7 +1,9 @@
 """Today's palette matching kept as the reference (formats/images/palette.py as of main 9e295ff, before the
 guess grid): exact CIEDE2000 searched in each colour's lightness window from the CIE76-nearest entry.
 tests/images/test_palette_identity.py checks that formats.images.palette gives the same index for every pixel.
-Copied, not imported, so a change to the product's colour science cannot change the reference with it."""
+Copied, not imported, so a change to the product's colour science cannot change the reference with it.
+One change since: the dithering matches each pixel as its value rounded to whole numbers (the product's rule
+since the tables of formats/images/palette_lut.py; the error passed on is still the unrounded value's)."""
 from __future__ import annotations
 
 import numpy as np
@@ -165,7 +167,7 @@ def _dither(matcher: _Matcher, work: np.ndarray, emissive: np.ndarray, kept: np.
         value = np.clip(work[ys, xs], 0, 255)
         fixed = kept[ys, xs]
         found = np.zeros(len(ys), dtype=np.uint8)
-        found[~fixed] = matcher.nearest(value[~fixed], emissive[ys, xs][~fixed])
+        found[~fixed] = matcher.nearest(np.rint(value[~fixed]), emissive[ys, xs][~fixed])
         out[ys, xs] = found
         error = value - matcher.rgb[found]
         error[fixed] = 0.0
