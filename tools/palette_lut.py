@@ -1,7 +1,7 @@
 """Build (or check) ``formats/images/palette_lut.npz``: for each class of palette entries the exporters match
 skins to, the CIEDE2000-nearest palette index of every 8-bit colour (formats/images/palette_lut.py).
 
-    python tools/palette_lut.py [--only NAME] [--out PATH] [--jobs J]     build (about 5 CPU minutes a class)
+    python tools/palette_lut.py [--only NAME] [--out PATH] [--jobs J]     build (1.5-7 CPU minutes a class)
     python tools/palette_lut.py --check N [--only NAME]                   compare N random colours a class
     (any Python with numpy and lzma; no Blender)
 

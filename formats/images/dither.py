@@ -56,8 +56,8 @@ def dither(matcher: _Matcher, work: np.ndarray, emissive: np.ndarray, fixed: np.
             error = np.subtract(value, matcher.rgb[index], out=value)
         out[k, lo:hi] = index
         error = np.multiply(error, _WEIGHTS, out=spread[:, :hi - lo])
-        skewed[k + 1, lo:hi] += error[0]
-        skewed[k + 1, lo + 1:hi + 1] += error[1]
+        skewed[k + 1, lo + 1:hi + 1] += error[1]        # the pixel below-left before the one to the right: a
+        skewed[k + 1, lo:hi] += error[0]                # pixel takes its upper right's error first, as in a scan
         skewed[k + 2, lo + 1:hi + 1] += error[2]
         skewed[k + 3, lo + 1:hi + 1] += error[3]
     return out[front, y]

@@ -6,8 +6,8 @@ ranges and their 224-255, Quake II's 0-254).
 (``.xz``) stream that unpacks to 16,777,216 bytes, the palette index of colour ``r << 16 | g << 8 | b``
 (:func:`colour_keys`). ``tools/palette_lut.py`` made them with the full search of :mod:`.palette_search`
 (ties to the lowest index), so a lookup gives exactly what the search gives; ``--check N`` compares N
-random colours a class with the search again. A table unpacks the first time its class is used (about
-0.05 s; 16 MB held for the rest of the session). A class without a table (a mod's palette, other ranges,
+random colours a class with the search again. A table unpacks the first time a conversion looks a colour
+up in its class (about 0.05 s; 16 MB held for the rest of the session). A class without a table (a mod's palette, other ranges,
 or a Python built without ``lzma``) is searched in full: the same indices, slower.
 """
 from __future__ import annotations

@@ -27,13 +27,14 @@ class _Entries:
     the lightness order, and the guess grid: for each RGB cell, the CIEDE2000-nearest entry of its centre,
     found the first time a colour falls in the cell (-1 until then).  ``lut``: the class's table of every
     8-bit colour's nearest palette index (:mod:`.palette_lut`), or None (no table for this class, or
-    ``use_lut`` False): then every colour is searched in full."""
+    ``use_lut`` False): then every colour is searched in full; so is a colour that is not whole or not
+    within 0..255."""
 
     def __init__(self, palette: np.ndarray, allowed, use_lut: bool = True) -> None:
         allowed = np.asarray(allowed, dtype=np.int64)
         _, first = np.unique(palette[allowed], axis=0, return_index=True)
         self.index = allowed[np.sort(first)]
-        self.lut = class_table(class_key(palette, self.index)) if use_lut and len(self.index) else None
+        self._key = class_key(palette, self.index) if use_lut and len(self.index) else None
         self.position = np.zeros(256, dtype=np.int64)
         self.position[self.index] = np.arange(len(self.index))
         self.lab = srgb_to_lab(palette[self.index])
@@ -43,6 +44,11 @@ class _Entries:
         self.order = np.argsort(self.l, kind="stable")
         self.sorted_l = self.l[self.order]
         self.guess = np.full(_GRID ** 3, -1, dtype=np.int64)
+
+    @property
+    def lut(self) -> np.ndarray | None:
+        """The class's table, unpacked the first time a class of these entries is used (:mod:`.palette_lut`)."""
+        return class_table(self._key) if self._key is not None else None
 
     def cie76_nearest(self, lab: np.ndarray) -> np.ndarray:
         return np.argmin(self.norm - 2.0 * (lab @ self.lab.T), axis=1)
@@ -85,9 +91,10 @@ class _Matcher:
             if not len(entries.index):
                 raise FormatError("no palette entries for these pixels", field="palette")
             colours = rgb[rows]
-            lab = srgb_to_lab(colours) if entries.lut is None or distance is not None else None
-            if entries.lut is not None and np.array_equal(np.floor(colours), colours):
-                out[rows] = entries.lut[colour_keys(colours)]
+            table = entries.lut
+            lab = srgb_to_lab(colours) if table is None or distance is not None else None
+            if table is not None and _whole_bytes(colours):
+                out[rows] = table[colour_keys(colours)]
                 if distance is not None:
                     position = entries.position[out[rows]]
                     distance[rows] = _pair_distances(entries, pair_features(lab), np.arange(len(rows)), position)
@@ -101,6 +108,11 @@ class _Matcher:
                 if distance is not None:
                     distance[rows[part]] = best
         return out
+
+
+def _whole_bytes(colours: np.ndarray) -> bool:
+    """Whether every value is a whole number in 0..255 (what a table covers; NaN is not)."""
+    return bool(np.array_equal(np.floor(colours), colours) and colours.min() >= 0 and colours.max() <= 255)
 
 
 def _nearest_pairs(entries: _Entries, colours: np.ndarray, colour_of: np.ndarray,

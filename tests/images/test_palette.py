@@ -296,14 +296,23 @@ def _nearest_exact(value: np.ndarray, palette: np.ndarray, emissive: bool) -> in
     return lo + int(np.argmin(distances))
 
 
-def _untabled_palette() -> np.ndarray:
-    """Quake's palette with one entry changed: no class of it has a table (formats/images/palette_lut.py)."""
+def _ordinary_searched() -> np.ndarray:
+    """Quake's palette with entry 5 changed: its 0-223 class has no table (formats/images/palette_lut.py),
+    its 224-255 class keeps Quake's."""
     palette = quake_palette()
     palette[5] = (40, 90, 10)
     return palette
 
 
-@pytest.mark.parametrize("make_palette", [quake_palette, _untabled_palette], ids=["tables", "searched"])
+def _fullbright_searched() -> np.ndarray:
+    """Quake's palette with entry 240 changed: its 0-223 class keeps Quake's table, its 224-255 class has none."""
+    palette = quake_palette()
+    palette[240] = (40, 90, 10)
+    return palette
+
+
+@pytest.mark.parametrize("make_palette", [quake_palette, _ordinary_searched, _fullbright_searched],
+                         ids=["tables", "ordinary-searched", "fullbright-searched"])
 def test_dithering_equals_the_sequential_scan_deciding_on_whole_values(make_palette):
     palette = make_palette()
     image = random_image(9, 13, seed=11)

@@ -65,7 +65,8 @@ def test_random_skin_hexen2_with_kept_indices(dither):
 
 @pytest.mark.parametrize("dither", [False, True], ids=["plain", "dithered"])
 def test_a_mod_palette_without_tables(dither):
-    """A palette the tables were not made for: searched in full, its wavefronts too."""
+    """A palette the ordinary class's table was not made for (entry 40 changed; 224-255 keep Quake's table):
+    that class searched in full, its wavefronts too."""
     palette = game_palette("QUAKE")
     palette[40] = (250, 10, 200)
     mask = np.zeros((96, 96), bool)

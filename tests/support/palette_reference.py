@@ -2,8 +2,9 @@
 guess grid): exact CIEDE2000 searched in each colour's lightness window from the CIE76-nearest entry.
 tests/images/test_palette_identity.py checks that formats.images.palette gives the same index for every pixel.
 Copied, not imported, so a change to the product's colour science cannot change the reference with it.
-One change since: the dithering matches each pixel as its value rounded to whole numbers (the product's rule
-since the tables of formats/images/palette_lut.py; the error passed on is still the unrounded value's)."""
+Changes since: the dithering matches each pixel as its value rounded to whole numbers (the product's rule
+since the tables of formats/images/palette_lut.py; the error passed on is still the unrounded value's), and
+adds a pixel's errors in a scan's order (the upper right's before the left's)."""
 from __future__ import annotations
 
 import numpy as np
@@ -172,10 +173,10 @@ def _dither(matcher: _Matcher, work: np.ndarray, emissive: np.ndarray, kept: np.
         error = value - matcher.rgb[found]
         error[fixed] = 0.0
         right = xs + 1 < width
-        work[ys[right], xs[right] + 1] += error[right] * (7 / 16)
         below = ys + 1 < height
         left = below & (xs > 0)
-        work[ys[left] + 1, xs[left] - 1] += error[left] * (3 / 16)
+        work[ys[left] + 1, xs[left] - 1] += error[left] * (3 / 16)      # a scan's order: the upper right's
+        work[ys[right], xs[right] + 1] += error[right] * (7 / 16)       # error reaches a pixel before the left's
         work[ys[below] + 1, xs[below]] += error[below] * (5 / 16)
         down_right = below & right
         work[ys[down_right] + 1, xs[down_right] + 1] += error[down_right] * (1 / 16)
