@@ -72,18 +72,22 @@ def packed(table: np.ndarray) -> np.ndarray:
     return np.frombuffer(lzma.compress(table.tobytes(), preset=9 | lzma.PRESET_EXTREME), dtype=np.uint8)
 
 
+def _key(colours: np.ndarray, allowed: np.ndarray) -> str:
+    """The class's key (formats/images/palette_lut.py), from its distinct entries as the matcher takes them."""
+    return class_key(colours, _Entries(colours, allowed, use_lut=False).index)
+
+
 def _build_one(name: str) -> tuple[str, str, np.ndarray, float]:
     colours, allowed = classes()[name]
     start = time.process_time()
     table = build(colours, allowed)
-    key = class_key(colours, _Entries(colours, allowed, use_lut=False).index)
-    return name, key, packed(table), time.process_time() - start
+    return name, _key(colours, allowed), packed(table), time.process_time() - start
 
 
 def check(name: str, count: int) -> int:
     """Colours whose stored index differs from the search (a class without a table counts every one)."""
     colours, allowed = classes()[name]
-    table = class_table(class_key(colours, _Entries(colours, allowed, use_lut=False).index))
+    table = class_table(_key(colours, allowed))
     grey = np.repeat(np.arange(256)[:, None], 3, axis=1)
     corners = np.array([[r, g, b] for r in (0, 255) for g in (0, 255) for b in (0, 255)])
     rgb = np.concatenate([np.random.default_rng(0).integers(0, 256, (count, 3)), grey, corners])

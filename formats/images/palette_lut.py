@@ -56,7 +56,4 @@ def class_table(key: str) -> np.ndarray | None:
     if packed is None:
         return None
     import lzma
-    table = np.frombuffer(lzma.decompress(packed.tobytes()), dtype=np.uint8)
-    if len(table) != COLOURS:
-        return None
-    return table
+    return np.frombuffer(lzma.decompress(packed.tobytes()), dtype=np.uint8)

@@ -92,15 +92,13 @@ class _Matcher:
                 raise FormatError("no palette entries for these pixels", field="palette")
             colours = rgb[rows]
             table = entries.lut
-            lab = srgb_to_lab(colours) if table is None or distance is not None else None
             if table is not None and _whole_bytes(colours):
                 out[rows] = table[colour_keys(colours)]
                 if distance is not None:
-                    position = entries.position[out[rows]]
-                    distance[rows] = _pair_distances(entries, pair_features(lab), np.arange(len(rows)), position)
+                    features, position = pair_features(srgb_to_lab(colours)), entries.position[out[rows]]
+                    distance[rows] = _pair_distances(entries, features, np.arange(len(rows)), position)
                 continue
-            if lab is None:
-                lab = srgb_to_lab(colours)
+            lab = srgb_to_lab(colours)
             for start in range(0, len(rows), _CHUNK):
                 part = slice(start, start + _CHUNK)
                 found, best = _search(entries, lab[part], entries.guesses(cell_of(colours[part])))
