@@ -1,12 +1,19 @@
 """The Quake enhanced model: ``progs/x.md3`` written beside ``progs/x.mdl`` in one export, which vkQuake,
-ironwail, FTE and DarkPlaces draw in place of the MDL (docs/dev/format-facts.md, the engines' replacement rules).
+ironwail and FTE draw in place of the MDL (docs/enhanced-models.md: vkQuake ``Mod_LoadModel``, ironwail
+``loadMd3Replacement``, FTE ``r_replacemodels``; DarkPlaces has no such replacement and draws the file the game
+names).
 
 * Frames one for one: the MD3 is sampled with the MDL export's own frame options through the same
   pipeline (:func:`..sampling.pipeline.sample_model`), so frame k of the MD3 is frame k of the MDL,
   with the same name (the engines play the MDL's frame numbers on the replacement).
-* Skins as the ports look them up (ironwail ``Mod_LoadMD3Model``; DarkPlaces and FTE read the same file):
-  ``x.md3_0.skin``, one ``surface,path`` line per surface, naming a true-colour TGA of the surface's
-  material image written beside the model (``<x>_<n>.tga``); each surface's shader names the same image.
+* Skins as the ports look them up, one ``.skin`` file per MDL skin, numbered from 0 without a gap (ironwail
+  ``Mod_LoadMD3Model`` reads ``x.md3_<n>.skin``, else ``x_<n>.skin``, until one is missing, and takes one
+  only when the surfaces it names are exactly the MD3's, compared case for case; FTE ``Mod_CountSkinFiles``
+  and DarkPlaces ``Mod_LoadSkinFiles`` count ``x.md3_<n>.skin`` the same way): one ``surface,path`` line per
+  surface, naming a true-colour TGA written beside the model (``<x>_<k>.tga``, one per image); each surface's
+  shader names its skin-0 image. Skin n is the MDL's skin n: a surface showing the MDL's skin 0 (its first
+  object's first skin material) shows that material's n-th sibling, the image of the MDL's skin slot n;
+  other surfaces keep their own image. The entity's ``skin`` number then picks the same skin in both.
 * The MD3 is built before anything is written, so a model the MD3 cannot hold leaves no file.
 
 Here, beside the format folders, because it joins two of them (the MDL operator wraps its exporter).
@@ -18,37 +25,89 @@ from pathlib import Path
 
 import bpy
 
+from ..common.mdl_skins import material_skin_images
 from ..common.skin_images import material_image
 from ..formats.atomic_file import atomic_write
+from ..formats.errors import FormatError
 from ..formats.images.truecolour import encode_tga
 from ..formats.md3.codec import read_md3, write_md3
 from ..formats.md3.records import Md3Shader
 from ..formats.md3.skin_file import SkinEntry, SkinFile, write_skin
+from ..formats.mdl.codec import parse_mdl
 from .image_files import image_rgba
 from .game_path import game_location
 from .run_export import ExportReport
+from .sampling.animated_mesh import export_meshes
 from .sampling.options import VertexModelOptions
+from .sampling.skin_packing import FlatSkin
 from .md3.build import Md3ExportOptions, build_md3
 
+FLAT_SIZE = 8        # pixels per side of the TGA of a skin that is one colour (a material without an image)
 
-def _images(result, folder: str, stem: str) -> tuple[dict[str, bytes], list[str]]:
-    """The TGA of each surface's material image (one file per image), with each surface's shader set to
-    it; the notes for surfaces without an image."""
-    files: dict[str, bytes] = {}
-    by_image: dict[str, str] = {}
-    notes = []
+
+def mdl_skin_materials(obj: bpy.types.Object) -> list[bpy.types.Material]:
+    """The materials of the MDL's skin slots, in the MDL export's order (:func:`.mdl.build._skins`): the
+    object's slots whose material has an image, then the other materials once each (flat skins)."""
+    slots, flat = [], []
+    for slot in obj.material_slots:
+        if material_skin_images(slot.material):
+            slots.append(slot.material)
+        elif slot.material is not None and all(m != slot.material for m in slots + flat):
+            flat.append(slot.material)
+    return slots + flat
+
+
+class _Images:
+    """The TGA files of the skins, one per image (or flat colour), named ``<stem>_<k>.tga`` in order of use."""
+
+    def __init__(self, folder: str, stem: str):
+        self.folder, self.stem = folder, stem
+        self.files: dict[str, bytes] = {}
+        self.names: dict[tuple, str] = {}
+
+    def path(self, key: tuple, rgba) -> str:
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"{self.stem}_{len(self.names)}.tga"
+            self.files[name] = encode_tga(rgba(), bottom_up=True)
+        return f"{self.folder}/{name}" if self.folder else name
+
+    def of_material(self, material: bpy.types.Material) -> str:
+        pairs = material_skin_images(material)
+        if pairs:
+            image = pairs[0][0]          # a skin group's first image: a .skin line names one image per surface
+            return self.path(("image", image.name), lambda: image_rgba(image))
+        flat = FlatSkin.of(material, FLAT_SIZE, FLAT_SIZE)
+        return self.path(("flat", material.name), flat.rgba)
+
+
+def _skin_sets(result, images: _Images, first: bpy.types.Object) -> tuple[list[SkinFile], list[str]]:
+    """Skin 0 (each surface its material's image, which its shader names too) and, for every further skin
+    slot of the MDL, the same with the MDL's skin 0 swapped for that slot's image; the notes for surfaces
+    without an image."""
+    notes, base = [], []
     for surface, material in zip(result.model.surfaces, result.surface_materials):
         image = material_image(material)
         if image is None or image.size[0] == 0:
             notes.append(f"surface {surface.name}: no image on its material, so no texture for the enhanced MD3")
-            continue
-        name = by_image.get(image.name)
-        if name is None:
-            name = f"{stem}_{len(by_image)}.tga"
-            by_image[image.name] = name
-            files[name] = encode_tga(image_rgba(image), bottom_up=True)
-        surface.shaders = [Md3Shader(f"{folder}/{name}" if folder else name)]
-    return files, notes
+        else:
+            surface.shaders = [Md3Shader(images.path(("image", image.name), lambda image=image: image_rgba(image)))]
+        base.append(surface.shaders[0].name if surface.shaders else None)
+    sets = [SkinFile([SkinEntry(s.name, shader) for s, shader in zip(result.model.surfaces, base) if shader is not None])]
+    skins = mdl_skin_materials(first)
+    for other in skins[1:]:
+        swapped = images.of_material(other)
+        sets.append(SkinFile([SkinEntry(s.name, swapped if skins[0] is not None and material == skins[0] else shader)
+                              for s, material, shader in zip(result.model.surfaces, result.surface_materials, base)
+                              if shader is not None or material == skins[0]]))
+    return sets, notes
+
+
+def _mdl_skin_count(path: Path) -> int:
+    try:
+        return len(parse_mdl(path.read_bytes()).skins)
+    except (OSError, FormatError):
+        return 1
 
 
 @dataclass
@@ -61,16 +120,27 @@ class WithEnhancedMd3:
         folder = game_location(path)[1] or "progs"
         result = build_md3(context, objects, Md3ExportOptions(**shared, skin_folder=folder,
                                                               model_name=f"{folder}/{path.stem}.md3"))
-        images, notes = _images(result, folder, path.stem)
+        images = _Images(folder, path.stem)
+        sets, notes = _skin_sets(result, images, export_meshes(objects)[0])
         report = self.exporter(context, path, objects, options)
         if not isinstance(report, ExportReport):
             report = ExportReport(report)
+        count = _mdl_skin_count(path)          # the skins the MDL holds (one when its materials were packed)
+        if count != len(sets):
+            sets = sets[:1]
+            if count > 1:
+                notes.append(f"the MDL has {count} skins but its first object {len(sets)} skin materials: the "
+                             "enhanced MD3 got skin 0 only")
         md3_path = path.with_suffix(".md3")
         atomic_write(md3_path, write_md3(result.model), verify=read_md3)
-        skin = SkinFile([SkinEntry(s.name.lower(), s.shaders[0].name) for s in result.model.surfaces if s.shaders])
-        written = {f"{md3_path.name}_0.skin": write_skin(skin), **images}
+        used = {entry.shader.rsplit("/", 1)[-1] for skin in sets for entry in skin.entries}
+        written = {**{f"{md3_path.name}_{n}.skin": write_skin(skin) for n, skin in enumerate(sets)},
+                   **{name: data for name, data in images.files.items() if name in used}}
         for name, data in written.items():
             atomic_write(path.parent / name, data)
         report.warnings += notes + result.warnings
         report.written += [str(md3_path)] + [str(path.parent / n) for n in written]
+        if len(sets) > 1:
+            report.info.append(f"Enhanced MD3: {len(sets)} skins, {md3_path.name}_0.skin to "
+                               f"{md3_path.name}_{len(sets) - 1}.skin, one per MDL skin")
         return report

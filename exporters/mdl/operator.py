@@ -47,9 +47,10 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOpti
         options={"SKIP_SAVE"},          # not remembered: each export starts from the model's own flavour
         description="MDL flavour to write (an imported model starts with its own)")
     enhanced_md3: BoolProperty(name="Enhanced MD3", default=False,
-                               description="Also write <model>.md3 beside the MDL, frame for frame, with "
-                                           "<model>.md3_0.skin and its TGA textures: vkQuake, ironwail, FTE and "
-                                           "DarkPlaces draw it in place of the MDL")
+                               description="Also write <model>.md3 beside the MDL, frame for frame, with a "
+                                           "<model>.md3_<n>.skin and TGA per MDL skin. vkQuake, ironwail and FTE "
+                                           "draw it in place of progs/<model>.mdl; DarkPlaces does not (it draws "
+                                           "the file the game names)")
     player_colours: EnumProperty(name="Player Colours", default="AUTO", items=(
         ("AUTO", "Auto", "A player model when it is named 'player' (player.mdl) and its imported skin, if any, "
                          "uses indices 16-31 or 96-111"),
