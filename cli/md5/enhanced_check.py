@@ -7,11 +7,16 @@ name is there (ironwail stops with "has no poses" without it; Q2PRO needs both),
 engines' limits, their joint counts, names and parents agree (:func:`...formats.md5.limits.pair_problems`),
 and the anim has the classic model's frame count (anim frame k is drawn for classic frame k).
 
-- ``q1-enhanced``: ``progs/x.md5mesh`` beside ``progs/x.mdl`` (ironwail ``loadMd5Replacement``); each mesh
+Every mesh found is checked wherever it lies; one in the other game's place is reported with where it belongs.
+
+- ``q1-enhanced``: ``progs/x.md5mesh`` beside ``progs/x.mdl`` (ironwail ``loadMd5Replacement``; one in
+  ``progs/md5/`` is checked against the MDL above it and told to move up); each mesh
   block's skin 0, ``progs/<shader>_00_00`` with one of the ports' extensions, is there, and every ``.lmp``
   skin of the shader is a picture the ports read (``Image_LoadLMP``: exactly ``8 + width x height``
   bytes).
-- ``q2-enhanced``: ``models/x/md5/tris.md5mesh`` below ``models/x/tris.md2`` (Q2PRO ``MOD_LoadMD5``); each
+- ``q2-enhanced``: ``models/x/md5/tris.md5mesh`` below ``models/x/tris.md2`` (Q2PRO ``MOD_LoadMD5``; one
+  beside ``tris.md2``, where yquake2remaster's ``Mod_LoadFileMD5Merge`` looks first, is checked against
+  that MD2 and told that Q2PRO needs it in ``md5/``); each
   of the MD2's skins under its ``md5/`` name (``MD5_LoadSkins``), looked up from the game folder the
   MD2's skin paths start at (the stored extension, else ``.png``, ``.tga``, ``.jpg``, ``.pcx``, ``.wal``);
   a ``md5/tris.md5scale`` is valid JSON of the anim's joints and frames (``MD5_LoadScales``).
@@ -32,6 +37,7 @@ from ...formats.mdl.codec import parse_mdl
 from ..player_report import profile_inputs, report_players
 
 MESH = ".md5mesh"
+QUAKE2_FOLDER = "md5"
 Q2_SKIN_EXTENSIONS = (".png", ".tga", ".jpg", ".pcx", ".wal")
 
 
@@ -89,11 +95,18 @@ def _shaders(mesh, mesh_path: Path) -> list[str]:
 def check_quake(mesh_path: Path) -> tuple[list[str], list[str]]:
     """(problems, errors) of a Quake re-release enhanced model."""
     problems, errors = [], []
-    files = _files(mesh_path.parent)
-    classic = files.get((mesh_path.stem + ".mdl").lower())
-    if mesh_path.parent.name.lower() != "progs":
-        problems.append(f"{mesh_path.name} is in folder {mesh_path.parent.name or '.'}: the ports look for "
+    home = mesh_path.parent          # where the MDL and the skins are: the mesh's folder, or above an md5/
+    mdl_name = (mesh_path.stem + ".mdl").lower()
+    if home.name.lower() == QUAKE2_FOLDER and mdl_name in _files(home.parent):
+        home = home.parent
+        problems.append(f"{mesh_path.name} is in {home.name}/{QUAKE2_FOLDER}/ (the Quake II remaster's layout) below "
+                        f"{home.name}/{mesh_path.stem}.mdl: the Quake ports look for {home.name}/{mesh_path.name} "
+                        f"beside the MDL; move it and {mesh_path.stem}.md5anim up into {home.name}/")
+    elif home.name.lower() != "progs":
+        problems.append(f"{mesh_path.name} is in folder {home.name or '.'}: the ports look for "
                         f"progs/{mesh_path.name} beside progs/{mesh_path.stem}.mdl")
+    files = _files(home)
+    classic = files.get(mdl_name)
     mesh, _, _ = _pair(mesh_path, classic, f"{mesh_path.stem}.mdl", (parse_mdl, lambda m: len(m.frames)),
                        problems, errors)
     if mesh is None:
@@ -133,14 +146,22 @@ def _find_q2_skin(root: Path, name: str) -> Path | None:
 def check_quake2(mesh_path: Path) -> tuple[list[str], list[str]]:
     """(problems, errors) of a Quake II remaster enhanced model."""
     problems, errors = [], []
-    if mesh_path.parent.name.lower() != "md5":
-        problems.append(f"{mesh_path.name} is not in a folder md5: Q2PRO looks for <folder>/md5/{mesh_path.name} "
-                        f"below <folder>/{mesh_path.stem}.md2")
-        classic = None
+    folder, name, stem = mesh_path.parent, mesh_path.name, mesh_path.stem
+    md2_name = (stem + ".md2").lower()
+    if folder.name.lower() == QUAKE2_FOLDER:
+        classic, classic_name = _files(folder.parent).get(md2_name), f"{stem}.md2 (one folder up)"
     else:
-        classic = _files(mesh_path.parent.parent).get((mesh_path.stem + ".md2").lower())
-    _, anim, model = _pair(mesh_path, classic, f"{mesh_path.stem}.md2 (one folder up)",
-                           (parse_md2, lambda m: m.num_frames), problems, errors)
+        classic, classic_name = _files(folder).get(md2_name), f"{stem}.md2 (beside it)"
+        where = folder.name or "."
+        if classic is not None:        # yquake2remaster's first place (Mod_LoadFileMD5Merge), not Q2PRO's
+            problems.append(f"{name} lies beside {classic.name} in {where}/, where yquake2remaster finds it but "
+                            f"Q2PRO does not: Q2PRO loads only {where}/{QUAKE2_FOLDER}/{name} with "
+                            f"{QUAKE2_FOLDER}/{stem}.md5anim; move both into {where}/{QUAKE2_FOLDER}/")
+        else:
+            problems.append(f"{name} is in {where}/, not in a folder {QUAKE2_FOLDER} below {stem}.md2: Q2PRO loads "
+                            f"<folder>/{QUAKE2_FOLDER}/{name} for <folder>/{stem}.md2; move it and {stem}.md5anim "
+                            f"into the {QUAKE2_FOLDER}/ folder beside the MD2 it replaces")
+    _, anim, model = _pair(mesh_path, classic, classic_name, (parse_md2, lambda m: m.num_frames), problems, errors)
     for stored in model.skins if model is not None else []:
         wanted = md5_skin_name(stored)
         root = _game_root(classic, stored)
@@ -158,25 +179,21 @@ def check_quake2(mesh_path: Path) -> tuple[list[str], list[str]]:
 
 
 class _Profile:
-    def __init__(self, name: str, noun: str, text: str, check, keep) -> None:
-        self.PROFILE, self.HELP, self.noun, self.check, self.keep = name, f"{name}: {text}", noun, check, keep
+    """Every ``.md5mesh`` under the inputs is checked, wherever it lies: one in the other game's place is
+    reported with where it should go (not passed over)."""
+    def __init__(self, name: str, noun: str, text: str, check) -> None:
+        self.PROFILE, self.HELP, self.noun, self.check = name, f"{name}: {text}", noun, check
 
     def run(self, args, prog: str) -> int:
         meshes, missing = mesh_files(args.inputs)
-        named = {Path(t) for t in args.inputs if Path(t).is_file()}
-        chosen = [m for m in meshes if m in named or self.keep(m)]
-        if meshes and not chosen:
-            missing.append(f"no {MESH} of this layout among the inputs")
         return report_players(args, prog, self.PROFILE, self.noun,
-                              [(str(m), lambda m=m: self.check(m)) for m in chosen], missing)
+                              [(str(m), lambda m=m: self.check(m)) for m in meshes], missing)
 
 
 QUAKE = _Profile("q1-enhanced", "Quake re-release enhanced model",
                  "check each .md5mesh as the Quake re-release's enhanced model (progs/x.mdl and x.md5anim "
-                 "beside it, frame and joint counts, skins progs/<shader>_00_00)", check_quake,
-                 lambda m: m.parent.name.lower() != "md5")
+                 "beside it, frame and joint counts, skins progs/<shader>_00_00)", check_quake)
 QUAKE2 = _Profile("q2-enhanced", "Quake II remaster enhanced model",
-                  "check each md5/x.md5mesh as the Quake II remaster's enhanced model (x.md2 one folder up, "
-                  "x.md5anim, frame and joint counts, the MD2's skins under md5/, x.md5scale)", check_quake2,
-                  lambda m: m.parent.name.lower() == "md5")
+                  "check each .md5mesh as the Quake II remaster's enhanced model (md5/x.md5mesh below x.md2, "
+                  "x.md5anim, frame and joint counts, the MD2's skins under md5/, x.md5scale)", check_quake2)
 PROFILES = (QUAKE, QUAKE2)

@@ -138,7 +138,8 @@ def test_a_quake2_mesh_named_outside_md5_and_json_report(run, tmp_path):
     models = quake2(tmp_path)
     (models / "md5" / "tris.md5mesh").rename(models / "tris.md5mesh")
     code, lines, _ = check(run, "q2-enhanced", models / "tris.md5mesh")
-    assert code == 1 and any("is not in a folder md5: Q2PRO looks for <folder>/md5/tris.md5mesh" in x for x in lines)
+    assert code == 1 and any("lies beside tris.md2 in m/, where yquake2remaster finds it but Q2PRO does not" in x
+                             for x in lines), lines
     result = run("check", "--profile", "q2-enhanced", "--json", tmp_path / "nothing", block_bpy=True)
     assert result.returncode == 2 and "not a folder or an .md5mesh file" in result.stderr
 
@@ -157,3 +158,32 @@ def test_info_finds_a_skin_under_any_extension_the_ports_try(run, tmp_path):
     (progs / "m_00_00.png").unlink()
     out = run("info", progs / "m.md5mesh", block_bpy=True).stdout
     assert "m_00_00.lmp: MISSING" in out and "nor as .png, .tga, .jpg or .pcx" in out
+
+
+def test_q1_enhanced_reports_a_mesh_in_an_md5_subfolder_and_where_it_belongs(run, tmp_path):
+    """A mesh put in progs/md5/ (the Quake II remaster's place) is checked, not passed over: one line says
+    the Quake ports look for it beside the MDL and where to move it; the rest of the pair checks out."""
+    progs = quake(tmp_path)
+    (progs / "md5").mkdir()
+    for name in ("m.md5mesh", "m.md5anim"):
+        (progs / name).rename(progs / "md5" / name)
+    code, lines, summary = check(run, "q1-enhanced", tmp_path)
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0] == (f"{progs / 'md5' / 'm.md5mesh'}: warning: m.md5mesh is in progs/md5/ (the Quake II "
+                        "remaster's layout) below progs/m.mdl: the Quake ports look for progs/m.md5mesh beside the "
+                        "MDL; move it and m.md5anim up into progs/"), lines
+    assert "1 with deviations" in summary
+
+
+def test_q2_enhanced_names_a_mesh_beside_tris_md2_and_where_q2pro_wants_it(run, tmp_path):
+    """yquake2remaster's other place, models/m/tris.md5mesh beside tris.md2, is checked: the one problem is
+    that Q2PRO loads only models/m/md5/tris.md5mesh, and the line says to move mesh and anim there."""
+    models = quake2(tmp_path)
+    for name in ("tris.md5mesh", "tris.md5anim"):
+        (models / "md5" / name).rename(models / name)
+    code, lines, summary = check(run, "q2-enhanced", tmp_path)
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0] == (f"{models / 'tris.md5mesh'}: warning: tris.md5mesh lies beside tris.md2 in m/, where "
+                        "yquake2remaster finds it but Q2PRO does not: Q2PRO loads only m/md5/tris.md5mesh with "
+                        "md5/tris.md5anim; move both into m/md5/"), lines
+    assert "1 with deviations" in summary
