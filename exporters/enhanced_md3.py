@@ -1,7 +1,7 @@
 """The Quake enhanced model: ``progs/x.md3`` written beside ``progs/x.mdl`` in one export, which vkQuake,
-ironwail and FTE draw in place of the MDL (docs/enhanced-models.md: vkQuake ``Mod_LoadModel``, ironwail
-``loadMd3Replacement``, FTE ``r_replacemodels``; DarkPlaces has no such replacement and draws the file the game
-names).
+ironwail and FTE draw in place of the MDL (docs/dev/format-facts.md, "Enhanced models in the engines": vkQuake
+``Mod_LoadModel``, ironwail ``loadMd3Replacement``, FTE ``r_replacemodels``; DarkPlaces has no such replacement
+and draws the file the game names).
 
 * Frames one for one: the MD3 is sampled with the MDL export's own frame options through the same
   pipeline (:func:`..sampling.pipeline.sample_model`), so frame k of the MD3 is frame k of the MDL,
