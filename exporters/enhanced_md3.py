@@ -97,9 +97,12 @@ def _skin_sets(result, images: _Images, first: bpy.types.Object) -> tuple[list[S
     skins = mdl_skin_materials(first)
     for other in skins[1:]:
         swapped = images.of_material(other)
-        sets.append(SkinFile([SkinEntry(s.name, swapped if skins[0] is not None and material == skins[0] else shader)
+        sets.append(SkinFile([SkinEntry(s.name, swapped if material == skins[0] else shader)
                               for s, material, shader in zip(result.model.surfaces, result.surface_materials, base)
                               if shader is not None or material == skins[0]]))
+    notes += [f"skin {n} is a group of {count} images in the MDL: the enhanced MD3 shows its first (a .skin file "
+              "names one image per surface)" for n, material in enumerate(skins)
+              if (count := len(material_skin_images(material))) > 1]
     return sets, notes
 
 
@@ -127,10 +130,10 @@ class WithEnhancedMd3:
             report = ExportReport(report)
         count = _mdl_skin_count(path)          # the skins the MDL holds (one when its materials were packed)
         if count != len(sets):
-            sets = sets[:1]
             if count > 1:
                 notes.append(f"the MDL has {count} skins but its first object {len(sets)} skin materials: the "
                              "enhanced MD3 got skin 0 only")
+            sets = sets[:1]
         md3_path = path.with_suffix(".md3")
         atomic_write(md3_path, write_md3(result.model), verify=read_md3)
         used = {entry.shader.rsplit("/", 1)[-1] for skin in sets for entry in skin.entries}

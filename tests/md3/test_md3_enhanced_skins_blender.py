@@ -38,7 +38,7 @@ def _five_skins() -> bytes:
     return serialize_mdl(model)
 
 
-def test_every_mdl_skin_gets_its_skin_file_and_image(bpy_scene, tmp_path):
+def test_every_mdl_skin_gets_its_skin_file_and_image(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     source = tmp_path / "knight.mdl"
     source.write_bytes(_five_skins())
@@ -48,6 +48,7 @@ def test_every_mdl_skin_gets_its_skin_file_and_image(bpy_scene, tmp_path):
     progs = tmp_path / "id1" / "progs"
     progs.mkdir(parents=True)
     export_mdl(bpy, obj, progs / "knight.mdl", enhanced_md3=True)
+    assert "skin 2 is a group of 2 images in the MDL: the enhanced MD3 shows its first" in capfd.readouterr().out
     md3 = read_md3((progs / "knight.md3").read_bytes())
     names = [s.name for s in md3.surfaces]
     assert names == ["Knight"]
