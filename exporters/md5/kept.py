@@ -13,6 +13,9 @@ printed precision.
 """
 from __future__ import annotations
 
+import re
+from pathlib import PurePosixPath
+
 import numpy as np
 import bpy
 
@@ -82,8 +85,9 @@ def _rotation_change(new: np.ndarray, old: np.ndarray) -> np.ndarray:
 
 
 def _merged_mesh(mesh, kept, lengths: np.ndarray):
-    """The kept mesh with the evaluated values where they changed, or None when its shape (counts,
-    weights, triangles) changed; ``lengths`` the bones' lengths in joint order."""
+    """The kept mesh with the evaluated values where they changed (a block whose vertices or triangles
+    changed as built, under the file's shader while its material is the imported one), or None when its
+    joints or its count of blocks changed; ``lengths`` the bones' lengths in joint order."""
     if (mesh.joint_names != kept.joint_names or len(mesh.meshes) != len(kept.meshes)
             or not np.array_equal(mesh.joint_parents, kept.joint_parents)):
         return None
@@ -95,10 +99,21 @@ def _merged_mesh(mesh, kept, lengths: np.ndarray):
     same_turn = turn(new_joints[1], old_joints[1]) <= tolerance + rest_allowance(old_joints[1], kept.joint_pos,
                                                                                  lengths)
     kept.joint_orient = np.where(same_turn[:, None], kept.joint_orient, mesh.joint_orient)
-    for new, old in zip(mesh.meshes, kept.meshes):
+    for m, (new, old) in enumerate(zip(mesh.meshes, kept.meshes)):
         if not _merged_part(new, old, len(mesh.joint_names), new_joints, old_joints, tolerance):
-            return None
+            new.shader = _kept_shader(new.shader, old.shader)
+            kept.meshes[m] = new            # its shape changed: the block as built, the others as kept
     return kept
+
+
+def _kept_shader(built: str | None, shader: str | None) -> str | None:
+    """The file's shader for block ``built`` (named after its material) while that material keeps the name
+    the import gave it from the shader (its last path part, or "md5" for a block without one;
+    ``importers/md5/md5_import.py`` ``_materials``), Blender's ".001" suffix allowed; else ``built``."""
+    name = PurePosixPath((shader or "").replace("\\", "/")).name or "md5"
+    if built is not None and (built == name or re.fullmatch(re.escape(name) + r"\.[0-9]{3}", built)):
+        return shader
+    return built
 
 
 def _slots(part) -> tuple[np.ndarray, np.ndarray]:

@@ -138,3 +138,29 @@ def test_an_edited_mesh_keeps_its_empty_blocks(bpy_scene, tmp_path):
     assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
     assert not _same_part(mesh.meshes[0], kept.meshes[0]) and _same_part(mesh.meshes[2], kept.meshes[2])
     assert out.read_bytes() != CASES["empty-blocks"]
+
+
+def test_a_block_whose_faces_changed_is_rebuilt_under_its_shader_and_the_others_are_kept(bpy_scene, tmp_path):
+    import bmesh
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["all"])
+    kept = read_md5mesh(CASES["all"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    blocks = _blocks(bpy)
+    edit = bmesh.new()
+    edit.from_mesh(blocks[0].data)
+    edit.faces.ensure_lookup_table()
+    bmesh.ops.delete(edit, geom=[edit.faces[0]], context="FACES")
+    edit.to_mesh(blocks[0].data)
+    edit.free()
+    select_only(bpy, blocks)
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    mesh = read_md5mesh(out.read_bytes())
+    assert mesh.header.commandline == COMMANDLINE
+    assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
+    assert [len(p.triangles) for p in mesh.meshes] == [1, 0, 2] and mesh.meshes[0].num_verts == 3
+    assert _same_part(mesh.meshes[2], kept.meshes[2])
+    np.testing.assert_array_equal(mesh.joint_pos, kept.joint_pos)
