@@ -5,6 +5,12 @@ within the precision the file printed them with, the kept values (and so, throug
 :func:`...formats.md5.write.write_md5mesh` ``keep_text``, their characters) are written; values that
 changed are written as evaluated.
 
+Weights are compared per vertex as Blender holds them (:func:`_held`), not slot by slot: a file's vertex
+with more than four weights, a weight of zero bias or two weights on one joint stays as the file wrote it
+while the vertex group weights are the ones the import made of it. Blocks are matched by index
+(MD5_MESH_INDEX orders the objects); a block whose vertices or triangles changed is written as built and
+the others stay as kept, with the file's header.
+
 A joint's bind rotation is the file's while its bone turned less than :func:`rest_allowance`: Blender
 keeps a bone as head, tail and roll in float32 and rebuilds its rest matrix from them, which turns it by
 round-off (up to 3e-4 radians in the corpus, near -Y) that no printed precision covers. Joints are
