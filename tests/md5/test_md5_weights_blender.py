@@ -164,3 +164,25 @@ def test_a_block_whose_faces_changed_is_rebuilt_under_its_shader_and_the_others_
     assert [len(p.triangles) for p in mesh.meshes] == [1, 0, 2] and mesh.meshes[0].num_verts == 3
     assert _same_part(mesh.meshes[2], kept.meshes[2])
     np.testing.assert_array_equal(mesh.joint_pos, kept.joint_pos)
+
+
+def test_a_moved_vertex_of_five_weights_keeps_them_all_in_the_files_own_lines(bpy_scene, tmp_path):
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["more-than-four"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    block = _blocks(bpy)[0]
+    block.data.vertices[0].co.y += 0.5
+    select_only(bpy, [block])
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    mesh = read_md5mesh(out.read_bytes())
+    assert mesh.meshes[0].weight_count.tolist() == [5, 1, 1, 1]
+    joint_of = {name: j for j, name in enumerate(mesh.joint_names)}
+    held = _group_weights(block, joint_of)
+    assert all(_same_weights(w, h) for w, h in zip(_file_weights(mesh.meshes[0]), held))
+    old_lines, new_lines = CASES["more-than-four"].decode().splitlines(), out.read_text().splitlines()
+    changed = [old for old, new in zip(old_lines, new_lines) if old != new]
+    assert len(old_lines) == len(new_lines) and changed                 # the file's layout, line for line
+    assert all(line.startswith("\tweight ") and int(line.split()[1]) < 5 for line in changed)
