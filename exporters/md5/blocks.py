@@ -18,7 +18,7 @@ their weights.
   them for Q2PRO; the export says how many vertices have more (:func:`influence_note`). A vertex with
   no weight is tied to joint 0; every vertex of a mesh parented to a bone (without an Armature
   modifier) to that bone's joint. A weight's position is the vertex's bind position in its joint's space.
-- An imported block of no vertex (``numverts 0``; Red Eclipse files hold such blocks, and Q2PRO's
+- An imported block of no vertex (``numverts 0``; real files hold such blocks, and Q2PRO's
   ``MD5_ParseMesh`` reads them) is an object without vertices: it is written back as a block of no
   vertex under its material's name (the kept file's shader when untouched). Other objects without faces
   are refused.
