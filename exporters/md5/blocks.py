@@ -10,11 +10,18 @@ their weights.
   MD5 through the paths that draw MDL and MD2 (clockwise front faces: ironwail ``GL_DrawAliasFrame``,
   Q2PRO ``GL_DrawAliasModel``).
 - Weights from the vertex groups named after deforming bones, as the Armature modifier reads them:
-  weights of 0 and groups of other names are left out; at most :data:`...formats.md5.limits.MAX_WEIGHTS_PER_VERTEX`
-  (ironwail ``MD5_BakeInfluences`` keeps the four largest) are kept, the largest, and scaled to a sum of
-  1 (the modifier divides by the sum too). A vertex with no weight is tied to joint 0; every vertex of a
-  mesh parented to a bone (without an Armature modifier) to that bone's joint. A weight's
-  position is the vertex's bind position in its joint's space.
+  weights of 0 and groups of other names are left out; every other weight is written, the largest
+  first, scaled to a sum of 1 (the modifier divides by the sum too). More than
+  :data:`...formats.md5.limits.MAX_WEIGHTS_PER_VERTEX` on a vertex are written too: Q2PRO skins with
+  every weight (``calc_skel_vert`` in ``src/refresh/mesh.c``), ironwail picks a vertex's four largest
+  itself and scales them to a sum of 1 (``MD5_BakeInfluences``), so cutting them here would only lose
+  them for Q2PRO; the export says how many vertices have more (:func:`influence_note`). A vertex with
+  no weight is tied to joint 0; every vertex of a mesh parented to a bone (without an Armature
+  modifier) to that bone's joint. A weight's position is the vertex's bind position in its joint's space.
+- An imported block of no vertex (``numverts 0``; real files hold such blocks, and Q2PRO's
+  ``MD5_ParseMesh`` reads them) is an object without vertices: it is written back as a block of no
+  vertex under its material's name (the kept file's shader when untouched). Other objects without faces
+  are refused.
 """
 from __future__ import annotations
 
@@ -23,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
+from ...common.contract import MD5_MESH_INDEX
+from ...common.stored_records import stored_int
 from ...formats.md5.limits import MAX_WEIGHTS_PER_VERTEX
 from ...formats.md5.records import Md5MeshPart
 from ...formats.md5.skinning import quat_rotate
@@ -44,18 +53,22 @@ class RestMesh:
 
 @dataclass
 class WeightReport:
-    lost: int = 0                  # vertices that had more weights than kept
     unweighted: int = 0            # vertices with no weight (tied to joint 0)
-    most: int = 0
 
     def lines(self) -> list[str]:
-        out = []
-        if self.lost:
-            out.append(f"{self.lost} vertices had more than {MAX_WEIGHTS_PER_VERTEX} bone weights (up to {self.most}): "
-                       f"kept the {MAX_WEIGHTS_PER_VERTEX} largest, scaled to a sum of 1 (ironwail keeps no more)")
-        if self.unweighted:
-            out.append(f"{self.unweighted} vertices have no bone weight: tied to the first joint")
-        return out
+        return [f"{self.unweighted} vertices have no bone weight: tied to the first joint"] if self.unweighted else []
+
+
+def influence_note(parts: list[Md5MeshPart]) -> list[str]:
+    """The line that says how many vertices of the written ``parts`` have more weights than ironwail draws."""
+    counts = [np.asarray(p.weight_count) for p in parts if len(p.weight_count)]
+    over = sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts)
+    if not over:
+        return []
+    most = max(int(c.max()) for c in counts)
+    return [f"{over} vertices have more than {MAX_WEIGHTS_PER_VERTEX} bone weights (up to {most}): all are written; "
+            f"ironwail draws each with its {MAX_WEIGHTS_PER_VERTEX} largest scaled to a sum of 1 "
+            "(MD5_BakeInfluences), Q2PRO with every one"]
 
 
 @dataclass
@@ -81,6 +94,8 @@ def read_rest_meshes(context, meshes: list[bpy.types.Object], armature: bpy.type
 
 def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scale: float) -> RestMesh:
     topology = object_topology(context, obj)
+    if not topology.num_vertices and stored_int(obj, MD5_MESH_INDEX, None) is not None:
+        return RestMesh(obj, topology, np.zeros((0, 3)), (np.zeros(0, np.int64),) * 2 + (np.zeros(0),))
     if topology.corner_uvs is None:
         raise ExportError(f"object {quoted(obj.name)} has no UV map; MD5 needs texture coordinates")
     if not len(topology.triangles):
@@ -105,23 +120,17 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     return RestMesh(obj, topology, positions, (vertex, joint, weight))
 
 
-def limited_weights(rest: RestMesh, report: WeightReport) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per vertex: start and count into (joint, bias) arrays sorted by vertex, largest weight first."""
+def vertex_slots(rest: RestMesh, report: WeightReport) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per vertex: start and count into (joint, bias) arrays sorted by vertex, largest weight first, every
+    weight of the vertex, scaled to a sum of 1."""
     vertex, joint, weight = rest.weights
     count_all = np.bincount(vertex, minlength=len(rest.positions))
-    order = np.lexsort((-weight, vertex))
-    vertex, joint, weight = vertex[order], joint[order], weight[order]
-    first = np.cumsum(count_all) - count_all
-    rank = np.arange(len(vertex)) - first[vertex]
-    kept = rank < MAX_WEIGHTS_PER_VERTEX
-    report.lost += int((count_all > MAX_WEIGHTS_PER_VERTEX).sum())
-    report.most = max(report.most, int(count_all.max(initial=0)))
     none = np.flatnonzero(count_all == 0)
     report.unweighted += len(none)
-    vertex = np.concatenate([vertex[kept], none])
-    joint = np.concatenate([joint[kept], np.zeros(len(none), np.int64)])
-    weight = np.concatenate([weight[kept], np.ones(len(none))])
-    order = np.argsort(vertex, kind="stable")
+    vertex = np.concatenate([vertex, none])
+    joint = np.concatenate([joint, np.zeros(len(none), np.int64)])
+    weight = np.concatenate([weight, np.ones(len(none))])
+    order = np.lexsort((-weight, vertex))
     vertex, joint, weight = vertex[order], joint[order], weight[order]
     total = np.bincount(vertex, weight, minlength=len(rest.positions))
     count = np.bincount(vertex, minlength=len(rest.positions))
@@ -136,8 +145,16 @@ def build_blocks(rests: list[RestMesh], bind_pos: np.ndarray, bind_quat: np.ndar
     conjugate = bind_quat * np.array([-1.0, -1.0, -1.0, 1.0])
     offset = 0
     for m, rest in enumerate(rests):
-        start, count, joint, bias = limited_weights(rest, blocks.report)
+        start, count, joint, bias = vertex_slots(rest, blocks.report)
         triangles = rest.topology.triangles.astype(np.int64)
+        if not len(rest.positions):                  # an imported block of no vertex: one of none again
+            empty = np.zeros(0, np.int64)
+            name = shader(rest, 0) if shader is not None else _material_name(rest.obj, 0)
+            blocks.parts.append(Md5MeshPart(name, np.zeros((0, 2)), empty, empty, np.zeros((0, 3), np.int64), empty,
+                                            np.zeros(0), np.zeros((0, 3))))
+            blocks.sources.append((m, 0))
+            blocks.corners.append(np.zeros((0, 3), np.int64))
+            continue
         uvs = (corner_uvs[offset:offset + len(triangles)] if corner_uvs is not None else rest.topology.corner_uvs)
         corner_index = np.arange(offset * 3, (offset + len(triangles)) * 3).reshape(-1, 3)
         offset += len(triangles)

@@ -26,7 +26,7 @@ from ..sampling.options import FrameExportOptions
 from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
 from .anim import anim_record
-from .blocks import build_blocks, read_rest_meshes
+from .blocks import build_blocks, influence_note, read_rest_meshes
 from .kept import kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
@@ -128,6 +128,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                                                                                       for f in frames)]
     mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
     info += [kept_note] if kept_note else []
+    warnings += influence_note(mesh.meshes)
     if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
         for part in mesh.meshes:
             part.shader = twin.shader

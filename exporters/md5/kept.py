@@ -5,6 +5,12 @@ within the precision the file printed them with, the kept values (and so, throug
 :func:`...formats.md5.write.write_md5mesh` ``keep_text``, their characters) are written; values that
 changed are written as evaluated.
 
+Weights are compared per vertex as Blender holds them (:func:`_held`), not slot by slot: a file's vertex
+with more than four weights, a weight of zero bias or two weights on one joint stays as the file wrote it
+while the vertex group weights are the ones the import made of it. Blocks are matched by index
+(MD5_MESH_INDEX orders the objects); a block whose vertices or triangles changed is written as built and
+the others stay as kept, with the file's header.
+
 A joint's bind rotation is the file's while its bone turned less than :func:`rest_allowance`: Blender
 keeps a bone as head, tail and roll in float32 and rebuilds its rest matrix from them, which turns it by
 round-off (up to 3e-4 radians in the corpus, near -Y) that no printed precision covers. Joints are
@@ -12,6 +18,9 @@ matched by index (``common/contract.py`` MD5_JOINT_INDEX orders them), their pos
 printed precision.
 """
 from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
 
 import numpy as np
 import bpy
@@ -82,8 +91,9 @@ def _rotation_change(new: np.ndarray, old: np.ndarray) -> np.ndarray:
 
 
 def _merged_mesh(mesh, kept, lengths: np.ndarray):
-    """The kept mesh with the evaluated values where they changed, or None when its shape (counts,
-    weights, triangles) changed; ``lengths`` the bones' lengths in joint order."""
+    """The kept mesh with the evaluated values where they changed (a block whose vertices or triangles
+    changed as built, under the file's shader while its material is the imported one), or None when its
+    joints or its count of blocks changed; ``lengths`` the bones' lengths in joint order."""
     if (mesh.joint_names != kept.joint_names or len(mesh.meshes) != len(kept.meshes)
             or not np.array_equal(mesh.joint_parents, kept.joint_parents)):
         return None
@@ -95,10 +105,21 @@ def _merged_mesh(mesh, kept, lengths: np.ndarray):
     same_turn = turn(new_joints[1], old_joints[1]) <= tolerance + rest_allowance(old_joints[1], kept.joint_pos,
                                                                                  lengths)
     kept.joint_orient = np.where(same_turn[:, None], kept.joint_orient, mesh.joint_orient)
-    for new, old in zip(mesh.meshes, kept.meshes):
+    for m, (new, old) in enumerate(zip(mesh.meshes, kept.meshes)):
         if not _merged_part(new, old, len(mesh.joint_names), new_joints, old_joints, tolerance):
-            return None
+            new.shader = _kept_shader(new.shader, old.shader)
+            kept.meshes[m] = new            # its shape changed: the block as built, the others as kept
     return kept
+
+
+def _kept_shader(built: str | None, shader: str | None) -> str | None:
+    """The file's shader for block ``built`` (named after its material) while that material keeps the name
+    the import gave it from the shader (its last path part, or "md5" for a block without one;
+    ``importers/md5/md5_import.py`` ``_materials``), Blender's ".001" suffix allowed; else ``built``."""
+    name = PurePosixPath((shader or "").replace("\\", "/")).name or "md5"
+    if built is not None and (built == name or re.fullmatch(re.escape(name) + r"\.[0-9]{3}", built)):
+        return shader
+    return built
 
 
 def _slots(part) -> tuple[np.ndarray, np.ndarray]:
@@ -109,48 +130,77 @@ def _slots(part) -> tuple[np.ndarray, np.ndarray]:
         np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
 
 
+def _held(part, joints: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertex, joint, share), sorted by vertex then joint: a block's weights as Blender holds them once
+    imported and the export reads them back. The import's vertex groups sum a joint given twice for a
+    vertex and clip the sum to 0 .. 1 in float32 (``importers/md5/md5_rig.py`` ``vertex_weights``); the
+    export leaves out weights of 0, scales the others to a sum of 1, and ties a vertex left without weight
+    to joint 0 (:mod:`.blocks`)."""
+    vertex, index = _slots(part)
+    keys = vertex * joints + np.asarray(part.weight_joint, np.int64)[index]
+    unique, inverse = np.unique(keys, return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=np.asarray(part.weight_bias, np.float64)[index], minlength=len(unique))
+    total = np.clip(total, 0.0, 1.0).astype(np.float32).astype(np.float64)
+    kept = total > 0
+    count = np.bincount(unique[kept] // joints, minlength=part.num_verts)
+    none = np.flatnonzero(count == 0)
+    vertex = np.concatenate([unique[kept] // joints, none])
+    joint = np.concatenate([unique[kept] % joints, np.zeros(len(none), np.int64)])
+    weight = np.concatenate([total[kept], np.ones(len(none))])
+    order = np.lexsort((joint, vertex))
+    vertex, joint, weight = vertex[order], joint[order], weight[order]
+    return vertex, joint, weight / np.bincount(vertex, weight, minlength=part.num_verts)[vertex]
+
+
+def _changed_vertices(new, old, joints: int, new_joints, old_joints, tolerance: float) -> np.ndarray:
+    """(V,) the vertices of a block that moved or whose weights Blender holds differ from the file's (as
+    :func:`_held` reads both: a file's zero biases, a joint given twice, more than four weights, biases
+    that do not sum to 1 are what they were while Blender holds what the import gave it)."""
+    moved = np.abs(skin_vertices(new, *new_joints) - skin_vertices(old, *old_joints)).max(axis=1) > tolerance
+    old_vertex, old_joint, old_share = _held(old, joints)
+    new_vertex, new_joint, new_share = _held(new, joints)
+    old_count = np.bincount(old_vertex, minlength=old.num_verts)
+    changed = moved | (old_count != np.bincount(new_vertex, minlength=new.num_verts))
+    a, b = ~changed[old_vertex], ~changed[new_vertex]          # as many rows, vertex by vertex
+    differ = (old_joint[a] != new_joint[b]) | ~(np.abs(old_share[a] - new_share[b]) <= tolerance)
+    np.logical_or.at(changed, old_vertex[a], differ)
+    return changed
+
+
 def _merged_part(new, old, joints: int, new_joints, old_joints, tolerance: float) -> bool:
     """``old`` (a kept mesh block) with ``new``'s values where its vertices changed; False when the block's
-    shape changed (triangles, a vertex's weight count or joints), or when a vertex changed in a block whose
-    vertices share weights (the file's layout cannot hold the change).
+    shape changed (vertex count, triangles).
 
-    A vertex is unchanged while it lies where the file puts it and its weights have the shares the file
-    gives them: the export writes weights normalised (they sum to 1), a file need not (the mine's 0.5), so
-    the file's biases are compared as shares of their vertex's sum. An unchanged vertex keeps the file's
-    biases and weight positions (a vertex of several weights: the file's positions need not each be the
-    vertex, only their weighted sum)."""
-    if not (np.array_equal(new.weight_count, old.weight_count) and np.array_equal(new.triangles, old.triangles)):
+    A vertex is unchanged while it lies where the file puts it and Blender holds the weights the import
+    gave it (:func:`_changed_vertices`): it keeps the file's weights, every one (a vertex of several
+    weights: the file's positions need not each be the vertex, only their weighted sum). A changed vertex
+    takes every weight Blender holds (:mod:`.blocks`): in the file's weight slots when it has as many and
+    no weight is shared by two vertices, else the block's weights are laid out again vertex by vertex."""
+    if new.num_verts != old.num_verts or not np.array_equal(new.triangles, old.triangles):
         return False
+    old.uv = _merge(new.uv, old.uv, tolerance)
+    changed = _changed_vertices(new, old, joints, new_joints, old_joints, tolerance)
+    if not changed.any():
+        return True
     new_vertex, new_index = _slots(new)
     old_vertex, old_index = _slots(old)
-    if len(old_index) and (old_index.max() >= len(old.weight_bias)):
-        return False
-    new_key = new_vertex * joints + np.asarray(new.weight_joint)[new_index]
-    old_key = old_vertex * joints + np.asarray(old.weight_joint)[old_index]
-    new_order, old_order = np.argsort(new_key, kind="stable"), np.argsort(old_key, kind="stable")
-    if not np.array_equal(new_key[new_order], old_key[old_order]):
-        return False
-    matched = np.empty_like(new_order)              # slot i of old <-> slot matched[i] of new
-    matched[old_order] = new_order
-    old.uv = _merge(new.uv, old.uv, tolerance)
-    old_bias = np.asarray(old.weight_bias, np.float64)[old_index]
-    totals = np.bincount(old_vertex, weights=old_bias, minlength=len(old.weight_count))
-    with np.errstate(all="ignore"):
-        share = old_bias / totals[old_vertex]
-    new_bias = np.asarray(new.weight_bias, np.float64)[new_index][matched]
-    moved = np.abs(skin_vertices(new, *new_joints) - skin_vertices(old, *old_joints)).max(axis=1) > tolerance
-    np.logical_or.at(moved, old_vertex, ~(np.abs(new_bias - share) <= tolerance))
-    if not moved.any():
-        return True
+    names = ("weight_joint", "weight_bias", "weight_pos")
     simple = np.array_equal(np.sort(old_index), np.arange(len(old.weight_bias)))   # each weight one vertex's
-    if not simple:
-        return False
-    changed = moved[old_vertex]
-    taken = new_index[matched]
-    for name in ("weight_bias", "weight_pos"):
-        values = np.array(getattr(old, name), np.float64)
-        values[old_index[changed]] = np.asarray(getattr(new, name), np.float64)[taken[changed]]
-        setattr(old, name, values)
+    if simple and np.array_equal(np.asarray(old.weight_count)[changed], np.asarray(new.weight_count)[changed]):
+        for name in names:
+            values = np.array(getattr(old, name))
+            values[old_index[changed[old_vertex]]] = np.asarray(getattr(new, name))[new_index[changed[new_vertex]]]
+            setattr(old, name, values)
+        return True
+    take_old, take_new = ~changed[old_vertex], changed[new_vertex]
+    vertex = np.concatenate([old_vertex[take_old], new_vertex[take_new]])
+    order = np.argsort(vertex, kind="stable")
+    for name in names:
+        values = np.concatenate([np.asarray(getattr(old, name))[old_index[take_old]],
+                                 np.asarray(getattr(new, name))[new_index[take_new]]])
+        setattr(old, name, values[order])
+    old.weight_count = np.bincount(vertex, minlength=old.num_verts)
+    old.weight_start = np.cumsum(old.weight_count) - old.weight_count
     return True
 
 

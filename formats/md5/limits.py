@@ -16,6 +16,8 @@ Each limit, with where it comes from:
   65535 (``MD5_ParseUint(&s, 0, UINT16_MAX)``).
 - :data:`MAX_WEIGHTS_PER_VERTEX` 4: ironwail ``MD5_BakeInfluences`` keeps the four largest weights of a
   vertex (``NUM_JOINT_INFLUENCES``) and scales them to a sum of 1; more are drawn wrong, not refused.
+  Q2PRO skins with every weight of a vertex (``src/refresh/mesh.c`` ``calc_skel_vert``), so the export
+  writes them all and says how many vertices have more (``exporters/md5/blocks.py``).
 - :data:`MAX_FRAMES` 1024: Q2PRO ``MD5_MAX_FRAMES``; :data:`MAX_COMPONENTS` = 6 per joint
   (``anim_frame_data[MD5_MAX_JOINTS * MD5_NUM_ANIMATED_COMPONENT_BITS]``).
 - flags: ironwail refuses bits above 63 ("joint has unsupported flags").

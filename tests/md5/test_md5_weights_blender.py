@@ -1,0 +1,188 @@
+"""An imported MD5 mesh exported with the default options, through the operators: untouched, it is its
+file byte for byte (weights past four on a vertex, of zero bias, two on one joint; an editor's absolute
+path as the shader; the file's own ``commandline``; blocks of no vertex); edited, every weight Blender
+holds is written (none cut at four, the report counting the vertices past ironwail's four) and the
+file's shaders, ``commandline`` and empty blocks stay.
+
+The small files are built in ``support/md5_weight_cases.py``; the shared corpus's Red Eclipse meshes come
+back byte for byte the same way. Weights are compared with Blender's vertex groups read here, the file's
+reduced independently (a joint given twice summed, zero biases left out, shares of the vertex's sum)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from support.blender_helpers import reported
+from support.environment import corpus_files
+from support.md5_weight_cases import CASES, COMMANDLINE, SHADER
+from support.actions import select_only
+
+CORPUS = corpus_files("md5/**/*.md5mesh")
+SHARE = 1e-5             # float32 vertex-group weights against the file's six decimals
+
+
+def _round_trip(bpy, source, out):
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    select_only(bpy, _blocks(bpy))
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    return out.read_bytes()
+
+
+def _blocks(bpy) -> list:
+    return sorted((o for o in bpy.context.scene.objects if o.type == "MESH"), key=lambda o: o["md5_mesh_index"])
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_untouched_mesh_comes_back_byte_for_byte(bpy_scene, tmp_path, case):
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES[case])
+    assert _round_trip(bpy_scene, source, tmp_path / "out" / "thing.md5mesh") == CASES[case]
+
+
+@pytest.mark.skipif(not CORPUS, reason="the shared corpus's md5/ folder is not here")
+def test_every_corpus_mesh_comes_back_byte_for_byte(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    differ = []
+    for n, source in enumerate(CORPUS):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        if _round_trip(bpy, source, tmp_path / f"{n}" / source.name) != source.read_bytes():
+            differ.append(str(source))
+    assert differ == [] and len(CORPUS) >= 38
+
+
+def _file_weights(part) -> list[dict[int, float]]:
+    """Per vertex of a decoded block, joint -> share of the vertex's biases (a joint given twice summed,
+    zero left out): what a vertex group can hold of the file's weights."""
+    out = []
+    for v in range(part.num_verts):
+        shares: dict[int, float] = {}
+        for w in range(part.weight_start[v], part.weight_start[v] + part.weight_count[v]):
+            shares[int(part.weight_joint[w])] = shares.get(int(part.weight_joint[w]), 0.0) + float(part.weight_bias[w])
+        total = sum(shares.values())
+        out.append({j: s / total for j, s in shares.items() if s > 0})
+    return out
+
+
+def _group_weights(obj, joint_of: dict[str, int]) -> list[dict[int, float]]:
+    """Per vertex of ``obj``, joint -> share of every vertex-group weight above 0 Blender holds."""
+    names = {g.index: g.name for g in obj.vertex_groups}
+    out = []
+    for vertex in obj.data.vertices:
+        held = {joint_of[names[e.group]]: e.weight for e in vertex.groups if e.weight > 0}
+        total = sum(held.values())
+        out.append({j: w / total for j, w in held.items()})
+    return out
+
+
+def _same_part(a, b) -> bool:
+    names = ("shader", "uv", "weight_start", "weight_count", "triangles", "weight_joint", "weight_bias", "weight_pos")
+    return all(np.array_equal(getattr(a, n), getattr(b, n)) for n in names)
+
+
+def _same_weights(a: dict[int, float], b: dict[int, float]) -> bool:
+    return a.keys() == b.keys() and all(abs(a[j] - b[j]) <= SHARE for j in a)
+
+
+def test_an_edited_mesh_keeps_every_weight_blender_holds_and_counts_those_past_four(bpy_scene, tmp_path, capfd):
+    from formats.md5.mesh import read_md5mesh
+    from formats.md5.skinning import bind_joints, skin_vertices
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["all"])
+    kept = read_md5mesh(CASES["all"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    blocks = _blocks(bpy)
+    first = blocks[0]
+    first.data.vertices[2].co.z += 0.25              # the vertex of two weights on joint c: now one, moved
+    for name, weight in (("a", 0.1), ("c", 0.3)):    # the last vertex: from 3 weights to 5
+        first.vertex_groups[name].add([3], weight, "REPLACE")
+    capfd.readouterr()
+    select_only(bpy, blocks)
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    warnings, _ = reported(capfd.readouterr().out)
+    mesh = read_md5mesh(out.read_bytes())
+
+    assert mesh.header.commandline == COMMANDLINE
+    assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
+    assert mesh.meshes[0].shader == SHADER and mesh.meshes[1].num_verts == 0
+    joint_of = {name: j for j, name in enumerate(mesh.joint_names)}
+    joints = bind_joints(mesh)
+    for obj, part in zip(blocks, mesh.meshes):
+        written, held = _file_weights(part), _group_weights(obj, joint_of)
+        assert len(written) == len(held) == len(obj.data.vertices)
+        assert [v for v in range(len(held)) if not _same_weights(written[v], held[v])] == []
+        rest = np.array([v.co for v in obj.data.vertices], np.float64).reshape(-1, 3)
+        np.testing.assert_allclose(skin_vertices(part, *joints), rest, atol=1e-5)
+    counts = mesh.meshes[0].weight_count.tolist()
+    assert counts == [5, 2, 1, 5]                    # vertex 1 keeps the file's zero bias; 2 has joint c once
+    assert _same_part(mesh.meshes[2], kept.meshes[2])     # the block left alone: every value as read
+    past_four = [line for line in warnings if "more than 4 bone weights" in line]
+    assert len(past_four) == 1 and past_four[0].startswith("3 vertices have more than 4 bone weights (up to 5)")
+
+
+def test_an_edited_mesh_keeps_its_empty_blocks(bpy_scene, tmp_path):
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["empty-blocks"])
+    kept = read_md5mesh(CASES["empty-blocks"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    blocks = _blocks(bpy)
+    blocks[0].data.vertices[0].co.x -= 0.5
+    select_only(bpy, blocks)
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    mesh = read_md5mesh(out.read_bytes())
+    assert [p.num_verts for p in mesh.meshes] == [4, 0, 4, 0]
+    assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
+    assert not _same_part(mesh.meshes[0], kept.meshes[0]) and _same_part(mesh.meshes[2], kept.meshes[2])
+    assert out.read_bytes() != CASES["empty-blocks"]
+
+
+def test_a_block_whose_faces_changed_is_rebuilt_under_its_shader_and_the_others_are_kept(bpy_scene, tmp_path):
+    import bmesh
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["all"])
+    kept = read_md5mesh(CASES["all"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    blocks = _blocks(bpy)
+    edit = bmesh.new()
+    edit.from_mesh(blocks[0].data)
+    edit.faces.ensure_lookup_table()
+    bmesh.ops.delete(edit, geom=[edit.faces[0]], context="FACES")
+    edit.to_mesh(blocks[0].data)
+    edit.free()
+    select_only(bpy, blocks)
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    mesh = read_md5mesh(out.read_bytes())
+    assert mesh.header.commandline == COMMANDLINE
+    assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
+    assert [len(p.triangles) for p in mesh.meshes] == [1, 0, 2] and mesh.meshes[0].num_verts == 3
+    assert _same_part(mesh.meshes[2], kept.meshes[2])
+    np.testing.assert_array_equal(mesh.joint_pos, kept.joint_pos)
+
+
+def test_a_moved_vertex_of_five_weights_keeps_them_all_in_the_files_own_lines(bpy_scene, tmp_path):
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["more-than-four"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    block = _blocks(bpy)[0]
+    block.data.vertices[0].co.y += 0.5
+    select_only(bpy, [block])
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    mesh = read_md5mesh(out.read_bytes())
+    assert mesh.meshes[0].weight_count.tolist() == [5, 1, 1, 1]
+    joint_of = {name: j for j, name in enumerate(mesh.joint_names)}
+    held = _group_weights(block, joint_of)
+    assert all(_same_weights(w, h) for w, h in zip(_file_weights(mesh.meshes[0]), held))
+    old_lines, new_lines = CASES["more-than-four"].decode().splitlines(), out.read_text().splitlines()
+    changed = [old for old, new in zip(old_lines, new_lines) if old != new]
+    assert len(old_lines) == len(new_lines) and changed                 # the file's layout, line for line
+    assert all(line.startswith("\tweight ") and int(line.split()[1]) < 5 for line in changed)
