@@ -301,12 +301,14 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
         empty_scene()
     warnings: list[str] = []
     # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
-    kwargs, notes = operator_kwargs(importer, settings.import_options, defaults={"load_weapons": False})
+    kwargs, notes = operator_kwargs(importer, settings.import_options,
+                                    defaults={"load_weapons": False, **_alone_import(job)})
     warnings += notes
     kwargs.update(_actions_import(importer, settings, kwargs))
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
         raise ConvertError("the import created nothing")
-    empty = no_geometry_warning(bpy.context.scene, Path(job.source), Path(job.output).name)
+    empty = None if _alone_import(job) else no_geometry_warning(bpy.context.scene, Path(job.source),
+                                                                 Path(job.output).name)
     if empty:
         warnings.append(empty)
     if settings.fps is not None:
@@ -348,6 +350,14 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
     warnings += notes
     _run_operator(exporter, filepath=str(output), check_existing=False, **kwargs)
     return warnings
+
+
+def _alone_import(job: ConvertJob) -> dict:
+    """An ``.md5anim`` converted to md5 is written alone (``x.md5anim``, :func:`.batch.output_name`): it is
+    imported on its own skeleton, not onto the mesh beside it (``anim_mesh``), so that it comes back as it
+    was whatever the mesh."""
+    alone = Path(job.source).suffix.lower() == ".md5anim" and job.settings.target == job.source_format
+    return {"anim_mesh": "SKELETON"} if alone else {}
 
 
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:

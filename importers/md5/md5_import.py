@@ -51,7 +51,8 @@ from ..frame_animation import scene_frame
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from .classic_pair import ClassicPair, find_pair
-from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, mesh_of_anim, scale_file
+from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
+from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
 from .md5_rig import animate, assign_weights, build_armature
 
 DEFAULT_FPS = 24.0
@@ -65,6 +66,7 @@ class Md5ImportOptions:
     scene_timing: str = "AUTO"            # 'AUTO', 'SET' or 'KEEP' (scene_timing.py)
     find_anims: str = "STEM"              # 'STEM', 'FOLDER' or 'NONE' (md5_files.py)
     anim_files: tuple[str, ...] = ()      # .md5anim files chosen with the mesh (taken whatever find_anims says)
+    anim_mesh: str = "MESH"               # an anim alone: 'MESH' onto the mesh beside it, 'SKELETON' its own
     load_skins: bool = True               # the paired classic model's skins (classic_pair.py)
     animations: str = "TIMELINE"          # 'ACTIONS': the anim split into the classic model's animations
     exclude: tuple[str, ...] = field(default=())
@@ -205,20 +207,29 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     """Read ``path`` (an ``.md5mesh``, loose or an archive member) and its anims; build them in the active
     collection (module docstring)."""
     source = as_source(path)
-    alone = None
-    if source.name.lower().endswith(ANIM_SUFFIX):         # an anim dropped or ticked alone: its mesh with it
-        source, alone = mesh_of_anim(source, options.exclude), loose_or_member(source)
-        if source is None:
+    alone, notes, data = None, [], None
+    if source.name.lower().endswith(ANIM_SUFFIX):         # an anim dropped or ticked alone (anim_mesh.py)
+        alone = loose_or_member(source)
+        _, anim = _read(alone, read_md5anim)
+        found = mesh_of_anim(source, anim, options.exclude) if options.anim_mesh == "MESH" else AnimMesh()
+        if found.taken:
             return ImportResult()                        # its mesh is imported too and takes it (Same Name)
-    data, mesh = _read(source, read_md5mesh)
-    result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings])
+        notes = [f"{source.label}: {n}" for n in found.notes]
+        if found.mesh is None:
+            mesh = skeleton_of(anim)
+            notes.append(f"{source.label}: imported on its own skeleton (its hierarchy at its base frame), no mesh")
+        else:
+            source, data, mesh = found.source, found.data, found.mesh
+    else:
+        data, mesh = _read(source, read_md5mesh)
+    result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings], infos=notes)
     anims = _anims(source, mesh, options, result, alone)
     scene = context.scene
     collection = context.view_layer.active_layer_collection.collection
     timing = plan_timing(scene, options.scene_timing)
     if context.mode != "OBJECT" and bpy.ops.object.mode_set.poll():
         bpy.ops.object.mode_set(mode="OBJECT")
-    pair = find_pair(source, mesh, anims[0].anim if anims else None, options, result)
+    pair = find_pair(source, mesh, anims[0].anim if anims else None, options, result) if data is not None else None
     joint_pos, joint_quat = bind_joints(mesh)
     with np.errstate(all="ignore"):
         positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
@@ -238,8 +249,9 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         assign_weights(obj, bone_names, mesh.meshes[m])
         obj.modifiers.new("Armature", "ARMATURE").object = root
         blocks.append(obj)
-    root[MD5_MESH_SOURCE] = data
-    root[MD5_MESH_FILE] = source.member or source.name
+    if data is not None:                                 # else an anim's own skeleton: no mesh file
+        root[MD5_MESH_SOURCE] = data
+        root[MD5_MESH_FILE] = source.member or source.name
     root[MD5_CLASSIC] = pair.name if pair is not None else ""
     settings = root.classic_model
     settings.source_format = "MD5"
