@@ -37,7 +37,6 @@ from ...common.contract import (DEGENERATE_MD3, MD5_ANIM_FILE, MD5_ANIM_FRAMES, 
                                 MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
 from ...common.made_names import mark_made
 from ...common.md5_pose import weight_spread
-from ...common.skin_images import skin_material
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import pair_problems
@@ -54,6 +53,7 @@ from .classic_pair import ClassicPair, find_pair
 from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
 from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
 from .md5_rig import animate, assign_weights, build_armature
+from .shader_images import shader_materials
 
 DEFAULT_FPS = 24.0
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
@@ -188,19 +188,14 @@ def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, mate
     return obj
 
 
-def _materials(mesh, pair: ClassicPair | None) -> list[list]:
-    """The materials of each block: the paired model's skins where the layout gives them, else one per shader."""
-    by_shader: dict[str, bpy.types.Material] = {}
-    out = []
-    for m, part in enumerate(mesh.meshes):
-        if pair is not None and pair.materials:
-            out.append(pair.materials[min(m, len(pair.materials) - 1)])
-            continue
-        shader = part.shader or ""
-        if shader not in by_shader:
-            by_shader[shader] = skin_material(PurePosixPath(shader.replace("\\", "/")).name or "md5", None)
-        out.append([by_shader[shader]])
-    return out
+def _materials(source: ModelSource, mesh, pair: ClassicPair | None, result: ImportResult) -> list[list]:
+    """The materials of each block: the paired model's skins where the layout gives them, else one per
+    shader showing the image of its name beside the model (:mod:`.shader_images`)."""
+    if pair is not None and pair.materials:
+        return [pair.materials[min(m, len(pair.materials) - 1)] for m in range(len(mesh.meshes))]
+    materials = shader_materials(source, [part.shader for part in mesh.meshes], source.label, result.warnings,
+                                 result.infos)
+    return [[material] for material in materials]
 
 
 def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md5ImportOptions) -> ImportResult:
@@ -240,7 +235,7 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         result.warnings.append(f"{source.label}: {spread} vertices have weights that place them apart in the bind "
                                "pose: Blender's Armature deform moves them differently from the engines")
     root, bone_names = build_armature(context, source.stem, mesh, collection, _model_size(positions + [joint_pos]))
-    materials = _materials(mesh, pair)
+    materials = _materials(source, mesh, pair, result)
     blocks = []
     for m in range(len(mesh.meshes)):
         obj = _block_object(source, mesh, m, positions[m], materials[m], result)
