@@ -40,6 +40,7 @@ GLTF_DEFAULTS = {"export_format": "GLB", "export_morph": True, "export_morph_ani
 # After an import the scene holds just that model: export all of it, whatever the importer selected.
 MODEL_EXPORT_DEFAULTS = {"use_selection": False}
 NO_DRAWABLE = "no drawable triangles"   # how the warning for an output without geometry starts
+ALONE_IMPORT = {"anim_mesh": "SKELETON"}   # import options of a side file converted alone (_alone_import)
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -353,11 +354,12 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
 
 
 def _alone_import(job: ConvertJob) -> dict:
-    """An ``.md5anim`` converted to md5 is written alone (``x.md5anim``, :func:`.batch.output_name`): it is
-    imported on its own skeleton, not onto the mesh beside it (``anim_mesh``), so that it comes back as it
-    was whatever the mesh."""
-    alone = Path(job.source).suffix.lower() == ".md5anim" and job.settings.target == job.source_format
-    return {"anim_mesh": "SKELETON"} if alone else {}
+    """A file of its row's other extensions converted to its own format is written alone (an ``.md5anim``
+    to ``x.md5anim``, :func:`.batch.output_name`): it is imported without the files it would go onto
+    (:data:`ALONE_IMPORT`: an anim on its own skeleton, not onto the mesh beside it), so that it comes back
+    as it was whatever lies beside it."""
+    side = Path(job.source).suffix.lower() in table.row(job.source_format).extensions[1:]
+    return dict(ALONE_IMPORT) if side and job.settings.target == job.source_format else {}
 
 
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:

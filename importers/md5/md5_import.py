@@ -21,6 +21,11 @@ What an import creates:
   Actions* the first anim is split into one action per classic animation (:mod:`.classic_pair`), each
   from the scene's first frame, listed in the sidebar; each also keeps ``["md5_anim_frames"]``, the
   anim frames it holds, so that the split actions exported in order write the file back.
+* Materials: the paired classic model's skins, else one per shader showing the image of its name beside
+  the model (:mod:`.shader_images`).
+* An ``.md5anim`` imported alone goes onto the mesh beside it whose joints are its own, else (or with
+  *Anim Alone: Own Skeleton*) onto an armature of its own hierarchy at its base frame, named after the anim,
+  with no mesh and no ``["md5_mesh_source"]`` (:mod:`.anim_mesh`).
 """
 from __future__ import annotations
 
