@@ -143,3 +143,31 @@ def test_an_image_beside_a_standalone_mesh_under_its_shader_name_is_shown(bpy_sc
     shown = np.empty(16, np.float32)
     images[0].pixels.foreach_get(shown)
     assert np.allclose(shown.reshape(4, 4)[:, 0], 200 / 255, atol=1e-3)
+
+
+def test_an_edited_anim_alone_exports_its_poses_with_the_joints_box_as_bounds(bpy_scene, tmp_path):
+    """A key moved on the anim's own skeleton: the anim is written as Blender poses it (the root 3 units along
+    its X in frame 1), each frame's bounds the box of its joints (there is no mesh to skin)."""
+    from formats.md5.skinning import frame_joints
+    bpy = bpy_scene
+    path = tmp_path / "walk.md5anim"
+    path.write_bytes(anim_text())
+    assert _import(bpy, path) == {"FINISHED"}
+    action = _armature(bpy).animation_data.action
+    curves = [c for layer in getattr(action, "layers", ()) for strip in layer.strips
+              for bag in getattr(strip, "channelbags", ()) for c in bag.fcurves] or list(action.fcurves)
+    (moved,) = [c for c in curves if c.data_path.endswith('["root"].location') and c.array_index == 0]
+    moved.keyframe_points[1].co.y += 3.0
+    moved.update()
+    out = tmp_path / "out"
+    assert bpy.ops.export_scene.md5(filepath=str(out / "walk.md5mesh"), frame_source="ACTIONS",
+                                    frame_rate="SCENE") == {"FINISHED"}
+    assert sorted(p.name for p in out.iterdir()) == ["walk.md5anim"]
+    written = read_md5anim((out / "walk.md5anim").read_bytes())
+    expected = read_md5anim(anim_text())
+    pos, _ = frame_joints(written)
+    want = np.array([frame_skeleton(expected, k)[0] for k in range(3)])
+    want[1] += (3.0, 0.0, 0.0)                      # the root and the arm it carries
+    assert np.allclose(pos, want, atol=1e-5)
+    assert np.allclose(written.bounds[:, 0], pos.min(axis=1), atol=1e-5)
+    assert np.allclose(written.bounds[:, 1], pos.max(axis=1), atol=1e-5)
