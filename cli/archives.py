@@ -340,7 +340,7 @@ def member_output(out_dir: Path, name: str, target: str) -> Path:
     """``out_dir/<member path>.<target>``: ``progs/player.mdl`` -> ``out/progs/player.glb``."""
     from .batch import output_name
     path = PurePosixPath(name.replace("\\", "/"))
-    relative = path.with_name(output_name(path.stem, target))
+    relative = path.with_name(output_name(path.stem, target, path.suffix))
     output = _target(out_dir, str(relative))
     return output
 

@@ -81,15 +81,19 @@ def expand_inputs(inputs: list[str], side_files: bool = True) -> tuple[list[Sour
     return sources, missing
 
 
-def output_name(stem: str, target: str) -> str:
+def output_name(stem: str, target: str, suffix: str = "") -> str:
     """``stem`` with the extension a ``--to target`` export writes: its row's first (``.md5mesh``), else
-    ``.<target>`` (``.blend``, ``.glb``)."""
-    return stem + (table.row(target).extensions[0] if target in table.keys() else f".{target}")
+    ``.<target>`` (``.blend``, ``.glb``); an input of the target's format with another of its extensions
+    (``suffix``: an ``.md5anim`` converted to md5, written alone) keeps it."""
+    if target in table.keys():
+        extensions = table.row(target).extensions
+        return stem + (suffix.lower() if suffix.lower() in extensions[1:] else extensions[0])
+    return f"{stem}.{target}"
 
 
 def output_path(source: Source, target: str, out_dir: Path | None, folder: Path | None = None) -> Path:
     """Where ``source`` is written; ``folder`` (from :func:`shared_name_folders`) goes under ``out_dir``."""
-    name = output_name(source.path.stem, target)
+    name = output_name(source.path.stem, target, source.path.suffix)
     if out_dir is None:
         return source.path.with_name(name)
     if source.root is not None:
@@ -105,7 +109,7 @@ def shared_name_folders(sources: list[Source], target: str, out_dir: Path | None
     by_name: dict[str, list[Path]] = {}
     for source in sources:
         if source.root is None:
-            by_name.setdefault(output_name(source.path.stem, target), []).append(source.path.resolve())
+            by_name.setdefault(output_name(source.path.stem, target, source.path.suffix), []).append(source.path.resolve())
     folders: dict[Path, Path] = {}
     for paths in by_name.values():
         if len(paths) > 1:

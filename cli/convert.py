@@ -40,6 +40,7 @@ GLTF_DEFAULTS = {"export_format": "GLB", "export_morph": True, "export_morph_ani
 # After an import the scene holds just that model: export all of it, whatever the importer selected.
 MODEL_EXPORT_DEFAULTS = {"use_selection": False}
 NO_DRAWABLE = "no drawable triangles"   # how the warning for an output without geometry starts
+ALONE_IMPORT = {"anim_mesh": "SKELETON"}   # import options of a side file converted alone (_alone_import)
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -301,12 +302,14 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
         empty_scene()
     warnings: list[str] = []
     # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
-    kwargs, notes = operator_kwargs(importer, settings.import_options, defaults={"load_weapons": False})
+    kwargs, notes = operator_kwargs(importer, settings.import_options,
+                                    defaults={"load_weapons": False, **_alone_import(job)})
     warnings += notes
     kwargs.update(_actions_import(importer, settings, kwargs))
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
         raise ConvertError("the import created nothing")
-    empty = no_geometry_warning(bpy.context.scene, Path(job.source), Path(job.output).name)
+    empty = None if _alone_import(job) else no_geometry_warning(bpy.context.scene, Path(job.source),
+                                                                 Path(job.output).name)
     if empty:
         warnings.append(empty)
     if settings.fps is not None:
@@ -348,6 +351,15 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
     warnings += notes
     _run_operator(exporter, filepath=str(output), check_existing=False, **kwargs)
     return warnings
+
+
+def _alone_import(job: ConvertJob) -> dict:
+    """A file of its row's other extensions converted to its own format is written alone (an ``.md5anim``
+    to ``x.md5anim``, :func:`.batch.output_name`): it is imported without the files it would go onto
+    (:data:`ALONE_IMPORT`: an anim on its own skeleton, not onto the mesh beside it), so that it comes back
+    as it was whatever lies beside it."""
+    side = Path(job.source).suffix.lower() in table.row(job.source_format).extensions[1:]
+    return dict(ALONE_IMPORT) if side and job.settings.target == job.source_format else {}
 
 
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:

@@ -93,7 +93,7 @@ def draw_ms3d_import(operator, layout, context) -> None:
 
 def draw_md5_import(operator, layout, context) -> None:
     _prop_groups(operator, layout, "md5", (
-        ("animation", "Animation", ("find_anims", "animations", "scene_timing")),
+        ("animation", "Animation", ("find_anims", "anim_mesh", "animations", "scene_timing")),
         ("skins", "Skins", ("load_skins",))))
 
 
@@ -160,6 +160,7 @@ def draw_archive_import(operator, layout, context) -> None:
         body = group(layout, "CLASSIC_MODELS_archive_md5", "MD5")
         if body:
             body.prop(operator, "find_anims")
+            body.prop(operator, "anim_mesh")
             if not present & {"MD2", "MDL"}:
                 body.prop(operator, "animations")
             if not present & {"MD2", "MDL", "MD3", "MS3D"}:

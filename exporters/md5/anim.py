@@ -9,7 +9,8 @@ the bounds of each frame.
   left to the base frame must be 0 for ironwail to draw what Q2PRO and FTE draw.
 - Bounds per frame: the box of every vertex skinned as the engines skin it
   (:func:`...formats.md5.skinning.skin_vertices` with the frame's joints from the anim as written, and
-  the joints' scales where the export writes a ``.md5scale``).
+  the joints' scales where the export writes a ``.md5scale``); an anim exported without a mesh, the box of
+  its joints.
 """
 from __future__ import annotations
 
@@ -52,7 +53,10 @@ def anim_record(names: list[str], parents: np.ndarray, world_pos: np.ndarray, wo
 
 
 def frame_bounds(anim: Md5Anim, mesh_parts: list, joint_scale: np.ndarray | None = None) -> np.ndarray:
-    """(F, 2, 3) box of every skinned vertex per frame (with ``joint_scale`` (F, J), a ``.md5scale``'s)."""
+    """(F, 2, 3) box of every skinned vertex per frame (with ``joint_scale`` (F, J), a ``.md5scale``'s);
+    without a mesh (an anim exported alone) the box of the joints."""
     pos, quat = frame_joints(anim)
+    if not mesh_parts:
+        return np.stack([pos.min(axis=-2), pos.max(axis=-2)], axis=1)
     points = np.concatenate([skin_vertices(part, pos, quat, joint_scale) for part in mesh_parts], axis=-2)
     return np.stack([points.min(axis=-2), points.max(axis=-2)], axis=1)

@@ -30,9 +30,10 @@ from .blocks import build_blocks, influence_note, read_rest_meshes
 from .kept import kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
-                  model_poses)
+                  lone_armature, model_poses, unanimated_import)
 
 COMMANDLINE = "Blender Classic Models"
+UNANIMATED = "nothing animates the imported mesh: only the .md5mesh is written (no .md5anim it did not have)"
 
 
 @dataclass
@@ -49,6 +50,8 @@ class Md5Build:
     info: list[str] = field(default_factory=list)
     scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
     mesh_text: bytes | None = None      # the mesh's text, when the check against the kept file wrote it
+    anim_only: bool = False             # an armature without meshes: only the .md5anim is written
+    mesh_only: bool = False             # an imported mesh nothing animates: only the .md5mesh (``anim`` None)
 
 
 @dataclass
@@ -74,11 +77,12 @@ def _not_finite(arrays: list, what: str) -> list[str]:
 
 def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], options: Md5ExportOptions,
               twin: Twin | None = None) -> Md5Build:
-    meshes = export_meshes(objects)
+    lone = lone_armature(objects) if twin is None else None     # an armature without meshes: its anim alone
+    meshes = [] if lone is not None else export_meshes(objects)
     if twin is None:            # an imported MD5's block order (a twin keeps the classic model's mesh order)
         meshes.sort(key=lambda o: stored_int(o, MD5_MESH_INDEX, 1 << 30))
-    label = model_label(meshes)
-    armature = find_armature(meshes)
+    label = model_label(meshes or [lone])
+    armature = lone or find_armature(meshes)
     if options.frame_source == "SHAPE_KEYS" and twin is None:
         raise ExportError(SHAPE_KEYS_REFUSED)
     order = joint_order(armature)
@@ -97,12 +101,16 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     blocks = build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
                           None if twin is None else twin.corner_uvs, shader)
     mesh = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
-    _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p]
-            + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
+    _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p
+                    and lone is None] + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
+    if twin is None and lone is None and unanimated_import(armature, meshes):
+        mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None)
+        return Md5Build(mesh, None, armature, blocks.report.lines(), [kept_note, UNANIMATED] if kept_note
+                        else [UNANIMATED], mesh_text=mesh_text, mesh_only=True)
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
-        plan = plan_frames(context, meshes, [r.topology for r in rests], options, check)
+        plan = plan_frames(context, meshes or [armature], [r.topology for r in rests], options, check)
         frames = plan.frames
     else:
         plan, frames = twin.plan, twin.frames
@@ -137,4 +145,4 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     if scale is not None:
         info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their scales go "
                     "to a .md5scale beside the anim (Q2PRO reads it)")
-    return Md5Build(mesh, anim, armature, warnings, info, scale, mesh_text=mesh_text)
+    return Md5Build(mesh, anim, armature, warnings, info, scale, mesh_text=mesh_text, anim_only=lone is not None)

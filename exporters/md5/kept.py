@@ -263,12 +263,13 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
     (the export writes it then, not twice)."""
     source = stored_bytes(armature, MD5_MESH_SOURCE)
-    if source is None:
-        return mesh, anim, "", None
     try:
-        kept_mesh = read_md5mesh(source)
+        kept_mesh = read_md5mesh(source) if source is not None else None
     except FormatError:
-        return mesh, anim, "", None
+        kept_mesh = None
+    if kept_mesh is None:       # an anim's own skeleton (no mesh: its bounds stay the file's), or no kept file
+        anim, note = kept_anim(armature, anim, played, not mesh.meshes)
+        return mesh, anim, note, None
     bones = armature.data.bones
     lengths = np.array([bones[name].length if name in bones else 0.0 for name in mesh.joint_names])
     merged = _merged_mesh(mesh, kept_mesh, lengths)
@@ -279,18 +280,27 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     text = write_md5mesh(mesh) if merged is not None else None
     unchanged = text == source
+    anim, anim_note = kept_anim(armature, anim, played, unchanged)
+    return mesh, anim, "; ".join(notes + ([anim_note] if anim_note else [])), text
+
+
+def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchanged: bool):
+    """(anim, note): the kept ``.md5anim`` of the action ``played`` (Actions) or the armature's action
+    (Timeline) where no pose changed (its bounds while ``mesh_unchanged``), else ``anim``."""
+    if anim is None:
+        return None, ""
     if played is not None:          # Actions: the one action sampled, or the actions split from one anim
         anim_source = played_source(played)
     else:                           # Timeline: the armature's action
         action = armature.animation_data.action if armature.animation_data is not None else None
         anim_source = stored_bytes(action, MD5_ANIM_SOURCE)
-    if anim_source is not None:
-        try:
-            kept_anim = read_md5anim(anim_source)
-        except FormatError:
-            kept_anim = None
-        merged_anim = _merged_anim(anim, kept_anim, unchanged) if kept_anim is not None else None
-        if merged_anim is not None:
-            notes.append("md5anim: the imported file's text kept (poses unchanged)")
-            anim = merged_anim
-    return mesh, anim, "; ".join(notes), text
+    if anim_source is None:
+        return anim, ""
+    try:
+        kept = read_md5anim(anim_source)
+    except FormatError:
+        return anim, ""
+    merged = _merged_anim(anim, kept, mesh_unchanged)
+    if merged is None:
+        return anim, ""
+    return merged, "md5anim: the imported file's text kept (poses unchanged)"

@@ -16,10 +16,12 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
-from ...common.stored_records import stored_int
-from ...common.contract import MD5_JOINT_INDEX
+from ...common.stored_records import stored_bytes, stored_int
+from ...common.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
 from ...formats.shown import quoted
 from ..export_error import ExportError
+from ..sampling.action_sampling import find_actions
+from ..sampling.frame_plan import carries_animation
 
 NO_ARMATURE = ("MD5 is skeletal: it needs an armature deforming the mesh (an Armature modifier); add one "
                "and weight the vertices to its bones, or export vertex animation as MD3, MD2 or MDL")
@@ -54,6 +56,23 @@ def find_armature(meshes: list[bpy.types.Object]) -> bpy.types.Object:
     if not len(found[0].data.bones):
         raise ExportError(f"armature {quoted(found[0].name)} has no bones")
     return found[0]
+
+
+def lone_armature(objects: list[bpy.types.Object]) -> bpy.types.Object | None:
+    """The one armature (with bones) of ``objects`` when they hold no mesh: its anim is exported alone (an
+    ``.md5anim`` imported on its own skeleton); else None."""
+    if any(o.type == "MESH" for o in objects):
+        return None
+    armatures = [o for o in objects if o.type == "ARMATURE" and len(o.data.bones)]
+    return armatures[0] if len(armatures) == 1 else None
+
+
+def unanimated_import(armature: bpy.types.Object, meshes: list[bpy.types.Object]) -> bool:
+    """True for an imported ``.md5mesh`` (its text kept on the armature) that nothing animates: no action,
+    NLA track or driver on it or its meshes, and no action of its bones in the file."""
+    if stored_bytes(armature, MD5_MESH_SOURCE) is None:
+        return False
+    return not any(carries_animation(o) for o in [armature, *meshes]) and not find_actions([armature, *meshes])
 
 
 def joint_order(armature: bpy.types.Object) -> list[str]:

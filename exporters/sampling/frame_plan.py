@@ -141,7 +141,7 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
         check(plan)
         return plan
     has_table = bool(frame_table(first))
-    plan.names_known = not has_table and all(m.data.shape_keys is None for m in meshes)
+    plan.names_known = not has_table and all(getattr(m.data, "shape_keys", None) is None for m in meshes)
     plan.own_span = has_table and first.data.shape_keys is not None and bool(owner.source_format)
     times = timeline_frames(scene, options.frame_rate)
     plan.frames = _named(markers, start, [(TIMELINE, t, 0) for t in times], every)

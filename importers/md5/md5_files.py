@@ -6,7 +6,7 @@ model, loose or in a game archive (through :mod:`..file_source`, nothing extract
   every ``.md5anim`` beside it (Red Eclipse keeps several per model, named by what they play); files
   chosen with the mesh in the file browser are taken whatever the setting.
 - An ``.md5anim`` imported alone (dropped, chosen or ticked in the Game Archive dialog without its mesh)
-  imports the ``.md5mesh`` of its name beside it, with that anim.
+  goes onto the mesh beside it whose joints are its own, else onto its own skeleton (:mod:`.anim_mesh`).
 - Scales: ``<anim stem>.md5scale`` beside each anim (Q2PRO ``MD5_ParseAnim`` builds its path from the
   anim's; the remaster's ``models/x/md5/tris.md5scale``).
 - Classic model: ``<stem>.mdl`` beside the mesh (Quake re-release: ``progs/x.md5mesh`` beside
@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from ...formats.errors import FormatError
 from ...formats.md5.scale import SCALE_SUFFIX
 from ..file_source import ArchiveSource, FoundFile, LooseSource, ModelSource, loose_file
 
@@ -96,17 +95,3 @@ def loose_or_member(source: ModelSource) -> FoundFile:
     if isinstance(source, ArchiveSource):
         return FoundFile(source.name, source.where, source.read, archive=source.archive, member=source.member)
     return loose_file(Path(source.path))
-
-
-def mesh_of_anim(source: ModelSource, ticked: tuple[str, ...] = ()) -> ModelSource | None:
-    """The ``.md5mesh`` of an ``.md5anim``'s name beside it, as a model source; None when that mesh is
-    among ``ticked`` (imported anyway, it takes the anim). Raises FormatError without one."""
-    found = folder_files(source).get((source.stem + MESH_SUFFIX).lower())
-    if found is None:
-        raise FormatError(f"an .md5anim holds no mesh and no {source.stem}{MESH_SUFFIX} lies beside it: import "
-                          "the .md5mesh with this anim chosen too", filename=source.where)
-    if found.member.lower() in {t.lower() for t in ticked} or (found.path is not None and str(found.path) in ticked):
-        return None
-    if found.path is None:
-        return ArchiveSource(None, found.member, source.game, source.files, found)
-    return LooseSource(found.path)

@@ -21,6 +21,11 @@ What an import creates:
   Actions* the first anim is split into one action per classic animation (:mod:`.classic_pair`), each
   from the scene's first frame, listed in the sidebar; each also keeps ``["md5_anim_frames"]``, the
   anim frames it holds, so that the split actions exported in order write the file back.
+* Materials: the paired classic model's skins, else one per shader showing the image of its name beside
+  the model (:mod:`.shader_images`).
+* An ``.md5anim`` imported alone goes onto the mesh beside it whose joints are its own, else (or with
+  *Anim Alone: Own Skeleton*) onto an armature of its own hierarchy at its base frame, named after the anim,
+  with no mesh and no ``["md5_mesh_source"]`` (:mod:`.anim_mesh`).
 """
 from __future__ import annotations
 
@@ -37,7 +42,6 @@ from ...common.contract import (DEGENERATE_MD3, MD5_ANIM_FILE, MD5_ANIM_FRAMES, 
                                 MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
 from ...common.made_names import mark_made
 from ...common.md5_pose import weight_spread
-from ...common.skin_images import skin_material
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import pair_problems
@@ -51,8 +55,10 @@ from ..frame_animation import scene_frame
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from .classic_pair import ClassicPair, find_pair
-from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, mesh_of_anim, scale_file
+from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
+from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
 from .md5_rig import animate, assign_weights, build_armature
+from .shader_images import shader_materials
 
 DEFAULT_FPS = 24.0
 MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
@@ -65,6 +71,7 @@ class Md5ImportOptions:
     scene_timing: str = "AUTO"            # 'AUTO', 'SET' or 'KEEP' (scene_timing.py)
     find_anims: str = "STEM"              # 'STEM', 'FOLDER' or 'NONE' (md5_files.py)
     anim_files: tuple[str, ...] = ()      # .md5anim files chosen with the mesh (taken whatever find_anims says)
+    anim_mesh: str = "MESH"               # an anim alone: 'MESH' onto the mesh beside it, 'SKELETON' its own
     load_skins: bool = True               # the paired classic model's skins (classic_pair.py)
     animations: str = "TIMELINE"          # 'ACTIONS': the anim split into the classic model's animations
     exclude: tuple[str, ...] = field(default=())
@@ -186,39 +193,43 @@ def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, mate
     return obj
 
 
-def _materials(mesh, pair: ClassicPair | None) -> list[list]:
-    """The materials of each block: the paired model's skins where the layout gives them, else one per shader."""
-    by_shader: dict[str, bpy.types.Material] = {}
-    out = []
-    for m, part in enumerate(mesh.meshes):
-        if pair is not None and pair.materials:
-            out.append(pair.materials[min(m, len(pair.materials) - 1)])
-            continue
-        shader = part.shader or ""
-        if shader not in by_shader:
-            by_shader[shader] = skin_material(PurePosixPath(shader.replace("\\", "/")).name or "md5", None)
-        out.append([by_shader[shader]])
-    return out
+def _materials(source: ModelSource, mesh, pair: ClassicPair | None, result: ImportResult) -> list[list]:
+    """The materials of each block: the paired model's skins where the layout gives them, else one per
+    shader showing the image of its name beside the model (:mod:`.shader_images`)."""
+    if pair is not None and pair.materials:
+        return [pair.materials[min(m, len(pair.materials) - 1)] for m in range(len(mesh.meshes))]
+    materials = shader_materials(source, [part.shader for part in mesh.meshes], source.label, result.warnings,
+                                 result.infos)
+    return [[material] for material in materials]
 
 
 def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md5ImportOptions) -> ImportResult:
     """Read ``path`` (an ``.md5mesh``, loose or an archive member) and its anims; build them in the active
     collection (module docstring)."""
     source = as_source(path)
-    alone = None
-    if source.name.lower().endswith(ANIM_SUFFIX):         # an anim dropped or ticked alone: its mesh with it
-        source, alone = mesh_of_anim(source, options.exclude), loose_or_member(source)
-        if source is None:
+    alone, notes, data = None, [], None
+    if source.name.lower().endswith(ANIM_SUFFIX):         # an anim dropped or ticked alone (anim_mesh.py)
+        alone = loose_or_member(source)
+        _, anim = _read(alone, read_md5anim)
+        found = mesh_of_anim(source, anim, options.exclude) if options.anim_mesh == "MESH" else AnimMesh()
+        if found.taken:
             return ImportResult()                        # its mesh is imported too and takes it (Same Name)
-    data, mesh = _read(source, read_md5mesh)
-    result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings])
+        notes = [f"{source.label}: {n}" for n in found.notes]
+        if found.mesh is None:
+            mesh = skeleton_of(anim)
+            notes.append(f"{source.label}: imported on its own skeleton (its hierarchy at its base frame), no mesh")
+        else:
+            source, data, mesh = found.source, found.data, found.mesh
+    else:
+        data, mesh = _read(source, read_md5mesh)
+    result = ImportResult(warnings=[f"{source.label}: {w}" for w in mesh.warnings], infos=notes)
     anims = _anims(source, mesh, options, result, alone)
     scene = context.scene
     collection = context.view_layer.active_layer_collection.collection
     timing = plan_timing(scene, options.scene_timing)
     if context.mode != "OBJECT" and bpy.ops.object.mode_set.poll():
         bpy.ops.object.mode_set(mode="OBJECT")
-    pair = find_pair(source, mesh, anims[0].anim if anims else None, options, result)
+    pair = find_pair(source, mesh, anims[0].anim if anims else None, options, result) if data is not None else None
     joint_pos, joint_quat = bind_joints(mesh)
     with np.errstate(all="ignore"):
         positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
@@ -229,7 +240,7 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         result.warnings.append(f"{source.label}: {spread} vertices have weights that place them apart in the bind "
                                "pose: Blender's Armature deform moves them differently from the engines")
     root, bone_names = build_armature(context, source.stem, mesh, collection, _model_size(positions + [joint_pos]))
-    materials = _materials(mesh, pair)
+    materials = _materials(source, mesh, pair, result)
     blocks = []
     for m in range(len(mesh.meshes)):
         obj = _block_object(source, mesh, m, positions[m], materials[m], result)
@@ -238,8 +249,9 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         assign_weights(obj, bone_names, mesh.meshes[m])
         obj.modifiers.new("Armature", "ARMATURE").object = root
         blocks.append(obj)
-    root[MD5_MESH_SOURCE] = data
-    root[MD5_MESH_FILE] = source.member or source.name
+    if data is not None:                                 # else an anim's own skeleton: no mesh file
+        root[MD5_MESH_SOURCE] = data
+        root[MD5_MESH_FILE] = source.member or source.name
     root[MD5_CLASSIC] = pair.name if pair is not None else ""
     settings = root.classic_model
     settings.source_format = "MD5"

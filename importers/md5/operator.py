@@ -28,6 +28,12 @@ class IMPORT_SCENE_OT_md5(bpy.types.Operator, ImportOperatorBase):
     find_anims: EnumProperty(name="Anims", default="STEM", items=FIND_ANIMS_ITEMS,
                              description="Which .md5anim files beside the mesh become actions (anims chosen with "
                                          "the mesh in the file browser always do)")
+    anim_mesh: EnumProperty(name="Anim Alone", default="MESH", items=(
+        ("MESH", "Onto Its Mesh", "The .md5mesh beside it whose joints are the anim's: of its name, the one the "
+                                  "folder's md5.cfg loads it with (Sauerbraten, Red Eclipse), else any; without "
+                                  "one, its own skeleton"),
+        ("SKELETON", "Own Skeleton", "An armature of the anim's own hierarchy at its base frame, no mesh")),
+        description="What an .md5anim chosen without its mesh is imported onto")
     load_skins: BoolProperty(name="Load Skins", default=True,
                              description="With the classic model beside it (progs/x.mdl, models/x/tris.md2), "
                                          "show the layout's skins (progs/x_00_00.lmp, the MD2's skins under md5/)")
@@ -42,13 +48,14 @@ class IMPORT_SCENE_OT_md5(bpy.types.Operator, ImportOperatorBase):
 
     def import_options(self, exclude: tuple[str, ...] = (), anims: tuple[str, ...] = ()) -> Md5ImportOptions:
         return Md5ImportOptions(scene_timing=self.scene_timing, find_anims=self.find_anims, anim_files=anims,
-                                load_skins=self.load_skins, animations=self.animations, exclude=exclude)
+                                load_skins=self.load_skins, animations=self.animations, exclude=exclude,
+                                anim_mesh=self.anim_mesh)
 
     def execute(self, context):
         paths = operator_paths(self)
         anims = tuple(str(p) for p in paths if p.suffix.lower() == ANIM_SUFFIX)
         meshes = [p for p in paths if p.suffix.lower() != ANIM_SUFFIX]
-        if not meshes:          # anims alone: each imports the .md5mesh of its name beside it
+        if not meshes:          # anims alone: each onto the mesh beside it of its joints, else its own skeleton
             return import_files(self, context, paths, import_md5, self.import_options())
         return import_files(self, context, meshes, import_md5, self.import_options(anims=anims))
 
