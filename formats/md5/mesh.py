@@ -6,7 +6,9 @@ a version other than 10; a missing keyword, brace or parenthesis; a token that i
 one is needed; a count that the records after it do not fill (checked before anything is allocated);
 a vertex, triangle or weight index outside its count or given twice; a triangle corner outside the
 vertices; a weight's joint outside the joints; a vertex whose weights run past ``numweights``; a parent
-outside -1 .. J-1; a mesh block that does not close.
+outside -1 .. J-1; a joint that is its own ancestor (its own parent, or ``a`` the parent of ``b`` and ``b``
+of ``a``: no root leads to it, so no engine can pose it; the anim's parser refuses the same, since its
+parents come first); a mesh block that does not close.
 
 Read, with a warning naming the engines that refuse it:
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from .limits import mesh_warnings
 from .records import VERSION, Md5Header, Md5Mesh, Md5MeshPart, Md5Source
+from ..shown import quoted
 from .text import Md5Text
 
 
@@ -132,6 +135,43 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
                        weight_pos=weight_floats[:, 1:])
 
 
+def ancestor_loops(parents: np.ndarray) -> np.ndarray:
+    """Joints (indices, in order) that are their own ancestor or below one: every parent inside -1 .. J-1.
+    Pointer doubling (each pass jumps twice as far), so a long chain costs log2(J) passes, not J."""
+    parents = np.asarray(parents, np.int64)
+    count = len(parents)
+    up = np.where(parents < 0, count, parents)
+    up = np.append(up, count)                       # joint J: the root above every root
+    for _ in range(max(count, 1).bit_length() + 1):
+        up = up[up]
+    return np.flatnonzero(up[:count] != count)
+
+
+def _refuse_loops(text: Md5Text, names: list[str], parents: np.ndarray, start: int) -> None:
+    """A joint that is its own ancestor, refused with the joints of its loop (their names and lines)."""
+    looped = ancestor_loops(parents)
+    if not len(looped):
+        return
+    joint = int(looped[0])
+    for _ in range(len(parents)):                   # up from a joint below the loop to one inside it
+        joint = int(parents[joint])
+    loop = [joint]
+    while int(parents[loop[-1]]) != joint:
+        loop.append(int(parents[loop[-1]]))
+    loop.sort()
+    shown = [f"{quoted(names[j])} (joint {j})" for j in loop]
+    if len(loop) == 1:
+        problem = f"joint {shown[0]} is its own parent"
+    else:
+        problem = (f"joints {', '.join(shown[:-1])} and {shown[-1]} are each other's ancestors ("
+                   + ", ".join(f"{quoted(names[int(parents[j])])} is the parent of {quoted(names[j])}"
+                               for j in loop) + ")")
+    which = ("it", "give it") if len(loop) == 1 else ("them", "give one of them")
+    raise text.error(f"{problem}: no root leads to {which[0]}, so no engine can pose the model; {which[1]} the "
+                     "parent -1 (a root) or a joint outside the loop",
+                     start + loop[0] * 12 + 1)
+
+
 def read_md5mesh(data: bytes) -> Md5Mesh:
     """Decode an ``.md5mesh``; raises :class:`~..errors.FormatError` (with the line) for bad text."""
     text = Md5Text(data, "md5mesh")
@@ -153,6 +193,7 @@ def read_md5mesh(data: bytes) -> Md5Mesh:
         row = int(np.argmax(bad))
         raise text.error(f"joint {row} has parent {int(parents[row])}, outside -1 .. {num_joints - 1}",
                          start + row * 12 + 1)
+    _refuse_loops(text, names, parents, start)
     text.expect(b"}")
     floats = _floats(block, [3, 4, 5, 8, 9, 10])
     meshes = []
