@@ -116,20 +116,29 @@ def anim_problems(anim) -> list[str]:
             + ([f"{odd} joints with flags above 63 (ironwail refuses them)"] if odd else []))
 
 
-def _roots_and_order(parents: np.ndarray) -> list[str]:
+def _roots_and_order(names: list[str], parents: np.ndarray) -> list[str]:
     parents = np.asarray(parents)
-    later = int((parents >= np.arange(len(parents))).sum())
-    roots = int((parents < 0).sum())
-    lines = [f"{later} joints whose parent does not come before them (FTE and Q2PRO's anim refuse them)"
-             ] if later else []
-    if roots > 1 or (len(parents) and parents[0] != -1):
-        lines.append(f"{roots} root joints, or a first joint that is not a root (FTE allows one root, joint 0)")
+    later = np.flatnonzero(parents >= np.arange(len(parents)))
+    roots = np.flatnonzero(parents < 0)
+    lines = []
+    if len(later):
+        j = int(later[0])
+        several = len(later) > 1
+        lines.append(f"{len(later)} joint{'s come' if several else ' comes'} before {'their' if several else 'its'} "
+                     f"parent ({'the first: ' if several else ''}joint {j} {quoted(names[j])}, parent {int(parents[j])}): FTE and Q2PRO's "
+                     "anim loader refuse that order; list every parent before its children")
+    if len(parents) and parents[0] != -1:
+        lines.append(f"the first joint {quoted(names[0])} is not a root: FTE wants joint 0 as the one root; list "
+                     "the root first")
+    elif len(roots) > 1:
+        shown = ", ".join(quoted(names[int(r)]) for r in roots[:5]) + (" ..." if len(roots) > 5 else "")
+        lines.append(f"{len(roots)} root joints ({shown}): FTE allows one root, joint 0; parent the others under it")
     return lines
 
 
 def mesh_warnings(mesh) -> list[str]:
     """What the reader reports about a mesh it read (never refused for these)."""
-    return mesh_problems(mesh) + _roots_and_order(mesh.joint_parents) + unheld_numbers(mesh)
+    return mesh_problems(mesh) + _roots_and_order(mesh.joint_names, mesh.joint_parents) + unheld_numbers(mesh)
 
 
 def anim_warnings(anim) -> list[str]:

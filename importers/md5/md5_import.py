@@ -226,7 +226,8 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     joint_pos, joint_quat = bind_joints(mesh)
     with np.errstate(all="ignore"):
         positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
-    _refuse_unheld(source.where, "joints or vertices", [joint_pos, joint_quat, *positions], mesh.source)
+    _refuse_unheld(source.where, "joints, vertices or texture coordinates",
+                   [joint_pos, joint_quat, *positions, *(p.uv for p in mesh.meshes)], mesh.source)
     spread = sum(int((weight_spread(p, joint_pos, joint_quat, v) > SPREAD_TOLERANCE).sum())
                  for p, v in zip(mesh.meshes, positions))
     if spread:

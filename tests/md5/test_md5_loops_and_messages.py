@@ -64,7 +64,12 @@ def test_a_long_loop_is_found_quickly():
     assert ancestor_loops(np.array(parents)).tolist() == list(range(1, 5001))
     mesh = read_md5mesh(mesh_text([2, 0, -1]))         # a parent after its child, without a loop: read
     assert mesh.joint_parents.tolist() == [2, 0, -1]
-    assert any("parent does not come before them" in w for w in mesh.warnings)
+    assert mesh.warnings == [
+        "1 joint comes before its parent (joint 0 'j0', parent 2): FTE and Q2PRO's anim loader refuse that order; "
+        "list every parent before its children",
+        "the first joint 'j0' is not a root: FTE wants joint 0 as the one root; list the root first"]
+    assert read_md5mesh(mesh_text([-1, -1, 0])).warnings == [
+        "2 root joints ('j0', 'j1'): FTE allows one root, joint 0; parent the others under it"]
 
 
 HIERARCHY_ORDER = """
