@@ -67,7 +67,8 @@ def indexed(text: Md5Text, block: np.ndarray, column: int, count: int, start: in
     bad = (index < 0) | (index >= count)
     if bad.any():
         row = int(np.argmax(bad))
-        raise text.error(f"{what} index {int(index[row])} is outside 0 .. {count - 1}", start + row * width + column)
+        raise text.error(f"{what} index {int(index[row])} is {_outside(count)}: number the records 0 .. count - 1",
+                         start + row * width + column)
     seen = np.zeros(count, np.int64)
     np.add.at(seen, index, 1)
     if (seen > 1).any():
@@ -77,6 +78,10 @@ def indexed(text: Md5Text, block: np.ndarray, column: int, count: int, start: in
     order = np.empty(count, np.int64)
     order[index] = np.arange(count)
     return order
+
+
+def _outside(count: int, noun: str = "records") -> str:
+    return f"outside 0 .. {count - 1}" if count else f"but the mesh has no {noun}"
 
 
 def _floats(block: np.ndarray, columns: list[int]) -> np.ndarray:
@@ -94,7 +99,7 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
     shader = text.string("the shader name") if text.check(b"shader") else None
     text.expect(b"numverts")
     num_verts = text.integer("numverts", 0)
-    start = text.pos
+    start = verts_start = text.pos
     verts = text.records(num_verts, (b"vert", int, b"(", float, float, b")", int, int), f"{where} vertex")
     order = indexed(text, verts, 1, num_verts, start, 8, f"{where} vertex")
     verts = verts[order]
@@ -106,9 +111,10 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
     triangles = _ints(tris, [2, 3, 4])[tri_order]
     bad = (triangles < 0) | (triangles >= num_verts)
     if bad.any():
-        row = int(tri_order[np.argmax(bad.any(axis=1))])
-        raise text.error(f"{where} triangle {int(tris[row, 1])} uses vertex outside 0 .. {num_verts - 1}",
-                         start + row * 5 + 2)
+        triangle, corner = (int(i) for i in np.argwhere(bad)[0])
+        row = int(tri_order[triangle])
+        raise text.error(f"{where} triangle {int(tris[row, 1])} uses vertex {int(triangles[triangle, corner])}, "
+                         f"{_outside(num_verts, 'vertices')}: correct the index or numverts", start + row * 5 + 2 + corner)
     text.expect(b"numweights")
     num_weights = text.integer("numweights", 0)
     start = text.pos
@@ -120,15 +126,15 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
     if bad.any():
         row = int(np.argmax(bad))
         raise text.error(f"{where} weight {int(weights[row, 1])} uses joint {int(joint[row])}, outside 0 .. "
-                         f"{num_joints - 1}", start + row * 9 + 2)
+                         f"{num_joints - 1}: correct the joint index or numJoints", start + row * 9 + 2)
     text.expect(b"}")
     first, count = _ints(verts, [6])[:, 0], _ints(verts, [7])[:, 0]
     bad = (first < 0) | (count < 0) | (first + count > num_weights)
     if bad.any():
         vertex = int(np.argmax(bad))
         raise text.error(f"{where} vertex {vertex} uses weights {int(first[vertex])} .. "
-                         f"{int(first[vertex] + count[vertex]) - 1}, outside the {num_weights} weights",
-                         text.pos - 1)
+                         f"{int(first[vertex] + count[vertex]) - 1}, outside the {num_weights} weights: correct its "
+                         "first weight and count, or numweights", verts_start + int(order[vertex]) * 8 + 6)
     weight_floats = _floats(weights, [3, 5, 6, 7])[weight_order]
     return Md5MeshPart(shader=shader, uv=_floats(verts, [3, 4]), weight_start=first, weight_count=count,
                        triangles=triangles, weight_joint=joint[weight_order], weight_bias=weight_floats[:, 0],

@@ -372,7 +372,7 @@ def test_giant_or_wrong_counts_are_refused_before_allocating(reader, text, count
 
 @pytest.mark.parametrize("bad,message", [
     (MESH_TEXT.replace(b"MD5Version 10", b"MD5Version 11"), "MD5Version is 11, expected 10"),
-    (MESH_TEXT.replace(b"tri 0 0 1 2", b"tri 0 0 1 3"), "uses vertex outside 0 .. 2"),
+    (MESH_TEXT.replace(b"tri 0 0 1 2", b"tri 0 0 1 3"), "uses vertex 3, outside 0 .. 2: correct the index or numverts"),
     (MESH_TEXT.replace(b"weight 3 1 ", b"weight 3 2 "), "uses joint 2, outside 0 .. 1"),
     (MESH_TEXT.replace(b"vert 2 ( 0.000000 1.000000 ) 3 1", b"vert 2 ( 0.000000 1.000000 ) 3 2"),
      "outside the 4 weights"),

@@ -170,3 +170,20 @@ def test_info_on_a_mesh_with_a_nan_in_the_anim_beside_it_is_an_error(run, tmp_pa
             "refuses the file; write a number there") in result.stdout.splitlines()
     check = run("check", tmp_path / "m.md5anim", block_bpy=True)
     assert check.returncode == 1 and "error: 2 numbers are not finite (nan or inf), the first on line 15" in check.stdout
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (b"tri 0 0 1 2", b"tri 0 0 1 5",
+     "md5mesh line 15: mesh 0 triangle 0 uses vertex 5, outside 0 .. 2: correct the index or numverts"),
+    (b"vert 1 ( 0 0 ) 1 1", b"vert 1 ( 0 0 ) 1 5",
+     "md5mesh line 12: mesh 0 vertex 1 uses weights 1 .. 5, outside the 3 weights: correct its first weight and "
+     "count, or numweights"),
+    (b"weight 2 0 1", b"weight 2 3 1",
+     "md5mesh line 19: mesh 0 weight 2 uses joint 3, outside 0 .. 0: correct the joint index or numJoints"),
+    (b"tri 0 0 1 2", b"tri 4 0 1 2",
+     "md5mesh line 15: mesh 0 triangle index 4 is outside 0 .. 0: number the records 0 .. count - 1"),
+])
+def test_an_index_out_of_range_names_its_value_its_line_and_what_to_do(old, new, message):
+    with pytest.raises(FormatError) as caught:
+        read_md5mesh(mesh_text([-1]).replace(old, new))
+    assert str(caught.value) == message
