@@ -15,7 +15,7 @@ def profile_inputs(inputs: list[str], wanted: Callable[[Path], bool], unit: Call
                    what: str, inside: str) -> tuple[list[Path], list[str]]:
     """What a profile checks: for each input, the ``unit`` of a ``wanted`` file named, or of each
     ``wanted`` file below a named folder, in order, once each; and a line for each input holding
-    none (``what`` names the file, ``inside`` what to do with one inside an archive)."""
+    none (``what`` names the kind of file without an article, ``inside`` what to do with one inside an archive)."""
     units, missing = [], []
     for text in inputs:
         path = Path(text)
@@ -24,10 +24,10 @@ def profile_inputs(inputs: list[str], wanted: Callable[[Path], bool], unit: Call
         elif path.is_dir():
             found = sorted({unit(p) for p in path.rglob("*") if wanted(p) and p.is_file()})
         else:
-            missing.append(f"{text}: not a folder or {what} ({inside}: extract it first)")
+            missing.append(f"{text}: neither a folder nor a {what} ({inside}: extract it first)")
             continue
         if not found:
-            missing.append(f"{text}: no {what} in this folder or below it")
+            missing.append(f"{text}: no {what} in this folder or below it; name the folder that holds the models")
         units += [u for u in found if u not in units]
     return units, missing
 

@@ -1,10 +1,11 @@
 """The long fuzz campaign: many seeded cases through the parsers, then through the import operators.
 
     .venvs/bpy-5.0/bin/python tools/fuzz_campaign.py --cases 20000 --blender-cases 500 \\
-        [--seed N] [--format md2|mdl|ms3d|pak|pk3|all] [--out out/fuzz] [--time-limit SECONDS] [--markdown] [--verbose]
+        [--seed N] [--format md2|mdl|ms3d|md5|md3|pak|pk3|all] [--out out/fuzz] [--time-limit SECONDS] [--markdown] [--verbose]
 
 The cases are those of ``tests/support/fuzzing.py`` and, for the archives (``pak``, ``pk3``: the reader only,
-no Blender phase), ``tests/support/fuzzing_archives.py`` (the test suite runs the first few hundred of the same
+no Blender phase), ``tests/support/fuzzing_archives.py``, and for ``md5`` (a mesh with its anim beside it, text
+mutations) and ``md3``, ``tests/support/fuzzing_md5_md3.py`` (the test suite runs the first few hundred of the same
 streams). Codec phase, per format: ``--cases`` cases; each must parse or raise FormatError, within
 2 s and 20x its size + 1 MB of memory, and a parsed model must serialize (or raise FormatError)
 into bytes that parse again. Blender phase (only where ``bpy`` imports; ``--blender-cases 0`` skips
@@ -40,7 +41,7 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
-from tests.support import fuzzing, fuzzing_archives, fuzzing_blender  # noqa: E402
+from tests.support import fuzzing, fuzzing_archives, fuzzing_blender, fuzzing_md5_md3  # noqa: E402
 
 CASE_TIMEOUT = 30.0
 MAX_REPRODUCERS = 20
@@ -83,7 +84,10 @@ class Reproducers:
         folder = self.root / case.format
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{kind}-{tally.written[kind]:02d}.{case.format}"
-        path.write_bytes(case.data)
+        if case.format in fuzzing_md5_md3.KINDS:     # an MD5 mesh with its anim beside it
+            path = fuzzing_md5_md3.write_case(case, folder, path.stem)
+        else:
+            path.write_bytes(case.data)
         path.with_suffix(".txt").write_text(f"case: {case.name}\noutcome: {outcome}\n\n{detail}\n",
                                             encoding="utf-8")
         self.paths.append(path)
@@ -92,7 +96,8 @@ class Reproducers:
 def _streams(fmt: str, seed: int, tally: Tally) -> Iterator[fuzzing.Case]:
     """The fair mix of :func:`fuzzing.iter_cases`, surviving a generator that raises: a builder's
     serializer crashing is counted as a codec crash and the generator restarts from a new seed."""
-    make = fuzzing_archives.generators if fmt in fuzzing_archives.KINDS else fuzzing.generators
+    make = (fuzzing_archives.generators if fmt in fuzzing_archives.KINDS else
+            fuzzing_md5_md3.generators if fmt in fuzzing_md5_md3.KINDS else fuzzing.generators)
     streams = make(fmt, seed)
     restarts = 0
     while True:
@@ -108,7 +113,8 @@ def _streams(fmt: str, seed: int, tally: Tally) -> Iterator[fuzzing.Case]:
 
 def codec_phase(fmt: str, count: int, seed: int, deadline: float, out: Reproducers) -> Tally:
     tally = Tally()
-    run_case = fuzzing_archives.run_archive_case if fmt in fuzzing_archives.KINDS else fuzzing.run_codec_case
+    run_case = (fuzzing_archives.run_archive_case if fmt in fuzzing_archives.KINDS else
+                fuzzing_md5_md3.run_codec_case if fmt in fuzzing_md5_md3.KINDS else fuzzing.run_codec_case)
     for case in _streams(fmt, seed, tally):
         if tally.run >= count:
             break
@@ -184,7 +190,10 @@ def blender_phase(fmt: str, count: int, seed: int, deadline: float, out: Reprodu
             break
         tally.run += 1
         path = work / f"case{tally.run:05d}.{fmt}"
-        path.write_bytes(case.data)
+        if fmt in fuzzing_md5_md3.KINDS:
+            path = fuzzing_md5_md3.write_case(case, work, path.stem)
+        else:
+            path.write_bytes(case.data)
         started = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, CASE_TIMEOUT)
         try:
@@ -197,6 +206,7 @@ def blender_phase(fmt: str, count: int, seed: int, deadline: float, out: Reprodu
             signal.setitimer(signal.ITIMER_REAL, 0)
         elapsed = time.perf_counter() - started
         path.unlink(missing_ok=True)
+        fuzzing_md5_md3.remove_case(path)
         tally.outcomes[outcome] += 1
         if elapsed > tally.slowest:
             tally.slowest, tally.slowest_case = elapsed, case.name
@@ -238,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=20000, help="codec cases per format")
     parser.add_argument("--blender-cases", type=int, default=500, help="operator imports per format (0: none)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--format", choices=[*fuzzing.FORMATS, *fuzzing_archives.KINDS, "all"], default="all")
+    parser.add_argument("--format", choices=[*fuzzing.FORMATS, *fuzzing_md5_md3.KINDS, *fuzzing_archives.KINDS, "all"],
+                        default="all")
     parser.add_argument("--out", type=Path, default=CHECKOUT / "out" / "fuzz", help="where reproducers go")
     parser.add_argument("--time-limit", type=float, default=3600.0, help="stop after this many seconds")
     parser.add_argument("--markdown", action="store_true", help="print the summary as a Markdown table")
@@ -247,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="let Blender print its reports instead of logging them to <out>/blender-<format>.log")
     args = parser.parse_args(argv)
 
-    formats = fuzzing.FORMATS + fuzzing_archives.KINDS if args.format == "all" else (args.format,)
+    formats = (fuzzing.FORMATS + fuzzing_md5_md3.KINDS + fuzzing_archives.KINDS if args.format == "all"
+               else (args.format,))
     started = time.monotonic()
     deadline = started + args.time_limit
     signal.signal(signal.SIGALRM, _alarm)

@@ -30,7 +30,7 @@ from ...formats.images.lmp import read_lmp
 from ...formats.md2.codec import parse_md2
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, md5_skin_name, quake_skin_stem
-from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems
+from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems, unheld_numbers
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import SCALE_SUFFIX, read_md5scale
 from ...formats.mdl.codec import parse_mdl
@@ -50,7 +50,7 @@ def _files(folder: Path) -> dict[str, Path]:
 
 def mesh_files(inputs: list[str]) -> tuple[list[Path], list[str]]:
     """Every ``.md5mesh`` named or below a named folder, and the inputs that hold none."""
-    return profile_inputs(inputs, lambda p: p.suffix.lower() == MESH, lambda p: p, f"an {MESH} file",
+    return profile_inputs(inputs, lambda p: p.suffix.lower() == MESH, lambda p: p, f"{MESH} file",
                           "a model inside an archive")
 
 
@@ -74,9 +74,9 @@ def _pair(mesh_path: Path, classic: Path | None, classic_name: str, frames_of, p
         problems.append(f"{classic_name} is missing: the ports load the MD5 only in place of it")
     model = _read(classic, frames_of[0], errors) if classic is not None else None
     if mesh is not None:
-        problems += [f"{mesh_path.name}: {p}" for p in mesh_problems(mesh)]
+        problems += [f"{mesh_path.name}: {p}" for p in mesh_problems(mesh) + unheld_numbers(mesh)]
     if anim is not None:
-        problems += [f"{anim_path.name}: {p}" for p in anim_problems(anim)]
+        problems += [f"{anim_path.name}: {p}" for p in anim_problems(anim) + unheld_numbers(anim)]
     if mesh is not None and anim is not None:
         problems += [f"{anim_path.name}: {p}" for p in pair_problems(mesh, anim)]
     if anim is not None and model is not None:

@@ -12,11 +12,11 @@ from ...formats.errors import FormatError
 from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
 from ...formats.md2.codec import parse_md2
 from ...formats.md5.anim import read_md5anim
-from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems
+from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems, unheld_numbers
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.mdl.codec import parse_mdl
 from ...formats.shown import quoted
-from ..inspect import ModelInfo, SkinInfo, note_limit, note_warning, skin_section
+from ..inspect import ModelInfo, Problem, SkinInfo, note_limit, note_warning, skin_section
 
 ENGINES = "ironwail, Q2PRO and FTE"
 
@@ -63,7 +63,7 @@ def inspect_md5(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
         _anim_facts(info, anim)
         info.animations = [Animation(path.stem, 0, anim.num_frames - 1)]
         info.joints = [{"name": n, "parent": int(p)} for n, p in zip(anim.joint_names, anim.joint_parents)]
-        _report(info, anim.warnings, anim_problems(anim))
+        _report(info, anim, anim_problems(anim))
         mesh_path = _beside(path, path.stem + ".md5mesh")
         if mesh_path is not None:
             _pair(info, _read_mesh(info, mesh_path), anim, mesh_path.name)
@@ -77,7 +77,7 @@ def inspect_md5(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
     info.details["meshes"] = [{"shader": p.shader, "vertices": p.num_verts, "triangles": len(p.triangles),
                                "weights": len(p.weight_bias)} for p in mesh.meshes]
     info.joints = [{"name": n, "parent": int(p)} for n, p in zip(mesh.joint_names, mesh.joint_parents)]
-    _report(info, mesh.warnings, mesh_problems(mesh))
+    _report(info, mesh, mesh_problems(mesh))
     anim_path = _beside(path, path.stem + ".md5anim")
     anim = None
     if anim_path is not None:
@@ -86,6 +86,8 @@ def inspect_md5(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
         except (FormatError, OSError) as exc:
             note_warning(info, f"{anim_path.name} beside it cannot be read: {exc}", "anim")
     if anim is not None:
+        for line in unheld_numbers(anim):      # the import of the mesh takes its anim, and refuses it
+            info.problems.append(Problem("error", f"{anim_path.name} beside it: {line}"))
         info.details["anim"] = anim_path.name
         _anim_facts(info, anim)
         info.animations = [Animation(anim_path.stem, 0, anim.num_frames - 1)]
@@ -120,11 +122,15 @@ def _pair(info: ModelInfo, mesh, anim, other: str) -> None:
         note_warning(info, f"with {other}: {problem}", "joints")
 
 
-def _report(info: ModelInfo, warnings: list[str], limits: list[str]) -> None:
+def _report(info: ModelInfo, model, limits: list[str]) -> None:
+    """``model``'s limits and warnings; its numbers Blender cannot hold are an error (the import refuses them)."""
+    errors = unheld_numbers(model)
+    for line in errors:
+        info.problems.append(Problem("error", line))
     for line in limits:
         note_limit(info, line)
-    for line in warnings:
-        if line not in limits:
+    for line in model.warnings:
+        if line not in limits and line not in errors:
             note_warning(info, line)
 
 

@@ -143,6 +143,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         mesh_text = None
     scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
     if scale is not None:
-        info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their scales go "
-                    "to a .md5scale beside the anim (Q2PRO reads it)")
+        frames_scaled = int((sizes != 1.0).any(axis=1).sum())
+        joints_scaled = int((sizes != 1.0).any(axis=0).sum())
+        info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} frame"
+                    f"{'s' if frames_scaled > 1 else ''}")
     return Md5Build(mesh, anim, armature, warnings, info, scale, mesh_text=mesh_text, anim_only=lone is not None)

@@ -69,5 +69,5 @@ def export_md5(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     written = [f"wrote anim {anim_path} ({build.anim.num_frames} frames)"]
     if scale is not None:
         atomic_write(scale_path, scale)
-        written.append(f"wrote joint scales {scale_path}")
+        written.append(f"wrote joint scales {scale_path} (Q2PRO reads them beside the anim)")
     return ExportReport(build.warnings + stale_scale_note(scale_path, scale is not None), written, build.info)

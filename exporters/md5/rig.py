@@ -157,13 +157,14 @@ SCALE_TOLERANCE = 1e-5
 
 def joint_scales(bind: np.ndarray, matrices: np.ndarray) -> np.ndarray | None:
     """(F, J) each joint's uniform scale in each frame relative to its bind pose (the mean length of its
-    matrix's columns over the bind's), or None where every one is 1 within :data:`SCALE_TOLERANCE` or a
+    matrix's columns over the bind's; 1 where within :data:`SCALE_TOLERANCE` of 1), or None where every one is 1 or a
     joint scales unevenly (:func:`joint_scale_problem` reports that). Q2PRO's ``.md5scale`` holds it."""
     if joint_scale_problem(np.concatenate([bind[None], matrices])):
         return None
     size = np.linalg.norm(matrices[..., :3, :3], axis=-2).mean(axis=-1)
     sizes = size / np.linalg.norm(bind[..., :3, :3], axis=-2).mean(axis=-1)[None]
-    return sizes if np.abs(sizes - 1.0).max(initial=0.0) > SCALE_TOLERANCE else None
+    scaled = np.abs(sizes - 1.0) > SCALE_TOLERANCE
+    return np.where(scaled, sizes, 1.0) if scaled.any() else None       # a joint that never scales stays out
 
 
 def joint_scale_problem(matrices: np.ndarray) -> str:

@@ -6,7 +6,9 @@ the file and past the header (the engine copies ``ofsEnd`` bytes, so every block
 every block inside ``[0, ofs_end)`` before anything is read or allocated; each surface's ``ofs_end``
 at least its header's size (the next surface starts there); every surface has the model's frame count
 (the renderer indexes its vertices by the model's frame); triangle indexes inside the surface's
-vertices. A failed check raises :class:`~..errors.FormatError` naming the field and its byte offset.
+vertices; no two blocks sharing a byte (:func:`_check_no_overlap`: a ``num_tags`` past the tags' room
+would read tags out of the surfaces). A failed check raises :class:`~..errors.FormatError` naming the
+field and its byte offset.
 
 Not refused, listed in :attr:`Md3Model.warnings` (one line per kind, with a count): counts over the
 qfiles.h ``MD3_MAX_*`` limits, surfaces the renderer would refuse (``SHADER_MAX_VERTEXES``), non-finite
@@ -79,6 +81,9 @@ def read_md3(data: bytes) -> Md3Model:
 
     frames = block("ofs_frames", FRAME, num_frames, "frames")
     tags = block("ofs_tags", TAG, num_frames * num_tags, "tags").reshape(num_frames, num_tags)
+    named = [("header", 0, HEADER.itemsize, "ident", 0),
+             ("frames", int(header["ofs_frames"]), num_frames * FRAME.itemsize, "num_frames", _at(HEADER, "num_frames")),
+             ("tags", int(header["ofs_tags"]), num_frames * num_tags * TAG.itemsize, "num_tags", _at(HEADER, "num_tags"))]
     offset = int(header["ofs_surfaces"])
     if not 0 <= offset <= ofs_end:
         raise FormatError(f"offset {offset} is outside the model's {ofs_end} bytes", field="ofs_surfaces",
@@ -88,7 +93,9 @@ def read_md3(data: bytes) -> Md3Model:
         surface, layout = _read_surface(body, offset, index, num_frames, spans)
         surfaces.append(surface)
         layouts.append(layout)
+        named += _surface_spans(surface, layout, index, num_frames)
         offset += layout["ofs_end"]
+    _check_no_overlap(named)
 
     frame_raw = frames["name"].copy()
     tag_raw = tags["name"].copy()
@@ -153,6 +160,36 @@ def _read_surface(body: bytes, start: int, index: int, num_frames: int,
     layout = {"start": start, **{name: int(head[name]) for name in
                                  ("ofs_triangles", "ofs_shaders", "ofs_st", "ofs_xyznormals", "ofs_end")}}
     return surface, layout
+
+
+def _surface_spans(surface: Md3Surface, layout: dict[str, int], index: int, num_frames: int) -> list[tuple]:
+    """(block, offset, size, field, field's offset) of each block of one surface, for :func:`_check_no_overlap`."""
+    start, verts, where = layout["start"], surface.num_verts, f"surface {index} "
+    sizes = {"ofs_shaders": len(surface.shaders) * SHADER.itemsize,
+             "ofs_triangles": len(surface.triangles) * TRIANGLE.itemsize, "ofs_st": verts * ST.itemsize,
+             "ofs_xyznormals": num_frames * verts * XYZ_NORMAL.itemsize}
+    names = {"ofs_shaders": "shaders", "ofs_triangles": "triangles", "ofs_st": "st", "ofs_xyznormals": "xyz normals"}
+    return [(f"{where}header", start, SURFACE.itemsize, f"{where}header", start)] + [
+        (where + names[name], start + layout[name], size, where + name, start + _at(SURFACE, name))
+        for name, size in sizes.items()]
+
+
+def _check_no_overlap(blocks: list[tuple[str, int, int, str, int]]) -> None:
+    """Refuse two non-empty blocks that share a byte (``num_tags`` past the tags' room reads them out of the
+    surfaces: tag names like ``IDP3h_head``), as the MD2 and MDL readers do. ioquake3's ``R_LoadMD3``
+    (``code/renderergl1/tr_model.c``) checks only the version, ``numFrames`` and each surface's vertex and
+    triangle counts: it reads each block at its offset, whatever lies there. The file is refused here
+    rather than read as data it does not hold; the field named places the block that runs into the other."""
+    spans = sorted((ofs, ofs + size, name, where, at) for name, ofs, size, where, at in blocks if size > 0)
+    reach = None                                   # the span reaching furthest so far
+    for span in spans:
+        if reach is not None and span[0] < reach[1]:
+            start, end, name, where, at = reach
+            raise FormatError(f"the {name} block ({end - start} bytes at offset {start}) runs into the {span[2]} "
+                              f"block at offset {span[0]}: a count or an offset is wrong, so one block would be read "
+                              "out of the other's bytes; the file is not imported", field=where, offset=at)
+        if reach is None or span[1] > reach[1]:
+            reach = span
 
 
 def _filler(body: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, bytes]]:

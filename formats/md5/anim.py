@@ -20,6 +20,7 @@ import numpy as np
 from .limits import anim_warnings
 from .mesh import indexed, read_header, source_of
 from .records import ALL_FLAGS, Md5Anim
+from ..shown import quoted
 from .text import Md5Text
 
 _VECTOR_PAIR = (b"(", float, float, float, b")", b"(", float, float, float, b")")
@@ -67,8 +68,10 @@ def read_md5anim(data: bytes) -> Md5Anim:
     for row in range(num_joints):
         at = start + row * 4
         if not -1 <= parents[row] < row:
-            raise text.error(f"joint {row} has parent {int(parents[row])}: a parent comes before its child "
-                             f"(-1 .. {row - 1})", at + 1)
+            allowed = "-1: the first joint is a root" if row == 0 else f"-1 .. {row - 1}: a parent comes before its child"
+            raise text.error(f"joint {row} {quoted(names[row])} has parent {int(parents[row])}, expected {allowed} "
+                             "(Q2PRO refuses any other, and a joint that is its own ancestor); list the parent first "
+                             "or make the joint a root", at + 1)
         if flags[row] & ~ALL_FLAGS or flags[row] < 0:
             raise text.error(f"joint {row} has flags {int(flags[row])}, expected 0 .. 63 (Tx Ty Tz Qx Qy Qz)", at + 2)
         used = bin(int(flags[row])).count("1")

@@ -24,9 +24,13 @@ Each limit, with where it comes from:
 """
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 
 from ..report_lines import over_limit, parts_over
+from ..shown import quoted
 
 MAX_JOINTS = 256
 MAX_JOINT_NAME = 31
@@ -39,6 +43,7 @@ MAX_WEIGHT_INDEX = 65535
 MAX_WEIGHTS_PER_VERTEX = 4
 MAX_FRAMES = 1024
 MAX_COMPONENTS = MAX_JOINTS * 6
+_NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|[-+]?(?:inf|nan)\Z", re.I)
 
 
 def _meshes_over(counts: list[int], what: str, limit: int, source: str) -> list[str]:
@@ -53,9 +58,36 @@ def _long_names(names: list[str]) -> list[str]:
             "(ironwail cuts them and then refuses the anim)"]
 
 
-def _finite(arrays: list[np.ndarray], what: str) -> list[str]:
-    bad = sum(int((~np.isfinite(a)).sum()) for a in arrays)
-    return [f"{bad} {what} not finite (inf or nan)"] if bad else []
+def first_unheld_line(source, limit: float = math.inf) -> int | None:
+    """The line of the first number in ``source`` (an :class:`~.records.Md5Source`) that is not finite or
+    lies beyond ``limit``: a token loop, run only once a count has found one."""
+    if source is None:
+        return None
+    for token, in_quotes, start in zip(source.tokens, source.quoted, source.starts):
+        if in_quotes or not _NUMBER.match(token):
+            continue
+        value = float(token)
+        if not math.isfinite(value) or abs(value) > limit:
+            return source.data.count(b"\n", 0, start) + 1
+    return None
+
+
+def unheld_numbers(model) -> list[str]:
+    """The line for people when ``model`` (an :class:`~.records.Md5Mesh` or :class:`~.records.Md5Anim`) holds
+    numbers that are not finite (``nan``, ``inf``): the engines read them, Blender cannot hold them and the
+    import refuses the file."""
+    if hasattr(model, "meshes"):
+        arrays = [model.joint_pos, model.joint_orient] + [p.uv for p in model.meshes] + \
+            [p.weight_pos for p in model.meshes] + [p.weight_bias for p in model.meshes]
+    else:
+        arrays = [model.bounds, model.base_pos, model.base_orient, model.frames]
+    bad = sum(int((~np.isfinite(np.asarray(a, np.float64))).sum()) for a in arrays)
+    if not bad:
+        return []
+    line = first_unheld_line(model.source)
+    first = f", the first on line {line}" if line is not None and bad > 1 else f" on line {line}" if line else ""
+    numbers = f"{bad} numbers are" if bad > 1 else "a number is"
+    return [f"{numbers} not finite (nan or inf){first}: the import refuses the file; write a number there"]
 
 
 def mesh_problems(mesh) -> list[str]:
@@ -86,37 +118,75 @@ def anim_problems(anim) -> list[str]:
             + ([f"{odd} joints with flags above 63 (ironwail refuses them)"] if odd else []))
 
 
-def _roots_and_order(parents: np.ndarray) -> list[str]:
+def _roots_and_order(names: list[str], parents: np.ndarray) -> list[str]:
     parents = np.asarray(parents)
-    later = int((parents >= np.arange(len(parents))).sum())
-    roots = int((parents < 0).sum())
-    lines = [f"{later} joints whose parent does not come before them (FTE and Q2PRO's anim refuse them)"
-             ] if later else []
-    if roots > 1 or (len(parents) and parents[0] != -1):
-        lines.append(f"{roots} root joints, or a first joint that is not a root (FTE allows one root, joint 0)")
+    later = np.flatnonzero(parents >= np.arange(len(parents)))
+    roots = np.flatnonzero(parents < 0)
+    lines = []
+    if len(later):
+        j = int(later[0])
+        several = len(later) > 1
+        lines.append(f"{len(later)} joint{'s come' if several else ' comes'} before {'their' if several else 'its'} "
+                     f"parent ({'the first: ' if several else ''}joint {j} {quoted(names[j])}, parent {int(parents[j])}): FTE and Q2PRO's "
+                     "anim loader refuse that order; list every parent before its children")
+    if len(parents) and parents[0] != -1:
+        lines.append(f"the first joint {quoted(names[0])} is not a root: FTE wants joint 0 as the one root; list "
+                     "the root first")
+    elif len(roots) > 1:
+        shown = ", ".join(quoted(names[int(r)]) for r in roots[:5]) + (" ..." if len(roots) > 5 else "")
+        lines.append(f"{len(roots)} root joints ({shown}): FTE allows one root, joint 0; parent the others under it")
     return lines
 
 
 def mesh_warnings(mesh) -> list[str]:
     """What the reader reports about a mesh it read (never refused for these)."""
-    parts = mesh.meshes
-    return (mesh_problems(mesh) + _roots_and_order(mesh.joint_parents)
-            + _finite([mesh.joint_pos, mesh.joint_orient] + [p.uv for p in parts] + [p.weight_pos for p in parts]
-                      + [p.weight_bias for p in parts], "numbers"))
+    return mesh_problems(mesh) + _roots_and_order(mesh.joint_names, mesh.joint_parents) + unheld_numbers(mesh)
 
 
 def anim_warnings(anim) -> list[str]:
-    return anim_problems(anim) + _finite([anim.bounds, anim.base_pos, anim.base_orient, anim.frames], "numbers")
+    return anim_problems(anim) + unheld_numbers(anim)
+
+
+def _anim_joint_line(anim, joint: int) -> str:
+    """``", line N"``: where joint ``joint`` stands in the anim's hierarchy ('' for an anim not read from text)."""
+    source = anim.source
+    if source is None:
+        return ""
+    try:
+        first = next(i for i, (t, q) in enumerate(zip(source.tokens, source.quoted)) if t == b"hierarchy" and not q)
+        start = source.starts[first + 2 + 4 * joint]
+    except (StopIteration, IndexError):
+        return ""
+    line = source.data.count(b"\n", 0, start) + 1
+    return f", line {line}"
+
+
+def _joints_listed(rows: list[str]) -> str:
+    return "; ".join(rows[:5]) + (f"; and {len(rows) - 5} more" if len(rows) > 5 else "")
 
 
 def pair_problems(mesh, anim) -> list[str]:
     """Why the engines would refuse ``anim`` beside ``mesh``: the joint count (ironwail "has incorrect
     joint count", Q2PRO "Bad numJoints", FTE "number of bones doesn't match"), a name (ironwail "joint
-    was renamed", FTE "bone name doesn't match"), a parent (ironwail "joint has wrong parent", FTE)."""
+    was renamed", FTE "bone name doesn't match"), a parent (ironwail "joint has wrong parent", FTE). Each
+    line names the joints (the first five) and the anim's line of the first."""
     if mesh.num_joints != anim.num_joints:
-        return [f"the anim has {anim.num_joints} joints, the mesh {mesh.num_joints}: ironwail, Q2PRO and FTE "
-                "refuse the pair"]
-    renamed = sum(a != b for a, b in zip(mesh.joint_names, anim.joint_names))
-    moved = int((np.asarray(mesh.joint_parents) != np.asarray(anim.joint_parents)).sum())
-    return ([f"{renamed} joints named differently in the anim: ironwail and FTE refuse the pair"] if renamed else []) \
-        + ([f"{moved} joints with another parent in the anim: ironwail and FTE refuse the pair"] if moved else [])
+        return [f"the anim has {anim.num_joints} joint{'s' if anim.num_joints != 1 else ''}, the mesh "
+                f"{mesh.num_joints}: ironwail, Q2PRO and FTE refuse the pair; export the anim from the mesh's "
+                "armature"]
+    renamed = [j for j, (a, b) in enumerate(zip(mesh.joint_names, anim.joint_names)) if a != b]
+    moved = np.flatnonzero(np.asarray(mesh.joint_parents) != np.asarray(anim.joint_parents)).tolist()
+    lines = []
+    if renamed:
+        rows = [f"joint {j} is {quoted(mesh.joint_names[j])} in the mesh, {quoted(anim.joint_names[j])} in the anim"
+                for j in renamed]
+        lines.append(f"{len(renamed)} joint{'s are' if len(renamed) > 1 else ' is'} named differently in the anim "
+                     f"({_joints_listed(rows)}{_anim_joint_line(anim, renamed[0])}): ironwail and FTE refuse the "
+                     "pair; give the anim's joints the mesh's names")
+    if moved:
+        rows = [f"joint {j} {quoted(anim.joint_names[j])} has parent {int(mesh.joint_parents[j])} in the mesh, "
+                f"{int(anim.joint_parents[j])} in the anim" for j in moved]
+        lines.append(f"{len(moved)} joint{'s have' if len(moved) > 1 else ' has'} another parent in the anim "
+                     f"({_joints_listed(rows)}{_anim_joint_line(anim, moved[0])}): ironwail and FTE refuse the "
+                     "pair; give the anim the mesh's hierarchy")
+    return lines

@@ -6,7 +6,9 @@ a version other than 10; a missing keyword, brace or parenthesis; a token that i
 one is needed; a count that the records after it do not fill (checked before anything is allocated);
 a vertex, triangle or weight index outside its count or given twice; a triangle corner outside the
 vertices; a weight's joint outside the joints; a vertex whose weights run past ``numweights``; a parent
-outside -1 .. J-1; a mesh block that does not close.
+outside -1 .. J-1; a joint that is its own ancestor (its own parent, or ``a`` the parent of ``b`` and ``b``
+of ``a``: no root leads to it, so no engine can pose it; the anim's parser refuses the same, since its
+parents come first); a mesh block that does not close.
 
 Read, with a warning naming the engines that refuse it:
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from .limits import mesh_warnings
 from .records import VERSION, Md5Header, Md5Mesh, Md5MeshPart, Md5Source
+from ..shown import quoted
 from .text import Md5Text
 
 
@@ -64,7 +67,8 @@ def indexed(text: Md5Text, block: np.ndarray, column: int, count: int, start: in
     bad = (index < 0) | (index >= count)
     if bad.any():
         row = int(np.argmax(bad))
-        raise text.error(f"{what} index {int(index[row])} is outside 0 .. {count - 1}", start + row * width + column)
+        raise text.error(f"{what} index {int(index[row])} is {_outside(count)}: number the records 0 .. count - 1",
+                         start + row * width + column)
     seen = np.zeros(count, np.int64)
     np.add.at(seen, index, 1)
     if (seen > 1).any():
@@ -74,6 +78,10 @@ def indexed(text: Md5Text, block: np.ndarray, column: int, count: int, start: in
     order = np.empty(count, np.int64)
     order[index] = np.arange(count)
     return order
+
+
+def _outside(count: int, noun: str = "records") -> str:
+    return f"outside 0 .. {count - 1}" if count else f"but the mesh has no {noun}"
 
 
 def _floats(block: np.ndarray, columns: list[int]) -> np.ndarray:
@@ -91,7 +99,7 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
     shader = text.string("the shader name") if text.check(b"shader") else None
     text.expect(b"numverts")
     num_verts = text.integer("numverts", 0)
-    start = text.pos
+    start = verts_start = text.pos
     verts = text.records(num_verts, (b"vert", int, b"(", float, float, b")", int, int), f"{where} vertex")
     order = indexed(text, verts, 1, num_verts, start, 8, f"{where} vertex")
     verts = verts[order]
@@ -103,9 +111,10 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
     triangles = _ints(tris, [2, 3, 4])[tri_order]
     bad = (triangles < 0) | (triangles >= num_verts)
     if bad.any():
-        row = int(tri_order[np.argmax(bad.any(axis=1))])
-        raise text.error(f"{where} triangle {int(tris[row, 1])} uses vertex outside 0 .. {num_verts - 1}",
-                         start + row * 5 + 2)
+        triangle, corner = (int(i) for i in np.argwhere(bad)[0])
+        row = int(tri_order[triangle])
+        raise text.error(f"{where} triangle {int(tris[row, 1])} uses vertex {int(triangles[triangle, corner])}, "
+                         f"{_outside(num_verts, 'vertices')}: correct the index or numverts", start + row * 5 + 2 + corner)
     text.expect(b"numweights")
     num_weights = text.integer("numweights", 0)
     start = text.pos
@@ -117,19 +126,56 @@ def _read_part(text: Md5Text, num_joints: int, index: int) -> Md5MeshPart:
     if bad.any():
         row = int(np.argmax(bad))
         raise text.error(f"{where} weight {int(weights[row, 1])} uses joint {int(joint[row])}, outside 0 .. "
-                         f"{num_joints - 1}", start + row * 9 + 2)
+                         f"{num_joints - 1}: correct the joint index or numJoints", start + row * 9 + 2)
     text.expect(b"}")
     first, count = _ints(verts, [6])[:, 0], _ints(verts, [7])[:, 0]
     bad = (first < 0) | (count < 0) | (first + count > num_weights)
     if bad.any():
         vertex = int(np.argmax(bad))
         raise text.error(f"{where} vertex {vertex} uses weights {int(first[vertex])} .. "
-                         f"{int(first[vertex] + count[vertex]) - 1}, outside the {num_weights} weights",
-                         text.pos - 1)
+                         f"{int(first[vertex] + count[vertex]) - 1}, outside the {num_weights} weights: correct its "
+                         "first weight and count, or numweights", verts_start + int(order[vertex]) * 8 + 6)
     weight_floats = _floats(weights, [3, 5, 6, 7])[weight_order]
     return Md5MeshPart(shader=shader, uv=_floats(verts, [3, 4]), weight_start=first, weight_count=count,
                        triangles=triangles, weight_joint=joint[weight_order], weight_bias=weight_floats[:, 0],
                        weight_pos=weight_floats[:, 1:])
+
+
+def ancestor_loops(parents: np.ndarray) -> np.ndarray:
+    """Joints (indices, in order) that are their own ancestor or below one: every parent inside -1 .. J-1.
+    Pointer doubling (each pass jumps twice as far), so a long chain costs log2(J) passes, not J."""
+    parents = np.asarray(parents, np.int64)
+    count = len(parents)
+    up = np.where(parents < 0, count, parents)
+    up = np.append(up, count)                       # joint J: the root above every root
+    for _ in range(max(count, 1).bit_length() + 1):
+        up = up[up]
+    return np.flatnonzero(up[:count] != count)
+
+
+def _refuse_loops(text: Md5Text, names: list[str], parents: np.ndarray, start: int) -> None:
+    """A joint that is its own ancestor, refused with the joints of its loop (their names and lines)."""
+    looped = ancestor_loops(parents)
+    if not len(looped):
+        return
+    joint = int(looped[0])
+    for _ in range(len(parents)):                   # up from a joint below the loop to one inside it
+        joint = int(parents[joint])
+    loop = [joint]
+    while int(parents[loop[-1]]) != joint:
+        loop.append(int(parents[loop[-1]]))
+    loop.sort()
+    shown = [f"{quoted(names[j])} (joint {j})" for j in loop]
+    if len(loop) == 1:
+        problem = f"joint {shown[0]} is its own parent"
+    else:
+        problem = (f"joints {', '.join(shown[:-1])} and {shown[-1]} are each other's ancestors ("
+                   + ", ".join(f"{quoted(names[int(parents[j])])} is the parent of {quoted(names[j])}"
+                               for j in loop) + ")")
+    which = ("it", "give it") if len(loop) == 1 else ("them", "give one of them")
+    raise text.error(f"{problem}: no root leads to {which[0]}, so no engine can pose the model; {which[1]} the "
+                     "parent -1 (a root) or a joint outside the loop",
+                     start + loop[0] * 12 + 1)
 
 
 def read_md5mesh(data: bytes) -> Md5Mesh:
@@ -153,6 +199,7 @@ def read_md5mesh(data: bytes) -> Md5Mesh:
         row = int(np.argmax(bad))
         raise text.error(f"joint {row} has parent {int(parents[row])}, outside -1 .. {num_joints - 1}",
                          start + row * 12 + 1)
+    _refuse_loops(text, names, parents, start)
     text.expect(b"}")
     floats = _floats(block, [3, 4, 5, 8, 9, 10])
     meshes = []

@@ -128,18 +128,22 @@ def read_md5scale(data: bytes, joint_names: list[str], num_frames: int) -> Md5Sc
 
 
 def write_md5scale(joint_names: list[str], scale: Md5Scale) -> bytes:
-    """The JSON of ``scale``: every joint with a scale other than 1 or ``scale_positions``, its frames
-    whose scale is not 1 (numbers printed to float precision, which ``Q_atof`` reads back exactly)."""
+    """The JSON of ``scale``: only the joints that scale (a scale other than 1 at float precision, as
+    ``Q_atof`` reads it back, in some frame), each with its frames whose scale is not 1 and
+    ``scale_positions`` when set. A joint left out keeps scale 1 in every frame (Q2PRO ``MD5_LoadScales``
+    starts every joint at 1), so ``scale_positions`` alone, on a joint that never scales, changes nothing."""
     scales = np.asarray(scale.scales, np.float64)
     if scales.ndim != 2 or scales.shape[1] != len(joint_names):
         raise FormatError(f"scales must be (frames, {len(joint_names)} joints), got {scales.shape}", field="scales")
     if not np.isfinite(scales).all():
         raise FormatError("a joint scale is not finite", field="scales")
     lines = []
+    stored = scales.astype(np.float32)           # what the file holds and Q2PRO reads
     for j, name in enumerate(joint_names):
-        frames = np.flatnonzero(scales[:, j] != 1.0)
+        frames = np.flatnonzero(stored[:, j] != 1.0)
+        if not len(frames):
+            continue
         items = ([f'"{SCALE_POSITIONS}": true'] if scale.scale_positions[j] else [])
-        items += [f'"{int(f)}": {float(np.float32(scales[f, j])):.9g}' for f in frames]
-        if items:
-            lines.append(f"  {json.dumps(name)}: {{" + ", ".join(items) + "}")
+        items += [f'"{int(f)}": {float(stored[f, j]):.9g}' for f in frames]
+        lines.append(f"  {json.dumps(name)}: {{" + ", ".join(items) + "}")
     return ("{\n" + ",\n".join(lines) + ("\n" if lines else "") + "}\n").encode("utf-8")

@@ -170,8 +170,8 @@ class Md5Text:
         """
         width = len(pattern)
         if count * width > self.left():
-            raise self.error(f"{count} {what} announced, but only {self.left()} tokens follow "
-                             f"({count * width} needed)")
+            raise self.error(f"{what} records: {count} announced, but the file ends first ({self.left()} tokens "
+                             f"follow, {count * width} needed): correct the count or restore the missing lines")
         start = self.pos
         block = np.array(self.tokens[start:start + count * width], dtype=object).reshape(count, width)
         quoted = np.array(self.quoted[start:start + count * width], dtype=bool).reshape(count, width)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import FormatError
 from .records import Ms3dModel
 
 
@@ -58,11 +59,17 @@ def local_matrices(rotation: np.ndarray, position: np.ndarray) -> np.ndarray:
 
 
 def hierarchy_order(parents: list[int]) -> list[int]:
-    """Joint indices with every parent before its children (file order otherwise kept)."""
+    """Joint indices with every parent before its children (file order otherwise kept).
+
+    A joint that is its own ancestor (the readers refuse or cut such loops) raises
+    :class:`~..errors.FormatError` naming it: a walk up from a joint ends within ``len(parents)`` steps."""
     depth = []
     for j in range(len(parents)):
         d, k = 0, parents[j]
         while k != -1:
+            if d >= len(parents):
+                raise FormatError(f"joint {j} is its own ancestor: its parents lead back to it, never to a root",
+                                  field="joint parents")
             d, k = d + 1, parents[k]
         depth.append(d)
     return sorted(range(len(parents)), key=lambda j: (depth[j], j))

@@ -44,7 +44,7 @@ from ...common.made_names import mark_made
 from ...common.md5_pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
-from ...formats.md5.limits import pair_problems
+from ...formats.md5.limits import first_unheld_line, pair_problems
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import read_md5scale
 from ...formats.md5.skinning import bind_joints, frame_joints, skin_vertices
@@ -129,7 +129,7 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
         scale = _scale(source, file, anim, result, listings)
         with np.errstate(all="ignore"):
             joints = frame_joints(anim, scale=scale)       # checked here, keyed by _animate
-            _refuse_unheld(file.where, "joint poses", list(joints))
+            _refuse_unheld(file.where, "joint poses", list(joints), anim.source)
             if scale is not None:
                 _refuse_unheld(file.where, "joint scales", [scale.scales])
         out.append(LoadedAnim(file, data, anim, scale, joints))
@@ -156,13 +156,17 @@ def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult,
     return scale
 
 
-def _refuse_unheld(where: str, what: str, arrays: list[np.ndarray]) -> None:
-    """Refuse numbers Blender cannot hold (not a number, or past float32's range) before anything is built."""
+def _refuse_unheld(where: str, what: str, arrays: list[np.ndarray], source=None) -> None:
+    """Refuse numbers Blender cannot hold (not a number, or past float32's range) before anything is built,
+    with the line of the first such number in the file (``source``, the text read) when one is there."""
     bad = sum(int((~np.isfinite(np.asarray(a, np.float64)) | (np.abs(np.nan_to_num(a)) > MAX_COORDINATE)).sum())
               for a in arrays)
     if bad:
-        raise FormatError(f"{bad} numbers of its {what} are not numbers or lie beyond {MAX_COORDINATE:.0e} "
-                          "(what Blender can hold)", filename=where)
+        line = first_unheld_line(source, MAX_COORDINATE)
+        numbers = f"{bad} numbers of its {what} are" if bad > 1 else f"a number of its {what} is"
+        at = f" (the first from line {line})" if line is not None else ""
+        raise FormatError(f"{numbers} not finite (nan or inf) or beyond {MAX_COORDINATE:.0e}, more than Blender can "
+                          f"hold{at}: nothing was imported; write smaller numbers there", filename=where)
 
 
 def _model_size(points: list[np.ndarray]) -> float:
@@ -233,7 +237,8 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     joint_pos, joint_quat = bind_joints(mesh)
     with np.errstate(all="ignore"):
         positions = [skin_vertices(part, joint_pos, joint_quat) for part in mesh.meshes]
-    _refuse_unheld(source.where, "joints or vertices", [joint_pos, joint_quat, *positions])
+    _refuse_unheld(source.where, "joints, vertices or texture coordinates",
+                   [joint_pos, joint_quat, *positions, *(p.uv for p in mesh.meshes)], mesh.source)
     spread = sum(int((weight_spread(p, joint_pos, joint_quat, v) > SPREAD_TOLERANCE).sum())
                  for p, v in zip(mesh.meshes, positions))
     if spread:

@@ -88,8 +88,10 @@ Q1_BROKEN = {
         lambda p: (p / "m.md5anim").write_bytes(anim(4)),
     "m.md5anim: the anim has 3 joints, the mesh 2: ironwail, Q2PRO and FTE refuse the pair":
         lambda p: (p / "m.md5anim").write_bytes(anim(joints=("root", "arm", "hand"))),
-    "m.md5anim: 1 joints named differently in the anim": lambda p: (p / "m.md5anim").write_bytes(
+    "m.md5anim: 1 joint is named differently in the anim (joint 1 is": lambda p: (p / "m.md5anim").write_bytes(
         anim(joints=("root", "leg"))),
+    "m.md5anim: a number is not finite (nan or inf) on line 21: the import refuses the file":
+        lambda p: (p / "m.md5anim").write_bytes(anim().replace(b"frame 0 {\n 0 0", b"frame 0 {\n nan 0", 1)),
     "skin m_00_00 (.png, .tga, .jpg, .pcx or .lmp) is missing": lambda p: (p / "m_00_00.lmp").unlink(),
     "skin m_00_00.lmp is not a picture the ports read": lambda p: (p / "m_00_00.lmp").write_bytes(lmp()[:-1]),
 }
@@ -117,7 +119,7 @@ Q2_BROKEN = {
     "tris.md2 (one folder up) is missing": lambda m: (m / "tris.md2").unlink(),
     "tris.md5anim is missing": lambda m: (m / "md5" / "tris.md5anim").unlink(),
     "tris.md5anim has 2 frames, tris.md2 3": lambda m: (m / "md5" / "tris.md5anim").write_bytes(anim(2)),
-    "tris.md5anim: the anim has 1 joints, the mesh 2": lambda m: (m / "md5" / "tris.md5anim").write_bytes(
+    "tris.md5anim: the anim has 1 joint, the mesh 2": lambda m: (m / "md5" / "tris.md5anim").write_bytes(
         anim(joints=("root",))),
     "skin models/m/md5/skin.pcx is missing: Q2PRO draws the MD5 with the MD2's skin models/m/skin.pcx":
         lambda m: (m / "md5" / "skin.pcx").unlink(),
@@ -141,7 +143,7 @@ def test_a_quake2_mesh_named_outside_md5_and_json_report(run, tmp_path):
     assert code == 1 and any("lies beside tris.md2 in m/, where yquake2remaster finds it but Q2PRO does not" in x
                              for x in lines), lines
     result = run("check", "--profile", "q2-enhanced", "--json", tmp_path / "nothing", block_bpy=True)
-    assert result.returncode == 2 and "not a folder or an .md5mesh file" in result.stderr
+    assert result.returncode == 2 and "neither a folder nor a .md5mesh file" in result.stderr
 
 
 def test_info_finds_a_skin_under_any_extension_the_ports_try(run, tmp_path):

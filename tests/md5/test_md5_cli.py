@@ -49,7 +49,7 @@ def test_check_refuses_a_pair_whose_joints_differ(run, tmp_path):
     shutil.copy(mesh, tmp_path / "gun.md5mesh")
     shutil.copy(DOOR / "open.md5anim", tmp_path / "gun.md5anim")
     result = run("info", tmp_path / "gun.md5mesh", block_bpy=True)
-    assert "with gun.md5anim: the anim has 1 joints, the mesh 6: ironwail, Q2PRO and FTE refuse the pair" \
+    assert "with gun.md5anim: the anim has 1 joint, the mesh 6: ironwail, Q2PRO and FTE refuse the pair" \
         in result.stdout
 
 

@@ -372,7 +372,7 @@ def test_giant_or_wrong_counts_are_refused_before_allocating(reader, text, count
 
 @pytest.mark.parametrize("bad,message", [
     (MESH_TEXT.replace(b"MD5Version 10", b"MD5Version 11"), "MD5Version is 11, expected 10"),
-    (MESH_TEXT.replace(b"tri 0 0 1 2", b"tri 0 0 1 3"), "uses vertex outside 0 .. 2"),
+    (MESH_TEXT.replace(b"tri 0 0 1 2", b"tri 0 0 1 3"), "uses vertex 3, outside 0 .. 2: correct the index or numverts"),
     (MESH_TEXT.replace(b"weight 3 1 ", b"weight 3 2 "), "uses joint 2, outside 0 .. 1"),
     (MESH_TEXT.replace(b"vert 2 ( 0.000000 1.000000 ) 3 1", b"vert 2 ( 0.000000 1.000000 ) 3 2"),
      "outside the 4 weights"),
@@ -482,8 +482,12 @@ def test_pair_problems_name_what_the_engines_compare():
     mesh, anim = read_md5mesh(MESH_TEXT), read_md5anim(ANIM_TEXT)
     assert pair_problems(mesh, anim) == []
     anim.joint_names[1] = "end"
-    assert pair_problems(mesh, anim) == ["1 joints named differently in the anim: ironwail and FTE refuse the pair"]
+    assert pair_problems(mesh, anim) == ["1 joint is named differently in the anim (joint 1 is 'tip' in the mesh, "
+                                         "'end' in the anim, line 11): ironwail and FTE refuse the pair; give the "
+                                         "anim's joints the mesh's names"]
     mesh.joint_parents[1] = -1
-    assert len(pair_problems(mesh, anim)) == 2
+    assert pair_problems(mesh, anim)[1] == ("1 joint has another parent in the anim (joint 1 'end' has parent -1 in "
+                                            "the mesh, 0 in the anim, line 11): ironwail and FTE refuse the pair; "
+                                            "give the anim the mesh's hierarchy")
     mesh.joint_names.append("extra")
     assert "the anim has 2 joints, the mesh 3" in pair_problems(mesh, anim)[0]

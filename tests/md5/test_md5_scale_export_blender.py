@@ -64,11 +64,14 @@ def test_enhanced_models_quake2_writes_the_scales_quake_warns(bpy_scene, tmp_pat
     models.mkdir(parents=True)
     export(bpy, "md2", [obj], models / "tris.md2", frame_source="TIMELINE", enhanced=True)
     assert set(json.loads((models / "md5" / "tris.md5scale").read_text())) == {"mid", "top"}
+    capfd.readouterr()
     progs = tmp_path / "progs"
     progs.mkdir()
     export(bpy, "mdl", [obj], progs / "m.mdl", frame_source="TIMELINE", enhanced=True)
     assert not list(progs.glob("*.md5scale"))
-    assert "bones scale in the animation, which only Q2PRO reads (.md5scale)" in capfd.readouterr().out
+    out = capfd.readouterr().out
+    assert "bones scale in the animation, which only Q2PRO reads (.md5scale)" in out
+    assert "2 bones scale in 3 frames" in out and "go to a .md5scale" not in out     # it writes none
 
 
 def test_no_scale_writes_no_file_and_an_old_one_is_reported(bpy_scene, tmp_path, capfd):
