@@ -19,7 +19,8 @@ MD5_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md
 FILES = sorted(MD5_DIR.rglob("*.md5*"))
 INSERTS = [b'"', b"/*", b"//", b"*/", b"\0", b" ", b"(", b"}", b'x"y', b"'", b":", b"/", b"\n"]
 SMALL = [b"", b" ", b"a", b'"', b'"ab', b"a // c", b"a /* b", b"//", b"a\0 b", b'"a"b"c', b"/x/y z", b"a//b c",
-         b"a /* b */ c", b'x "" y', b"(1.0 2)", b"a'b:c", b"\n\n\t", b"a /* unclosed\n b"]
+         b"a /* b */ c", b'x "" y', b"(1.0 2)", b"a'b:c", b"\n\n\t", b"a /* unclosed\n b",
+         b'"a""b"', b'a "x//y" // "z\n w', b'"q"//c\nd', b'x//"\n"y"', b"}//\n{", b"a/b // c", b"a: b", b"//\n\"a b"]
 
 
 def corpus() -> list[bytes]:
