@@ -113,11 +113,20 @@ def _frame_blocks(text: Md5Text, num_frames: int, num_components: int) -> tuple[
         return None
     block = np.array(text.tokens[start:end], dtype=object).reshape(num_frames, width)
     if not ((block[:, 0] == b"frame").all() and (block[:, 2] == b"{").all() and (block[:, -1] == b"}").all()
-            and NUMBER_COLUMN[int].match(b"\n".join(block[:, 1].tolist()))
-            and (not num_components or NUMBER_COLUMN[float].match(b"\n".join(block[:, 3:-1].ravel().tolist())))):
+            and NUMBER_COLUMN[int].match(b"\n".join(block[:, 1].tolist()))):
         return None
+    frames = np.zeros((num_frames, 0))
+    if num_components:
+        # digits, signs, points and exponents only, then Python's float(): over those characters the same
+        # numbers as the one-number pattern (Q2PRO MD5_ParseFloat's rule); anything else is checked one by one
+        numbers = block[:, 3:-1]
+        if b"".join(numbers.ravel().tolist()).translate(None, b"0123456789+-.eE"):
+            return None
+        try:
+            frames = numbers.astype(np.float64)
+        except ValueError:
+            return None
     text.pos = end
-    frames = block[:, 3:-1].astype(np.float64) if num_components else np.zeros((num_frames, 0))
     return [int(number) for number in block[:, 1]], frames
 
 

@@ -202,7 +202,8 @@ class Md5Text:
 
 
 
-_PUNCTUATION_BYTES = np.frombuffer(b"{}()'", np.uint8)
+_PUNCTUATION_TABLE = np.zeros(256, bool)
+_PUNCTUATION_TABLE[np.frombuffer(b"{}()'", np.uint8)] = True
 
 
 def _strings_and_comments(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -260,9 +261,9 @@ def _plain_split(data: bytes, size: int) -> tuple[list, list, list, list] | None
         return None
     starting = np.concatenate([opens, comments])
     before = codes[starting[starting > 0] - 1]
-    if ((before > 32) & ~np.isin(before, _PUNCTUATION_BYTES) & (before != 34)).any():
+    if ((before > 32) & ~_PUNCTUATION_TABLE[before] & (before != 34)).any():
         return None                                     # a quote or '//' inside a word belongs to the word
-    punctuation = outside & np.isin(codes, _PUNCTUATION_BYTES)
+    punctuation = outside & _PUNCTUATION_TABLE[codes]
     word = outside & (codes > 32) & ~punctuation
     edges = np.diff(word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
     word_starts, word_ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
