@@ -227,6 +227,8 @@ def merged(runs: list[dict]) -> dict:
     out = json.loads(json.dumps(runs[0]))
     for run in runs[1:]:
         for kind, cases in run.items():
+            if not isinstance(cases, dict):
+                continue
             for name, values in cases.items():
                 for key, value in values.items():
                     if key == "digest":
