@@ -30,9 +30,9 @@ def _pairs(text: Md5Text, what: str, count: int | None) -> np.ndarray:
     text.expect(what.encode())
     text.expect(b"{")
     if count is None:
-        count = 0
-        while text.pos + count * 10 < len(text.tokens) and text.tokens[text.pos + count * 10] == b"(" \
-                and not text.quoted[text.pos + count * 10]:
+        count, tokens, quoted, size = 0, text.tokens, text.quoted, len(text.tokens)
+        while text.pos + count * 10 < size and tokens[text.pos + count * 10] == b"(" \
+                and not quoted[text.pos + count * 10]:
             count += 1
     block = text.records(count, _VECTOR_PAIR, what)
     text.expect(b"}")
@@ -127,7 +127,7 @@ def _frame_blocks(text: Md5Text, num_frames: int, num_components: int) -> tuple[
         except ValueError:
             return None
     text.pos = end
-    return [int(number) for number in block[:, 1]], frames
+    return list(map(int, block[:, 1].tolist())), frames
 
 
 def _frames_one_by_one(text: Md5Text, num_frames: int, num_components: int) -> tuple[list[int], np.ndarray]:
