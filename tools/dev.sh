@@ -18,6 +18,8 @@
 #                                                 MD2/MDL/MD3 import and untouched export against the floor (CPU s)
 #   bash tools/dev.sh bench-md5-import [--markdown] [--base CHECKOUT]
 #                                                 MD5 imports with many anims, before and after (CPU s)
+#   bash tools/dev.sh bench-md5-md3 [--markdown] [--base CHECKOUT] [--rounds N]
+#                                                 MD5 import/export, one-frame MD3 import, before and after (CPU s)
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
 #   bash tools/dev.sh cli COMMAND ...             python -m classic_models (info, check, convert)
 #   bash tools/dev.sh build                       validate the manifest and build the installable zip into dist/
@@ -358,6 +360,9 @@ case "$cmd" in
   bench-md5-import)
     py="$(newest)"
     exec "$py" tools/benchmark_md5_import.py "$@" ;;
+  bench-md5-md3)
+    py="$(newest)"
+    exec "$py" tools/benchmark_md5_md3.py "$@" ;;
   fuzz)
     py="$(newest)"
     exec "$py" tools/fuzz_campaign.py "$@" ;;
@@ -385,5 +390,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
+from .archive import ARCHIVE_SUFFIXES, Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 
 _NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
 HEXEN2_FOLDERS = ("data1", "portals", "hw")
@@ -46,10 +46,27 @@ def base_folder_beside(folder: Path) -> Path | None:
     if folder.name.lower() in BASE_FOLDERS:
         return None
     try:
-        siblings = {p.name.lower(): p for p in folder.parent.iterdir() if p.is_dir()}
+        with os.scandir(folder.parent) as entries:
+            siblings = {e.name.lower(): folder.parent / e.name for e in entries
+                        if e.name.lower() in BASE_FOLDERS and _entry_is(e, "dir")}
     except OSError:
         return None
     return next((siblings[name] for name in BASE_FOLDERS if name in siblings), None)
+
+
+def _archive_named(name: str) -> bool:
+    """:func:`.archive.is_archive_name` of a file name, by ``Path.suffix``'s rule (from the last dot, unless
+    the name starts or ends there) without making a ``Path`` of every name in a folder."""
+    dot = name.rfind(".")
+    return 0 < dot < len(name) - 1 and name[dot:].lower() in ARCHIVE_SUFFIXES
+
+
+def _entry_is(entry: os.DirEntry, kind: str) -> bool:
+    """``Path.is_file()`` / ``is_dir()`` of a listed entry (symbolic links followed; False when it cannot tell)."""
+    try:
+        return entry.is_file() if kind == "file" else entry.is_dir()
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -64,7 +81,8 @@ class GameFile:
 def search_archives(root: Path) -> list[Path]:
     """The folder's archives, highest priority first."""
     try:
-        names = [p for p in root.iterdir() if p.is_file() and is_archive_name(p)]
+        with os.scandir(root) as entries:
+            names = [root / e.name for e in entries if _archive_named(e.name) and _entry_is(e, "file")]
     except OSError:
         return []
     numbered = sorted((p for p in names if _NUMBERED_PAK.match(p.name)),
@@ -92,7 +110,7 @@ class GameFolder:
         self.archive_paths = self.own_archive_paths + (base.archive_paths if base is not None else [])
         self.problems: list[ArchiveError] = []
         self._open: dict[Path, Archive | None] = {}
-        self._dirs: dict[Path, dict[str, Path]] = {}
+        self._dirs: dict[Path, dict[str, str]] = {}
 
     @staticmethod
     def with_base(root: str | os.PathLike) -> "GameFolder":
@@ -245,9 +263,10 @@ class GameFolder:
         parts = name.replace("\\", "/").split("/")
         for depth, part in enumerate(parts):
             listing = self._listing(folder)
-            found = listing.get(part.lower())
-            if found is None:
+            child = listing.get(part.lower())
+            if child is None:
                 return None
+            found = folder / child
             if depth == len(parts) - 1:
                 return found if found.is_file() else None
             if not found.is_dir():
@@ -255,12 +274,14 @@ class GameFolder:
             folder = found
         return None
 
-    def _listing(self, folder: Path) -> dict[str, Path]:
+    def _listing(self, folder: Path) -> dict[str, str]:
+        """Lower-cased name -> the name of the first entry of ``folder`` so named, in the order of its sorted
+        paths (a path compares by its ``os.path.normcase``)."""
         if folder not in self._dirs:
-            entries: dict[str, Path] = {}
+            entries: dict[str, str] = {}
             try:
-                for child in sorted(folder.iterdir()):
-                    entries.setdefault(child.name.lower(), child)
+                for child in sorted(os.listdir(folder), key=os.path.normcase):
+                    entries.setdefault(child.lower(), child)
             except OSError:
                 pass
             self._dirs[folder] = entries

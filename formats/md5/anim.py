@@ -21,7 +21,7 @@ from .limits import anim_warnings
 from .mesh import indexed, read_header, source_of
 from .records import ALL_FLAGS, Md5Anim
 from ..shown import quoted
-from .text import Md5Text
+from .text import NUMBER_COLUMN, Md5Text
 
 _VECTOR_PAIR = (b"(", float, float, float, b")", b"(", float, float, float, b")")
 
@@ -31,9 +31,9 @@ def _pairs(text: Md5Text, what: str, count: int | None) -> np.ndarray:
     text.expect(what.encode())
     text.expect(b"{")
     if count is None:
-        count = 0
-        while text.pos + count * 10 < len(text.tokens) and text.tokens[text.pos + count * 10] == b"(" \
-                and not text.quoted[text.pos + count * 10]:
+        count, tokens, quoted, size = 0, text.tokens, text.quoted, len(text.tokens)
+        while text.pos + count * 10 < size and tokens[text.pos + count * 10] == b"(" \
+                and not quoted[text.pos + count * 10]:
             count += 1
     block = text.records(count, _VECTOR_PAIR, what)
     text.expect(b"}")
@@ -84,20 +84,10 @@ def read_md5anim(data: bytes) -> Md5Anim:
         warnings.append(f"{len(bounds)} bounds for {num_frames} frames: ironwail reads them, Q2PRO and FTE "
                         "refuse the file")
     base = _pairs(text, "baseframe", num_joints)
-    frames = np.zeros((num_frames, num_components))
-    numbers_seen = []
     frame_start = text.pos
     width = num_components + 4
-    for k in range(num_frames):
-        if text.peek() != b"frame":
-            raise text.expected(f"'frame' ({num_frames} frames announced, {k} found)")
-        text.pos += 1
-        numbers_seen.append(text.integer("the frame number"))
-        text.expect(b"{")
-        row = text.records(num_components, (float,), f"frame {numbers_seen[-1]} component")
-        if num_components:
-            frames[k] = row[:, 0].astype(np.float64)
-        text.expect(b"}")
+    numbers_seen, frames = _frame_blocks(text, num_frames, num_components) or _frames_one_by_one(
+        text, num_frames, num_components)
     if text.peek() is not None:
         raise text.expected("the end of the file" if text.peek() != b"frame"
                             else f"no more than the {num_frames} frames announced")
@@ -114,3 +104,46 @@ def read_md5anim(data: bytes) -> Md5Anim:
                    frames=frames, header=header, frame_order=frame_order, source=source_of(text))
     anim.warnings = warnings + anim_warnings(anim)
     return anim
+
+
+def _frame_blocks(text: Md5Text, num_frames: int, num_components: int) -> tuple[list[int], np.ndarray] | None:
+    """Every ``frame N { ... }`` block at once, when the rest of the text is exactly ``num_frames`` well-formed
+    blocks (the same checks as :func:`_frames_one_by_one`, a column at a time); None otherwise, and the blocks
+    are read one by one, which names the first wrong token."""
+    width = num_components + 4
+    start, end = text.pos, text.pos + num_frames * width
+    if end != len(text.tokens) or any(text.quoted[start:end]):
+        return None
+    block = np.array(text.tokens[start:end], dtype=object).reshape(num_frames, width)
+    if not ((block[:, 0] == b"frame").all() and (block[:, 2] == b"{").all() and (block[:, -1] == b"}").all()
+            and NUMBER_COLUMN[int].match(b"\n".join(block[:, 1].tolist()))):
+        return None
+    frames = np.zeros((num_frames, 0))
+    if num_components:
+        # digits, signs, points and exponents only, then Python's float(): over those characters the same
+        # numbers as the one-number pattern (Q2PRO MD5_ParseFloat's rule); anything else is checked one by one
+        numbers = block[:, 3:-1]
+        if b"".join(numbers.ravel().tolist()).translate(None, b"0123456789+-.eE"):
+            return None
+        try:
+            frames = numbers.astype(np.float64)
+        except ValueError:
+            return None
+    text.pos = end
+    return list(map(int, block[:, 1].tolist())), frames
+
+
+def _frames_one_by_one(text: Md5Text, num_frames: int, num_components: int) -> tuple[list[int], np.ndarray]:
+    frames = np.zeros((num_frames, num_components))
+    numbers_seen = []
+    for k in range(num_frames):
+        if text.peek() != b"frame":
+            raise text.expected(f"'frame' ({num_frames} frames announced, {k} found)")
+        text.pos += 1
+        numbers_seen.append(text.integer("the frame number"))
+        text.expect(b"{")
+        row = text.records(num_components, (float,), f"frame {numbers_seen[-1]} component")
+        if num_components:
+            frames[k] = row[:, 0].astype(np.float64)
+        text.expect(b"}")
+    return numbers_seen, frames

@@ -111,12 +111,34 @@ def frame_joints(anim, frames=None, scale=None) -> tuple[np.ndarray, np.ndarray]
     """(F, J, 3) world positions and (F, J, 4) world quaternions of ``frames`` (all by default). With
     ``scale`` (a :class:`.scale.Md5Scale`), a joint marked ``scale_positions`` has its position relative
     to its parent multiplied by its own scale of that frame first (Q2PRO ``MD5_BuildFrameSkeleton``)."""
+    return world_poses(anim.joint_parents, *_scaled_local_poses(anim, frames, scale))
+
+
+def _scaled_local_poses(anim, frames, scale) -> tuple[np.ndarray, np.ndarray]:
     local_pos, local_quat = local_poses(anim, frames)
     if scale is not None and np.any(scale.scale_positions):
         rows = np.asarray(scale.scales, np.float64)
         rows = rows if frames is None else rows[np.atleast_1d(frames)]
         local_pos = local_pos * np.where(scale.scale_positions, rows, 1.0)[..., None]
-    return world_poses(anim.joint_parents, local_pos, local_quat)
+    return local_pos, local_quat
+
+
+def frames_joints(anims: list, scales: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`frame_joints` of every frame of each anim (with its ``.md5scale`` or None). The frames of anims
+    whose joints have the same parents are placed together, a level of the hierarchy at a time for all of them:
+    a frame's arithmetic does not depend on the other frames, so the same bits with one set of numpy calls."""
+    poses = [_scaled_local_poses(anim, None, scale) for anim, scale in zip(anims, scales)]
+    groups: dict[bytes, list[int]] = {}
+    for index, anim in enumerate(anims):
+        groups.setdefault(np.asarray(anim.joint_parents, np.int64).tobytes(), []).append(index)
+    out: list = [None] * len(anims)
+    for members in groups.values():
+        world = world_poses(anims[members[0]].joint_parents, np.concatenate([poses[i][0] for i in members]),
+                            np.concatenate([poses[i][1] for i in members]))
+        bounds = np.cumsum([len(poses[i][0]) for i in members])[:-1]
+        for index, pos, quat in zip(members, *(np.split(values, bounds) for values in world)):
+            out[index] = (pos, quat)
+    return out
 
 
 def bind_joints(mesh) -> tuple[np.ndarray, np.ndarray]:

@@ -36,7 +36,7 @@ _FLOAT_TEXT = rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?:i
 _INT = re.compile(_INT_TEXT + rb"\Z")
 _FLOAT = re.compile(rb"(?:" + _FLOAT_TEXT + rb")\Z", re.I)
 # a column of unquoted tokens (which hold no byte <= ' ') one a line, all numbers: checked in one match
-_COLUMN = {int: re.compile(rb"(?:" + _INT_TEXT + rb")(?:\n(?:" + _INT_TEXT + rb"))*\Z"),
+NUMBER_COLUMN = {int: re.compile(rb"(?:" + _INT_TEXT + rb")(?:\n(?:" + _INT_TEXT + rb"))*\Z"),
            float: re.compile(rb"(?:" + _FLOAT_TEXT + rb")(?:\n(?:" + _FLOAT_TEXT + rb"))*\Z", re.I)}
 PUNCTUATION = (b"{", b"}", b"(", b")", b"'", b":")
 
@@ -72,6 +72,11 @@ class Md5Text:
         self.encoding = text_encoding(self.data)
         nul = self.data.find(b"\0")
         size = len(self.data) if nul < 0 else nul
+        split = _plain_split(self.data, size)
+        if split is not None:
+            self.tokens, self.quoted, self.starts, self.ends = split
+            self.pos = 0
+            return
         # every (gap, token) pair at once: each match starts where the last ended, and only the last one
         # (the gap to the end) has no token, as the scan one match at a time found them
         pairs = _SCAN.findall(self.data, 0, size)
@@ -185,7 +190,7 @@ class Md5Text:
                 label = f"'{kind.decode()}'"
             else:
                 label = "a whole number" if kind is int else "a number"
-                if not count or (not quoted[:, column].any() and _COLUMN[kind].match(b"\n".join(cells.tolist()))):
+                if not count or (not quoted[:, column].any() and NUMBER_COLUMN[kind].match(b"\n".join(cells.tolist()))):
                     continue
                 regex = _INT if kind is int else _FLOAT
                 bad = quoted[:, column] | ~np.fromiter((regex.match(c) is not None for c in cells), bool, count)
@@ -194,3 +199,82 @@ class Md5Text:
                 raise self.expected(f"{label} in {what} {row}", start + row * width + column)
         self.pos = start + count * width
         return block
+
+
+
+_PUNCTUATION_TABLE = np.zeros(256, bool)
+_PUNCTUATION_TABLE[np.frombuffer(b"{}()'", np.uint8)] = True
+
+
+def _strings_and_comments(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Where the quoted strings open and close and the ``//`` comments start and end, taken in text order
+    (a quote inside a comment and a ``//`` inside a string count for nothing); None for a string left open.
+    One pass over the quotes and ``//`` pairs only, a few per joint in real files."""
+    quotes = np.flatnonzero(codes == 34)
+    slashes = np.flatnonzero((codes[:-1] == 47) & (codes[1:] == 47))
+    newlines = np.flatnonzero(codes == 10)
+    size = len(codes)
+    at = np.concatenate([quotes, slashes])
+    order = np.argsort(at, kind="stable")
+    events = at[order].tolist()
+    is_quote = (order < len(quotes)).tolist()
+    # a quote's close is the next quote; a comment's end the next newline (or the end of the text)
+    close = np.append(quotes[1:], -1)
+    upto = np.append(newlines, size)[np.searchsorted(newlines, slashes)]
+    reach = np.concatenate([close, upto])[order].tolist()
+    kept = [False] * len(events)
+    skip = 0
+    for i in range(len(events)):
+        if events[i] < skip:
+            continue
+        if reach[i] < 0:
+            return None
+        kept[i] = True
+        skip = reach[i] + 1 if is_quote[i] else reach[i]
+    kept_at = np.array(kept, bool)
+    quote_mask, reach_all, at_all = np.array(is_quote, bool), np.array(reach, np.int64), np.array(events, np.int64)
+    strings, comments = kept_at & quote_mask, kept_at & ~quote_mask
+    return at_all[strings], reach_all[strings], at_all[comments], reach_all[comments]
+
+
+def _plain_split(data: bytes, size: int) -> tuple[list, list, list, list] | None:
+    """The tokens, quoted flags, starts and ends of ``data[:size]`` found with array operations, for text whose
+    strings and ``//`` comments start where a token would, with no ``/*``, no other ``/`` and no ``:`` outside
+    them (no comment or colon inside a word); None for any other text, which the scan splits (the same tokens:
+    a test compares both on the corpus and on copies broken by quotes, comments, NULs and punctuation)."""
+    if data.find(b"/*", 0, size) >= 0:
+        return None
+    codes = np.frombuffer(data, np.uint8, size)
+    found = _strings_and_comments(codes)
+    if found is None:
+        return None                                     # a string left open: the scan names its line
+    opens, closes, comments, comment_ends = found
+    marks = np.zeros(size + 1, np.int8)
+    marks[opens] += 1
+    marks[closes + 1] -= 1
+    inside = np.cumsum(marks[:size], dtype=np.int8).astype(bool)        # a string, its quotes included
+    marks[:] = 0
+    marks[comments] += 1
+    marks[comment_ends] -= 1
+    outside = ~inside & ~np.cumsum(marks[:size], dtype=np.int8).astype(bool)
+    if (outside & ((codes == 47) | (codes == 58))).any():
+        return None
+    starting = np.concatenate([opens, comments])
+    before = codes[starting[starting > 0] - 1]
+    if ((before > 32) & ~_PUNCTUATION_TABLE[before] & (before != 34)).any():
+        return None                                     # a quote or '//' inside a word belongs to the word
+    punctuation = outside & _PUNCTUATION_TABLE[codes]
+    word = outside & (codes > 32) & ~punctuation
+    edges = np.diff(word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    word_starts, word_ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    single = np.flatnonzero(punctuation)
+    ends_at = np.zeros(size, np.int64)
+    ends_at[word_starts] = word_ends
+    ends_at[single] = single + 1
+    ends_at[opens] = closes + 1
+    starts = np.sort(np.concatenate([word_starts, single, opens]))
+    ends = ends_at[starts]
+    quoted = codes[starts] == 34
+    inner = quoted.astype(np.int64)
+    tokens = list(map(data.__getitem__, map(slice, (starts + inner).tolist(), (ends - inner).tolist())))
+    return tokens, quoted.tolist(), starts.tolist(), ends.tolist()

@@ -47,7 +47,7 @@ from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import first_unheld_line, pair_problems
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import read_md5scale
-from ...formats.md5.skinning import bind_joints, frame_joints, skin_vertices
+from ...formats.md5.skinning import bind_joints, frames_joints, skin_vertices
 from ...formats.report_lines import Message
 from ..build_mesh import build_triangle_mesh, faced_triangles
 from ..file_source import FoundFile, ModelSource, as_source, loose_file, remember_source
@@ -57,7 +57,7 @@ from ..scene_timing import apply_timing, plan_timing, timing_note
 from .classic_pair import ClassicPair, find_pair
 from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
 from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
-from .md5_rig import animate, assign_weights, build_armature
+from .md5_rig import animate, assign_weights, build_armature, local_rests, poses_channels
 from .shader_images import shader_materials
 
 DEFAULT_FPS = 24.0
@@ -118,7 +118,11 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
             seen.add(extra.where)
     out, listings = [], {}
     for file in found:
-        data, anim = _read(file, read_md5anim)
+        try:
+            data, anim = _read(file, read_md5anim)
+        except Exception:
+            _posed(out)                          # an earlier anim's poses refused first, as one by one
+            raise
         result.warnings += [f"{file.where}: {w}" for w in anim.warnings]
         problems = pair_problems(mesh, anim)
         if problems:
@@ -126,14 +130,24 @@ def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportR
                                         f"{source.label}: {{n}} anim{{s}} not imported: their joints are not the "
                                         "mesh's", file.name) for p in problems]
             continue
-        scale = _scale(source, file, anim, result, listings)
-        with np.errstate(all="ignore"):
-            joints = frame_joints(anim, scale=scale)       # checked here, keyed by _animate
-            _refuse_unheld(file.where, "joint poses", list(joints), anim.source)
-            if scale is not None:
-                _refuse_unheld(file.where, "joint scales", [scale.scales])
-        out.append(LoadedAnim(file, data, anim, scale, joints))
-    return out
+        try:
+            scale = _scale(source, file, anim, result, listings)
+        except Exception:
+            _posed(out)
+            raise
+        out.append(LoadedAnim(file, data, anim, scale, None))
+    return _posed(out)
+
+
+def _posed(loaded: list[LoadedAnim]) -> list[LoadedAnim]:
+    """Every anim's joint poses (``frames_joints``: all anims' frames together), checked one anim after another."""
+    with np.errstate(all="ignore"):
+        for item, joints in zip(loaded, frames_joints([i.anim for i in loaded], [i.scale for i in loaded])):
+            _refuse_unheld(item.file.where, "joint poses", list(joints), item.anim.source)       # checked here, keyed by _animate
+            if item.scale is not None:
+                _refuse_unheld(item.file.where, "joint scales", [item.scale.scales])
+            item.joints = joints
+    return loaded
 
 
 def _scale(source: ModelSource, file: FoundFile, anim, result: ImportResult,
@@ -281,6 +295,9 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
     settings.frame_offset = start
     split = split and pair is not None and bool(pair.animations)
     actions = []
+    rests = local_rests(root, bone_names)
+    whole = [loaded for index, loaded in enumerate(anims) if loaded.scale is None and not (split and index == 0)]
+    channels = dict(zip(map(id, whole), poses_channels(rests, [i.anim for i in whole], [i.joints for i in whole])))
     for index, (loaded, rate) in enumerate(zip(anims, rates)):
         file, anim = loaded.file, loaded.anim
         step = scene_rate / rate
@@ -289,7 +306,7 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
             frames = np.arange(anim.num_frames) if part is None else np.arange(part.first, part.last + 1)
             action = animate(root, bone_names, anim, PurePosixPath(file.name).stem if part is None else part.name,
                              start + np.arange(len(frames)) * step, loaded.scale, None if part is None else frames,
-                             loaded.joints)
+                             loaded.joints, rests, channels.get(id(loaded)))
             action[MD5_ANIM_SOURCE] = loaded.data
             action[MD5_ANIM_FILE] = file.member or file.name
             if part is not None:

@@ -112,12 +112,37 @@ def pose_channels(local_rest: np.ndarray, anim, scale=None, frames=None, joints=
     return bases[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1), sizes
 
 
+def poses_channels(local_rest: np.ndarray, anims: list, joints: list) -> list[tuple]:
+    """:func:`pose_channels` of every frame of each anim (none with a ``.md5scale``) from its ``joints``, the
+    frames of anims with the same parents worked out together (a frame's arithmetic does not depend on the
+    other frames: the same bits), the quaternions made continuous within each anim."""
+    out: list = [None] * len(anims)
+    groups: dict[bytes, list[int]] = {}
+    for index, anim in enumerate(anims):
+        groups.setdefault(np.asarray(anim.joint_parents, np.int64).tobytes(), []).append(index)
+    for members in groups.values():
+        world = rigid_matrices(np.concatenate([joints[i][0] for i in members]),
+                               np.concatenate([joints[i][1] for i in members]))
+        bases = pose_bases(None, anims[members[0]].joint_parents, world, local_rest=local_rest)
+        quats = matrix_quaternions(bases[..., :3, :3])
+        bounds = np.cumsum([len(joints[i][0]) for i in members])[:-1]
+        for index, base, quat in zip(members, np.split(bases, bounds), np.split(quats, bounds)):
+            quat = continuous(quat)
+            out[index] = (base[..., :3, 3], np.concatenate([quat[..., 3:], quat[..., :3]], axis=-1), None)
+    return out
+
+
 def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str,
-            frames: np.ndarray, scale=None, anim_frames=None, joints=None) -> bpy.types.Action:
+            frames: np.ndarray, scale=None, anim_frames=None, joints=None, local_rest=None,
+            channels=None) -> bpy.types.Action:
     """A new action on ``obj`` keying every bone at scene ``frames``, one per anim frame of ``anim_frames``
     (all by default); with a ``.md5scale`` each bone's uniform scale too. ``joints``: the anim's world joint
-    poses of every frame (:func:`...formats.md5.skinning.frame_joints`), when already worked out."""
-    locations, quaternions, sizes = pose_channels(local_rests(obj, bone_names), anim, scale, anim_frames, joints)
+    poses of every frame (:func:`...formats.md5.skinning.frame_joints`), when already worked out;
+    ``local_rest``: :func:`local_rests` of the bones, ``channels``: :func:`pose_channels`, when worked out."""
+    if channels is None:
+        rests = local_rests(obj, bone_names) if local_rest is None else local_rest
+        channels = pose_channels(rests, anim, scale, anim_frames, joints)
+    locations, quaternions, sizes = channels
     kinds = ([("scale", 3)] if sizes is not None else []) + [("rotation_quaternion", 4), ("location", 3)]
     channels = [(path, axis, bone_name) for bone_name in bone_names for kind, width in kinds
                 for path in [bone_data_path(bone_name, kind)] for axis in range(width)]

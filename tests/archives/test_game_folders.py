@@ -239,3 +239,43 @@ def test_list_folder_names_a_model_file_it_cannot_read(run, tmp_path):
     assert "error: progs/gone.mdl: cannot be read" in result.stdout, result.stdout
     document = json.loads(run("list", root, "--json", block_bpy=True).stdout)
     assert any("progs/gone.mdl" in e for e in document["archives"][-1]["errors"])
+
+
+def test_a_folders_lookups_find_what_the_sorted_paths_found(tmp_path):
+    """The listings read names, not a ``Path`` and a stat per entry (issue 44's one-frame MD3 import), and find
+    what the sorted paths found: among names differing only in case the first in path order, a name with
+    ``.pak`` after its last dot an archive, a mod's base folder beside it in any case (passes on the old code too:
+    the same results)."""
+    from formats.archives.game_folder import GameFolder, base_folder_beside, search_archives
+    game = tmp_path / "quake2"
+    mod = game / "mymod"
+    (mod / "Models" / "Tank").mkdir(parents=True)
+    (game / "BaseQ2").mkdir()
+    for name in ("b.txt", "B.txt", "a.TXT"):
+        (mod / "Models" / "Tank" / name).write_bytes(name.encode())
+    for name in ("pak0.pak", ".pak", "x.pak.", "y.PK3", "zz.pk3.txt"):
+        (mod / name).write_bytes(b"")
+    (mod / "dir.pak").mkdir()
+    assert sorted(p.name for p in search_archives(mod)) == ["pak0.pak", "y.PK3"]
+    assert base_folder_beside(mod) == game / "BaseQ2"
+    folder = GameFolder(mod)
+    assert folder.find("models/tank/b.txt").name == "Models/Tank/B.txt"
+    assert folder.find("MODELS\\TANK\\A.txt").name == "Models/Tank/a.TXT"
+    assert folder.find("models/tank") is None and folder.find("models/tank/c.txt") is None
+
+
+def test_a_folder_is_searched_without_a_path_per_entry(tmp_path):
+    """Issue 44 (a one-frame MD3 outside a game folder searched every folder above it): listing a folder of 300
+    files for its archives and finding a loose file in it make a few calls an entry (the code at ba326de made a
+    ``Path`` and a stat of each: about 40 and 97 calls an entry)."""
+    from formats.archives.game_folder import GameFolder, search_archives
+    from support.work_count import measure
+    root = tmp_path / "game" / "mod"
+    root.mkdir(parents=True)
+    for i in range(300):
+        (root / f"skin{i:03d}.tga").write_bytes(b"")
+    (root / "pak0.pak").write_bytes(b"")
+    listed = measure(search_archives, root, memory=False)
+    assert [p.name for p in listed.result] == ["pak0.pak"] and listed.calls < 6 * 301, listed.calls
+    found = measure(lambda: GameFolder(root).find("SKIN007.tga"), memory=False)
+    assert found.result.name == "skin007.tga" and found.calls < 15 * 301, found.calls
