@@ -105,7 +105,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                     and lone is None] + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None and lone is None and unanimated_import(armature, meshes):
         mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None)
-        return Md5Build(mesh, None, armature, blocks.report.lines(), [kept_note, UNANIMATED] if kept_note
+        return Md5Build(mesh, None, armature, blocks.report.lines() + influence_note(mesh.meshes), [kept_note, UNANIMATED] if kept_note
                         else [UNANIMATED], mesh_text=mesh_text, mesh_only=True)
     if twin is None:
         def check(plan: FramePlan) -> None:
