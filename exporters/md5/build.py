@@ -1,8 +1,9 @@
 """Build an MD5 pair from Blender: the armature's joints in the rest pose (:mod:`.rig`), the mesh
 blocks with their weights (:mod:`.blocks`), the frame plan the MD2 and MDL exports use
 (:func:`..sampling.frame_plan.plan_frames`) and the poses at its frames (:mod:`.pose`), the anim
-(:mod:`.anim`). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
-on the planned frame count before a single frame is sampled; an imported pair keeps its files' text
+(:mod:`.anim`), one per file :mod:`.anim_files` asks for (an imported MD5's anims each back to its own file
+at its own rate). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
+on each planned frame count before a single frame is sampled; an imported pair keeps its files' text
 (:mod:`.kept`).
 """
 from __future__ import annotations
@@ -12,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
-from ...common.stored_records import stored_int
-from ...common.contract import MD5_MESH_INDEX
+from ...common.stored_records import stored_bytes, stored_int
+from ...common.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
 from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
@@ -27,7 +28,8 @@ from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
 from .anim import anim_record
 from .blocks import build_blocks, read_rest_meshes
-from .kept import kept_pair
+from .anim_files import AnimFile, anim_files
+from .kept import kept_anim, kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   model_poses)
@@ -41,14 +43,29 @@ class Md5ExportOptions(FrameExportOptions):
 
 
 @dataclass
+class BuiltAnim:
+    """One ``.md5anim`` built: its name beside the mesh (None: the mesh's name), the anim, its joint scales."""
+    name: str | None
+    anim: Md5Anim
+    scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
+
+
+@dataclass
 class Md5Build:
     mesh: Md5Mesh
-    anim: Md5Anim
+    anims: list[BuiltAnim]              # the first is x.md5anim unless named (anim_files.py)
     armature: bpy.types.Object
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
-    scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
     mesh_text: bytes | None = None      # the mesh's text, when the check against the kept file wrote it
+
+    @property
+    def anim(self) -> Md5Anim:
+        return self.anims[0].anim
+
+    @property
+    def scale(self) -> Md5Scale | None:
+        return self.anims[0].scale
 
 
 @dataclass
@@ -99,6 +116,40 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     mesh = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
     _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p]
             + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
+    files = anim_files(armature, meshes, options) if twin is None else [AnimFile(None, options)]
+    warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
+    for number, file in enumerate(files):
+        label_of = label if len(files) == 1 else f"{label}, {file.name or 'its .md5anim'}"
+        anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
+                                                   file.options, twin, warnings)
+        info += lines if len(files) == 1 else [f"{file.name or 'md5anim'}: {line}" for line in lines]
+        if number == 0:
+            mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
+            info += [kept_note] if kept_note else []
+            unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
+        else:
+            anim, kept_note = kept_anim(armature, anim, played, unchanged)
+            info += [f"{file.name}: {kept_note}"] if kept_note else []
+        scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
+        if scale is not None:
+            info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their "
+                        "scales go to a .md5scale beside the anim (Q2PRO reads it)")
+        anims.append(BuiltAnim(file.name, anim, scale))
+    frames = sum(a.anim.num_frames for a in anims)
+    info.append(f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
+                else f"{len(anims)} anims ({frames} frames)"))
+    if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
+        for part in mesh.meshes:
+            part.shader = twin.shader
+        mesh_text = None
+    return Md5Build(mesh, anims, armature, warnings, info, mesh_text=mesh_text)
+
+
+def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
+                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str]):
+    """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
+    its limits checked, sampled; a joint-scale problem is added to ``warnings``."""
+    order, parents = mesh.joint_names, mesh.joint_parents
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
@@ -120,20 +171,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE),
                        sizes)
     _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
-    warnings = blocks.report.lines()
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
-    warnings += [scale_note] if scale_note else []
-    info = plan.report(len(frames)) + stepped + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
+    if scale_note and scale_note not in warnings:
+        warnings.append(scale_note)
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
-    mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
-    info += [kept_note] if kept_note else []
-    if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
-        for part in mesh.meshes:
-            part.shader = twin.shader
-        mesh_text = None
-    scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
-    if scale is not None:
-        info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their scales go "
-                    "to a .md5scale beside the anim (Q2PRO reads it)")
-    return Md5Build(mesh, anim, armature, warnings, info, scale, mesh_text=mesh_text)
+    return anim, sizes, played, plan.report(len(frames)) + stepped + ([still] if still else [])

@@ -1,9 +1,10 @@
-"""The MD5 exporter: build the pair (:mod:`.build`), encode both files, then write them atomically
+"""The MD5 exporter: build the pair (:mod:`.build`), encode every file, then write them atomically
 (:func:`...formats.atomic_file.atomic_write`, each compared with the bytes read back before the rename;
 not parsed again: the writer refuses whatever the reader would, see :mod:`...formats.md5.write`): ``x.md5mesh`` and
-``x.md5anim`` beside it, and ``x.md5scale`` when bones scale (Q2PRO ``MD5_LoadScales`` reads it beside the
-anim; an old one left there while nothing scales is reported, as Q2PRO would apply it). Nothing is
-written when either file is refused."""
+``x.md5anim`` beside it (an imported MD5's several anims: each under its own name, :mod:`.anim_files`), and
+``<anim>.md5scale`` when bones scale (Q2PRO ``MD5_LoadScales`` reads it beside the anim; an old one left
+there while nothing scales is reported, as Q2PRO would apply it). Nothing is written when any file is
+refused."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,24 +17,26 @@ from ...formats.md5.scale import SCALE_SUFFIX, write_md5scale
 from ...formats.md5.write import write_md5anim, write_md5mesh
 from ..export_error import ExportError
 from ..run_export import ExportReport
-from .build import Md5Build, Md5ExportOptions, Twin, build_md5
+from .build import BuiltAnim, Md5Build, Md5ExportOptions, Twin, build_md5
 
 
 def encoded_pair(build: Md5Build) -> tuple[bytes, bytes]:
+    """The mesh's text and the first anim's."""
+    mesh_text, anims = encoded_files(build, build.anims[:1])
+    return mesh_text, anims[0]
+
+
+def encoded_files(build: Md5Build, anims: list[BuiltAnim]) -> tuple[bytes, list[bytes]]:
+    """The mesh's text and each of ``anims``'s."""
     try:
         mesh_text = build.mesh_text if build.mesh_text is not None else write_md5mesh(build.mesh)
-        return mesh_text, write_md5anim(build.anim)
+        return mesh_text, [write_md5anim(built.anim) for built in anims]
     except FormatError as exc:
         raise ExportError(f"cannot write MD5: {exc}") from exc
 
 
-def write_pair(mesh_path: Path, anim_path: Path, texts: tuple[bytes, bytes]) -> None:
-    atomic_write(mesh_path, texts[0])
-    atomic_write(anim_path, texts[1])
-
-
-def encoded_scale(build: Md5Build) -> bytes | None:
-    """The ``.md5scale`` of a build whose bones scale, else None."""
+def encoded_scale(build: Md5Build | BuiltAnim) -> bytes | None:
+    """The ``.md5scale`` of an anim (a build's first) whose bones scale, else None."""
     if build.scale is None:
         return None
     try:
@@ -53,13 +56,18 @@ def stale_scale_note(scale_path: Path, written: bool) -> list[str]:
 def export_md5(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
                options: Md5ExportOptions, twin: Twin | None = None) -> ExportReport:
     build = build_md5(context, objects, options, twin)
-    texts = encoded_pair(build)
-    scale = encoded_scale(build)
-    anim_path = path.with_suffix(".md5anim")
-    scale_path = anim_path.with_suffix(SCALE_SUFFIX)
-    write_pair(path, anim_path, texts)
-    written = [f"wrote anim {anim_path} ({build.anim.num_frames} frames)"]
-    if scale is not None:
-        atomic_write(scale_path, scale)
-        written.append(f"wrote joint scales {scale_path}")
-    return ExportReport(build.warnings + stale_scale_note(scale_path, scale is not None), written, build.info)
+    mesh_text, anim_texts = encoded_files(build, build.anims)
+    scales = [encoded_scale(built) for built in build.anims]
+    anim_paths = [path.with_suffix(".md5anim") if built.name is None else path.with_name(built.name)
+                  for built in build.anims]
+    atomic_write(path, mesh_text)
+    written, warnings = [], list(build.warnings)
+    for built, anim_path, text, scale in zip(build.anims, anim_paths, anim_texts, scales):
+        atomic_write(anim_path, text)
+        written.append(f"wrote anim {anim_path} ({built.anim.num_frames} frames)")
+        scale_path = anim_path.with_suffix(SCALE_SUFFIX)
+        if scale is not None:
+            atomic_write(scale_path, scale)
+            written.append(f"wrote joint scales {scale_path}")
+        warnings += stale_scale_note(scale_path, scale is not None)
+    return ExportReport(warnings, written, build.info)

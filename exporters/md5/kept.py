@@ -229,18 +229,27 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     text = write_md5mesh(mesh) if merged is not None else None
     unchanged = text == source
+    anim, note = kept_anim(armature, anim, played, unchanged)
+    notes += [note] if note else []
+    return mesh, anim, "; ".join(notes), text
+
+
+def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchanged: bool):
+    """(anim, note): the kept ``.md5anim`` record where the built ``anim`` equals it (its bounds too while the
+    mesh is written back unchanged), else ``anim``; the kept one of the actions ``played`` (Actions) or of
+    the armature's action (Timeline)."""
     if played is not None:          # Actions: the one action sampled, or the actions split from one anim
         anim_source = played_source(played)
     else:                           # Timeline: the armature's action
         action = armature.animation_data.action if armature.animation_data is not None else None
         anim_source = stored_bytes(action, MD5_ANIM_SOURCE)
-    if anim_source is not None:
-        try:
-            kept_anim = read_md5anim(anim_source)
-        except FormatError:
-            kept_anim = None
-        merged_anim = _merged_anim(anim, kept_anim, unchanged) if kept_anim is not None else None
-        if merged_anim is not None:
-            notes.append("md5anim: the imported file's text kept (poses unchanged)")
-            anim = merged_anim
-    return mesh, anim, "; ".join(notes), text
+    if anim_source is None:
+        return anim, ""
+    try:
+        kept = read_md5anim(anim_source)
+    except FormatError:
+        return anim, ""
+    merged = _merged_anim(anim, kept, mesh_unchanged)
+    if merged is None:
+        return anim, ""
+    return merged, "md5anim: the imported file's text kept (poses unchanged)"
