@@ -35,6 +35,8 @@ from .rig import (bone_matrices, find_armature, joint_order, joint_parents, join
                   model_poses)
 
 COMMANDLINE = "Blender Classic Models"
+RATE_LINE = "Frame rate:"          # how the plan's rate line starts (..sampling.frame_rate)
+KEPT_ANIM = "md5anim:"             # how the kept anim's note starts (.kept)
 
 
 @dataclass
@@ -118,23 +120,33 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     files = anim_files(armature, meshes, options) if twin is None else [AnimFile(None, options)]
     warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
+    several, kept_anims = len(files) > 1, 0
     for number, file in enumerate(files):
-        label_of = label if len(files) == 1 else f"{label}, {file.name or 'its .md5anim'}"
+        label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
         anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
                                                    file.options, twin, warnings)
-        info += lines if len(files) == 1 else [f"{file.name or 'md5anim'}: {line}" for line in lines]
+        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
+                                           if not line.startswith(RATE_LINE)]
         if number == 0:
             mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
-            info += [kept_note] if kept_note else []
             unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
         else:
             anim, kept_note = kept_anim(armature, anim, played, unchanged)
-            info += [f"{file.name}: {kept_note}"] if kept_note else []
+        notes = [note for note in kept_note.split("; ") if note]
+        kept_anims += any(note.startswith(KEPT_ANIM) for note in notes)
+        info += notes if not several else [note for note in notes if not note.startswith(KEPT_ANIM)]
         scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
         if scale is not None:
             info.append(f"bones scaled in {int((np.abs(sizes - 1.0) > 1e-5).any(axis=1).sum())} frame(s): their "
                         "scales go to a .md5scale beside the anim (Q2PRO reads it)")
         anims.append(BuiltAnim(file.name, anim, scale))
+    if several:
+        rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
+        info.append(f"{RATE_LINE} each anim's own ({', '.join(f'{r:.4g}' for r in rates)} per second): {len(anims)} "
+                    "anims, each to its own file")
+        if kept_anims:
+            info.append(f"{KEPT_ANIM} the imported files' text kept for {kept_anims} of {len(anims)} anims "
+                        "(poses unchanged)")
     frames = sum(a.anim.num_frames for a in anims)
     info.append(f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
                 else f"{len(anims)} anims ({frames} frames)"))
