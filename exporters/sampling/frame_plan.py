@@ -8,6 +8,9 @@ own-span cuts, the namer and the report. Format-neutral: MD2 and MDL use it toda
   in another pose there (:func:`_end_pose`, the only decision that evaluates the scene). An MD2 or
   MDL imported at the scene's rate (``importers/scene_timing``: file frame k at ``start + k * fps / 10``)
   is found back there: the game-rate steps are the times the import gave its frames.
+  At a model's own rate (``own_fps``: an imported MD5 anim's ``frameRate``, ``exporters/md5/anim_files``)
+  every ``scene fps / own_fps`` scene frames, written at that rate; an action's frames then end on its
+  last key, a subframe where the import placed it on one.
 * *Shape Keys*: one frame per shape key after Basis of the first mesh (one frame without keys).
 * *Actions* (or a timeline export of a model imported with one action per animation): the listed
   actions in order, each over its own frame range (:func:`.action_sampling.action_frames`).
