@@ -55,19 +55,20 @@ class BuiltAnim:
 @dataclass
 class Md5Build:
     mesh: Md5Mesh
-    anims: list[BuiltAnim]              # the first is x.md5anim unless named (anim_files.py)
+    anims: list[BuiltAnim]              # the .md5anim files, in order (the first is x.md5anim unless named)
     armature: bpy.types.Object
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
     mesh_text: bytes | None = None      # the mesh's text, when the check against the kept file wrote it
 
     @property
-    def anim(self) -> Md5Anim:
-        return self.anims[0].anim
+    def anim(self) -> Md5Anim | None:
+        """The first anim (None: no anim is written)."""
+        return self.anims[0].anim if self.anims else None
 
     @property
     def scale(self) -> Md5Scale | None:
-        return self.anims[0].scale
+        return self.anims[0].scale if self.anims else None
 
 
 @dataclass

@@ -20,10 +20,10 @@ from ..run_export import ExportReport
 from .build import BuiltAnim, Md5Build, Md5ExportOptions, Twin, build_md5
 
 
-def encoded_pair(build: Md5Build) -> tuple[bytes, bytes]:
-    """The mesh's text and the first anim's."""
+def encoded_pair(build: Md5Build) -> tuple[bytes, bytes | None]:
+    """The mesh's text and the first anim's (None without one)."""
     mesh_text, anims = encoded_files(build, build.anims[:1])
-    return mesh_text, anims[0]
+    return mesh_text, anims[0] if anims else None
 
 
 def encoded_files(build: Md5Build, anims: list[BuiltAnim]) -> tuple[bytes, list[bytes]]:
