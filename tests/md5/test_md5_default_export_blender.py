@@ -87,3 +87,20 @@ def test_corpus_folders_come_back_with_the_defaults(bpy_scene, tmp_path, path):
     assert written == sorted([path.name] + imported)
     for name in written:
         assert (tmp_path / name).read_bytes() == (path.parent / name).read_bytes(), name
+
+
+def test_actions_of_anims_of_one_rate_are_written_at_it(bpy_scene, tmp_path):
+    """Frames: Actions puts the actions one after another in one anim: at their anims' rate where they share
+    one (every key of each: 14 + 5 frames), else (24 and 30 fps) at the game's 10 per second."""
+    bpy = bpy_scene
+    for case, rates, written in (("one", (24.0, 24.0), 24.0), ("two", (24.0, 30.0), 10.0)):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        write_folder(tmp_path / case, {"thing": (14, rates[0], 6.0), "wave": (5, rates[1], -12.0)})
+        bpy.ops.import_scene.md5(filepath=str(tmp_path / case / "thing.md5mesh"), find_anims="FOLDER")
+        out = tmp_path / f"{case}_out"
+        _export_all(bpy, out / "x.md5mesh", frame_source="ACTIONS")
+        assert sorted(p.name for p in out.iterdir()) == ["x.md5anim", "x.md5mesh"]
+        anim = read_md5anim((out / "x.md5anim").read_bytes())
+        assert anim.frame_rate == written, case
+        if written != 10:
+            assert anim.num_frames == 14 + 5
