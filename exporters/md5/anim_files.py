@@ -50,14 +50,13 @@ def own_rate(action: bpy.types.Action | None, cache: dict) -> float | None:
     source = stored_bytes(action, MD5_ANIM_SOURCE) if action is not None else None
     if source is None:
         return None
-    key = source
-    if key not in cache:
+    if source not in cache:             # several split actions hold one anim: read once
         try:
             rate = float(read_md5anim(source).frame_rate)
         except FormatError:
             rate = None
-        cache[key] = rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else PLAYED_FPS
-    return cache[key]
+        cache[source] = rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else PLAYED_FPS
+    return cache[source]
 
 
 def _file_name(action: bpy.types.Action, mesh_stem: str, own: bool) -> str | None:
