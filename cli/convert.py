@@ -363,9 +363,11 @@ def _alone_import(job: ConvertJob) -> dict:
 
 
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:
-    """After ``--fps`` retimed the scene: MD2/MDL write every scene frame (``frame_rate='SCENE'``), so
-    the file holds frames at the rate asked for, unless the user chose a frame rate."""
-    if settings.target not in frame_formats() or "frame_rate" in settings.export_options:
+    """After ``--fps`` retimed the scene: an export that samples frames (its operator has *Frame Rate*:
+    MD2, MDL, MD5) writes every scene frame (``frame_rate='SCENE'``), so the file holds frames at the rate
+    asked for, unless the user chose a frame rate."""
+    if (settings.target in SCENE_TARGETS or "frame_rate" in settings.export_options
+            or "frame_rate" not in _operator(export_operator(settings.target)).get_rna_type().properties.keys()):
         return settings
     return replace(settings, export_options=dict(settings.export_options,
                                                   frame_rate=OptionRequest("--fps", "SCENE")))

@@ -191,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="MS3D: bake the skeletal animation at this many frames per second "
                               "(default for md2/mdl output: 10, the rate Quake and Quake II play; another "
                               "rate writes every scene frame, frame_rate=scene, unless --frame-rate says "
-                              "otherwise); MD2 and MDL frames always convert one to one")
+                              "otherwise; md5 output: this rate, without it an MD5's anims at their own); MD2 and MDL "
+                              "frames always convert one to one")
     exports.add_argument("--export-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the export operator (for glb: of export_scene.gltf), "
                               "by its Python name (repeatable)")

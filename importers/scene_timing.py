@@ -16,7 +16,7 @@ present before this import started (what the import makes itself does not count)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 
@@ -53,12 +53,14 @@ def scene_fps(scene: bpy.types.Scene) -> float:
     return scene.render.fps / scene.render.fps_base
 
 
-@dataclass(frozen=True)
+@dataclass
 class SceneTiming:
     """Decided once per import, before it builds anything."""
     keep: bool              # place the model's frames at the scene's rate (else set the scene's rate)
     scene_fps: float        # the scene's rate when the import started
     reason: str             # why the rate is kept, for the report
+    shown: bool = field(default=False)   # the scene shows an imported model: one from before this import
+                                         # started, or a part this import placed already (a player's)
 
     def step(self, model_fps: float) -> float:
         """Scene frames per model frame."""
@@ -71,31 +73,34 @@ class SceneTiming:
 
 def plan_timing(scene: bpy.types.Scene, mode: str) -> SceneTiming:
     """``mode``: 'AUTO', 'SET' or 'KEEP' (the import option *Scene Timing*)."""
+    shown = any(o.classic_model.source_format for o in scene.objects)
     if mode == "SET":
-        return SceneTiming(False, scene_fps(scene), "")
+        return SceneTiming(False, scene_fps(scene), "", shown)
     if mode == "KEEP":
-        return SceneTiming(True, scene_fps(scene), "Scene Timing: Keep Scene Rate")
+        return SceneTiming(True, scene_fps(scene), "Scene Timing: Keep Scene Rate", shown)
     animated = animated_objects(scene)
     if not animated:
-        return SceneTiming(False, scene_fps(scene), "")
+        return SceneTiming(False, scene_fps(scene), "", shown)
     names = ", ".join(quoted(o.name) for o in animated[:2]) + (f" and {len(animated) - 2} more" if len(animated) > 2
                                                                else "")
-    return SceneTiming(True, scene_fps(scene), f"the scene already animates {names}")
+    return SceneTiming(True, scene_fps(scene), f"the scene already animates {names}", shown)
 
 
 def apply_timing(scene: bpy.types.Scene, timing: SceneTiming, start: int, last: float, model_fps: float) -> None:
     """Make the scene play scene frames ``start`` to ``last``: keeping its rate, the range only grows;
     else at the model's rate, from ``start`` (a scene that already shows imported models keeps the
-    longest range)."""
+    longest range: one shown before this import started (``timing.shown``; what this import builds is
+    not another model), or a part of this import placed before (a player's upper and head parts, its
+    weapons))."""
     end = max(start, math.ceil(last - _EPS))
     if timing.keep:
         scene.frame_end = max(scene.frame_end, end)
         return
-    others = any(o.classic_model.source_format for o in scene.objects)
     scene.render.fps = max(round(model_fps), 1)
     scene.render.fps_base = scene.render.fps / model_fps
     scene.frame_start = start
-    scene.frame_end = max(scene.frame_end, end) if others else end
+    scene.frame_end = max(scene.frame_end, end) if timing.shown else end
+    timing.shown = True
 
 
 def timing_note(label: str, timing: SceneTiming, model_fps: float) -> str | None:

@@ -1,9 +1,11 @@
 """Build an MD5 pair from Blender: the armature's joints in the rest pose (:mod:`.rig`), the mesh
 blocks with their weights (:mod:`.blocks`), the frame plan the MD2 and MDL exports use
 (:func:`..sampling.frame_plan.plan_frames`) and the poses at its frames (:mod:`.pose`), the anim
-(:mod:`.anim`). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
-on the planned frame count before a single frame is sampled; an imported pair keeps its files' text
-(:mod:`.kept`).
+(:mod:`.anim`), one per file :mod:`.anim_files` asks for (an imported MD5's anims each back to its own file
+at its own rate). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
+on each planned frame count before a single frame is sampled; an imported pair keeps its files' text
+(:mod:`.kept`). An armature without meshes (an ``.md5anim`` imported on its own skeleton) builds its
+anim alone; an imported ``.md5mesh`` that nothing animates builds its mesh alone.
 """
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
-from ...common.stored_records import stored_int
-from ...common.contract import MD5_MESH_INDEX
+from ...common.stored_records import stored_bytes, stored_int
+from ...common.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
 from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
@@ -27,12 +29,15 @@ from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
 from .anim import anim_record
 from .blocks import build_blocks, influence_note, read_rest_meshes
-from .kept import kept_pair
+from .anim_files import AnimFile, anim_files
+from .kept import kept_anim, kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)
 
 COMMANDLINE = "Blender Classic Models"
+RATE_LINE = "Frame rate:"          # how the plan's rate line starts (..sampling.frame_rate)
+KEPT_ANIM = "md5anim:"             # how the kept anim's note starts (.kept)
 UNANIMATED = "nothing animates the imported mesh: only the .md5mesh is written (no .md5anim it did not have)"
 
 
@@ -42,16 +47,31 @@ class Md5ExportOptions(FrameExportOptions):
 
 
 @dataclass
+class BuiltAnim:
+    """One ``.md5anim`` built: its name beside the mesh (None: the mesh's name), the anim, its joint scales."""
+    name: str | None
+    anim: Md5Anim
+    scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
+
+
+@dataclass
 class Md5Build:
     mesh: Md5Mesh
-    anim: Md5Anim
+    anims: list[BuiltAnim]              # the .md5anim files, in order (the first is x.md5anim unless named)
     armature: bpy.types.Object
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
-    scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
     mesh_text: bytes | None = None      # the mesh's text, when the check against the kept file wrote it
-    anim_only: bool = False             # an armature without meshes: only the .md5anim is written
-    mesh_only: bool = False             # an imported mesh nothing animates: only the .md5mesh (``anim`` None)
+    anim_only: bool = False             # an armature without meshes: only its .md5anim is written
+
+    @property
+    def anim(self) -> Md5Anim | None:
+        """The first anim (None: no anim is written)."""
+        return self.anims[0].anim if self.anims else None
+
+    @property
+    def scale(self) -> Md5Scale | None:
+        return self.anims[0].scale if self.anims else None
 
 
 @dataclass
@@ -105,8 +125,60 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                     and lone is None] + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None and lone is None and unanimated_import(armature, meshes):
         mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None)
-        return Md5Build(mesh, None, armature, blocks.report.lines() + influence_note(mesh.meshes), [kept_note, UNANIMATED] if kept_note
-                        else [UNANIMATED], mesh_text=mesh_text, mesh_only=True)
+        return Md5Build(mesh, [], armature, blocks.report.lines() + influence_note(mesh.meshes),
+                        [kept_note, UNANIMATED] if kept_note else [UNANIMATED], mesh_text=mesh_text)
+    if twin is not None:
+        files = [AnimFile(None, options)]
+    else:
+        files = anim_files(armature, meshes or [armature], options)
+        if lone is not None:            # the anim alone goes to the chosen file's name
+            files = [AnimFile(None, file.options) for file in files[:1]]
+    warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
+    several, kept_anims = len(files) > 1, 0
+    for number, file in enumerate(files):
+        label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
+        anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
+                                                   file.options, twin, warnings)
+        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
+                                           if not line.startswith(RATE_LINE)]
+        if number == 0:
+            mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
+            unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
+        else:
+            anim, kept_note = kept_anim(armature, anim, played, unchanged)
+        notes = [note for note in kept_note.split("; ") if note]
+        kept_anims += any(note.startswith(KEPT_ANIM) for note in notes)
+        info += notes if not several else [note for note in notes if not note.startswith(KEPT_ANIM)]
+        scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
+        if scale is not None:
+            frames_scaled = int((sizes != 1.0).any(axis=1).sum())
+            joints_scaled = int((sizes != 1.0).any(axis=0).sum())
+            info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} "
+                        f"frame{'s' if frames_scaled > 1 else ''}")
+        anims.append(BuiltAnim(file.name, anim, scale))
+    if several:
+        rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
+        info.append(f"{RATE_LINE} each anim's own ({', '.join(f'{r:.4g}' for r in rates)} per second): {len(anims)} "
+                    "anims, each to its own file")
+        if kept_anims:
+            info.append(f"{KEPT_ANIM} the imported files' text kept for {kept_anims} of {len(anims)} anims "
+                        "(poses unchanged)")
+    warnings += influence_note(mesh.meshes)
+    frames = sum(a.anim.num_frames for a in anims)
+    info.append(f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
+                else f"{len(anims)} anims ({frames} frames)"))
+    if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
+        for part in mesh.meshes:
+            part.shader = twin.shader
+        mesh_text = None
+    return Md5Build(mesh, anims, armature, warnings, info, mesh_text=mesh_text, anim_only=lone is not None)
+
+
+def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
+                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str]):
+    """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
+    its limits checked, sampled; a joint-scale problem is added to ``warnings``."""
+    order, parents = mesh.joint_names, mesh.joint_parents
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
@@ -128,23 +200,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE),
                        sizes)
     _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
-    warnings = blocks.report.lines()
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
-    warnings += [scale_note] if scale_note else []
-    info = plan.report(len(frames)) + stepped + ([still] if still else []) + [f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, {len(frames)} frames"]
+    if scale_note and scale_note not in warnings:
+        warnings.append(scale_note)
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
-    mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
-    info += [kept_note] if kept_note else []
-    warnings += influence_note(mesh.meshes)
-    if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
-        for part in mesh.meshes:
-            part.shader = twin.shader
-        mesh_text = None
-    scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
-    if scale is not None:
-        frames_scaled = int((sizes != 1.0).any(axis=1).sum())
-        joints_scaled = int((sizes != 1.0).any(axis=0).sum())
-        info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} frame"
-                    f"{'s' if frames_scaled > 1 else ''}")
-    return Md5Build(mesh, anim, armature, warnings, info, scale, mesh_text=mesh_text, anim_only=lone is not None)
+    return anim, sizes, played, plan.report(len(frames)) + stepped + ([still] if still else [])

@@ -13,7 +13,7 @@ from .export import export_md5
 
 class EXPORT_SCENE_OT_md5(bpy.types.Operator, SampledExportBase):
     """Export MD5 (.md5mesh and .md5anim): the armature's bones as joints, the meshes with their bone weights, one
-    anim sampled as the MD2 and MDL exports sample (Timeline or Actions, the game's rate)"""
+    anim sampled as the MD2 and MDL exports sample (Timeline or Actions); an imported MD5's anims back at their own rate"""
     bl_idname = "export_scene.md5"
     bl_label = "Export MD5"
 
@@ -23,6 +23,14 @@ class EXPORT_SCENE_OT_md5(bpy.types.Operator, SampledExportBase):
         ("TIMELINE", "Timeline", "One anim frame per sampled scene frame of the scene range"),
         ("ACTIONS", "Actions", "Each action animating the armature, over its own frame range, in the order of the "
                                "list, one after another in the one anim")))
+    frame_rate: EnumProperty(name="Frame Rate", default="AUTO", items=(
+        ("AUTO", "Automatic", "An imported MD5's anims at their own frameRate, each anim back to the file it came "
+                              "from (the mesh's own name: the exported name); a model made in Blender at the game's "
+                              "10 per second"),
+        ("GAME", "Game (10 fps)", "Sample the animation every 0.1 s of scene time (subframes where the scene rate "
+                                  "is not a multiple of 10), into one anim, as the Quake ports play the MDL and MD2"),
+        ("SCENE", "Every Frame", "One frame per scene frame, into one anim, written at the scene's rate")),
+        description="Timeline and Actions: how often frames are sampled, and which .md5anim files are written")
     per_material: BoolProperty(name="Mesh per Material", default=True,
                                description="A mesh block per object and material (else one per object, named after "
                                            "its first material)")

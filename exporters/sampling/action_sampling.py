@@ -194,15 +194,21 @@ def order_actions(names: list[str], listed: list[tuple[str, bool]] | None, stand
 
 
 def action_frames(action: bpy.types.Action, step: int, every: float = 1.0,
-                  target: bpy.types.ID | None = None) -> list[int | float]:
+                  target: bpy.types.ID | None = None, exact: bool = False) -> list[int | float]:
     """Frames of ``action.frame_range`` (whole frames: the first rounded, the last rounded up, so the
     last key on a subframe is in) ``every`` scene frames apart (1, or fps / 10 at the game rate),
     every ``step``-th from the first; with a step over 1 the last frame is always included, and at
     step 1 too where the game rate passes it by and the action on ``target`` ends in another pose than
-    it starts (:func:`ends_elsewhere`; a cycle does not)."""
+    it starts (:func:`ends_elsewhere`; a cycle does not). ``exact`` (a model's own rate, its keys every
+    ``every`` frames from a whole first frame, as an MD5 import placed them): the range's last key is the
+    last frame, a subframe where it is one."""
     end = action.frame_range[1]
     first, last = int(round(action.frame_range[0])), math.ceil(end - 1e-4)
-    frames = frames_between(first, last, every * max(1, step))
+    if exact:
+        last = end
+        frames = frames_between(first, end + 1e-3 * every, every * max(1, step))   # float32 keys: a step's 0.1%
+    else:
+        frames = frames_between(first, last, every * max(1, step))
     if frames[-1] == last:
         return frames
     if step > 1 or (frames[-1] < end - 1e-4 and target is not None and ends_elsewhere(action, target)):
@@ -210,13 +216,14 @@ def action_frames(action: bpy.types.Action, step: int, every: float = 1.0,
     return frames
 
 
-def ended_actions(actions: list[tuple[bpy.types.Action, bpy.types.ID]], step: int, every: float) -> list[str]:
+def ended_actions(actions: list[tuple[bpy.types.Action, bpy.types.ID]], step: int, every: float,
+                  exact: bool = False) -> list[str]:
     """The actions :func:`action_frames` gives their end pose as an extra frame (step 1, the game rate
     passing the last frame by, the action ending elsewhere than it starts)."""
     if step > 1:
         return []
     return [action.name for action, target in actions
-            if len(action_frames(action, 1, every, target)) > len(action_frames(action, 1, every))]
+            if len(action_frames(action, 1, every, target, exact)) > len(action_frames(action, 1, every, None, exact))]
 
 
 def ends_elsewhere(action: bpy.types.Action, target: bpy.types.ID | None) -> bool:

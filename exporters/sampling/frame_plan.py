@@ -8,6 +8,9 @@ own-span cuts, the namer and the report. Format-neutral: MD2 and MDL use it toda
   in another pose there (:func:`_end_pose`, the only decision that evaluates the scene). An MD2 or
   MDL imported at the scene's rate (``importers/scene_timing``: file frame k at ``start + k * fps / 10``)
   is found back there: the game-rate steps are the times the import gave its frames.
+  At a model's own rate (``own_fps``: an imported MD5 anim's ``frameRate``, ``exporters/md5/anim_files``)
+  every ``scene fps / own_fps`` scene frames, written at that rate; an action's frames then end on its
+  last key, a subframe where the import placed it on one.
 * *Shape Keys*: one frame per shape key after Basis of the first mesh (one frame without keys).
 * *Actions* (or a timeline export of a model imported with one action per animation): the listed
   actions in order, each over its own frame range (:func:`.action_sampling.action_frames`).
@@ -30,7 +33,8 @@ from ...common.frame_table import frame_table, table_owner
 from ...formats.errors import FormatError
 from ..export_error import ExportError
 from .action_sampling import action_frame_names, action_frames, ended_actions, find_actions, order_actions, standard_rule
-from .frame_rate import GAME_RATE, end_pose_report, rate_report, scene_fps, spacing, timeline_frames
+from .frame_rate import (GAME_RATE, end_pose_report, frames_between, own_rate_report, rate_report, scene_fps, spacing,
+                         timeline_frames)
 from .frame_sampling import sample_timeline, world_matrices
 from .mesh_topology import Topology
 from .options import FrameExportOptions
@@ -78,6 +82,7 @@ class FramePlan:
     own_span: bool = False       # the frames may shrink to an imported model's own (a player's weapons)
     names_known: bool = False    # the planned names are final (no frame table, no shape key to rename them)
     name_problem: str = ""       # ACTIONS: names over the limit, refused once the frames are sampled
+    own_fps: float | None = None  # the model's own rate the frames were sampled at (options.own_fps), else None
 
     @property
     def times(self) -> list:
@@ -85,7 +90,10 @@ class FramePlan:
 
     @property
     def model_fps(self) -> float:
-        """Model frames per second of game time: the scene's rate when every scene frame is a model frame."""
+        """Model frames per second of game time: the model's own rate where sampled at it, the scene's rate
+        when every scene frame is a model frame."""
+        if self.own_fps is not None and self.source != "SHAPE_KEYS":
+            return self.own_fps
         return model_rate(self.scene_fps, self.source, self.rate)
 
     @property
@@ -95,7 +103,12 @@ class FramePlan:
 
     def report(self, sampled: int) -> list[str]:
         """The report lines on the rate (``sampled`` frames) and the end poses."""
-        lines = [] if self.source == "SHAPE_KEYS" else [rate_report(self.scene_fps, self.rate, sampled)]
+        if self.source == "SHAPE_KEYS":
+            lines = []
+        elif self.own_fps is not None:
+            lines = [own_rate_report(self.own_fps, self.scene_fps, sampled)]
+        else:
+            lines = [rate_report(self.scene_fps, self.rate, sampled)]
         return lines + ([end_pose_report(self.end_pose)] if self.end_pose else [])
 
 
@@ -121,15 +134,16 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
     owner = table_owner(first).classic_model          # an MD3 surface's import settings are on its model root
     by_actions = options.frame_source == "ACTIONS" or imported_as_actions(first, options)
     source = "ACTIONS" if by_actions else options.frame_source
-    every = spacing(scene, options.frame_rate)
+    own = options.own_fps
+    every = scene_fps(scene) / own if own else spacing(scene, options.frame_rate)
     start = scene.frame_start
     plan = FramePlan(source, options.frame_source, options.frame_rate, options.step, scene_fps(scene), every,
                      start, scene.frame_end, owner.frame_offset if owner.source_format
-                     else start, [])
+                     else start, [], own_fps=own or None)
     if by_actions:
-        plan.actions = [PlannedAction(a, t, action_frames(a, options.step, every, t))
-                        for a, t in _listed_actions(meshes, options)]
-        plan.end_pose = ended_actions([(a.action, a.target) for a in plan.actions], options.step, every)
+        plan.actions = [PlannedAction(a, t, action_frames(a, options.step, every, t, bool(own)))
+                        for a, t in export_actions(meshes, options)]
+        plan.end_pose = ended_actions([(a.action, a.target) for a in plan.actions], options.step, every, bool(own))
         plan.frames, plan.name_problem = _action_frames(first, plan.actions)
         check(plan)
         return plan
@@ -143,7 +157,7 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
     has_table = bool(frame_table(first))
     plan.names_known = not has_table and all(getattr(m.data, "shape_keys", None) is None for m in meshes)
     plan.own_span = has_table and first.data.shape_keys is not None and bool(owner.source_format)
-    times = timeline_frames(scene, options.frame_rate)
+    times = frames_between(start, scene.frame_end, every) if own else timeline_frames(scene, options.frame_rate)
     plan.frames = _named(markers, start, [(TIMELINE, t, 0) for t in times], every)
     check(plan)
     times, plan.end_pose = _end_pose(context, meshes, topologies, times, options.apply_transform)
@@ -175,7 +189,7 @@ def carries_animation(obj: bpy.types.Object) -> bool:
     return any(_animates(x) for x in chain + followed + [data, keys]) or bool(obj.constraints)
 
 
-def _listed_actions(meshes: list[bpy.types.Object], options: FrameExportOptions) -> list:
+def export_actions(meshes: list[bpy.types.Object], options: FrameExportOptions) -> list:
     """The (action, target) pairs an Actions export samples, in ``options.actions`` order (else the default;
     actions named after Quake II's player animations in the game's order, see ``standard_rule``)."""
     imported = imported_as_actions(meshes[0], options)     # the import's order: written back as it was

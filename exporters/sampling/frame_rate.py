@@ -93,6 +93,13 @@ def rate_report(fps: float, rate: str, count: int) -> str:
             f"second, so the animation runs {fps / GAME_RATE:.3g} times as long in the game")
 
 
+def own_rate_report(own: float, fps: float, count: int) -> str:
+    """The report line of frames sampled at the model's own rate ``own`` (an imported MD5 anim's)."""
+    every = "every scene frame" if abs(fps - own) < _EPS else f"one every {fps / own:.4g} scene frames"
+    return (f"Frame rate: the anim's own, {own:.4g} per second: {count} frame(s), {every} of the "
+            f"{fps:.4g} fps scene")
+
+
 SHOWN = 3       # animation names quoted in a report line
 
 

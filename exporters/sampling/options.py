@@ -16,6 +16,8 @@ class FrameExportOptions:
     standard_order: str = ""            # ACTIONS: Quake II's player animations first in the game's order:
                                         # "PLAYER" always, "DEFAULT" when every action is named after one
     keep_still_frames: bool = False     # TIMELINE: write every frame of a model that does not move (see still_frames)
+    own_fps: float | None = None        # TIMELINE/ACTIONS: the model's own rate (an imported MD5 anim's frameRate):
+                                        # a frame every scene_fps / own_fps scene frames, written at that rate
 
 
 @dataclass

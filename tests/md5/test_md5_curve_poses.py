@@ -101,6 +101,7 @@ def _driver(bpy, rig) -> None:                  # the drone's bones turn by quat
 def test_the_export_steps_only_where_the_fcurves_do_not_decide(bpy_scene, tmp_path, capfd, setup, reason):
     bpy = bpy_scene
     rig = import_drone(bpy, "scaled")
+    bpy.context.scene.frame_end = 250      # 104 poses at the game's rate (the import sets its first anim's range)
     fast, info, fast_frames = _export(bpy, tmp_path / "fast.md5mesh", capfd)
     # the 104 poses are not stepped to: what is left is the frame plan's end-pose check (3 frames a mesh)
     assert fast_frames < 104 and not [line for line in info if line.startswith(STEPPED)], (fast_frames, info)

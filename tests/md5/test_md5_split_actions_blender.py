@@ -3,7 +3,7 @@ action per animation of the classic model (an MD2's runs of frame names, an MDL'
 of single frames), each from the first frame, listed in the sidebar. Each action's poses are checked at
 every frame against the anim decoded by the test's own MD5 reader (support.md5_rig), the groups against
 the frame names read by the test's own MD2/MDL readers; exported untouched (Frames: Actions, the list's
-order) the split actions write the anim back byte for byte."""
+order, or with every default) the split actions write the anim back byte for byte."""
 from __future__ import annotations
 
 import re
@@ -85,7 +85,12 @@ def _export_untouched(bpy, tmp_path):
     out = tmp_path / "out" / "x.md5mesh"
     out.parent.mkdir()
     assert bpy.ops.export_scene.md5(filepath=str(out), frame_source="ACTIONS", frame_rate="SCENE") == {"FINISHED"}
-    return out.read_bytes(), out.with_suffix(".md5anim").read_bytes()
+    files = out.read_bytes(), out.with_suffix(".md5anim").read_bytes()
+    default = tmp_path / "default" / "x.md5mesh"      # every default: the split actions back to their one file
+    assert bpy.ops.export_scene.md5(filepath=str(default)) == {"FINISHED"}
+    assert sorted(p.name for p in default.parent.iterdir()) == ["x.md5anim", "x.md5mesh"]
+    assert (default.read_bytes(), default.with_suffix(".md5anim").read_bytes()) == files
+    return files
 
 
 def test_quake2_remaster_anim_split_into_the_md2s_animations(bpy_scene, tmp_path):
