@@ -300,8 +300,10 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
     else:
         empty_scene()
     warnings: list[str] = []
-    # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
-    kwargs, notes = operator_kwargs(importer, settings.import_options, defaults={"load_weapons": False})
+    # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true),
+    # and a player's part is assembled with the rest of the player only where the output holds the player
+    kwargs, notes = operator_kwargs(importer, settings.import_options,
+                                    defaults={"load_weapons": False, "assemble_player": holds_player(settings)})
     warnings += notes
     kwargs.update(_actions_import(importer, settings, kwargs))
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
@@ -348,6 +350,15 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
     warnings += notes
     _run_operator(exporter, filepath=str(output), check_existing=False, **kwargs)
     return warnings
+
+
+def holds_player(settings: ConvertSettings) -> bool:
+    """Whether the output holds a whole player: a scene (.blend, .glb), or a player folder written by
+    the exporter's ``player`` option; any other output is the one file converted."""
+    if settings.target in SCENE_TARGETS:
+        return True
+    request = settings.export_options.get("player")
+    return request is not None and str(request.value).lower() in _TRUE
 
 
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:
