@@ -17,13 +17,33 @@ as lines for people; bpy-free, shared by ``check --profile q3-player``.
 """
 from __future__ import annotations
 
-from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg
+from ..animations import Animation
+from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
 from .records import Md3Model
 from .skin_file import SkinFile, engine_surface_name
 
 PARTS = ("lower", "upper", "head")
 TAGS = {"lower": ("tag_torso",), "upper": ("tag_head", "tag_weapon")}
 ICON_EXTENSIONS = (".tga", ".jpg", ".png")
+
+
+PART_KINDS = {"lower": ("both", "legs"), "upper": ("both", "torso")}     # the animations each part plays
+
+
+def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> list[tuple[Animation, Md3Animation]]:
+    """The animations of ``part`` (``lower``, ``upper``; the head has none) in its own frame numbers
+    (the legs' after the skip), cut to its ``num_frames``, each with its line of ``cfg``."""
+    if cfg is None:
+        return []
+    out = []
+    for index, anim in enumerate(cfg.animations):
+        if anim.part not in PART_KINDS.get(part, ()):
+            continue
+        first = cfg.model_first_frame(index)
+        last = min(first + max(abs(anim.num), 1) - 1, num_frames - 1)
+        if 0 <= first < num_frames:
+            out.append((Animation(anim.name, first, last), anim))
+    return out
 
 
 def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:

@@ -24,6 +24,7 @@ from ...formats.animations import Animation
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import AnimationCfg, parse_animation_cfg
 from ...formats.md3.records import Md3Model
+from ...formats.md3.player import part_animations as cfg_part_animations
 from ...formats.md3.tags import find_tag
 from ..file_source import FoundFile, ModelSource
 from .md3_build import MD3_FPS, Md3Build, add_lods, add_model, read_md3_source, sibling_source
@@ -56,18 +57,7 @@ def player_fps(cfg: AnimationCfg | None) -> float:
 
 def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> list[Animation]:
     """The animations of ``part`` in its own frame numbers, cut to its frames."""
-    if cfg is None:
-        return []
-    kinds = {"lower": ("both", "legs"), "upper": ("both", "torso")}.get(part, ())
-    out = []
-    for index, anim in enumerate(cfg.animations):
-        if anim.part not in kinds:
-            continue
-        first = cfg.model_first_frame(index)
-        last = min(first + max(abs(anim.num), 1) - 1, num_frames - 1)
-        if 0 <= first < num_frames:
-            out.append(Animation(anim.name, first, last))
-    return out
+    return [anim for anim, _ in cfg_part_animations(cfg, part, num_frames)]
 
 
 def import_player(build: Md3Build, source: ModelSource, data: bytes, model: Md3Model,

@@ -1,0 +1,52 @@
+"""``info`` and ``check`` on a Quake III player's parts (issue 44): the animations ``animation.cfg`` gives
+each part, in the part's own frame numbers, instead of one run of frame names (``frame_ 0-199``)."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from support.environment import CORPUS
+
+PLAYERS = CORPUS / "md3" / "openarena081" / "models" / "players"
+
+
+def _player(name: str):
+    folder = PLAYERS / name
+    if not (folder / "lower.md3").is_file():
+        pytest.skip(f"corpus player {name} not found under {PLAYERS}")
+    return folder
+
+
+def _cfg(folder) -> list[tuple[str, int, int, int]]:
+    """animation.cfg's lines as written: (name, first frame, number of frames, rate)."""
+    out = []
+    for line in (folder / "animation.cfg").read_text(encoding="latin-1").splitlines():
+        match = re.match(r"\s*(\d+)\s+(\d+)\s+\d+\s+(\d+)\s*//\s*(\w+)", line)
+        if match:
+            out.append((match.group(4), int(match.group(1)), int(match.group(2)), int(match.group(3))))
+    return out
+
+
+@pytest.mark.parametrize("part", ["lower", "upper"])
+def test_info_lists_a_player_parts_animation_cfg_animations(run, part):
+    """penguin: lower lists BOTH_* and LEGS_* (the legs at their number minus the torso frames lower.md3
+    lacks), upper BOTH_* and TORSO_*, each with its frames in the part; ``--frames`` names each frame's
+    animation."""
+    folder = _player("penguin")
+    cfg = _cfg(folder)
+    first = {name: start for name, start, _, _ in cfg}
+    skip = first["LEGS_WALKCR"] - first["TORSO_GESTURE"] if part == "lower" else 0
+    kinds = ("BOTH_", "LEGS_") if part == "lower" else ("BOTH_", "TORSO_")
+    expected = [(name, start - (skip if name.startswith("LEGS_") else 0), count) for name, start, count, _ in cfg
+                if name.startswith(kinds)]
+    result = run("info", "--json", folder / f"{part}.md3", block_bpy=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (info,) = json.loads(result.stdout)["files"]
+    assert [(a["name"], a["first"], a["frames"]) for a in info["animations"]] == expected
+    assert info["details"]["animation_cfg"]["BOTH_DEATH1"]["fps"] == 25
+    result = run("info", "--frames", folder / f"{part}.md3", block_bpy=True)
+    name, start, count = expected[-1]
+    assert re.search(rf"^\s+{start}\s+\S+\s+{name}$", result.stdout, re.MULTILINE), result.stdout[-800:]
+    assert "animation.cfg" in result.stdout and "frame_  frames" not in result.stdout
