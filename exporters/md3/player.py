@@ -42,6 +42,7 @@ from ..export_error import ExportError
 from ..game_path import skin_folder
 from ..run_export import ExportReport
 from ..sampling.action_sampling import find_actions
+from ..sampling.frame_rate import RATE_REPORT
 from ..image_files import image_rgba
 from ...formats.images.truecolour import encode_tga
 from .build import Md3ExportOptions, build_md3
@@ -262,9 +263,19 @@ def _write_player(path: Path, files: dict[str, bytes], results: list, options: M
     for target, data in textures.items():
         atomic_write(target, data)
     warnings = lines + notes + [w for r in results for w in r.warnings]
-    info = list(dict.fromkeys(i for r in results for i in r.info)) + [icon_note]
+    info = list(dict.fromkeys(i for r in results for i in r.info if not i.startswith(RATE_REPORT)))
+    info = [_rate_line(files["animation.cfg"])] + info + [icon_note]
     return ExportReport(warnings, [str(folder / n) for n in files if n != PLAYER_FILE] + [str(t) for t in textures],
                         info)
+
+
+def _rate_line(cfg: bytes) -> str:
+    """The report's line on the rate: Quake III plays each animation at the rate animation.cfg gives it
+    (cgame ``CG_ParseAnimationFile``: ``frameLerp = 1000 / fps``), not at the parts' 10 per second of
+    Quake's models, so the parts' own rate lines (which say so) give way to this one."""
+    rates = sorted({line.game_fps for line in parse_animation_cfg(cfg).animations})
+    return (f"{RATE_REPORT}{PLAYER}the game plays each animation at the rate animation.cfg gives it "
+            f"({', '.join(f'{r:g}' for r in rates)} frames a second)")
 
 
 def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray, sets: list[str],

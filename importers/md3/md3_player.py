@@ -80,6 +80,7 @@ def import_player(build: Md3Build, source: ModelSource, data: bytes, model: Md3M
         else:
             part_source = sibling_source(source, parts[part])
             part_data, part_model = read_md3_source(part_source)
+            result.files += 1
         roots[part] = add_model(build, part_source, part_data, part_model, part,
                                 part_animations(cfg, part, part_model.num_frames))
         models[part] = part_model
