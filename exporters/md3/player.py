@@ -31,7 +31,7 @@ import numpy as np
 import bpy
 
 from ...common.stored_records import stored_bytes
-from ...common.contract import MD3_ANIMATION_CFG
+from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS
 from ...formats.atomic_file import atomic_write
 from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
                                          parse_animation_cfg, write_animation_cfg)
@@ -240,10 +240,11 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
             sets = [n[len("head_"):-len(".skin")] for n in skins if n.lower().startswith("head_")]
     head = roots["head"]
     meshes = collect([head]).meshes
+    kept = {} if options.render_icons else _kept_icons(roots["lower"])
     with skin_set_images(head, meshes) as set_images:
         icons, icon_note = _icons(context, meshes,
                                   np.array(head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
-                                  sets or ["default"], set_images)
+                                  sets or ["default"], set_images, kept)
     return _write_player(path, files | icons, [*built.values(), *lods.values()], options, [], icon_note)
 
 
@@ -278,14 +279,27 @@ def _rate_line(cfg: bytes) -> str:
             f"({', '.join(f'{r:g}' for r in rates)} frames a second)")
 
 
+def _kept_icons(root: bpy.types.Object) -> dict[str, bytes]:
+    """The icons an import kept on lower's root (contract ``MD3_ICONS``): file name -> bytes."""
+    group = root.get(MD3_ICONS)
+    if not hasattr(group, "items"):
+        return {}
+    return {str(name): bytes(data) for name, data in group.items() if isinstance(data, (bytes, bytearray))}
+
+
 def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray, sets: list[str],
-           set_images=None) -> tuple[dict[str, bytes], str]:
+           set_images=None, kept: dict[str, bytes] | None = None) -> tuple[dict[str, bytes], str]:
     """``icon_<set>.tga`` for each skin set, which the game needs to register the player at all
-    (:mod:`.player_icon`): a Blender image named ``icon_<set>`` where there is one, else the head rendered,
+    (:mod:`.player_icon`): the player's own icons an import ``kept`` (every one, as it was, its author's
+    drawing), else a Blender image named ``icon_<set>`` where there is one, else the head rendered,
     wearing the set's images where ``set_images`` (set name -> {mesh name: image} or None) finds them all."""
-    out, notes, renders, shown = {}, [], {}, []
+    out, notes, renders, shown = dict(kept or {}), [], {}, []
+    if kept:
+        notes.append(f"{', '.join(sorted(kept))} kept as imported")
     for name in sets:
         file = f"icon_{name}.tga"
+        if any(Path(k).stem.lower() == f"icon_{name}".lower() for k in out):
+            continue
         image = next((i for i in bpy.data.images if Path(i.name).stem.lower() == f"icon_{name}".lower()
                       and i.size[0] > 0), None)
         if image is not None:
@@ -299,7 +313,7 @@ def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np
         out[file] = renders[key][0]
         if images is None:
             shown.append(file)
-    rendered = [n for n in out if not any(n in note for note in notes)]
+    rendered = [n for n in out if n not in (kept or {}) and not any(n in note for note in notes)]
     if rendered:
         note = next(iter(renders.values()))[1]
         notes.append(f"{', '.join(rendered)}: {note}" + (f" ({', '.join(shown)} as the head's materials show it: "
