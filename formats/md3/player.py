@@ -17,9 +17,12 @@ as lines for people; bpy-free, shared by ``check --profile q3-player``.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ..animations import Animation
 from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
 from .records import Md3Model
+from .shader_lookup import image_candidates
 from .skin_file import SkinFile, engine_surface_name
 
 PARTS = ("lower", "upper", "head")
@@ -58,6 +61,26 @@ def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
             if model is not None and (first < 0 or last >= model.num_frames):
                 out.append(f"{anim.name}: frames {first}-{last} of {part}.md3, which has {model.num_frames}: the "
                            "game draws frame 0 instead (R_AddMD3Surfaces)")
+    return out
+
+
+def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
+    """A line per shader the ``.skin`` files name that ``has_image`` does not find (a shader script's name, or
+    an image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`): the game's
+    ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither and draws those surfaces with its default shader."""
+    missing: dict[str, list[str]] = {}
+    for name, skin in sorted(skins.items()):
+        for entry in skin.entries:
+            if entry.shader.strip() and not has_image(entry.shader):
+                files = missing.setdefault(entry.shader, [])
+                if name not in files:
+                    files.append(name)
+    out = []
+    for shader, files in missing.items():
+        first, *others = image_candidates(shader)
+        out.append(f"{', '.join(files)} name{'s' if len(files) == 1 else ''} shader {shader}, which no shader script "
+                   f"defines and which has no image ({first} or its {', '.join(o.rpartition('.')[2] for o in others)}): "
+                   "the game draws those surfaces with its default shader")
     return out
 
 
