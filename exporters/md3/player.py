@@ -228,7 +228,7 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
                      options: Md3ExportOptions) -> ExportReport:
     """A player as an MD3 import assembled it on the timeline (:mod:`.player_timeline`)."""
     shaders = skin_folder(path, options.skin_path)
-    built, lods = build_timeline_parts(context, roots, replace(options, skin_folder=shaders), shaders)
+    built, lods = build_timeline_parts(context, roots, replace(options, skin_folder=shaders), shaders, path.parent)
     files = {f"{part}.md3": write_md3(built[part].model) for part in PARTS}
     files.update({name: write_md3(result.model) for name, result in lods.items()})
     files["animation.cfg"] = write_animation_cfg(timeline_cfg(roots, built))

@@ -43,3 +43,36 @@ def test_the_player_export_names_animation_cfgs_rates(bpy_scene, tmp_path, capfd
     assert "times as long" not in out and "the game plays 10 per" not in out, out
     assert (f"the game plays each animation at the rate animation.cfg gives it ({', '.join(_rates(folder))} "
             "frames a second)") in out, out
+
+
+def test_levels_of_detail_left_out_at_import_are_said_at_export(bpy_scene, tmp_path, capfd):
+    """merman imported without Levels of Detail (the default) and exported as a player into a copy of its
+    folder: each part's x_1.md3 and x_2.md3 lie beside its source and the old ones stay in the export's
+    folder; the report says so, per part (before: nothing). A plain file exported alone says the same."""
+    import shutil
+    bpy = bpy_scene
+    source = corpus(f"{PLAYERS}/merman/lower.md3").parent
+    folder = tmp_path / "merman"
+    shutil.copytree(source, folder)
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(folder / "lower.md3"), player=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    for part in ("lower", "upper", "head"):
+        assert (f"{part}.md3: levels of detail {part}_1.md3, {part}_2.md3 lie beside {part}.md3, which this model "
+                "was imported from, but were not imported") in out, out
+        assert f"the {part}_1.md3, {part}_2.md3 already in {folder} stay" in out
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.md3(filepath=str(source / "head.md3")) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "head.md3")) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "head.md3: levels of detail head_1.md3, head_2.md3 lie beside head.md3" in out and "stay" not in out, out
+    assert bpy.ops.import_scene.md3(filepath=str(source / "head.md3"), load_lods=True) == {"FINISHED"}
+    capfd.readouterr()
+    head = next(o for o in bpy.data.objects if o.get("md3_root") == "" and o.get("md3_lod") == 0 and o.children
+                and any(c.get("md3_lod") for c in o.children))
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == head)
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "again" / "head.md3"), use_selection=True) == {"FINISHED"}
+    assert "were not imported" not in capfd.readouterr().out          # imported with them: written, nothing to say
