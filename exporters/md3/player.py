@@ -49,6 +49,7 @@ from .build import Md3ExportOptions, build_md3
 from .export import texture_files
 from .objects import collect
 from .player_icon import head_icon
+from .skin_check import skin_shader_warnings, source_place
 from .skin_set_images import skin_set_images
 from .player_timeline import build_timeline_parts, imported_parts, kept_skins, timeline_cfg
 
@@ -238,6 +239,9 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
         files.update(skins)
         if part == "head":
             sets = [n[len("head_"):-len(".skin")] for n in skins if n.lower().startswith("head_")]
+    source = source_place(roots["lower"])
+    lines = skin_shader_warnings({n: d for n, d in files.items() if n.lower().endswith(".skin")},
+                                 [path] + ([source] if source is not None else []), PLAYER)
     head = roots["head"]
     meshes = collect([head]).meshes
     kept = {} if options.render_icons else _kept_icons(roots["lower"])
@@ -245,7 +249,7 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
         icons, icon_note = _icons(context, meshes,
                                   np.array(head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
                                   sets or ["default"], set_images, kept)
-    return _write_player(path, files | icons, [*built.values(), *lods.values()], options, [], icon_note)
+    return _write_player(path, files | icons, [*built.values(), *lods.values()], options, lines, icon_note)
 
 
 def _write_player(path: Path, files: dict[str, bytes], results: list, options: Md3ExportOptions, lines: list[str],

@@ -43,6 +43,22 @@ def test_the_player_export_names_animation_cfgs_rates(bpy_scene, tmp_path, capfd
     assert "times as long" not in out and "the game plays 10 per" not in out, out
     assert (f"the game plays each animation at the rate animation.cfg gives it ({', '.join(_rates(folder))} "
             "frames a second)") in out, out
+    assert "no shader script defines" not in out            # every shader penguin's skins name has its image
+
+
+def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_path, capfd):
+    """major's leth skin set names models/players/major/buh.tga, which is nowhere (before: written silently)."""
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/major/lower.md3").parent
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert (tmp_path / "lower_leth.skin").read_bytes() == (folder / "lower_leth.skin").read_bytes()
+    assert ("Quake III player: lower_leth.skin, upper_leth.skin name shader models/players/major/buh.tga, which no "
+            "shader script defines and which has no image (models/players/major/buh.tga or its jpg, jpeg, png, pcx, "
+            "bmp): the game draws those surfaces with its default shader") in out, out
+    assert out.count("no shader script defines") == 1
 
 
 def test_levels_of_detail_left_out_at_import_are_said_at_export(bpy_scene, tmp_path, capfd):
