@@ -49,6 +49,29 @@ def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> lis
     return out
 
 
+def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model]) -> list[str]:
+    """Levels of detail (``lower_1.md3`` ... in ``lods``, by file name) that do not match their part: the game
+    draws a LOD with the part's frame numbers (a frame past its end as frame 0, ``R_AddMD3Surfaces``) and its
+    surfaces with the part's skin (a surface the skin does not name with the default shader)."""
+    out = []
+    for name, lod in sorted(lods.items()):
+        part = models.get(name.partition("_")[0])
+        if part is None:
+            continue
+        stem = name.partition("_")[0]
+        if lod.num_frames != part.num_frames:
+            out.append(f"{name} has {lod.num_frames} frames where {stem}.md3 has {part.num_frames}: at a distance the "
+                       "game draws its frames of the same numbers (one past its end as its frame 0), other poses "
+                       "unless its frames were made with the part's")
+        own = sorted({engine_surface_name(x.name) for x in part.surfaces})
+        theirs = sorted({engine_surface_name(x.name) for x in lod.surfaces})
+        extra = [x for x in theirs if x not in own]
+        if extra:
+            out.append(f"{name} has surfaces {stem}.md3 has not ({', '.join(extra)}): at a distance the game draws "
+                       "them with the default shader, as the skins do not name them")
+    return out
+
+
 def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
     """Animations whose frames are past the end of a model that plays them."""
     out = []

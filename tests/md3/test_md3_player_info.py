@@ -50,3 +50,23 @@ def test_info_lists_a_player_parts_animation_cfg_animations(run, part):
     name, start, count = expected[-1]
     assert re.search(rf"^\s+{start}\s+\S+\s+{name}$", result.stdout, re.MULTILINE), result.stdout[-800:]
     assert "animation.cfg" in result.stdout and "frame_  frames" not in result.stdout
+
+
+def test_check_names_levels_of_detail_that_do_not_match_their_part(run, tmp_path):
+    """merman (its three parts with both levels of detail) conforms; with upper_1.md3 replaced by penguin's
+    lower.md3 (another model's frames and surfaces, as a stale LOD left beside a part) both mismatches are
+    named."""
+    import shutil
+    from formats.md3.codec import read_md3
+    folder = tmp_path / "models" / "players" / "merman"          # where the skins' game paths lead
+    shutil.copytree(_player("merman"), folder)
+    result = run("check", "--profile", "q3-player", "--json", folder, block_bpy=True)
+    assert json.loads(result.stdout)["players"][0]["deviations"] == []
+    shutil.copyfile(_player("penguin") / "lower.md3", folder / "upper_1.md3")
+    lower_1, upper = (read_md3((folder / n).read_bytes()) for n in ("upper_1.md3", "upper.md3"))
+    assert lower_1.num_frames != upper.num_frames
+    result = run("check", "--profile", "q3-player", "--json", folder, block_bpy=True)
+    deviations = json.loads(result.stdout)["players"][0]["deviations"]
+    assert any(d.startswith(f"upper_1.md3 has {lower_1.num_frames} frames where upper.md3 has {upper.num_frames}: ")
+               for d in deviations), deviations
+    assert any(d.startswith("upper_1.md3 has surfaces upper.md3 has not (") for d in deviations), deviations
