@@ -62,6 +62,9 @@ def _player_animations(info: ModelInfo, path: Path, model) -> None:
         return
     try:
         cfg_path = next((p for p in path.parent.iterdir() if p.name.lower() == "animation.cfg"), None)
+    except OSError:
+        return
+    try:
         cfg = parse_animation_cfg(cfg_path.read_bytes()) if cfg_path is not None else None
     except (OSError, FormatError) as exc:
         note_warning(info, f"animation.cfg beside it not used: {getattr(exc, 'strerror', None) or exc}")

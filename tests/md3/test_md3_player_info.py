@@ -70,3 +70,18 @@ def test_check_names_levels_of_detail_that_do_not_match_their_part(run, tmp_path
     assert any(d.startswith(f"upper_1.md3 has {lower_1.num_frames} frames where upper.md3 has {upper.num_frames}: ")
                for d in deviations), deviations
     assert any(d.startswith("upper_1.md3 has surfaces upper.md3 has not (") for d in deviations), deviations
+
+
+def test_info_on_a_player_part_in_a_pk3_reads_its_animation_cfg(run, tmp_path):
+    """The same for lower.md3 inside a pk3: animation.cfg comes out of the archive with it."""
+    import zipfile
+    folder = _player("penguin")
+    pk3 = tmp_path / "players.pk3"
+    with zipfile.ZipFile(pk3, "w") as archive:
+        for path in sorted(folder.iterdir()):
+            archive.writestr(f"models/players/penguin/{path.name}", path.read_bytes())
+    result = run("info", "--json", f"{pk3}:models/players/penguin/lower.md3", block_bpy=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (info,) = json.loads(result.stdout)["files"]
+    names = [name for name, _, _, _ in _cfg(folder) if name.startswith(("BOTH_", "LEGS_"))]
+    assert [a["name"] for a in info["animations"]] == names
