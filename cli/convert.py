@@ -301,9 +301,11 @@ def convert(job: ConvertJob, empty_scene: Callable[[], object] | None = None) ->
     else:
         empty_scene()
     warnings: list[str] = []
-    # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true)
+    # one file in, one file out: a player's weapon models convert on their own (--import-option load_weapons=true),
+    # and a player's part is assembled with the rest of the player only where the output holds the player
     kwargs, notes = operator_kwargs(importer, settings.import_options,
-                                    defaults={"load_weapons": False, **_alone_import(job)})
+                                    defaults={"load_weapons": False, "assemble_player": holds_player(settings),
+                                              **_alone_import(job)})
     warnings += notes
     kwargs.update(_actions_import(importer, settings, kwargs))
     if _run_operator(importer, filepath=job.source, **kwargs) != {"FINISHED"}:
@@ -360,6 +362,15 @@ def _alone_import(job: ConvertJob) -> dict:
     as it was whatever lies beside it."""
     side = Path(job.source).suffix.lower() in table.row(job.source_format).extensions[1:]
     return dict(ALONE_IMPORT) if side and job.settings.target == job.source_format else {}
+
+
+def holds_player(settings: ConvertSettings) -> bool:
+    """Whether the output holds a whole player: a scene (.blend, .glb), or a player folder written by
+    the exporter's ``player`` option; any other output is the one file converted."""
+    if settings.target in SCENE_TARGETS:
+        return True
+    request = settings.export_options.get("player")
+    return request is not None and str(request.value).lower() in _TRUE
 
 
 def _bake_at_scene_rate(settings: ConvertSettings) -> ConvertSettings:

@@ -155,6 +155,8 @@ MD3_SKINS = "md3_skins"              # object (root): JSON {skin set name: {"fil
                                      # "raw": hex of the .skin file}} found beside the model
 MD3_SKIN_SET = "md3_skin_set"        # object (root): the skin set the materials show now ("" = the shaders)
 MD3_ANIMATION_CFG = "md3_animation_cfg"  # object (root of "lower", or a plain model): animation.cfg bytes
+MD3_ICONS = "md3_icons"              # object (root of "lower"): {file name: bytes} of the player's icon_<set>
+                                     # .tga/.jpg/.png found beside it, written back unless asked to render them
 MD3_SURFACE_INDEX = "md3_surface_index"  # object (surface mesh): its index in the file (export order)
 MD3_SURFACE = "md3_surface"          # mesh: the SURFACE header record as read (ident, name, flags, ...)
 MD3_SHADERS = "md3_shaders"          # mesh: its SHADER records as read

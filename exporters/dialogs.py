@@ -118,6 +118,7 @@ def draw_mdl_export(operator, layout, context) -> None:
 
 def _md3_player(operator, body) -> None:
     body.prop(operator, "player")
+    applies_when(body, operator.player).prop(operator, "render_icons")
 
 
 def draw_md3_export(operator, layout, context) -> None:

@@ -11,3 +11,4 @@ class ImportResult:
     objects: list[bpy.types.Object] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     infos: list[str] = field(default_factory=list)
+    files: int = 1          # model files read (a player's three parts, levels of detail; 0: another import's)

@@ -37,6 +37,7 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
     errors through ``operator`` and go on with the next file after an error."""
     wm = context.window_manager
     imported: list[bpy.types.Object] = []
+    files = 0
     errors: list[str] = []
     warnings: list[str] = []
     wm.progress_begin(0, max(len(jobs), 1))
@@ -56,6 +57,7 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
                 errors.append(f"{path}: internal error, please report it: {describe_bug(exc)}")
             else:
                 imported.extend(result.objects)
+                files += result.files
                 for info in result.infos:
                     operator.report({"INFO"}, readable_text(info))
                 warnings += result.warnings
@@ -70,7 +72,8 @@ def import_jobs(operator: bpy.types.Operator, context: bpy.types.Context,
         for obj in imported:
             obj.select_set(True)
         context.view_layer.objects.active = imported[-1]
-        operator.report({"INFO"}, f"Imported {len(imported)} object(s) from {len(jobs) - len(errors)} file(s)")
+        made = {o for obj in imported for o in (obj, *obj.children_recursive)}      # a model root's parts too
+        operator.report({"INFO"}, f"Imported {len(made)} object(s) from {files} file(s)")
     for error in errors:
         operator.report({"ERROR"}, readable_text(error))
     return {"FINISHED"} if imported else {"CANCELLED"}

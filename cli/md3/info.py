@@ -8,7 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...formats.animations import group_animations
+from ...formats.errors import FormatError
+from ...formats.frame_scripts import ScriptAnimation
+from ...formats.md3.animation_cfg import parse_animation_cfg
 from ...formats.md3.codec import read_md3
+from ...formats.md3.player import PART_KINDS, part_animations
 from ...formats.md3.limits import limit_problems, renderer_problems
 from ...formats.md3.records import VERSION
 from ...formats.md3.shader_lookup import (default_set, find_in_folders, image_candidates, search_folders,
@@ -32,6 +36,7 @@ def inspect_md3(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
                     "tags": list(model.tag_names), "trailing_bytes": len(model.trailing)}
     if model.num_frames > 1:
         info.animations = group_animations(model.frame_names)
+    _player_animations(info, path, model)
     limits = set(limit_problems(model) + renderer_problems(model))
     for warning in model.warnings:
         (note_limit if warning in limits else note_warning)(info, warning)
@@ -46,6 +51,33 @@ def inspect_md3(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
     note_drawable(info, drawable, f"all {total} triangle(s) use a vertex twice" if total else "the model has no triangles",
               "num_surfaces", 84)
     _skins(info, path, model, load_skins)
+
+
+def _player_animations(info: ModelInfo, path: Path, model) -> None:
+    """A player's ``lower.md3`` or ``upper.md3`` with ``animation.cfg`` beside it: the animations the
+    file gives that part (its frames as the game numbers them in the part, its rate), as the import
+    lists them (:func:`...formats.md3.player.part_animations`), in place of the runs of frame names."""
+    part = path.name.lower()[:-len(".md3")]
+    if part not in PART_KINDS:
+        return
+    try:
+        cfg_path = next((p for p in path.parent.iterdir() if p.name.lower() == "animation.cfg"), None)
+    except OSError:
+        return
+    try:
+        cfg = parse_animation_cfg(cfg_path.read_bytes()) if cfg_path is not None else None
+    except (OSError, FormatError) as exc:
+        note_warning(info, f"animation.cfg beside it not used: {getattr(exc, 'strerror', None) or exc}")
+        return
+    found = part_animations(cfg, part, model.num_frames)
+    if not found:
+        return
+    info.animations = [anim for anim, _ in found]
+    info.details["animation_cfg"] = {anim.name: {"first": line.first, "frames": line.num, "looping": line.looping,
+                                                 "fps": line.game_fps} for anim, line in found}
+    names = model.frame_names
+    info.frame_table = [ScriptAnimation(anim.name, anim.first, names[anim.first:anim.last + 1], anim.first,
+                                        names[anim.first:anim.last + 1], line.game_fps) for anim, line in found]
 
 
 def _skins(info: ModelInfo, path: Path, model, load_skins: bool) -> None:
@@ -100,6 +132,10 @@ def describe_lines(info: ModelInfo) -> list[str]:
              f"{', '.join(map(quoted, s['shaders'])) or 'none'}" for s in details["surfaces"]]
     if details["tags"]:
         lines.append(f"  tags: {', '.join(map(quoted, details['tags']))}")
+    if details.get("animation_cfg"):
+        rates = sorted({f"{v['fps']:g}" for v in details["animation_cfg"].values()}, key=float)
+        lines.append(f"  animations from animation.cfg beside it (this part's frames; the game plays them at "
+                     f"{', '.join(rates)} frames a second)")
     if details.get("skin_sets"):
         lines.append(f"  skin sets: {', '.join(details['skin_sets'])} (shown at import: {details['default_skin_set']})")
     return lines + skin_section(info, "shaders", missing_notes=True)

@@ -1,6 +1,6 @@
 """The files an MD3 archive member needs beside it (its row's ``member_files``): every image name Quake
 III tries for its surfaces' shaders (:mod:`...formats.md3.shader_lookup`), then the images and ``.skin``
-files of its own folder (a player's skin sets and the images they name)."""
+files of its own folder (a player's skin sets and the images they name) and its ``animation.cfg``."""
 from __future__ import annotations
 
 from typing import Callable
@@ -19,4 +19,7 @@ def member_files(name: str, data: bytes, folder_files: Callable[[], list[str]]) 
     except FormatError:
         shaders = []
     names = [candidate for shader in shaders if not unsafe_shader(shader) for candidate in image_candidates(shader)]
-    return names + folder_siblings(folder_files(), name, IMAGE_SUFFIXES + (".skin",))
+    files = folder_files()
+    cfg = [f for f in folder_siblings(files, name, (".cfg",)) if f.replace("\\", "/").rpartition("/")[2].lower()
+           == "animation.cfg"]                    # a player's part: the animations info lists for it
+    return names + folder_siblings(files, name, IMAGE_SUFFIXES + (".skin",)) + cfg

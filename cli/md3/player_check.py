@@ -25,7 +25,9 @@ from ...formats.archives.game_folder import search_archives
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import parse_animation_cfg
 from ...formats.md3.codec import read_md3
-from ...formats.md3.player import PARTS, player_problems
+from ...formats.md3.player import PARTS, lod_problems, player_problems, skin_image_problems
+from ...formats.md3.shader_lookup import (find_in_folders, folder_script_names, image_candidates, script_key,
+                                         script_shader_names, search_folders, unsafe_shader)
 from ...formats.md3.skin_file import parse_skin
 from ..player_report import report_players
 
@@ -74,9 +76,12 @@ def archive_sets(inputs: list[str]) -> list[tuple[str, list[Path]]]:
 
 
 def archive_players(label: str, archives: list[Path], stack: ExitStack,
-                    missing: list[str]) -> list[tuple[str, Files]]:
-    """Each ``models/players/NAME/`` holding ``lower.md3`` in the archives seen together, with its files."""
+                    missing: list[str]) -> list[tuple[str, Files, Callable[[str], bool]]]:
+    """Each ``models/players/NAME/`` holding ``lower.md3`` in the archives seen together, with its files and
+    whether an image is among the archives' members."""
     seen: dict[str, tuple[str, Callable[[], bytes]]] = {}
+    every: set[str] = set()                                 # every member's name: where the images are found
+    scripts: set[str] = set()                               # the shaders the archives' scripts define
     for path in archives:                                   # highest priority first: the first of a name wins
         try:
             archive = stack.enter_context(open_archive(path))
@@ -85,6 +90,9 @@ def archive_players(label: str, archives: list[Path], stack: ExitStack,
             continue
         for member in archive.members():
             key = member_key(member.name)
+            every.add(key)
+            if key.startswith("scripts/") and key.endswith(".shader"):
+                scripts |= script_shader_names(archive.read(member.name))
             if key.startswith(PLAYERS) and key not in seen:
                 seen[key] = (member.name, lambda a=archive, n=member.name: a.read(n))
     folders: dict[str, Files] = {}
@@ -92,14 +100,16 @@ def archive_players(label: str, archives: list[Path], stack: ExitStack,
         folder, _, file = key.rpartition("/")
         if folder.count("/") == 2:                          # models/players/NAME/file
             folders.setdefault(folder, {})[file] = (PurePosixPath(name).name, read)
-    players = [(f"{label}:{folder}/", files) for folder, files in sorted(folders.items()) if BODY in files]
+    players = [(f"{label}:{folder}/", files, _in_members(every, scripts)) for folder, files in sorted(folders.items())
+               if BODY in files]
     if not players:
         missing.append(f"{label}: no {PLAYERS}NAME/{BODY} in it")
     return players
 
 
-def check_files(files: Files) -> tuple[list[str], list[str]]:
-    """(deviations, errors) of the player whose folder holds ``files``."""
+def check_files(files: Files, has_image: Callable[[str], bool] | None = None) -> tuple[list[str], list[str]]:
+    """(deviations, errors) of the player whose folder holds ``files``; ``has_image``: whether the game finds
+    an image for a shader name (None: not looked up)."""
     models, errors = {}, []
     for part in PARTS:
         if f"{part}.md3" in files:
@@ -107,6 +117,14 @@ def check_files(files: Files) -> tuple[list[str], list[str]]:
                 models[part] = read_md3(files[f"{part}.md3"][1]())
             except (FormatError, OSError) as exc:
                 errors.append(f"{part}.md3: cannot be read: {exc}")
+    lods = {}
+    for part in PARTS:
+        for name in (f"{part}_1.md3", f"{part}_2.md3"):
+            if name in files:
+                try:
+                    lods[name] = read_md3(files[name][1]())
+                except (FormatError, OSError) as exc:
+                    errors.append(f"{name}: cannot be read: {exc}")
     cfg = None
     if "animation.cfg" in files:
         try:
@@ -121,13 +139,31 @@ def check_files(files: Files) -> tuple[list[str], list[str]]:
             except (FormatError, OSError) as exc:
                 errors.append(f"{name}: cannot be read: {exc}")
     deviations = player_problems(models, cfg, skins, sorted(name for name, _ in files.values()))
+    deviations += lod_problems(models, lods)
+    if has_image is not None:
+        deviations += skin_image_problems(skins, has_image)
     unreadable = {e.split(":")[0] for e in errors}
     return [d for d in deviations if not any(d.startswith(f"{u} is missing") for u in unreadable)], errors
 
 
 def check_player(folder: Path) -> tuple[list[str], list[str]]:
-    """(deviations, errors) of the player in the loose ``folder``."""
-    return check_files({p.name.lower(): (p.name, p.read_bytes) for p in folder.iterdir() if p.is_file()})
+    """(deviations, errors) of the player in the loose ``folder``; shader images looked up in the game folder
+    it sits in as the importer looks them up (:func:`...formats.md3.shader_lookup.search_folders`)."""
+    folders = search_folders(folder / BODY)
+    try:
+        scripts = folder_script_names(folders)
+        return check_files({p.name.lower(): (p.name, p.read_bytes) for p in folder.iterdir() if p.is_file()},
+                           lambda shader: script_key(shader) in scripts or find_in_folders(folders, shader) is not None)
+    finally:
+        for each in folders:
+            each.close()
+
+
+def _in_members(keys: set[str], scripts: set[str]) -> Callable[[str], bool]:
+    """Whether a shader is defined by the archives' ``scripts`` or its image is among their members (lower-cased
+    game paths) ``keys``."""
+    return lambda shader: not unsafe_shader(shader) and (script_key(shader) in scripts or any(
+        member_key(c) in keys for c in image_candidates(shader)))
 
 
 def run(args, prog: str) -> int:
@@ -136,6 +172,6 @@ def run(args, prog: str) -> int:
     with ExitStack() as stack:
         players = [(str(f), lambda f=f: check_player(f)) for f in folders]
         for label, archives in archive_sets(args.inputs):
-            players += [(name, lambda files=files: check_files(files))
-                        for name, files in archive_players(label, archives, stack, missing)]
+            players += [(name, lambda files=files, found=found: check_files(files, found))
+                        for name, files, found in archive_players(label, archives, stack, missing)]
         return report_players(args, prog, PROFILE, "Quake III player", players, missing)

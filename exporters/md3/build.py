@@ -54,6 +54,7 @@ class Md3ExportOptions(VertexModelOptions):
     model_name: str = ""
     textures: str = "TGA"               # or "NAMES": write no texture files
     lods: bool = True                   # x_1.md3, x_2.md3 beside x.md3 from the LOD roots under its root
+    render_icons: bool = False          # a player: render icon_<set> anew, not the icons an import kept
 
 
 @dataclass

@@ -24,7 +24,7 @@ from ..game_path import game_location, skin_folder
 from ..image_files import image_rgba
 from ..run_export import ExportReport
 from .build import Md3ExportOptions, build_md3
-from .lods import build_lods
+from .lods import build_lods, left_out_lods
 from .objects import collect
 
 
@@ -54,7 +54,10 @@ def export_md3(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
                       model_name=options.model_name or (f"{folder}/{path.name}" if folder else path.name))
     wm = context.window_manager
     result = build_md3(context, objects, options, progress=lambda f: wm.progress_update(f * 0.9))
-    lods = build_lods(context, collect(objects).root, path.name, options) if options.lods else {}
+    root = collect(objects).root
+    lods = build_lods(context, root, path.name, options) if options.lods else {}
+    if options.lods:
+        result.warnings += left_out_lods(root, path.name, path.parent)
     textures, notes = {}, []
     if options.textures == "TGA":
         for each in [result, *lods.values()]:

@@ -10,12 +10,13 @@ byte for byte), in its own frame (:func:`own_frame`: shown and standing alone wh
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import replace
 
 import bpy
 
 from ...common.stored_records import stored_int
-from ...common.contract import MD3_LOD
+from ...common.contract import MD3_LOD, SOURCE_FILE
 from ...formats.md3.lods import lod_names
 from ...formats.md3.records import MD3_MAX_LODS
 from .build import BuildResult, Md3ExportOptions, build_md3
@@ -65,6 +66,32 @@ def own_frame(root: bpy.types.Object):
         for item, hidden in saved[0] + saved[1]:
             item.hide_viewport = hidden
         bpy.context.view_layer.update()
+
+
+def left_out_lods(root: bpy.types.Object | None, file_name: str, folder: Path) -> list[str]:
+    """A warning when ``root`` (a model an import made from a loose ``x.md3``, without *Levels of Detail*) has
+    no LOD roots while ``x_1.md3`` / ``x_2.md3`` lie beside the file it came from: the export writes none, and
+    any of those names already in the export's ``folder`` stay there, which the game draws at a distance
+    (``R_RegisterMD3`` loads ``x_2``, ``x_1`` and ``x`` as one model)."""
+    if root is None or not is_root(root) or stored_int(root, MD3_LOD, 0) != 0 or lod_roots(root):
+        return []
+    source = root.get(SOURCE_FILE)
+    if not isinstance(source, str) or not source:
+        return []
+    source_path = Path(source)
+    try:
+        beside = {p.name.lower(): p.name for p in source_path.parent.iterdir() if p.is_file()}
+        here = {p.name.lower() for p in folder.iterdir() if p.is_file()}
+    except OSError:
+        return []
+    found = [beside[n.lower()] for n in lod_names(source_path.name)[1:] if n.lower() in beside]
+    if not found:
+        return []
+    stale = [n for n in lod_names(file_name)[1:] if n.lower() in here]
+    return [f"{file_name}: levels of detail {', '.join(found)} lie beside {source_path.name}, which this model was "
+            "imported from, but were not imported (import it with Levels of Detail to write them back): none "
+            "written" + (f"; the {', '.join(stale)} already in {folder} stay, and the game draws them at a distance "
+                         "(delete them, or write levels of detail)" if stale else "")]
 
 
 def build_lods(context: bpy.types.Context, root: bpy.types.Object | None, file_name: str,

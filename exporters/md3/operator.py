@@ -36,6 +36,10 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
                                      "actions named after the game's animations (a player an MD3 import assembled: "
                                      "its parts, animation lists and skin sets on the timeline), animation.cfg, "
                                      ".skin files and the icons, rendered from the head")
+    render_icons: BoolProperty(name="Render Icons", default=False,
+                               description="Quake III Player: render every icon_<skin>.tga from the head, also "
+                                           "for a player an MD3 import kept its own icons of (by default those are "
+                                           "written back as they were; a skin set without one gets it rendered)")
     skin_path: StringProperty(name="Shader Path", default="",
                               description="Folder part of new shader names (e.g. models/crate); empty = implied by "
                                           "the export folder under <game>/models or <game>/players")
@@ -57,7 +61,7 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
 
     def execute(self, context):
         options = Md3ExportOptions(**self.frame_options(), skin_path=self.skin_path, textures=self.textures,
-                                   lods=self.lods)
+                                   lods=self.lods, render_icons=self.render_icons)
         if self.player:      # a folder: lower.md3 and the other parts beside it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
             return export_file(self, context, export_md3_player, options)

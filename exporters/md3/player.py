@@ -31,7 +31,7 @@ import numpy as np
 import bpy
 
 from ...common.stored_records import stored_bytes
-from ...common.contract import MD3_ANIMATION_CFG
+from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS
 from ...formats.atomic_file import atomic_write
 from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
                                          parse_animation_cfg, write_animation_cfg)
@@ -42,12 +42,14 @@ from ..export_error import ExportError
 from ..game_path import skin_folder
 from ..run_export import ExportReport
 from ..sampling.action_sampling import find_actions
+from ..sampling.frame_rate import RATE_REPORT
 from ..image_files import image_rgba
 from ...formats.images.truecolour import encode_tga
 from .build import Md3ExportOptions, build_md3
 from .export import texture_files
 from .objects import collect
 from .player_icon import head_icon
+from .skin_check import skin_shader_warnings, source_place
 from .skin_set_images import skin_set_images
 from .player_timeline import build_timeline_parts, imported_parts, kept_skins, timeline_cfg
 
@@ -227,7 +229,7 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
                      options: Md3ExportOptions) -> ExportReport:
     """A player as an MD3 import assembled it on the timeline (:mod:`.player_timeline`)."""
     shaders = skin_folder(path, options.skin_path)
-    built, lods = build_timeline_parts(context, roots, replace(options, skin_folder=shaders), shaders)
+    built, lods = build_timeline_parts(context, roots, replace(options, skin_folder=shaders), shaders, path.parent)
     files = {f"{part}.md3": write_md3(built[part].model) for part in PARTS}
     files.update({name: write_md3(result.model) for name, result in lods.items()})
     files["animation.cfg"] = write_animation_cfg(timeline_cfg(roots, built))
@@ -237,13 +239,17 @@ def _timeline_player(context: bpy.types.Context, path: Path, roots: dict[str, bp
         files.update(skins)
         if part == "head":
             sets = [n[len("head_"):-len(".skin")] for n in skins if n.lower().startswith("head_")]
+    source = source_place(roots["lower"])
+    lines = skin_shader_warnings({n: d for n, d in files.items() if n.lower().endswith(".skin")},
+                                 [path] + ([source] if source is not None else []), PLAYER)
     head = roots["head"]
     meshes = collect([head]).meshes
+    kept = {} if options.render_icons else _kept_icons(roots["lower"])
     with skin_set_images(head, meshes) as set_images:
         icons, icon_note = _icons(context, meshes,
                                   np.array(head.evaluated_get(context.evaluated_depsgraph_get()).matrix_world),
-                                  sets or ["default"], set_images)
-    return _write_player(path, files | icons, [*built.values(), *lods.values()], options, [], icon_note)
+                                  sets or ["default"], set_images, kept)
+    return _write_player(path, files | icons, [*built.values(), *lods.values()], options, lines, icon_note)
 
 
 def _write_player(path: Path, files: dict[str, bytes], results: list, options: Md3ExportOptions, lines: list[str],
@@ -262,19 +268,42 @@ def _write_player(path: Path, files: dict[str, bytes], results: list, options: M
     for target, data in textures.items():
         atomic_write(target, data)
     warnings = lines + notes + [w for r in results for w in r.warnings]
-    info = list(dict.fromkeys(i for r in results for i in r.info)) + [icon_note]
+    info = list(dict.fromkeys(i for r in results for i in r.info if not i.startswith(RATE_REPORT)))
+    info = [_rate_line(files["animation.cfg"])] + info + [icon_note]
     return ExportReport(warnings, [str(folder / n) for n in files if n != PLAYER_FILE] + [str(t) for t in textures],
                         info)
 
 
+def _rate_line(cfg: bytes) -> str:
+    """The report's line on the rate: Quake III plays each animation at the rate animation.cfg gives it
+    (cgame ``CG_ParseAnimationFile``: ``frameLerp = 1000 / fps``), not at the parts' 10 per second of
+    Quake's models, so the parts' own rate lines (which say so) give way to this one."""
+    rates = sorted({line.game_fps for line in parse_animation_cfg(cfg).animations})
+    return (f"{RATE_REPORT}{PLAYER}the game plays each animation at the rate animation.cfg gives it "
+            f"({', '.join(f'{r:g}' for r in rates)} frames a second)")
+
+
+def _kept_icons(root: bpy.types.Object) -> dict[str, bytes]:
+    """The icons an import kept on lower's root (contract ``MD3_ICONS``): file name -> bytes."""
+    group = root.get(MD3_ICONS)
+    if not hasattr(group, "items"):
+        return {}
+    return {str(name): bytes(data) for name, data in group.items() if isinstance(data, (bytes, bytearray))}
+
+
 def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np.ndarray, sets: list[str],
-           set_images=None) -> tuple[dict[str, bytes], str]:
+           set_images=None, kept: dict[str, bytes] | None = None) -> tuple[dict[str, bytes], str]:
     """``icon_<set>.tga`` for each skin set, which the game needs to register the player at all
-    (:mod:`.player_icon`): a Blender image named ``icon_<set>`` where there is one, else the head rendered,
+    (:mod:`.player_icon`): the player's own icons an import ``kept`` (every one, as it was, its author's
+    drawing), else a Blender image named ``icon_<set>`` where there is one, else the head rendered,
     wearing the set's images where ``set_images`` (set name -> {mesh name: image} or None) finds them all."""
-    out, notes, renders, shown = {}, [], {}, []
+    out, notes, renders, shown = dict(kept or {}), [], {}, []
+    if kept:
+        notes.append(f"{', '.join(sorted(kept))} kept as imported")
     for name in sets:
         file = f"icon_{name}.tga"
+        if any(Path(k).stem.lower() == f"icon_{name}".lower() for k in out):
+            continue
         image = next((i for i in bpy.data.images if Path(i.name).stem.lower() == f"icon_{name}".lower()
                       and i.size[0] > 0), None)
         if image is not None:
@@ -288,7 +317,7 @@ def _icons(context: bpy.types.Context, meshes: list[bpy.types.Object], space: np
         out[file] = renders[key][0]
         if images is None:
             shown.append(file)
-    rendered = [n for n in out if not any(n in note for note in notes)]
+    rendered = [n for n in out if n not in (kept or {}) and not any(n in note for note in notes)]
     if rendered:
         note = next(iter(renders.values()))[1]
         notes.append(f"{', '.join(rendered)}: {note}" + (f" ({', '.join(shown)} as the head's materials show it: "

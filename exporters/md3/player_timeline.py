@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import bpy
 
@@ -31,7 +31,7 @@ from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, 
                                          parse_animation_cfg)
 from ..export_error import ExportError
 from .build import BuildResult, Md3ExportOptions, build_md3
-from .lods import build_lods, own_frame
+from .lods import build_lods, left_out_lods, own_frame
 from .objects import is_root
 
 PARTS = ("lower", "upper", "head")
@@ -140,8 +140,9 @@ def kept_skins(root: bpy.types.Object) -> dict[str, bytes]:
 
 
 def build_timeline_parts(context: bpy.types.Context, roots: dict[str, bpy.types.Object], options: Md3ExportOptions,
-                         shaders: str) -> tuple[dict[str, BuildResult], dict[str, BuildResult]]:
-    """Each part (and its LODs, by file name) built from its root on the timeline."""
+                         shaders: str, folder: Path | None = None) -> tuple[dict[str, BuildResult], dict[str, BuildResult]]:
+    """Each part (and its LODs, by file name) built from its root on the timeline; a warning on a part whose
+    levels of detail were left out at import (:func:`.lods.left_out_lods`, ``folder``: where it goes)."""
     built, lods = {}, {}
     base = replace(options, frame_source="TIMELINE")
     for step, part in enumerate(PARTS):
@@ -150,5 +151,7 @@ def build_timeline_parts(context: bpy.types.Context, roots: dict[str, bpy.types.
             built[part] = build_md3(context, [roots[part]], part_options)
         if options.lods:
             lods.update(build_lods(context, roots[part], f"{part}.md3", part_options))
+            if folder is not None:
+                built[part].warnings += left_out_lods(roots[part], f"{part}.md3", folder)
         context.window_manager.progress_update(0.3 * (step + 1))
     return built, lods

@@ -79,6 +79,9 @@ def frame_text(frame: float) -> str:
     return str(frame) if isinstance(frame, int) else f"{frame:.4g}"
 
 
+RATE_REPORT = "Frame rate: "       # how :func:`rate_report`'s lines start
+
+
 def rate_report(fps: float, rate: str, count: int) -> str:
     """The report line naming the rate the frames were sampled at (``fps``: the scene's)."""
     fps_text = f"{fps:.4g} fps scene"

@@ -17,13 +17,59 @@ as lines for people; bpy-free, shared by ``check --profile q3-player``.
 """
 from __future__ import annotations
 
-from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg
+from typing import Callable
+
+from ..animations import Animation
+from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
 from .records import Md3Model
+from .shader_lookup import image_candidates
 from .skin_file import SkinFile, engine_surface_name
 
 PARTS = ("lower", "upper", "head")
 TAGS = {"lower": ("tag_torso",), "upper": ("tag_head", "tag_weapon")}
 ICON_EXTENSIONS = (".tga", ".jpg", ".png")
+
+
+PART_KINDS = {"lower": ("both", "legs"), "upper": ("both", "torso")}     # the animations each part plays
+
+
+def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> list[tuple[Animation, Md3Animation]]:
+    """The animations of ``part`` (``lower``, ``upper``; the head has none) in its own frame numbers
+    (the legs' after the skip), cut to its ``num_frames``, each with its line of ``cfg``."""
+    if cfg is None:
+        return []
+    out = []
+    for index, anim in enumerate(cfg.animations):
+        if anim.part not in PART_KINDS.get(part, ()):
+            continue
+        first = cfg.model_first_frame(index)
+        last = min(first + max(abs(anim.num), 1) - 1, num_frames - 1)
+        if 0 <= first < num_frames:
+            out.append((Animation(anim.name, first, last), anim))
+    return out
+
+
+def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model]) -> list[str]:
+    """Levels of detail (``lower_1.md3`` ... in ``lods``, by file name) that do not match their part: the game
+    draws a LOD with the part's frame numbers (a frame past its end as frame 0, ``R_AddMD3Surfaces``) and its
+    surfaces with the part's skin (a surface the skin does not name with the default shader)."""
+    out = []
+    for name, lod in sorted(lods.items()):
+        part = models.get(name.partition("_")[0])
+        if part is None:
+            continue
+        stem = name.partition("_")[0]
+        if lod.num_frames != part.num_frames:
+            out.append(f"{name} has {lod.num_frames} frames where {stem}.md3 has {part.num_frames}: at a distance the "
+                       "game draws its frames of the same numbers (one past its end as its frame 0), other poses "
+                       "unless its frames were made with the part's")
+        own = sorted({engine_surface_name(x.name) for x in part.surfaces})
+        theirs = sorted({engine_surface_name(x.name) for x in lod.surfaces})
+        extra = [x for x in theirs if x not in own]
+        if extra:
+            out.append(f"{name} has surfaces {stem}.md3 has not ({', '.join(extra)}): at a distance the game draws "
+                       "them with the default shader, as the skins do not name them")
+    return out
 
 
 def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
@@ -38,6 +84,26 @@ def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
             if model is not None and (first < 0 or last >= model.num_frames):
                 out.append(f"{anim.name}: frames {first}-{last} of {part}.md3, which has {model.num_frames}: the "
                            "game draws frame 0 instead (R_AddMD3Surfaces)")
+    return out
+
+
+def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
+    """A line per shader the ``.skin`` files name that ``has_image`` does not find (a shader script's name, or
+    an image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`): the game's
+    ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither and draws those surfaces with its default shader."""
+    missing: dict[str, list[str]] = {}
+    for name, skin in sorted(skins.items()):
+        for entry in skin.entries:
+            if entry.shader.strip() and not has_image(entry.shader):
+                files = missing.setdefault(entry.shader, [])
+                if name not in files:
+                    files.append(name)
+    out = []
+    for shader, files in missing.items():
+        first, *others = image_candidates(shader)
+        out.append(f"{', '.join(files)} name{'s' if len(files) == 1 else ''} shader {shader}, which no shader script "
+                   f"defines and which has no image ({first} or its {', '.join(o.rpartition('.')[2] for o in others)}): "
+                   "the game draws those surfaces with its default shader")
     return out
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..archives.game_folder import GameFile, GameFolder
+from .q3_text import Q3Text, com_parse
 
 IMAGE_EXTENSIONS = ("tga", "jpg", "jpeg", "png", "pcx", "bmp")   # tr_image.c imageLoaders, in order
 T = TypeVar("T")
@@ -34,6 +35,54 @@ def image_candidates(name: str) -> list[str]:
         stripped = name[:len(name) - len(ext) - 1]
         return [name] + [f"{stripped}.{e}" for e in IMAGE_EXTENSIONS if e != ext]
     return [f"{name}.{e}" for e in IMAGE_EXTENSIONS]
+
+
+def script_shader_names(data: bytes) -> set[str]:
+    """The shader names a ``scripts/*.shader`` file defines, lower-cased: each name at the top level
+    followed by its braced body (ioquake3 tr_shader.c ``ScanAndLoadShaderFiles``: ``COM_ParseExt`` then
+    ``SkipBracedSection``)."""
+    text, names, depth = Q3Text(data), set(), 0
+    while True:
+        token, _ = com_parse(text)
+        if not token:
+            return names
+        if token == b"{":
+            depth += 1
+        elif token == b"}":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            names.add(token.decode("latin-1").replace("\\", "/").lower())
+
+
+def script_key(shader: str) -> str:
+    """How ``R_FindShader`` compares a name with the scripts': without its extension, any case."""
+    name = shader.strip().replace("\\", "/")
+    base = name.rpartition("/")[2]
+    return (name[:len(name) - len(base)] + base.rpartition(".")[0] if "." in base else name).lower()
+
+
+def folder_script_names(folders: list[GameFolder]) -> set[str]:
+    """Every shader the ``scripts/*.shader`` files of ``folders`` define (loose, and in their archives)."""
+    names: set[str] = set()
+    for folder in folders:
+        for each in folder.folders():
+            scripts = each.root / "scripts"
+            try:
+                loose = [p for p in scripts.iterdir() if p.suffix.lower() == ".shader" and p.is_file()]
+            except OSError:
+                loose = []
+            for path in loose:
+                try:
+                    names |= script_shader_names(path.read_bytes())
+                except OSError:
+                    continue
+            for archive_path in each.own_archive_paths:
+                archive = each.archive(archive_path)
+                for member in archive.members() if archive is not None else []:
+                    key = member.name.replace("\\", "/").lower()
+                    if key.startswith("scripts/") and key.endswith(".shader"):
+                        names |= script_shader_names(archive.read(member.name))
+    return names
 
 
 def unsafe_shader(name: str) -> bool:

@@ -215,6 +215,7 @@ def add_lods(build: Md3Build, source: ModelSource, root: bpy.types.Object) -> li
             build.result.warnings.append(f"{source.label}: level of detail {lod} not loaded: {exc}")
             continue
         lod_root = add_model(lod_build, lod_source, data, model, root.get(MD3_ROOT, ""), lod=lod)
+        build.result.files += 1
         lod_root.parent = root
         roots.append(lod_root)
     return roots

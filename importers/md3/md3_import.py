@@ -25,6 +25,7 @@ def import_md3(context: bpy.types.Context, path: Path | ModelSource, options: Md
     result = ImportResult()
     if options.assemble_player and brought_by_lower(source, options.exclude):
         result.infos.append(f"{source.label}: imported with lower.md3 beside it (Assemble Player)")
+        result.files = 0            # counted by the lower part's import
         return result
     data, model = read_md3_source(source)
     timing = plan_timing(context.scene, options.scene_timing)

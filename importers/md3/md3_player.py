@@ -19,11 +19,12 @@ from collections import Counter
 
 import bpy
 
-from ...common.contract import MD3_ANIMATION_CFG, MD3_TAG_INDEX
+from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS, MD3_TAG_INDEX
 from ...formats.animations import Animation
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import AnimationCfg, parse_animation_cfg
 from ...formats.md3.records import Md3Model
+from ...formats.md3.player import ICON_EXTENSIONS, part_animations as cfg_part_animations
 from ...formats.md3.tags import find_tag
 from ..file_source import FoundFile, ModelSource
 from .md3_build import MD3_FPS, Md3Build, add_lods, add_model, read_md3_source, sibling_source
@@ -56,17 +57,19 @@ def player_fps(cfg: AnimationCfg | None) -> float:
 
 def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> list[Animation]:
     """The animations of ``part`` in its own frame numbers, cut to its frames."""
-    if cfg is None:
-        return []
-    kinds = {"lower": ("both", "legs"), "upper": ("both", "torso")}.get(part, ())
-    out = []
-    for index, anim in enumerate(cfg.animations):
-        if anim.part not in kinds:
-            continue
-        first = cfg.model_first_frame(index)
-        last = min(first + max(abs(anim.num), 1) - 1, num_frames - 1)
-        if 0 <= first < num_frames:
-            out.append(Animation(anim.name, first, last))
+    return [anim for anim, _ in cfg_part_animations(cfg, part, num_frames)]
+
+
+def player_icons(listing: dict[str, FoundFile], warnings: list[str], label: str) -> dict[str, bytes]:
+    """The player's own icons (``icon_<set>`` with an extension the game tries, ``CG_RegisterClientModelname``)
+    beside it: file name -> bytes, kept for the export (contract ``MD3_ICONS``)."""
+    out = {}
+    for name, found in listing.items():
+        if name.startswith("icon_") and name.endswith(ICON_EXTENSIONS):
+            try:
+                out[found.name] = found.read()
+            except OSError as exc:
+                warnings.append(f"{label}: {found.name} cannot be read, not kept: {exc.strerror or exc}")
     return out
 
 
@@ -90,6 +93,7 @@ def import_player(build: Md3Build, source: ModelSource, data: bytes, model: Md3M
         else:
             part_source = sibling_source(source, parts[part])
             part_data, part_model = read_md3_source(part_source)
+            result.files += 1
         roots[part] = add_model(build, part_source, part_data, part_model, part,
                                 part_animations(cfg, part, part_model.num_frames))
         models[part] = part_model
@@ -97,6 +101,9 @@ def import_player(build: Md3Build, source: ModelSource, data: bytes, model: Md3M
             add_lods(build, part_source, roots[part])
     if raw is not None:
         roots["lower"][MD3_ANIMATION_CFG] = raw
+    icons = player_icons(build.images.beside(), result.warnings, source.label)
+    if icons:
+        roots["lower"][MD3_ICONS] = icons
     for child, (parent, tag) in ATTACH.items():
         index = find_tag(models[parent], tag)
         if index is None:

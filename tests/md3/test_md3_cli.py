@@ -49,7 +49,8 @@ def test_convert_to_md3_keeps_every_frame(run, tmp_path, kind):
 
 
 def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
-    """merman and penguin conform; major's ``leth`` skin set has no icon, which the game needs; a copy of
+    """merman and penguin conform; major's ``leth`` skin set has no icon, which the game needs, and names a
+    shader without an image (``buh.tga``: the game draws those surfaces with its default shader); a copy of
     penguin without tag_head in upper.md3 and with LEGS_RUN past lower.md3's end is named for both."""
     players = CORPUS / "md3" / "openarena081" / "models" / "players"
     if not players.is_dir():
@@ -58,7 +59,11 @@ def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
     lines = result.stdout.strip().splitlines()
     assert lines[-1] == "checked 3 Quake III player(s): 2 conform, 1 with deviations, 0 with errors"
     assert lines[:-1] == [f"{players / 'major'}: warning: skin set leth: no icon_leth.tga (or .jpg, .png): the "
-                          "game refuses the player in it"]
+                          "game refuses the player in it",
+                          f"{players / 'major'}: warning: lower_leth.skin, upper_leth.skin name shader "
+                          "models/players/major/buh.tga, which no shader script defines and which has no image "
+                          "(models/players/major/buh.tga or its jpg, jpeg, png, pcx, bmp): the game draws those "
+                          "surfaces with its default shader"]
     assert result.returncode == 1
     broken = tmp_path / "penguin"
     import shutil

@@ -1,8 +1,9 @@
 """A Quake III player as the MD3 import assembles it (parts on their tags, animation.cfg as each part's
 animation list and markers on the timeline, skin sets kept) exported as a player gives the folder back:
-lower/upper/head.md3, their levels of detail, animation.cfg and every .skin file byte for byte; the icons
-(icon_<skin>.tga, one per skin set) are the head rendered from the front: not a flat colour, opaque where
-the head's triangles project (computed here from head.md3 itself) and clear away from them. Every player of
+lower/upper/head.md3, their levels of detail, animation.cfg, every .skin file and the player's own icons
+byte for byte; a skin set without an icon, and every set with *Render Icons*, gets icon_<skin>.tga
+rendered: the head from the front, not a flat colour, opaque where the head's triangles project
+(computed here from head.md3 itself) and clear away from them. Every player of
 OpenArena's installed pk3s, imported from its pk3 and exported as a player, gives its files back too."""
 from __future__ import annotations
 
@@ -22,12 +23,17 @@ ICON = 128
 
 
 def _import_and_export(bpy, folder, out, lods=False, **options):
+    """Import the player of ``folder`` and export it as a player into ``out`` (the icons rendered anew)."""
     assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3"), load_lods=lods) == {"FINISHED"}
     lower = next(o for o in bpy.data.objects if o.get("md3_root") == "lower" and not o.get("md3_lod"))
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == lower)
     bpy.context.view_layer.objects.active = lower
     assert bpy.ops.export_scene.md3(filepath=str(out / "lower.md3"), player=True, **options) == {"FINISHED"}
+
+
+def _render(bpy, folder, out):
+    _import_and_export(bpy, folder, out, render_icons=True)
 
 
 @pytest.mark.parametrize("name, lods", [("merman", True), ("major", False), ("penguin", False)])
@@ -39,9 +45,11 @@ def test_imported_player_exports_its_folder_back(bpy_scene, tmp_path, name, lods
     icons = sorted(f"icon_{p.stem[len('head_'):]}.tga" for p in folder.glob("head_*.skin"))   # one per skin set
     assert {p.name for p in folder.glob("icon_*")} <= set(icons)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept + icons)
-    for file in kept:
+    own = sorted(p.name for p in folder.glob("icon_*"))        # the author's icons: kept byte for byte
+    assert own
+    for file in kept + own:
         assert (tmp_path / file).read_bytes() == (folder / file).read_bytes(), file
-    for icon in icons:
+    for icon in set(icons) - set(own):                          # a set without one (major's leth): rendered
         data = (tmp_path / icon).read_bytes()
         assert (data[2], int.from_bytes(data[12:14], "little"), int.from_bytes(data[14:16], "little"),
                 data[16]) == (2, ICON, ICON, 32)
@@ -108,7 +116,8 @@ def _grown(mask: np.ndarray, steps: int) -> np.ndarray:
 def test_icon_is_the_head_seen_from_the_front(bpy_scene, tmp_path):
     bpy = bpy_scene
     folder = corpus(f"{PLAYERS}/merman/lower.md3").parent
-    _import_and_export(bpy, folder, tmp_path)
+    _render(bpy, folder, tmp_path)
+    assert (tmp_path / "icon_default.tga").read_bytes() != (folder / "icon_default.tga").read_bytes()
     image = bpy.data.images.load(str(tmp_path / "icon_default.tga"))        # Blender's own TGA reader
     assert tuple(image.size) == (ICON, ICON)
     pixels = np.empty(ICON * ICON * 4, np.float32)
@@ -130,7 +139,7 @@ def test_each_skin_sets_icon_wears_that_set(bpy_scene, tmp_path):
     default's outline but those colours (the head's mean colour nearer that texture's than the default's)."""
     bpy = bpy_scene
     folder = corpus(f"{PLAYERS}/merman/lower.md3").parent
-    _import_and_export(bpy, folder, tmp_path)
+    _render(bpy, folder, tmp_path)
     assert not [i.name for i in bpy.data.images if "classic_icon" in i.filepath or i.name.startswith("classic_icon")]
     icons, textures = {}, {}
     for name, texture in (("default", "skin.tga"), ("red", "skinred.tga"), ("blue", "skinblue.tga")):
@@ -208,7 +217,9 @@ def test_openarenas_players_export_from_their_pk3s_byte_for_byte(bpy_scene, tmp_
     kept = sorted(f for f in files if f.endswith((".md3", ".skin", ".cfg")) and not f[:-4].endswith(("_1", "_2")))
     written = {p.name.lower(): p for p in tmp_path.iterdir()}
     assert sorted(f for f in written if not f.startswith("icon_")) == kept
-    for file in kept:
+    own = [f for f in files if f.startswith("icon_")]       # the player's own icons, as the game reads them
+    assert own and set(own) <= set(written)
+    for file in kept + own:
         pk3, member = files[file]
         with zipfile.ZipFile(pk3) as archive:
             assert written[file].read_bytes() == archive.read(member), f"{file} ({pk3.name})"

@@ -1,0 +1,94 @@
+"""What the import and the export of a Quake III player say (issue 44): an assembled import counts the
+files it read and the objects it made; the player export names animation.cfg's rates, which the game
+plays, not Quake's 10 per second ("the animation runs 1.5 times as long in the game" was wrong)."""
+from __future__ import annotations
+
+import re
+
+from support.environment import corpus
+
+PLAYERS = "md3/openarena081/models/players"
+
+
+def _rates(folder) -> list[str]:
+    rates = set()
+    for line in (folder / "animation.cfg").read_text(encoding="latin-1").splitlines():
+        match = re.match(r"\s*\d+\s+\d+\s+\d+\s+(\d+)\s*//", line)
+        if match:
+            rates.add(int(match.group(1)))
+    return [str(r) for r in sorted(rates)]
+
+
+def test_an_assembled_player_import_counts_its_files_and_objects(bpy_scene, capfd):
+    """merman's three parts given together, with its levels of detail: 9 files read (3 parts, 6 LODs), and
+    every object made counted (each file's root, surfaces and tags), not 1 object from 1 (or 3) file(s)."""
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/merman/lower.md3").parent
+    files = [{"name": n} for n in ("lower.md3", "upper.md3", "head.md3")]
+    assert bpy.ops.import_scene.md3(directory=str(folder), files=files, load_lods=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert f"Imported {len(bpy.data.objects)} object(s) from 9 file(s)" in out, out[-600:]
+    assert len(bpy.data.objects) > 9
+
+
+def test_the_player_export_names_animation_cfgs_rates(bpy_scene, tmp_path, capfd):
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/penguin/lower.md3").parent
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    assert bpy.context.scene.render.fps != 10
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert (tmp_path / "lower.md3").read_bytes() == (folder / "lower.md3").read_bytes()
+    assert "times as long" not in out and "the game plays 10 per" not in out, out
+    assert (f"the game plays each animation at the rate animation.cfg gives it ({', '.join(_rates(folder))} "
+            "frames a second)") in out, out
+    assert "no shader script defines" not in out            # every shader penguin's skins name has its image
+
+
+def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_path, capfd):
+    """major's leth skin set names models/players/major/buh.tga, which is nowhere (before: written silently)."""
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/major/lower.md3").parent
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert (tmp_path / "lower_leth.skin").read_bytes() == (folder / "lower_leth.skin").read_bytes()
+    assert ("Quake III player: lower_leth.skin, upper_leth.skin name shader models/players/major/buh.tga, which no "
+            "shader script defines and which has no image (models/players/major/buh.tga or its jpg, jpeg, png, pcx, "
+            "bmp): the game draws those surfaces with its default shader") in out, out
+    assert out.count("no shader script defines") == 1
+
+
+def test_levels_of_detail_left_out_at_import_are_said_at_export(bpy_scene, tmp_path, capfd):
+    """merman imported without Levels of Detail (the default) and exported as a player into a copy of its
+    folder: each part's x_1.md3 and x_2.md3 lie beside its source and the old ones stay in the export's
+    folder; the report says so, per part (before: nothing). A plain file exported alone says the same."""
+    import shutil
+    bpy = bpy_scene
+    source = corpus(f"{PLAYERS}/merman/lower.md3").parent
+    folder = tmp_path / "merman"
+    shutil.copytree(source, folder)
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(folder / "lower.md3"), player=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    for part in ("lower", "upper", "head"):
+        assert (f"{part}.md3: levels of detail {part}_1.md3, {part}_2.md3 lie beside {part}.md3, which this model "
+                "was imported from, but were not imported") in out, out
+        assert f"the {part}_1.md3, {part}_2.md3 already in {folder} stay" in out
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.md3(filepath=str(source / "head.md3")) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "head.md3")) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "head.md3: levels of detail head_1.md3, head_2.md3 lie beside head.md3" in out and "stay" not in out, out
+    assert bpy.ops.import_scene.md3(filepath=str(source / "head.md3"), load_lods=True) == {"FINISHED"}
+    capfd.readouterr()
+    head = next(o for o in bpy.data.objects if o.get("md3_root") == "" and o.get("md3_lod") == 0 and o.children
+                and any(c.get("md3_lod") for c in o.children))
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == head)
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "again" / "head.md3"), use_selection=True) == {"FINISHED"}
+    assert "were not imported" not in capfd.readouterr().out          # imported with them: written, nothing to say
