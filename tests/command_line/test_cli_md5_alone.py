@@ -1,5 +1,5 @@
 """``convert`` of one MD5 file writes that file (issue 44): an ``.md5anim`` alone converts to md5 as
-``x.md5anim`` byte for byte (a small one written here, and every corpus anim in one run), whatever mesh lies
+``x.md5anim`` byte for byte with the default options (a small one written here, and every corpus anim in one run), whatever mesh lies
 beside it; a mesh without an anim beside it converts to the ``.md5mesh`` alone."""
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 from support.environment import CORPUS, corpus, corpus_files, needs_bpy
 from support.md5_scale_model import MESH, anim_text
 
-KEEP = ("--frame-source", "actions", "--frame-rate", "scene")     # each action over its own frames, its own rate
 
 
 def test_an_anim_alone_converts_to_itself(run, tmp_path):
@@ -18,7 +17,7 @@ def test_an_anim_alone_converts_to_itself(run, tmp_path):
     source.mkdir()
     (source / "walk.md5anim").write_bytes(anim_text())
     (source / "walk.md5mesh").write_bytes(MESH)         # its mesh beside it: not written, not needed
-    result = run("convert", source / "walk.md5anim", "--to", "md5", "-o", tmp_path / "out", "-j", "1", *KEEP)
+    result = run("convert", source / "walk.md5anim", "--to", "md5", "-o", tmp_path / "out", "-j", "1")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no drawable triangles" not in result.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["walk.md5anim"]
@@ -42,7 +41,7 @@ def test_every_corpus_anim_alone_converts_back_byte_for_byte(run, tmp_path):
     if not anims:
         corpus("md5/redeclipse/data/actors/drone/idle.md5anim")      # skips, naming what is missing
     out = tmp_path / "out"
-    result = run("convert", *anims, "--to", "md5", "-o", out, "-j", "2", "--json", *KEEP, timeout=1800)
+    result = run("convert", *anims, "--to", "md5", "-o", out, "-j", "2", "--json", timeout=1800)
     report = json.loads(result.stdout)
     failed = [(r["source"], r.get("error")) for r in report["results"] if not r["ok"]]
     assert result.returncode == 0 and not failed, failed or result.stderr
