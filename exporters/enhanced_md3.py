@@ -13,7 +13,9 @@ and draws the file the game names).
   surface, naming a true-colour TGA written beside the model (``<x>_<k>.tga``, one per image); each surface's
   shader names its skin-0 image. Skin n is the MDL's skin n: a surface showing the MDL's skin 0 (its first
   object's first skin material) shows that material's n-th sibling, the image of the MDL's skin slot n;
-  other surfaces keep their own image. The entity's ``skin`` number then picks the same skin in both.
+  other surfaces keep their own image. The slot order and the first object are the MDL export's own
+  (:func:`..common.mdl_skins.mdl_skin_slots`, :func:`.mdl.build.skin_object`: a mesh without faces is left
+  out). The entity's ``skin`` number then picks the same skin in both.
 * The MD3 is built before anything is written, so a model the MD3 cannot hold leaves no file.
 
 Here, beside the format folders, because it joins two of them (the MDL operator wraps its exporter).
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import bpy
 
-from ..common.mdl_skins import material_skin_images
+from ..common.mdl_skins import material_skin_images, mdl_skin_slots
 from ..common.skin_images import material_image
 from ..formats.atomic_file import atomic_write
 from ..formats.errors import FormatError
@@ -37,24 +39,12 @@ from ..formats.mdl.codec import parse_mdl
 from .image_files import image_rgba
 from .game_path import game_location
 from .run_export import ExportReport
-from .sampling.animated_mesh import export_meshes
 from .sampling.options import VertexModelOptions
 from .sampling.skin_packing import FlatSkin
 from .md3.build import Md3ExportOptions, build_md3
+from .mdl.build import skin_object
 
 FLAT_SIZE = 8        # pixels per side of the TGA of a skin that is one colour (a material without an image)
-
-
-def mdl_skin_materials(obj: bpy.types.Object) -> list[bpy.types.Material]:
-    """The materials of the MDL's skin slots, in the MDL export's order (:func:`.mdl.build._skins`): the
-    object's slots whose material has an image, then the other materials once each (flat skins)."""
-    slots, flat = [], []
-    for slot in obj.material_slots:
-        if material_skin_images(slot.material):
-            slots.append(slot.material)
-        elif slot.material is not None and all(m != slot.material for m in slots + flat):
-            flat.append(slot.material)
-    return slots + flat
 
 
 class _Images:
@@ -94,15 +84,15 @@ def _skin_sets(result, images: _Images, first: bpy.types.Object) -> tuple[list[S
             surface.shaders = [Md3Shader(images.path(("image", image.name), lambda image=image: image_rgba(image)))]
         base.append(surface.shaders[0].name if surface.shaders else None)
     sets = [SkinFile([SkinEntry(s.name, shader) for s, shader in zip(result.model.surfaces, base) if shader is not None])]
-    skins = mdl_skin_materials(first)
-    for other in skins[1:]:
+    skins = mdl_skin_slots(first)
+    shown = skins[0][0] if skins else None
+    for other, _ in skins[1:]:
         swapped = images.of_material(other)
-        sets.append(SkinFile([SkinEntry(s.name, swapped if material == skins[0] else shader)
+        sets.append(SkinFile([SkinEntry(s.name, swapped if material == shown else shader)
                               for s, material, shader in zip(result.model.surfaces, result.surface_materials, base)
-                              if shader is not None or material == skins[0]]))
-    notes += [f"skin {n} is a group of {count} images in the MDL: the enhanced MD3 shows its first (a .skin file "
-              "names one image per surface)" for n, material in enumerate(skins)
-              if (count := len(material_skin_images(material))) > 1]
+                              if shader is not None or material == shown]))
+    notes += [f"skin {n} is a group of {len(pairs)} images in the MDL: the enhanced MD3 shows its first (a .skin "
+              "file names one image per surface)" for n, (_, pairs) in enumerate(skins) if pairs and len(pairs) > 1]
     return sets, notes
 
 
@@ -124,7 +114,7 @@ class WithEnhancedMd3:
         result = build_md3(context, objects, Md3ExportOptions(**shared, skin_folder=folder,
                                                               model_name=f"{folder}/{path.stem}.md3"))
         images = _Images(folder, path.stem)
-        sets, notes = _skin_sets(result, images, export_meshes(objects)[0])
+        sets, notes = _skin_sets(result, images, skin_object(objects))
         report = self.exporter(context, path, objects, options)
         if not isinstance(report, ExportReport):
             report = ExportReport(report)

@@ -72,6 +72,62 @@ def test_every_mdl_skin_gets_its_skin_file_and_image(bpy_scene, tmp_path, capfd)
     assert md3.surfaces[0].shaders[0].name == "progs/knight_0.tga"      # skin 0 stays the surface's shader
 
 
+def _skin_files(progs, stem: str, md3) -> list[dict[str, str]]:
+    """Each ``<stem>.md3_<n>.skin`` as {surface: path}, after checking the files run from 0 without a gap and
+    each names every surface of the MD3 (ironwail takes a skin file only when its surface names are the MD3's)."""
+    files = sorted(p.name for p in progs.glob("*.skin"))
+    assert files == [f"{stem}.md3_{n}.skin" for n in range(len(files))]
+    sets = [dict(line.split(",", 1) for line in (progs / name).read_text().splitlines()) for name in files]
+    for entries in sets:
+        assert sorted(entries) == sorted(s.name for s in md3.surfaces)
+    return sets
+
+
+def _image_material(bpy, name: str, pixels: np.ndarray):
+    """A material showing a new image of ``pixels`` ((h, w, 4) uint8, top row first)."""
+    height, width = pixels.shape[:2]
+    image = bpy.data.images.new(name, width, height, alpha=True)
+    image.pixels.foreach_set((pixels[::-1].astype(np.float32) / 255.0).ravel())
+    material = bpy.data.materials.new(name)
+    if bpy.app.version < (5, 0, 0):
+        material.use_nodes = True
+    node = material.node_tree.nodes.new("ShaderNodeTexImage")
+    node.image = image
+    bsdf = next(n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    material.node_tree.links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
+    return material
+
+
+def test_skins_follow_the_mdls_first_object_when_the_first_selected_mesh_is_empty(bpy_scene, tmp_path):
+    """The MDL leaves a mesh without faces out and takes its skins from the next object; so does the MD3:
+    skin n shows the image of the MDL's skin n, not of the empty mesh's n-th material."""
+    bpy = bpy_scene
+    rng = np.random.default_rng(5)
+    images = rng.integers(0, 256, (4, 4, 8, 4), dtype=np.uint8)
+    images[..., 3] = 255
+    empty = bpy.data.objects.new("Empty", bpy.data.meshes.new("Empty"))        # no vertices, linked first
+    bpy.context.collection.objects.link(empty)
+    for k in (0, 1):
+        empty.data.materials.append(_image_material(bpy, f"other{k}", images[2 + k]))
+    bpy.ops.mesh.primitive_cube_add()
+    box = bpy.context.active_object
+    box.name = "Box"
+    for k in (0, 1):
+        box.data.materials.append(_image_material(bpy, f"skin{k}", images[k]))
+    empty.select_set(True)
+    assert bpy.context.selected_objects[0] == empty                # the empty mesh comes first
+    progs = tmp_path / "id1" / "progs"
+    progs.mkdir(parents=True)
+    assert bpy.ops.export_scene.mdl(filepath=str(progs / "box.mdl"), enhanced_md3=True) == {"FINISHED"}
+    assert len(decode((progs / "box.mdl").read_bytes()).skins) == 2
+    md3 = read_md3((progs / "box.md3").read_bytes())
+    sets = _skin_files(progs, "box", md3)
+    assert len(sets) == 2
+    for n, entries in enumerate(sets):
+        shown = _read_tga((tmp_path / "id1" / entries["Box"]).read_bytes())
+        np.testing.assert_array_equal(shown, images[n], err_msg=f"skin {n}")
+
+
 def test_the_tooltip_names_the_engines_that_load_the_md3_by_name(bpy_scene):
     """vkQuake (``Mod_LoadModel``), ironwail (``loadMd3Replacement``) and FTE (``r_replacemodels``) load
     ``progs/x.md3`` when the game names ``progs/x.mdl``; DarkPlaces loads the file named (by its magic) and
