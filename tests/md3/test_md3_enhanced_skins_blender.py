@@ -16,6 +16,8 @@ from support.mdl_models import synthetic_model
 from support.mdl_reference import decode
 from support.operators import export_mdl, import_mdl
 
+GREY = 231                       # Blender's 0.8 grey for faces without a material, in sRGB: 1.055 * 0.8 ** (1/2.4) - 0.055
+
 
 def _read_tga(data: bytes) -> np.ndarray:
     """(h, w, 4) RGBA, top row first, of an uncompressed 32-bit TGA (read here, not with the extension)."""
@@ -81,6 +83,94 @@ def _skin_files(progs, stem: str, md3) -> list[dict[str, str]]:
     for entries in sets:
         assert sorted(entries) == sorted(s.name for s in md3.surfaces)
     return sets
+
+
+def _flat_colour(game, path: str) -> tuple[int, ...]:
+    """The one colour of the TGA at ``path`` (a path under the game folder ``game``)."""
+    pixels = _read_tga((game / path).read_bytes()).reshape(-1, 4)
+    assert (pixels == pixels[0]).all(), path
+    return tuple(int(v) for v in pixels[0])
+
+
+def _plain_material(bpy, name: str, colour):
+    material = bpy.data.materials.new(name)
+    if bpy.app.version < (5, 0, 0):
+        material.use_nodes = True
+    bsdf = next(n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    bsdf.inputs["Base Color"].default_value = (*colour, 1.0)
+    return material
+
+
+def test_plain_colour_skins_each_get_an_image_and_every_skin_file_names_every_surface(bpy_scene, tmp_path, capfd):
+    """An MDL whose skins are plain colours (materials with only a base colour): skin 0 names a TGA of its
+    colour as skins 1+ do (not the material's name, an image that does not exist), the MD3's shader names it
+    too, and surfaces without a material (Blender's grey) or whose image file is missing (its base colour)
+    are in every skin file."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    box = bpy.context.active_object
+    box.name = "Box"
+    box.data.materials.append(_plain_material(bpy, "flat0", (1.0, 0.0, 0.0)))    # skin 0: red
+    box.data.materials.append(_plain_material(bpy, "flat1", (0.0, 1.0, 0.0)))    # skin 1: green (no face uses it)
+    bpy.ops.mesh.primitive_cube_add(location=(0.0, 0.0, 3.0))
+    lid = bpy.context.active_object
+    lid.name = "Lid"                                                               # no material
+    box.select_set(True)
+    progs = tmp_path / "id1" / "progs"
+    progs.mkdir(parents=True)
+    capfd.readouterr()
+    assert bpy.ops.export_scene.mdl(filepath=str(progs / "box.mdl"), enhanced_md3=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert len(decode((progs / "box.mdl").read_bytes()).skins) == 2
+    md3 = read_md3((progs / "box.md3").read_bytes())
+    assert sorted(s.name for s in md3.surfaces) == ["Box", "Lid"]
+    sets = _skin_files(progs, "box", md3)
+    assert len(sets) == 2
+    game = tmp_path / "id1"
+    assert [_flat_colour(game, entries["Box"]) for entries in sets] == [(255, 0, 0, 255), (0, 255, 0, 255)]
+    assert all(_flat_colour(game, entries["Lid"]) == (GREY, GREY, GREY, 255) for entries in sets)
+    assert sets[0]["Lid"] == sets[1]["Lid"]                       # one image for the one colour
+    shaders = {s.name: s.shaders[0].name for s in md3.surfaces}
+    assert shaders == sets[0]                                     # each surface's shader names its skin-0 image
+    assert "no texture for the enhanced MD3" not in out
+    assert (f"surface Box shows {sets[0]['Box']} in the enhanced MD3: a flat skin of the base colour (255, 0, 0) "
+            "of material 'flat0', which has no image") in out
+    assert (f"surface Lid shows {sets[0]['Lid']} in the enhanced MD3: a flat skin of Blender's grey "
+            f"({GREY}, {GREY}, {GREY}), as it has no material") in out
+
+
+def test_a_surface_whose_image_file_is_missing_shows_its_base_colour_in_every_skin(bpy_scene, tmp_path, capfd):
+    """A second object's material shows an image whose file is missing (no pixels; Alternate Skins, as One
+    Skin refuses to pack it): the enhanced MD3 gives it a TGA of the material's base colour in every skin file
+    and says why."""
+    bpy = bpy_scene
+    bpy.ops.mesh.primitive_cube_add()
+    box = bpy.context.active_object
+    box.name = "Box"
+    box.data.materials.append(_plain_material(bpy, "flat0", (1.0, 0.0, 0.0)))
+    box.data.materials.append(_plain_material(bpy, "flat1", (0.0, 1.0, 0.0)))
+    bpy.ops.mesh.primitive_cube_add(location=(0.0, 3.0, 0.0))
+    handle = bpy.context.active_object
+    handle.name = "Handle"
+    gone = _plain_material(bpy, "gone", (0.0, 0.0, 1.0))
+    node = gone.node_tree.nodes.new("ShaderNodeTexImage")
+    node.image = bpy.data.images.new("gone.png", 4, 4)
+    node.image.source, node.image.filepath = "FILE", str(tmp_path / "gone.png")
+    handle.data.materials.append(gone)
+    box.select_set(True)
+    assert tuple(node.image.size) == (0, 0)
+    progs = tmp_path / "id1" / "progs"
+    progs.mkdir(parents=True)
+    capfd.readouterr()
+    assert bpy.ops.export_scene.mdl(filepath=str(progs / "box.mdl"), enhanced_md3=True,
+                                    materials="ALTERNATE") == {"FINISHED"}
+    out = capfd.readouterr().out
+    md3 = read_md3((progs / "box.md3").read_bytes())
+    sets = _skin_files(progs, "box", md3)
+    assert len(sets) == 2 and sets[0]["Handle"] == sets[1]["Handle"]
+    assert _flat_colour(tmp_path / "id1", sets[0]["Handle"]) == (0, 0, 255, 255)
+    assert (f"surface Handle shows {sets[0]['Handle']} in the enhanced MD3: a flat skin of the base colour (0, 0, "
+            "255) of material 'gone', whose image 'gone.png' has no pixels (a missing file?)") in out
 
 
 def _image_material(bpy, name: str, pixels: np.ndarray):
