@@ -183,6 +183,21 @@ def material_skin_images(material: bpy.types.Material) -> list[tuple[bpy.types.I
     return out
 
 
+def mdl_skin_slots(obj: bpy.types.Object) -> list[tuple[bpy.types.Material, list | None]]:
+    """The MDL's skins of ``obj`` in the order the MDL export writes them, as (material, its
+    :func:`material_skin_images`, or None for a flat skin of its base colour): each material slot whose
+    material has an image (a material in two slots is two skins), then every other material once, so skin 0
+    stays an image. The MDL export and the enhanced MD3 beside it both number skins by this."""
+    slots, flat = [], []
+    for slot in obj.material_slots:
+        pairs = material_skin_images(slot.material)
+        if pairs:
+            slots.append((slot.material, pairs))
+        elif slot.material is not None and all(m is not slot.material for m, _ in slots + flat):
+            flat.append((slot.material, None))
+    return slots + flat
+
+
 def read_palette(path_text: str, game: str = "QUAKE") -> np.ndarray:
     """The 768-byte palette lump at ``path_text`` (Blender-relative paths allowed); empty = the
     built-in palette ``game`` ('QUAKE', 'HEXEN2'; 'FILE' needs a path)."""

@@ -10,10 +10,13 @@ and draws the file the game names).
   ``Mod_LoadMD3Model`` reads ``x.md3_<n>.skin``, else ``x_<n>.skin``, until one is missing, and takes one
   only when the surfaces it names are exactly the MD3's, compared case for case; FTE ``Mod_CountSkinFiles``
   and DarkPlaces ``Mod_LoadSkinFiles`` count ``x.md3_<n>.skin`` the same way): one ``surface,path`` line per
-  surface, naming a true-colour TGA written beside the model (``<x>_<k>.tga``, one per image); each surface's
-  shader names its skin-0 image. Skin n is the MDL's skin n: a surface showing the MDL's skin 0 (its first
-  object's first skin material) shows that material's n-th sibling, the image of the MDL's skin slot n;
-  other surfaces keep their own image. The entity's ``skin`` number then picks the same skin in both.
+  surface, naming a true-colour TGA written beside the model (``<x>_<k>.tga``, one per image; a material
+  without an image gets a TGA of its base colour, as the MDL gets a flat skin); each surface's shader names
+  its skin-0 image; every file names every surface. Skin n is the MDL's skin n: a surface showing the MDL's
+  skin 0 (its first object's first skin material) shows the image of the MDL's skin slot n; other surfaces
+  keep their own image. The slot order and the first object are the MDL export's own
+  (:func:`..common.mdl_skins.mdl_skin_slots`, :func:`.mdl.build.skin_object`: a mesh without faces is left
+  out). The entity's ``skin`` number then picks the same skin in both.
 * The MD3 is built before anything is written, so a model the MD3 cannot hold leaves no file.
 
 Here, beside the format folders, because it joins two of them (the MDL operator wraps its exporter).
@@ -25,7 +28,7 @@ from pathlib import Path
 
 import bpy
 
-from ..common.mdl_skins import material_skin_images
+from ..common.mdl_skins import material_skin_images, mdl_skin_slots
 from ..common.skin_images import material_image
 from ..formats.atomic_file import atomic_write
 from ..formats.errors import FormatError
@@ -37,24 +40,13 @@ from ..formats.mdl.codec import parse_mdl
 from .image_files import image_rgba
 from .game_path import game_location
 from .run_export import ExportReport
-from .sampling.animated_mesh import export_meshes
 from .sampling.options import VertexModelOptions
 from .sampling.skin_packing import FlatSkin
 from .md3.build import Md3ExportOptions, build_md3
+from .mdl.build import skin_object
+from ..formats.shown import quoted
 
 FLAT_SIZE = 8        # pixels per side of the TGA of a skin that is one colour (a material without an image)
-
-
-def mdl_skin_materials(obj: bpy.types.Object) -> list[bpy.types.Material]:
-    """The materials of the MDL's skin slots, in the MDL export's order (:func:`.mdl.build._skins`): the
-    object's slots whose material has an image, then the other materials once each (flat skins)."""
-    slots, flat = [], []
-    for slot in obj.material_slots:
-        if material_skin_images(slot.material):
-            slots.append(slot.material)
-        elif slot.material is not None and all(m != slot.material for m in slots + flat):
-            flat.append(slot.material)
-    return slots + flat
 
 
 class _Images:
@@ -72,38 +64,51 @@ class _Images:
             self.files[name] = encode_tga(rgba(), bottom_up=True)
         return f"{self.folder}/{name}" if self.folder else name
 
-    def of_material(self, material: bpy.types.Material) -> str:
+    def of_material(self, material: bpy.types.Material | None) -> tuple[str, FlatSkin | None]:
+        """The path of the TGA showing ``material`` as the MDL does (its skin's first image, else a flat
+        skin of its base colour, returned too for the report)."""
         pairs = material_skin_images(material)
-        if pairs:
-            image = pairs[0][0]          # a skin group's first image: a .skin line names one image per surface
-            return self.path(("image", image.name), lambda: image_rgba(image))
+        image = pairs[0][0] if pairs else None     # a skin group's first: a .skin line names one image a surface
+        if image is not None and image.size[0] and image.size[1]:
+            return self.path(("image", image.name), lambda: image_rgba(image)), None
         flat = FlatSkin.of(material, FLAT_SIZE, FLAT_SIZE)
-        return self.path(("flat", material.name), flat.rgba)
+        return self.path(("flat", material.name if material is not None else None), flat.rgba), flat
 
 
 def _skin_sets(result, images: _Images, first: bpy.types.Object) -> tuple[list[SkinFile], list[str]]:
-    """Skin 0 (each surface its material's image, which its shader names too) and, for every further skin
-    slot of the MDL, the same with the MDL's skin 0 swapped for that slot's image; the notes for surfaces
-    without an image."""
+    """Skin 0 (each surface its material's image, else a flat skin of its base colour, which its shader
+    names too) and, for every further skin slot of the MDL, the same with the MDL's skin 0 swapped for that
+    slot's image: every file names every surface. The notes for the flat skins and skin groups."""
     notes, base = [], []
     for surface, material in zip(result.model.surfaces, result.surface_materials):
         image = material_image(material)
-        if image is None or image.size[0] == 0:
-            notes.append(f"surface {surface.name}: no image on its material, so no texture for the enhanced MD3")
+        if image is not None and image.size[0] and image.size[1]:
+            shader = images.path(("image", image.name), lambda image=image: image_rgba(image))
         else:
-            surface.shaders = [Md3Shader(images.path(("image", image.name), lambda image=image: image_rgba(image)))]
-        base.append(surface.shaders[0].name if surface.shaders else None)
-    sets = [SkinFile([SkinEntry(s.name, shader) for s, shader in zip(result.model.surfaces, base) if shader is not None])]
-    skins = mdl_skin_materials(first)
-    for other in skins[1:]:
-        swapped = images.of_material(other)
-        sets.append(SkinFile([SkinEntry(s.name, swapped if material == skins[0] else shader)
-                              for s, material, shader in zip(result.model.surfaces, result.surface_materials, base)
-                              if shader is not None or material == skins[0]]))
-    notes += [f"skin {n} is a group of {count} images in the MDL: the enhanced MD3 shows its first (a .skin file "
-              "names one image per surface)" for n, material in enumerate(skins)
-              if (count := len(material_skin_images(material))) > 1]
+            shader, flat = images.of_material(material)
+            if flat is not None:
+                notes.append(_flat_note(surface.name, shader, material, flat, image))
+        surface.shaders = [Md3Shader(shader)]
+        base.append(shader)
+    sets = [SkinFile([SkinEntry(s.name, shader) for s, shader in zip(result.model.surfaces, base)])]
+    skins = mdl_skin_slots(first)
+    shown = skins[0][0] if skins else None
+    for other, _ in skins[1:]:
+        swapped = images.of_material(other)[0]
+        sets.append(SkinFile([SkinEntry(s.name, swapped if material == shown else shader)
+                              for s, material, shader in zip(result.model.surfaces, result.surface_materials, base)]))
+    notes += [f"skin {n} is a group of {len(pairs)} images in the MDL: the enhanced MD3 shows its first (a .skin "
+              "file names one image per surface)" for n, (_, pairs) in enumerate(skins) if pairs and len(pairs) > 1]
     return sets, notes
+
+
+def _flat_note(surface: str, shader: str, material, flat: FlatSkin, image) -> str:
+    shown = f"surface {surface} shows {shader} in the enhanced MD3: a flat skin of "
+    if material is None:
+        return shown + f"Blender's grey {flat.colour[:3]}, as it has no material"
+    why = (f"whose image {quoted(image.name)} has no pixels (a missing file?)" if image is not None
+           else "which has no image")
+    return shown + f"the base colour {flat.colour[:3]} of material {quoted(material.name)}, {why}"
 
 
 def _mdl_skin_count(path: Path) -> int:
@@ -124,7 +129,7 @@ class WithEnhancedMd3:
         result = build_md3(context, objects, Md3ExportOptions(**shared, skin_folder=folder,
                                                               model_name=f"{folder}/{path.stem}.md3"))
         images = _Images(folder, path.stem)
-        sets, notes = _skin_sets(result, images, export_meshes(objects)[0])
+        sets, notes = _skin_sets(result, images, skin_object(objects))
         report = self.exporter(context, path, objects, options)
         if not isinstance(report, ExportReport):
             report = ExportReport(report)

@@ -32,10 +32,10 @@ from ...common.stored_records import stored_bytes, stored_json
 from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
                                MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
-from ...common.mdl_skins import material_skin_images, read_palette
+from ...common.mdl_skins import material_skin_images, mdl_skin_slots, read_palette
 from ..sampling.animated_mesh import ExportedFrames
 from ..sampling.options import VertexModelOptions
-from ..sampling.pipeline import SampledModel, sample_model
+from ..sampling.pipeline import SampledModel, sample_model, sampled_meshes
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
 from ..own_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
@@ -78,6 +78,12 @@ class MdlBuildResult:
     info: list[str] = field(default_factory=list)
     sampled: SampledModel | None = None   # the frames written (plan and planned frames), for an MD5 twin
     corner_uvs: np.ndarray | None = None  # (T, 3, 2) the UVs of the skin written, sampled triangle order
+
+
+def skin_object(objects: list[bpy.types.Object]) -> bpy.types.Object:
+    """The object whose material slots give the MDL's skins (:func:`..common.mdl_skins.mdl_skin_slots`): the
+    first mesh :func:`build_mdl` samples (a mesh without faces is left out)."""
+    return sampled_meshes(objects, MDL_DEGENERATE)[0][0]
 
 
 def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], options: MdlExportOptions,
@@ -364,17 +370,11 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
     image gives a flat skin of its base colour (after the image skins, so skin 0 stays an image), no
     material at all one of Blender's grey; the warnings say so. New colours stay out of ``avoid``."""
     warnings = convert.warnings
-    slots, flat = [], []
-    for slot in obj.material_slots:
-        pairs = material_skin_images(slot.material)
-        if pairs:
-            intervals = slot.material.get(INTERVALS)
-            slots.append((slot.material, pairs, intervals))
-        elif slot.material is not None and all(m is not slot.material for m, _, _ in slots + flat):
-            flat.append((slot.material, None, None))     # a flat skin of its base colour
+    order = mdl_skin_slots(obj)
+    first_images = next((pairs for _, pairs in order if pairs), None)
     settings = obj.classic_model
-    if slots:
-        width, height = (int(x) for x in slots[0][1][0][0].size)
+    if first_images:
+        width, height = (int(x) for x in first_images[0][0].size)
     elif settings.skin_width and settings.skin_height:
         width, height = settings.skin_width, settings.skin_height
     else:
@@ -382,7 +382,7 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
     box = SkinBox(height=limits.skin_height, pixels=limits.skin_pixels)
     size, source_size = None, (width, height)
     imported = settings.source_format == "MDL" and (width, height) == (settings.skin_width, settings.skin_height)
-    if slots and not imported and not box.fits(width, height):
+    if first_images and not imported and not box.fits(width, height):
         size = fit_size(width, height, box, width_multiple=4)
         where = "modern source ports" if options.target == "MODERN" else "Quake"
         info.append(f"skin {width}x{height} is larger than {where} loads ("
@@ -398,14 +398,14 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
             raise ExportError(f"{obj.name}: skin width {width} is not a multiple of 4, which Quake refuses")
         warnings.append(f"skin width {width} padded to {padded} (Quake needs a multiple of 4)")
     skins = []
-    for material, pairs, intervals in slots + flat:
+    for material, pairs in order:
         if pairs is None:
             colour = FlatSkin.of(material, padded, height)
             skins.append(MdlSkin(None, convert.colours(colour.rgba(), colour.label, dither=False)[None]))
             warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
                             f"{colour.colour[:3]}")
             continue
-        images = []
+        images, intervals = [], material.get(INTERVALS)
         for image, mask in pairs:
             if tuple(image.size) != source_size:
                 raise ExportError(f"{obj.name}: skin image {quoted(image.name)} is {image.size[0]}x{image.size[1]}, "

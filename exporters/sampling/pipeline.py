@@ -59,8 +59,7 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     ``int_attributes``: integer mesh attributes the format keeps (read with the topology);
     ``kept_triangles``: the mesh property holding a file's degenerate triangles (a mesh without faces
     is refused unless it has them); ``check``: refuses counts known before sampling (:mod:`.planned`)."""
-    objects, left_out = _without_empty_meshes(objects, kept_triangles)
-    meshes = export_meshes(objects)
+    meshes, left_out = sampled_meshes(objects, kept_triangles)
     topologies = [checked_topology(context, obj, format_name, int_attributes, kept_triangles) for obj in meshes]
     plan = plan_frames(context, meshes, topologies, options,
                        None if check is None else lambda p: check(planned_export(p, meshes, topologies)))
@@ -72,6 +71,14 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     info = plan.report(sampled) + ([still] if still else [])
     info += [f"object {quoted(name)} has no faces: left out" for name in left_out]
     return SampledModel(parts, plan, frames, exported, positions, triangles, uvs, info)
+
+
+def sampled_meshes(objects: list[bpy.types.Object], kept_triangles: str = "") -> tuple[list[bpy.types.Object],
+                                                                                       list[str]]:
+    """The mesh objects :func:`sample_model` samples, in order (the first gives the model's skins and
+    records), and the names of the meshes without faces it leaves out."""
+    objects, left_out = _without_empty_meshes(objects, kept_triangles)
+    return export_meshes(objects), left_out
 
 
 def _without_empty_meshes(objects: list[bpy.types.Object], kept_triangles: str) -> tuple[list, list[str]]:
