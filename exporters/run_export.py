@@ -25,6 +25,7 @@ class ExportReport:
     warnings: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
+    main: Path | None = None        # the file written in place of the chosen one (an MD5 anim alone: x.md5anim)
 
 
 Exporter = Callable[[bpy.types.Context, Path, list[bpy.types.Object], Any], "list[str] | ExportReport"]
@@ -125,6 +126,6 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
     report_folded(readable_report(operator.report), report.warnings)
     for line in dict.fromkeys(report.info + report.written):     # a player's models share one rate line
         operator.report({"INFO"}, readable_text(line))
-    operator.report({"INFO"}, f"Exported {path}")
+    operator.report({"INFO"}, f"Exported {report.main or path}")
     return {"FINISHED"}
 

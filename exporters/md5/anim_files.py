@@ -14,7 +14,9 @@ MD5 export's default): an imported MD5 gives every anim back with its own frame 
 * *Frames: Actions*: the listed actions one after another in ``x.md5anim``, at their anims' ``frameRate``
   where they all have one, else at the game's rate.
 
-Another *Frame Rate* writes one ``x.md5anim`` at that rate, as before.
+Another *Frame Rate* writes one ``x.md5anim`` at that rate: with *Frames: Timeline*, an armature the
+import gave several anims has them all in it, one after another in its animation list's order (the
+armature's current action alone would leave the others out).
 """
 from __future__ import annotations
 
@@ -123,6 +125,13 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object],
                options: FrameExportOptions) -> list[AnimFile]:
     """The files to write (module docstring); each one's options have a frame rate the sampling knows."""
     if options.frame_rate != AUTO:
+        listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []
+        if len(listed) > 1:             # every imported anim, one after another, at the rate chosen
+            found = [action.name for action, _ in export_actions(meshes, replace(options, frame_source="ACTIONS",
+                                                                                 actions=None))]
+            mine = [action.name for action in listed]
+            ticked = [(name, True) for name in mine] + [(name, False) for name in found if name not in mine]
+            return [AnimFile(None, replace(options, frame_source="ACTIONS", actions=ticked))]
         return [AnimFile(None, options)]
     cache: dict = {}
     game = replace(options, frame_rate="GAME")

@@ -74,4 +74,4 @@ def export_md5(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
             atomic_write(scale_path, scale)
             written.append(f"wrote joint scales {scale_path} (Q2PRO reads them beside the anim)")
         warnings += stale_scale_note(scale_path, scale is not None)
-    return ExportReport(warnings, written, build.info)
+    return ExportReport(warnings, written, build.info, main=anim_paths[0] if build.anim_only else None)

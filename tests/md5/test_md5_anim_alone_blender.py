@@ -103,16 +103,17 @@ def test_a_sauerbraten_cfg_names_the_mesh_an_anim_goes_onto(bpy_scene, tmp_path)
     assert _armature(bpy).name == "body"
 
 
-def test_an_anim_alone_exports_alone_byte_for_byte(bpy_scene, tmp_path):
+def test_an_anim_alone_exports_alone_byte_for_byte(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     path = tmp_path / "walk.md5anim"
     path.write_bytes(anim_text())
     assert _import(bpy, path) == {"FINISHED"}
     out = tmp_path / "out"
-    assert bpy.ops.export_scene.md5(filepath=str(out / "walk.md5mesh"), frame_source="ACTIONS",
-                                    frame_rate="SCENE") == {"FINISHED"}
+    assert bpy.ops.export_scene.md5(filepath=str(out / "walk.md5mesh")) == {"FINISHED"}     # the defaults
     assert sorted(p.name for p in out.iterdir()) == ["walk.md5anim"]
     assert (out / "walk.md5anim").read_bytes() == anim_text()
+    printed = capfd.readouterr().out
+    assert f"Exported {out / 'walk.md5anim'}" in printed and "walk.md5mesh" not in printed     # what was written
 
 
 def test_a_mesh_imported_without_an_anim_exports_without_one(bpy_scene, tmp_path):
@@ -160,8 +161,7 @@ def test_an_edited_anim_alone_exports_its_poses_with_the_joints_box_as_bounds(bp
     moved.keyframe_points[1].co.y += 3.0
     moved.update()
     out = tmp_path / "out"
-    assert bpy.ops.export_scene.md5(filepath=str(out / "walk.md5mesh"), frame_source="ACTIONS",
-                                    frame_rate="SCENE") == {"FINISHED"}
+    assert bpy.ops.export_scene.md5(filepath=str(out / "walk.md5mesh")) == {"FINISHED"}
     assert sorted(p.name for p in out.iterdir()) == ["walk.md5anim"]
     written = read_md5anim((out / "walk.md5anim").read_bytes())
     expected = read_md5anim(anim_text())

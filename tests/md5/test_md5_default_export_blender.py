@@ -104,3 +104,23 @@ def test_actions_of_anims_of_one_rate_are_written_at_it(bpy_scene, tmp_path):
         assert anim.frame_rate == written, case
         if written != 10:
             assert anim.num_frames == 14 + 5
+
+
+@pytest.mark.parametrize("frame_rate", ["GAME", "SCENE"])
+def test_another_rate_writes_every_imported_anim_one_after_another(bpy_scene, tmp_path, frame_rate):
+    """Frame Rate: Game or Every Frame on a model imported with several anims: one ``x.md5anim`` holding
+    them all in the import's order, the same file as Frames: Actions at that rate (not the armature's
+    current action alone)."""
+    bpy = bpy_scene
+    write_folder(tmp_path / "in")
+    bpy.ops.import_scene.md5(filepath=str(tmp_path / "in" / "thing.md5mesh"), find_anims="FOLDER")
+    _export_all(bpy, tmp_path / "timeline" / "thing.md5mesh", frame_rate=frame_rate)
+    _export_all(bpy, tmp_path / "actions" / "thing.md5mesh", frame_rate=frame_rate, frame_source="ACTIONS")
+    timeline = {p.name: p.read_bytes() for p in (tmp_path / "timeline").iterdir()}
+    actions = {p.name: p.read_bytes() for p in (tmp_path / "actions").iterdir()}
+    assert sorted(timeline) == ["thing.md5anim", "thing.md5mesh"]
+    assert timeline == actions
+    anim = read_md5anim(timeline["thing.md5anim"])
+    first = ANIMS["thing"]
+    alone = first[0] if frame_rate == "SCENE" else int((first[0] - 1) / first[1] * 10 + 1e-9) + 1
+    assert anim.num_frames > alone          # more than the first anim's own frames at that rate
