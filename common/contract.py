@@ -104,7 +104,8 @@ CORNER_NORMAL_SHOWN = "ms3d_normal_shown"
 CORNER_T = "ms3d_t"
 TRIANGLE_GROUP = "ms3d_triangle_group"
 GENERATED_KEY = 5                    # Keyframe.type 'GENERATED' as stored: keys the import added
-DEFAULT_FPS = 24.0
+DEFAULT_FPS = 24.0                   # an MS3D's or MD5's rate the scene cannot play is played at this
+MIN_FPS, MAX_FPS = 1e-3, 32767.0     # what Scene.render.fps / fps_base can express (imports and the MD5 export)
 MODEL_EXTRAS_DEFAULTS = (1.0, 0, 0.5)  # joint size, transparency mode, alpha ref (MilkShape's own)
 KEPT_VERTEX = np.dtype([("index", "<i4"), ("record", VERTEX), ("ids", "i1", (3,)), ("weights", "u1", (3,)),
                         ("extra", "<u4", (2,))])   # model object: a vertex no group uses

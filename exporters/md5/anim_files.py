@@ -14,9 +14,8 @@ MD5 export's default): an imported MD5 gives every anim back with its own frame 
 * *Frames: Actions*: the listed actions one after another in ``x.md5anim``, at their anims' ``frameRate``
   where they all have one, else at the game's rate.
 
-Another *Frame Rate* writes one ``x.md5anim`` at that rate: with *Frames: Timeline*, an armature the
-import gave several anims has them all in it, one after another in its animation list's order (the
-armature's current action alone would leave the others out).
+Another *Frame Rate* writes one ``x.md5anim`` at that rate; with *Frames: Timeline* over the scene's
+range, which plays one of an armature's imported anims: the others are named in a warning.
 """
 from __future__ import annotations
 
@@ -26,7 +25,8 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.contract import MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE, MD5_MESH_SOURCE
+from ...common.contract import (DEFAULT_FPS, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE,
+                                MD5_MESH_SOURCE, MIN_FPS)
 from ...common.stored_records import stored_bytes, stored_floats
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
@@ -35,8 +35,6 @@ from ..sampling.options import FrameExportOptions
 
 AUTO = "AUTO"
 ANIM_SUFFIX = ".md5anim"
-PLAYED_FPS = 24.0                   # an anim whose frameRate the scene cannot play was placed at 24 fps
-MIN_FPS, MAX_FPS = 1e-3, 32767.0    # what Scene.render.fps / fps_base can express (as the import)
 
 
 @dataclass
@@ -44,6 +42,7 @@ class AnimFile:
     """One ``.md5anim`` to write: its name beside the mesh (None: the mesh's name) and how to sample it."""
     name: str | None
     options: FrameExportOptions
+    note: str = ""                  # a warning about what the file leaves out
 
 
 def own_rate(action: bpy.types.Action | None, cache: dict) -> float | None:
@@ -57,7 +56,7 @@ def own_rate(action: bpy.types.Action | None, cache: dict) -> float | None:
             rate = float(read_md5anim(source).frame_rate)
         except FormatError:
             rate = None
-        cache[source] = rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else PLAYED_FPS
+        cache[source] = rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else DEFAULT_FPS
     return cache[source]
 
 
@@ -126,13 +125,14 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object],
     """The files to write (module docstring); each one's options have a frame rate the sampling knows."""
     if options.frame_rate != AUTO:
         listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []
-        if len(listed) > 1:             # every imported anim, one after another, at the rate chosen
-            found = [action.name for action, _ in export_actions(meshes, replace(options, frame_source="ACTIONS",
-                                                                                 actions=None))]
-            mine = [action.name for action in listed]
-            ticked = [(name, True) for name in mine] + [(name, False) for name in found if name not in mine]
-            return [AnimFile(None, replace(options, frame_source="ACTIONS", actions=ticked))]
-        return [AnimFile(None, options)]
+        action = armature.animation_data.action if armature.animation_data is not None else None
+        left = [a.name for a in listed if a != action]
+        note = "" if not left else (
+            f"{len(left)} of the {len(listed)} imported anims are not in the .md5anim ({', '.join(left[:3])}"
+            f"{' and more' if len(left) > 3 else ''}): Frames: Timeline samples the scene's range, which plays "
+            "one of them; choose Frame Rate: Automatic (each anim to its own file) or Frames: Actions (all of "
+            "them in one)")
+        return [AnimFile(None, options, note)]
     cache: dict = {}
     game = replace(options, frame_rate="GAME")
     listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []

@@ -135,6 +135,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             files = [AnimFile(None, file.options) for file in files[:1]]
     warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
     several, kept_anims = len(files) > 1, 0
+    warnings += [file.note for file in files if file.note]
     for number, file in enumerate(files):
         label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
         anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,

@@ -37,8 +37,8 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import (DEGENERATE_MD3, MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_CLASSIC,
-                                MD5_DEGENERATE,
+from ...common.contract import (DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FRAMES,
+                                MD5_ANIM_SOURCE, MD5_CLASSIC, MD5_DEGENERATE, MIN_FPS,
                                 MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
 from ...common.made_names import mark_made
 from ...common.md5_pose import weight_spread
@@ -60,8 +60,6 @@ from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
 from .md5_rig import animate, assign_weights, build_armature, local_rests, poses_channels
 from .shader_images import shader_materials
 
-DEFAULT_FPS = 24.0
-MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
 SPREAD_TOLERANCE = 1e-3                   # units a weight's bind position may lie off its vertex
 MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
 

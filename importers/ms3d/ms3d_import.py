@@ -52,7 +52,7 @@ from ...formats.ms3d.joints import joint_parents, last_frame
 from ...formats.triangles import drop_degenerate
 from ..build_mesh import build_triangle_mesh
 from ..scene_timing import apply_timing, plan_timing, timing_note
-from ...common.contract import (KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
+from ...common.contract import (MAX_FPS, MIN_FPS, KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
                                KEPT_VERTICES, COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
                                MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS,
                                SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
@@ -66,7 +66,6 @@ from ..file_source import FoundFile, ModelSource, as_source, load_found_image, r
 from ..transaction import datablock_transaction
 from ...formats.shown import quoted
 
-MIN_FPS, MAX_FPS = 1e-3, 32767.0          # what Scene.render.fps / fps_base can express
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
 
 

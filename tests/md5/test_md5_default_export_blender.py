@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from formats.md5.anim import read_md5anim
+from support.blender_helpers import reported
 from support.environment import CORPUS, corpus_files
 from support.md5_rates import ANIMS, write_folder
 from support.md5_rig import rigged
@@ -106,21 +107,25 @@ def test_actions_of_anims_of_one_rate_are_written_at_it(bpy_scene, tmp_path):
             assert anim.num_frames == 14 + 5
 
 
+
 @pytest.mark.parametrize("frame_rate", ["GAME", "SCENE"])
-def test_another_rate_writes_every_imported_anim_one_after_another(bpy_scene, tmp_path, frame_rate):
-    """Frame Rate: Game or Every Frame on a model imported with several anims: one ``x.md5anim`` holding
-    them all in the import's order, the same file as Frames: Actions at that rate (not the armature's
-    current action alone)."""
+def test_another_rate_names_the_imported_anims_the_timeline_leaves_out(bpy_scene, tmp_path, capfd, frame_rate):
+    """Frame Rate: Game or Every Frame with Frames: Timeline on a model imported with several anims: one
+    ``x.md5anim`` of the scene's range (the first anim plays there), and a warning naming the other two;
+    Frames: Actions at that rate has them all, one after another, without the warning."""
     bpy = bpy_scene
     write_folder(tmp_path / "in")
     bpy.ops.import_scene.md5(filepath=str(tmp_path / "in" / "thing.md5mesh"), find_anims="FOLDER")
+    capfd.readouterr()
     _export_all(bpy, tmp_path / "timeline" / "thing.md5mesh", frame_rate=frame_rate)
+    timeline_warnings, _ = reported(capfd.readouterr().out)
     _export_all(bpy, tmp_path / "actions" / "thing.md5mesh", frame_rate=frame_rate, frame_source="ACTIONS")
-    timeline = {p.name: p.read_bytes() for p in (tmp_path / "timeline").iterdir()}
-    actions = {p.name: p.read_bytes() for p in (tmp_path / "actions").iterdir()}
-    assert sorted(timeline) == ["thing.md5anim", "thing.md5mesh"]
-    assert timeline == actions
-    anim = read_md5anim(timeline["thing.md5anim"])
-    first = ANIMS["thing"]
-    alone = first[0] if frame_rate == "SCENE" else int((first[0] - 1) / first[1] * 10 + 1e-9) + 1
-    assert anim.num_frames > alone          # more than the first anim's own frames at that rate
+    actions_warnings, _ = reported(capfd.readouterr().out)
+    assert sorted(p.name for p in (tmp_path / "timeline").iterdir()) == ["thing.md5anim", "thing.md5mesh"]
+    left = [w for w in timeline_warnings if "imported anims are not in the .md5anim" in w]
+    assert len(left) == 1 and left[0].startswith("2 of the 3 imported anims") and "walk" in left[0] \
+        and "wave" in left[0]
+    assert not [w for w in actions_warnings if "imported anims are not in" in w]
+    timeline = read_md5anim((tmp_path / "timeline" / "thing.md5anim").read_bytes())
+    actions = read_md5anim((tmp_path / "actions" / "thing.md5anim").read_bytes())
+    assert actions.num_frames > timeline.num_frames      # the three anims against the scene's range
