@@ -81,8 +81,9 @@ def read_md5anim(data: bytes) -> Md5Anim:
     text.expect(b"}")
     bounds = _pairs(text, "bounds", None)
     if len(bounds) != num_frames:
-        warnings.append(f"{len(bounds)} bounds for {num_frames} frames: ironwail reads them, Q2PRO and FTE "
-                        "refuse the file")
+        boxes = f"{len(bounds)} bounding box{'es' if len(bounds) != 1 else ''}"
+        warnings.append(f"{boxes} for {num_frames} frame{'s' if num_frames != 1 else ''}: ironwail reads them, "
+                        "Q2PRO and FTE refuse the file; write one box a frame")
     base = _pairs(text, "baseframe", num_joints)
     frame_start = text.pos
     width = num_components + 4

@@ -101,7 +101,7 @@ class LoadedAnim:
     data: bytes
     anim: object
     scale: object
-    joints: tuple[np.ndarray, np.ndarray]
+    joints: tuple[np.ndarray, np.ndarray] | None     # None until every anim is posed (_posed)
 
 
 def _anims(source: ModelSource, mesh, options: Md5ImportOptions, result: ImportResult,
@@ -229,7 +229,7 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         _, anim = _read(alone, read_md5anim)
         found = mesh_of_anim(source, anim, options.exclude) if options.anim_mesh == "MESH" else AnimMesh()
         if found.taken:
-            return ImportResult()                        # its mesh is imported too and takes it (Same Name)
+            return ImportResult(files=0)                 # its mesh is imported too and takes it (Same Name)
         notes = [f"{source.label}: {n}" for n in found.notes]
         if found.mesh is None:
             mesh = skeleton_of(anim)
