@@ -66,9 +66,10 @@ def influence_note(parts: list[Md5MeshPart]) -> list[str]:
     if not over:
         return []
     most = max(int(c.max()) for c in counts)
-    return [f"{over} vertices have more than {MAX_WEIGHTS_PER_VERTEX} bone weights (up to {most}): all are written; "
-            f"ironwail draws each with its {MAX_WEIGHTS_PER_VERTEX} largest scaled to a sum of 1 "
-            "(MD5_BakeInfluences), Q2PRO with every one"]
+    counted = "1 vertex has" if over == 1 else f"{over} vertices have"
+    return [f"{counted} more than {MAX_WEIGHTS_PER_VERTEX} bone weights (up to {most}): all are written; "
+            f"ironwail draws each with its {MAX_WEIGHTS_PER_VERTEX} largest scaled to a sum of 1, "
+            "Q2PRO with every one"]
 
 
 @dataclass

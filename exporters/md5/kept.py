@@ -277,6 +277,11 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     if merged is not None:
         notes.append("md5mesh: the imported file's text kept where its values are unchanged")
         mesh = merged
+    elif len(mesh.meshes) == len(kept_mesh.meshes):
+        # the joints changed: every block is built, yet keeps the file's shader and commandline
+        for new, old in zip(mesh.meshes, kept_mesh.meshes):
+            new.shader = _kept_shader(new.shader, old.shader)
+        mesh.header.commandline = kept_mesh.header.commandline
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     text = write_md5mesh(mesh) if merged is not None else None
     unchanged = text == source

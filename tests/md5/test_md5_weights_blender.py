@@ -186,3 +186,21 @@ def test_a_moved_vertex_of_five_weights_keeps_them_all_in_the_files_own_lines(bp
     changed = [old for old, new in zip(old_lines, new_lines) if old != new]
     assert len(old_lines) == len(new_lines) and changed                 # the file's layout, line for line
     assert all(line.startswith("\tweight ") and int(line.split()[1]) < 5 for line in changed)
+
+
+def test_a_renamed_bone_keeps_every_blocks_shader_and_the_files_commandline(bpy_scene, tmp_path):
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(CASES["all"])
+    kept = read_md5mesh(CASES["all"])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    rig = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    rig.data.bones["d"].name = "d2"
+    select_only(bpy, _blocks(bpy))
+    out = tmp_path / "out" / "thing.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    mesh = read_md5mesh(out.read_bytes())
+    assert "d2" in mesh.joint_names
+    assert mesh.header.commandline == COMMANDLINE
+    assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
