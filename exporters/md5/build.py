@@ -16,7 +16,7 @@ import bpy
 
 from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
-from ...formats.md5.limits import MAX_FRAMES, MAX_WEIGHTS_PER_VERTEX, anim_problems, mesh_problems, pair_problems
+from ...formats.md5.limits import MAX_FRAMES, anim_problems, mesh_limits, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
 from ...formats.report_lines import over_limit
@@ -90,6 +90,12 @@ def _refuse(label: str, problems: list[str]) -> None:
         raise ExportError(f"{label}: cannot export as MD5: " + "; ".join(problems))
 
 
+def _as_imported(armature: bpy.types.Object, mesh_text: bytes | None) -> bool:
+    """Whether the mesh is written back as the file it was imported from, character for character (what
+    it holds past an engine's limit is then the file's own: a note, not a warning)."""
+    return mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
+
+
 def _not_finite(arrays: list, what: str) -> list[str]:
     bad = sum(int((~np.isfinite(a)).sum()) for a in arrays)
     return [f"{bad} {what} not finite (NaN or infinite)"] if bad else []
@@ -121,12 +127,13 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     blocks = build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
                           None if twin is None else twin.corner_uvs, shader)
     mesh = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
-    _refuse(label, [p for p in mesh_problems(mesh) if f"more than {MAX_WEIGHTS_PER_VERTEX} weights" not in p
-                    and lone is None] + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
+    limits = mesh_limits(mesh) if lone is None else []        # an anim alone writes no mesh
+    _refuse(label, limits + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None and lone is None and unanimated_import(armature, meshes):
         mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None)
-        return Md5Build(mesh, [], armature, blocks.report.lines() + influence_note(mesh.meshes),
-                        [kept_note, UNANIMATED] if kept_note else [UNANIMATED], mesh_text=mesh_text)
+        warnings, info = blocks.report.lines(), [kept_note, UNANIMATED] if kept_note else [UNANIMATED]
+        (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
+        return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
     if twin is not None:
         files = [AnimFile(None, options)]
     else:
@@ -164,7 +171,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         if kept_anims:
             info.append(f"{KEPT_ANIM} the imported files' text kept for {kept_anims} of {len(anims)} anims "
                         "(poses unchanged)")
-    warnings += influence_note(mesh.meshes)
+    (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
     frames = sum(a.anim.num_frames for a in anims)
     info.append(f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
                 else f"{len(anims)} anims ({frames} frames)"))

@@ -91,20 +91,31 @@ def unheld_numbers(model) -> list[str]:
 
 
 def mesh_problems(mesh) -> list[str]:
-    """The engines' limits ``mesh`` (an :class:`~.records.Md5Mesh`) breaks; the exporter refuses these."""
-    parts = mesh.meshes
-    counts = [np.asarray(p.weight_count) for p in parts]
+    """What ``mesh`` (an :class:`~.records.Md5Mesh`) does that an engine will not take as it is: its limits
+    (:func:`mesh_limits`) and vertices of more weights than ironwail draws (:func:`influence_problems`)."""
+    return mesh_limits(mesh) + influence_problems(mesh)
+
+
+def influence_problems(mesh) -> list[str]:
+    """Vertices of more than 4 weights: ironwail draws each with its 4 largest (``MD5_BakeInfluences``),
+    Q2PRO with every one; not a limit the exporter refuses."""
+    counts = [np.asarray(p.weight_count) for p in mesh.meshes]
     most = max((int(c.max()) for c in counts if len(c)), default=0)
     over = sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts)
+    return [f"{over} vertices with more than {MAX_WEIGHTS_PER_VERTEX} weights (up to {most}; ironwail keeps "
+            f"the {MAX_WEIGHTS_PER_VERTEX} largest)"] if over else []
+
+
+def mesh_limits(mesh) -> list[str]:
+    """The engines' limits ``mesh`` breaks (counts, name lengths); the exporter refuses these."""
+    parts = mesh.meshes
     return (over_limit(mesh.num_joints, "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
             + _long_names(mesh.joint_names)
             + over_limit(len(parts), "meshes", MAX_MESHES, "Q2PRO MD5_MAX_MESHES")
             + _meshes_over([p.num_verts for p in parts], "vertices", MAX_VERTICES, "Q2PRO TESS_MAX_VERTICES")
             + _meshes_over([len(p.triangles) for p in parts], "triangles", MAX_TRIANGLES,
                            "Q2PRO TESS_MAX_INDICES / 3")
-            + _meshes_over([len(p.weight_bias) for p in parts], "weights", MAX_WEIGHTS, "Q2PRO MD5_MAX_WEIGHTS")
-            + ([f"{over} vertices with more than {MAX_WEIGHTS_PER_VERTEX} weights (up to {most}; ironwail keeps "
-                f"the {MAX_WEIGHTS_PER_VERTEX} largest)"] if over else []))
+            + _meshes_over([len(p.weight_bias) for p in parts], "weights", MAX_WEIGHTS, "Q2PRO MD5_MAX_WEIGHTS"))
 
 
 def anim_problems(anim) -> list[str]:

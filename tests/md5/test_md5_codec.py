@@ -491,3 +491,14 @@ def test_pair_problems_name_what_the_engines_compare():
                                             "give the anim the mesh's hierarchy")
     mesh.joint_names.append("extra")
     assert "the anim has 2 joints, the mesh 3" in pair_problems(mesh, anim)[0]
+
+
+def test_vertices_past_four_weights_are_no_limit_the_exporter_refuses():
+    """More than 4 weights on a vertex is said by ``mesh_problems`` (check, info: ironwail draws the 4 largest)
+    and kept out of ``mesh_limits`` (what the export refuses), with no message text to filter on."""
+    from formats.md5.limits import influence_problems, mesh_limits
+    from formats.md5.mesh import read_md5mesh
+    from support.md5_weight_cases import CASES
+    mesh = read_md5mesh(CASES["more-than-four"])
+    assert mesh_limits(mesh) == []
+    assert influence_problems(mesh) and mesh_problems(mesh) == influence_problems(mesh)
