@@ -101,12 +101,13 @@ def _merged_mesh(mesh, kept, lengths: np.ndarray):
     extent = max([float(np.abs(kept.joint_pos).max(initial=0.0))]
                  + [float(np.abs(skin_vertices(p, *old_joints)).max(initial=0.0)) for p in kept.meshes])
     tolerance = _tolerance(kept.source, extent)
+    unit = _tolerance(kept.source, 1.0)         # for numbers of 0..1 (weight shares, UVs), not the model's size
     kept.joint_pos = _merge(mesh.joint_pos, kept.joint_pos, tolerance)
     same_turn = turn(new_joints[1], old_joints[1]) <= tolerance + rest_allowance(old_joints[1], kept.joint_pos,
                                                                                  lengths)
     kept.joint_orient = np.where(same_turn[:, None], kept.joint_orient, mesh.joint_orient)
     for m, (new, old) in enumerate(zip(mesh.meshes, kept.meshes)):
-        if not _merged_part(new, old, len(mesh.joint_names), new_joints, old_joints, tolerance):
+        if not _merged_part(new, old, len(mesh.joint_names), new_joints, old_joints, tolerance, unit):
             new.shader = _kept_shader(new.shader, old.shader)
             kept.meshes[m] = new            # its shape changed: the block as built, the others as kept
     return kept
@@ -152,7 +153,7 @@ def _held(part, joints: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return vertex, joint, weight / np.bincount(vertex, weight, minlength=part.num_verts)[vertex]
 
 
-def _changed_vertices(new, old, joints: int, new_joints, old_joints, tolerance: float) -> np.ndarray:
+def _changed_vertices(new, old, joints: int, new_joints, old_joints, tolerance: float, unit: float) -> np.ndarray:
     """(V,) the vertices of a block that moved or whose weights Blender holds differ from the file's (as
     :func:`_held` reads both: a file's zero biases, a joint given twice, more than four weights, biases
     that do not sum to 1 are what they were while Blender holds what the import gave it)."""
@@ -162,12 +163,12 @@ def _changed_vertices(new, old, joints: int, new_joints, old_joints, tolerance: 
     old_count = np.bincount(old_vertex, minlength=old.num_verts)
     changed = moved | (old_count != np.bincount(new_vertex, minlength=new.num_verts))
     a, b = ~changed[old_vertex], ~changed[new_vertex]          # as many rows, vertex by vertex
-    differ = (old_joint[a] != new_joint[b]) | ~(np.abs(old_share[a] - new_share[b]) <= tolerance)
+    differ = (old_joint[a] != new_joint[b]) | ~(np.abs(old_share[a] - new_share[b]) <= unit)
     np.logical_or.at(changed, old_vertex[a], differ)
     return changed
 
 
-def _merged_part(new, old, joints: int, new_joints, old_joints, tolerance: float) -> bool:
+def _merged_part(new, old, joints: int, new_joints, old_joints, tolerance: float, unit: float) -> bool:
     """``old`` (a kept mesh block) with ``new``'s values where its vertices changed; False when the block's
     shape changed (vertex count, triangles).
 
@@ -178,8 +179,8 @@ def _merged_part(new, old, joints: int, new_joints, old_joints, tolerance: float
     no weight is shared by two vertices, else the block's weights are laid out again vertex by vertex."""
     if new.num_verts != old.num_verts or not np.array_equal(new.triangles, old.triangles):
         return False
-    old.uv = _merge(new.uv, old.uv, tolerance)
-    changed = _changed_vertices(new, old, joints, new_joints, old_joints, tolerance)
+    old.uv = _merge(new.uv, old.uv, unit * max(float(np.abs(old.uv).max(initial=0.0)), 1.0))
+    changed = _changed_vertices(new, old, joints, new_joints, old_joints, tolerance, unit)
     if not changed.any():
         return True
     new_vertex, new_index = _slots(new)

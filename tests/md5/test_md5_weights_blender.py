@@ -205,3 +205,26 @@ def test_a_renamed_bone_keeps_every_blocks_shader_and_the_files_commandline(bpy_
     assert "d2" in mesh.joint_names
     assert mesh.header.commandline == COMMANDLINE
     assert [p.shader for p in mesh.meshes] == [p.shader for p in kept.meshes]
+
+
+def test_a_small_weight_edit_on_a_large_model_is_written(bpy_scene, tmp_path):
+    """A model 1000 units across: a vertex's weight on joint 4 raised from 0.1 to 0.1005 (its share by about
+    4.5e-4, less than the model-size tolerance of positions, 9.5e-4) is an edit: the vertex's biases are
+    written as Blender holds them, not the file's (the weights' positions are the vertex's own for every
+    joint, so the skinned vertex does not move: only the shares tell)."""
+    from formats.md5.mesh import read_md5mesh
+    from support.md5_weight_cases import MANY, QUAD, block, md5mesh
+    bpy = bpy_scene
+    text = md5mesh([block(MANY, points=QUAD * 1000.0)])
+    source = tmp_path / "big.md5mesh"
+    source.write_bytes(text)
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    (obj,) = _blocks(bpy)
+    obj.vertex_groups["d"].add([0], 0.1005, "REPLACE")
+    select_only(bpy, [obj])
+    out = tmp_path / "out" / "big.md5mesh"
+    assert bpy.ops.export_scene.md5(filepath=str(out)) == {"FINISHED"}
+    written, kept = read_md5mesh(out.read_bytes()).meshes[0], read_md5mesh(text).meshes[0]
+    joint_of = {name: j for j, name in enumerate(read_md5mesh(text).joint_names)}
+    assert _same_weights(_file_weights(written)[0], _group_weights(obj, joint_of)[0])
+    assert not _same_weights(_file_weights(written)[0], _file_weights(kept)[0])
