@@ -102,8 +102,9 @@ def influence_problems(mesh) -> list[str]:
     counts = [np.asarray(p.weight_count) for p in mesh.meshes]
     most = max((int(c.max()) for c in counts if len(c)), default=0)
     over = sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts)
-    return [f"{over} vertices with more than {MAX_WEIGHTS_PER_VERTEX} weights (up to {most}; ironwail keeps "
-            f"the {MAX_WEIGHTS_PER_VERTEX} largest)"] if over else []
+    vertices = f"{over} vert{'ices' if over != 1 else 'ex'}"
+    return [f"{vertices} with more than {MAX_WEIGHTS_PER_VERTEX} weights (up to {most}; ironwail keeps the "
+            f"{MAX_WEIGHTS_PER_VERTEX} largest)"] if over else []
 
 
 def mesh_limits(mesh) -> list[str]:

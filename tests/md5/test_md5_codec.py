@@ -502,3 +502,11 @@ def test_vertices_past_four_weights_are_no_limit_the_exporter_refuses():
     mesh = read_md5mesh(CASES["more-than-four"])
     assert mesh_limits(mesh) == []
     assert influence_problems(mesh) and mesh_problems(mesh) == influence_problems(mesh)
+
+
+def test_one_vertex_past_four_weights_is_said_in_the_singular():
+    from formats.md5.limits import influence_problems
+    from formats.md5.mesh import read_md5mesh
+    from support.md5_weight_cases import CASES
+    (line,) = influence_problems(read_md5mesh(CASES["more-than-four"]))
+    assert line.startswith("1 vertex with more than 4 weights (up to 5; ")
