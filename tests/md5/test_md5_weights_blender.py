@@ -27,6 +27,13 @@ def _round_trip(bpy, source, out):
     return out.read_bytes()
 
 
+def _imported(bpy, tmp_path, text: bytes) -> None:
+    """``text`` written as ``thing.md5mesh`` and imported with the default options."""
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(text)
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+
+
 def _blocks(bpy) -> list:
     return sorted((o for o in bpy.context.scene.objects if o.type == "MESH"), key=lambda o: o["md5_mesh_index"])
 
@@ -88,10 +95,8 @@ def test_an_edited_mesh_keeps_every_weight_blender_holds_and_counts_those_past_f
     from formats.md5.mesh import read_md5mesh
     from formats.md5.skinning import bind_joints, skin_vertices
     bpy = bpy_scene
-    source = tmp_path / "thing.md5mesh"
-    source.write_bytes(CASES["all"])
     kept = read_md5mesh(CASES["all"])
-    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    _imported(bpy, tmp_path, CASES["all"])
     blocks = _blocks(bpy)
     first = blocks[0]
     first.data.vertices[2].co.z += 0.25              # the vertex of two weights on joint c: now one, moved
@@ -125,10 +130,8 @@ def test_an_edited_mesh_keeps_every_weight_blender_holds_and_counts_those_past_f
 def test_an_edited_mesh_keeps_its_empty_blocks(bpy_scene, tmp_path):
     from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
-    source = tmp_path / "thing.md5mesh"
-    source.write_bytes(CASES["empty-blocks"])
     kept = read_md5mesh(CASES["empty-blocks"])
-    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    _imported(bpy, tmp_path, CASES["empty-blocks"])
     blocks = _blocks(bpy)
     blocks[0].data.vertices[0].co.x -= 0.5
     select_only(bpy, blocks)
@@ -145,10 +148,8 @@ def test_a_block_whose_faces_changed_is_rebuilt_under_its_shader_and_the_others_
     import bmesh
     from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
-    source = tmp_path / "thing.md5mesh"
-    source.write_bytes(CASES["all"])
     kept = read_md5mesh(CASES["all"])
-    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    _imported(bpy, tmp_path, CASES["all"])
     blocks = _blocks(bpy)
     edit = bmesh.new()
     edit.from_mesh(blocks[0].data)
@@ -170,9 +171,7 @@ def test_a_block_whose_faces_changed_is_rebuilt_under_its_shader_and_the_others_
 def test_a_moved_vertex_of_five_weights_keeps_them_all_in_the_files_own_lines(bpy_scene, tmp_path):
     from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
-    source = tmp_path / "thing.md5mesh"
-    source.write_bytes(CASES["more-than-four"])
-    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    _imported(bpy, tmp_path, CASES["more-than-four"])
     block = _blocks(bpy)[0]
     block.data.vertices[0].co.y += 0.5
     select_only(bpy, [block])
@@ -192,10 +191,8 @@ def test_a_moved_vertex_of_five_weights_keeps_them_all_in_the_files_own_lines(bp
 def test_a_renamed_bone_keeps_every_blocks_shader_and_the_files_commandline(bpy_scene, tmp_path):
     from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
-    source = tmp_path / "thing.md5mesh"
-    source.write_bytes(CASES["all"])
     kept = read_md5mesh(CASES["all"])
-    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    _imported(bpy, tmp_path, CASES["all"])
     rig = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
     rig.data.bones["d"].name = "d2"
     select_only(bpy, _blocks(bpy))

@@ -328,12 +328,16 @@ def generators(fmt: str, seed: int = 0) -> dict[str, Iterator[Case]]:
     return out
 
 
-def iter_cases(fmt: str, seed: int = 0) -> Iterator[Case]:
-    """An endless fair mix: one case from each generator in turn."""
-    streams = list(generators(fmt, seed).values())
+def fair_mix(streams: list[Iterator]) -> Iterator:
+    """An endless fair mix of endless ``streams``: one item from each in turn."""
     while True:
         for stream in streams:
             yield next(stream)
+
+
+def iter_cases(fmt: str, seed: int = 0) -> Iterator[Case]:
+    """An endless fair mix: one case from each generator in turn."""
+    return fair_mix(list(generators(fmt, seed).values()))
 
 
 def cases(fmt: str, count: int, seed: int = 0) -> list[Case]:

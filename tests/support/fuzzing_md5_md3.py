@@ -36,7 +36,7 @@ from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from formats.md5.write import write_md5anim, write_md5mesh
 
-from .fuzzing import CORPUS, CodecResult, describe
+from .fuzzing import CORPUS, CodecResult, describe, fair_mix
 
 KINDS = ("md5", "md3")
 MD5_GENERATORS = ("numbers", "counts", "parents", "truncate", "tokens")
@@ -327,10 +327,8 @@ def generators(fmt: str, seed: int = 0) -> dict[str, Iterator[Case]]:
 
 
 def iter_cases(fmt: str, seed: int = 0) -> Iterator[Case]:
-    streams = list(generators(fmt, seed).values())
-    while True:
-        for stream in streams:
-            yield next(stream)
+    """An endless fair mix: one case from each generator of ``fmt`` in turn."""
+    return fair_mix(list(generators(fmt, seed).values()))
 
 
 def cases(fmt: str, count: int, seed: int = 0) -> list[Case]:
