@@ -10,20 +10,10 @@ import re
 import numpy as np
 import pytest
 
-from support.environment import CORPUS, needs_bpy
+from support.environment import corpus_player as _player, needs_bpy
 from support.glb import accessor_floats, glb_chunks
 from formats.md3.codec import read_md3
 from tools import validate_glb
-
-PLAYERS = CORPUS / "md3" / "openarena081" / "models" / "players"
-
-
-def _player(name: str):
-    folder = PLAYERS / name
-    if not (folder / "lower.md3").is_file():
-        pytest.skip(f"corpus player {name} not found under {PLAYERS}")
-    return folder
-
 
 def _cfg(folder) -> dict[str, tuple[int, int]]:
     """animation.cfg's animations as written: name -> (first frame, number of frames)."""

@@ -7,17 +7,7 @@ import re
 
 import pytest
 
-from support.environment import CORPUS
-
-PLAYERS = CORPUS / "md3" / "openarena081" / "models" / "players"
-
-
-def _player(name: str):
-    folder = PLAYERS / name
-    if not (folder / "lower.md3").is_file():
-        pytest.skip(f"corpus player {name} not found under {PLAYERS}")
-    return folder
-
+from support.environment import corpus_player as _player
 
 def _cfg(folder) -> list[tuple[str, int, int, int]]:
     """animation.cfg's lines as written: (name, first frame, number of frames, rate)."""

@@ -50,3 +50,14 @@ def corpus(relative: str) -> Path:
     if not path.is_file():
         pytest.skip(f"corpus file {relative} not found under {CORPUS}")
     return path
+
+
+OPENARENA_PLAYERS = CORPUS / "md3" / "openarena081" / "models" / "players"
+
+
+def corpus_player(name: str) -> Path:
+    """The folder of OpenArena 0.8.1's player ``name`` in the corpus (skips, naming it, when it is not there)."""
+    folder = OPENARENA_PLAYERS / name
+    if not (folder / "lower.md3").is_file():
+        pytest.skip(f"corpus player {name} not found under {OPENARENA_PLAYERS}")
+    return folder
