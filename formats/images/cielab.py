@@ -42,25 +42,6 @@ def _cie_f(linear: np.ndarray) -> np.ndarray:
     return np.where(xyz > _EPSILON, np.cbrt(xyz), (_KAPPA * xyz + 16) / 116)
 
 
-def lab_rows(rgb: np.ndarray, lightness: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    """:func:`srgb_to_lab` of a few (n, 3) float64 colours into three (n,) arrays, in fewer numpy calls:
-    the same operations on each value (a branch of the curves computed only where some value takes it)."""
-    c = rgb / 255.0
-    linear = c + 0.055
-    linear /= 1.055
-    linear **= 2.4
-    dark = c <= 0.04045
-    if dark.any():
-        linear[dark] = c[dark] / 12.92
-    xyz = linear @ _SRGB_TO_XYZ
-    xyz /= _WHITE
-    f = np.cbrt(xyz)
-    low = xyz <= _EPSILON
-    if low.any():
-        f[low] = (_KAPPA * xyz[low] + 16) / 116
-    _lab_of_f(f, lightness, a, b)
-
-
 def _lab_of_f(f: np.ndarray, lightness: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
     """L* = 116 f(Y) - 16, a* = 500 (f(X) - f(Y)), b* = 200 (f(Y) - f(Z)) into the three arrays given."""
     np.multiply(f[..., 1], 116, out=lightness)

@@ -111,7 +111,6 @@ def measure_drift(colours: np.ndarray, palette: np.ndarray, found: np.ndarray, c
                        tuple(int(c) for c in palette[found[worst]]), float(difference[worst]))
 
 
-
 def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,
                     dither: bool = False, ordinary: tuple[int, int] = (0, FULLBRIGHT_START),
                     avoid: tuple[tuple[int, int], ...] = (), keep: np.ndarray | None = None) -> np.ndarray:
@@ -190,18 +189,6 @@ def _kept_pixels(rgb: np.ndarray, palette: np.ndarray, emissive: np.ndarray, kee
     else:
         same = np.all(palette[keep] == np.clip(np.rint(rgb), 0, 255), axis=-1)
     return same & np.where(emissive, keep >= FULLBRIGHT_START, (keep >= ordinary[0]) & (keep < ordinary[1]))
-
-
-def packed_colours(rgb: np.ndarray) -> np.ndarray:
-    """(...) int32 ``r << 16 | g << 8 | b`` of (..., 3 or more) uint8 colours: equal exactly where
-    the colours are."""
-    rgb = np.asarray(rgb)
-    out = rgb[..., 0].astype(np.int32)
-    out <<= 8
-    out |= rgb[..., 1]
-    out <<= 8
-    out |= rgb[..., 2]
-    return out
 
 
 def _rounded(rgb: np.ndarray) -> np.ndarray:

@@ -80,12 +80,6 @@ def in_standard_order(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: (0, standard_rank(n)) if standard_rank(n) is not None else (1, 0))
 
 
-def expected_frames(name: str) -> int | None:
-    """How many frames the standard animation ``name`` (any case) has, else None."""
-    rank = standard_rank(name)
-    return None if rank is None else STANDARD_ANIMATIONS[rank][1]
-
-
 def icon_name(skin_file: str) -> str:
     """The icon file the menu looks for beside the skin file ``skin_file`` (``grunt.pcx`` -> ``grunt_i.pcx``)."""
     stem = skin_file.rpartition(".")[0] if "." in skin_file else skin_file

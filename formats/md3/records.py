@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..binary import decode_name
-
 IDENT = b"IDP3"
 VERSION = 15
 
@@ -149,7 +147,3 @@ class Md3Model:
     def num_tags(self) -> int:
         return len(self.tag_names)
 
-
-def field_name(raw: bytes) -> str:
-    """A NUL-padded name field as text (Latin-1, up to the first NUL)."""
-    return decode_name(bytes(raw))

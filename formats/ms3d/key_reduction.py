@@ -36,11 +36,6 @@ def rotation_at(key_frames: np.ndarray, key_angles: np.ndarray, frames: np.ndarr
     return slerp(quats[left], quats[right], t)
 
 
-def position_at(key_frames: np.ndarray, key_values: np.ndarray, frames: np.ndarray, hermite: bool) -> np.ndarray:
-    """(F, 3) positions at ``frames``: MilkShape's Hermite curves, or linear between keys."""
-    return positions_at(key_frames, key_values, frames)[0 if hermite else 1]
-
-
 def positions_at(key_frames: np.ndarray, key_values: np.ndarray, frames: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """(F, 3) positions at ``frames`` by MilkShape's Hermite curves and by linear interpolation."""
@@ -164,7 +159,6 @@ def chain_counts(parents: list[int], animated: np.ndarray) -> np.ndarray:
         if parents[j] != -1:
             best[parents[j]] = max(best[parents[j]], best[j])
     return np.maximum(best, 1)
-
 
 
 def joint_reach(origins: np.ndarray, parents: list[int], radii: np.ndarray) -> np.ndarray:
