@@ -1,4 +1,4 @@
-"""Classic Game Models: Quake II MD2, Quake MDL and MilkShape 3D MS3D import and export.
+"""Classic Game Models: Quake II MD2, Quake MDL, MilkShape 3D MS3D, Quake III MD3 and MD5 import and export.
 
 Registration only; the codecs live in ``formats``, the Blender side in ``importers``,
 ``exporters`` and ``ui``. Blender modules are imported inside ``register`` so that test tools can
