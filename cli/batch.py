@@ -1,6 +1,7 @@
 """Many inputs: expanding directories, naming outputs, worker processes, progress and summary.
 
-Directories are searched recursively for ``.md2``, ``.mdl`` and ``.ms3d`` files (any case). An
+Directories are searched recursively for files of the format table's extensions, any case (``convert``
+takes each row's first only: ``.md5mesh``, not the ``.md5anim`` read with it; see :func:`_in_folder`). An
 output is ``<stem>.<target>`` in the output directory, below the same sub-folders as its input
 under a directory argument (Quake II keeps every player in its own ``tris.md2``), or next to the
 input without ``-o``. File arguments that would share an output name in ``-o``
