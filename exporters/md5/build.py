@@ -30,7 +30,7 @@ from ..sampling.still_frames import still_note
 from .anim import anim_record
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
-from .kept import kept_anim, kept_pair
+from .kept import kept_anim, kept_mesh_of, kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)
@@ -116,7 +116,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     model = np.eye(4) if options.apply_transform else np.linalg.inv(np.array(armature.matrix_world, np.float64))
     bind = model @ np.array(armature.matrix_world, np.float64) @ bone_matrices(armature.data.bones, order)
     bind_pos, bind_quat = model_poses(bind, options.scale)
-    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale)
+    kept = kept_mesh_of(armature) if twin is None and lone is None else None     # the imported .md5mesh, read once
+    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale, kept)
     if twin is not None and twin.topologies is not None:
         for rest, topology in zip(rests, twin.topologies):
             if topology.num_vertices != len(rest.positions):
@@ -130,8 +131,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = mesh_limits(mesh) if lone is None else []        # an anim alone writes no mesh
     _refuse(label, limits + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None and lone is None and unanimated_import(armature, meshes):
-        mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None)
+        mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None, None, kept)
         warnings, info = blocks.report.lines(), [kept_note, UNANIMATED] if kept_note else [UNANIMATED]
+        info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
         (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
     if twin is not None:
@@ -150,7 +152,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
                                            if not line.startswith(RATE_LINE)]
         if number == 0:
-            mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
+            mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played, kept)
+            info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
             unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
         else:
             anim, kept_note = kept_anim(armature, anim, played, unchanged)

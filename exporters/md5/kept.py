@@ -258,16 +258,24 @@ def played_source(played: list) -> bytes | None:
     return sources[0]
 
 
-def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):
+def kept_mesh_of(armature: bpy.types.Object):
+    """The ``.md5mesh`` the import kept on ``armature``, read (None: none kept, or not readable)."""
+    source = stored_bytes(armature, MD5_MESH_SOURCE)
+    try:
+        return read_md5mesh(source) if source is not None else None
+    except FormatError:
+        return None
+
+
+def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None, kept_mesh=False):
     """(mesh, anim, note, mesh text): the kept files' records where the built ones equal them, else the
     built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
     text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
-    (the export writes it then, not twice)."""
+    (the export writes it then, not twice). ``kept_mesh``: :func:`kept_mesh_of` read already (it is
+    changed here), else it is read."""
     source = stored_bytes(armature, MD5_MESH_SOURCE)
-    try:
-        kept_mesh = read_md5mesh(source) if source is not None else None
-    except FormatError:
-        kept_mesh = None
+    if kept_mesh is False:
+        kept_mesh = kept_mesh_of(armature)
     if kept_mesh is None:       # an anim's own skeleton (no mesh: its bounds stay the file's), or no kept file
         anim, note = kept_anim(armature, anim, played, not mesh.meshes)
         return mesh, anim, note, None
