@@ -29,6 +29,7 @@ their weights.
   first material; their weights are the vertex groups', as every vertex's. Any other vertex no face uses
   (one an edit left without a face, one of a mesh made in Blender) is left out, and counted in a warning
   (:class:`BlockReport`). An object without faces is refused unless the file's block had its vertices.
+  The triangles that use a vertex twice (no face in Blender; MD5_DEGENERATE) go back at their index then.
 """
 from __future__ import annotations
 
@@ -37,14 +38,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import bpy
 
-from ...common.contract import MD5_MESH_INDEX
-from ...common.stored_records import stored_int
+from ...common.contract import DEGENERATE_MD3, MD5_DEGENERATE, MD5_MESH_INDEX
+from ...common.stored_records import stored_bytes, stored_int
 from ...formats.md5.limits import MAX_WEIGHTS_PER_VERTEX
 from ...formats.md5.records import Md5MeshPart
 from ...formats.md5.skinning import quat_rotate
+from ...formats.triangles import drop_degenerate
 from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..vertex_weights import vertex_weights
+from ..sampling.kept_triangles import insert_at
 from ..sampling.mesh_topology import Topology, object_topology
 from .rig import parent_bone
 
@@ -58,6 +61,7 @@ class RestMesh:
     weights: tuple                 # (vertex, joint, weight) arrays, every kept weight
     loose: tuple | None = None     # (indexes, (N, 2) UVs, v down) of the vertices the file's block had and no
                                    # triangle of it used (:func:`file_loose`), None for no imported block
+    degenerate: np.ndarray | None = None   # DEGENERATE_MD3 rows the import kept (with ``loose`` only)
 
 
 SHOWN_NAMES = 3
@@ -117,9 +121,9 @@ class Blocks:
 
 
 def file_loose(obj: bpy.types.Object, num_vertices: int, kept) -> tuple[np.ndarray, np.ndarray] | None:
-    """(indexes, UVs as the file gives them, v down) of the vertices no triangle uses in the block of
-    ``kept`` (the imported ``.md5mesh``, read) that ``obj`` stands for (MD5_MESH_INDEX); None when ``obj``
-    stands for none or has another count of vertices than that block."""
+    """(indexes, UVs as the file gives them, v down) of the vertices no triangle Blender has a face for
+    uses in the block of ``kept`` (the imported ``.md5mesh``, read) that ``obj`` stands for
+    (MD5_MESH_INDEX); None when ``obj`` stands for none or has another count of vertices than that block."""
     index = stored_int(obj, MD5_MESH_INDEX, None)
     if kept is None or index is None or not 0 <= index < len(kept.meshes):
         return None
@@ -127,9 +131,19 @@ def file_loose(obj: bpy.types.Object, num_vertices: int, kept) -> tuple[np.ndarr
     if part.num_verts != num_vertices:
         return None
     used = np.zeros(num_vertices, bool)
-    used[np.asarray(part.triangles, np.int64).ravel()] = True
+    triangles = np.asarray(part.triangles, np.int64).reshape(-1, 3)
+    used[triangles[drop_degenerate(triangles)].ravel()] = True
     loose = np.flatnonzero(~used)
     return loose, np.asarray(part.uv, np.float64)[loose]
+
+
+def _kept_degenerate(obj: bpy.types.Object, num_vertices: int) -> np.ndarray | None:
+    """The DEGENERATE_MD3 rows the import kept on ``obj``'s mesh (MD5_DEGENERATE), None without valid ones."""
+    raw = stored_bytes(obj.data, MD5_DEGENERATE) or b""
+    if not raw or len(raw) % DEGENERATE_MD3.itemsize:
+        return None
+    rows = np.frombuffer(raw, DEGENERATE_MD3)
+    return rows if rows["indexes"].min() >= 0 and rows["indexes"].max() < num_vertices else None
 
 
 def read_rest_meshes(context, meshes: list[bpy.types.Object], armature: bpy.types.Object, order: list[str],
@@ -151,6 +165,7 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     if not topology.num_vertices and stored_int(obj, MD5_MESH_INDEX, None) is not None:
         return RestMesh(obj, topology, np.zeros((0, 3)), (np.zeros(0, np.int64),) * 2 + (np.zeros(0),))
     loose = file_loose(obj, topology.num_vertices, kept)
+    degenerate = _kept_degenerate(obj, topology.num_vertices) if loose is not None else None
     if not len(topology.triangles) and (loose is None or not len(loose[0])):
         raise ExportError(f"object {quoted(obj.name)} has no faces")
     if topology.corner_uvs is None and len(topology.triangles):
@@ -172,8 +187,8 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     if bone:                          # a rigid part: every vertex follows its bone alone
         count = len(positions)
         return RestMesh(obj, topology, positions, (np.arange(count), np.full(count, order.index(bone)), np.ones(count)),
-                        loose)
-    return RestMesh(obj, topology, positions, (vertex, joint, weight), loose)
+                        loose, degenerate)
+    return RestMesh(obj, topology, positions, (vertex, joint, weight), loose, degenerate)
 
 
 def vertex_slots(rest: RestMesh, report: BlockReport) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -224,11 +239,14 @@ def build_blocks(rests: list[RestMesh], bind_pos: np.ndarray, bind_quat: np.ndar
             chosen = materials == material
             tris, tri_uv = triangles[chosen], uvs[chosen]
             key = np.concatenate([tris.reshape(-1, 1).astype(np.float64), tri_uv.reshape(-1, 2)], axis=1)
-            loose = loose_key if material == min(present, default=material) else loose_key[:0]
+            first_block = material == min(present, default=material)
+            loose = loose_key if first_block else loose_key[:0]
             unique, inverse = np.unique(np.concatenate([key, loose]), axis=0, return_inverse=True)
             source = unique[:, 0].astype(np.int64)
             uv = np.stack([unique[:, 1], 1.0 - unique[:, 2]], axis=1)
             file_tris = inverse.ravel()[:len(key)].reshape(-1, 3)[:, ::-1]
+            if first_block and rest.degenerate is not None:     # the file's triangles Blender has no face for
+                file_tris = _with_degenerate(file_tris, unique[:, 0].astype(np.int64), rest)
             counts = count[source]
             starts = np.cumsum(counts) - counts
             taken = np.repeat(start[source], counts) + (np.arange(counts.sum()) - np.repeat(starts, counts))
@@ -241,6 +259,16 @@ def build_blocks(rests: list[RestMesh], bind_pos: np.ndarray, bind_quat: np.ndar
             blocks.corners.append(corner_index[chosen])
             blocks.report.loose_kept.append(len(loose))
     return blocks
+
+
+def _with_degenerate(file_tris: np.ndarray, source: np.ndarray, rest: RestMesh) -> np.ndarray:
+    """``file_tris`` with the import's degenerate triangles at their index, in the block's vertex numbers
+    (``source``: each block vertex's mesh vertex; a mesh vertex's first); rows of a vertex not there left out."""
+    first = np.full(len(rest.positions), -1, np.int64)
+    first[source[::-1]] = np.arange(len(source))[::-1]
+    mapped = first[rest.degenerate["indexes"].astype(np.int64)]
+    there = (mapped >= 0).all(axis=1)
+    return insert_at(file_tris, mapped[there], rest.degenerate["index"][there])
 
 
 def _loose_key(rest: RestMesh, triangles: np.ndarray, report: BlockReport) -> np.ndarray:

@@ -114,3 +114,18 @@ def test_loose_vertices_of_a_mesh_made_in_blender_are_left_out_with_a_count(bpy_
     assert mesh.meshes[0].num_verts == 4
     left_out = [w for w in warnings if "no face uses" in w]
     assert len(left_out) == 1 and left_out[0].startswith("1 vertex no face uses left out")
+
+
+def test_an_edited_block_keeps_its_triangles_that_use_a_vertex_twice(bpy_scene, tmp_path):
+    """A vertex moved in the block whose triangles 1 (4 4 1) and 3 (0 0 2) use a vertex twice: Blender has no
+    face for those two, and they are written back at their index with vertex 4, which only one of them uses."""
+    from formats.md5.mesh import read_md5mesh
+    bpy = bpy_scene
+    kept = read_md5mesh(LOOSE_CASES["degenerate"])
+    _import(bpy, tmp_path, LOOSE_CASES["degenerate"])
+    (obj,) = _blocks(bpy)
+    obj.data.vertices[0].co.x -= 0.5
+    (part,) = read_md5mesh(_export(bpy, tmp_path, [obj])).meshes
+    assert part.triangles.tolist() == kept.meshes[0].triangles.tolist()
+    assert part.num_verts == 5 and _vertex(part, 4) == LOOSE
+    assert not np.allclose(part.weight_pos, kept.meshes[0].weight_pos)       # the moved vertex is written
