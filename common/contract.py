@@ -163,7 +163,8 @@ MD3_SURFACE = "md3_surface"          # mesh: the SURFACE header record as read (
 MD3_SHADERS = "md3_shaders"          # mesh: its SHADER records as read
 MD3_ST = "md3_st"                    # mesh: its ST records as read (float32 pairs, kept exactly)
 MD3_XYZ_NORMALS = "md3_xyz_normals"  # mesh: F x V XYZ_NORMAL records as read
-MD3_DEGENERATE = "md3_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triangle index, vertex indices)
+MD3_DEGENERATE = "md3_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triangle index, vertex indices);
+                                     # present with no row for a surface of vertices and no triangle
 DEGENERATE_MD3 = np.dtype([("index", "<i4"), ("indexes", "<i4", (3,))])
 MD3_TAG_INDEX = "md3_tag_index"      # object (tag empty): its index in the file's tag list (export order)
 MD3_TAG_NAME = "md3_tag_name"        # object (tag empty): the 64-byte name field of frame 0 as read
@@ -188,7 +189,9 @@ MD5_MESH_FILE = "md5_mesh_file"      # object (armature root): the member or fil
 MD5_CLASSIC = "md5_classic"          # object (armature root): the paired classic model's member or
                                      # path (progs/x.mdl, models/x/tris.md2), "" when none was found
 MD5_JOINT_INDEX = "md5_joint_index"  # bone (Armature.bones[...]): its joint index in the .md5mesh
-MD5_MESH_INDEX = "md5_mesh_index"    # object (mesh): its block index in the .md5mesh (export order)
+MD5_MESH_INDEX = "md5_mesh_index"    # object (mesh): its block index in the .md5mesh (export order); the
+                                     # export reads the UVs of vertices no triangle uses from the kept file
+                                     # by it (exporters/md5/blocks.py file_loose)
 MD5_DEGENERATE = "md5_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triangle index, vertex indexes)
 MD5_ANIM_SOURCE = "md5_anim_source"  # action: the .md5anim file's bytes as read
 MD5_ANIM_FILE = "md5_anim_file"      # action: the member or file name it came from

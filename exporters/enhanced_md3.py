@@ -44,9 +44,11 @@ from .sampling.options import VertexModelOptions
 from .sampling.skin_packing import FlatSkin
 from .md3.build import Md3ExportOptions, build_md3
 from .mdl.build import skin_object
+from ..formats.report_lines import Message
 from ..formats.shown import quoted
 
 FLAT_SIZE = 8        # pixels per side of the TGA of a skin that is one colour (a material without an image)
+FLAT_KIND = "{n} surface{s} of the enhanced MD3 show a flat skin (a material without an image)"   # one line
 
 
 class _Images:
@@ -102,13 +104,15 @@ def _skin_sets(result, images: _Images, first: bpy.types.Object) -> tuple[list[S
     return sets, notes
 
 
-def _flat_note(surface: str, shader: str, material, flat: FlatSkin, image) -> str:
+def _flat_note(surface: str, shader: str, material, flat: FlatSkin, image) -> Message:
+    """The surface's own line, folded with the others' into one line of :data:`FLAT_KIND` (its details)."""
     shown = f"surface {surface} shows {shader} in the enhanced MD3: a flat skin of "
     if material is None:
-        return shown + f"Blender's grey {flat.colour[:3]}, as it has no material"
+        return Message(shown + f"Blender's grey {flat.colour[:3]}, as it has no material", FLAT_KIND, surface)
     why = (f"whose image {quoted(image.name)} has no pixels (a missing file?)" if image is not None
            else "which has no image")
-    return shown + f"the base colour {flat.colour[:3]} of material {quoted(material.name)}, {why}"
+    return Message(shown + f"the base colour {flat.colour[:3]} of material {quoted(material.name)}, {why}", FLAT_KIND,
+                   surface)
 
 
 def _mdl_skin_count(path: Path) -> int:

@@ -16,7 +16,9 @@ from dataclasses import replace
 import bpy
 
 from ...common.stored_records import stored_int
-from ...common.contract import MD3_LOD, SOURCE_FILE
+from ...common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_LOD, SOURCE_FILE
+from ...formats.archives.archive import open_archive
+from ...formats.errors import FormatError
 from ...formats.md3.lods import lod_names
 from ...formats.md3.records import MD3_MAX_LODS
 from .build import BuildResult, Md3ExportOptions, build_md3
@@ -69,29 +71,49 @@ def own_frame(root: bpy.types.Object):
 
 
 def left_out_lods(root: bpy.types.Object | None, file_name: str, folder: Path) -> list[str]:
-    """A warning when ``root`` (a model an import made from a loose ``x.md3``, without *Levels of Detail*) has
-    no LOD roots while ``x_1.md3`` / ``x_2.md3`` lie beside the file it came from: the export writes none, and
-    any of those names already in the export's ``folder`` stay there, which the game draws at a distance
-    (``R_RegisterMD3`` loads ``x_2``, ``x_1`` and ``x`` as one model)."""
+    """A warning when ``root`` (a model an import made from ``x.md3``, loose or an archive member, without
+    *Levels of Detail*) has no LOD roots while ``x_1.md3`` / ``x_2.md3`` lie beside the file it came from (in
+    its folder, or in the archive's directory beside the member: only the directory is read): the export
+    writes none, and any of those names already in the export's ``folder`` stay there, which the game draws
+    at a distance (``R_RegisterMD3`` loads ``x_2``, ``x_1`` and ``x`` as one model)."""
     if root is None or not is_root(root) or stored_int(root, MD3_LOD, 0) != 0 or lod_roots(root):
         return []
-    source = root.get(SOURCE_FILE)
-    if not isinstance(source, str) or not source:
-        return []
-    source_path = Path(source)
-    try:
-        beside = {p.name.lower(): p.name for p in source_path.parent.iterdir() if p.is_file()}
-        here = {p.name.lower() for p in folder.iterdir() if p.is_file()}
-    except OSError:
-        return []
-    found = [beside[n.lower()] for n in lod_names(source_path.name)[1:] if n.lower() in beside]
+    found, source = _lods_beside(root)
     if not found:
         return []
+    try:
+        here = {p.name.lower() for p in folder.iterdir() if p.is_file()}
+    except OSError:
+        here = set()
     stale = [n for n in lod_names(file_name)[1:] if n.lower() in here]
-    return [f"{file_name}: levels of detail {', '.join(found)} lie beside {source_path.name}, which this model was "
+    return [f"{file_name}: levels of detail {', '.join(found)} lie beside {source}, which this model was "
             "imported from, but were not imported (import it with Levels of Detail to write them back): none "
             "written" + (f"; the {', '.join(stale)} already in {folder} stay, and the game draws them at a distance "
                          "(delete them, or write levels of detail)" if stale else "")]
+
+
+def _lods_beside(root: bpy.types.Object) -> tuple[list[str], str]:
+    """(the LOD file names beside the file ``root`` was imported from, that file as the report names it): a
+    loose file's folder is listed, an archive's directory (never its members' bytes)."""
+    source = root.get(SOURCE_FILE)
+    if isinstance(source, str) and source:
+        source_path = Path(source)
+        try:
+            beside = {p.name.lower(): p.name for p in source_path.parent.iterdir() if p.is_file()}
+        except OSError:
+            return [], ""
+        return [beside[n.lower()] for n in lod_names(source_path.name)[1:] if n.lower() in beside], source_path.name
+    archive_path, member = root.get(ARCHIVE_PATH), root.get(ARCHIVE_MEMBER)
+    if not (isinstance(archive_path, str) and archive_path and isinstance(member, str) and member):
+        return [], ""
+    folder, _, name = member.replace("\\", "/").rpartition("/")
+    try:
+        with open_archive(archive_path) as archive:
+            found = [archive.find(f"{folder}/{n}" if folder else n) for n in lod_names(name)[1:]]
+    except (FormatError, OSError):
+        return [], ""
+    return ([m.name.replace("\\", "/").rpartition("/")[2] for m in found if m is not None],
+            f"{member} in {Path(archive_path).name}")
 
 
 def build_lods(context: bpy.types.Context, root: bpy.types.Object | None, file_name: str,

@@ -30,14 +30,12 @@ from ..sampling.still_frames import still_note
 from .anim import anim_record
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
-from .kept import kept_anim, kept_pair
+from .kept import KeptNotes, kept_anim, kept_mesh_of, kept_pair
 from .pose import SHAPE_KEYS_REFUSED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)
 
 COMMANDLINE = "Blender Classic Models"
-RATE_LINE = "Frame rate:"          # how the plan's rate line starts (..sampling.frame_rate)
-KEPT_ANIM = "md5anim:"             # how the kept anim's note starts (.kept)
 UNANIMATED = "nothing animates the imported mesh: only the .md5mesh is written (no .md5anim it did not have)"
 
 
@@ -116,7 +114,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     model = np.eye(4) if options.apply_transform else np.linalg.inv(np.array(armature.matrix_world, np.float64))
     bind = model @ np.array(armature.matrix_world, np.float64) @ bone_matrices(armature.data.bones, order)
     bind_pos, bind_quat = model_poses(bind, options.scale)
-    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale)
+    kept = kept_mesh_of(armature) if twin is None and lone is None else None     # the imported .md5mesh, read once
+    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale, kept)
     if twin is not None and twin.topologies is not None:
         for rest, topology in zip(rests, twin.topologies):
             if topology.num_vertices != len(rest.positions):
@@ -130,8 +129,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = mesh_limits(mesh) if lone is None else []        # an anim alone writes no mesh
     _refuse(label, limits + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None and lone is None and unanimated_import(armature, meshes):
-        mesh, _, kept_note, mesh_text = kept_pair(armature, mesh, None)
-        warnings, info = blocks.report.lines(), [kept_note, UNANIMATED] if kept_note else [UNANIMATED]
+        mesh, _, kept_notes, mesh_text = kept_pair(armature, mesh, None, None, kept)
+        warnings, info = blocks.report.lines(), kept_notes.lines() + [UNANIMATED]
+        info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
         (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
     if twin is not None:
@@ -145,18 +145,19 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     warnings += [file.note for file in files if file.note]
     for number, file in enumerate(files):
         label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
+        # several: each anim's rate is said once for all below, its other lines under its name
         anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
-                                                   file.options, twin, warnings)
-        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
-                                           if not line.startswith(RATE_LINE)]
+                                                   file.options, twin, warnings, rate_line=not several)
+        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines]
         if number == 0:
-            mesh, anim, kept_note, mesh_text = kept_pair(armature, mesh, anim, played)
+            mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept)
+            info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
             unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
         else:
-            anim, kept_note = kept_anim(armature, anim, played, unchanged)
-        notes = [note for note in kept_note.split("; ") if note]
-        kept_anims += any(note.startswith(KEPT_ANIM) for note in notes)
-        info += notes if not several else [note for note in notes if not note.startswith(KEPT_ANIM)]
+            anim, anim_note = kept_anim(armature, anim, played, unchanged)
+            kept_notes = KeptNotes(anim=anim_note)
+        kept_anims += bool(kept_notes.anim)
+        info += kept_notes.lines() if not several else [kept_notes.mesh] if kept_notes.mesh else []
         scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
         if scale is not None:
             frames_scaled = int((sizes != 1.0).any(axis=1).sum())
@@ -166,10 +167,10 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         anims.append(BuiltAnim(file.name, anim, scale))
     if several:
         rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
-        info.append(f"{RATE_LINE} each anim's own ({', '.join(f'{r:.4g}' for r in rates)} per second): {len(anims)} "
+        info.append(f"Frame rate: each anim's own ({', '.join(f'{r:.4g}' for r in rates)} per second): {len(anims)} "
                     "anims, each to its own file")
         if kept_anims:
-            info.append(f"{KEPT_ANIM} the imported files' text kept for {kept_anims} of {len(anims)} anims "
+            info.append(f"md5anim: the imported files' text kept for {kept_anims} of {len(anims)} anims "
                         "(poses unchanged)")
     (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
     frames = sum(a.anim.num_frames for a in anims)
@@ -183,9 +184,10 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
 
 def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
-                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str]):
+                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str], rate_line: bool = True):
     """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
-    its limits checked, sampled; a joint-scale problem is added to ``warnings``."""
+    its limits checked, sampled; a joint-scale problem is added to ``warnings``; the plan's rate line is
+    among the report lines while ``rate_line``."""
     order, parents = mesh.joint_names, mesh.joint_parents
     if twin is None:
         def check(plan: FramePlan) -> None:
@@ -213,4 +215,4 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
         warnings.append(scale_note)
     played = None if plan.actions is None else [a.action for a in plan.actions if any(f.action == a.action.name
                                                                                       for f in frames)]
-    return anim, sizes, played, plan.report(len(frames)) + stepped + ([still] if still else [])
+    return anim, sizes, played, plan.report(len(frames), rate_line) + stepped + ([still] if still else [])

@@ -20,6 +20,7 @@ printed precision.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -258,25 +259,43 @@ def played_source(played: list) -> bytes | None:
     return sources[0]
 
 
-def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None):
-    """(mesh, anim, note, mesh text): the kept files' records where the built ones equal them, else the
-    built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
-    text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
-    (the export writes it then, not twice)."""
+@dataclass
+class KeptNotes:
+    """What :func:`kept_pair` says it kept: the ``.md5mesh``'s line and the ``.md5anim``'s ("" where nothing)."""
+    mesh: str = ""
+    anim: str = ""
+
+    def lines(self) -> list[str]:
+        return [line for line in (self.mesh, self.anim) if line]
+
+
+def kept_mesh_of(armature: bpy.types.Object):
+    """The ``.md5mesh`` the import kept on ``armature``, read (None: none kept, or not readable)."""
     source = stored_bytes(armature, MD5_MESH_SOURCE)
     try:
-        kept_mesh = read_md5mesh(source) if source is not None else None
+        return read_md5mesh(source) if source is not None else None
     except FormatError:
-        kept_mesh = None
+        return None
+
+
+def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None, kept_mesh=False):
+    """(mesh, anim, :class:`KeptNotes`, mesh text): the kept files' records where the built ones equal them, else the
+    built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
+    text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
+    (the export writes it then, not twice). ``kept_mesh``: :func:`kept_mesh_of` read already (it is
+    changed here), else it is read."""
+    source = stored_bytes(armature, MD5_MESH_SOURCE)
+    if kept_mesh is False:
+        kept_mesh = kept_mesh_of(armature)
     if kept_mesh is None:       # an anim's own skeleton (no mesh: its bounds stay the file's), or no kept file
         anim, note = kept_anim(armature, anim, played, not mesh.meshes)
-        return mesh, anim, note, None
+        return mesh, anim, KeptNotes(anim=note), None
     bones = armature.data.bones
     lengths = np.array([bones[name].length if name in bones else 0.0 for name in mesh.joint_names])
     merged = _merged_mesh(mesh, kept_mesh, lengths)
-    notes = []
+    notes = KeptNotes()
     if merged is not None:
-        notes.append("md5mesh: the imported file's text kept where its values are unchanged")
+        notes.mesh = "md5mesh: the imported file's text kept where its values are unchanged"
         mesh = merged
     elif len(mesh.meshes) == len(kept_mesh.meshes):
         # the joints changed: every block is built, yet keeps the file's shader and commandline
@@ -286,8 +305,8 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     text = write_md5mesh(mesh) if merged is not None else None
     unchanged = text == source
-    anim, anim_note = kept_anim(armature, anim, played, unchanged)
-    return mesh, anim, "; ".join(notes + ([anim_note] if anim_note else [])), text
+    anim, notes.anim = kept_anim(armature, anim, played, unchanged)
+    return mesh, anim, notes, text
 
 
 def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchanged: bool):

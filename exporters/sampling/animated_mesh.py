@@ -62,7 +62,8 @@ def sample_parts(context: bpy.types.Context, meshes: list[bpy.types.Object], top
     model's own span may be fewer, :func:`_own_frames`).
 
     A mesh without faces is refused unless the import kept triangles for it (``kept_triangles``,
-    the mesh property holding the file's degenerate triangles, e.g. of a placeholder model)."""
+    the mesh property holding the file's degenerate triangles, e.g. of a placeholder model; present and
+    empty for a file's part of vertices and no triangle)."""
     if plan.source == "ACTIONS":
         return _sample_actions(context, meshes, topologies, options, kept_triangles, plan), plan.frames
     frames = plan.frames
@@ -112,7 +113,7 @@ def checked_topology(context, obj, format_name: str, int_attributes: tuple[str, 
 def _refuse_faceless(obj: bpy.types.Object, topology: Topology, kept_triangles: str) -> None:
     """No faces (and no triangles the import kept): refused. With modifiers this is checked after
     sampling, where faces appearing on a later frame are refused as a topology change instead."""
-    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles)):
+    if len(topology.triangles) == 0 and not (kept_triangles and obj.data.get(kept_triangles) is not None):
         raise ExportError(f"object {quoted(obj.name)} has no faces")
 
 

@@ -101,9 +101,9 @@ class FramePlan:
         """The frame names, where known before sampling."""
         return [f.name for f in self.frames] if self.names_known else None
 
-    def report(self, sampled: int) -> list[str]:
-        """The report lines on the rate (``sampled`` frames) and the end poses."""
-        if self.source == "SHAPE_KEYS":
+    def report(self, sampled: int, rate: bool = True) -> list[str]:
+        """The report lines on the rate (``sampled`` frames; without it when not ``rate``) and the end poses."""
+        if self.source == "SHAPE_KEYS" or not rate:
             lines = []
         elif self.own_fps is not None:
             lines = [own_rate_report(self.own_fps, self.scene_fps, sampled)]

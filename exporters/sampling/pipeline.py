@@ -86,7 +86,7 @@ def _without_empty_meshes(objects: list[bpy.types.Object], kept_triangles: str) 
     left out when another mesh has faces; the names left out. Alone, they are refused by the sampling."""
     def empty(obj: bpy.types.Object) -> bool:
         return (obj.type == "MESH" and len(obj.data.polygons) == 0 and len(obj.modifiers) == 0
-                and not (kept_triangles and obj.data.get(kept_triangles)))
+                and not (kept_triangles and obj.data.get(kept_triangles) is not None))
     kept = [o for o in objects if not empty(o)]
     if not any(o.type == "MESH" for o in kept):
         return objects, []

@@ -80,10 +80,12 @@ def build_surface(data: bytes, model: Md3Model, index: int | list[int], label: s
         mesh[key] = b"".join(r[key] for r in records)
     degenerate = [(np.flatnonzero(~p[2]) + t, p[1][~p[2]] + v)
                   for p, t, v in zip(parts, triangle_starts, vertex_starts) if not p[2].all()]
-    if degenerate:
+    # a surface of vertices and no triangle keeps none (present, empty): the export samples its vertices
+    if degenerate or (len(positions[0]) and not len(corners)):
         kept = np.zeros(sum(len(d[0]) for d in degenerate), dtype=DEGENERATE_MD3)
-        kept["index"] = np.concatenate([d[0] for d in degenerate])
-        kept["indexes"] = np.concatenate([d[1] for d in degenerate])
+        if degenerate:
+            kept["index"] = np.concatenate([d[0] for d in degenerate])
+            kept["indexes"] = np.concatenate([d[1] for d in degenerate])
         mesh[MD3_DEGENERATE] = kept.tobytes()
     record_counts(mesh, vertices=int(vertex_starts[-1]), triangles=int(triangle_starts[-1]), frames=model.num_frames,
                   shaders=sum(len(model.surfaces[i].shaders) for i in indices))

@@ -12,6 +12,7 @@ import numpy as np
 from formats.images.palette import quake_palette
 from formats.md3.codec import read_md3
 from formats.mdl.codec import MdlSkin, serialize_mdl
+from support.blender_helpers import reported
 from support.mdl_models import synthetic_model
 from support.mdl_reference import decode
 from support.operators import export_mdl, import_mdl
@@ -105,7 +106,8 @@ def test_plain_colour_skins_each_get_an_image_and_every_skin_file_names_every_su
     """An MDL whose skins are plain colours (materials with only a base colour): skin 0 names a TGA of its
     colour as skins 1+ do (not the material's name, an image that does not exist), the MD3's shader names it
     too, and surfaces without a material (Blender's grey) or whose image file is missing (its base colour)
-    are in every skin file."""
+    are in every skin file. The two flat skins are one warning line, counted and named (its details each
+    surface's own line)."""
     bpy = bpy_scene
     bpy.ops.mesh.primitive_cube_add()
     box = bpy.context.active_object
@@ -137,6 +139,8 @@ def test_plain_colour_skins_each_get_an_image_and_every_skin_file_names_every_su
             "of material 'flat0', which has no image") in out
     assert (f"surface Lid shows {sets[0]['Lid']} in the enhanced MD3: a flat skin of Blender's grey "
             f"({GREY}, {GREY}, {GREY}), as it has no material") in out
+    flat_lines = [w for w in reported(out)[0] if "enhanced MD3" in w and "flat skin" in w]
+    assert flat_lines == ["2 surfaces of the enhanced MD3 show a flat skin (a material without an image): Box, Lid"]
 
 
 def test_a_surface_whose_image_file_is_missing_shows_its_base_colour_in_every_skin(bpy_scene, tmp_path, capfd):

@@ -92,3 +92,28 @@ def test_levels_of_detail_left_out_at_import_are_said_at_export(bpy_scene, tmp_p
         obj.select_set(obj == head)
     assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "again" / "head.md3"), use_selection=True) == {"FINISHED"}
     assert "were not imported" not in capfd.readouterr().out          # imported with them: written, nothing to say
+
+
+def test_levels_of_detail_left_out_of_a_pk3_import_are_said_at_export(bpy_scene, tmp_path, capfd):
+    """merman packed into a .pk3 and imported from it without Levels of Detail: the archive's directory lists
+    each part's x_1.md3 and x_2.md3 beside the member it came from, so the player export says so per part, and
+    a part exported alone says it too (before: only a loose file's folder was looked at)."""
+    from support.archive_builders import write, zip_bytes
+    from support.operators import import_members
+    bpy = bpy_scene
+    source = corpus(f"{PLAYERS}/merman/lower.md3").parent
+    members = [(f"models/players/merman/{p.name}", p.read_bytes()) for p in sorted(source.iterdir()) if p.is_file()]
+    pk3 = write(tmp_path / "baseq3" / "merman.pk3", zip_bytes(members))
+    assert import_members(bpy, pk3, ["models/players/merman/lower.md3"]) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "out" / "lower.md3"), player=True) == {"FINISHED"}
+    out = capfd.readouterr().out
+    for part in ("lower", "upper", "head"):
+        assert (f"{part}.md3: levels of detail {part}_1.md3, {part}_2.md3 lie beside models/players/merman/{part}.md3 "
+                "in merman.pk3, which this model was imported from, but were not imported") in out, out
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert import_members(bpy, pk3, ["models/players/merman/head.md3"]) == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "alone" / "head.md3")) == {"FINISHED"}
+    assert ("head.md3: levels of detail head_1.md3, head_2.md3 lie beside models/players/merman/head.md3 in "
+            "merman.pk3") in capfd.readouterr().out

@@ -27,17 +27,19 @@ def _f(value: float) -> str:
     return "%.6f" % value
 
 
-def block(weights: dict | None, shader: str = SHADER, points: np.ndarray = QUAD) -> str:
-    """One ``mesh { }`` block of the quad with ``weights`` (None: a block of no vertex)."""
+def block(weights: dict | None, shader: str = SHADER, points: np.ndarray = QUAD, uv: list = UV,
+          tris: list = TRIS) -> str:
+    """One ``mesh { }`` block of the quad (or ``points`` with ``uv`` and ``tris``) with ``weights`` (None: a
+    block of no vertex)."""
     if weights is None:
         return f'mesh {{\n\tshader "{shader}"\n\n\tnumverts 0\n\n\tnumtris 0\n\n\tnumweights 0\n}}\n\n'
     verts, rows = [], []
     for v in range(len(points)):
-        verts.append(f"\tvert {v} ( {_f(UV[v][0])} {_f(UV[v][1])} ) {len(rows)} {len(weights[v])}\n")
+        verts.append(f"\tvert {v} ( {_f(uv[v][0])} {_f(uv[v][1])} ) {len(rows)} {len(weights[v])}\n")
         for joint, bias, offset in weights[v]:
             local = points[v] - np.array(JOINTS[joint][2]) + (offset, 0.0, 0.0)
             rows.append(f"\tweight {len(rows)} {joint} {_f(bias)} ( {' '.join(map(_f, local))} )\n")
-    tris = [f"\ttri {t} {a} {b} {c}\n" for t, (a, b, c) in enumerate(TRIS)]
+    tris = [f"\ttri {t} {a} {b} {c}\n" for t, (a, b, c) in enumerate(tris)]
     return (f'mesh {{\n\tshader "{shader}"\n\n\tnumverts {len(verts)}\n' + "".join(verts)
             + f"\n\tnumtris {len(tris)}\n" + "".join(tris) + f"\n\tnumweights {len(rows)}\n" + "".join(rows)
             + "}\n\n")
