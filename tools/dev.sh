@@ -6,7 +6,8 @@
 #                                                 tests/conftest.py) on bpy 4.2 LTS and 4.5 LTS, the whole suite on 5.2 LTS
 #                                                 (wheels; 5.2 needs Python 3.13), so the bpy-free tests run once; then
 #                                                 (without pytest args) the real-Blender stage below; stages 2 at a time.
-#                                                 First `setup` below for every stage.
+#                                                 First `setup` below for every stage; the engines built from source
+#                                                 (tools/engine_*.sh, when there) compile in the background meanwhile.
 #                                                 Exit 0: every stage ran and passed; 1: one failed, or this machine
 #                                                 lacks a package apt-get cannot install; 3: INCOMPLETE, every stage
 #                                                 that ran passed but some were skipped for packages a non-root user
@@ -319,6 +320,46 @@ inside_job() {
   [ "$rc" -eq 0 ]
 }
 
+# ---- the engines the engine tests build from source, in the background ---------------------------------------
+# Each of ENGINE_SCRIPTS builds one engine into .venvs/engines/ (or finds it cached there) and exits 0 when it is
+# ready, 3 when it cannot be built on this machine and has said why (not root for its build packages: the run is
+# then incomplete), anything else on failure. The full run starts them before the venvs (they compile while pip
+# downloads) and waits for them before the wheel stages, which run the engine tests. A script that is not in
+# the checkout is not run. Each writes out/test-logs/engine-NAME.log, then engine-NAME.rc ("EXIT SECONDS").
+ENGINE_SCRIPTS=(tools/engine_ironwail.sh tools/engine_q2pro.sh)
+engine_jobs=()
+engines_start() {
+  local script name
+  for script in "${ENGINE_SCRIPTS[@]}"; do
+    [ -f "$ROOT/$script" ] || continue
+    name="$(basename "$script" .sh)"; name="${name#engine_}"
+    rm -f "$LOGS/engine-$name.rc"
+    echo "--- building (or reusing) $name in the background ($script, log out/test-logs/engine-$name.log)"
+    ( started=$SECONDS; rc=0; bash "$ROOT/$script" >"$LOGS/engine-$name.log" 2>&1 || rc=$?
+      echo "$rc $((SECONDS - started))" >"$LOGS/engine-$name.rc" ) &
+    engine_jobs+=("$!:$name")
+  done
+}
+
+# engines_ready: waits for the builds engines_start began; one line each in results[] (a failure: status 1)
+engines_ready() {
+  local job name rc seconds
+  for job in "${engine_jobs[@]}"; do
+    name="${job#*:}"
+    wait "${job%%:*}" 2>/dev/null || true        # (pool_reap's wait -n may have reaped it: the .rc file tells)
+    read -r rc seconds <"$LOGS/engine-$name.rc" 2>/dev/null || { rc=1; seconds=0; }
+    case $rc in
+      0) results+=("engine $name: ready in $seconds s") ;;
+      3) echo "=== engine $name SKIPPED:"; tail -5 "$LOGS/engine-$name.log"
+         results+=("engine $name: SKIPPED (cannot be built here; out/test-logs/engine-$name.log)")
+         incomplete+=("engine $name: not built ($(tail -1 "$LOGS/engine-$name.log"))") ;;
+      *) echo "=== engine $name FAILED (exit $rc):"; tail -20 "$LOGS/engine-$name.log"
+         results+=("engine $name: FAILED (exit $rc; out/test-logs/engine-$name.log)"); status=1 ;;
+    esac
+  done
+  engine_jobs=()
+}
+
 # finish: the summary's closing lines and the exit status: 0 when every stage ran and passed, 1 when one failed,
 # 3 when every stage that ran passed but some were skipped for what this machine lacks (incomplete[]; 1 under
 # CI=true, where every stage must run).
@@ -349,6 +390,7 @@ case "$cmd" in
     if [ "$quick" = 0 ] && ! setup venvs wheels engines real-blender; then
       echo "=== FAILED: this machine lacks what the test stages need (the errors above)"; exit 1
     fi
+    [ "$quick" = 1 ] || engines_start
     # The Khronos glTF validator for tests/engines/test_glb_valid.py (npm, into the ignored .venvs/); without node
     # and npm that test's validator step skips saying so (its JSON checks still run). The quick lane uses it
     # only when it is there already.
@@ -403,6 +445,7 @@ case "$cmd" in
     echo "=== running the stages, $JOBS at a time (each job's output is printed when it ends)"
     [ -z "$ruff" ] || pool_start lint lint_job "$ruff"
     pool_start docs docs_job
+    engines_ready                 # the engine tests are in the wheel stages
     # The newest wheel runs the whole suite, the older ones only the tests that need Blender (-m blender): a
     # bpy-free test (codecs, CLI info/check, tools) runs once. Newest first: the longest job starts first.
     # The quick lane's one wheel spreads its tests over the cores (pytest-xdist).
