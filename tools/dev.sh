@@ -67,9 +67,9 @@ venv() {
     echo "setting up $dir ($spec, Python $want)..." >&2
     "$py" -m venv "$dir" >&2
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$spec" pytest pytest-blender pytest-xdist >&2
-  elif ! "$dir/bin/python" -c 'import xdist' >/dev/null 2>&1; then
-    echo "adding pytest-xdist to $dir..." >&2
-    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check pytest-xdist >&2
+  elif ! "$dir/bin/python" -c 'import xdist, pytest_blender' >/dev/null 2>&1; then
+    echo "adding pytest-xdist and pytest-blender to $dir..." >&2     # (a venv older than them)
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check pytest-xdist pytest-blender >&2
   fi
   echo "$dir/bin/python"
 }
