@@ -118,7 +118,7 @@ needs() {
       for entry in "${MATRIX[@]}"; do
         IFS=: read -r name _spec want <<<"$entry"
         "$ROOT/.venvs/$name/bin/python" -c 'import importlib.util as u; assert u.find_spec("bpy")' >/dev/null 2>&1 && continue
-        if ! py="$(find_python "$want")"; then echo "python$want python$want-venv|Python $want (.venvs/$name)"
+        if ! py="$(find_python "$want")"; then echo "python$want python$want-venv|Python $want (.venvs/$name; where Debian has no python$want package: pyenv install $want)"
         elif ! "$py" -c 'import ensurepip' >/dev/null 2>&1; then echo "python$want-venv|python$want -m venv (.venvs/$name)"
         fi
       done | sort -u
