@@ -5,13 +5,25 @@
 #   bash tools/dev.sh test [pytest args]          what CI runs: the lint, the manual's strict build, the tests that need Blender (marked `blender` by
 #                                                 tests/conftest.py) on bpy 4.2 LTS and 4.5 LTS, the whole suite on 5.2 LTS
 #                                                 (wheels; 5.2 needs Python 3.13), so the bpy-free tests run once; then
-#                                                 (without pytest args) the real-Blender stage below; stages 2 at a time
+#                                                 (without pytest args) the real-Blender stage below; stages 2 at a time.
+#                                                 First `setup` below for every stage; the engines built from source
+#                                                 (tools/engine_*.sh, when there) compile in the background meanwhile.
+#                                                 Exit 0: every stage ran and passed; 1: one failed, or this machine
+#                                                 lacks a package apt-get cannot install; 3: INCOMPLETE, every stage
+#                                                 that ran passed but some were skipped for packages a non-root user
+#                                                 must install (listed at the end; 1 under CI=true). Not 0, because a
+#                                                 green run that skipped a stage is how stages went unrun unnoticed;
+#                                                 not 1, so a script tells "install X" from "a test failed"
 #   bash tools/dev.sh test --quick [pytest args]  the quick lane (also: `quick`): the lint and the whole suite on the newest
 #                                                 bpy only, on both cores (pytest-xdist -n 2); no real-Blender stage, and
 #                                                 nothing installed (engine tools, glTF validator): their tests skip saying so
+#   bash tools/dev.sh setup [STAGE...]            what the stages need from this machine (venvs, wheels, engines,
+#                                                 real-blender; default all): as root, installs the missing Debian
+#                                                 packages with apt-get (exit 1 when one cannot be); not root, lists
+#                                                 them (exit 3 when one is missing)
 #   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint
 #   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
-#                                                 under Xvfb: tests/real_blender (needs root and debootstrap)
+#                                                 under Xvfb: tests/real_blender (needs root; installs debootstrap)
 #   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh bench-ms3d [--markdown]     MS3D import/export benchmark against bare-bpy floors
 #   bash tools/dev.sh bench-floor [--markdown] [--base CHECKOUT]
@@ -55,9 +67,9 @@ venv() {
     echo "setting up $dir ($spec, Python $want)..." >&2
     "$py" -m venv "$dir" >&2
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$spec" pytest pytest-blender pytest-xdist >&2
-  elif ! "$dir/bin/python" -c 'import xdist' >/dev/null 2>&1; then
-    echo "adding pytest-xdist to $dir..." >&2
-    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check pytest-xdist >&2
+  elif ! "$dir/bin/python" -c 'import xdist, pytest_blender' >/dev/null 2>&1; then
+    echo "adding pytest-xdist and pytest-blender to $dir..." >&2     # (a venv older than them)
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check pytest-xdist pytest-blender >&2
   fi
   echo "$dir/bin/python"
 }
@@ -90,11 +102,80 @@ newest() {
   fi
 }
 
+# ---- what the stages need from this machine ---------------------------------------------------------------
+# needs STAGE: one line "PACKAGES|WHAT FOR" per piece STAGE lacks here (Debian package names), found by looking
+# for the piece itself (a command, a module, a library), not by asking dpkg. Stages: venvs (lint, docs: python3
+# -m venv), wheels (Python 3.11 and 3.13 with venv, the X and GL libraries bpy loads), engines (the engine
+# programs of tools/engine_tools.sh, Xvfb, node and npm for the glTF validator), real-blender (debootstrap).
+needs() {
+  local py lib
+  case "$1" in
+    venvs)
+      if [ ! -x "$ROOT/.venvs/lint/bin/ruff" ] || [ ! -x "$ROOT/.venvs/docs/bin/mkdocs" ]; then
+        python3 -c 'import ensurepip' >/dev/null 2>&1 || echo "python3-venv|python3 -m venv (.venvs/lint, .venvs/docs)"
+      fi ;;
+    wheels)
+      for entry in "${MATRIX[@]}"; do
+        IFS=: read -r name _spec want <<<"$entry"
+        "$ROOT/.venvs/$name/bin/python" -c 'import importlib.util as u; assert u.find_spec("bpy")' >/dev/null 2>&1 && continue
+        if ! py="$(find_python "$want")"; then echo "python$want python$want-venv|Python $want (.venvs/$name; where Debian has no python$want package: pyenv install $want)"
+        elif ! "$py" -c 'import ensurepip' >/dev/null 2>&1; then echo "python$want-venv|python$want -m venv (.venvs/$name)"
+        fi
+      done | sort -u
+      for lib in libX11.so.6:libx11-6 libXrender.so.1:libxrender1 libXxf86vm.so.1:libxxf86vm1 libXfixes.so.3:libxfixes3 \
+                 libXi.so.6:libxi6 libxkbcommon.so.0:libxkbcommon0 libSM.so.6:libsm6 libGL.so.1:libgl1; do
+        /sbin/ldconfig -p 2>/dev/null | grep -q "${lib%%:*} " || echo "${lib#*:}|${lib%%:*}, which bpy loads"
+      done ;;
+    engines)
+      bash "$ROOT/tools/engine_tools.sh" --missing | sed 's/.*/&|&, for the engine tests (tools\/engine_tools.sh)/'
+      { command -v node && command -v npm; } >/dev/null 2>&1 || echo "nodejs npm|node and npm, for the glTF validator" ;;
+    real-blender)
+      command -v debootstrap >/dev/null 2>&1 || echo "debootstrap|debootstrap, which makes the Debian roots"
+      command -v unshare >/dev/null 2>&1 || echo "util-linux|unshare, for the Debian roots" ;;
+  esac
+}
+
+# setup STAGE...: makes this machine ready for those stages. As root with apt-get: installs every missing package
+# (one apt-get update, one install), then looks again; what is still missing (a package this system does not have,
+# e.g. python3.13 on Debian 12) is an error: "error: ..." lines, status 1. Not root: one "skipped: ... install ..."
+# line per piece, appended to incomplete[] (the run's summary says it is incomplete), status 0.
+setup() {
+  local stage lines=() packages=() line
+  for stage in "$@"; do while IFS= read -r line; do [ -n "$line" ] && lines+=("$stage|$line"); done < <(needs "$stage"); done
+  [ ${#lines[@]} -eq 0 ] && return 0
+  for line in "${lines[@]}"; do IFS='|' read -r _ pkgs _ <<<"$line"; packages+=($pkgs); done
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${packages[*]} for the test stages (apt-get)..." >&2
+    mkdir -p "$LOGS"; export DEBIAN_FRONTEND=noninteractive
+    local install=(apt-get install -y -qq --no-install-recommends)
+    if ! { apt-get update -qq && "${install[@]}" "${packages[@]}"; } >"$LOGS/apt-get.log" 2>&1; then
+      for line in "${lines[@]}"; do        # one unknown package fails the whole install: each piece alone
+        IFS='|' read -r _ pkgs _ <<<"$line"; "${install[@]}" $pkgs >>"$LOGS/apt-get.log" 2>&1 || true
+      done
+    fi
+    hash -r; lines=()
+    for stage in "$@"; do while IFS= read -r line; do [ -n "$line" ] && lines+=("$stage|$line"); done < <(needs "$stage"); done
+    for line in "${lines[@]}"; do
+      IFS='|' read -r stage pkgs what <<<"$line"
+      echo "error: $stage needs $what: apt-get could not install $pkgs (see $LOGS/apt-get.log); install it and rerun" >&2
+    done
+    [ ${#lines[@]} -eq 0 ]; return
+  fi
+  local how="as root this command installs them with apt-get"
+  command -v apt-get >/dev/null 2>&1 || how="this system has no apt-get: install them with its package manager"
+  for line in "${lines[@]}"; do
+    IFS='|' read -r stage pkgs what <<<"$line"
+    echo "skipped: $stage needs $what: install $pkgs (Debian/Ubuntu: sudo apt-get install $pkgs; $how)" >&2
+    incomplete+=("$stage: no $what (install $pkgs)")
+  done
+  return 0
+}
+
 # ---- the test stages run as jobs on a pool of workers --------------------------------------------------------
 # Each job's output goes to out/test-logs/NAME.log and is printed whole when the job ends (with its pytest
 # closing line); its summary line goes to NAME.result. The pool has $CLASSIC_MODELS_JOBS workers (default: the
 # machine's cores, at most 3; 1 runs the stages one after the other as before).
-LOGS="$ROOT/out/test-logs"
+LOGS="${CLASSIC_MODELS_LOGS:-$ROOT/out/test-logs}"     # (a test points it elsewhere)
 JOBS="${CLASSIC_MODELS_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
 [ "$JOBS" -le 3 ] || JOBS=3
@@ -171,21 +252,18 @@ docs_job() {
 }
 
 # real_prepare: decides whether the real-Blender stage runs; when it does, starts making (or reusing) both
-# Debian roots in the background (I/O and network: they overlap the wheel runs) and returns 0. Appends a line
-# to results[] and returns 1 where it skips (or, under CI=true, fails: there it must run).
+# Debian roots in the background (I/O and network: they overlap the wheel runs) and returns 0. Where it cannot
+# (setup has installed debootstrap as root already) it appends a line to results[] and returns 1: not root, the
+# stage is skipped and the run incomplete (incomplete[]); as root or under CI=true, the run fails.
 real_prepare() {
   local why
-  if [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
-    echo "installing debootstrap (apt-get) for the real-Blender stage..." >&2
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null || true
-  fi
   if ! why="$(bash tools/debian_root.sh check)"; then
-    if [ "${CI:-}" = true ]; then
+    if [ "$(id -u)" = 0 ] || [ "${CI:-}" = true ]; then
       echo "=== real Blender FAILED: cannot make Debian roots: $why"
       results+=("real Blender: FAILED (cannot make Debian roots: $why)"); status=1; return 1
     fi
     echo "=== real Blender SKIPPED: Debian's Blender runs in Debian roots (chroot), and that $why"
-    results+=("real Blender skipped ($why)"); return 1
+    results+=("real Blender: SKIPPED ($why)"); incomplete+=("real Blender: $why"); return 1
   fi
   echo "--- making (or reusing) the Debian sid (Blender 5.2.x) and trixie (4.3.x) roots in the background"
   rm -f "$LOGS/roots.rc"
@@ -242,6 +320,58 @@ inside_job() {
   [ "$rc" -eq 0 ]
 }
 
+# ---- the engines the engine tests build from source, in the background ---------------------------------------
+# Each of ENGINE_SCRIPTS builds one engine into .venvs/engines/ (or finds it cached there) and exits 0 when it is
+# ready, 3 when it cannot be built on this machine and has said why (not root for its build packages: the run is
+# then incomplete), anything else on failure. The full run starts them before the venvs (they compile while pip
+# downloads) and waits for them before the wheel stages, which run the engine tests. A script that is not in
+# the checkout is not run. Each writes out/test-logs/engine-NAME.log, then engine-NAME.rc ("EXIT SECONDS").
+ENGINE_SCRIPTS=(tools/engine_ironwail.sh tools/engine_q2pro.sh)
+engine_jobs=()
+engines_start() {
+  local script name
+  for script in "${ENGINE_SCRIPTS[@]}"; do
+    [ -f "$ROOT/$script" ] || continue
+    name="$(basename "$script" .sh)"; name="${name#engine_}"
+    rm -f "$LOGS/engine-$name.rc"
+    echo "--- building (or reusing) $name in the background ($script, log out/test-logs/engine-$name.log)"
+    ( started=$SECONDS; rc=0; bash "$ROOT/$script" >"$LOGS/engine-$name.log" 2>&1 || rc=$?
+      echo "$rc $((SECONDS - started))" >"$LOGS/engine-$name.rc" ) &
+    engine_jobs+=("$!:$name")
+  done
+}
+
+# engines_ready: waits for the builds engines_start began; one line each in results[] (a failure: status 1)
+engines_ready() {
+  local job name rc seconds
+  for job in "${engine_jobs[@]}"; do
+    name="${job#*:}"
+    wait "${job%%:*}" 2>/dev/null || true        # (pool_reap's wait -n may have reaped it: the .rc file tells)
+    read -r rc seconds <"$LOGS/engine-$name.rc" 2>/dev/null || { rc=1; seconds=0; }
+    case $rc in
+      0) results+=("engine $name: ready in $seconds s") ;;
+      3) echo "=== engine $name SKIPPED:"; tail -5 "$LOGS/engine-$name.log"
+         results+=("engine $name: SKIPPED (cannot be built here; out/test-logs/engine-$name.log)")
+         incomplete+=("engine $name: not built ($(tail -1 "$LOGS/engine-$name.log"))") ;;
+      *) echo "=== engine $name FAILED (exit $rc):"; tail -20 "$LOGS/engine-$name.log"
+         results+=("engine $name: FAILED (exit $rc; out/test-logs/engine-$name.log)"); status=1 ;;
+    esac
+  done
+  engine_jobs=()
+}
+
+# finish: the summary's closing lines and the exit status: 0 when every stage ran and passed, 1 when one failed,
+# 3 when every stage that ran passed but some were skipped for what this machine lacks (incomplete[]; 1 under
+# CI=true, where every stage must run).
+finish() {
+  if [ ${#incomplete[@]} -gt 0 ]; then
+    echo "=== INCOMPLETE: this machine lacks what these need (as root, this command installs it with apt-get):"
+    printf '  %s\n' "${incomplete[@]}"
+    if [ "$status" = 0 ]; then if [ "${CI:-}" = true ]; then status=1; else status=3; fi; fi
+  fi
+  exit "$status"
+}
+
 # The test matrix: oldest supported LTS, the LTS with both action APIs, the newest LTS.
 MATRIX=("bpy-4.2:bpy==4.2.*:3.11" "bpy-4.5:bpy==4.5.*:3.11" "bpy-5.2:bpy==5.2.*:3.13")
 
@@ -253,7 +383,14 @@ case "$cmd" in
   test|quick)
     quick=0; [ "$cmd" = quick ] && quick=1
     [ "${1:-}" = --quick ] && { quick=1; shift; }
-    status=0; results=(); host_py=""; mkdir -p "$LOGS"; began=$SECONDS
+    status=0; results=(); incomplete=(); host_py=""; mkdir -p "$LOGS"; began=$SECONDS
+    # Everything the stages need from the system, first (the quick lane installs nothing): as root missing
+    # packages are installed with apt-get, and what cannot be is an error that stops the run here; not root,
+    # each missing piece is one "skipped:" line and the run ends INCOMPLETE (exit 3; see finish).
+    if [ "$quick" = 0 ] && ! setup venvs wheels engines real-blender; then
+      echo "=== FAILED: this machine lacks what the test stages need (the errors above)"; exit 1
+    fi
+    [ "$quick" = 1 ] || engines_start
     # The Khronos glTF validator for tests/engines/test_glb_valid.py (npm, into the ignored .venvs/); without node
     # and npm that test's validator step skips saying so (its JSON checks still run). The quick lane uses it
     # only when it is there already.
@@ -261,8 +398,11 @@ case "$cmd" in
     if [ "$quick" = 0 ] && command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 \
        && [ ! -f "$CLASSIC_MODELS_GLTF_VALIDATOR/node_modules/gltf-validator/package.json" ]; then
       echo "installing gltf-validator into $CLASSIC_MODELS_GLTF_VALIDATOR..." >&2
-      npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator >/dev/null 2>&1 \
-        || echo "note: could not install gltf-validator with npm; tests/engines/test_glb_valid.py skips its validator step" >&2
+      if ! npm install --prefix "$CLASSIC_MODELS_GLTF_VALIDATOR" --no-audit --no-fund --silent gltf-validator \
+           >"$LOGS/npm.log" 2>&1; then
+        echo "=== glTF validator FAILED: npm could not install gltf-validator (out/test-logs/npm.log)"
+        results+=("glTF validator: FAILED (npm install gltf-validator; out/test-logs/npm.log)"); status=1
+      fi
     fi
     # The real-Blender layer runs once (not per wheel), on the full run only: pytest args select wheel tests.
     real=0
@@ -273,9 +413,6 @@ case "$cmd" in
     else
       results+=("real Blender: not run (pytest args given; run 'bash tools/dev.sh real-blender')")
     fi
-    # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get); the quick lane installs
-    # nothing: without them those tests skip saying what to install
-    [ "$quick" = 1 ] || bash tools/engine_tools.sh
     # The venvs first, one after the other (pip), then the stages on the pool ($JOBS at once).
     ruff=""
     if ! ruff="$(lint_venv)"; then
@@ -293,9 +430,9 @@ case "$cmd" in
       for entry in "${MATRIX[@]}"; do
         IFS=: read -r name spec want <<<"$entry"
         label="${spec#bpy==}"; label="Blender ${label%.\*}"
-        if ! has_python "$name" "$want"; then
+        if ! has_python "$name" "$want"; then     # (as root setup has installed it or stopped the run)
           echo "=== tests on $label SKIPPED: needs Python $want; install it (e.g. 'pyenv install $want' or your package manager's python$want) and rerun"
-          results+=("$label skipped (no Python $want)"); continue
+          results+=("$label: SKIPPED (no Python $want)"); incomplete+=("$label: no Python $want"); continue
         fi
         if ! py="$(venv "$name" "$spec" "$want")"; then
           echo "=== tests on $label FAILED: could not set up .venvs/$name"
@@ -308,6 +445,7 @@ case "$cmd" in
     echo "=== running the stages, $JOBS at a time (each job's output is printed when it ends)"
     [ -z "$ruff" ] || pool_start lint lint_job "$ruff"
     pool_start docs docs_job
+    engines_ready                 # the engine tests are in the wheel stages
     # The newest wheel runs the whole suite, the older ones only the tests that need Blender (-m blender): a
     # bpy-free test (codecs, CLI info/check, tools) runs once. Newest first: the longest job starts first.
     # The quick lane's one wheel spreads its tests over the cores (pytest-xdist).
@@ -330,13 +468,24 @@ case "$cmd" in
     lane=full; [ "$quick" = 1 ] && lane=quick
     python3 tools/figures.py tests "$LOGS" --total $((SECONDS - began)) --lane "$lane" --stages "${stages_run[@]}" \
       || echo "note: could not write $LOGS/summary.json"
-    exit $status ;;
+    finish ;;
+  setup)
+    # What the stages need from this machine (default: every stage of the test command): installed as root with
+    # apt-get; exit 0 ready, 1 something cannot be installed, 3 not root and something missing (listed).
+    status=0; incomplete=(); mkdir -p "$LOGS"
+    stages=("$@"); [ $# -gt 0 ] || stages=(venvs wheels engines real-blender)
+    for stage in "${stages[@]}"; do
+      case "$stage" in venvs|wheels|engines|real-blender) ;; *) echo "error: no stage '$stage' (venvs, wheels, engines, real-blender)" >&2; exit 2 ;; esac
+    done
+    setup "${stages[@]}" || exit 1
+    finish ;;
   lint)
     ruff="$(lint_venv)" || exit 1
     exec "$ruff" check "$@" ;;
   real-blender)
     # The host side needs only pytest and numpy: a venv of the matrix when there is one, else python3.
-    status=0; results=(); py=python3; mkdir -p "$LOGS"
+    status=0; results=(); incomplete=(); py=python3; mkdir -p "$LOGS"
+    setup real-blender || exit 1
     for name in bpy-5.2 bpy-4.5 bpy-4.2; do
       [ -x "$ROOT/.venvs/$name/bin/python" ] && { py="$ROOT/.venvs/$name/bin/python"; break; }
     done
@@ -347,7 +496,7 @@ case "$cmd" in
       pool_drain; wait || true
     fi
     printf '  %s\n' "${results[@]}"
-    exit $status ;;
+    finish ;;
   bench)
     py="$(newest)"
     exec "$py" tools/benchmark.py "$@" ;;
@@ -390,5 +539,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|setup [STAGE...]|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

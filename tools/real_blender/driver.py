@@ -36,7 +36,7 @@ def copy_checkout(target: Path) -> None:
     shutil.copytree(CHECKOUT, target, ignore=ignore, symlinks=True)
 
 
-def run_session(suite: str, out: Path, only: str = "", timeout: float = 1200.0) -> dict:
+def run_session(suite: str, out: Path, only: str = "", timeout: float = 3000.0) -> dict:
     """Run the GUI session in the ``suite`` root (``only``: comma-separated scenario names, for debugging);
     returns the exit code and seconds. Output lands in ``out``."""
     root = root_path(suite)

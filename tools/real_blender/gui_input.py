@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from gui_tools import changed_box, crop, text_bands, wait_for
+from gui_tools import changed_box, crop, text_bands, turns, wait_for
 
 FILE_MENU = (41, 13)    # the top bar's File menu, left of the screen
 
@@ -44,13 +44,14 @@ def open_file_menu(screen, label: str):
     closed = yield from screen.settle()
     for attempt in range(3):
         yield from screen.click(*FILE_MENU)
-        yield 0.3
-        opened = yield from screen.settle(f"menu_{label}_file", changed_from=closed, timeout=8)
-        menu = changed_box(closed, opened, within=(0, 22, 500, 700))
+        opened, menu = yield from screen.until(
+            "the File menu to open", lambda gray: changed_box(closed, gray, within=(0, 22, 500, 700)),
+            lambda box: box is not None and box[3] > 200, name=f"menu_{label}_file", changed_from=closed,
+            timeout=30)
         if menu is not None and menu[3] > 200:
             return menu, opened
         screen.xdo("mousemove", 700, 500)
-        yield 0.5
+        yield from screen.drawn()
     return None
 
 
@@ -65,13 +66,19 @@ def open_file_submenu(screen, which: int, label: str):
     for top, bottom in text_bands(crop(opened, (mx, my, mw, mh))):
         y = my + (top + bottom) // 2
         screen.xdo("mousemove", mx + 50, y)
-        yield 0.3
-        hovered = yield from screen.settle(changed_from=hovered, timeout=8)
+        # the item lit and, past Blender's submenu delay (0.2 s, a timer of its loop), its submenu open: the
+        # settled screen spans more than that and several loop turns (a greyed-out item does not light up)
+        hovered = yield from screen.settle(tag=False)
         # a submenu opens beside the menu at the item's row (the status bar at the bottom changes too: left out)
         sub = changed_box(opened, hovered, within=(mx + mw + 2, 0, 700, 960))
         if sub is None or sub[2] < 100 or sub[0] > mx + mw + 40 or not (y - 80 < sub[1] < y + 20):
             continue
-        lines = text_bands(crop(hovered, sub))
+        lines, count = text_bands(crop(hovered, sub)), -1
+        while len(lines) != count:                   # drawn whole: the same lines on two settled screens
+            count = len(lines)
+            hovered = yield from screen.settle(tag=False)
+            sub = changed_box(opened, hovered, within=(mx + mw + 2, 0, 700, 960)) or sub
+            lines = text_bands(crop(hovered, sub))
         if len(lines) >= 8:
             if seen == which:
                 screen.shot(f"menu_{label}")
@@ -85,12 +92,10 @@ def pick_from_menu(screen, sub, lines, row_y, from_end: int):
     sx, sy, _sw, _sh = sub
     top, bottom = lines[-from_end]
     screen.xdo("mousemove", sx + 60, row_y)
-    yield 0.3
+    yield from screen.drawn()
     screen.xdo("mousemove", sx + 60, sy + (top + bottom) // 2)
-    yield 0.5
-    yield from screen.settle()
+    yield from screen.drawn()
     yield from screen.click(sx + 60, sy + (top + bottom) // 2)
-    yield 0.5
 
 
 def open_import_entry(screen, record, check: str, from_end: int):
@@ -104,7 +109,7 @@ def open_import_entry(screen, record, check: str, from_end: int):
         return None
     sub, lines, row_y = found
     yield from pick_from_menu(screen, sub, lines, row_y, from_end=from_end)
-    opened = yield from wait_for(browser_ready(screen))
+    opened = yield from wait_for(browser_ready(screen), what="the file browser")
     return opened, screen.file_browser(), lines
 
 
@@ -117,10 +122,10 @@ def show_model_tab(screen, win, area):
         if screen.region(area, "UI").width > 50:
             break
         yield from screen.click(vx + vw - 160, vy + vh - 60)
-        yield from screen.settle()
+        yield from screen.drawn()
         screen.key("n")
-        yield 0.5
-        yield from screen.settle()
+        yield from wait_for(lambda: screen.region(area, "UI").width > 50, timeout=30)
+        yield from screen.drawn()
     ui = screen.region(area, "UI")
     if ui.active_panel_category == "Model":
         return
@@ -141,18 +146,18 @@ def type_path(screen, win, area, directory: str, filename: str):
     """Type the file name into the file name field (bottom), then the folder into the path field (top)."""
     ex, ey, ew, eh = screen.region_box(win, screen.region(area, "EXECUTE"))
     yield from screen.click(ex + int(ew * 0.25), ey + eh // 2, clicks=2)
-    yield from screen.settle()
+    yield from screen.drawn()
     screen.key("ctrl+a")
     screen.type(filename)
     screen.key("Return")
-    yield from screen.settle()
+    yield from screen.drawn()
     ux, uy, uw, uh = screen.region_box(win, screen.region(area, "UI"))
     yield from screen.click(ux + int(uw * 0.35), uy + uh // 2, clicks=2)
-    yield from screen.settle()
+    yield from screen.drawn()
     screen.key("ctrl+a")
     screen.type(directory)
     screen.key("Return")
-    yield from screen.settle()
+    yield from screen.drawn()
     screen.shot("typed_path")
 
 
@@ -160,10 +165,10 @@ def press_execute(screen, win, area):
     """Click the dialog's Import/Export button (the right-most button of the bottom bar)."""
     ex, ey, ew, eh = screen.region_box(win, screen.region(area, "EXECUTE"))
     yield from screen.click(ex + ew - 60, ey + eh // 2)
-    yield from screen.settle()
+    yield from screen.drawn()
     if screen.file_browser() is not None:
         yield from screen.click(ex + ew - 60, ey + eh // 2)   # the first click may only end the text edit
-        yield from screen.settle()
+        yield from screen.drawn()
 
 
 def has_widget(gray, box, top: int, bottom: int) -> bool:
@@ -196,17 +201,17 @@ def probe_rows(screen, win, area, op, wanted: str, target: str, label: str):
             y, x = py + (top + bottom) // 2, px + int(pw * 0.75)
             before = option_values(op)
             screen.xdo("mousemove", x - 3, y)
-            yield 0.2
+            yield from screen.drawn()
             screen.xdo("mousemove", x, y)
-            yield 0.3
+            yield from screen.drawn()
             screen.xdo("keydown", "ctrl", "click", "5", "keyup", "ctrl")
-            yield 0.3
+            yield from turns()
             after_wheel = yield from screen.settle()
             changed = [k for k, v in option_values(op).items() if v != before[k]]
             if not changed:
                 yield from screen.click(x, y)
-                yield 0.3
-                clicked = yield from screen.settle(changed_from=after_wheel, timeout=4)
+                # a checkbox, a menu or a text field being edited shows at once; a label does not change
+                clicked = yield from screen.settle(changed_from=after_wheel, timeout=20, note=False)
                 changed = [k for k, v in option_values(op).items() if v != before[k]]
                 shape = changed_box(after_wheel, clicked)
                 if not changed and shape is not None:
@@ -227,7 +232,7 @@ def probe_rows(screen, win, area, op, wanted: str, target: str, label: str):
         if attempt == 0:
             for y in reversed(headers):                           # open closed sub-panels (bottom-up: rows
                 yield from screen.click(px + 30, y)               # above keep their place), look again
-                yield from screen.settle()
+                yield from screen.drawn()
     return getattr(op, wanted), mapping
 
 

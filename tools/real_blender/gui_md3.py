@@ -90,7 +90,7 @@ def md3_import_options_by_click(screen, work, record):
     names = {o.name for o in bpy.data.objects}
     with view3d_override(screen):
         bpy.ops.import_scene.md3("INVOKE_DEFAULT")
-    opened = yield from wait_for(browser_ready(screen))
+    opened = yield from wait_for(browser_ready(screen), what="the file browser")
     fb = screen.file_browser()
     if not opened or fb is None:
         record("md3:import_options", False, problem="no file browser")
@@ -102,7 +102,7 @@ def md3_import_options_by_click(screen, work, record):
     merged = operator.merge_surfaces                 # the second probe may have toggled it on its way
     yield from type_path(screen, win, area, str(path.parent) + "/", path.name)
     yield from press_execute(screen, win, area)
-    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    yield from wait_for(lambda: screen.file_browser() is None, what="the file browser to close")
     roots = [o for o in bpy.data.objects if o.name not in names and o.get("md3_root") is not None]
     meshes = [c for r in roots for c in r.children if c.type == "MESH"]
     record("md3:import_options", merged is True and mode == "ACTIONS" and len(roots) == 1 and len(meshes) == 1
@@ -166,12 +166,12 @@ def md3_sidebar_skin_set(screen, work, record):
         root.select_set(False)
         mesh.select_set(False)                       # no selection outline over the colours
         yield from show_model_tab(screen, win, area)
-        yield 0.5
-        yield from screen.settle("md3_skin_set_before")
         ui = screen.region(area, "UI")
+        yield from wait_for(lambda: ui.active_panel_category == "Model", what="the sidebar's Model tab")
         ui_box, view_box = screen.region_box(win, ui), screen.region_box(win, region)
+        _gray, pressed = yield from screen.until("the pressed skin-set button", lambda _gray: _pressed_button(
+            grab_rgb(), ui_box), lambda found: found is not None, name="md3_skin_set_before")
         before = grab_rgb()
-        pressed = _pressed_button(before, ui_box)
         before_set, before_images = root.get("md3_skin_set"), _slot_images(mesh.data)
         before_colour = _model_colour(before, (view_box[0], view_box[1], view_box[2] - ui_box[2], view_box[3]))
         if pressed is None:
@@ -180,9 +180,12 @@ def md3_sidebar_skin_set(screen, work, record):
             return
         px, py, pw, ph = pressed
         yield from screen.click(px - pw // 2 - 2, py + ph // 2)    # the button left of it: "blue"
-        yield from screen.settle("md3_skin_set_blue")
+        yield from wait_for(lambda: root.get("md3_skin_set") == "blue", what="the blue skin set chosen")
+        model_box = (view_box[0], view_box[1], view_box[2] - ui_box[2], view_box[3])
+        _gray, after_colour = yield from screen.until(
+            "the viewport to draw the blue set", lambda _gray: _model_colour(grab_rgb(), model_box),
+            lambda colour: colour[2] > colour[0] + 60, name="md3_skin_set_blue")
         after = grab_rgb()
-        after_colour = _model_colour(after, (view_box[0], view_box[1], view_box[2] - ui_box[2], view_box[3]))
         moved = _pressed_button(after, ui_box)
         after_images = _slot_images(mesh.data)
         record("md3:sidebar_skin_set", before_set == "default" and root.get("md3_skin_set") == "blue"
@@ -197,9 +200,10 @@ def md3_sidebar_skin_set(screen, work, record):
             obj.hide_set(False)
         vx, vy, _vw, _vh = screen.region_box(win, region)
         screen.xdo("mousemove", vx + 80, vy + 60)
-        yield 0.3
+        yield from screen.drawn()
         screen.key("n")
-        yield 0.5
+        yield from wait_for(lambda: screen.region(area, "UI").width <= 50, what="the sidebar to close")
+        yield from screen.drawn()
 
 
 SCENARIOS = (md3_import_options_by_click, md3_sidebar_skin_set)

@@ -11,7 +11,7 @@ import shutil
 import bpy
 
 from gui_input import choose_by_click, open_import_entry, press_execute, type_path, view3d_override
-from gui_scenarios import CRATE_MD5MESH, MIN_EXPORTER_LINES, MIN_OPTION_LINES, popup_lines, table
+from gui_scenarios import CRATE_MD5MESH, MIN_EXPORTER_LINES, MIN_OPTION_LINES, confirm_popup, popup, table
 from gui_tools import crop, text_bands, wait_for
 
 
@@ -59,15 +59,16 @@ def md5_import_menu(screen, work, record):
         yield from screen.close_file_browsers()
         return
     win, area, _space = fb
-    gray = yield from screen.settle("md5_import_dialog")
     column = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
-    option_lines = len(text_bands(crop(gray, column)))
+    _gray, option_lines = yield from screen.until(
+        "the MD5 import's option column", lambda gray: len(text_bands(crop(gray, column))),
+        lambda count: count >= MIN_OPTION_LINES, name="md5_import_dialog")
     anims, anim_rows = yield from choose_by_click(screen, win, area, operator, "find_anims", "FOLDER", "import_md5")
     layout, layout_rows = yield from choose_by_click(screen, win, area, operator, "animations", "ACTIONS",
                                                      "import_md5")
     yield from type_path(screen, win, area, str(folder) + "/", "crate.md5mesh")
     yield from press_execute(screen, win, area)
-    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    yield from wait_for(lambda: screen.file_browser() is None, what="the file browser to close")
     yield from screen.settle("md5_import_done")
     roots = _md5_roots(names)
     listed = [(item.name, item.action.get("md5_anim_file", "") if item.action else "")
@@ -91,13 +92,9 @@ def md5_drop(screen, work, record):
     before = yield from screen.settle()
     with view3d_override(screen):
         bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(folder), files=[{"name": "crate.md5mesh"}])
-    after = yield from screen.settle("md5_drop", changed_from=before, timeout=15)
-    lines, box = popup_lines(screen, before, after)
-    if box:
-        screen.xdo("mousemove", box[0] + box[2] // 2, box[1] + box[3] // 2)
-        yield 0.4
-    screen.key("Return")
-    yield from screen.settle(changed_from=after, timeout=15)
+    after, lines, box = yield from popup(screen, before, "md5_drop", 4)
+    yield from confirm_popup(screen, box, after)
+    yield from wait_for(lambda: _md5_roots(names), what="the dropped crate.md5mesh in the scene")
     roots = _md5_roots(names)
     action = roots[0].animation_data.action if roots and roots[0].animation_data else None
     blocks = [c.name for c in roots[0].children if c.type == "MESH"] if roots else []
@@ -126,7 +123,7 @@ def md5_collection_exporter(screen, work, record):
         collection.objects.link(obj)
     win, area, _region = screen.area("VIEW_3D")
     area.type = "PROPERTIES"
-    yield 0.5
+    yield from screen.drawn()
     region = screen.region(area, "WINDOW")
     layer = bpy.context.view_layer
     layer.active_layer_collection = layer.layer_collection.children[collection.name]
@@ -138,9 +135,11 @@ def md5_collection_exporter(screen, work, record):
             bpy.ops.collection.exporter_add(name="IO_FH_classic_models_md5")
         exporter = collection.exporters[-1]
         exporter.is_open = True
-        after = yield from screen.settle("md5_collection_exporter", changed_from=before, timeout=15)
         box = screen.region_box(win, region)
-        added = len(text_bands(crop(after, box))) - len(text_bands(crop(before, box)))
+        _after, added = yield from screen.until(
+            "the MD5 exporter's options", lambda gray: len(text_bands(crop(gray, box))) - len(
+                text_bands(crop(before, box))), lambda added: added >= MIN_EXPORTER_LINES,
+            name="md5_collection_exporter", changed_from=before)
         exporter.export_properties.filepath = str(target)
         exporter.export_properties.frame_rate = "SCENE"
         with bpy.context.temp_override(window=win, area=area, region=region):
@@ -151,7 +150,7 @@ def md5_collection_exporter(screen, work, record):
     finally:
         area.type = "VIEW_3D"
         scene.render.fps = 10
-    yield 0.5
+    yield from screen.drawn()
 
 
 SCENARIOS = (md5_import_menu, md5_drop, md5_collection_exporter)

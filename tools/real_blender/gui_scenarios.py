@@ -1,4 +1,5 @@
-"""The scenarios of the GUI session (see gui_session.py): generators yielding seconds to wait.
+"""The scenarios of the GUI session (see gui_session.py): generators yielding until the state they need
+(gui_tools: Blender's loop turns, the screen settled, a measure drawn whole, Blender's data).
 
 Each records named checks (``record(name, ok, **measured)``); tests/real_blender reads them from results.json.
 """
@@ -11,7 +12,7 @@ import bpy
 
 from gui_input import (browser_ready, choose_by_click, open_file_submenu, open_import_entry, pick_from_menu,
                        press_execute, show_model_tab, type_path, view3d_override)
-from gui_tools import changed_box, crop, text_bands, wait_for
+from gui_tools import changed_box, crop, text_bands, turns, wait_for
 
 
 MIN_OPTION_LINES = 4    # "Operator Presets" + at least three options or option sub-panel headers
@@ -25,7 +26,9 @@ def table():
 def make_scene(screen, work, record):
     """A cube with two shape keys after Basis, 6 scene frames at 10 fps; MD2, MDL, MS3D files and a .pak of them."""
     screen.xdo("mousemove", 700, 500)
+    yield from screen.settle()                # the window and its splash screen drawn
     screen.key("Escape")                      # the splash screen
+    yield from screen.drawn()
     bpy.context.preferences.view.show_tooltips = False   # tooltips would cover what the session measures
     bpy.context.preferences.system.viewport_aa = "OFF"   # no progressive anti-aliasing redraws of the viewport
     bpy.context.scene.display.viewport_aa = "OFF"
@@ -56,7 +59,7 @@ def make_scene(screen, work, record):
     (work / "small.pak").write_bytes(struct.pack("<4sii", b"PACK", offset, len(entries)) + body + entries)
     (work / "crate.md5mesh").write_text(CRATE_MD5MESH)      # no MD5 export yet: a small hand-written mesh
     record("scene:models_written", all((work / n).is_file() for n in ("crate.md2", "crate.mdl", "crate.ms3d", "crate.md3")))
-    yield 1.0
+    yield from screen.drawn()
 
 
 CRATE_MD5MESH = """MD5Version 10
@@ -102,19 +105,18 @@ def file_dialogs(screen, work, record):
         module, op = opname.split(".")
         with view3d_override(screen):
             getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
-        opened = yield from wait_for(browser_ready(screen))
+        opened = yield from wait_for(browser_ready(screen), what="the file browser")
         if not opened:
             record(f"dialog:{name}", False, problem="no file browser opened")
             continue
         win, area, space = screen.file_browser()
-        gray = yield from screen.settle(f"dialog_{name}")
         box = screen.region_box(win, screen.region(area, "TOOL_PROPS"))
-        lines = text_bands(crop(gray, box))
+        _gray, lines = yield from screen.until(f"{name}'s option column", lambda gray, box=box: text_bands(crop(gray, box)),
+                                               lambda lines: len(lines) >= MIN_OPTION_LINES, name=f"dialog_{name}")
         record(f"dialog:{name}", len(lines) >= MIN_OPTION_LINES and space.active_operator is not None,
                option_lines=len(lines), minimum=MIN_OPTION_LINES, column=box, shot=f"dialog_{name}.png",
                operator=space.active_operator.bl_idname if space.active_operator else None)
         yield from screen.close_file_browsers()
-        yield 0.3
 
 
 # ---------------------------------------------------------------- the File menu, by mouse
@@ -137,7 +139,7 @@ def menu_import_md2(screen, work, record):
     yield from type_path(screen, win, area, str(work) + "/", "crate.md2")
     screen.shot("menu_import_md2_typed")
     yield from press_execute(screen, win, area)
-    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    yield from wait_for(lambda: screen.file_browser() is None, what="the file browser to close")
     new = [o for o in bpy.data.objects if o.name not in before]
     imported = [o for o in new if o.type == "MESH" and o.classic_model.source_format == "MD2"]
     yield from screen.settle("menu_import_md2_done")
@@ -159,13 +161,13 @@ def import_typed(screen, work, win, area, name: str):
     """Type the work folder and ``name`` into the open file browser, click Import, wait for it to close."""
     yield from type_path(screen, win, area, str(work) + "/", name)
     yield from press_execute(screen, win, area)
-    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    yield from wait_for(lambda: screen.file_browser() is None, what="the file browser to close")
 
 
 def opened_browser(screen, record, check):
     """The file browser an ``INVOKE_DEFAULT`` just opened, as (window, area, space); None after recording
     ``check`` as failed when none opened."""
-    opened = yield from wait_for(browser_ready(screen))
+    opened = yield from wait_for(browser_ready(screen), what="the file browser")
     fb = screen.file_browser()
     if not opened or fb is None:
         record(check, False, problem="no file browser")
@@ -204,7 +206,7 @@ def menu_export_md2_shape_keys(screen, work, record):
         return
     sub, lines, row_y = found
     yield from pick_from_menu(screen, sub, lines, row_y, from_end=len(table().exportable()))   # ours last, MD2 first
-    opened = yield from wait_for(browser_ready(screen))
+    opened = yield from wait_for(browser_ready(screen), what="the file browser")
     fb = screen.file_browser()
     operator = fb[2].active_operator if fb else None
     record("menu:export_entry", operator is not None and operator.bl_idname == "EXPORT_SCENE_OT_md2",
@@ -222,9 +224,9 @@ def menu_export_md2_shape_keys(screen, work, record):
         return
     yield from type_path(screen, win, area, str(work) + "/", "shape_keys.md2")
     yield from press_execute(screen, win, area)
-    yield from wait_for(lambda: screen.file_browser() is None, timeout=10)
+    yield from wait_for(lambda: screen.file_browser() is None, what="the file browser to close")
     written = work / "shape_keys.md2"
-    screen.shot("export_md2_done")
+    yield from screen.settle("export_md2_done")
     record("menu:export_md2_shape_keys", chosen == "SHAPE_KEYS" and written.is_file(), frames_option=chosen,
            written=str(written) if written.is_file() else None, rows={str(k): v for k, v in mapping.items()})
     yield from screen.close_file_browsers()
@@ -254,7 +256,6 @@ def export_dialog_after_loose_import(screen, work, record):
            directory=directory, filename=params.filename, filepath=operator.filepath if operator else None,
            expected=str(folder / "gun.md2"), shot="export_after_loose_import.png")
     yield from screen.close_file_browsers()
-    yield 0.3
 
 
 def popup_lines(screen, before, after):
@@ -263,28 +264,45 @@ def popup_lines(screen, before, after):
     return (text_bands(crop(after, box)) if box else []), box
 
 
+def popup(screen, before, name: str, minimum: int):
+    """The popup an invoke just opened, drawn whole: (screen, its text lines, its box) once it shows at least
+    ``minimum`` lines (a popup can be drawn in steps, seconds apart on a loaded machine), saved as NAME.png;
+    what it shows after the overall timeout otherwise (the check then fails on it)."""
+    after, (lines, box) = yield from screen.until(
+        f"the popup {name} to show {minimum} lines", lambda gray: popup_lines(screen, before, gray),
+        lambda found: len(found[0]) >= minimum, name=name, changed_from=before)
+    return after, lines, box
+
+
+def confirm_popup(screen, box, after):
+    """Move onto the popup, press Return, wait until Blender has handled it and the popup is gone."""
+    if box:
+        screen.xdo("mousemove", box[0] + box[2] // 2, box[1] + box[3] // 2)
+        yield from screen.drawn()
+    screen.key("Return")
+    yield from screen.settle(changed_from=after)
+
+
 def archive_dialog(screen, work, record):
     """The Game Archive dialog on a small .pak (as File > Import > Game Archive opens it once a file is chosen)."""
     screen.xdo("mousemove", 650, 450)
     before = yield from screen.settle()
     with view3d_override(screen):
         bpy.ops.import_scene.game_archive("INVOKE_DEFAULT", filepath=str(work / "small.pak"))
-    after = yield from screen.settle("archive_dialog", changed_from=before, timeout=15)
-    lines, box = popup_lines(screen, before, after)
+    after, lines, box = yield from popup(screen, before, "archive_dialog", 6)
     record("dialog:archive", len(lines) >= 6, option_lines=len(lines), box=box, shot="archive_dialog.png")
     screen.key("Escape")
-    yield from screen.settle(changed_from=after, timeout=8)
+    yield from screen.settle(changed_from=after)
     broken = work / "a folder with a long name for the message" / "broken.pak"   # its directory past its end
     broken.parent.mkdir(exist_ok=True)
     broken.write_bytes(struct.pack("<4sii", b"PACK", 1000000, 128))
     before = yield from screen.settle()
     with view3d_override(screen):
         bpy.ops.import_scene.game_archive("INVOKE_DEFAULT", filepath=str(broken))
-    after = yield from screen.settle("archive_broken", changed_from=before, timeout=15)
-    lines, box = popup_lines(screen, before, after)
+    after, lines, box = yield from popup(screen, before, "archive_broken", 1)
     record("dialog:archive_broken", box is not None, popup_lines=len(lines), box=box, shot="archive_broken.png")
     screen.key("Escape")
-    yield from screen.settle(changed_from=after, timeout=8)
+    yield from screen.settle(changed_from=after)
 
 
 def drag_and_drop(screen, work, record):
@@ -304,24 +322,22 @@ def drag_and_drop(screen, work, record):
         before = yield from screen.settle()
         with view3d_override(screen):
             bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(work), files=[{"name": f"crate.{ext}"}])
-        after = yield from screen.settle(f"drop_{ext}", changed_from=before, timeout=15)
-        lines, box = popup_lines(screen, before, after)
-        if box:
-            screen.xdo("mousemove", box[0] + box[2] // 2, box[1] + box[3] // 2)
-            yield 0.4
-        screen.key("Return")
-        yield from screen.settle(changed_from=after, timeout=15)
-        new = [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == fmt]
+        after, lines, box = yield from popup(screen, before, f"drop_{ext}", 4)
+        yield from confirm_popup(screen, box, after)
+
+        def imported(fmt=fmt, names=names):
+            return [o for o in bpy.data.objects if o.name not in names and o.classic_model.source_format == fmt]
+        yield from wait_for(imported, what=f"the dropped crate.{ext} in the scene")
+        new = imported()
         record(f"drop:{ext}", len(lines) >= 4 and len(new) >= 1, popup_lines=len(lines), box=box,
                imported=[o.name for o in new], shot=f"drop_{ext}.png")
     before = yield from screen.settle()
     with view3d_override(screen):
         bpy.ops.wm.drop_import_file("INVOKE_DEFAULT", directory=str(work), files=[{"name": "small.pak"}])
-    after = yield from screen.settle("drop_pak", changed_from=before, timeout=15)
-    lines, box = popup_lines(screen, before, after)
+    after, lines, box = yield from popup(screen, before, "drop_pak", 6)
     record("drop:pak", len(lines) >= 6, popup_lines=len(lines), box=box, shot="drop_pak.png")
     screen.key("Escape")
-    yield from screen.settle(changed_from=after, timeout=8)
+    yield from screen.settle(changed_from=after)
 
 
 # Lines an exporter adds to Collection properties > Exporters: its list row, Export All, its header and File
@@ -336,7 +352,7 @@ def collection_exporters(screen, work, record):
     Export through it. The big 3D viewport area shows the Properties editor meanwhile (room for them)."""
     win, area, _region = screen.area("VIEW_3D")
     area.type = "PROPERTIES"
-    yield 0.5
+    yield from screen.drawn()
     region = screen.region(area, "WINDOW")
     space = area.spaces.active
     layer = bpy.context.view_layer
@@ -350,9 +366,11 @@ def collection_exporters(screen, work, record):
                 bpy.ops.collection.exporter_add(name=f"IO_FH_classic_models_{ext}")
             exporter = collection.exporters[-1]
             exporter.is_open = True
-            after = yield from screen.settle(f"collection_exporter_{ext}", changed_from=before, timeout=15)
             box = screen.region_box(win, region)
-            added = len(text_bands(crop(after, box))) - len(text_bands(crop(before, box)))
+            _after, added = yield from screen.until(
+                f"the {ext} exporter's options", lambda gray, box=box, before=before: len(text_bands(crop(
+                    gray, box))) - len(text_bands(crop(before, box))), lambda added: added >= MIN_EXPORTER_LINES,
+                name=f"collection_exporter_{ext}", changed_from=before)
             target = work / f"collection.{ext}"
             exporter.export_properties.filepath = str(target)
             with bpy.context.temp_override(window=win, area=area, region=region):
@@ -362,10 +380,10 @@ def collection_exporters(screen, work, record):
                    shot=f"collection_exporter_{ext}.png")
             with bpy.context.temp_override(window=win, area=area, region=region):
                 bpy.ops.collection.exporter_remove(index=len(collection.exporters) - 1)
-            yield 0.3
+            yield from turns()
     finally:
         area.type = "VIEW_3D"
-    yield 0.5
+    yield from screen.drawn()
 
 
 def sidebar(screen, work, record):
@@ -377,13 +395,14 @@ def sidebar(screen, work, record):
         with view3d_override(screen):
             getattr(bpy.ops.import_scene, ext)(filepath=str(work / f"crate.{ext}"))
         obj = bpy.context.view_layer.objects.active
-        yield from screen.settle()
+        yield from screen.drawn()
         yield from show_model_tab(screen, win, area)      # View > Sidebar, its Model tab
         ui = screen.region(area, "UI")
-        yield 0.5
-        gray = yield from screen.settle(f"sidebar_{ext}")
+        yield from wait_for(lambda ui=ui: ui.active_panel_category == "Model", what="the sidebar's Model tab")
         box = screen.region_box(win, ui)
-        lines = text_bands(crop(gray, box))
+        gray, lines = yield from screen.until(f"the sidebar's Model tab on the {ext}",
+                                              lambda gray, box=box: text_bands(crop(gray, box)), lambda lines: len(lines) >= 5,
+                                              name=f"sidebar_{ext}")
         record(f"sidebar:{ext}", ui.active_panel_category == "Model" and len(lines) >= 5 and obj is not None and obj.classic_model.source_format != "",
                lines=len(lines), object=obj.name if obj else None, shot=f"sidebar_{ext}.png",
                tab=ui.active_panel_category, box=box,
@@ -391,9 +410,10 @@ def sidebar(screen, work, record):
                animations=len(obj.classic_model.animations) if obj else 0,
                frames=len(obj.classic_model.frames) if obj else 0)
     screen.xdo("mousemove", vx + 80, vy + 60)
-    yield 0.3
+    yield from screen.drawn()
     screen.key("n")
-    yield 0.5
+    yield from wait_for(lambda: screen.region(area, "UI").width <= 50, what="the sidebar to close")
+    yield from screen.drawn()
 
 
 def presets(screen, work, record):
@@ -403,7 +423,7 @@ def presets(screen, work, record):
         module, op = opname.split(".")
         with view3d_override(screen):
             getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
-        opened = yield from wait_for(browser_ready(screen))
+        opened = yield from wait_for(browser_ready(screen), what="the file browser")
         fb = screen.file_browser()
         if not opened or fb is None:
             record(f"preset:{opname}", False, problem="no file browser")
@@ -443,12 +463,11 @@ def _popup_without_region(screen, name, invoke, minimum, record):
     before = yield from screen.settle()
     region = bpy.context.region
     invoke()
-    after = yield from screen.settle(f"no_region_{name}", changed_from=before, timeout=15)
-    lines, box = popup_lines(screen, before, after)
+    after, lines, box = yield from popup(screen, before, f"no_region_{name}", minimum)
     record(f"no_region:{name}", region is None and len(lines) >= minimum, region_at_invoke=region,
            popup_lines=len(lines), minimum=minimum, box=box, shot=f"no_region_{name}.png")
     screen.key("Escape")
-    yield from screen.settle(changed_from=after, timeout=8)
+    yield from screen.settle(changed_from=after)
 
 
 def dialogs_without_region(screen, work, record):
@@ -467,7 +486,7 @@ def dialogs_without_region(screen, work, record):
         module, op = opname.split(".")
         region = bpy.context.region
         getattr(getattr(bpy.ops, module), op)("INVOKE_DEFAULT")
-        opened = yield from wait_for(browser_ready(screen))
+        opened = yield from wait_for(browser_ready(screen), what="the file browser")
         fb = screen.file_browser()
         operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
         if opened:
@@ -475,7 +494,6 @@ def dialogs_without_region(screen, work, record):
         record(f"no_region:browser_{name}", region is None and opened and operator is not None,
                region_at_invoke=region, operator=operator)
         yield from screen.close_file_browsers()
-        yield 0.3
 
 
 def _fcurves(id_block) -> list:

@@ -1,7 +1,8 @@
 """Blender-side GUI session (run inside Blender's window: ``blender --python gui_session.py -- OUT``).
 
 Steps run from ``bpy.app.timers`` (dialogs need the running UI); each scenario is a generator that yields
-the seconds to wait before its next step, so X input (xdotool) is handled by Blender in between.
+the seconds until its next step (0: Blender's next loop turn), so X input (xdotool) is handled by Blender in
+between; what a step waits for is a state (gui_tools: the loop's turns, the screen settled, a drawn measure).
 Results go to OUT/results.json, screenshots (ImageMagick ``import -window root``) to OUT/*.png.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import bpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gui_tools import Screen  # noqa: E402
+from gui_tools import LATE, Screen, turns  # noqa: E402
 import gui_md5  # noqa: E402
 import gui_scenarios  # noqa: E402
 
@@ -25,7 +26,10 @@ RESULTS: dict = {"blender": bpy.app.version_string, "checks": {}}
 
 
 def record(name: str, ok: bool, **detail) -> None:
-    """One named check: ok or not, with what was measured."""
+    """One named check: ok or not, with what was measured (and the waits that timed out on its way)."""
+    if LATE:
+        detail["late"] = list(LATE)
+        LATE.clear()
     RESULTS["checks"][name] = {"ok": bool(ok), **detail}
     print(f"[real-blender] {'PASS' if ok else 'FAIL'} {name}: {json.dumps(detail, default=str)[:400]}", flush=True)
 
@@ -46,7 +50,7 @@ def run_all():
             yield from screen.close_file_browsers()
         else:
             record(f"{name}:completed", True)
-        yield 0.3
+        yield from turns()
 
 
 def main() -> None:

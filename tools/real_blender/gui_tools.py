@@ -1,9 +1,18 @@
 """Screen helpers for the GUI session: screenshots, X input, where Blender's regions are on screen, and
-how many lines of text a part of a screenshot holds (the measure of a drawn option column)."""
+how many lines of text a part of a screenshot holds (the measure of a drawn option column).
+
+Waiting: nothing waits a fixed time for Blender. After an input the session waits on what it needs: Blender's
+event loop having turned (``turns``: the input read, handled and drawn), the screen unchanged over several
+looks (``Screen.settle``), a measured state fully drawn (``Screen.until``) or Blender's data
+(``wait_for``), each with a generous overall timeout (TIMEOUT: a loaded 2-core machine without a GPU takes
+seconds a frame). A wait that times out is noted (``late``) and reported with the next recorded check.
+"""
 from __future__ import annotations
 
+import ctypes
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import bpy
@@ -26,6 +35,59 @@ def text_bands(gray: np.ndarray, bright: int = 150, min_pixels: int = 2, min_hei
 
 
 SIZE = (1600, 1000)      # the Xvfb screen (session.sh)
+TIMEOUT = 90.0           # the longest wait for one state, in seconds
+GAP = 0.25               # seconds at least between two looks at the screen ...
+TURNS = 2                # ... and turns of Blender's event loop at least
+STABLE_GRABS = 3         # equal screens in a row: drawing is over
+LATE: list[str] = []     # waits that timed out since the last recorded check (gui_session.record reports them)
+
+
+def late(message: str) -> None:
+    """Note a wait that timed out: printed now, reported with the next check recorded."""
+    LATE.append(message)
+    print(f"[real-blender] LATE {message}", flush=True)
+
+
+def turns(count: int = TURNS):
+    """Yield ``count`` turns of Blender's event loop: a timer step returning 0 runs again at the next turn,
+    after Blender has read the pending input, handled it and drawn what it tagged for redraw."""
+    for _ in range(count):
+        yield 0.0
+
+
+class _RootPixels:
+    """The X screen's pixels as bytes straight from libX11 (XGetImage of the root window, tens of ms), for
+    telling whether the screen changed; None where libX11 cannot be loaded (then ImageMagick's grab serves)."""
+
+    class XImage(ctypes.Structure):
+        _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int),
+                    ("format", ctypes.c_int), ("data", ctypes.POINTER(ctypes.c_char)), ("byte_order", ctypes.c_int),
+                    ("bitmap_unit", ctypes.c_int), ("bitmap_bit_order", ctypes.c_int), ("bitmap_pad", ctypes.c_int),
+                    ("depth", ctypes.c_int), ("bytes_per_line", ctypes.c_int), ("bits_per_pixel", ctypes.c_int)]
+
+    def __init__(self):
+        self.x = ctypes.cdll.LoadLibrary("libX11.so.6")
+        self.x.XOpenDisplay.restype = ctypes.c_void_p
+        self.x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+        self.x.XDefaultRootWindow.restype = ctypes.c_ulong
+        self.x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+        self.x.XGetImage.restype = ctypes.POINTER(self.XImage)
+        self.x.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
+                                     ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
+        self.x.XDestroyImage.argtypes = [ctypes.POINTER(self.XImage)]
+        self.display = self.x.XOpenDisplay(None)
+        if not self.display:
+            raise OSError("XOpenDisplay failed")
+        self.root = self.x.XDefaultRootWindow(self.display)
+
+    def __call__(self) -> bytes:
+        image = self.x.XGetImage(self.display, self.root, 0, 0, SIZE[0], SIZE[1], 0xFFFFFFFF, 2)   # ZPixmap
+        if not image:
+            raise OSError("XGetImage of the root window failed")
+        try:
+            return ctypes.string_at(image.contents.data, image.contents.bytes_per_line * image.contents.height)
+        finally:
+            self.x.XDestroyImage(image)
 
 
 class Screen:
@@ -34,6 +96,11 @@ class Screen:
     def __init__(self, out: Path):
         self.out = out
         self.shots: list[str] = []
+        try:
+            self._pixels = _RootPixels()
+        except OSError as error:
+            print(f"[real-blender] note: libX11 not usable ({error}); ImageMagick tells screen changes", flush=True)
+            self._pixels = None
 
     # ---- X side
     def grab(self) -> np.ndarray:
@@ -42,33 +109,91 @@ class Screen:
                              capture_output=True, check=True, timeout=60).stdout
         return np.frombuffer(raw, dtype=np.uint8).reshape(SIZE[1], SIZE[0])
 
-    def settle(self, name: str | None = None, timeout: float = 30.0, changed_from: np.ndarray | None = None):
-        """Wait until Blender has drawn what the last input did (two equal screens in a row: drawing takes
-        seconds on a busy machine without a GPU); with ``changed_from``, first until the screen differs from
-        it. Returns the grey screen, saved as NAME.png when named."""
-        for window in bpy.context.window_manager.windows:      # what Python changed is drawn only when tagged
-            for area in window.screen.areas:
+    def pixels(self) -> bytes:
+        """The screen now, for comparing with another look (libX11's raw pixels, else the grey grab)."""
+        return self._pixels() if self._pixels is not None else self.grab().tobytes()
+
+    def stable(self, timeout: float = TIMEOUT, what: str = ""):
+        """Wait until STABLE_GRABS looks at the screen in a row are equal, each at least GAP seconds and TURNS
+        turns of Blender's event loop (events handled, redraws drawn) after the one before: what Blender had
+        to draw is drawn, however long a loaded machine takes. Past ``timeout`` the wait is noted as late."""
+        started = time.monotonic()
+        current, equal = self.pixels(), 1
+        while equal < STABLE_GRABS:
+            if time.monotonic() - started > timeout:
+                late(f"the screen did not settle within {timeout:.0f} s" + (f" ({what})" if what else ""))
+                return
+            yield from self.pause()
+            again = self.pixels()
+            equal = equal + 1 if again == current else 1
+            current = again
+
+    def settle(self, name: str | None = None, timeout: float = TIMEOUT, changed_from: np.ndarray | None = None,
+               note: bool = True, tag: bool = True):
+        """Wait until Blender has drawn what the last input did: with ``changed_from``, first until the screen
+        differs from it; then until STABLE_GRABS screens in a row are equal, each taken at least GAP seconds
+        and TURNS turns of Blender's event loop (events handled, redraws drawn) after the one before, so a
+        draw that a loaded machine delays is waited for, not raced (``stable``). Returns the grey screen, saved as NAME.png
+        when named; a wait that runs past ``timeout`` is noted (see ``late``; not with ``note=False``, where no
+        change is an answer too) and the screen returned as is. ``tag=False``: after X input only (Blender
+        redraws what the input touched), no redraw of every area asked for."""
+        for window in bpy.context.window_manager.windows if tag else ():   # what Python changed is drawn
+            for area in window.screen.areas:                                # only when tagged
                 area.tag_redraw()
-        waited = 0.0
-        while changed_from is not None and waited < timeout:
-            if not np.array_equal(self.grab(), changed_from):
-                yield 0.6                                   # a submenu opens a moment after its item lights up
-                break
-            yield 0.3
-            waited += 0.3
-        previous, current, waited = None, None, 0.0
-        while waited < timeout:
+        yield from turns()
+        started = time.monotonic()
+        if changed_from is not None:
             current = self.grab()
-            if previous is not None and np.array_equal(previous, current):
-                break
-            previous = current
-            yield 0.4
-            waited += 0.4
-        if current is None:
-            current = self.grab()
+            while np.array_equal(current, changed_from):
+                if time.monotonic() - started > timeout:
+                    if note:
+                        late(f"the screen did not change within {timeout:.0f} s" + (f" ({name})" if name else ""))
+                    break
+                yield from self.pause()
+                current = self.grab()
+        yield from self.stable(max(1.0, timeout - (time.monotonic() - started)), name or "")
+        current = self.grab()
         if name:
             self.shot(name)
         return current
+
+    def drawn(self, timeout: float = TIMEOUT):
+        """Wait until Blender has drawn what the last input or change did (as ``settle``, without the grey
+        grab: for steps that only need Blender's window up to date before the next input)."""
+        for window in bpy.context.window_manager.windows:
+            for area in window.screen.areas:
+                area.tag_redraw()
+        yield from turns()
+        yield from self.stable(timeout)
+
+    def until(self, what: str, measure, enough, name: str | None = None, changed_from: np.ndarray | None = None,
+              timeout: float = TIMEOUT):
+        """Settle, then ``value = measure(screen)`` until ``enough(value)``: the state a check measures is
+        fully drawn (a popup's last line, a column's options), however long a loaded machine takes to draw
+        it. Returns (screen, value), the screen saved as NAME.png; past ``timeout`` the last measure is
+        returned (the check then fails on it) and the wait noted as late, saying ``what`` was awaited."""
+        started = time.monotonic()
+        gray = yield from self.settle(changed_from=changed_from, timeout=timeout)
+        value = measure(gray)
+        while not enough(value):
+            if time.monotonic() - started > timeout:
+                late(f"waited {timeout:.0f} s for {what}; measured {value!r}")
+                break
+            yield from self.pause()
+            gray = yield from self.settle(timeout=timeout)
+            value = measure(gray)
+        if name:
+            self.shot(name)
+        return gray, value
+
+    def pause(self):
+        """Between two looks at the screen: GAP seconds and at least TURNS turns of Blender's loop."""
+        started = time.monotonic()
+        yield from turns()
+        rest = GAP - (time.monotonic() - started)
+        if rest > 0:
+            yield rest
+        yield from turns()
 
     def shot(self, name: str) -> Path:
         path = self.out / f"{name}.png"
@@ -77,16 +202,24 @@ class Screen:
         return path
 
     def xdo(self, *args: str) -> None:
-        subprocess.run(["xdotool", *map(str, args)], check=True, timeout=30)
+        """xdotool, then a round trip to the X server (getmouselocation; chained on the same connection, after
+        ``key`` and ``type``, which take every remaining word, a call of its own): when this returns the
+        server has done the input and queued its events to Blender."""
+        args = [str(a) for a in args]
+        if args[0] in ("key", "type"):
+            subprocess.run(["xdotool", *args], check=True, timeout=60)
+            args = []
+        subprocess.run(["xdotool", *args, "getmouselocation"], check=True, timeout=60, stdout=subprocess.DEVNULL)
 
     def click(self, x: int, y: int, button: int = 1, clicks: int = 1):
-        """Move there, let Blender see the pointer over the button (its own loop turn), then click."""
+        """Move there, wait until Blender has seen the pointer over the button and drawn it hovered, then
+        click (and let Blender's loop handle the click)."""
         self.xdo("mousemove", x - 4, y)
-        yield 0.3
+        yield from turns()                       # Blender has read and handled the move
         self.xdo("mousemove", x, y)              # a second move: Blender re-arms buttons after a text edit
-        yield 0.4
+        yield from self.stable()
         self.xdo("click", "--repeat", clicks, "--delay", 80, button)
-        yield 0.2
+        yield from turns()
 
     def key(self, *keys: str) -> None:
         self.xdo("key", "--delay", 60, *keys)
@@ -148,23 +281,29 @@ class Screen:
         for _ in range(5):
             found = self.file_browser()
             if found is None:
-                return
+                break
+            count = len(bpy.context.window_manager.windows)
             win, area, _space = found
             with bpy.context.temp_override(window=win, area=area, region=self.region(area, "WINDOW")):
                 bpy.ops.file.cancel()
-            yield 0.5
+            yield from wait_for(lambda count=count: len(bpy.context.window_manager.windows) < count,
+                                what="a file browser to close")
+        yield from self.drawn()
 
 
-def wait_for(predicate, timeout: float = 15.0, step: float = 0.25):
-    """Yield waits until ``predicate()`` is true (then one more for drawing); False after ``timeout``."""
-    waited = 0.0
-    while waited < timeout:
-        if predicate():
-            yield 0.8
-            return True
-        yield step
-        waited += step
-    return False
+def wait_for(predicate, timeout: float = TIMEOUT, what: str = ""):
+    """Yield turns of Blender's loop (and GAP seconds) until ``predicate()`` is true (then the turns that
+    draw what it changed); False after ``timeout``, noted as late when ``what`` names the awaited state."""
+    started = time.monotonic()
+    while not predicate():
+        if time.monotonic() - started > timeout:
+            if what:
+                late(f"waited {timeout:.0f} s for {what}")
+            return False
+        yield from turns()
+        yield GAP
+    yield from turns()
+    return True
 
 
 def changed_box(before: np.ndarray, after: np.ndarray, within=None, threshold: int = 12, size: int = 9):
