@@ -276,6 +276,7 @@ case "$cmd" in
     # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get); the quick lane installs
     # nothing: without them those tests skip saying what to install
     [ "$quick" = 1 ] || bash tools/engine_tools.sh
+    [ "$quick" = 1 ] || bash tools/engine_ironwail.sh   # ironwail from ../shared/engines into .venvs/engines (issue 45)
     # The venvs first, one after the other (pip), then the stages on the pool ($JOBS at once).
     ruff=""
     if ! ruff="$(lint_venv)"; then
