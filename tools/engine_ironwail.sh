@@ -5,7 +5,8 @@
 #   bash tools/engine_ironwail.sh [TARBALL]   default: $IRONWAIL_TARBALL, else ../shared/engines/ironwail-*.tar.gz
 # Build dependencies (libsdl2-dev libgl-dev, xvfb to run it): as root with apt-get, installs the missing ones;
 # otherwise prints what to install. The build recipe is the one verified in ../shared/engines/README.md:
-# `make -C Quake` with every optional codec and curl switched off. Never fails the caller: a missing
+# `make -C Quake` with every optional codec and curl switched off, and DO_USERDIRS=0 so that the engine keeps
+# its screenshots and config in the test's -basedir, not in the user's ~/.ironwail. Never fails the caller: a missing
 # tarball or a failed build is said, and the tests skip (or fail under CI=true) saying what to run.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +56,7 @@ start=$SECONDS
 if tar xzf "$tarball" -C "$work" \
    && make -C "$work/ironwail/Quake" -j"$(nproc 2>/dev/null || echo 2)" \
         USE_CODEC_MP3=0 USE_CODEC_VORBIS=0 USE_CODEC_FLAC=0 USE_CODEC_OPUS=0 \
-        USE_CODEC_MIKMOD=0 USE_CODEC_XMP=0 USE_CODEC_UMX=0 USE_CURL=0 >"$work/build.log" 2>&1; then
+        USE_CODEC_MIKMOD=0 USE_CODEC_XMP=0 USE_CODEC_UMX=0 USE_CURL=0 DO_USERDIRS=0 >"$work/build.log" 2>&1; then
   mkdir -p "$dest.tmp"
   cp "$work/ironwail/Quake/ironwail" "$work/ironwail/Quake/ironwail.pak" "$dest.tmp/"
   cp "$work/ironwail/LICENSE.txt" "$dest.tmp/" 2>/dev/null || cp "$work"/ironwail/LICENSE* "$dest.tmp/" 2>/dev/null || true
