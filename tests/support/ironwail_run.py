@@ -2,7 +2,8 @@
 basedir made by :mod:`support.quake_data` under Xvfb, and returns its screenshot and console log.
 
 It waits on state, not on time: the demo itself stuffs ``screenshot`` once its entities have been drawn and
-``quit`` after it, so the run is over when the process ends; the timeout only guards a hang. The engine
+``quit`` after it, so the run is over when the process ends; the timeout only guards a hang (the process
+group is then killed) and the screenshot counts only when the console says it was written. The engine
 writes ``shot0000.tga`` into the game folder (``SCR_ScreenShot_f``, gl_screen.c; the build has no user
 folders, ``DO_USERDIRS=0``) and, with ``-condebug``, its console to ``qconsole.log`` (``LOG_Init``,
 console.c). A missing build or Xvfb skips the test saying what to run; under CI (``CI=true``) it fails.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,14 +52,18 @@ def run_ironwail(root: Path, width: int, height: int, timeout: float = 900) -> E
     command = ["xvfb-run", "-a", "-s", f"-screen 0 {width}x{height}x24", str(exe), "-basedir", str(root),
                "-condebug", "-nosound", "-window", "-width", str(width), "-height", str(height)]
     env = dict(os.environ, HOME=str(root), SDL_AUDIODRIVER="dummy", LIBGL_ALWAYS_SOFTWARE="1")
-    try:
-        run = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-        output = run.stdout + run.stderr
-    except subprocess.TimeoutExpired as exc:
-        output = f"timed out after {timeout} s\n{exc.stdout or ''}{exc.stderr or ''}"
+    output = root / "ironwail.out"
+    with output.open("w") as sink:
+        process = subprocess.Popen(command, cwd=root, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)      # its own session: xvfb-run, Xvfb and the engine
+            process.wait()
     log_path = next((p for p in (root / "qconsole.log", root / "id1" / "qconsole.log") if p.is_file()), None)
     log = log_path.read_text(errors="replace") if log_path else ""
-    if not shot.is_file():
-        tail = "\n".join((log or str(output)).splitlines()[-25:])
-        pytest.fail(f"ironwail wrote no screenshot ({shot}); its console ends:\n{tail}")
+    if not shot.is_file() or "Wrote shot0000.tga" not in log:
+        tail = "\n".join((log or output.read_text(errors="replace")).splitlines()[-25:])
+        pytest.fail(f"ironwail wrote no screenshot ({shot}, exit {process.returncode}); its console ends:\n{tail}")
     return EngineShot(read_tga(shot), log)
