@@ -6,14 +6,14 @@ exported once; ironwail (tools/engine_ironwail.sh builds it) plays a demo that p
 each action and with skin 1 (support.quake_data, support.ironwail_scene). Which file the engine draws is
 ``Mod_LoadAliasModel`` in ironwail's gl_model.c: with ``r_enhancedmodels 0`` the MDL; with 1, the
 replacements in the order of ``r_enhancedmodels_priority`` (``loadMd3Replacement`` for ``progs/m.md3``,
-``loadMd5Replacement`` for ``progs/m.md5mesh``). The skins of the layouts that must not be drawn are
-painted white in each run, so the colours also prove which file was drawn. Each placement's silhouette
-overlap (IoU) and skin colours are compared with Blender's evaluated mesh of the same frame seen by the
-same camera; the same comparison fails for a frame off by one, a mirrored model, and broken twins (anim
-one frame short at its start: the neighbour frame drawn; skin 1's .lmp missing: skin 0 drawn, nothing said;
-anim joints in another order: the model not drawn at all, "bone spine was renamed" in the console), which
-``check --profile q1-enhanced`` reports too. Pictures: out/engines/ironwail/*.png, the engine beside
-Blender.
+``loadMd5Replacement`` for ``progs/m.md5mesh``). The skins of the layouts that must not be drawn (the
+MDL's too) are painted white in each run, so the colours also prove which file was drawn. Each
+placement's silhouette overlap (IoU) and skin colours are compared with Blender's evaluated mesh of the
+same frame seen by the same camera; the same comparison fails for a frame off by one, a mirrored model,
+and broken twins (anim one frame short at its start: the neighbour frame drawn; skin 1's .lmp missing:
+skin 0 drawn, nothing said; anim joints in another order: the model not drawn at all, "bone spine was
+renamed" in the console), which ``check --profile q1-enhanced`` reports too. Pictures:
+out/engines/ironwail/*.png, the engine beside Blender.
 """
 from __future__ import annotations
 
@@ -61,11 +61,13 @@ def files_of(id1) -> dict[str, bytes]:
 
 
 def whitened(files: dict[str, bytes], layout: str) -> dict[str, bytes]:
-    """The skins of the layouts not to be drawn painted white: the MD5's .lmp (8-byte header, indices),
-    the MD3's TGAs (uncompressed, 18-byte header)."""
+    """The skins of the layouts not to be drawn painted white: the MDL's (:func:`white_mdl`), the MD5's
+    .lmp (8-byte header, indices), the MD3's TGAs (uncompressed, 18-byte header)."""
     out = dict(files)
     for name, data in files.items():
-        if name.endswith(".lmp") and layout != "md5":
+        if name.endswith(".mdl") and layout != "mdl":
+            out[name] = white_mdl(data)
+        elif name.endswith(".lmp") and layout != "md5":
             out[name] = data[:8] + bytes([WHITE]) * (len(data) - 8)
         elif name.endswith(".tga") and layout != "md3":
             assert data[2] == 2, "an uncompressed TGA"
