@@ -11,8 +11,9 @@ MDL's too) are painted white in each run, so the colours also prove which file w
 placement's silhouette overlap (IoU) and skin colours are compared with Blender's evaluated mesh of the
 same frame seen by the same camera; the same comparison fails for a frame off by one, a mirrored model,
 and broken twins (anim one frame short at its start: the neighbour frame drawn; skin 1's .lmp missing:
-skin 0 drawn, nothing said; anim joints in another order: the model not drawn at all, "bone spine was
-renamed" in the console), which ``check --profile q1-enhanced`` reports too. Pictures:
+skin 0 drawn, nothing said; anim joints in another order: the anim refused, "bone spine was renamed" in
+the console, the MDL drawn; the mesh's shader naming skins that are not there: the model not drawn at
+all), which ``check --profile q1-enhanced`` reports too. Pictures:
 out/engines/ironwail/*.png, the engine beside Blender.
 """
 from __future__ import annotations
@@ -122,13 +123,16 @@ def test_the_comparison_fails_for_a_frame_off_by_one_or_a_mirrored_model(bpy_sce
 
 
 def white_mdl(data: bytes) -> bytes:
-    """The MDL with every single skin painted white: header (84 bytes; numskins, skinwidth, skinheight at
-    48, 52, 56), then per skin its type (0: single) and width x height indices."""
+    """The MDL with every single skin's painted texels white (the black between them kept, or Quake's
+    Mod_FloodFillSkin would paint the whole skin black): header (84 bytes; numskins, skinwidth, skinheight
+    at 48, 52, 56), then per skin its type (0: single) and width x height indices."""
     count, width, height = struct.unpack_from("<3i", data, 48)
     out, pos = bytearray(data), 84
     for _ in range(count):
         assert struct.unpack_from("<i", data, pos)[0] == 0, "single skins"
-        out[pos + 4:pos + 4 + width * height] = bytes([WHITE]) * (width * height)
+        indices = np.frombuffer(data, np.uint8, width * height, pos + 4).copy()
+        indices[indices != 0] = WHITE
+        out[pos + 4:pos + 4 + width * height] = indices.tobytes()
         pos += 4 + width * height
     return bytes(out)
 
@@ -164,10 +168,11 @@ def swap_joints(text: str, a: int, b: int) -> str:
 BROKEN = {
     "a": "anim one frame short at its start",
     "b": "skin 1 .lmp missing",
-    "c": "anim joints spine and arm swapped",      # ironwail: "bone spine was renamed", draws nothing
+    "c": "anim joints spine and arm swapped",      # ironwail: "bone spine was renamed", draws the MDL
+    "d": "mesh shader naming skins that are not there",
 }
 BROKEN_SHOTS = (Shot("bend", 2, 0, 0), Shot("wave", 2, 0, 0), Shot("bend", 1, 1, 1), Shot("wave", 3, 1, 1),
-                Shot("wave", 4, 0, 2), Shot("wave", 5, 0, 2))
+                Shot("wave", 4, 0, 2), Shot("wave", 5, 0, 2), Shot("bend", 3, 0, 3), Shot("wave", 1, 1, 3))
 
 
 def test_broken_md5_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path, run):
@@ -181,6 +186,9 @@ def test_broken_md5_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path,
     (progs / "a.md5anim").write_text(drop_first_frame((progs / "a.md5anim").read_text()))
     (progs / "b_01_00.lmp").unlink()
     (progs / "c.md5anim").write_text(swap_joints((progs / "c.md5anim").read_text(), 1, 2))
+    mesh = (progs / "d.md5mesh").read_text()
+    assert mesh.count('shader "d"') == 1
+    (progs / "d.md5mesh").write_text(mesh.replace('shader "d"', 'shader "dx"'))
     shot = run_scene(tmp_path / "base", files_of(id1), [f"progs/{n}.mdl" for n in BROKEN], BROKEN_SHOTS, 1,
                      "md5,md3")
     measures = compare(bpy_scene, obj, rig, shot.image, BROKEN_SHOTS)
@@ -189,8 +197,10 @@ def test_broken_md5_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path,
     assert not any(matches(m) for m in measures), report
     # what ironwail does with each: a: the neighbour frame drawn (IoU 0.83, 0.85); b: skin 0 drawn for
     # skin 1 (2 % of the colours right); c: the anim refused (MD5Anim_Load compares each joint's name and
-    # parent with the mesh's: "bone spine was renamed") and nothing drawn, not even the MDL (IoU 0)
-    assert all(m.iou < MIN_IOU for m in measures[0:2]) and all(m.colour < MIN_COLOUR for m in measures[2:4])
+    # parent with the mesh's: "bone spine was renamed"), so the MDL is drawn instead (white here); d: not
+    # drawn at all (Mod_LoadMD5Skins finds no progs/dx_00_00)
+    assert all(m.iou < MIN_IOU for m in measures[0:2]) and all(m.colour < MIN_COLOUR for m in measures[2:6])
+    assert all(m.iou >= MIN_IOU for m in measures[4:6]) and all(m.iou < 0.05 for m in measures[6:8])
     assert any("c.md5anim" in line for line in complaints(shot.log, ("a", "b", "c"))), shot.log[-2000:]
     print(*report, *complaints(shot.log, ("a", "b", "c")), sep="\n")
     for name, what in BROKEN.items():

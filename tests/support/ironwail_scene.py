@@ -107,15 +107,18 @@ def cells(count: int) -> np.ndarray:
     return dist.argmin(-1)
 
 
-def background() -> tuple[int, int, int]:
-    return tuple(int(c) for c in quake_palette()[CLEAR_INDEX])
+def background(image: np.ndarray | None = None) -> tuple[int, int, int]:
+    """The clear colour: in the engine's picture its top-left pixel (no figure reaches a corner; the engine
+    brightens the palette colour, so it is read, not assumed), else the palette's."""
+    colour = image[0, 0] if image is not None else quake_palette()[CLEAR_INDEX]
+    return tuple(int(c) for c in colour)
 
 
 def measure(image: np.ndarray, ids: np.ndarray, regions: np.ndarray, cell: np.ndarray, skin: int) -> tuple:
     """(IoU, colour share, inner pixel count) of one placement: Blender's ``ids`` against the engine's
     non-background pixels inside ``cell``."""
     ours = ids >= 0
-    theirs = foreground(image, background()) & cell
+    theirs = foreground(image, background(image)) & cell
     inner = erode(ours, 2) & erode(theirs, 1)
     candidates = quake_palette()[list(COLOURS)].astype(np.float64)
     seen = nearest_colour(image[inner], candidates)

@@ -53,7 +53,7 @@ POP = bytes.fromhex(
     "0000626667696a6867686a69676662000000006265666666666666666562000000000000006263646664636200000000"
     "000000000000006266620000000000000000000000000061666100000000000000000000000000006500000000000000"
     "00000000000000006400000000000000")
-CLEAR_INDEX = 0                     # r_clearcolor: palette index 0 (black) behind the model
+CLEAR_INDEX = 144                   # r_clearcolor: a pink no skin here uses, so a model drawn black still shows
 
 
 def pak(files: dict[str, bytes]) -> bytes:
