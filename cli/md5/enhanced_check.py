@@ -11,7 +11,8 @@ Every mesh found is checked wherever it lies; one in the other game's place is r
 
 - ``q1-enhanced``: ``progs/x.md5mesh`` beside ``progs/x.mdl`` (ironwail ``loadMd5Replacement``; one in
   ``progs/md5/`` is checked against the MDL above it and told to move up); each mesh
-  block's skin 0, ``progs/<shader>_00_00`` with one of the ports' extensions, is there, and every ``.lmp``
+  block's skin 0, ``progs/<shader>_00_00`` with one of the ports' extensions, is there, as many skins as
+  the MDL has (``<shader>_<n>_00`` counted from 00 while present, ironwail ``Mod_LoadMD5Skins``), and every ``.lmp``
   skin of the shader is a picture the ports read (``Image_LoadLMP``: exactly ``8 + width x height``
   bytes).
 - ``q2-enhanced``: ``models/x/md5/tris.md5mesh`` below ``models/x/tris.md2`` (Q2PRO ``MOD_LoadMD5``; one
@@ -107,8 +108,8 @@ def check_quake(mesh_path: Path) -> tuple[list[str], list[str]]:
                         f"progs/{mesh_path.name} beside progs/{mesh_path.stem}.mdl")
     files = _files(home)
     classic = files.get(mdl_name)
-    mesh, _, _ = _pair(mesh_path, classic, f"{mesh_path.stem}.mdl", (parse_mdl, lambda m: len(m.frames)),
-                       problems, errors)
+    mesh, _, model = _pair(mesh_path, classic, f"{mesh_path.stem}.mdl", (parse_mdl, lambda m: len(m.frames)),
+                           problems, errors)
     if mesh is None:
         return problems, errors
     for shader in _shaders(mesh, mesh_path):
@@ -116,12 +117,26 @@ def check_quake(mesh_path: Path) -> tuple[list[str], list[str]]:
         if not any((stem + ext).lower() in files for ext in QUAKE_SKIN_EXTENSIONS):
             problems.append(f"skin {stem} (.png, .tga, .jpg, .pcx or .lmp) is missing: the ports draw shader "
                             f"{shader} without a skin")
+        elif model is not None and _skin_count(files, shader) < len(model.skins):
+            have = _skin_count(files, shader)
+            problems.append(f"shader {shader} has {have} skin(s), {classic.name} {len(model.skins)}: the ports count "
+                            f"skins while <shader>_<skin>_00 is there and draw skin 0 for the others; add "
+                            f"{quake_skin_stem(shader, have, 0)}")
         for name in sorted(n for n in files if n.startswith(f"{shader}_".lower()) and n.endswith(".lmp")):
             try:
                 read_lmp(files[name].read_bytes())
             except (FormatError, OSError) as exc:
                 problems.append(f"skin {files[name].name} is not a picture the ports read: {exc}")
     return problems, errors
+
+
+def _skin_count(files: dict[str, Path], shader: str) -> int:
+    """Skins the ports find for ``shader``: counted from 00 while ``<shader>_<n>_00`` exists in one of their
+    formats (ironwail ``Mod_LoadMD5Skins``); a skin number past the count draws skin 0 (``R_DrawAliasModel``)."""
+    count = 0
+    while any((quake_skin_stem(shader, count, 0) + ext).lower() in files for ext in QUAKE_SKIN_EXTENSIONS):
+        count += 1
+    return count
 
 
 def _game_root(md2_path: Path, stored: str) -> Path | None:

@@ -1,5 +1,6 @@
 """``check --profile q1-enhanced`` and ``--profile q2-enhanced`` run as a user runs them, on layouts built
-here: a good Quake re-release pair (progs/m.mdl, m.md5mesh, m.md5anim, m_00_00 skin) and a good Quake II
+here: a good Quake re-release pair (progs/m.mdl, m.md5mesh, m.md5anim, skins m_00_00 and m_01_00, as many as
+the MDL's) and a good Quake II
 remaster one (models/m/tris.md2, md5/tris.md5mesh, md5/tris.md5anim, the MD2's skin under md5/) conform;
 each broken variant gives exactly one line naming its problem."""
 from __future__ import annotations
@@ -38,6 +39,7 @@ def quake(root, folder: str = "progs"):
     (progs / "m.md5mesh").write_bytes(MESH)
     (progs / "m.md5anim").write_bytes(anim())
     (progs / "m_00_00.lmp").write_bytes(lmp())
+    (progs / "m_01_00.lmp").write_bytes(lmp())                 # synthetic_model has two skins
     return progs
 
 
@@ -94,6 +96,8 @@ Q1_BROKEN = {
         lambda p: (p / "m.md5anim").write_bytes(anim().replace(b"frame 0 {\n 0 0", b"frame 0 {\n nan 0", 1)),
     "skin m_00_00 (.png, .tga, .jpg, .pcx or .lmp) is missing": lambda p: (p / "m_00_00.lmp").unlink(),
     "skin m_00_00.lmp is not a picture the ports read": lambda p: (p / "m_00_00.lmp").write_bytes(lmp()[:-1]),
+    "shader m has 1 skin(s), m.mdl 2: the ports count skins while <shader>_<skin>_00 is there and draw skin 0 "
+    "for the others; add m_01_00": lambda p: (p / "m_01_00.lmp").unlink(),
 }
 
 
