@@ -5,7 +5,8 @@ printed, never on time.
 - ``sys_console 1`` (set on the command line; ``src/unix/tty.c`` ``tty_init_input``) makes the client
   read commands from stdin (not a terminal) and print its console to stdout; ``logfile 1`` with
   ``logfile_flush 1`` keeps the same lines in ``<homedir>/baseq2/logs/console.log``
-  (``src/common/common.c``). Both are read: a test quotes the log file on failure.
+  (``src/common/common.c``), each line led by its kind (``logfile_prefix "@ "``: ``format_prefix`` puts
+  one of ``ATDWEN`` for the ``@``; W a warning, E an error): :meth:`Q2Pro.complaints`.
 - A demo's last message prints a marker (``quake2_data.demo``'s ``marker``) once the client has parsed
   every frame of it (``src/client/demo.c`` ``CL_DemoFrame``; ``cl_demowait 1`` then keeps
   the last frame on screen). The screenshot is asked for after the marker and after a second marker
@@ -38,7 +39,7 @@ SETTINGS = {
     "s_enable": "0", "vid_fullscreen": "0", "in_grab": "0", "scr_draw2d": "0", "cl_gun": "0",
     "gl_clear": "1", "gl_dotshading": "0", "intensity": "1", "gl_brightness": "0", "gl_texturemode": "GL_NEAREST",
     "gl_shadows": "0", "cl_nolerp": "1", "cl_demowait": "1", "gl_md5_distance": "0", "logfile": "1",
-    "logfile_flush": "1", "logfile_prefix": "", "con_notifytime": "0", "scr_showturtle": "0", "cl_maxfps": "30",
+    "logfile_flush": "1", "logfile_prefix": "@ ", "con_notifytime": "0", "scr_showturtle": "0", "cl_maxfps": "30",
     "r_maxfps": "30", "scr_demobar": "0",
 }
 TIMEOUT = 180.0
@@ -160,6 +161,10 @@ class Q2Pro:
                 break
             if line is not None:
                 self.lines.append(line)
+
+    def complaints(self) -> list[str]:
+        """The warning and error lines of the console log."""
+        return [line[2:] for line in self.log.splitlines() if line[:2] in ("W ", "E ")]
 
     @property
     def log(self) -> str:
