@@ -276,6 +276,7 @@ case "$cmd" in
     # DarkPlaces, mm3d, Assimp for the engine tests (installs them as root with apt-get); the quick lane installs
     # nothing: without them those tests skip saying what to install
     [ "$quick" = 1 ] || bash tools/engine_tools.sh
+    [ "$quick" = 1 ] || bash tools/engine_q2pro.sh >/dev/null   # Q2PRO for tests/engines/test_q2pro_md5.py (cached build)
     # The venvs first, one after the other (pip), then the stages on the pool ($JOBS at once).
     ruff=""
     if ! ruff="$(lint_venv)"; then

@@ -211,6 +211,7 @@ def test_broken_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path):
     scores = {name: overlap(lit(images[name]), scene.mask(frame)) for name, _, frame, _, _ in shots}
     for name, _, frame, _, _ in shots:
         figure(f"broken_{name}", images[name], scene.raster(frame), 0)
+    (FIGURES / "broken_scores.tsv").write_text("".join(f"{name}\t{score:.3f}\n" for name, score in scores.items()))
     for kind, what in BROKEN.items():
         assert scores[f"{kind}_md2"] >= MATCH, f"{what}: the MD2 beside it should still match ({scores})"
         assert scores[kind] < MATCH, f"{what}: Q2PRO drew it as Blender shows the frame ({scores})"
@@ -222,6 +223,8 @@ def test_broken_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path):
     for kind in BROKEN:
         run = cli("check", "--profile", "q2-enhanced", scene.game / "models" / kind, cwd=tmp_path)
         flagged[kind] = run.returncode != 0, run.stdout + run.stderr
+    (FIGURES / "broken_check.txt").write_text("".join(f"== {kind}: exit {'1+' if bad else 0}\n{out}\n"
+                                                      for kind, (bad, out) in flagged.items()) + complaints + "\n")
     good = cli("check", "--profile", "q2-enhanced", scene.folder, cwd=tmp_path)
     assert good.returncode == 0, good.stdout + good.stderr
     for kind in ("short", "reordered", "scale"):
