@@ -15,7 +15,9 @@ The broken twins (anim one frame short, frames shifted by one, joints reordered,
 joint the anim lacks) are drawn the same way and each must fail the comparison where it should;
 ``check --profile q2-enhanced`` flags those it can see in the files (all but the shifted frames).
 
-Figures: ``out/engines/q2pro/<shot>.png``, the engine's screenshot beside Blender's view.
+Figures: ``out/engines/q2pro/<shot>.png``, the engine's screenshot beside Blender's view, with
+``scores.tsv``; ``sheet.png`` (the manual's ``docs/q2pro_md5.png``): the MD2 and the MD5 at ``wave04``,
+the MD5 at ``grow04`` (a bone scaled) and with skin 1.
 """
 from __future__ import annotations
 
@@ -40,9 +42,9 @@ MATCH = 0.95                 # silhouette overlap a shot must reach (the neighbo
 COLOUR_TOLERANCE = 24        # per channel, the engine's colour against the skin's texel
 COLOUR_SHARE = 0.9           # of the pixels inside both silhouettes
 FIGURES = CHECKOUT / "out" / "engines" / "q2pro"
-TARGET = (0.0, 10.0, 28.0)
+TARGET = (0.0, 10.0, 32.0)
 PLACE = Placement((0.0, 0.0, 0.0), 16, 0)                   # yaw 22.5 degrees
-CAMERA_AT = (62.0, -38.0, 40.0)
+CAMERA_AT = (78.0, -48.0, 46.0)
 SHOWN = ("wave02", "wave03", "wave04", "grow02", "grow03", "grow04")   # three frames of each action
 
 
@@ -129,11 +131,30 @@ def colour_share(image: np.ndarray, raster, skin: int, engine_mask: np.ndarray) 
     return float(close[region].mean())
 
 
-def figure(name: str, image: np.ndarray, raster, skin: int) -> None:
+def figure(name: str, image: np.ndarray, raster, skin: int) -> np.ndarray:
+    """``out/engines/q2pro/<name>.png``: the screenshot beside Blender's view; returns Blender's view."""
     blender = texel_colours(raster, skin_pixels(skin)).astype(np.uint8)
     both = side_by_side(image, blender)
     FIGURES.mkdir(parents=True, exist_ok=True)
     write_png(FIGURES / f"{name}.png", np.concatenate([both, np.full(both.shape[:2] + (1,), 255, np.uint8)], 2))
+    return blender
+
+
+SHEET = ("md2_wave04", "md5_wave04", "md5_grow04", "md5_skin1")
+
+
+def sheet(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """The manual's figure: each (engine, Blender) pair cropped to where any of them shows the model."""
+    box = np.zeros(pairs[0][0].shape[:2], bool)
+    for engine_image, blender in pairs:
+        box |= lit(engine_image) | lit(blender)
+    rows, cols = np.flatnonzero(box.any(1)), np.flatnonzero(box.any(0))
+    top, bottom = max(rows[0] - 8, 0), min(rows[-1] + 9, box.shape[0])
+    left, right = max(cols[0] - 8, 0), min(cols[-1] + 9, box.shape[1])
+    strips = [side_by_side(e[top:bottom, left:right], b[top:bottom, left:right]) for e, b in pairs]
+    gap = np.full((6, strips[0].shape[1], 3), 96, np.uint8)
+    image = np.concatenate([part for strip in strips for part in (strip, gap)][:-1])
+    write_png(FIGURES / "sheet.png", np.concatenate([image, np.full(image.shape[:2] + (1,), 255, np.uint8)], 2))
 
 
 def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_path):
@@ -146,12 +167,12 @@ def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_pa
              for name in SHOWN]
     shots += [(f"{kind}_skin1", "x", scene.frame("wave03"), 1, use) for kind, use in (("md2", 0), ("md5", 1))]
     images, engine = shoot(scene, shots)
-    problems, rows = [], ["shot\toverlap\tneighbour\tmirror\tskin share\tother skin share"]
+    problems, rows, views = [], ["shot\toverlap\tneighbour\tmirror\tskin share\tother skin share"], {}
     for name, _, frame, skin, _ in shots:
         image = images[name]
         drawn = lit(image)
         raster = scene.raster(frame)
-        figure(name, image, raster, skin)
+        views[name] = figure(name, image, raster, skin)
         score = overlap(drawn, raster.mask)
         neighbour = overlap(drawn, scene.mask(frame - 1))
         mirror = overlap(drawn, scene.mask(frame, mirrored=True))
@@ -164,6 +185,7 @@ def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_pa
         if not (share >= COLOUR_SHARE and other < 0.5):
             problems.append(f"{name}: {share:.2f} of the pixels show skin {skin}'s colours, {other:.2f} skin {1 - skin}'s")
     (FIGURES / "scores.tsv").write_text("\n".join(rows) + "\n")
+    sheet([(images[name], views[name]) for name in SHEET])
     assert not problems, "\n".join(problems)
     assert not without_display_notes(engine.complaints()), engine.log
     assert not any("models/x" in line for line in engine.log.splitlines()), engine.log

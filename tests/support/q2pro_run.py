@@ -52,7 +52,7 @@ def engine_folder() -> Path:
     xvfb = shutil.which("xvfb-run")
     if found and xvfb:
         return found[-1]
-    message = ("Q2PRO is not built: run `bash tools/engine_tools.sh` then `bash tools/engine_q2pro.sh` (builds it "
+    message = ("Q2PRO is not built: run `bash tools/engine_q2pro.sh` (it builds Q2PRO "
                "from ../shared/engines into .venvs/engines/)" if not found else
                "install xvfb (Debian: apt-get install xvfb) to run Q2PRO")
     if os.environ.get("CI", "").lower() == "true":
