@@ -2,6 +2,10 @@
 stdin: play a demo, take a screenshot, read the console, quit; every step waits on what the engine
 printed, never on time.
 
+- Xvfb is started here with ``-displayfd``: it writes its display number once it accepts clients, so
+  the engine starts on a ready server whatever the load (``xvfb-run -a`` raced with other servers
+  starting at the same time: Q2PRO's X11 driver then failed to open the display and fell back to SDL).
+
 - ``sys_console 1`` (set on the command line; ``src/unix/tty.c`` ``tty_init_input``) makes the client
   read commands from stdin (not a terminal) and print its console to stdout; ``logfile 1`` with
   ``logfile_flush 1`` keeps the same lines in ``<homedir>/baseq2/logs/console.log``
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import shutil
 import subprocess
 import threading
@@ -49,7 +54,7 @@ def engine_folder() -> Path:
     """The cached build; else skip (or fail under CI) saying what to run."""
     found = sorted((CHECKOUT / ".venvs" / "engines").glob(ENGINE_GLOB))
     found = [f for f in found if (f / "q2pro").is_file()]
-    xvfb = shutil.which("xvfb-run")
+    xvfb = shutil.which("Xvfb")
     if found and xvfb:
         return found[-1]
     message = ("Q2PRO is not built: run `bash tools/engine_q2pro.sh` (it builds Q2PRO "
@@ -58,6 +63,27 @@ def engine_folder() -> Path:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"{message}; under CI the test command builds it")
     pytest.skip(message)
+
+
+def _start_xvfb(width: int, height: int) -> tuple[subprocess.Popen, str]:
+    """An Xvfb of one screen; returns it and its display once it is ready (``-displayfd``)."""
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{width}x{height}x24",
+                               "-nolisten", "tcp"], pass_fds=(write_end,), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    text = b""
+    try:
+        while not text.endswith(b"\n"):
+            ready, _, _ = select.select([read_end], [], [], TIMEOUT)
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                server.kill()
+                raise AssertionError(f"Xvfb gave no display number (exit {server.poll()})")
+            text += chunk
+    finally:
+        os.close(read_end)
+    return server, f":{text.decode().strip()}"
 
 
 class Q2Pro:
@@ -69,14 +95,14 @@ class Q2Pro:
         self.lines: list[str] = []
         self._queue: queue.Queue[str] = queue.Queue()
         exe = engine_folder() / "q2pro"
+        self.xvfb, display = _start_xvfb(width, height)
         cvars = dict(SETTINGS, vid_geometry=f"{width}x{height}", **(settings or {}))
         args = ["+set", "sys_console", "1", "+set", "basedir", str(root), "+set", "homedir", str(self.home)]
         for name, value in cvars.items():
             args += ["+set", name, value]
         self.process = subprocess.Popen(
-            ["xvfb-run", "-a", "-s", f"-screen 0 {width}x{height}x24", str(exe), *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=root,
-            env=dict(os.environ, HOME=str(self.home), SDL_AUDIODRIVER="dummy"))
+            [str(exe), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=root,
+            env=dict(os.environ, HOME=str(self.home), SDL_AUDIODRIVER="dummy", DISPLAY=display))
         threading.Thread(target=self._read, daemon=True).start()
         self._mark = 0
 
@@ -154,6 +180,8 @@ class Q2Pro:
             except (OSError, subprocess.TimeoutExpired):
                 self.process.kill()
                 self.process.wait()
+        self.xvfb.terminate()
+        self.xvfb.wait(timeout=30)
         while True:
             try:
                 line = self._queue.get_nowait()
@@ -163,8 +191,12 @@ class Q2Pro:
                 self.lines.append(line)
 
     def complaints(self) -> list[str]:
-        """The warning and error lines of the console log."""
-        return [line[2:] for line in self.log.splitlines() if line[:2] in ("W ", "E ")]
+        """The warning and error lines of the console log once the engine is up (``Q2PRO initialized``,
+        ``src/common/common.c`` ``Qcommon_Init``): what it says of the game's files, the demos and
+        models; the display's setup before it (Xvfb's GLX has no swap control) is not about them."""
+        lines = self.log.splitlines()
+        start = next((i for i, line in enumerate(lines) if "Q2PRO initialized" in line), 0)
+        return [line[2:] for line in lines[start:] if line[:2] in ("W ", "E ")]
 
     @property
     def log(self) -> str:
