@@ -20,7 +20,7 @@ cache="$ROOT/.venvs/engines/q2pro-$commit"
 if [ -x "$cache/q2pro" ] && [ -f "$cache/gamex86_64.so" ]; then echo "$cache"; exit 0; fi
 
 # build dependencies (README of ../shared/engines), the X server the tests run it under and Mesa's software GL
-packages=(meson ninja-build pkg-config gcc libsdl2-dev zlib1g-dev libpng-dev libjpeg-dev xvfb xauth libgl1-mesa-dri)
+packages=(meson ninja-build pkg-config gcc libsdl2-dev zlib1g-dev libpng-dev libjpeg-dev xvfb libgl1-mesa-dri)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
