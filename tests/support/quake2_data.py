@@ -31,6 +31,7 @@ Entity angles are sent as bytes (``MSG_ReadAngle``: 360/256 degrees), coordinate
 """
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from formats.images.palette import quake2_palette
 
 from .environment import CHECKOUT
 
-ENGINES = CHECKOUT.parent / "shared" / "engines"
+ENGINES = Path(os.environ.get("CLASSIC_MODELS_ENGINES") or CHECKOUT.parent / "shared" / "engines")
 MAP = "maps/hw4.bsp"
 PROTOCOL = 34                      # PROTOCOL_VERSION_DEFAULT (inc/common/protocol.h)
 FRAMES = 4
