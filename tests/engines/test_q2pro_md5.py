@@ -12,7 +12,8 @@ frame offset and a mirror apart), and inside both silhouettes the engine's colou
 the texel Blender's UVs put there. The console log holds no warning or error.
 
 The broken twins (anim one frame short, frames shifted by one, joints reordered, a ``.md5scale`` naming a
-joint the anim lacks) are drawn the same way and each must fail the comparison where it should;
+joint the anim lacks, a skin missing under ``md5/``) are drawn the same way and each must fail the
+comparison (the missing skin: Q2PRO draws its red and black "no texture" checks instead, ``IMG_Find``);
 ``check --profile q2-enhanced`` flags those it can see in the files (all but the shifted frames).
 
 Figures: ``out/engines/q2pro/<shot>.png``, the engine's screenshot beside Blender's view, with
@@ -196,6 +197,7 @@ BROKEN = {
     "shifted": "anim frames shifted by one",
     "reordered": "anim joints reordered",
     "scale": "md5scale names a joint the anim lacks",
+    "skin": "skin 0 missing under md5/",
 }
 
 
@@ -209,6 +211,9 @@ def break_twin(folder, kind: str) -> None:
         anim.write_text(anim_shifted(text))
     elif kind == "reordered":
         anim.write_text(anim_reordered(text)[0])
+    elif kind == "skin":
+        head, _, name = parse_md2((folder / "tris.md2").read_bytes()).skins[0].rpartition("/")
+        (md5 / name).unlink()                        # MD5_LoadSkins: the MD2's skin name with md5/ inserted
     else:
         (md5 / "tris.md5scale").write_text(scale_misnamed(md5 / "tris.md5scale"))
 
@@ -219,19 +224,24 @@ def test_broken_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path):
     for kind in BROKEN:
         break_twin(scene.export(kind), kind)
     # the frame each breakage shows at: the last (Q2PRO wraps it to anim frame 0: src/refresh/mesh.c
-    # draw_alias_skeleton, newframenum % num_frames), any, any, one where a bone is scaled
+    # draw_alias_skeleton, newframenum % num_frames), any, any, one where a bone is scaled, any
     frames = {"short": len(scene.frame_names) - 1, "shifted": scene.frame("wave03"),
-              "reordered": scene.frame("wave03"), "scale": scene.frame("grow04")}
+              "reordered": scene.frame("wave03"), "scale": scene.frame("grow04"), "skin": scene.frame("wave03")}
     shots = [(kind, kind, frames[kind], 0, 1) for kind in BROKEN]
     shots += [(f"{kind}_md2", kind, frames[kind], 0, 0) for kind in BROKEN]
     images, engine = shoot(scene, shots)
-    scores = {name: overlap(lit(images[name]), scene.mask(frame)) for name, _, frame, _, _ in shots}
+    scores, colours = {}, {}
     for name, _, frame, _, _ in shots:
-        figure(f"broken_{name}", images[name], scene.raster(frame), 0)
-    (FIGURES / "broken_scores.tsv").write_text("".join(f"{name}\t{score:.3f}\n" for name, score in scores.items()))
+        raster, drawn = scene.raster(frame), lit(images[name])
+        scores[name] = overlap(drawn, raster.mask)
+        colours[name] = colour_share(images[name], raster, 0, drawn) if scores[name] >= MATCH else 0.0
+        figure(f"broken_{name}", images[name], raster, 0)
+    (FIGURES / "broken_scores.tsv").write_text("".join(f"{name}\t{scores[name]:.3f}\t{colours[name]:.3f}\n"
+                                                       for name in scores))
+    matches = {name: scores[name] >= MATCH and colours[name] >= COLOUR_SHARE for name in scores}
     for kind, what in BROKEN.items():
-        assert scores[f"{kind}_md2"] >= MATCH, f"{what}: the MD2 beside it should still match ({scores})"
-        assert scores[kind] < MATCH, f"{what}: Q2PRO drew it as Blender shows the frame ({scores})"
+        assert matches[f"{kind}_md2"], f"{what}: the MD2 beside it should still match ({scores}, {colours})"
+        assert not matches[kind], f"{what}: Q2PRO drew it as Blender shows the frame ({scores}, {colours})"
     complaints = "\n".join(engine.complaints())
     assert "has less frames than models/short/tris.md2" in complaints, complaints
     assert 'No such joint "' in complaints and "models/scale/md5/tris.md5scale" in complaints, complaints
@@ -244,7 +254,7 @@ def test_broken_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path):
                                                       for kind, (bad, out) in flagged.items()) + complaints + "\n")
     good = cli("check", "--profile", "q2-enhanced", scene.folder, cwd=tmp_path)
     assert good.returncode == 0, good.stdout + good.stderr
-    for kind in ("short", "reordered", "scale"):
+    for kind in ("short", "reordered", "scale", "skin"):
         assert flagged[kind][0], f"check passed the {BROKEN[kind]}:\n{flagged[kind][1]}"
     # a shifted anim has the right frame count, joints and scales: only drawing it shows the offset
     assert not flagged["shifted"][0], flagged["shifted"][1]
