@@ -63,9 +63,9 @@ def view_of(cam: Camera) -> View:
 class Scene:
     """The model in Blender, its export under ``<root>/baseq2/models/<name>/``, and what Blender shows."""
 
-    def __init__(self, bpy, tmp_path):
+    def __init__(self, bpy, tmp_path, framed: bool = True):
         self.bpy = bpy
-        self.obj, self.rig, self.actions = build(bpy)
+        self.obj, self.rig, self.actions = build(bpy, framed)
         self.root = tmp_path / "q2"
         self.game = write_basedir(self.root)
         self.checksum = map_checksum((self.game / "maps" / "hw4.bsp").read_bytes())
@@ -190,6 +190,29 @@ def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_pa
     assert not problems, "\n".join(problems)
     assert not engine.complaints(), engine.log
     assert not any("models/x" in line for line in engine.log.splitlines()), engine.log
+
+
+def test_quake2_fills_the_skin_region_of_the_top_left_texel_with_black(bpy_scene, tmp_path):
+    """The rule the manual warns of (Q2PRO ``src/refresh/images.c`` ``IMG_FloodFill`` on every 8-bit
+    skin, the MD2's and the twin's): skin 0's first colour region touches the top-left texel, and the faces
+    painted with it are drawn black; the other regions keep their colours."""
+    engine_folder()
+    scene = Scene(bpy_scene, tmp_path, framed=False)
+    frame = scene.frame("wave03")
+    images, _ = shoot(scene, [("corner_md2", "x", frame, 0, 0), ("corner_md5", "x", frame, 0, 1)])
+    raster = scene.raster(frame)
+    skin = skin_pixels(0, framed=False)
+    expected = texel_colours(raster, skin)
+    region = interior(raster.mask, 2)
+    in_corner = region & np.all(expected == skin[0, 0], axis=-1)
+    elsewhere = region & ~in_corner
+    assert in_corner.sum() > 500 and elsewhere.sum() > 500
+    for name, image in images.items():
+        figure(name, image, raster, 0)
+        black = np.abs(image.astype(np.int64)).max(-1) <= 8
+        right = np.abs(image.astype(np.int64) - expected).max(-1) <= COLOUR_TOLERANCE
+        assert black[in_corner].mean() > COLOUR_SHARE, f"{name}: {black[in_corner].mean():.2f} of the corner's faces black"
+        assert right[elsewhere].mean() > COLOUR_SHARE, f"{name}: {right[elsewhere].mean():.2f} of the others right"
 
 
 BROKEN = {

@@ -29,18 +29,20 @@ SKIN_INDICES = ((208, 115, 243, 64), (176, 224, 47, 132))
 ACTIONS = (("wave", range(1, 5)), ("grow", range(10, 14)))
 
 
-def skin_pixels(skin: int) -> np.ndarray:
+def skin_pixels(skin: int, framed: bool = True) -> np.ndarray:
     """(64, 64, 3) uint8, rows top to bottom (v = 1 first): quadrant q = 2 * row + column painted, all
     but a 2-texel frame of palette index 0 (black) around each. The top-left texel must not be a colour
     the faces use: Q2PRO fills the region of the top-left texel's colour connected to it with black when
     it loads an 8-bit skin (``src/refresh/images.c`` ``IMG_FloodFill``, id's ``R_FloodFillSkin``), and
-    leaves a black one as it is."""
+    leaves a black one as it is. ``framed=False``: the regions fill their quadrants, the first touching
+    the top-left texel."""
     palette = np.asarray(quake2_palette(), np.uint8)
     image = np.zeros((SIZE, SIZE, 3), np.uint8) + palette[0]
     half = SIZE // 2
     for q, index in enumerate(SKIN_INDICES[skin]):
         row, col = divmod(q, 2)
-        image[row * half + 2:(row + 1) * half - 2, col * half + 2:(col + 1) * half - 2] = palette[index]
+        edge = 2 if framed else 0
+        image[row * half + edge:(row + 1) * half - edge, col * half + edge:(col + 1) * half - edge] = palette[index]
     return image
 
 
@@ -59,8 +61,9 @@ def _box(x0, x1, y0, y1, z0, z1, offset):
     return verts, faces
 
 
-def build(bpy):
-    """The rigged, painted model; returns (mesh object, armature object, {action name: action})."""
+def build(bpy, framed: bool = True):
+    """The rigged, painted model (skins as :func:`skin_pixels` paints them); returns (mesh object, armature
+    object, {action name: action})."""
     rings = [(-6, -4), (6, -4), (6, 4), (-6, 4)]
     heights = [0, 8, 16, 24, 32, 40, 48]
     verts = [(x, y, z) for z in heights for x, y in rings]
@@ -85,7 +88,7 @@ def build(bpy):
         if bpy.app.version < (5, 0, 0):
             material.use_nodes = True
         image = bpy.data.images.new(f"q2skin{skin}", SIZE, SIZE, alpha=True)
-        rgba = np.concatenate([skin_pixels(skin)[::-1] / 255.0, np.ones((SIZE, SIZE, 1))], 2)
+        rgba = np.concatenate([skin_pixels(skin, framed)[::-1] / 255.0, np.ones((SIZE, SIZE, 1))], 2)
         image.pixels.foreach_set(rgba.astype(np.float32).ravel())
         material.node_tree.nodes.new("ShaderNodeTexImage").image = image
         mesh.materials.append(material)
