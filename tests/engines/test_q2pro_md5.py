@@ -6,7 +6,7 @@ Blender, exported as MD2 with its Enhanced Model twin, is drawn as Blender shows
 
 How: each shot is a client demo (``support/quake2_data.py``) played by one Q2PRO process under Xvfb
 (``support/q2pro_run.py``); its screenshot's lit pixels are compared with Blender's evaluated mesh
-projected through the same camera (``support/engine_raster.py``): the overlap of the silhouettes must reach
+projected through the same camera (``support/engine_view.py``): the overlap of the silhouettes must reach
 ``MATCH`` while the neighbouring frame's and the mirrored model's stay below it (so the measure tells a
 frame offset and a mirror apart), and inside both silhouettes the engine's colours must be the skin's at
 the texel Blender's UVs put there. The console log holds no warning or error.
@@ -30,8 +30,8 @@ import numpy as np
 from formats.md2.codec import parse_md2
 from support.actions import export
 from support.engine_tools import cli, world_surface
-from support.engine_raster import View, interior, lit, overlap, place_yawed, rasterize, read_screenshot, side_by_side, \
-    texel_colours
+from support.engine_view import GREY, View, erode, foreground, iou, place_yawed, rasterize, read_screenshot, \
+    side_by_side, texel_colours
 from support.environment import CHECKOUT
 from support.image_files import write_png
 from support.q2pro_run import Q2Pro, engine_folder
@@ -125,7 +125,7 @@ def shoot(scene: Scene, shots: list[tuple[str, str, int, int, int]]) -> tuple[di
 
 def colour_share(image: np.ndarray, raster, skin: int, engine_mask: np.ndarray) -> float:
     """Share of the pixels inside both silhouettes where the engine shows skin ``skin``'s texel."""
-    region = interior(raster.mask & engine_mask, 2)
+    region = erode(raster.mask & engine_mask, 2)
     assert region.sum() > 500, f"only {region.sum()} pixels inside both silhouettes"
     expected = texel_colours(raster, skin_pixels(skin))
     close = np.abs(image.astype(np.int64) - expected).max(-1) <= COLOUR_TOLERANCE
@@ -135,9 +135,8 @@ def colour_share(image: np.ndarray, raster, skin: int, engine_mask: np.ndarray) 
 def figure(name: str, image: np.ndarray, raster, skin: int) -> np.ndarray:
     """``out/engines/q2pro/<name>.png``: the screenshot beside Blender's view; returns Blender's view."""
     blender = texel_colours(raster, skin_pixels(skin)).astype(np.uint8)
-    both = side_by_side(image, blender)
     FIGURES.mkdir(parents=True, exist_ok=True)
-    write_png(FIGURES / f"{name}.png", np.concatenate([both, np.full(both.shape[:2] + (1,), 255, np.uint8)], 2))
+    write_png(FIGURES / f"{name}.png", side_by_side(image, blender))
     return blender
 
 
@@ -148,14 +147,14 @@ def sheet(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
     """The manual's figure: each (engine, Blender) pair cropped to where any of them shows the model."""
     box = np.zeros(pairs[0][0].shape[:2], bool)
     for engine_image, blender in pairs:
-        box |= lit(engine_image) | lit(blender)
+        box |= foreground(engine_image) | foreground(blender)
     rows, cols = np.flatnonzero(box.any(1)), np.flatnonzero(box.any(0))
     top, bottom = max(rows[0] - 8, 0), min(rows[-1] + 9, box.shape[0])
     left, right = max(cols[0] - 8, 0), min(cols[-1] + 9, box.shape[1])
     strips = [side_by_side(e[top:bottom, left:right], b[top:bottom, left:right]) for e, b in pairs]
-    gap = np.full((6, strips[0].shape[1], 3), 96, np.uint8)
-    image = np.concatenate([part for strip in strips for part in (strip, gap)][:-1])
-    write_png(FIGURES / "sheet.png", np.concatenate([image, np.full(image.shape[:2] + (1,), 255, np.uint8)], 2))
+    gap = np.full((6, strips[0].shape[1], 4), GREY, np.uint8)
+    gap[..., 3] = 255
+    write_png(FIGURES / "sheet.png", np.concatenate([part for strip in strips for part in (strip, gap)][:-1]))
 
 
 def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_path):
@@ -171,12 +170,12 @@ def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_pa
     problems, rows, views = [], ["shot\toverlap\tneighbour\tmirror\tskin share\tother skin share"], {}
     for name, _, frame, skin, _ in shots:
         image = images[name]
-        drawn = lit(image)
+        drawn = foreground(image)
         raster = scene.raster(frame)
         views[name] = figure(name, image, raster, skin)
-        score = overlap(drawn, raster.mask)
-        neighbour = overlap(drawn, scene.mask(frame - 1))
-        mirror = overlap(drawn, scene.mask(frame, mirrored=True))
+        score = iou(drawn, raster.mask)
+        neighbour = iou(drawn, scene.mask(frame - 1))
+        mirror = iou(drawn, scene.mask(frame, mirrored=True))
         if not (score >= MATCH > max(neighbour, mirror)):
             problems.append(f"{name}: overlap {score:.3f} with frame {frame}, {neighbour:.3f} with frame {frame - 1}, "
                             f"{mirror:.3f} with the mirror")
@@ -203,7 +202,7 @@ def test_quake2_fills_the_skin_region_of_the_top_left_texel_with_black(bpy_scene
     raster = scene.raster(frame)
     skin = skin_pixels(0, framed=False)
     expected = texel_colours(raster, skin)
-    region = interior(raster.mask, 2)
+    region = erode(raster.mask, 2)
     in_corner = region & np.all(expected == skin[0, 0], axis=-1)
     elsewhere = region & ~in_corner
     assert in_corner.sum() > 500 and elsewhere.sum() > 500
@@ -255,8 +254,8 @@ def test_broken_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path):
     images, engine = shoot(scene, shots)
     scores, colours = {}, {}
     for name, _, frame, _, _ in shots:
-        raster, drawn = scene.raster(frame), lit(images[name])
-        scores[name] = overlap(drawn, raster.mask)
+        raster, drawn = scene.raster(frame), foreground(images[name])
+        scores[name] = iou(drawn, raster.mask)
         colours[name] = colour_share(images[name], raster, 0, drawn) if scores[name] >= MATCH else 0.0
         figure(f"broken_{name}", images[name], raster, 0)
     (FIGURES / "broken_scores.tsv").write_text("".join(f"{name}\t{scores[name]:.3f}\t{colours[name]:.3f}\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .engine_view import read_tga
+from .engine_view import read_screenshot
 from .environment import CHECKOUT
 
 
@@ -66,4 +66,4 @@ def run_ironwail(root: Path, width: int, height: int, timeout: float = 900) -> E
     if not shot.is_file() or "Wrote shot0000.tga" not in log:
         tail = "\n".join((log or output.read_text(errors="replace")).splitlines()[-25:])
         pytest.fail(f"ironwail wrote no screenshot ({shot}, exit {process.returncode}); its console ends:\n{tail}")
-    return EngineShot(read_tga(shot), log)
+    return EngineShot(read_screenshot(shot), log)

@@ -6,7 +6,6 @@ placement's cell, and the skin colour of every inner pixel (the region its neare
 against the palette colour of the engine's pixel nearest in chromaticity)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import numpy as np
 
 from formats.images.palette import quake_palette
 
-from .engine_view import View, erode, face_ids, foreground, iou, nearest_colour
+from .engine_view import View, erode, foreground, iou, nearest_colour, place_yawed, rasterize
 from .enhanced_figure import ACTIONS, COLOURS, SKIN_REGIONS, posed
 from .ironwail_run import EngineShot, run_ironwail
 from .quake_data import CLEAR_INDEX, Camera, Placed, demo, settings, write_basedir
@@ -28,6 +27,7 @@ YAW = 15.0
 # placement a frame off (0.82 to 0.90 measured) or mirrored (0.47 to 0.78) stays under; the share of inner pixels of
 # the right skin colour (0.96 and more measured)
 MIN_IOU, MIN_COLOUR = 0.95, 0.9
+TOLERANCE = 6                              # per channel from the clear colour: a drawn pixel
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,9 @@ def placement(slot: int) -> tuple[tuple[float, float, float], tuple[float, float
 
 
 def placed_model(positions: np.ndarray, origin, angles) -> np.ndarray:
-    """Model positions placed as the engine places an alias model: yaw about +Z, then the origin (the
-    figure's placements have no pitch or roll)."""
-    yaw = math.radians(angles[1])
-    rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
-    return positions @ rot.T + np.asarray(origin)
+    """Model positions placed as the engine places an alias model (the figure's placements have no pitch
+    or roll)."""
+    return place_yawed(positions, origin, angles[1])
 
 
 @dataclass
@@ -95,7 +93,7 @@ def blender_ids(bpy, obj, rig, shot: Shot, slot: int, mirror: bool = False, fram
     if mirror:
         positions = positions * np.array([1.0, -1.0, 1.0])
     origin, angles = placement(slot)
-    return face_ids(VIEW, placed_model(positions, origin, angles), triangles), regions
+    return rasterize(VIEW, placed_model(positions, origin, angles), triangles).triangle, regions
 
 
 def cells(count: int) -> np.ndarray:
@@ -118,7 +116,7 @@ def measure(image: np.ndarray, ids: np.ndarray, regions: np.ndarray, cell: np.nd
     """(IoU, colour share, inner pixel count) of one placement: Blender's ``ids`` against the engine's
     non-background pixels inside ``cell``."""
     ours = ids >= 0
-    theirs = foreground(image, background(image)) & cell
+    theirs = foreground(image, background(image), TOLERANCE) & cell
     inner = erode(ours, 2) & erode(theirs, 1)
     candidates = quake_palette()[list(COLOURS)].astype(np.float64)
     seen = nearest_colour(image[inner], candidates)
