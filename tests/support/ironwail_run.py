@@ -21,11 +21,14 @@ import numpy as np
 import pytest
 
 from .engine_view import read_screenshot
+from .engine_tools import on_source_engine_wheel
 from .environment import CHECKOUT
 
 
 def ironwail_binary() -> Path:
-    """The built engine; else skip (fail under CI) saying to run tools/engine_ironwail.sh."""
+    """The built engine; else skip (fail under CI) saying to run tools/engine_ironwail.sh; skipped on the
+    wheels other than :data:`.engine_tools.SOURCE_ENGINES_ON`."""
+    on_source_engine_wheel()
     found = sorted((CHECKOUT / ".venvs" / "engines").glob("ironwail-*/ironwail"))
     xvfb = shutil.which("xvfb-run")
     if found and xvfb and os.access(found[-1], os.X_OK):

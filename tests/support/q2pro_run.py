@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from .engine_tools import on_source_engine_wheel
 from .environment import CHECKOUT
 
 ENGINE_GLOB = "q2pro-*"
@@ -51,7 +52,9 @@ TIMEOUT = 180.0
 
 
 def engine_folder() -> Path:
-    """The cached build; else skip (or fail under CI) saying what to run."""
+    """The cached build; else skip (or fail under CI) saying what to run; skipped on the wheels other than
+    :data:`.engine_tools.SOURCE_ENGINES_ON`."""
+    on_source_engine_wheel()
     found = sorted((CHECKOUT / ".venvs" / "engines").glob(ENGINE_GLOB))
     found = [f for f in found if (f / "q2pro").is_file()]
     xvfb = shutil.which("Xvfb")
