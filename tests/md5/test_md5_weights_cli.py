@@ -10,22 +10,20 @@ from support.md5_loose_cases import LOOSE_CASES
 from support.md5_weight_cases import CASES
 
 
-def test_convert_to_md5_gives_every_case_back_byte_for_byte(run, tmp_path):
+
+def _converted_differ(run, tmp_path, cases: dict[str, bytes]) -> list[str]:
+    """The cases whose ``convert --to md5`` (one run, every case) is not the file byte for byte."""
     pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
-    for case, data in CASES.items():
+    for case, data in cases.items():
         (tmp_path / f"{case}.md5mesh").write_bytes(data)
     result = run("convert", *sorted(tmp_path.glob("*.md5mesh")), "--to", "md5", "-o", tmp_path / "out", "-j", "1")
     assert result.returncode == 0, result.stdout + result.stderr
-    differ = [case for case, data in CASES.items() if (tmp_path / "out" / f"{case}.md5mesh").read_bytes() != data]
-    assert differ == []
+    return [case for case, data in cases.items() if (tmp_path / "out" / f"{case}.md5mesh").read_bytes() != data]
+
+
+def test_convert_to_md5_gives_every_case_back_byte_for_byte(run, tmp_path):
+    assert _converted_differ(run, tmp_path, CASES) == []
 
 
 def test_convert_to_md5_gives_vertices_no_triangle_uses_back_byte_for_byte(run, tmp_path):
-    pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
-    for case, data in LOOSE_CASES.items():
-        (tmp_path / f"{case}.md5mesh").write_bytes(data)
-    result = run("convert", *sorted(tmp_path.glob("*.md5mesh")), "--to", "md5", "-o", tmp_path / "out", "-j", "1")
-    assert result.returncode == 0, result.stdout + result.stderr
-    differ = [case for case, data in LOOSE_CASES.items()
-              if (tmp_path / "out" / f"{case}.md5mesh").read_bytes() != data]
-    assert differ == []
+    assert _converted_differ(run, tmp_path, LOOSE_CASES) == []

@@ -14,6 +14,7 @@ import numpy as np
 from formats.images.palette import quake_palette
 
 from .blender_helpers import rest_pose, stored_action
+from .players import textured
 
 # palette indices per region (lower body, upper body, arm, caps) for skin 0 and skin 1
 RED, BLUE, YELLOW, WHITE = 79, 208, 192, 12
@@ -80,14 +81,7 @@ def _skin_material(bpy, name: str, colours) -> object:
     image = bpy.data.images.new(name, 64, 64, alpha=True)
     image.pixels.foreach_set(pixels.ravel())
     image.pack()
-    material = bpy.data.materials.new(name)
-    if bpy.app.version < (5, 0, 0):
-        material.use_nodes = True
-    node = material.node_tree.nodes.new("ShaderNodeTexImage")
-    node.image = image
-    bsdf = next(n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
-    material.node_tree.links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
-    return material
+    return textured(bpy, name, image)
 
 
 def _rig(bpy, obj, name: str, verts: np.ndarray, body_count: int):

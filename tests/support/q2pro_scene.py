@@ -22,6 +22,7 @@ from formats.images.palette import quake2_palette
 
 from .actions import assign
 from .blender_helpers import rest_pose, stored_action
+from .players import textured
 
 SIZE = 64
 # palette indices of the four regions (column front/back, column sides, arm, caps) of skin 0 and skin 1
@@ -84,14 +85,10 @@ def build(bpy, framed: bool = True):
     assert (sizes == 4).all()
     uv.uv.foreach_set("vector", np.concatenate([_quadrant_square(q) for q in region]).ravel())
     for skin in (0, 1):
-        material = bpy.data.materials.new(f"q2skin{skin}")
-        if bpy.app.version < (5, 0, 0):
-            material.use_nodes = True
         image = bpy.data.images.new(f"q2skin{skin}", SIZE, SIZE, alpha=True)
         rgba = np.concatenate([skin_pixels(skin, framed)[::-1] / 255.0, np.ones((SIZE, SIZE, 1))], 2)
         image.pixels.foreach_set(rgba.astype(np.float32).ravel())
-        material.node_tree.nodes.new("ShaderNodeTexImage").image = image
-        mesh.materials.append(material)
+        mesh.materials.append(textured(bpy, f"q2skin{skin}", image))
     mesh.polygons.foreach_set("material_index", [0] * len(mesh.polygons))
     obj = bpy.data.objects.new("q2model", mesh)
     bpy.context.scene.collection.objects.link(obj)
