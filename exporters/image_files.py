@@ -87,6 +87,17 @@ def encode_skin(rgba: np.ndarray, mode: str, dither: bool, keep: np.ndarray | No
     return encode_pcx(indices, palette)
 
 
+def pcx_skins(files: list[SkinFile]) -> list[tuple[str, np.ndarray]]:
+    """(file name, palette indices) of the 8-bit PCX files among ``files``, as the game loads them."""
+    out = []
+    for skin in files:
+        if skin.target.suffix.lower() == ".pcx":
+            indices = decode_pcx(skin.data).indices
+            if indices is not None:
+                out.append((skin.target.name, indices))
+    return out
+
+
 def write_skin_files(files: list[SkinFile], kind: str = "skin") -> list[str]:
     """Write each planned file atomically; the report lines for the files written (``wrote <kind> ...``)."""
     lines = []

@@ -15,6 +15,7 @@ from ...formats.frame_scripts import md2_animations
 from ...common.disk_names import readable_text
 from ...formats.errors import FormatError
 from ...formats.md2.glcmds import decode_glcmds
+from ...formats.md2.skin_fill import corner_fill_note
 from ...formats.images.pcx import decode_pcx
 from ...formats.images.palette import quake2_palette
 from ...formats.archives.archive import ArchiveError
@@ -146,6 +147,22 @@ def _md2_skins(info: ModelInfo, path: Path, model: md2.Md2Model, ofs_skins: int,
     for skin in info.skins:
         if skin.found and skin.path and skin.path.lower().endswith(".pcx") and "differ" not in (skin.note or ""):
             skin.note = _image_note(Path(skin.path)) if skin.note and skin.note.startswith("PCX") else skin.note
+    for line in corner_fill_note(model, _pcx_indices(info.skins)):
+        note_warning(info, line, "skins", ofs_skins)
+
+
+def _pcx_indices(skins: list[SkinInfo]) -> list[tuple[str, np.ndarray]]:
+    """(file name, palette indices) of each found 8-bit PCX skin file on disk."""
+    out = []
+    for skin in skins:
+        if skin.found and skin.path and skin.path.lower().endswith(".pcx") and Path(skin.path).is_file():
+            try:
+                indices = decode_pcx(Path(skin.path).read_bytes()).indices
+            except (FormatError, OSError):
+                continue
+            if indices is not None:
+                out.append((Path(skin.path).name, indices))
+    return out
 
 
 def _image_note(image: Path) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...formats.mdl import codec as mdl
+from ...formats.mdl.skin_fill import corner_fill_note
 from ...formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
 from ...formats.animations import slot_animations
 from ...formats.frame_scripts import mdl_animations
@@ -55,6 +56,8 @@ def inspect_mdl(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
         note_warning(info, f"dropped {len(degenerate)} degenerate triangle(s) that use a vertex twice",
               f"triangle {int(degenerate[0])}",
               _mdl_offsets(model)["triangles"] + int(degenerate[0]) * mdl.TRIANGLE.itemsize)
+    for line in corner_fill_note(model):
+        note_warning(info, line, "skins", mdl.HEADER.itemsize)
     total = len(model.triangles)
     note_drawable(info, total - len(degenerate), why_none(total), "numtris", mdl.HEADER.fields["numtris"][1])
 

@@ -15,11 +15,12 @@ from pathlib import Path
 import bpy
 
 from ...formats.md2.codec import parse_md2, serialize_md2
+from ...formats.md2.skin_fill import corner_fill_note
 from ...formats.atomic_file import atomic_write
 from .build import Md2ExportOptions, build_md2
 from .player_skins import into_player_folder
 from .skins import plan_skin_files, replace_unusable_skins, skin_folder
-from ..image_files import write_skin_files
+from ..image_files import pcx_skins, write_skin_files
 from ..md3_dropped import md3_dropped
 from ..run_export import ExportReport
 
@@ -39,6 +40,7 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     if options.skin_folder.lower().startswith(PLAYER_FOLDERS):   # one model of a player (a weapon) alone
         moved = into_player_folder({path.name: result}, options.skin_folder, path.parent)
     files, warnings = plan_skin_files(path, result.model.skins, result.skin_images, options.skins, options.dither)
+    warnings += corner_fill_note(result.model, pcx_skins(files))
     twin = twin_writer.quake2(context, path, objects, options, result, files) if twin_writer is not None else None
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
     written = write_skin_files(files)

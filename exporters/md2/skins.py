@@ -38,6 +38,7 @@ from ...formats.errors import FormatError
 from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.images.colour_drift import drift_report
 from ..export_error import ExportError
+from ..sampling.skin_packing import FlatSkin
 from ..image_files import SkinFile, encode_skin, image_rgba, pcx_fitted
 from ..game_path import _DRIVE, GAME_SUBFOLDERS, existing_case, game_location, skin_folder  # noqa: F401
 from ...formats.shown import quoted
@@ -150,7 +151,9 @@ def plan_skin_files(model_path: Path, skins: list[str], images: dict[str, bpy.ty
             continue
         planned.add(target)
         if not isinstance(image, bpy.types.Image):
-            rgba, scaled = pcx_fitted(image.rgba()) if mode == "PCX" else (image.rgba(), "")
+            flat = isinstance(image, FlatSkin)          # a PCX's top-left texel black: no fill (FlatSkin.rgba)
+            rgba, scaled = (pcx_fitted(image.rgba(True) if flat else image.rgba()) if mode == "PCX"
+                            else (image.rgba(), ""))
             try:
                 data = encode_skin(rgba, mode, dither, drifts=drifts, label=f"skin {quoted(name)}")
             except FormatError as exc:

@@ -24,6 +24,7 @@ from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
 from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
                                   serialize_mdl)
+from ...formats.mdl.skin_fill import corner_fill_note
 from ...formats.mdl.texcoords import assign_texcoords
 from ...formats.images.palette import PLAYER_RANGES, game_palette
 from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
@@ -219,6 +220,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         pose_bbox_min=bbox_min, pose_bbox_max=bbox_max, frames=slots, variant=variant, st_triangles=st_triangles,
         pose_low=low_records(low, kept, exported.match, stored) if sixteen else None,
         pose_name_raw=name_raw)
+    warnings += corner_fill_note(model)
     tail = stored_bytes(mesh, MDL_TAIL) if single else None
     if tail is not None:
         model.trailing = kept_tail(tail, serialize_mdl(model))
@@ -401,7 +403,7 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
     for material, pairs in order:
         if pairs is None:
             colour = FlatSkin.of(material, padded, height)
-            skins.append(MdlSkin(None, convert.colours(colour.rgba(), colour.label, dither=False)[None]))
+            skins.append(MdlSkin(None, convert.colours(colour.rgba(True), colour.label, dither=False)[None]))
             warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
                             f"{colour.colour[:3]}")
             continue
@@ -420,7 +422,7 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
         grey = FlatSkin.of(None, padded, height)
         warnings.append(f"{obj.name} has no material: wrote a flat {padded}x{height} skin of Blender's grey "
                         f"{grey.colour[:3]}")
-        skins.append(MdlSkin(None, convert.colours(grey.rgba(), grey.label, dither=False)[None]))
+        skins.append(MdlSkin(None, convert.colours(grey.rgba(True), grey.label, dither=False)[None]))
     return skins, padded, height, size is not None
 
 

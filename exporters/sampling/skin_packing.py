@@ -146,9 +146,14 @@ class FlatSkin:
         label = f"material {quoted(material.name)}" if material is not None else "faces without a material"
         return cls(label, base_colour(material), width, height)
 
-    def rgba(self) -> np.ndarray:
-        """(height, width, 4) uint8 of the colour."""
-        return np.broadcast_to(np.array(self.colour, np.uint8), (self.height, self.width, 4)).copy()
+    def rgba(self, eight_bit: bool = False) -> np.ndarray:
+        """(height, width, 4) uint8 of the colour; for an 8-bit skin (MDL, MD2's PCX) with its top-left texel
+        black: Quake and Quake II fill the region of that texel's colour joined to it with black when they
+        load the skin (:mod:`...formats.images.corner_fill`), which would be the whole skin."""
+        pixels = np.broadcast_to(np.array(self.colour, np.uint8), (self.height, self.width, 4)).copy()
+        if eight_bit:
+            pixels[0, 0] = (0, 0, 0, 255)
+        return pixels
 
     @property
     def note(self) -> str:

@@ -42,6 +42,14 @@ def effective_st(onseam: np.ndarray, s: np.ndarray, t: np.ndarray, triangles: np
     return np.stack([s[triangles] + np.where(seam, skin_width // 2, 0), t[triangles]], axis=-1)
 
 
+def sampled_texels(onseam: np.ndarray, s: np.ndarray, t: np.ndarray, triangles: np.ndarray, facesfront: np.ndarray,
+                   skin_width: int) -> np.ndarray:
+    """(T, 3, 2) float: where Quake samples each corner, in texels from the skin's top-left corner:
+    ``(s + 0.5, t + 0.5)`` with the seam rule (ironwail ``gl_mesh.c`` ``GLMesh_LoadVertexBuffer``)."""
+    return effective_st(np.asarray(onseam), np.asarray(s), np.asarray(t), np.asarray(triangles), np.asarray(facesfront),
+                        skin_width).astype(np.float64) + 0.5
+
+
 def assign_texcoords(triangles: np.ndarray, corner_st: np.ndarray, facesfront: np.ndarray, num_vertices: int,
                      skin_width: int, stored: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                      ) -> TexcoordAssignment:

@@ -191,12 +191,15 @@ def test_q2pro_draws_the_md2_and_its_md5_twin_as_blender_shows(bpy_scene, tmp_pa
     assert not any("models/x" in line for line in engine.log.splitlines()), engine.log
 
 
-def test_quake2_fills_the_skin_region_of_the_top_left_texel_with_black(bpy_scene, tmp_path):
+def test_quake2_fills_the_skin_region_of_the_top_left_texel_with_black(bpy_scene, tmp_path, capsys):
     """The rule the manual warns of (Q2PRO ``src/refresh/images.c`` ``IMG_FloodFill`` on every 8-bit
     skin, the MD2's and the twin's): skin 0's first colour region touches the top-left texel, and the faces
-    painted with it are drawn black; the other regions keep their colours."""
+    painted with it are drawn black; the other regions keep their colours. The export said so first."""
     engine_folder()
+    capsys.readouterr()
     scene = Scene(bpy_scene, tmp_path, framed=False)
+    said = [line for line in capsys.readouterr().out.splitlines() if "top-left texel" in line and "•" in line]
+    assert len(said) == 1 and said[0].split("• ")[1].startswith("skins q2skin0.pcx, q2skin1.pcx: up to "), said
     frame = scene.frame("wave03")
     images, _ = shoot(scene, [("corner_md2", "x", frame, 0, 0), ("corner_md5", "x", frame, 0, 1)])
     raster = scene.raster(frame)

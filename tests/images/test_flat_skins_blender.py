@@ -1,6 +1,7 @@
 """A material without an image (a procedural one) and a model without a material still get a skin
 the game shows: a flat skin of the material's base colour (Blender's grey without a material), and
-the report says so. The decoded skin pixels are compared with Blender's own colour values."""
+the report says so. The decoded skin pixels are compared with Blender's own colour values; the top-left
+texel is black, so that the game's load does not fill the whole skin black (support/skin_fill.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +12,7 @@ from formats.mdl.codec import parse_mdl
 from support.image_files import read_pcx
 from support.operators import export_md2
 from support.operators import export_mdl
+from support.skin_fill import assert_flat_skin_survives
 
 
 def srgb_to_linear(value: np.ndarray) -> np.ndarray:
@@ -66,8 +68,7 @@ def test_md2_procedural_material_gets_a_flat_skin_of_its_base_colour(bpy_scene, 
     assert "material 'noise' has no image: skin 'models/prop/noise.pcx' is a flat skin of its base colour" in out
     indices, palette = read_pcx((path.parent / "noise.pcx").read_bytes())
     assert indices.shape == (model.skin_height, model.skin_width)
-    colours = palette[indices].reshape(-1, 3)
-    assert (colours == nearest(quake2_palette(), expected)).all()
+    assert_flat_skin_survives(indices, nearest(quake2_palette(), expected), palette)
 
 
 def test_md2_without_a_material_gets_a_grey_skin_and_says_so(bpy_scene, tmp_path, capsys):
@@ -85,7 +86,7 @@ def test_md2_without_a_material_gets_a_grey_skin_and_says_so(bpy_scene, tmp_path
     assert sorted(p.name for p in path.parent.iterdir()) == ["box.md2", "box_skin.pcx"]
     indices, palette = read_pcx((path.parent / "box_skin.pcx").read_bytes())
     assert indices.shape == (model.skin_height, model.skin_width)
-    assert (palette[indices].reshape(-1, 3) == nearest(quake2_palette(), grey)).all()
+    assert_flat_skin_survives(indices, nearest(quake2_palette(), grey), palette)
 
 
 def test_mdl_without_a_material_gets_a_grey_skin(bpy_scene, tmp_path, capsys):
@@ -96,8 +97,7 @@ def test_mdl_without_a_material_gets_a_grey_skin(bpy_scene, tmp_path, capsys):
     model = parse_mdl(export_mdl(bpy, obj, tmp_path / "box.mdl"))
     assert "has no material: wrote a flat" in capsys.readouterr().out
     grey = linear_to_srgb([0.8, 0.8, 0.8])          # Blender's colour for faces without a material
-    colours = quake_palette()[model.skins[0].images[0]].reshape(-1, 3)
-    assert (colours == nearest(quake_palette(), grey, slice(0, 224))).all()
+    assert_flat_skin_survives(model.skins[0].images[0], nearest(quake_palette(), grey, slice(0, 224)), quake_palette())
 
 
 def test_mdl_material_without_image_is_a_flat_skin_not_left_out(bpy_scene, tmp_path, capsys):
@@ -109,5 +109,5 @@ def test_mdl_material_without_image_is_a_flat_skin_not_left_out(bpy_scene, tmp_p
     model = parse_mdl(export_mdl(bpy, obj, tmp_path / "prop.mdl"))
     assert "material 'paint' has no image: skin 0 is a flat skin of its base colour" in capsys.readouterr().out
     assert len(model.skins) == 1
-    colours = quake_palette()[model.skins[0].images[0]].reshape(-1, 3)
-    assert (colours == nearest(quake_palette(), expected, slice(0, 224))).all()   # 224-255 glow: not for colour
+    assert_flat_skin_survives(model.skins[0].images[0], nearest(quake_palette(), expected, slice(0, 224)),
+                              quake_palette())   # 224-255 glow: not for colour
