@@ -53,7 +53,7 @@ def test_installed_from_the_repository_url(round_):
     steps = round_["steps"]
     assert round_["results"]["online_access"] is True
     added = steps["added"]
-    assert added["url"].startswith("file:///") and added["url"].endswith("/repository"), added
+    assert added["url"].startswith("file:///") and added["url"].endswith("/repository/index.json"), added
     assert added["use_remote_url"] is True, added
     synced = steps["synced"]
     assert synced["listed"] == VERSION and synced["installed"] is None and not synced["enabled"], synced

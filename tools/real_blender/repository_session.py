@@ -3,8 +3,8 @@
     blender -b --online-mode --python repository_session.py -- SRC OUT
 
 Builds SRC into OUT/repository with tools/build_extension.py and THIS Blender's own extension tool
-(validate, build, server-generate), adds that folder as a remote repository by its file:// URL (what
-*Preferences > Get Extensions > Repositories > Add Remote Repository* does), refreshes it (the refresh button
+(validate, build, server-generate), adds that folder as a remote repository by the file:// URL of its index.json (the form an https://
+URL needs; what *Preferences > Get Extensions > Repositories > Add Remote Repository* does), refreshes it (the refresh button
 beside the selected repository: ``repo_sync_all(use_active_only=True)``, so extensions.blender.org, listed by
 default, is not contacted) and installs the extension from it. Then builds a copy of SRC whose manifest gives
 the next patch version into the same folder, refreshes again, reads the update Blender offers (bl_pkg's own
@@ -88,7 +88,7 @@ def main() -> None:
 
     prefs = bpy.context.preferences.extensions
     before = len(prefs.repos)
-    operator(bpy.ops.preferences.extension_repo_add, name="Classic Models release", remote_url=REPO.as_uri(),
+    operator(bpy.ops.preferences.extension_repo_add, name="Classic Models release", remote_url=f"{REPO.as_uri()}/index.json",
              type='REMOTE')
     repo = prefs.repos[before]
     index = before
