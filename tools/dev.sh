@@ -34,7 +34,8 @@
 #                                                 MD5 import/export, one-frame MD3 import, before and after (CPU s)
 #   bash tools/dev.sh fuzz [--cases N ...]        the long fuzz campaign (tools/fuzz_campaign.py)
 #   bash tools/dev.sh cli COMMAND ...             python -m classic_models (info, check, convert)
-#   bash tools/dev.sh build                       validate the manifest and build the installable zip into dist/
+#   bash tools/dev.sh build                       validate the manifest, build the installable zip into dist/ and the
+#                                                 extension repository beside it (index.json, index.html; docs/install.md)
 #   bash tools/dev.sh blender-test sid|trixie|BLENDER  the same tests inside Blender's own program (pytest-blender):
 #                                                 Debian's 5.2.x (sid) or 4.3.x (trixie) in a Debian root, or a binary
 set -euo pipefail
