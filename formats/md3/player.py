@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..animations import Animation
 from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
-from .records import Md3Model
+from .records import MD3_MAX_LODS, Md3Model
 from .shader_lookup import image_candidates
 from .skin_file import SkinFile, engine_surface_name
 
@@ -49,27 +49,72 @@ def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> lis
     return out
 
 
-def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model]) -> list[str]:
-    """Levels of detail (``lower_1.md3`` ... in ``lods``, by file name) that do not match their part: the game
-    draws a LOD with the part's frame numbers (a frame past its end as frame 0, ``R_AddMD3Surfaces``) and its
-    surfaces with the part's skin (a surface the skin does not name with the default shader)."""
+def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model | None]) -> list[str]:
+    """One line per kind of problem with the parts' levels of detail (``lods``: ``lower_1.md3`` ... by file
+    name, None for one that cannot be read), from how ioquake3 loads and draws them:
+
+    * ``R_RegisterMD3`` (renderergl1 ``tr_model.c``; renderergl2 alike) reads ``x_2``, ``x_1``, then ``x``,
+      skipping a missing file and counting each one loaded: with ``x_2`` but no ``x_1`` it counts two levels
+      and leaves level 1 empty, which ``R_ComputeLOD`` picks at a distance (always with ``r_lodbias 1``) and
+      ``R_AddMD3Surfaces`` draws through a null model: the game crashes.
+    * ``R_AddMD3Surfaces`` checks the entity's frame against level 0's frame count only, then reads the chosen
+      level's frame of that number (``R_CullModel``'s bounds, the surfaces' vertices): a level with fewer
+      frames is read past its end; one with more plays its own frames of the part's numbers.
+    * A level's surfaces take their shaders from the part's skin by name (lower-cased, a trailing ``_1`` cut
+      by ``R_LoadMD3``): a surface the part has not is one the skins do not name, drawn with the default shader.
+    * Tags come from level 0 alone (``R_LerpTag`` reads ``model->md3[0]``): a level's tags are never used,
+      so they are not compared.
+    * Each part is a model of its own (``CG_RegisterClientModelname`` registers the three files): a part
+      without the levels the other parts have loads and is drawn in full at every distance beside their
+      coarser ones, which is what an export without *Levels of Detail* leaves beside old files; said so.
+    """
     out = []
+    numbers = {part: [n for n in range(1, MD3_MAX_LODS) if f"{part}_{n}.md3" in lods] for part in PARTS
+               if part in models}
+    gaps = {part: [n for n in range(1, len(found) + 1) if n not in found] for part, found in numbers.items()}
+    skipped = [f"{part}_{max(numbers[part])}.md3 without {part}_{n}.md3" for part, empty in gaps.items() for n in empty]
+    if skipped:
+        out.append(f"{len(skipped)} level{_s(skipped)} of detail without the one before ({', '.join(skipped)}): "
+                   "the game counts the levels it finds, leaves the missing one empty and crashes drawing the part at "
+                   "a distance; add the missing file or delete the later one")
+    lacking = [f"{part}_{n}.md3" for n in range(1, MD3_MAX_LODS) for part, found in numbers.items()
+               if n not in found and not gaps[part] and any(n in other for other in numbers.values())]
+    if lacking:
+        out.append(f"{len(lacking)} level{_s(lacking)} of detail missing that the other parts have "
+                   f"({', '.join(lacking)}): each part picks among its own levels, so at a distance those parts are "
+                   "drawn finer than the others (an export without Levels of Detail leaves the other parts' old "
+                   "files); write every part's levels of detail, or delete them all")
+    fewer, more, extra = [], [], []
     for name, lod in sorted(lods.items()):
-        part = models.get(name.partition("_")[0])
-        if part is None:
-            continue
         stem = name.partition("_")[0]
+        part = models.get(stem)
+        if part is None or lod is None:
+            continue
+        counted = f"{name} has {lod.num_frames} where {stem}.md3 has {part.num_frames}"
         if lod.num_frames != part.num_frames:
-            out.append(f"{name} has {lod.num_frames} frames where {stem}.md3 has {part.num_frames}: at a distance the "
-                       "game draws its frames of the same numbers (one past its end as its frame 0), other poses "
-                       "unless its frames were made with the part's")
-        own = sorted({engine_surface_name(x.name) for x in part.surfaces})
-        theirs = sorted({engine_surface_name(x.name) for x in lod.surfaces})
-        extra = [x for x in theirs if x not in own]
-        if extra:
-            out.append(f"{name} has surfaces {stem}.md3 has not ({', '.join(extra)}): at a distance the game draws "
-                       "them with the default shader, as the skins do not name them")
+            (fewer if lod.num_frames < part.num_frames else more).append(counted)
+        own = {engine_surface_name(x.name) for x in part.surfaces}
+        theirs = sorted({engine_surface_name(x.name) for x in lod.surfaces} - own)
+        if theirs:
+            extra.append(f"{name}: {', '.join(theirs)}")
+    if fewer:
+        out.append(f"{len(fewer)} level{_s(fewer)} of detail with fewer frames than the part ({'; '.join(fewer)}): "
+                   "the game checks a frame against the part's count and draws the level's frame of that number, "
+                   "reading past the level's end (wrong poses, or a crash); write the levels of detail again from "
+                   "the part")
+    if more:
+        out.append(f"{len(more)} level{_s(more)} of detail with more frames than the part ({'; '.join(more)}): at "
+                   "a distance the game draws the level's frames of the part's numbers, other poses unless they "
+                   "were made with the part's; write the levels of detail again from the part")
+    if extra:
+        out.append(f"{len(extra)} level{_s(extra)} of detail with surfaces the part has not ({'; '.join(extra)}): "
+                   "at a distance the game draws them with the default shader, as the skins do not name them; "
+                   "name them as the part's surfaces")
     return out
+
+
+def _s(items: list) -> str:
+    return "" if len(items) == 1 else "s"
 
 
 def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
