@@ -402,8 +402,8 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
         if pairs is None:
             colour = FlatSkin.of(material, padded, height)
             skins.append(MdlSkin(None, convert.colours(colour.rgba(), colour.label, dither=False)[None]))
-            warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
-                            f"{colour.colour[:3]}")
+            warnings.append(colour.message(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its "
+                                           f"base colour {colour.colour[:3]}"))
             continue
         images, intervals = [], material.get(INTERVALS)
         for image, mask in pairs:
