@@ -128,7 +128,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                               _new_names(names, name_raw), _new_names(skins, skin_raw),
                               own_counts(first) if len(parts) == 1 else {})
 
-    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info),  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.report),  # type: ignore[arg-type]
                          warnings=fitted, sampled=sampled,
                          corner_uvs=packed.corner_uvs if packed is not None else sampled.uvs)
     result.warnings += [kept_note] if kept_note else []

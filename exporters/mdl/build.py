@@ -107,7 +107,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         palette = np.frombuffer(kept_palette, np.uint8).reshape(256, 3).copy()   # its game folder's
         game = "HEXEN2" if np.array_equal(palette, game_palette("HEXEN2")) else game
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
-    info: list[str] = list(sampled.info)
+    info: list[str] = list(sampled.report)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
     shown = ([s.image for s in packed.sources] if packed is not None else
              [image for slot in first.material_slots for image, _ in material_skin_images(slot.material)])

@@ -46,6 +46,33 @@ def test_the_player_export_names_animation_cfgs_rates(bpy_scene, tmp_path, capfd
     assert "no shader script defines" not in out            # every shader penguin's skins name has its image
 
 
+def test_a_parts_rate_line_is_kept_apart_from_its_notes(bpy_scene, extension, tmp_path, capfd):
+    """penguin's lower.md3 built as an MD3 (the player's parts are built so): its line on the rate is the
+    result's ``rate``, not one of its ``info`` notes (a player's export leaves the parts' rate lines out by
+    that, not by their text); the part exported alone says it first, the player export not at all."""
+    from support.operators import extension_module
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/penguin/lower.md3").parent
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    roots = extension_module(extension, "exporters.md3.player_timeline").imported_parts(list(bpy.data.objects))
+    build = extension_module(extension, "exporters.md3.build")
+    result = build.build_md3(bpy.context, [roots["lower"]], build.Md3ExportOptions(frame_source="TIMELINE"))
+    assert len(result.rate) == 1 and result.rate[0].startswith("Frame rate: "), result.rate
+    assert result.info and not any(line.startswith("Frame rate: ") for line in result.info), result.info
+    for obj in bpy.data.objects:
+        obj.select_set(obj == roots["lower"] or obj.parent == roots["lower"])
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "alone" / "lower.md3"), lods=False) == {"FINISHED"}
+    alone = [line for line in capfd.readouterr().out.splitlines() if line.startswith("Info: ")]
+    assert alone[0].startswith("Info: Frame rate: "), alone[:3]               # the rate first, as before
+    assert sum(line.startswith("Info: Frame rate: ") for line in alone) == 1, alone
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "player" / "lower.md3"), player=True) == {"FINISHED"}
+    player = [line for line in capfd.readouterr().out.splitlines() if line.startswith("Info: Frame rate: ")]
+    assert player == [f"Info: Frame rate: Quake III player: the game plays each animation at the rate animation.cfg "
+                      f"gives it ({', '.join(_rates(folder))} frames a second)"], player
+
+
 def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_path, capfd):
     """major's leth skin set names models/players/major/buh.tga, which is nowhere (before: written silently)."""
     bpy = bpy_scene
