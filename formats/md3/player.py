@@ -14,6 +14,8 @@ as lines for people; bpy-free, shared by ``check --profile q3-player``.
   one is missing), the set ``default`` exists, and a set's skin names every surface of its part (a surface
   it does not name is drawn with the default shader); each set has ``icon_<set>`` (.tga, .jpg, .png:
   ``CG_RegisterClientModelname`` fails without ``ci->modelIcon``).
+* The shaders the skins name are found (:func:`skin_image_problems`) and the levels of detail load and
+  match their parts (:func:`lod_problems`): one line for each kind of problem, its items counted and named.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from typing import Callable
 from ..animations import Animation
 from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
 from .records import MD3_MAX_LODS, Md3Model
-from .shader_lookup import image_candidates
+from .shader_lookup import IMAGE_EXTENSIONS
 from .skin_file import SkinFile, engine_surface_name
 
 PARTS = ("lower", "upper", "head")
@@ -113,6 +115,13 @@ def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model | None]) 
     return out
 
 
+def _some(names: list[str], shown: int = 2) -> str:
+    """``a.skin, b.skin and 3 more``."""
+    if len(names) <= shown + 1:
+        return ", ".join(names)
+    return ", ".join(names[:shown]) + f" and {len(names) - shown} more"
+
+
 def _s(items: list) -> str:
     return "" if len(items) == 1 else "s"
 
@@ -133,9 +142,10 @@ def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
 
 
 def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
-    """A line per shader the ``.skin`` files name that ``has_image`` does not find (a shader script's name, or
-    an image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`): the game's
-    ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither and draws those surfaces with its default shader."""
+    """One line for the shaders the ``.skin`` files name that ``has_image`` does not find (a shader script's
+    name, or an image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`),
+    counted, each with the skins naming it: the game's ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither
+    and draws those surfaces with its default shader."""
     missing: dict[str, list[str]] = {}
     for name, skin in sorted(skins.items()):
         for entry in skin.entries:
@@ -143,13 +153,15 @@ def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], b
                 files = missing.setdefault(entry.shader, [])
                 if name not in files:
                     files.append(name)
-    out = []
-    for shader, files in missing.items():
-        first, *others = image_candidates(shader)
-        out.append(f"{', '.join(files)} name{'s' if len(files) == 1 else ''} shader {shader}, which no shader script "
-                   f"defines and which has no image ({first} or its {', '.join(o.rpartition('.')[2] for o in others)}): "
-                   "the game draws those surfaces with its default shader")
-    return out
+    if not missing:
+        return []
+    named = "; ".join(f"{shader} ({_some(files)})" for shader, files in missing.items())
+    n = len(missing)
+    return [f"{n} shader{'s' if n > 1 else ''} the skins name {'are' if n > 1 else 'is'} not found: {named}; no shader "
+            f"script defines {'them' if n > 1 else 'it'} and no image lies where the game looks (the path with "
+            f"{', '.join('.' + e for e in IMAGE_EXTENSIONS[:-1])} or .{IMAGE_EXTENSIONS[-1]}), so the game draws "
+            "those surfaces with its default shader: put the image at that path in the game folder or a pk3, or "
+            "name an existing one in the skin"]
 
 
 def player_problems(models: dict[str, Md3Model], cfg: AnimationCfg | None, skins: dict[str, SkinFile],

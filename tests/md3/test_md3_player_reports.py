@@ -82,9 +82,10 @@ def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_
     assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
     out = capfd.readouterr().out
     assert (tmp_path / "lower_leth.skin").read_bytes() == (folder / "lower_leth.skin").read_bytes()
-    assert ("Quake III player: lower_leth.skin, upper_leth.skin name shader models/players/major/buh.tga, which no "
-            "shader script defines and which has no image (models/players/major/buh.tga or its jpg, jpeg, png, pcx, "
-            "bmp): the game draws those surfaces with its default shader") in out, out
+    assert ("Quake III player: 1 shader the skins name is not found: models/players/major/buh.tga (lower_leth.skin, "
+            "upper_leth.skin); no shader script defines it and no image lies where the game looks (the path with .tga, "
+            ".jpg, .jpeg, .png, .pcx or .bmp), so the game draws those surfaces with its default shader: put the image "
+            "at that path in the game folder or a pk3, or name an existing one in the skin") in out, out
     assert out.count("no shader script defines") == 1
 
 
