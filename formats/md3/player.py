@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..animations import Animation
+from ..report_lines import Message
 from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
 from .records import MD3_MAX_LODS, Md3Model
 from .shader_lookup import IMAGE_EXTENSIONS
@@ -141,11 +142,16 @@ def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
     return out
 
 
-def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
-    """One line for the shaders the ``.skin`` files name that ``has_image`` does not find (a shader script's
-    name, or an image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`),
-    counted, each with the skins naming it: the game's ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither
-    and draws those surfaces with its default shader."""
+SHADER_KIND = "{n} shader{s} named in the skins not found, drawn with the game's default shader"   # one line
+_WHERE = (f"(the path with {', '.join('.' + e for e in IMAGE_EXTENSIONS[:-1])} or .{IMAGE_EXTENSIONS[-1]})")
+_DO = "put the image at that path in the game folder or a pk3, or name an existing one in the skin"
+
+
+def missing_shaders(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> dict[str, list[str]]:
+    """Each shader the ``.skin`` files name that ``has_image`` does not find (a shader script's name, or an
+    image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`) -> the skins
+    naming it: the game's ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither and draws those surfaces with
+    its default shader."""
     missing: dict[str, list[str]] = {}
     for name, skin in sorted(skins.items()):
         for entry in skin.entries:
@@ -153,15 +159,30 @@ def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], b
                 files = missing.setdefault(entry.shader, [])
                 if name not in files:
                     files.append(name)
+    return missing
+
+
+def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
+    """The check's one line for the shaders :func:`missing_shaders` finds, counted, each with its skins."""
+    missing = missing_shaders(skins, has_image)
     if not missing:
         return []
     named = "; ".join(f"{shader} ({_some(files)})" for shader, files in missing.items())
     n = len(missing)
     return [f"{n} shader{'s' if n > 1 else ''} the skins name {'are' if n > 1 else 'is'} not found: {named}; no shader "
-            f"script defines {'them' if n > 1 else 'it'} and no image lies where the game looks (the path with "
-            f"{', '.join('.' + e for e in IMAGE_EXTENSIONS[:-1])} or .{IMAGE_EXTENSIONS[-1]}), so the game draws "
-            "those surfaces with its default shader: put the image at that path in the game folder or a pk3, or "
-            "name an existing one in the skin"]
+            f"script defines {'them' if n > 1 else 'it'} and no image lies where the game looks {_WHERE}, so the "
+            f"game draws those surfaces with its default shader: {_DO}"]
+
+
+def skin_image_messages(skins: dict[str, SkinFile], has_image: Callable[[str], bool],
+                        prefix: str = "") -> list[Message]:
+    """The export's line per shader :func:`missing_shaders` finds, each one item of :data:`SHADER_KIND` (a
+    report folds them into one line, each shader's own below it: short lines, as Blender prints a report
+    of more than about 1000 bytes cut off)."""
+    return [Message(f"{prefix}{_some(files)} name{'s' if len(files) == 1 else ''} shader {shader}, which no shader "
+                    f"script defines and which has no image where the game looks {_WHERE}: {_DO}",
+                    prefix + SHADER_KIND, shader)
+            for shader, files in missing_shaders(skins, has_image).items()]
 
 
 def player_problems(models: dict[str, Md3Model], cfg: AnimationCfg | None, skins: dict[str, SkinFile],

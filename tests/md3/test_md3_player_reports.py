@@ -82,10 +82,13 @@ def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_
     assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "lower.md3"), player=True) == {"FINISHED"}
     out = capfd.readouterr().out
     assert (tmp_path / "lower_leth.skin").read_bytes() == (folder / "lower_leth.skin").read_bytes()
-    assert ("Quake III player: 1 shader the skins name is not found: models/players/major/buh.tga (lower_leth.skin, "
-            "upper_leth.skin); no shader script defines it and no image lies where the game looks (the path with .tga, "
-            ".jpg, .jpeg, .png, .pcx or .bmp), so the game draws those surfaces with its default shader: put the image "
-            "at that path in the game folder or a pk3, or name an existing one in the skin") in out, out
+    assert ("Quake III player: lower_leth.skin, upper_leth.skin name shader models/players/major/buh.tga, which no "
+            "shader script defines and which has no image where the game looks (the path with .tga, .jpg, .jpeg, .png, "
+            ".pcx or .bmp): put the image at that path in the game folder or a pk3, or name an existing one in the "
+            "skin") in out, out
+    from support.blender_helpers import reported
+    assert [w for w in reported(out)[0] if "shader" in w] == [
+        "Quake III player: 1 shader named in the skins not found, drawn with the game's default shader\u2026"]
     assert out.count("no shader script defines") == 1
 
 
@@ -106,6 +109,12 @@ def test_levels_of_detail_left_out_at_import_are_said_at_export(bpy_scene, tmp_p
         assert (f"{part}.md3: levels of detail {part}_1.md3, {part}_2.md3 lie beside {part}.md3, which this model "
                 "was imported from, but were not imported") in out, out
         assert f"the {part}_1.md3, {part}_2.md3 already in {folder} stay" in out
+    from support.blender_helpers import reported
+    warnings, messages = reported(out)                      # one line for the three parts, each its own below
+    left_out = [w for w in warnings if "levels of detail" in w]
+    assert left_out == ["levels of detail left out at import, none written for 3 models: lower.md3, upper.md3, "
+                        "head.md3"], warnings
+    assert sum("were not imported" in m for m in messages) == 3
     bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.import_scene.md3(filepath=str(source / "head.md3")) == {"FINISHED"}
     capfd.readouterr()
