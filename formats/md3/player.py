@@ -67,9 +67,10 @@ def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model | None]) 
       by ``R_LoadMD3``): a surface the part has not is one the skins do not name, drawn with the default shader.
     * Tags come from level 0 alone (``R_LerpTag`` reads ``model->md3[0]``): a level's tags are never used,
       so they are not compared.
-    * Each part is a model of its own (``CG_RegisterClientModelname`` registers the three files): a part
-      without the levels the other parts have loads and is drawn in full at every distance beside their
-      coarser ones, which is what an export without *Levels of Detail* leaves beside old files; said so.
+    * Each part is a model of its own (``CG_RegisterClientModelname`` registers the three files, and
+      ``R_ComputeLOD`` spreads the distances over each model's own count of levels): a part without the
+      levels the other parts have loads, and is drawn finer than they are at a distance; that is what an
+      export without *Levels of Detail* leaves beside the other parts' old files, so it is said.
     """
     out = []
     numbers = {part: [n for n in range(1, MD3_MAX_LODS) if f"{part}_{n}.md3" in lods] for part in PARTS
