@@ -35,7 +35,8 @@ from ..player_report import report_players
 
 PROFILE = "q3-player"
 HELP = ("q3-player: check each Quake III player (a folder holding lower.md3, or models/players/NAME/ in a pk3 or "
-        "in a game folder's pk3s): parts, tags, animation.cfg frame ranges, skin sets, icons")
+        "in a game folder's pk3s): parts, tags, animation.cfg frame ranges, skin sets, icons, shaders, levels of "
+        "detail")
 BODY = "lower.md3"
 PLAYERS = "models/players/"
 
