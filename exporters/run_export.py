@@ -124,7 +124,7 @@ def export_file(operator: bpy.types.Operator, context: bpy.types.Context, export
         report = ExportReport(report)
     # one line per kind; the full list in the Info editor; names that are not UTF-8 as a person reads them
     report_folded(readable_report(operator.report), report.warnings)
-    for line in dict.fromkeys(report.info + report.written):     # a player's models share one rate line
+    for line in dict.fromkeys(report.info + report.written):     # a line several models give, once
         operator.report({"INFO"}, readable_text(line))
     operator.report({"INFO"}, f"Exported {report.main or path}")
     return {"FINISHED"}

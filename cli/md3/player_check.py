@@ -25,7 +25,9 @@ from ...formats.archives.game_folder import search_archives
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import parse_animation_cfg
 from ...formats.md3.codec import read_md3
+from ...formats.md3.lods import lod_names
 from ...formats.md3.player import PARTS, lod_problems, player_problems, skin_image_problems
+from ...formats.md3.records import Md3Model
 from ...formats.md3.shader_lookup import (find_in_folders, folder_script_names, image_candidates, script_key,
                                          script_shader_names, search_folders, unsafe_shader)
 from ...formats.md3.skin_file import parse_skin
@@ -33,7 +35,8 @@ from ..player_report import report_players
 
 PROFILE = "q3-player"
 HELP = ("q3-player: check each Quake III player (a folder holding lower.md3, or models/players/NAME/ in a pk3 or "
-        "in a game folder's pk3s): parts, tags, animation.cfg frame ranges, skin sets, icons")
+        "in a game folder's pk3s): parts, tags, animation.cfg frame ranges, skin sets, icons, shaders, levels of "
+        "detail")
 BODY = "lower.md3"
 PLAYERS = "models/players/"
 
@@ -117,13 +120,14 @@ def check_files(files: Files, has_image: Callable[[str], bool] | None = None) ->
                 models[part] = read_md3(files[f"{part}.md3"][1]())
             except (FormatError, OSError) as exc:
                 errors.append(f"{part}.md3: cannot be read: {exc}")
-    lods = {}
+    lods: dict[str, Md3Model | None] = {}                    # a level that cannot be read: None, an error
     for part in PARTS:
-        for name in (f"{part}_1.md3", f"{part}_2.md3"):
+        for name in lod_names(f"{part}.md3")[1:]:
             if name in files:
                 try:
                     lods[name] = read_md3(files[name][1]())
                 except (FormatError, OSError) as exc:
+                    lods[name] = None
                     errors.append(f"{name}: cannot be read: {exc}")
     cfg = None
     if "animation.cfg" in files:

@@ -128,7 +128,7 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                               _new_names(names, name_raw), _new_names(skins, skin_raw),
                               own_counts(first) if len(parts) == 1 else {})
 
-    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.info),  # type: ignore[arg-type]
+    result = BuildResult(model=None, skin_images=skin_images, info=list(sampled.report),  # type: ignore[arg-type]
                          warnings=fitted, sampled=sampled,
                          corner_uvs=packed.corner_uvs if packed is not None else sampled.uvs)
     result.warnings += [kept_note] if kept_note else []
@@ -140,7 +140,8 @@ def build_md2(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             what = (f"{first.name} has no material: skin {quoted(name)} is a flat {skin_width}x{skin_height} skin of "
                     f"Blender's grey" if image is grey else f"{image.label} has no image: skin {quoted(name)} is a flat "
                     "skin of its base colour")
-            result.warnings.append(f"{what} {image.colour[:3]}{written}")
+            text = f"{what} {image.colour[:3]}{written}"
+            result.warnings.append(text if image is grey else image.message(text))
     note = packed.report(quoted(skins[0])) if packed is not None else alternate_note(parts, options.materials)
     if packed is not None and options.skins == "NAMES":
         note += "; Skins: Names Only, so its file is not written"

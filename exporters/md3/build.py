@@ -62,6 +62,7 @@ class BuildResult:
     model: Md3Model
     warnings: list[str] = field(default_factory=list)
     info: list[str] = field(default_factory=list)
+    rate: list[str] = field(default_factory=list)  # the line on the rate: before ``info`` for a model of its own
     frames_kept: int = 0                 # frames whose every surface was written back as imported
     clipped: int = 0                     # vertex positions clipped to the 1/64 grid's range
     max_error: float = 0.0               # the largest distance of a written coordinate from Blender's
@@ -107,7 +108,7 @@ def build_md3(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     kept = kept_model(found.root, found.meshes)
 
     positions = _transformed(sampled_positions, to_model, options.scale)
-    result = BuildResult(model=None, info=list(sampled.info))  # type: ignore[arg-type]
+    result = BuildResult(model=None, info=list(sampled.info), rate=list(sampled.rate))  # type: ignore[arg-type]
     if len(rows) < len(sampled.positions):
         result.info.append(f"the model's own {frames} frames of the {len(sampled.positions)} the scene range holds "
                            "(a longer model shares the scene)")

@@ -70,6 +70,6 @@ def export_md3(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     for target, data in textures.items():
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, data)
-    info = result.info + [f"level of detail {name}: {lod.info[-1]}" for name, lod in lods.items()]
+    info = result.rate + result.info + [f"level of detail {name}: {lod.info[-1]}" for name, lod in lods.items()]
     return ExportReport(result.warnings + [w for lod in lods.values() for w in lod.warnings] + notes,
                         [str(path.with_name(n)) for n in lods] + [str(t) for t in textures], info)

@@ -21,8 +21,12 @@ from ...formats.archives.archive import open_archive
 from ...formats.errors import FormatError
 from ...formats.md3.lods import lod_names
 from ...formats.md3.records import MD3_MAX_LODS
+from ...formats.report_lines import Message
 from .build import BuildResult, Md3ExportOptions, build_md3
 from .objects import is_root
+
+# the parts of a player whose levels of detail were left out are one line (each part's own line below it)
+LEFT_OUT_KIND = "levels of detail left out at import, none written for {n} model{s}"
 
 
 def lod_roots(root: bpy.types.Object | None) -> dict[int, bpy.types.Object]:
@@ -86,10 +90,11 @@ def left_out_lods(root: bpy.types.Object | None, file_name: str, folder: Path) -
     except OSError:
         here = set()
     stale = [n for n in lod_names(file_name)[1:] if n.lower() in here]
-    return [f"{file_name}: levels of detail {', '.join(found)} lie beside {source}, which this model was "
-            "imported from, but were not imported (import it with Levels of Detail to write them back): none "
-            "written" + (f"; the {', '.join(stale)} already in {folder} stay, and the game draws them at a distance "
-                         "(delete them, or write levels of detail)" if stale else "")]
+    return [Message(f"{file_name}: levels of detail {', '.join(found)} lie beside {source}, which this model was "
+                    "imported from, but were not imported (import it with Levels of Detail to write them back): none "
+                    "written" + (f"; the {', '.join(stale)} already in {folder} stay, and the game draws them at a "
+                                 "distance (delete them, or write levels of detail)" if stale else ""),
+                    LEFT_OUT_KIND, file_name)]
 
 
 def _lods_beside(root: bpy.types.Object) -> tuple[list[str], str]:

@@ -268,16 +268,16 @@ def _write_player(path: Path, files: dict[str, bytes], results: list, options: M
     for target, data in textures.items():
         atomic_write(target, data)
     warnings = lines + notes + [w for r in results for w in r.warnings]
-    info = list(dict.fromkeys(i for r in results for i in r.info if not i.startswith(RATE_REPORT)))
+    info = list(dict.fromkeys(i for r in results for i in r.info))   # the parts' rate lines (r.rate) give way
     info = [_rate_line(files["animation.cfg"])] + info + [icon_note]
     return ExportReport(warnings, [str(folder / n) for n in files if n != PLAYER_FILE] + [str(t) for t in textures],
                         info)
 
 
 def _rate_line(cfg: bytes) -> str:
-    """The report's line on the rate: Quake III plays each animation at the rate animation.cfg gives it
-    (cgame ``CG_ParseAnimationFile``: ``frameLerp = 1000 / fps``), not at the parts' 10 per second of
-    Quake's models, so the parts' own rate lines (which say so) give way to this one."""
+    """The player's line on the rate, in place of its parts' (``BuildResult.rate``, which speak of Quake's
+    10 per second): Quake III plays each animation at the rate animation.cfg gives it (cgame
+    ``CG_ParseAnimationFile``: ``frameLerp = 1000 / fps``), read back from the file written."""
     rates = sorted({line.game_fps for line in parse_animation_cfg(cfg).animations})
     return (f"{RATE_REPORT}{PLAYER}the game plays each animation at the rate animation.cfg gives it "
             f"({', '.join(f'{r:g}' for r in rates)} frames a second)")

@@ -1,6 +1,6 @@
 """The player export's word on the ``.skin`` files it writes back: a shader a skin names that the game will
 not find (no shader script defines it, no image under the names ``R_LoadImage`` tries) is drawn with the
-game's default shader (:func:`...formats.md3.player.skin_image_problems`). Looked up as the importer looks
+game's default shader (:func:`...formats.md3.player.skin_image_messages`). Looked up as the importer looks
 images up (:func:`...formats.md3.shader_lookup.search_folders`): in the game folder the export goes into and
 in the one the player was imported from."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import bpy
 
 from ...common.contract import ARCHIVE_PATH, SOURCE_FILE
 from ...formats.errors import FormatError
-from ...formats.md3.player import skin_image_problems
+from ...formats.md3.player import skin_image_messages
 from ...formats.md3.shader_lookup import find_in_folders, folder_script_names, script_key, search_folders
 from ...formats.md3.skin_file import parse_skin
 
@@ -26,7 +26,8 @@ def source_place(root: bpy.types.Object) -> Path | None:
 
 
 def skin_shader_warnings(skins: dict[str, bytes], places: list[Path], prefix: str) -> list[str]:
-    """A warning per shader of ``skins`` (file name -> bytes) found in none of the game folders of ``places``."""
+    """A warning per shader of ``skins`` (file name -> bytes) found in none of the game folders of ``places``
+    (one kind of problem: the report folds them into one line)."""
     parsed = {}
     for name, data in skins.items():
         try:
@@ -45,7 +46,7 @@ def skin_shader_warnings(skins: dict[str, bytes], places: list[Path], prefix: st
         return script_key(shader) in scripts
 
     try:
-        return [prefix + line for line in skin_image_problems(parsed, found)]
+        return skin_image_messages(parsed, found, prefix)
     finally:
         for folder in folders:
             folder.close()

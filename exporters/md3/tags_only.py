@@ -24,6 +24,7 @@ class TagFrames:
     exported: ExportedFrames
     positions: np.ndarray                 # (F, 0, 3)
     info: list[str] = field(default_factory=list)
+    rate: list[str] = field(default_factory=list)     # the report's line on the rate, as a sampled model's
     parts: list = field(default_factory=list)
 
 
@@ -42,4 +43,4 @@ def tag_frames(context: bpy.types.Context, root: bpy.types.Object | None, option
     names = [table[m].name if m >= 0 else f"frame{i + 1:02d}" for i, m in enumerate(match)]
     label = f"model {quoted(root.name)}" if root is not None else "the tags"
     return TagFrames(label, list(times), ExportedFrames(names, match, table), np.zeros((len(times), 0, 3)),
-                     [rate_report(scene_fps(scene), options.frame_rate, len(times))])
+                     rate=[rate_report(scene_fps(scene), options.frame_rate, len(times))])

@@ -108,7 +108,7 @@ def build_mdl(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         palette = np.frombuffer(kept_palette, np.uint8).reshape(256, 3).copy()   # its game folder's
         game = "HEXEN2" if np.array_equal(palette, game_palette("HEXEN2")) else game
     limits = MODERN_LIMITS if options.target == "MODERN" else LIMITS
-    info: list[str] = list(sampled.info)
+    info: list[str] = list(sampled.report)
     packed = pack_skin(parts, options.materials, limits.skin_height, width_multiple=4)
     shown = ([s.image for s in packed.sources] if packed is not None else
              [image for slot in first.material_slots for image, _ in material_skin_images(slot.material)])
@@ -404,8 +404,8 @@ def _skins(obj, convert: SkinConverter, options: MdlExportOptions, limits: MdlLi
         if pairs is None:
             colour = FlatSkin.of(material, padded, height)
             skins.append(MdlSkin(None, convert.colours(colour.rgba(True), colour.label, dither=False)[None]))
-            warnings.append(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its base colour "
-                            f"{colour.colour[:3]}")
+            warnings.append(colour.message(f"{colour.label} has no image: skin {len(skins) - 1} is a flat skin of its "
+                                           f"base colour {colour.colour[:3]}"))
             continue
         images, intervals = [], material.get(INTERVALS)
         for image, mask in pairs:

@@ -101,15 +101,17 @@ class FramePlan:
         """The frame names, where known before sampling."""
         return [f.name for f in self.frames] if self.names_known else None
 
+    def rate_lines(self, sampled: int) -> list[str]:
+        """The report's line on the rate ``sampled`` frames were taken at (none for shape keys)."""
+        if self.source == "SHAPE_KEYS":
+            return []
+        if self.own_fps is not None:
+            return [own_rate_report(self.own_fps, self.scene_fps, sampled)]
+        return [rate_report(self.scene_fps, self.rate, sampled)]
+
     def report(self, sampled: int, rate: bool = True) -> list[str]:
         """The report lines on the rate (``sampled`` frames; without it when not ``rate``) and the end poses."""
-        if self.source == "SHAPE_KEYS" or not rate:
-            lines = []
-        elif self.own_fps is not None:
-            lines = [own_rate_report(self.own_fps, self.scene_fps, sampled)]
-        else:
-            lines = [rate_report(self.scene_fps, self.rate, sampled)]
-        return lines + ([end_pose_report(self.end_pose)] if self.end_pose else [])
+        return (self.rate_lines(sampled) if rate else []) + ([end_pose_report(self.end_pose)] if self.end_pose else [])
 
 
 def model_rate(fps: float, source: str, rate: str) -> float:

@@ -79,7 +79,7 @@ def frame_text(frame: float) -> str:
     return str(frame) if isinstance(frame, int) else f"{frame:.4g}"
 
 
-RATE_REPORT = "Frame rate: "       # how :func:`rate_report`'s lines start
+RATE_REPORT = "Frame rate: "       # how the lines on the rate start (:func:`rate_report` ...)
 
 
 def rate_report(fps: float, rate: str, count: int) -> str:

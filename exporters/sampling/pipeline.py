@@ -35,7 +35,14 @@ class SampledModel:
     positions: np.ndarray          # (F, V, 3) every part's vertices, file units
     triangles: np.ndarray          # (T, 3) counter-clockwise (Blender order)
     uvs: np.ndarray                # (T, 3, 2) corner UVs
-    info: list[str] = field(default_factory=list)   # notes for the report
+    info: list[str] = field(default_factory=list)   # notes for the report, after the rate's
+    rate: list[str] = field(default_factory=list)   # the report's line on the rate (kept apart: a Quake III
+    #                                                 player's parts give way to one line for the player)
+
+    @property
+    def report(self) -> list[str]:
+        """Every line for the report: the rate's, then the notes."""
+        return self.rate + self.info
 
     @property
     def first(self) -> bpy.types.Object:
@@ -68,9 +75,9 @@ def sample_model(context: bpy.types.Context, objects: list[bpy.types.Object], op
     parts, frames, still = still_frames(parts, frames, plan)
     exported = exported_frames(plan, parts[0], frames)
     positions, triangles, uvs = merged(parts)
-    info = plan.report(sampled) + ([still] if still else [])
+    info = plan.report(sampled, rate=False) + ([still] if still else [])
     info += [f"object {quoted(name)} has no faces: left out" for name in left_out]
-    return SampledModel(parts, plan, frames, exported, positions, triangles, uvs, info)
+    return SampledModel(parts, plan, frames, exported, positions, triangles, uvs, info, plan.rate_lines(sampled))
 
 
 def sampled_meshes(objects: list[bpy.types.Object], kept_triangles: str = "") -> tuple[list[bpy.types.Object],

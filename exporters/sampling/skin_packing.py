@@ -30,6 +30,7 @@ from ..export_error import ExportError
 from ..image_files import image_rgba
 from .animated_mesh import MeshPart
 from .planned import model_label
+from ...formats.report_lines import Message
 from ...formats.shown import quoted
 
 MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
@@ -38,6 +39,7 @@ COLOUR_CELL = 4          # pixels per side of the cell of a material without an 
 # them with in Solid and Material Preview (blender/blender source/blender/makesdna/DNA_material_defaults.h,
 # _DNA_DEFAULT_Material .r = .g = .b = 0.8)
 _DEFAULT_GREY = (0.8, 0.8, 0.8, 1.0)
+FLAT_KIND = "{n} material{s} without an image: each a flat skin of its base colour"    # one line, named
 
 
 @dataclass
@@ -154,6 +156,11 @@ class FlatSkin:
         if eight_bit:
             pixels[0, 0] = (0, 0, 0, 255)
         return pixels
+
+    def message(self, text: str) -> Message:
+        """``text`` (this skin's own line) as one item of :data:`FLAT_KIND`: the export's materials without
+        an image are one line, counted and named, their own lines its details."""
+        return Message(text, FLAT_KIND, self.label.removeprefix("material "))
 
     @property
     def note(self) -> str:

@@ -14,15 +14,18 @@ as lines for people; bpy-free, shared by ``check --profile q3-player``.
   one is missing), the set ``default`` exists, and a set's skin names every surface of its part (a surface
   it does not name is drawn with the default shader); each set has ``icon_<set>`` (.tga, .jpg, .png:
   ``CG_RegisterClientModelname`` fails without ``ci->modelIcon``).
+* The shaders the skins name are found (:func:`skin_image_problems`) and the levels of detail load and
+  match their parts (:func:`lod_problems`): one line for each kind of problem, its items counted and named.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from ..animations import Animation
+from ..report_lines import Message
 from .animation_cfg import LEGS_WALKCR, REQUIRED_ANIMATIONS, TORSO_GESTURE, AnimationCfg, Md3Animation
-from .records import Md3Model
-from .shader_lookup import image_candidates
+from .records import MD3_MAX_LODS, Md3Model
+from .shader_lookup import IMAGE_EXTENSIONS
 from .skin_file import SkinFile, engine_surface_name
 
 PARTS = ("lower", "upper", "head")
@@ -49,27 +52,80 @@ def part_animations(cfg: AnimationCfg | None, part: str, num_frames: int) -> lis
     return out
 
 
-def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model]) -> list[str]:
-    """Levels of detail (``lower_1.md3`` ... in ``lods``, by file name) that do not match their part: the game
-    draws a LOD with the part's frame numbers (a frame past its end as frame 0, ``R_AddMD3Surfaces``) and its
-    surfaces with the part's skin (a surface the skin does not name with the default shader)."""
+def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model | None]) -> list[str]:
+    """One line per kind of problem with the parts' levels of detail (``lods``: ``lower_1.md3`` ... by file
+    name, None for one that cannot be read), from how ioquake3 loads and draws them:
+
+    * ``R_RegisterMD3`` (renderergl1 ``tr_model.c``; renderergl2 alike) reads ``x_2``, ``x_1``, then ``x``,
+      skipping a missing file and counting each one loaded: with ``x_2`` but no ``x_1`` it counts two levels
+      and leaves level 1 empty, which ``R_ComputeLOD`` picks at a distance (always with ``r_lodbias 1``) and
+      ``R_AddMD3Surfaces`` draws through a null model: the game crashes.
+    * ``R_AddMD3Surfaces`` checks the entity's frame against level 0's frame count only, then reads the chosen
+      level's frame of that number (``R_CullModel``'s bounds, the surfaces' vertices): a level with fewer
+      frames is read past its end; one with more plays its own frames of the part's numbers.
+    * A level's surfaces take their shaders from the part's skin by name (lower-cased, a trailing ``_1`` cut
+      by ``R_LoadMD3``): a surface the part has not is one the skins do not name, drawn with the default shader.
+    * Tags come from level 0 alone (``R_LerpTag`` reads ``model->md3[0]``): a level's tags are never used,
+      so they are not compared.
+    * Each part is a model of its own (``CG_RegisterClientModelname`` registers the three files, and
+      ``R_ComputeLOD`` spreads the distances over each model's own count of levels): a part without the
+      levels the other parts have loads, and is drawn finer than they are at a distance; that is what an
+      export without *Levels of Detail* leaves beside the other parts' old files, so it is said.
+    """
     out = []
+    numbers = {part: [n for n in range(1, MD3_MAX_LODS) if f"{part}_{n}.md3" in lods] for part in PARTS
+               if part in models}
+    gaps = {part: [n for n in range(1, len(found) + 1) if n not in found] for part, found in numbers.items()}
+    skipped = [f"{part}_{max(numbers[part])}.md3 without {part}_{n}.md3" for part, empty in gaps.items() for n in empty]
+    if skipped:
+        out.append(f"{len(skipped)} level{_s(skipped)} of detail without the one before ({', '.join(skipped)}): "
+                   "the game counts the levels it finds, leaves the missing one empty and crashes drawing the part at "
+                   "a distance; add the missing file or delete the later one")
+    lacking = [f"{part}_{n}.md3" for n in range(1, MD3_MAX_LODS) for part, found in numbers.items()
+               if n not in found and not gaps[part] and any(n in other for other in numbers.values())]
+    if lacking:
+        out.append(f"{len(lacking)} level{_s(lacking)} of detail missing that the other parts have "
+                   f"({', '.join(lacking)}): each part picks among its own levels, so at a distance those parts are "
+                   "drawn finer than the others (an export without Levels of Detail leaves the other parts' old "
+                   "files); write every part's levels of detail, or delete them all")
+    fewer, more, extra = [], [], []
     for name, lod in sorted(lods.items()):
-        part = models.get(name.partition("_")[0])
-        if part is None:
-            continue
         stem = name.partition("_")[0]
+        part = models.get(stem)
+        if part is None or lod is None:
+            continue
+        counted = f"{name} has {lod.num_frames} where {stem}.md3 has {part.num_frames}"
         if lod.num_frames != part.num_frames:
-            out.append(f"{name} has {lod.num_frames} frames where {stem}.md3 has {part.num_frames}: at a distance the "
-                       "game draws its frames of the same numbers (one past its end as its frame 0), other poses "
-                       "unless its frames were made with the part's")
-        own = sorted({engine_surface_name(x.name) for x in part.surfaces})
-        theirs = sorted({engine_surface_name(x.name) for x in lod.surfaces})
-        extra = [x for x in theirs if x not in own]
-        if extra:
-            out.append(f"{name} has surfaces {stem}.md3 has not ({', '.join(extra)}): at a distance the game draws "
-                       "them with the default shader, as the skins do not name them")
+            (fewer if lod.num_frames < part.num_frames else more).append(counted)
+        own = {engine_surface_name(x.name) for x in part.surfaces}
+        theirs = sorted({engine_surface_name(x.name) for x in lod.surfaces} - own)
+        if theirs:
+            extra.append(f"{name}: {', '.join(theirs)}")
+    if fewer:
+        out.append(f"{len(fewer)} level{_s(fewer)} of detail with fewer frames than the part ({'; '.join(fewer)}): "
+                   "the game checks a frame against the part's count and draws the level's frame of that number, "
+                   "reading past the level's end (wrong poses, or a crash); write the levels of detail again from "
+                   "the part")
+    if more:
+        out.append(f"{len(more)} level{_s(more)} of detail with more frames than the part ({'; '.join(more)}): at "
+                   "a distance the game draws the level's frames of the part's numbers, other poses unless they "
+                   "were made with the part's; write the levels of detail again from the part")
+    if extra:
+        out.append(f"{len(extra)} level{_s(extra)} of detail with surfaces the part has not ({'; '.join(extra)}): "
+                   "at a distance the game draws them with the default shader, as the skins do not name them; "
+                   "name them as the part's surfaces")
     return out
+
+
+def _some(names: list[str], shown: int = 2) -> str:
+    """``a.skin, b.skin and 3 more``."""
+    if len(names) <= shown + 1:
+        return ", ".join(names)
+    return ", ".join(names[:shown]) + f" and {len(names) - shown} more"
+
+
+def _s(items: list) -> str:
+    return "" if len(items) == 1 else "s"
 
 
 def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
@@ -87,10 +143,16 @@ def frame_problems(models: dict[str, Md3Model], cfg: AnimationCfg) -> list[str]:
     return out
 
 
-def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
-    """A line per shader the ``.skin`` files name that ``has_image`` does not find (a shader script's name, or
-    an image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`): the game's
-    ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither and draws those surfaces with its default shader."""
+SHADER_KIND = "{n} shader{s} named in the skins not found, drawn with the game's default shader"   # one line
+_WHERE = (f"(the path with {', '.join('.' + e for e in IMAGE_EXTENSIONS[:-1])} or .{IMAGE_EXTENSIONS[-1]})")
+_DO = "put the image at that path in the game folder or a pk3, or name an existing one in the skin"
+
+
+def missing_shaders(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> dict[str, list[str]]:
+    """Each shader the ``.skin`` files name that ``has_image`` does not find (a shader script's name, or an
+    image under the file names ``R_LoadImage`` tries, :func:`.shader_lookup.image_candidates`) -> the skins
+    naming it: the game's ``RE_RegisterSkin`` -> ``R_FindShader`` finds neither and draws those surfaces with
+    its default shader."""
     missing: dict[str, list[str]] = {}
     for name, skin in sorted(skins.items()):
         for entry in skin.entries:
@@ -98,13 +160,30 @@ def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], b
                 files = missing.setdefault(entry.shader, [])
                 if name not in files:
                     files.append(name)
-    out = []
-    for shader, files in missing.items():
-        first, *others = image_candidates(shader)
-        out.append(f"{', '.join(files)} name{'s' if len(files) == 1 else ''} shader {shader}, which no shader script "
-                   f"defines and which has no image ({first} or its {', '.join(o.rpartition('.')[2] for o in others)}): "
-                   "the game draws those surfaces with its default shader")
-    return out
+    return missing
+
+
+def skin_image_problems(skins: dict[str, SkinFile], has_image: Callable[[str], bool]) -> list[str]:
+    """The check's one line for the shaders :func:`missing_shaders` finds, counted, each with its skins."""
+    missing = missing_shaders(skins, has_image)
+    if not missing:
+        return []
+    named = "; ".join(f"{shader} ({_some(files)})" for shader, files in missing.items())
+    n = len(missing)
+    return [f"{n} shader{'s' if n > 1 else ''} the skins name {'are' if n > 1 else 'is'} not found: {named}; no shader "
+            f"script defines {'them' if n > 1 else 'it'} and no image lies where the game looks {_WHERE}, so the "
+            f"game draws those surfaces with its default shader: {_DO}"]
+
+
+def skin_image_messages(skins: dict[str, SkinFile], has_image: Callable[[str], bool],
+                        prefix: str = "") -> list[Message]:
+    """The export's line per shader :func:`missing_shaders` finds, each one item of :data:`SHADER_KIND` (a
+    report folds them into one line, each shader's own below it: short lines, as Blender prints a report
+    of more than about 1000 bytes cut off)."""
+    return [Message(f"{prefix}{_some(files)} name{'s' if len(files) == 1 else ''} shader {shader}, which no shader "
+                    f"script defines and which has no image where the game looks {_WHERE}: {_DO}",
+                    prefix + SHADER_KIND, shader)
+            for shader, files in missing_shaders(skins, has_image).items()]
 
 
 def player_problems(models: dict[str, Md3Model], cfg: AnimationCfg | None, skins: dict[str, SkinFile],

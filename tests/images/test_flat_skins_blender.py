@@ -111,3 +111,35 @@ def test_mdl_material_without_image_is_a_flat_skin_not_left_out(bpy_scene, tmp_p
     assert len(model.skins) == 1
     assert_flat_skin_survives(model.skins[0].images[0], nearest(quake_palette(), expected, slice(0, 224)),
                               quake_palette())   # 224-255 glow: not for colour
+
+
+def _three_procedural_materials(bpy):
+    """A cube whose faces use three materials without an image (a noise texture each), in slot order."""
+    obj, first = procedural_cube(bpy, (0.2, 0.3, 0.4), "paint")
+    for name, colour in (("rust", (0.5, 0.2, 0.1)), ("moss", (0.1, 0.4, 0.1))):
+        _, material = procedural_cube(bpy, colour, name)
+        bpy.data.objects.remove(bpy.context.active_object)
+        obj.data.materials.append(material)
+    obj.data.polygons.foreach_set("material_index", [0, 0, 1, 1, 2, 2])
+    bpy.context.view_layer.objects.active = obj
+    return obj
+
+
+def test_materials_without_an_image_are_one_warning_line_counted_and_named(bpy_scene, tmp_path, capfd):
+    """MDL and MD2: three materials without an image are one warning line naming them with their count (the
+    popup's), each material's own line (its skin and colour) below it in the Info editor."""
+    from support.blender_helpers import reported
+    bpy = bpy_scene
+    obj = _three_procedural_materials(bpy)
+    for export, path, skins in ((export_mdl, tmp_path / "prop.mdl", ["skin 0", "skin 1", "skin 2"]),
+                                (export_md2, tmp_path / "baseq2" / "models" / "prop" / "tris.md2",
+                                 [f"skin 'models/prop/{n}.pcx'" for n in ("paint", "rust", "moss")])):
+        capfd.readouterr()
+        export(bpy, obj, path)
+        warnings, messages = reported(capfd.readouterr().out)
+        flat = [w for w in warnings if "without an image" in w or "has no image" in w]
+        assert flat == ["3 materials without an image: each a flat skin of its base colour: 'paint', 'rust', "
+                        "'moss'"], warnings
+        own = [m for m in messages if "has no image" in m]
+        assert [m.split(" is a flat skin")[0] for m in own] == [
+            f"material '{name}' has no image: {skin}" for name, skin in zip(("paint", "rust", "moss"), skins)], own

@@ -60,10 +60,11 @@ def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
     assert lines[-1] == "checked 3 Quake III player(s): 2 conform, 1 with deviations, 0 with errors"
     assert lines[:-1] == [f"{players / 'major'}: warning: skin set leth: no icon_leth.tga (or .jpg, .png): the "
                           "game refuses the player in it",
-                          f"{players / 'major'}: warning: lower_leth.skin, upper_leth.skin name shader "
-                          "models/players/major/buh.tga, which no shader script defines and which has no image "
-                          "(models/players/major/buh.tga or its jpg, jpeg, png, pcx, bmp): the game draws those "
-                          "surfaces with its default shader"]
+                          f"{players / 'major'}: warning: 1 shader the skins name is not found: "
+                          "models/players/major/buh.tga (lower_leth.skin, upper_leth.skin); no shader script defines "
+                          "it and no image lies where the game looks (the path with .tga, .jpg, .jpeg, .png, .pcx or "
+                          ".bmp), so the game draws those surfaces with its default shader: put the image at that "
+                          "path in the game folder or a pk3, or name an existing one in the skin"]
     assert result.returncode == 1
     broken = tmp_path / "penguin"
     import shutil
@@ -84,6 +85,28 @@ def test_check_q3_player_profile_on_the_corpus_players(run, tmp_path):
     assert report["status"] == "warning" and model.num_tags == 2
     assert any(d.startswith("upper.md3 has no tag_head") for d in report["deviations"])
     assert any(d.startswith("LEGS_RUN: frames ") and "of lower.md3" in d for d in report["deviations"])
+
+
+def test_check_q3_player_names_the_shaders_without_an_image_in_one_line(run, tmp_path):
+    """merman with fins.tga and brac.tga gone (the default set's fins and bracers, named by each part's default
+    and blue skins): one line counting the two shaders, each with the skins that name it (before: a line each)."""
+    import shutil
+    from support.environment import corpus_player
+    folder = tmp_path / "models" / "players" / "merman"
+    shutil.copytree(corpus_player("merman"), folder)
+    for name in ("fins.tga", "brac.tga"):
+        (folder / name).unlink()
+    namers = {image: sorted(p.name for p in folder.glob("*.skin") if f"/{image}" in p.read_text(encoding="latin-1"))
+              for image in ("fins.tga", "brac.tga")}
+    assert namers["brac.tga"] == ["upper_default.skin"] and len(namers["fins.tga"]) == 3, namers
+    result = run("check", "--profile", "q3-player", "--json", folder, block_bpy=True)
+    deviations = json.loads(result.stdout)["players"][0]["deviations"]
+    fins = ", ".join(namers["fins.tga"])
+    assert deviations == [f"2 shaders the skins name are not found: models/players/merman/fins.tga ({fins}); "
+                          "models/players/merman/brac.tga (upper_default.skin); no shader script defines them and no "
+                          "image lies where the game looks (the path with .tga, .jpg, .jpeg, .png, .pcx or .bmp), so "
+                          "the game draws those surfaces with its default shader: put the image at that path in the "
+                          "game folder or a pk3, or name an existing one in the skin"], deviations
 
 
 @pytest.mark.parametrize("target", ["md2", "mdl"])

@@ -57,9 +57,11 @@ def test_check_names_levels_of_detail_that_do_not_match_their_part(run, tmp_path
     assert lower_1.num_frames != upper.num_frames
     result = run("check", "--profile", "q3-player", "--json", folder, block_bpy=True)
     deviations = json.loads(result.stdout)["players"][0]["deviations"]
-    assert any(d.startswith(f"upper_1.md3 has {lower_1.num_frames} frames where upper.md3 has {upper.num_frames}: ")
+    assert lower_1.num_frames > upper.num_frames
+    assert any(d.startswith(f"1 level of detail with more frames than the part (upper_1.md3 has {lower_1.num_frames} "
+                            f"where upper.md3 has {upper.num_frames}): ") for d in deviations), deviations
+    assert any(d.startswith("1 level of detail with surfaces the part has not (upper_1.md3: l_legs): ")
                for d in deviations), deviations
-    assert any(d.startswith("upper_1.md3 has surfaces upper.md3 has not (") for d in deviations), deviations
 
 
 def test_info_on_a_player_part_in_a_pk3_reads_its_animation_cfg(run, tmp_path):

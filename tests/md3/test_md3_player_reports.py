@@ -46,6 +46,33 @@ def test_the_player_export_names_animation_cfgs_rates(bpy_scene, tmp_path, capfd
     assert "no shader script defines" not in out            # every shader penguin's skins name has its image
 
 
+def test_a_parts_rate_line_is_kept_apart_from_its_notes(bpy_scene, extension, tmp_path, capfd):
+    """penguin's lower.md3 built as an MD3 (the player's parts are built so): its line on the rate is the
+    result's ``rate``, not one of its ``info`` notes (a player's export leaves the parts' rate lines out by
+    that, not by their text); the part exported alone says it first, the player export not at all."""
+    from support.operators import extension_module
+    bpy = bpy_scene
+    folder = corpus(f"{PLAYERS}/penguin/lower.md3").parent
+    assert bpy.ops.import_scene.md3(filepath=str(folder / "lower.md3")) == {"FINISHED"}
+    roots = extension_module(extension, "exporters.md3.player_timeline").imported_parts(list(bpy.data.objects))
+    build = extension_module(extension, "exporters.md3.build")
+    result = build.build_md3(bpy.context, [roots["lower"]], build.Md3ExportOptions(frame_source="TIMELINE"))
+    assert len(result.rate) == 1 and result.rate[0].startswith("Frame rate: "), result.rate
+    assert result.info and not any(line.startswith("Frame rate: ") for line in result.info), result.info
+    for obj in bpy.data.objects:
+        obj.select_set(obj == roots["lower"] or obj.parent == roots["lower"])
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "alone" / "lower.md3"), lods=False) == {"FINISHED"}
+    alone = [line for line in capfd.readouterr().out.splitlines() if line.startswith("Info: ")]
+    assert alone[0].startswith("Info: Frame rate: "), alone[:3]               # the rate first, as before
+    assert sum(line.startswith("Info: Frame rate: ") for line in alone) == 1, alone
+    capfd.readouterr()
+    assert bpy.ops.export_scene.md3(filepath=str(tmp_path / "player" / "lower.md3"), player=True) == {"FINISHED"}
+    player = [line for line in capfd.readouterr().out.splitlines() if line.startswith("Info: Frame rate: ")]
+    assert player == [f"Info: Frame rate: Quake III player: the game plays each animation at the rate animation.cfg "
+                      f"gives it ({', '.join(_rates(folder))} frames a second)"], player
+
+
 def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_path, capfd):
     """major's leth skin set names models/players/major/buh.tga, which is nowhere (before: written silently)."""
     bpy = bpy_scene
@@ -56,8 +83,12 @@ def test_the_player_export_names_a_skins_shader_without_an_image(bpy_scene, tmp_
     out = capfd.readouterr().out
     assert (tmp_path / "lower_leth.skin").read_bytes() == (folder / "lower_leth.skin").read_bytes()
     assert ("Quake III player: lower_leth.skin, upper_leth.skin name shader models/players/major/buh.tga, which no "
-            "shader script defines and which has no image (models/players/major/buh.tga or its jpg, jpeg, png, pcx, "
-            "bmp): the game draws those surfaces with its default shader") in out, out
+            "shader script defines and which has no image where the game looks (the path with .tga, .jpg, .jpeg, .png, "
+            ".pcx or .bmp): put the image at that path in the game folder or a pk3, or name an existing one in the "
+            "skin") in out, out
+    from support.blender_helpers import reported
+    assert [w for w in reported(out)[0] if "shader" in w] == [
+        "Quake III player: 1 shader named in the skins not found, drawn with the game's default shader\u2026"]
     assert out.count("no shader script defines") == 1
 
 
@@ -78,6 +109,12 @@ def test_levels_of_detail_left_out_at_import_are_said_at_export(bpy_scene, tmp_p
         assert (f"{part}.md3: levels of detail {part}_1.md3, {part}_2.md3 lie beside {part}.md3, which this model "
                 "was imported from, but were not imported") in out, out
         assert f"the {part}_1.md3, {part}_2.md3 already in {folder} stay" in out
+    from support.blender_helpers import reported
+    warnings, messages = reported(out)                      # one line for the three parts, each its own below
+    left_out = [w for w in warnings if "levels of detail" in w]
+    assert left_out == ["levels of detail left out at import, none written for 3 models: lower.md3, upper.md3, "
+                        "head.md3"], warnings
+    assert sum("were not imported" in m for m in messages) == 3
     bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.import_scene.md3(filepath=str(source / "head.md3")) == {"FINISHED"}
     capfd.readouterr()
