@@ -90,3 +90,20 @@ def test_tests_that_need_bpy_are_marked_blender(pytester):
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "blender")
     collected = sorted(line for line in result.outlines if "::" in line)
     assert len(collected) == 9 and all(not line.startswith("test_free.py") for line in collected), result.outlines
+
+
+def test_corpus_sweeps_are_marked_for_the_middle_wheel(tmp_path, monkeypatch):
+    """Each case of a test over a corpus folder carries ``sweep`` (the middle wheel runs ``-m "blender and not
+    sweep"``, tools/dev.sh wheel_job); a missing corpus still gives its one skipped case, unmarked."""
+    import support.environment as environment
+    (tmp_path / "md2" / "a").mkdir(parents=True)
+    for name in ("x.md2", "y.md2"):
+        (tmp_path / "md2" / "a" / name).write_bytes(b"")
+    monkeypatch.setattr(environment, "CORPUS", tmp_path)
+    params = environment.corpus_params("md2/*/*.md2")
+    assert [p.id for p in params] == ["a/x.md2", "a/y.md2"]
+    assert all([m.name for m in p.marks] == ["sweep"] for p in params)
+    monkeypatch.setattr(environment, "CORPUS", tmp_path / "absent")
+    assert [m.name for p in environment.corpus_params("md2/*/*.md2") for m in p.marks] == ["skip"]
+    script = Path(__file__).resolve().parents[2] / "tools" / "dev.sh"
+    assert '-m "blender and not sweep"' in script.read_text()

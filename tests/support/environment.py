@@ -28,11 +28,13 @@ def corpus_files(pattern: str) -> list[Path]:
 
 
 def corpus_params(pattern: str) -> list:
-    """pytest params for each corpus file, or one skipped param saying why there are none."""
+    """pytest params for each corpus file, or one skipped param saying why there are none. Each is marked
+    ``sweep``: the full run's middle bpy wheel leaves a sweep over the corpus to the newest and oldest
+    wheels, between whose Blender APIs it runs no code path of its own (tools/dev.sh, wheel_job)."""
     files = corpus_files(pattern)
     if not files:
         return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"))]
-    return [pytest.param(f, id=f"{f.parent.name}/{f.name}") for f in files]
+    return [pytest.param(f, id=f"{f.parent.name}/{f.name}", marks=pytest.mark.sweep) for f in files]
 
 
 # ``python -m classic_models`` with bpy blocked (info, check: what runs without Blender)
