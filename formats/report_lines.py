@@ -13,7 +13,9 @@ Blender shows an operator's WARNING and ERROR reports in the popup after a file-
 INFO reports, and moves every report to the window manager's list the Info editor shows. So
 :func:`report_folded` reports each folded line as a WARNING and its details as INFO lines starting
 with :data:`DETAIL_MARK`; the bpy module prints reports as ``Warning: ...`` / ``Info: ...`` lines,
-from which the command line reads them back (:func:`unfold_reported`).
+from which the command line reads them back (:func:`unfold_reported`). A message longer than the bpy
+module prints whole (:data:`REPORT_BYTES`) is reported in pieces, each after the first starting with
+:data:`MORE_MARK`, and read back whole.
 """
 from __future__ import annotations
 
@@ -25,6 +27,9 @@ from typing import Callable, Iterable
 LINE_LIMIT = 100          # characters of a popup line
 EXAMPLES = 3              # items a folded line names before "and N more"
 DETAIL_MARK = "\u2022 "   # starts an INFO report that is one message of the folded line above it
+MORE_MARK = "\u2026 "     # starts an INFO report that goes on with the message above it
+REPORT_BYTES = 900        # the most UTF-8 bytes of one report: the bpy module prints a report of over
+                          # 1,023 bytes with its prefix cut, ending "... truncated" and no line break
 
 
 class Message(str):
@@ -106,7 +111,24 @@ def report_folded(report: Callable[[set[str], str], None], messages: Iterable[st
     for item in fold(messages):
         report({level}, item.line)
         for detail in item.details:
-            report({"INFO"}, DETAIL_MARK + detail)
+            for number, piece in enumerate(_pieces(detail)):
+                report({"INFO"}, (MORE_MARK if number else DETAIL_MARK) + piece)
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` in pieces of at most :data:`REPORT_BYTES` bytes each, cut at a space (which joins them
+    again, :func:`unfold_reported`), or within a word only where it has none in the second half."""
+    pieces = []
+    while len(text.encode()) > REPORT_BYTES:
+        cut = len(text.encode()[:REPORT_BYTES].decode(errors="ignore"))
+        space = text.rfind(" ", 0, cut)
+        if space > cut // 2:
+            pieces.append(text[:space])
+            text = text[space + 1:]
+        else:
+            pieces.append(text[:cut])
+            text = text[cut:]
+    return pieces + [text]
 
 
 def unfold_reported(lines: Iterable[tuple[str, str]]) -> list[Folded]:
@@ -120,6 +142,8 @@ def unfold_reported(lines: Iterable[tuple[str, str]]) -> list[Folded]:
             folded.append(last)
         elif level == "INFO" and text.startswith(DETAIL_MARK) and last is not None:
             last.details.append(text[len(DETAIL_MARK):])
+        elif level == "INFO" and text.startswith(MORE_MARK) and last is not None and last.details:
+            last.details[-1] += " " + text[len(MORE_MARK):]
         else:
             last = None
     return folded

@@ -114,3 +114,50 @@ def test_convert_to_glb_prints_no_repeated_line_and_verbose_the_full_list(run, t
     for skin in SKINS:
         assert sum(f"alt.md2: skin {skin!r} not found" in line for line in full) == 1, skin
     assert "--verbose" in run("convert", "--help").stdout
+
+
+LONG = ("merman.skin names 41 shaders with no image under models/players/merman: "
+        + ", ".join(f"models/players/merman/pièce_{i:03d}.tga" for i in range(80)))
+
+
+def test_a_message_longer_than_blender_prints_is_reported_in_pieces_and_read_back_whole():
+    """The bpy module prints a report of over 1,023 bytes cut, without a line break (the next report runs into
+    it); report_folded sends such a message in pieces and unfold_reported joins them (bpy-free)."""
+    from formats.report_lines import REPORT_BYTES, report_folded, unfold_reported
+    sent = []
+    report_folded(lambda level, text: sent.append((next(iter(level)), text)),
+                  [Message(LONG, "{n} long message{s}", "merman"), "short"])
+    assert len(LONG.encode()) > 3 * REPORT_BYTES
+    assert all(len(text.encode()) <= REPORT_BYTES + 4 for _, text in sent)
+    assert [f.details for f in unfold_reported(sent)] == [[LONG], []]
+
+
+def test_a_long_report_comes_back_whole_from_blenders_printed_lines(bpy_scene, package_path, capfd):
+    """Through the operator machinery of the bpy module, as the command line's worker reads it."""
+    import importlib
+    import sys
+    from formats.report_lines import report_folded
+    sys.path.insert(0, str(package_path))
+    try:
+        reported_warnings = importlib.import_module("classic_models.cli.worker").reported_warnings
+    finally:
+        sys.path.remove(str(package_path))
+    bpy = bpy_scene
+
+    class LongReport(bpy.types.Operator):
+        bl_idname = "wm.classic_models_long_report_test"
+        bl_label = "long report"
+
+        def execute(self, context):
+            report_folded(self.report, [Message(LONG, "{n} long message{s}", "merman")])
+            return {"FINISHED"}
+
+    bpy.utils.register_class(LongReport)
+    try:
+        capfd.readouterr()
+        bpy.ops.wm.classic_models_long_report_test()
+        printed = capfd.readouterr().out
+    finally:
+        bpy.utils.unregister_class(LongReport)
+    assert "truncated" not in printed
+    assert [f.details for f in reported_warnings(printed)] == [[LONG]]
