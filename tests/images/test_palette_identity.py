@@ -97,6 +97,8 @@ def test_corpus_pcx_skins_off_palette(path, dither):
 @pytest.mark.parametrize("dither", [False, True], ids=["plain", "dithered"])
 def test_corpus_mdl_skins_off_palette(path, dither):
     palette = game_palette("QUAKE")
-    skin = parse_mdl(path.read_bytes()).skins[0].images[0]
+    # at most 512 columns: oldone.mdl's 4096-wide skin cost the exact search 40-100 s dithered, and its first
+    # 512 columns hold the same kind of pixels (dithering carries errors along a row only so far)
+    skin = parse_mdl(path.read_bytes()).skins[0].images[0][:, :512]
     assert_same(off_palette(skin, palette, 8), palette, emissive_mask=skin >= FULLBRIGHT_START, dither=dither,
                 avoid=() if path.stem == "player" else PLAYER_RANGES)
