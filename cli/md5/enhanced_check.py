@@ -83,8 +83,12 @@ def _pair(mesh_path: Path, classic: Path | None, classic_name: str, frames_of, p
     if anim is not None and model is not None:
         count = frames_of[1](model)
         if count != anim.num_frames:
-            problems.append(f"{anim_path.name} has {anim.num_frames} frames, {classic.name} {count}: anim frame k is "
-                            "drawn for classic frame k")
+            problems.append(f"{anim_path.name} has {anim.num_frames} frames, {classic.name} {count}: the ports draw "
+                            "anim frame k for classic frame k, so " + (
+                                f"the classic frames from {anim.num_frames} on show another pose (Q2PRO wraps them "
+                                "to the anim's first frames)" if anim.num_frames < count else
+                                f"the anim's last {anim.num_frames - count} frame(s) are never drawn")
+                            + "; export the twin again, one anim frame per classic frame")
     return mesh, anim, model
 
 
@@ -181,8 +185,8 @@ def check_quake2(mesh_path: Path) -> tuple[list[str], list[str]]:
         wanted = md5_skin_name(stored)
         root = _game_root(classic, stored)
         if root is None or _find_q2_skin(root, wanted) is None:
-            problems.append(f"skin {wanted} is missing: Q2PRO draws the MD5 with the MD2's skin {stored} "
-                            "under md5/")
+            problems.append(f"skin {wanted} is missing: Q2PRO looks for the MD2's skin {stored} under md5/ "
+                            "(MD5_LoadSkins) and draws its no-texture checks without it; put the skin there")
     scale = _files(mesh_path.parent).get((mesh_path.stem + SCALE_SUFFIX).lower())
     if scale is not None and anim is not None:
         try:

@@ -100,8 +100,11 @@ def inspect_md5(info: ModelInfo, path: Path, data: bytes, load_skins: bool, name
         if anim is None:
             note_warning(info, f"no {path.stem}.md5anim beside it: the engines draw {classic.name} instead", "anim")
         elif frames is not None and frames != anim.num_frames:
-            note_warning(info, f"the anim has {anim.num_frames} frames, {classic.name} {frames}: anim frame k is drawn "
-                        "for classic frame k (Q2PRO warns when the anim has fewer)", "frames")
+            note_warning(info, f"the anim has {anim.num_frames} frames, {classic.name} {frames}: the ports draw anim "
+                         "frame k for classic frame k, so " + (
+                             f"the classic frames from {anim.num_frames} on show another pose (Q2PRO warns and "
+                             "wraps them to the anim's first frames)" if anim.num_frames < frames else
+                             f"the anim's last {anim.num_frames - frames} frame(s) are never drawn"), "frames")
         if classic.suffix.lower() == ".mdl" and load_skins:
             _lmp_skins(info, path, mesh)
 

@@ -180,8 +180,10 @@ def _joints_listed(rows: list[str]) -> str:
 def pair_problems(mesh, anim) -> list[str]:
     """Why the engines would refuse ``anim`` beside ``mesh``: the joint count (ironwail "has incorrect
     joint count", Q2PRO "Bad numJoints", FTE "number of bones doesn't match"), a name (ironwail "joint
-    was renamed", FTE "bone name doesn't match"), a parent (ironwail "joint has wrong parent", FTE). Each
-    line names the joints (the first five) and the anim's line of the first."""
+    was renamed", FTE "bone name doesn't match"), a parent (ironwail "joint has wrong parent", FTE); Q2PRO
+    compares neither names nor parents (``src/refresh/models.c`` ``MOD_LoadMD5``): it poses joint k of the
+    mesh with joint k of the anim, which the Q2PRO drawing test shows bent. Each line names the joints (the
+    first five) and the anim's line of the first."""
     if mesh.num_joints != anim.num_joints:
         return [f"the anim has {anim.num_joints} joint{'s' if anim.num_joints != 1 else ''}, the mesh "
                 f"{mesh.num_joints}: ironwail, Q2PRO and FTE refuse the pair; export the anim from the mesh's "
@@ -194,11 +196,13 @@ def pair_problems(mesh, anim) -> list[str]:
                 for j in renamed]
         lines.append(f"{len(renamed)} joint{'s are' if len(renamed) > 1 else ' is'} named differently in the anim "
                      f"({_joints_listed(rows)}{_anim_joint_line(anim, renamed[0])}): ironwail and FTE refuse the "
-                     "pair; give the anim's joints the mesh's names")
+                     "pair, Q2PRO pairs joints by number and draws the mesh bent; give the anim's joints the mesh's "
+                     "names and order")
     if moved:
         rows = [f"joint {j} {quoted(anim.joint_names[j])} has parent {int(mesh.joint_parents[j])} in the mesh, "
                 f"{int(anim.joint_parents[j])} in the anim" for j in moved]
         lines.append(f"{len(moved)} joint{'s have' if len(moved) > 1 else ' has'} another parent in the anim "
                      f"({_joints_listed(rows)}{_anim_joint_line(anim, moved[0])}): ironwail and FTE refuse the "
-                     "pair; give the anim the mesh's hierarchy")
+                     "pair, Q2PRO pairs joints by number and draws the mesh bent; give the anim the mesh's "
+                     "hierarchy")
     return lines

@@ -120,8 +120,9 @@ def read_md5scale(data: bytes, joint_names: list[str], num_frames: int) -> Md5Sc
             out.warnings.append(f"joint {quoted(name)}: a value is not a number or true/false; " + invalid)
             break
     if unknown:
-        out.warnings.append(f"{len(unknown)} name(s) are no joint of the anim (skipped): "
-                            + ", ".join(quoted(n) for n in unknown[:5]))
+        out.warnings.append(f"{len(unknown)} name(s) are no joint of the anim: Q2PRO skips them, so the bones they "
+                            "meant do not scale: " + ", ".join(quoted(n) for n in unknown[:5])
+                            + "; use the anim's joint names")
     if past:
         out.warnings.append(f"{len(past)} frame number(s) past the anim's {num_frames} frames (skipped)")
     return out

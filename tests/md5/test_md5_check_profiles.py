@@ -86,7 +86,8 @@ def test_good_pairs_conform(run, tmp_path):
 Q1_BROKEN = {
     "m.mdl is missing: the ports load the MD5 only in place of it": lambda p: (p / "m.mdl").unlink(),
     "m.md5anim is missing: the ports need the anim": lambda p: (p / "m.md5anim").unlink(),
-    "m.md5anim has 4 frames, m.mdl 3: anim frame k is drawn for classic frame k":
+    "m.md5anim has 4 frames, m.mdl 3: the ports draw anim frame k for classic frame k, so the anim's last 1 "
+    "frame(s) are never drawn; export the twin again":
         lambda p: (p / "m.md5anim").write_bytes(anim(4)),
     "m.md5anim: the anim has 3 joints, the mesh 2: ironwail, Q2PRO and FTE refuse the pair":
         lambda p: (p / "m.md5anim").write_bytes(anim(joints=("root", "arm", "hand"))),
@@ -125,10 +126,12 @@ Q2_BROKEN = {
     "tris.md5anim has 2 frames, tris.md2 3": lambda m: (m / "md5" / "tris.md5anim").write_bytes(anim(2)),
     "tris.md5anim: the anim has 1 joint, the mesh 2": lambda m: (m / "md5" / "tris.md5anim").write_bytes(
         anim(joints=("root",))),
-    "skin models/m/md5/skin.pcx is missing: Q2PRO draws the MD5 with the MD2's skin models/m/skin.pcx":
+    "skin models/m/md5/skin.pcx is missing: Q2PRO looks for the MD2's skin models/m/skin.pcx under md5/ "
+    "(MD5_LoadSkins) and draws its no-texture checks without it":
         lambda m: (m / "md5" / "skin.pcx").unlink(),
     "tris.md5scale: not valid JSON": lambda m: (m / "md5" / "tris.md5scale").write_text("{"),
-    "tris.md5scale: 1 name(s) are no joint of the anim (skipped): 'hand'":
+    "tris.md5scale: 1 name(s) are no joint of the anim: Q2PRO skips them, so the bones they meant do not scale: "
+    "'hand'":
         lambda m: (m / "md5" / "tris.md5scale").write_text('{"hand": {"0": 2}}'),
 }
 

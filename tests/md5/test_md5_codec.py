@@ -483,12 +483,14 @@ def test_pair_problems_name_what_the_engines_compare():
     assert pair_problems(mesh, anim) == []
     anim.joint_names[1] = "end"
     assert pair_problems(mesh, anim) == ["1 joint is named differently in the anim (joint 1 is 'tip' in the mesh, "
-                                         "'end' in the anim, line 11): ironwail and FTE refuse the pair; give the "
-                                         "anim's joints the mesh's names"]
+                                         "'end' in the anim, line 11): ironwail and FTE refuse the pair, Q2PRO pairs "
+                                         "joints by number and draws the mesh bent; give the "
+                                         "anim's joints the mesh's names and order"]
     mesh.joint_parents[1] = -1
     assert pair_problems(mesh, anim)[1] == ("1 joint has another parent in the anim (joint 1 'end' has parent -1 in "
-                                            "the mesh, 0 in the anim, line 11): ironwail and FTE refuse the pair; "
-                                            "give the anim the mesh's hierarchy")
+                                            "the mesh, 0 in the anim, line 11): ironwail and FTE refuse the pair, "
+                                            "Q2PRO pairs joints by number and draws the mesh bent; give the anim the "
+                                            "mesh's hierarchy")
     mesh.joint_names.append("extra")
     assert "the anim has 2 joints, the mesh 3" in pair_problems(mesh, anim)[0]
 

@@ -129,9 +129,11 @@ def test_pair_problems_name_the_joints_and_the_anims_line():
     anim = read_md5anim(anim_text([-1, 0, 0]).replace(b'"j2"', b'"hand"'))
     assert pair_problems(mesh, anim) == [
         "1 joint is named differently in the anim (joint 2 is 'j2' in the mesh, 'hand' in the anim, line 10): "
-        "ironwail and FTE refuse the pair; give the anim's joints the mesh's names",
+        "ironwail and FTE refuse the pair, Q2PRO pairs joints by number and draws the mesh bent; give the anim's "
+        "joints the mesh's names and order",
         "1 joint has another parent in the anim (joint 2 'hand' has parent 1 in the mesh, 0 in the anim, line 10): "
-        "ironwail and FTE refuse the pair; give the anim the mesh's hierarchy"]
+        "ironwail and FTE refuse the pair, Q2PRO pairs joints by number and draws the mesh bent; give the anim the "
+        "mesh's hierarchy"]
     assert pair_problems(mesh, read_md5anim(anim_text([-1]))) == [
         "the anim has 1 joint, the mesh 3: ironwail, Q2PRO and FTE refuse the pair; export the anim from the "
         "mesh's armature"]
