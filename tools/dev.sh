@@ -21,6 +21,11 @@
 #                                                 real-blender; default all): as root, installs the missing Debian
 #                                                 packages with apt-get (exit 1 when one cannot be); not root, lists
 #                                                 them (exit 3 when one is missing)
+#   bash tools/dev.sh corpus [--verify|--check] [--dest DIR] [--from DIR] [--debs DIR] ...
+#                                                 the test corpus of tests/support/corpus/MANIFEST.tsv where the tests read it
+#                                                 ($CLASSIC_MODELS_CORPUS, ../shared/corpus, else .venvs/corpus):
+#                                                 copied from ../shared/corpus, else fetched from GitHub and Debian
+#                                                 packages by commit/version, each sha256 checked (tools/corpus.py)
 #   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint
 #   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
 #                                                 under Xvfb: tests/real_blender (needs root; installs debootstrap)
@@ -485,6 +490,8 @@ case "$cmd" in
     done
     setup "${stages[@]}" || exit 1
     finish ;;
+  corpus)
+    exec python3 tools/corpus.py "$@" ;;
   lint)
     ruff="$(lint_venv)" || exit 1
     exec "$ruff" check "$@" ;;
@@ -545,5 +552,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|setup [STAGE...]|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|setup [STAGE...]|corpus|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

@@ -1,7 +1,7 @@
 """Where the tests find things and what this Python can do: the checkout, the corpus, Blender's own program."""
 from __future__ import annotations
 
-import os
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -9,7 +9,23 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 CHECKOUT = TESTS.parent
-CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
+
+
+def _corpus_tool():
+    """tools/corpus.py, by its path (the checkout is not on sys.path yet when conftest.py imports this)."""
+    spec = importlib.util.spec_from_file_location("classic_models_corpus_tool", CHECKOUT / "tools" / "corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module         # (its dataclasses look their module up there)
+    spec.loader.exec_module(module)
+    return module
+
+
+CORPUS_TOOL = _corpus_tool()
+# $CLASSIC_MODELS_CORPUS, else ../shared/corpus beside the checkout when there, else the checkout's ignored
+# .venvs/corpus, which `bash tools/dev.sh corpus` fills from tests/support/corpus/MANIFEST.tsv
+CORPUS = CORPUS_TOOL.corpus_dir(CHECKOUT)
+GET_CORPUS = "bash tools/dev.sh corpus"
+
 
 # pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
 INSIDE_BLENDER = "bpy" in sys.modules
@@ -33,7 +49,7 @@ def corpus_params(pattern: str) -> list:
     wheels, between whose Blender APIs it runs no code path of its own (tools/dev.sh, wheel_job)."""
     files = corpus_files(pattern)
     if not files:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"))]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS} ({GET_CORPUS})"))]
     return [pytest.param(f, id=f"{f.parent.name}/{f.name}", marks=pytest.mark.sweep) for f in files]
 
 
@@ -50,7 +66,7 @@ def needs_bpy():
 def corpus(relative: str) -> Path:
     path = CORPUS / relative
     if not path.is_file():
-        pytest.skip(f"corpus file {relative} not found under {CORPUS}")
+        pytest.skip(f"corpus file {relative} not found under {CORPUS} ({GET_CORPUS})")
     return path
 
 
