@@ -2,7 +2,8 @@
 ``<dest>/<path>``, copied from a ``--from`` folder, downloaded from a GitHub-like server (a tiny HTTP server in
 this test, serving OWNER/REPO/COMMIT/PATH as raw.githubusercontent.com does) or taken from a Debian package (a
 .deb built here, given with ``--debs`` or "downloaded" by an ``apt-get`` stub), and checks each size and sha256:
-a wrong file is an error naming it and nothing of it is left. Where the tests read the corpus."""
+a wrong file is an error naming it and nothing of it is left. Where the tests read the corpus, and that under
+``CI=true`` a missing corpus fails the run."""
 from __future__ import annotations
 
 import hashlib
@@ -272,6 +273,17 @@ def test_the_manifest_in_the_repository_is_the_shared_corpus_manifest():
         pytest.skip(f"no shared corpus manifest at {shared} to compare with")
     assert CORPUS_TOOL.MANIFEST.read_bytes() == shared.read_bytes(), \
         f"{shared} changed: copy it to tests/support/corpus/MANIFEST.tsv"
+
+
+def test_under_ci_a_missing_corpus_fails_the_run_saying_how_to_get_it(tmp_path):
+    skip_inside_blender("a pytest run with CI=true")
+    env = {**os.environ, "CI": "true", "CLASSIC_MODELS_CORPUS": str(tmp_path / "absent")}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/house/test_corpus.py::"
+                          "test_a_manifest_path_leaving_the_corpus_folder_is_refused"],
+                         cwd=CHECKOUT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"CI=true: the corpus at {tmp_path / 'absent'} lacks" in run.stdout + run.stderr, run.stdout + run.stderr
+    assert "'bash tools/dev.sh corpus' gets them" in run.stdout + run.stderr
 
 
 def test_rows_of_a_package_installed_at_their_version_come_from_its_files(tmp_path):

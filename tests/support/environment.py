@@ -27,6 +27,16 @@ CORPUS = CORPUS_TOOL.corpus_dir(CHECKOUT)
 GET_CORPUS = "bash tools/dev.sh corpus"
 
 
+def corpus_problem() -> str | None:
+    """What is missing from the corpus (every file of tests/support/corpus/MANIFEST.tsv with its size), or None."""
+    rows = CORPUS_TOOL.read_manifest(CORPUS_TOOL.MANIFEST)
+    absent = [row.path for row in rows if not CORPUS_TOOL.size_ok(CORPUS, row)]
+    if not absent:
+        return None
+    return (f"the corpus at {CORPUS} lacks {len(absent)} of the {len(rows)} files of "
+            f"tests/support/corpus/MANIFEST.tsv (or has them at another size; first: {absent[0]}); "
+            f"'{GET_CORPUS}' gets them")
+
 # pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
 INSIDE_BLENDER = "bpy" in sys.modules
 
