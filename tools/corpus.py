@@ -374,7 +374,7 @@ def fetch(rows: list[Row], dest: Path, source: Path | None, github: str, debs: P
         except Unavailable as error:
             outcome.unavailable.append(str(error))
         except OSError as error:
-            outcome.errors.append(f"{row.path}: {error.strerror or error} ({error.filename or dest})")
+            outcome.errors.append(f"{row.path}: cannot be written in {dest} ({error.strerror or error})")
         if how:
             outcome.made[how] = outcome.made.get(how, 0) + 1
     for (package, version), group in packages.items():

@@ -299,3 +299,28 @@ def test_rows_of_a_package_installed_at_their_version_come_from_its_files(tmp_pa
     assert run.returncode == 0, run.stdout + run.stderr
     assert "5 from Debian packages" in run.stdout, run.stdout
     assert len(files_under(tmp_path / "dest")) == 5
+
+
+def test_the_quick_lane_gets_the_corpus_first_and_stops_on_a_wrong_file(tmp_path):
+    """`bash tools/dev.sh quick` runs tools/corpus.py before any stage; a file it cannot make (here a folder
+    stands where a manifest file goes) stops the run there. The other files are there as sparse files of the
+    manifest's sizes, so the step reads and copies nothing else."""
+    skip_inside_blender("tools/dev.sh quick")
+    shared = CHECKOUT.parent / "shared" / "corpus"
+    if not shared.is_dir():
+        pytest.skip(f"no {shared} to copy the broken file from")
+    rows = CORPUS_TOOL.read_manifest(CORPUS_TOOL.MANIFEST)
+    dest = tmp_path / "corpus"
+    for entry in rows[1:]:
+        (dest / entry.path).parent.mkdir(parents=True, exist_ok=True)
+        with open(dest / entry.path, "wb") as handle:
+            handle.truncate(entry.size)
+    (dest / rows[0].path).mkdir(parents=True)
+    env = {**os.environ, "CLASSIC_MODELS_CORPUS": str(dest), "CLASSIC_MODELS_LOGS": str(tmp_path / "logs")}
+    env.pop("CI", None)
+    run = subprocess.run(["/bin/bash", str(CHECKOUT / "tools" / "dev.sh"), "quick", "tests/house/test_corpus.py",
+                          "-k", "no_such_test"], cwd=CHECKOUT, env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "=== corpus: tools/corpus.py\n" in run.stdout, run.stdout
+    assert f"error: {rows[0].path}: cannot be written in {dest} (Is a directory)\n" in run.stderr, run.stderr
+    assert "=== FAILED: the corpus has a wrong file" in run.stdout and "--- started" not in run.stdout, run.stdout
