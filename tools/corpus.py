@@ -3,7 +3,7 @@
     python3 tools/corpus.py [--dest DIR] [--from DIR] [--verify] [--check] [--manifest FILE]
                             [--github-url URL] [--debs DIR]          (bash tools/dev.sh corpus ...)
 
-Where the corpus is (``corpus_dir``, which tests/support/environment.py uses too): ``$CLASSIC_MODELS_CORPUS``,
+Where the corpus is (``corpus_dir`` in tests/support/corpus_manifest.py, which the tests use too): ``$CLASSIC_MODELS_CORPUS``,
 else ``../shared/corpus`` beside the checkout when it is there, else the checkout's git-ignored ``.venvs/corpus``.
 
 A file already there with the manifest's size is kept without reading it (``--verify`` hashes every file). Any
@@ -22,7 +22,6 @@ Standard library only: it runs before any venv exists.
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import http.client
 import os
@@ -40,61 +39,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-MANIFEST = CHECKOUT / "tests" / "support" / "corpus" / "MANIFEST.tsv"
+if str(CHECKOUT) not in sys.path:
+    sys.path.insert(0, str(CHECKOUT))
+from tests.support.corpus_manifest import (  # noqa: E402  (the checkout on sys.path first)
+    MANIFEST,
+    CorpusError,
+    Row,
+    corpus_dir,
+    read_manifest,
+    size_ok,
+)
+
 GITHUB_RAW = "https://raw.githubusercontent.com"
 ARCHIVES = (".pk3", ".zip")
 CHUNK = 1 << 20
 
 
-def corpus_dir(checkout: Path = CHECKOUT, environ=os.environ) -> Path:
-    """Where the tests read the corpus: the variable, else ``../shared/corpus`` when there, else ``.venvs/corpus``."""
-    if environ.get("CLASSIC_MODELS_CORPUS"):
-        return Path(environ["CLASSIC_MODELS_CORPUS"])
-    shared = checkout.parent / "shared" / "corpus"
-    return shared if shared.is_dir() else checkout / ".venvs" / "corpus"
-
-
-@dataclass(frozen=True)
-class Row:
-    path: str
-    source_repo: str
-    source_path: str
-    commit: str
-    size: int
-    sha256: str
-
-
-class CorpusError(Exception):
-    """A file is wrong, or a source refused it (exit 1)."""
-
-
 class Unavailable(Exception):
     """This machine cannot get a file (no network, no apt-get): exit 3."""
-
-
-def read_manifest(path: Path) -> list[Row]:
-    """The manifest's rows; a row whose path could leave the corpus folder, or whose size or hash is not one, is
-    an error naming its line."""
-    rows = []
-    with path.open(newline="", encoding="utf-8") as handle:
-        for line, record in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
-            try:
-                row = Row(record["path"], record["source_repo"], record["source_path"], record["commit"],
-                          int(record["size_bytes"]), record["sha256"].lower())
-            except (KeyError, TypeError, ValueError):
-                raise CorpusError(f"{path}, line {line}: a row needs path, source_repo, source_path, commit, "
-                                  "size_bytes (a number) and sha256")
-            parts = Path(row.path).parts
-            if not parts or Path(row.path).is_absolute() or ".." in parts or len(row.sha256) != 64:
-                raise CorpusError(f"{path}, line {line}: the path {row.path!s} must stay inside the corpus folder "
-                                  "and the sha256 be 64 hex digits")
-            rows.append(row)
-    return rows
-
-
-def size_ok(dest: Path, row: Row) -> bool:
-    target = dest / row.path
-    return target.is_file() and target.stat().st_size == row.size
 
 
 def sha256_of(path: Path) -> str:
@@ -404,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify", action="store_true", help="hash every file, not only the ones it makes")
     parser.add_argument("--check", action="store_true", help="only say whether every file is there (sizes)")
     args = parser.parse_args(argv)
-    dest = (args.dest or corpus_dir()).absolute()
+    dest = (args.dest or corpus_dir(CHECKOUT)).absolute()
     source = args.source.absolute() if args.source and args.source.is_dir() else None
     try:
         rows = read_manifest(args.manifest)

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from support.environment import CHECKOUT, CORPUS_TOOL, skip_inside_blender
+from support.corpus_manifest import MANIFEST, corpus_dir, read_manifest
+from support.environment import CHECKOUT, skip_inside_blender
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 HEADER = "format\tpath\tsource_repo\tsource_path\tcommit\tsize_bytes\tsha256\tlicense_note\n"
@@ -259,10 +260,10 @@ def test_a_manifest_path_leaving_the_corpus_folder_is_refused(tmp_path):
 def test_the_tests_read_the_variable_else_the_shared_corpus_else_the_checkouts_own(tmp_path):
     checkout = tmp_path / "clone"
     checkout.mkdir()
-    assert CORPUS_TOOL.corpus_dir(checkout, {}) == checkout / ".venvs" / "corpus"
+    assert corpus_dir(checkout, {}) == checkout / ".venvs" / "corpus"
     (tmp_path / "shared" / "corpus").mkdir(parents=True)
-    assert CORPUS_TOOL.corpus_dir(checkout, {}) == tmp_path / "shared" / "corpus"
-    assert CORPUS_TOOL.corpus_dir(checkout, {"CLASSIC_MODELS_CORPUS": "/x"}) == Path("/x")
+    assert corpus_dir(checkout, {}) == tmp_path / "shared" / "corpus"
+    assert corpus_dir(checkout, {"CLASSIC_MODELS_CORPUS": "/x"}) == Path("/x")
     ignored = subprocess.run(["git", "check-ignore", "-q", ".venvs"], cwd=CHECKOUT)
     assert ignored.returncode == 0, "the checkout's .venvs (and .venvs/corpus in it) must be git-ignored"
 
@@ -271,7 +272,7 @@ def test_the_manifest_in_the_repository_is_the_shared_corpus_manifest():
     shared = CHECKOUT.parent / "shared" / "corpus" / "MANIFEST.tsv"
     if not shared.is_file():
         pytest.skip(f"no shared corpus manifest at {shared} to compare with")
-    assert CORPUS_TOOL.MANIFEST.read_bytes() == shared.read_bytes(), \
+    assert MANIFEST.read_bytes() == shared.read_bytes(), \
         f"{shared} changed: copy it to tests/support/corpus/MANIFEST.tsv"
 
 
@@ -289,7 +290,7 @@ def test_under_ci_a_missing_corpus_fails_the_run_saying_how_to_get_it(tmp_path):
 def test_rows_of_a_package_installed_at_their_version_come_from_its_files(tmp_path):
     """The real manifest's rows of OpenArena's player package, when this machine has it installed at the
     manifest's version: read from its pk3 on disk, not downloaded."""
-    rows = [line for line in CORPUS_TOOL.MANIFEST.read_text().splitlines()
+    rows = [line for line in MANIFEST.read_text().splitlines()
             if "\tdebian:openarena-081-players=0.8.5split-14\t" in line][:5]
     installed = subprocess.run(["dpkg-query", "-W", "-f=${db:Status-Status} ${Version}", "openarena-081-players"],
                                capture_output=True, text=True) if shutil.which("dpkg-query") else None
@@ -309,7 +310,7 @@ def test_the_quick_lane_gets_the_corpus_first_and_stops_on_a_wrong_file(tmp_path
     shared = CHECKOUT.parent / "shared" / "corpus"
     if not shared.is_dir():
         pytest.skip(f"no {shared} to copy the broken file from")
-    rows = CORPUS_TOOL.read_manifest(CORPUS_TOOL.MANIFEST)
+    rows = read_manifest(MANIFEST)
     dest = tmp_path / "corpus"
     for entry in rows[1:]:
         (dest / entry.path).parent.mkdir(parents=True, exist_ok=True)

@@ -1,36 +1,25 @@
 """Where the tests find things and what this Python can do: the checkout, the corpus, Blender's own program."""
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
 
+from .corpus_manifest import MANIFEST, corpus_dir, read_manifest, size_ok
+
 TESTS = Path(__file__).resolve().parents[1]
 CHECKOUT = TESTS.parent
-
-
-def _corpus_tool():
-    """tools/corpus.py, by its path (the checkout is not on sys.path yet when conftest.py imports this)."""
-    spec = importlib.util.spec_from_file_location("classic_models_corpus_tool", CHECKOUT / "tools" / "corpus.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module         # (its dataclasses look their module up there)
-    spec.loader.exec_module(module)
-    return module
-
-
-CORPUS_TOOL = _corpus_tool()
 # $CLASSIC_MODELS_CORPUS, else ../shared/corpus beside the checkout when there, else the checkout's ignored
 # .venvs/corpus, which `bash tools/dev.sh corpus` fills from tests/support/corpus/MANIFEST.tsv
-CORPUS = CORPUS_TOOL.corpus_dir(CHECKOUT)
+CORPUS = corpus_dir(CHECKOUT)
 GET_CORPUS = "bash tools/dev.sh corpus"
 
 
 def corpus_problem() -> str | None:
     """What is missing from the corpus (every file of tests/support/corpus/MANIFEST.tsv with its size), or None."""
-    rows = CORPUS_TOOL.read_manifest(CORPUS_TOOL.MANIFEST)
-    absent = [row.path for row in rows if not CORPUS_TOOL.size_ok(CORPUS, row)]
+    rows = read_manifest(MANIFEST)
+    absent = [row.path for row in rows if not size_ok(CORPUS, row)]
     if not absent:
         return None
     return (f"the corpus at {CORPUS} lacks {len(absent)} of the {len(rows)} files of "
