@@ -56,7 +56,12 @@ CHUNK = 1 << 20
 
 
 class Unavailable(Exception):
-    """This machine cannot get a file (no network, no apt-get): exit 3."""
+    """This machine cannot get a file (no network, no apt-get): exit 3. ``unreachable``: why the server cannot
+    be reached at all (the other files from it are then not tried)."""
+
+    def __init__(self, message: str, unreachable: str | None = None):
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 def sha256_of(path: Path) -> str:
@@ -117,7 +122,8 @@ def from_github(dest: Path, row: Row, base: str) -> None:
     except urllib.error.HTTPError as error:
         raise CorpusError(f"{row.path}: {url} answered {error.code} {error.reason}")
     except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
-        raise Unavailable(f"{row.path}: cannot download {url} ({getattr(error, 'reason', None) or error})")
+        reason = str(getattr(error, "reason", None) or error)
+        raise Unavailable(f"{row.path}: cannot download {url} ({reason})", unreachable=reason)
     with response:
         place(dest, row, network_chunks(response, row, url), url)
 
@@ -299,6 +305,11 @@ class Outcome:
     made: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)
+    not_got: int = 0            # files, for the lines of ``unavailable`` (one may speak for many)
+
+    def cannot_get(self, line: str, files: int = 1) -> None:
+        self.unavailable.append(line)
+        self.not_got += files
 
 
 def fetch(rows: list[Row], dest: Path, source: Path | None, github: str, debs: Path | None,
@@ -314,39 +325,51 @@ def fetch(rows: list[Row], dest: Path, source: Path | None, github: str, debs: P
         else:
             missing.append(row)
     if missing and dest == source:
-        outcome.unavailable += [f"{row.path}: missing or of another size" for row in missing]
+        outcome.cannot_get(f"{len(missing)} files missing or of another size in {dest}, which is where they would "
+                           f"be copied from (first: {missing[0].path}; --check lists them)", len(missing))
         return outcome
     if missing:
         dest.mkdir(parents=True, exist_ok=True)
     packages: dict[tuple[str, str], list[Row]] = {}
+    unreachable, not_tried = "", []
     for row in missing:
         how = ""
         try:
             if source is not None and from_folder(dest, row, source):
                 how = f"copied from {source}"
+            elif is_github(row) and unreachable:
+                not_tried.append(row.path)
             elif is_github(row):
                 from_github(dest, row, github)
                 how = "downloaded from GitHub"
             elif debian_package(row):
                 packages.setdefault(debian_package(row), []).append(row)
             else:
-                outcome.unavailable.append(f"{row.path}: no way to get it from {row.source_repo}")
+                outcome.cannot_get(f"{row.path}: no way to get it from {row.source_repo}")
         except CorpusError as error:
             outcome.errors.append(str(error))
         except Unavailable as error:
-            outcome.unavailable.append(str(error))
+            if error.unreachable:
+                unreachable = error.unreachable
+                not_tried.append(row.path)
+            else:
+                outcome.cannot_get(str(error))
         except OSError as error:
             outcome.errors.append(f"{row.path}: cannot be written in {dest} ({error.strerror or error})")
         if how:
             outcome.made[how] = outcome.made.get(how, 0) + 1
+    if not_tried:
+        outcome.cannot_get(f"{len(not_tried)} files from {github}, which cannot be reached ({unreachable}; "
+                           f"first: {not_tried[0]}; --check lists them)", len(not_tried))
     for (package, version), group in packages.items():
         try:
             errors = from_debian(dest, group, package, version, debs)
         except Unavailable as error:
-            outcome.unavailable += [f"{row.path}: {error}" for row in group]
+            outcome.cannot_get(f"{len(group)} files of {error}", len(group))
             continue
         except (CorpusError, OSError, tarfile.TarError, zipfile.BadZipFile) as error:
-            errors = [f"{row.path}: {error}" for row in group]
+            outcome.errors.append(f"{len(group)} files of {package} {version}: {error}")
+            continue
         outcome.errors += errors
         made = len(group) - len(errors)
         if made:
@@ -389,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus at {dest}: {outcome.present} of {len(rows)} files already there ({checked})"
           + (f"; {made}" if made else "")
           + (f"; {len(outcome.errors)} wrong" if outcome.errors else "")
-          + (f"; {len(outcome.unavailable)} could not be got here" if outcome.unavailable else ""))
+          + (f"; {outcome.not_got} could not be got here" if outcome.not_got else ""))
     return 1 if outcome.errors else 3 if outcome.unavailable else 0
 
 
