@@ -11,11 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from support.environment import BLOCK_BPY, CHECKOUT, TESTS, skip_inside_blender
+from support.environment import BLOCK_BPY, CHECKOUT, TESTS, corpus_problem, skip_inside_blender
 
 sys.path.insert(0, str(CHECKOUT))
 # The real-Blender layer (Debian's Blender under Xvfb) runs once, in its own stage of tools/dev.sh test.
 collect_ignore = [] if os.environ.get("CLASSIC_MODELS_REAL_BLENDER") == "1" else ["real_blender"]
+
+
+def pytest_sessionstart(session):
+    """Under CI (``CI=true``) a missing corpus fails the run at once: elsewhere its tests skip saying so, and a
+    CI run that skipped them would look green."""
+    if os.environ.get("CI", "").lower() == "true" and (problem := corpus_problem()):
+        pytest.exit(f"CI=true: {problem}", returncode=1)
 
 
 @pytest.fixture(scope="session")

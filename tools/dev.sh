@@ -21,6 +21,12 @@
 #                                                 real-blender; default all): as root, installs the missing Debian
 #                                                 packages with apt-get (exit 1 when one cannot be); not root, lists
 #                                                 them (exit 3 when one is missing)
+#   bash tools/dev.sh corpus [--verify|--check] [--dest DIR] [--from DIR] [--debs DIR] ...
+#                                                 the corpus of tests/support/corpus/MANIFEST.tsv where the tests
+#                                                 read it ($CLASSIC_MODELS_CORPUS, ../shared/corpus, .venvs/corpus):
+#                                                 copied from ../shared/corpus, else fetched from GitHub and Debian
+#                                                 packages by commit/version, each sha256 checked (tools/corpus.py);
+#                                                 `test` runs it first (the full lane with --verify)
 #   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint
 #   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
 #                                                 under Xvfb: tests/real_blender (needs root; installs debootstrap)
@@ -364,6 +370,25 @@ engines_ready() {
   engine_jobs=()
 }
 
+# corpus_step 0|1 (quick): the corpus before the stages (tools/corpus.py): missing files copied or fetched and
+# their sha256 checked; the full lane hashes every file (--verify: about 0.15 s for the 62 MB, warm), the quick
+# lane compares sizes (about 0.02 s). A wrong file stops the run before the stages (returns 1); files this
+# machine cannot get (no network, no apt-get) make it INCOMPLETE (their tests skip saying so; under CI=true the
+# suite fails at its start).
+corpus_step() {
+  local args=() rc=0 started=$SECONDS
+  [ "$1" = 1 ] || args=(--verify)
+  echo "=== corpus: tools/corpus.py${args[*]:+ ${args[*]}}"
+  python3 tools/corpus.py "${args[@]}" || rc=$?
+  case $rc in
+    0) results+=("corpus: ready in $((SECONDS - started)) s") ;;
+    3) results+=("corpus: INCOMPLETE (files this machine could not get: the lines above)")
+       incomplete+=("corpus: files not got (no network or apt-get?); 'bash tools/dev.sh corpus' says which") ;;
+    *) echo "=== FAILED: the corpus has a wrong file or cannot be made (the lines above; tools/corpus.py exit $rc)"
+       return 1 ;;
+  esac
+}
+
 # finish: the summary's closing lines and the exit status: 0 when every stage ran and passed, 1 when one failed,
 # 3 when every stage that ran passed but some were skipped for what this machine lacks (incomplete[]; 1 under
 # CI=true, where every stage must run).
@@ -394,6 +419,7 @@ case "$cmd" in
     if [ "$quick" = 0 ] && ! setup venvs wheels engines real-blender; then
       echo "=== FAILED: this machine lacks what the test stages need (the errors above)"; exit 1
     fi
+    corpus_step "$quick" || exit 1
     [ "$quick" = 1 ] || engines_start
     # The Khronos glTF validator for tests/engines/test_glb_valid.py (npm, into the ignored .venvs/); without node
     # and npm that test's validator step skips saying so (its JSON checks still run). The quick lane uses it
@@ -485,6 +511,8 @@ case "$cmd" in
     done
     setup "${stages[@]}" || exit 1
     finish ;;
+  corpus)
+    exec python3 tools/corpus.py "$@" ;;
   lint)
     ruff="$(lint_venv)" || exit 1
     exec "$ruff" check "$@" ;;
@@ -545,5 +573,5 @@ case "$cmd" in
     cd "${OLDPWD:-$ROOT}"
     PYTHONPATH="$ROOT/.venvs/pkgpath${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m classic_models "$@" ;;
   *)
-    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|setup [STAGE...]|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
+    echo "usage: bash tools/dev.sh {demo|test [--quick]|quick|setup [STAGE...]|corpus|lint|real-blender|bench|bench-ms3d|bench-floor|bench-md5-import|bench-md5-md3|fuzz|build|cli|blender-test}" >&2; exit 2 ;;
 esac

@@ -76,7 +76,8 @@ def test_vector():
 '''
 
 
-def test_tests_that_need_bpy_are_marked_blender(pytester):
+def test_tests_that_need_bpy_are_marked_blender(pytester, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)     # (the copied conftest would stop a CI run: no corpus beside it)
     pytester.makeconftest(CONFTEST.read_text())
     shutil.copytree(CONFTEST.with_name("support"), pytester.path / "support")
     pytester.makeini("[pytest]\naddopts = -p no:pytest-blender -p no:cacheprovider\nmarkers =\n    blender: needs bpy\n")

@@ -1,15 +1,30 @@
 """Where the tests find things and what this Python can do: the checkout, the corpus, Blender's own program."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from .corpus_manifest import MANIFEST, corpus_dir, read_manifest, size_ok
+
 TESTS = Path(__file__).resolve().parents[1]
 CHECKOUT = TESTS.parent
-CORPUS = Path(os.environ.get("CLASSIC_MODELS_CORPUS") or CHECKOUT.parent / "shared" / "corpus")
+# $CLASSIC_MODELS_CORPUS, else ../shared/corpus beside the checkout when there, else the checkout's ignored
+# .venvs/corpus, which `bash tools/dev.sh corpus` fills from tests/support/corpus/MANIFEST.tsv
+CORPUS = corpus_dir(CHECKOUT)
+GET_CORPUS = "bash tools/dev.sh corpus"
+
+
+def corpus_problem() -> str | None:
+    """What is missing from the corpus (every file of tests/support/corpus/MANIFEST.tsv with its size), or None."""
+    rows = read_manifest(MANIFEST)
+    absent = [row.path for row in rows if not size_ok(CORPUS, row)]
+    if not absent:
+        return None
+    return (f"the corpus at {CORPUS} lacks {len(absent)} of the {len(rows)} files of "
+            f"tests/support/corpus/MANIFEST.tsv (or has them at another size; first: {absent[0]}); "
+            f"'{GET_CORPUS}' gets them")
 
 # pytest-blender runs this suite inside Blender's own program, which has imported bpy before any test
 INSIDE_BLENDER = "bpy" in sys.modules
@@ -33,7 +48,7 @@ def corpus_params(pattern: str) -> list:
     wheels, between whose Blender APIs it runs no code path of its own (tools/dev.sh, wheel_job)."""
     files = corpus_files(pattern)
     if not files:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS}"))]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"corpus not found at {CORPUS} ({GET_CORPUS})"))]
     return [pytest.param(f, id=f"{f.parent.name}/{f.name}", marks=pytest.mark.sweep) for f in files]
 
 
@@ -50,7 +65,7 @@ def needs_bpy():
 def corpus(relative: str) -> Path:
     path = CORPUS / relative
     if not path.is_file():
-        pytest.skip(f"corpus file {relative} not found under {CORPUS}")
+        pytest.skip(f"corpus file {relative} not found under {CORPUS} ({GET_CORPUS})")
     return path
 
 
