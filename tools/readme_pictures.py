@@ -25,6 +25,7 @@ PICTURES = (  # (docs file, check holding the box, key of the box, screenshot, c
     ("real_sidebar_md2.png", "sidebar:md2", "content_box", "sidebar_md2.png", ()),
     # docs/quick-start.md, its steps as tools/real_blender/gui_quickstart.py does them; whole viewports, so
     # 64 colours without dithering (a 3D view in 24-bit colour is 500-600 KB, in 64 colours 110-170 KB)
+    ("quick_start_install.png", "quick:install", "box", "quick_installed.png", QUICK),
     ("quick_start_import.png", "quick:import", "menu_box", "menu_quick_import_mdl.png", QUICK),
     ("quick_start_animate.png", "quick:sidebar", "box", "quick_animate.png", QUICK),
     ("quick_start_edit.png", "quick:edit", "box", "quick_edit.png", QUICK),

@@ -1,6 +1,7 @@
 """The quick start's steps (docs/quick-start.md) as a modder does them, last in the GUI session.
 
-A Quake model to start from (``work/quickstart/sample.mdl``: the demo's Suzanne with her three animations,
+First Edit > Preferences > Get Extensions, and its Install from Disk… given the zip the stage built: Blender
+installs the extension again over the copy ``extension install-file`` put there. A Quake model to start from (``work/quickstart/sample.mdl``: the demo's Suzanne with her three animations,
 tools/demo.py) is written first; then by mouse and keyboard: File > Import > Quake Model (.mdl); View >
 Frame Selected (numpad .); the sidebar's Model tab; Space plays the animations and Esc stops them; a click
 selects the model, Tab, A, S 1.5 Return, Tab scales it in Edit Mode; File > Export > Quake Model (.mdl) and
@@ -97,7 +98,66 @@ def file_menu_entry(screen, record, check: str, which: int, key: str):
     return (screen.file_browser() if opened else None), menus
 
 
+def preferences_window():
+    """(window, area, WINDOW region) of the open Preferences window, or None."""
+    for win in bpy.context.window_manager.windows[1:]:
+        for area in win.screen.areas:
+            if area.type == "PREFERENCES":
+                return win, area, next(r for r in area.regions if r.type == "WINDOW")
+    return None
+
+
+def install_from_disk(screen, work, record):
+    """Edit > Preferences > Get Extensions (``screen.userpref_show``, what the menu item runs), then Install
+    from Disk… (``extensions.package_install_files``, the item of the section's ⌄ menu) with the stage's zip
+    typed into its file browser: the installed copy is replaced (a file left in it is gone) and enabled."""
+    zips = sorted((work.parent.parent / "dist").glob("*.zip"))     # session.sh: BASE/dist, OUT = BASE/out
+    installed = Path(bpy.utils.user_resource("EXTENSIONS", path="user_default")) / "classic_models"
+    marker = installed / "left_by_the_quick_start_test.txt"
+    if not zips or not installed.is_dir():
+        record("quick:install", False, problem="no zip in dist/ or no installed copy", zips=[str(z) for z in zips],
+               installed=str(installed))
+        return
+    marker.write_text("the install from disk replaces the folder\n")
+    with view3d_override(screen):
+        bpy.ops.screen.userpref_show("INVOKE_DEFAULT", section="EXTENSIONS")
+    yield from wait_for(lambda: preferences_window() is not None, what="the Preferences window")
+    prefs = preferences_window()
+    if prefs is None:
+        record("quick:install", False, problem="no Preferences window")
+        return
+    win, area, region = prefs
+    ox, oy = screen.window_origin(win)
+    box = (ox, oy, win.width, win.height)
+    yield from screen.settle("quick_preferences")
+    section = bpy.context.preferences.active_section
+    with bpy.context.temp_override(window=win, area=area, region=region):
+        bpy.ops.extensions.package_install_files("INVOKE_DEFAULT")
+    yield from wait_for(lambda: screen.file_browser() is not None, what="the Install from Disk file browser")
+    fb = screen.file_browser()
+    operator = fb[2].active_operator.bl_idname if fb and fb[2].active_operator else None
+    if fb is not None:
+        fwin, farea, _space = fb
+        yield from type_path(screen, fwin, farea, str(zips[0].parent) + "/", zips[0].name)
+        yield from screen.settle("quick_install_browser")
+        yield from press_execute(screen, fwin, farea)
+        yield from wait_for(lambda: screen.file_browser() is None, what="the file browser to close")
+    replaced = yield from wait_for(lambda: not marker.exists() and (installed / "blender_manifest.toml").is_file(),
+                                   what="the extension installed again")
+    enabled = "bl_ext.user_default.classic_models" in bpy.context.preferences.addons
+    yield from screen.settle("quick_installed")
+    record("quick:install", section == "EXTENSIONS" and operator == "EXTENSIONS_OT_package_install_files"
+           and replaced and enabled, section=section, operator=operator, zip=zips[0].name, replaced=replaced,
+           enabled=enabled, box=box, shot="quick_installed.png")
+    count = len(bpy.context.window_manager.windows)
+    with bpy.context.temp_override(window=win):
+        bpy.ops.wm.window_close()
+    yield from wait_for(lambda: len(bpy.context.window_manager.windows) < count, what="the Preferences to close")
+    yield from screen.drawn()
+
+
 def quick_start(screen, work, record):
+    yield from install_from_disk(screen, work, record)
     folder = work / "quickstart"
     folder.mkdir(exist_ok=True)
     source = sample_model(screen, folder)
