@@ -27,7 +27,8 @@
 #                                                 copied from ../shared/corpus, else fetched from GitHub and Debian
 #                                                 packages by commit/version, each sha256 checked (tools/corpus.py);
 #                                                 `test` runs it first (the full lane with --verify)
-#   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint
+#   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint, then
+#                                                 tools/sentence_length.py (the pages a modder reads first: <= 25 words a sentence)
 #   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
 #                                                 under Xvfb: tests/real_blender (needs root; installs debootstrap)
 #   bash tools/dev.sh bench [--markdown]          MD2/MDL import/export benchmark against bare-bpy floors
@@ -236,13 +237,17 @@ wheel_job() {
   [ "$rc" -eq 0 ]
 }
 
-# lint_job RUFF: ruff over the checkout (rules in pyproject.toml); any finding fails the run
+# lint_job RUFF: ruff over the checkout (rules in pyproject.toml), then the manual's mean sentence length
+# (tools/sentence_length.py); any finding fails the run
 lint_job() {
   local ruff="$1" started=$SECONDS rc=0
   echo "=== lint: $("$ruff" --version), rules in pyproject.toml"
   "$ruff" check --no-fix --output-format concise "$ROOT" || rc=$?
+  echo "=== lint: mean sentence length of the manual's pages (tools/sentence_length.py)"
+  "${ruff%/ruff}/python" tools/sentence_length.py || { [ "$rc" -ne 0 ] || rc=4; }
   case $rc in
-    0) echo "lint (ruff): passed in $((SECONDS - started)) s" ;;
+    0) echo "lint (ruff, sentence length): passed in $((SECONDS - started)) s" ;;
+    4) echo "lint: FAILED (a page a modder reads first averages over 25 words a sentence; 'python3 tools/sentence_length.py')" ;;
     *) echo "lint (ruff): FAILED (ruff exit $rc: the findings are in its log above; 'bash tools/dev.sh lint')" ;;
   esac >"$LOGS/lint.result"
   [ "$rc" -eq 0 ]
@@ -515,7 +520,9 @@ case "$cmd" in
     exec python3 tools/corpus.py "$@" ;;
   lint)
     ruff="$(lint_venv)" || exit 1
-    exec "$ruff" check "$@" ;;
+    rc=0; "$ruff" check "$@" || rc=$?
+    "${ruff%/ruff}/python" tools/sentence_length.py >/dev/null || rc=1   # prints only the pages over the limit
+    exit "$rc" ;;
   real-blender)
     # The host side needs only pytest and numpy: a venv of the matrix when there is one, else python3.
     status=0; results=(); incomplete=(); py=python3; mkdir -p "$LOGS"

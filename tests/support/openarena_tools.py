@@ -15,19 +15,23 @@ from .engine_tools import require
 MAP = "oa_dm1"
 
 
-def openarena_models(files: dict[str, Path], work: Path, *settings: str) -> tuple[dict[str, tuple[int, int]], str]:
+def openarena_models(files: dict[str, Path], work: Path, *settings: str,
+                     game_args: list[str] | None = None) -> tuple[dict[str, tuple[int, int]], str]:
     """Run the game with ``files`` (game path -> file) laid over its data and ``settings`` (cvar, value,
-    ...) set; the models it loaded (name -> (bytes, LODs)) and the log."""
+    ...) set; the models it loaded (name -> (bytes, LODs)) and the log. ``game_args`` (a command's words
+    after ``openarena``, as docs/quick-start.md gives them) replace ``+set sv_pure 0``, the settings and
+    ``+devmap MAP``; the window's size, no sound and ``+modellist +quit`` are added around them."""
     game, xvfb = require("openarena"), require("xvfb-run")
     home = work / "oa_home"
     for name, source in files.items():
         target = home / ".openarena" / "baseoa" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
+    if game_args is None:
+        game_args = ["+set", "sv_pure", "0", *(word for cvar, value in zip(settings[::2], settings[1::2])
+                                                for word in ("+set", cvar, value)), "+devmap", MAP]
     run = subprocess.run([xvfb, "-a", "-s", "-screen 0 640x480x24", game, "+set", "r_mode", "2", "+set",
-                          "s_initsound", "0", "+set", "sv_pure", "0",
-                          *(word for cvar, value in zip(settings[::2], settings[1::2]) for word in ("+set", cvar, value)),
-                          "+devmap", MAP, "+wait", "100", "+modellist",
+                          "s_initsound", "0", *game_args, "+wait", "100", "+modellist",
                           "+quit"], capture_output=True, text=True, timeout=180, env={"HOME": str(home),
                                                                                      "PATH": "/usr/bin:/bin"},
                          cwd=work)

@@ -17,6 +17,7 @@ import bpy
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gui_tools import LATE, Screen, turns  # noqa: E402
 import gui_md5  # noqa: E402
+import gui_quickstart  # noqa: E402
 import gui_scenarios  # noqa: E402
 
 OUT = Path(sys.argv[sys.argv.index("--") + 1])
@@ -38,7 +39,7 @@ def run_all():
     screen = Screen(OUT)
     only_file = OUT.parent / "only.txt"
     only = set(filter(None, only_file.read_text().strip().split(","))) if only_file.is_file() else set()
-    for scenario in gui_scenarios.SCENARIOS + gui_md5.SCENARIOS:
+    for scenario in gui_scenarios.SCENARIOS + gui_md5.SCENARIOS + gui_quickstart.SCENARIOS:
         if only and scenario.__name__ not in only | {"make_scene"}:
             continue
         name = scenario.__name__
