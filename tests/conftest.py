@@ -129,3 +129,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if needs_blender(item, seen):
             item.add_marker(pytest.mark.blender)
+            if "run" in getattr(item, "fixturenames", ()):
+                # the command line in a subprocess of this Python with bpy (`run`): its own code is the same
+                # on every Blender, whose operators the in-process tests run on each wheel; the full run's
+                # middle wheel leaves it to the newest and the oldest (tools/dev.sh wheel_job)
+                item.add_marker(pytest.mark.subprocess_bpy)

@@ -76,26 +76,44 @@ def test_vector():
 '''
 
 
+CLI_USERS = '''
+from support.environment import needs_bpy
+
+def test_convert_in_a_subprocess(run):
+    needs_bpy()
+
+def test_info_with_bpy_blocked(run):
+    pass
+'''
+
+
 def test_tests_that_need_bpy_are_marked_blender(pytester, monkeypatch):
     monkeypatch.delenv("CI", raising=False)     # (the copied conftest would stop a CI run: no corpus beside it)
     pytester.makeconftest(CONFTEST.read_text())
     shutil.copytree(CONFTEST.with_name("support"), pytester.path / "support")
-    pytester.makeini("[pytest]\naddopts = -p no:pytest-blender -p no:cacheprovider\nmarkers =\n    blender: needs bpy\n")
+    pytester.makeini("[pytest]\naddopts = -p no:pytest-blender -p no:cacheprovider\nmarkers =\n    blender: needs bpy\n"
+                     "    subprocess_bpy: the command line with bpy\n")
     pytester.makepyfile(bpy="", mathutils="class Vector:\n    pass\n",
                         blender_helper="import bpy\n\ndef build():\n    return bpy\n",
                         test_free=FREE, test_needs_bpy=NEEDS_BPY, test_helper_user=HELPER_USER,
-                        test_vector_user=NAME_FROM_MATHUTILS)
+                        test_vector_user=NAME_FROM_MATHUTILS, test_cli_users=CLI_USERS)
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "not blender")
     collected = sorted(line for line in result.outlines if "::" in line)
-    assert collected == ["test_free.py::test_bpy_only_in_a_string", "test_free.py::test_codec"], result.outlines
+    assert collected == ["test_cli_users.py::test_info_with_bpy_blocked", "test_free.py::test_bpy_only_in_a_string",
+                         "test_free.py::test_codec"], result.outlines
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "blender")
     collected = sorted(line for line in result.outlines if "::" in line)
-    assert len(collected) == 9 and all(not line.startswith("test_free.py") for line in collected), result.outlines
+    assert len(collected) == 10 and all(not line.startswith("test_free.py") for line in collected), result.outlines
+    # the command line run with bpy in a subprocess: subprocess_bpy too (the middle wheel leaves it out)
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "subprocess_bpy")
+    assert sorted(line for line in result.outlines if "::" in line) == [
+        "test_cli_users.py::test_convert_in_a_subprocess"], result.outlines
 
 
 def test_corpus_sweeps_are_marked_for_the_middle_wheel(tmp_path, monkeypatch):
     """Each case of a test over a corpus folder carries ``sweep`` (the middle wheel runs ``-m "blender and not
-    sweep"``, tools/dev.sh wheel_job); a missing corpus still gives its one skipped case, unmarked."""
+    sweep and not subprocess_bpy"``, tools/dev.sh wheel_job); a missing corpus still gives its one skipped case,
+    unmarked."""
     import support.environment as environment
     (tmp_path / "md2" / "a").mkdir(parents=True)
     for name in ("x.md2", "y.md2"):
@@ -107,4 +125,4 @@ def test_corpus_sweeps_are_marked_for_the_middle_wheel(tmp_path, monkeypatch):
     monkeypatch.setattr(environment, "CORPUS", tmp_path / "absent")
     assert [m.name for p in environment.corpus_params("md2/*/*.md2") for m in p.marks] == ["skip"]
     script = Path(__file__).resolve().parents[2] / "tools" / "dev.sh"
-    assert '-m "blender and not sweep"' in script.read_text()
+    assert '-m "blender and not sweep and not subprocess_bpy"' in script.read_text()
