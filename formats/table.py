@@ -30,17 +30,15 @@ What a row's modules (or ``module:attribute``) provide:
 Adding a format: ``formats/<fmt>/`` (codec), ``importers/<fmt>/`` (operator.py and the build),
 ``exporters/<fmt>/`` (operator.py and export.py), ``cli/<fmt>/`` (its ``info`` reader and what else
 of the command line is its own), and one row in ``FORMATS``.
-Modules named by the environment variable ``CLASSIC_MODELS_FORMAT_ROWS`` (comma-separated) add rows
-of their own: each has ``format_rows(table)`` returning them (a format tried before its row is here).
+A format tried before its row is here (the tests' toy format) is added with :func:`add_row` by the
+code that tries it; nothing the environment names is imported.
 """
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-ROWS_VARIABLE = "CLASSIC_MODELS_FORMAT_ROWS"
 _PACKAGE = __name__.rpartition(".")[0].rpartition(".")[0]      # the extension's own package
 
 
@@ -192,13 +190,3 @@ def resolve(name: str):
         module = importlib.import_module(module_name)
     return getattr(module, attribute) if attribute else module
 
-
-def _extra_rows() -> None:
-    """The rows of the modules ``CLASSIC_MODELS_FORMAT_ROWS`` names."""
-    import sys
-    for name in filter(None, (part.strip() for part in os.environ.get(ROWS_VARIABLE, "").split(","))):
-        for extra in importlib.import_module(name).format_rows(sys.modules[__name__]):
-            add_row(extra)
-
-
-_extra_rows()

@@ -17,7 +17,7 @@ import pytest
 from support.environment import BLOCK_BPY, CORPUS, TESTS, corpus_files, needs_bpy, skip_inside_blender
 from formats import table
 from formats.md2.codec import parse_md2
-from support.toy_format import parse_toy, serialize_toy
+from support.toy_format import parse_toy, serialize_toy, site_folder
 
 # a tetrahedron: 4 vertices, 4 triangles
 TOY_POSITIONS = np.array([(0, 0, 0), (10, 0, 0), (0, 20, 0), (0, 0, 30)], np.float32)
@@ -58,16 +58,17 @@ def test_rows_do_not_share_keys_extensions_or_magics():
     assert not set(table.model_extensions()) & set(table.archive_extensions())
 
 
-def _toy_rows_env(package_path: Path) -> dict:
-    """The environment of a process that takes the toy row: tests/ importable, the row module named."""
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(package_path), str(TESTS)]),
-                **{table.ROWS_VARIABLE: "support.toy_format"})
+def _toy_rows_env(package_path: Path, folder: Path) -> dict:
+    """The environment of a process that takes the toy row: a sitecustomize adding it, the package and tests/
+    importable (the extension reads no variable naming rows)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(site_folder(folder / "site")), str(package_path),
+                                                         str(TESTS)]))
 
 
 def test_a_toy_row_reaches_info(package_path, tmp_path):
     (tmp_path / "tetra.toy").write_bytes(serialize_toy(TOY_POSITIONS, TOY_CORNERS))
     result = subprocess.run([sys.executable, "-c", BLOCK_BPY, "info", "tetra.toy"], capture_output=True,
-                            text=True, env=_toy_rows_env(package_path), cwd=tmp_path, timeout=120)
+                            text=True, env=_toy_rows_env(package_path, tmp_path), cwd=tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
     size = (tmp_path / "tetra.toy").stat().st_size
     assert result.stdout.splitlines()[:2] == [f"tetra.toy: Toy Model version 1, {size} bytes",
@@ -83,7 +84,7 @@ def test_a_toy_row_reaches_convert(package_path, tmp_path):
     if not source.is_file():
         pytest.skip(f"{source} is not in the corpus")
     (tmp_path / "tetra.toy").write_bytes(serialize_toy(TOY_POSITIONS, TOY_CORNERS))
-    env = _toy_rows_env(package_path)
+    env = _toy_rows_env(package_path, tmp_path)
     for args in ((source, "--to", "toy"), ("tetra.toy", "--to", "md2")):
         result = subprocess.run([sys.executable, "-m", "classic_models", "convert", *args, "-o", "out"],
                                 capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
@@ -236,3 +237,11 @@ def test_a_format_named_only_in_a_docstring_or_within_words_is_not():
     source = ('"""Reads ``.md2`` files."""\ndef f(args, target="glb"):\n    """The MDL ``mdl``."""\n'
               '    return args.mdl_format, "an .md2 or .mdl file", {"mdl_format": 1}, mdlx, md2s\n')
     assert format_names(source, {"md2", "mdl", "ms3d"}, (".md2", ".mdl", ".ms3d")) == []
+
+
+def test_the_extension_imports_nothing_the_environment_names():
+    """The toy row reaches the processes by a test-side sitecustomize; the shipped table reads no variable
+    (it used to import the modules CLASSIC_MODELS_FORMAT_ROWS named, in every process that loaded it)."""
+    source = Path(table.__file__).read_text()
+    assert "os.environ" not in source and "getenv" not in source
+    assert not hasattr(table, "ROWS_VARIABLE")

@@ -6,8 +6,9 @@ File layout (little-endian)::
     char magic[4] "TOY1"; uint32 version 1; uint32 num_vertices; float32 xyz[num_vertices][3];
     uint32 num_triangles; uint32 corners[num_triangles][3]
 
-Named by ``CLASSIC_MODELS_FORMAT_ROWS=support.toy_format`` (with tests/ on PYTHONPATH), the extension
-takes the row in every process: ``python -m classic_models info`` and ``convert``'s Blender workers.
+A process started with :func:`site_folder` first on its PYTHONPATH (and tests/ on it) takes the row at start,
+before its own code runs: ``python -m classic_models info`` and ``convert``'s Blender workers. The extension
+itself imports nothing the environment names.
 """
 from __future__ import annotations
 
@@ -16,6 +17,52 @@ import struct
 import numpy as np
 
 MAGIC, VERSION = b"TOY1", 1
+
+
+SITECUSTOMIZE = """# written by tests/support/toy_format.py: the toy row in every table of formats this process imports
+# (the command line's classic_models.formats.table, a Blender worker's bl_ext.<repo>.classic_models.formats.table)
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _TableLoader(importlib.abc.Loader):
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        from support.toy_format import format_rows
+        for row in format_rows(module):
+            module.add_row(row)
+
+
+class _TableFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if not name.endswith(".formats.table"):
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _TableLoader(spec.loader)
+        return spec
+
+
+sys.meta_path.insert(0, _TableFinder())
+"""
+
+
+def site_folder(folder):
+    """``folder`` holding a ``sitecustomize.py`` that adds the toy row (Python imports it at start)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    return folder
 
 
 def format_rows(table) -> list:
