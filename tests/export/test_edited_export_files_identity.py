@@ -1,13 +1,16 @@
-"""Issue 33's speed work writes the same files: the speed benchmark's models (the corpus MD2s, MDLs and the
-two MD3s it times, one of them Nexuiz's 14-surface turret, an MD3 player part with tags, its engine-limit MD2
-and MDL) exported untouched, scaled by 1.1, squashed, with the skin repainted and (MD3) with one surface
-object or every one of them moved or scaled (tools/edited_identity.py) by this checkout and by the previous
-code give the same bytes, file
-for file, and the same reports. The previous code is a checkout named by ``CLASSIC_MODELS_BASE`` (e.g. a
-``git worktree add --detach /tmp/base main`` made before the change); without it the test is skipped.
-An identity test: it passes on the old code by design (both sides the same code then). A base before the
-MDL fix of 2026-11-27 (a scaled MDL kept the imported bounding radius and size, a squashed one its
-imported normals) writes the scaled and squashed MDLs differently, as it should."""
+"""The same files as the previous code, on demand against any base commit (issue 33's speed work, and issue 46:
+this replaces the copies of earlier code the suite used to keep): the speed benchmark's models (the corpus MD2s,
+MDLs and the two MD3s it times, one of them Nexuiz's 14-surface turret, an MD3 player part with tags, its
+engine-limit MD2 and MDL) exported untouched, scaled by 1.1, squashed, with the skin repainted, an MDL repainted
+and dithered, and (MD3) with one surface object or every one of them moved or scaled; and every corpus MD5 file
+written by the MD5 writer as read and changed as an edited export changes it, kept and printed afresh, each mesh
+skinned with the anims beside it (tools/edited_identity.py) by this checkout and by the previous code give the
+same bytes, file for file, and the same reports. The previous code is a checkout named by
+``CLASSIC_MODELS_BASE`` (e.g. ``git worktree add --detach /tmp/base HEAD~1``, or main, made before the change);
+without it the test is skipped. An identity test: it passes on the old code by design (both sides the same code
+then); a change meant to change the output shows here as the files it changed. A base before the MDL fix of
+2026-11-27 (a scaled MDL kept the imported bounding radius and size, a squashed one its imported normals) writes
+the scaled and squashed MDLs differently, as it should."""
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +32,7 @@ def exported(checkout: Path, out: Path, models: list[Path]) -> tuple[dict[str, s
     """{file name: sha256} of what ``checkout``'s code wrote, and its report lines (paths made relative)."""
     done = subprocess.run([sys.executable, str(CHECKOUT / "tools" / "edited_identity.py"), "--checkout",
                            str(checkout), "--out", str(out), *map(str, models)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [line.replace(str(out), "OUT") for line in (done.stdout + done.stderr).splitlines()
              if line.startswith(("==", "Info", "Warning", "Error"))]
@@ -45,6 +48,7 @@ def test_benchmark_models_export_the_same_bytes_as_the_previous_code(tmp_path):
     models = [path for relative in MODELS for path in corpus_files(relative)]
     if len(models) < len(MODELS):
         pytest.skip("the benchmark's corpus models were not found")
+    models += corpus_files("md5/**/*.md5mesh") + corpus_files("md5/**/*.md5anim")
     sys.path.insert(0, str(CHECKOUT / "tools"))
     from benchmark import synthetic_md2, synthetic_mdl
     from formats.md2.codec import serialize_md2

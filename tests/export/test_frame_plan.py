@@ -192,13 +192,27 @@ def test_an_export_makes_one_plan_and_hands_it_on(bpy_scene, extension, tmp_path
     assert written == plans[0].names == ["walk01", "walk02", "walk03"], "the end pose is the next number"
 
 
-def test_frame_names_are_todays_with_markers_found_by_bisection(extension):
+def named_by_rule(markers, start, frames, step):
+    """(name, base, number) per frame by the naming rule, every marker looked at for every frame: the last
+    marker at or before the frame's time (1e-6 slack), else ``frame`` from ``start``; the number counts ``step``
+    frames from it, from 1; a frame of the same base as the previous one whose number is not past that frame's
+    continues from it (two markers on one frame, or steps shorter than a frame)."""
+    out, previous = [], ("", 0)
+    for _source, time, _index in frames:
+        before = [m for m in markers if m[0] <= time + 1e-6]
+        base, first = (before[-1][1], before[-1][0]) if before else ("frame", start)
+        number = int(math.floor((time - first) / step + 1e-6)) + 1
+        shown = previous[1] + 1 if previous[0] == base and number <= previous[1] else number
+        previous = base, shown
+        out.append((f"{base}{shown:02d}", base, number))
+    return out
+
+
+def test_frame_names_follow_the_rule_with_markers_found_by_bisection(extension):
     """Issue 33: the last marker at or before each frame is found by bisection (before: every marker
-    looked at for every frame); the names, bases and numbers are the previous code's
-    (tests/support/speed_reference.py) for markers sharing frames, before the range, between steps,
-    and none; game-rate and scene-rate steps, fractional times within the 1e-6 slack. Passes on the
-    old code by design."""
-    from support import speed_reference as reference
+    looked at for every frame); the names, bases and numbers are the rule's (:func:`named_by_rule`) for
+    markers sharing frames, before the range, between steps, and none; game-rate and scene-rate steps,
+    fractional times within the 1e-6 slack."""
     named = module(extension, "frame_plan")._named
     rng = np.random.default_rng(33)
     for case in range(40):
@@ -209,4 +223,4 @@ def test_frame_names_are_todays_with_markers_found_by_bisection(extension):
         times += [float(markers[0][0]) - 5e-7] if markers else []
         frames = [("TIMELINE", t, 0) for t in sorted(times)]
         got = [(f.name, f.marker, f.number) for f in named(markers, 1, frames, step)]
-        assert got == reference.named_frames(markers, 1, frames, step), case
+        assert got == named_by_rule(markers, 1, frames, step), case

@@ -1,12 +1,12 @@
-"""The vertex normals of a mesh of triangles (exporters/sampling/triangle_normals.py, issue 33) are the previous
-code's bit for bit on meshes chosen to break a rewrite: slivers down to collinear corners (cosines at +-1, where
-the clip and arccos matter), degenerate triangles, axis-aligned edges (products and sums that are exactly zero,
-of either sign), normals that cancel, a fan of 60 triangles, corners numbered out of triangle order, tiny and
-huge coordinates, per-corner groups and empty groups, and frame counts around the chunk size. The reference is
-the per-corner code of tests/support/speed_reference.py (np.cross, einsum, bincount). These are identity tests:
-they pass on the old code by design; the bincount one fails on it (the work the new code avoids). Also the anorm
-cube map's candidate lists (now built in one sort) against the per-row lists, and the steady-normal check at and
-around its tolerance and with NaN."""
+"""The vertex normals of a mesh of triangles (exporters/sampling/triangle_normals.py, issue 33) are the general
+per-corner path's (vertex_normals: polygon normals, corner angles, a bincount sum by group; proven against
+Blender's algorithm in tests/export/test_vertex_normals.py and against Blender in test_normals_blender.py) bit
+for bit, in float32 and in float64 before rounding, on meshes chosen to break a rewrite: slivers down to
+collinear corners (cosines at +-1, where the clip and arccos matter), degenerate triangles, axis-aligned edges
+(products and sums that are exactly zero, of either sign), normals that cancel, a fan of 60 triangles, corners
+numbered out of triangle order, tiny and huge coordinates, per-corner groups and empty groups, and frame counts
+around the chunk size. The bincount test fails on the old code (the work the new code avoids). Also the anorm
+cube map's candidate lists (now built in one sort) against the per-row lists."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +16,6 @@ import exporters.sampling.triangle_normals as triangle_normals
 import formats.anorms as anorms_module
 from exporters.sampling import vertex_normals
 from exporters.sampling.vertex_normals import _triangle_corners, custom_coefficients, grouped_normals, polygon_corners
-from formats.anorms import steady_normal_indices
-from support import speed_reference as reference
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -39,22 +37,24 @@ def corners_of(tris: np.ndarray, shuffle: np.random.Generator | None = None):
 
 
 def check(positions, corners, groups=None, count=None):
-    """The float32 normals, and the float64 ones before that rounding (where a different order of the same
-    additions would show: one float64 step seldom moves a float32 rounding)."""
-    new = grouped_normals(positions, corners, groups, count)
-    old = reference.grouped_normals(positions, corners, groups, count)
-    assert same_bits(new, old)
+    """The float32 normals against the general path's, and the float64 ones before that rounding (where a
+    different order of the same additions would show: one float64 step seldom moves a float32 rounding)."""
     pos = np.asarray(positions, dtype=np.float64)
+    new = grouped_normals(positions, corners, groups, count)
     if groups is None:
         groups, count = corners.corner_vertex, pos.shape[1]
+    if not len(pos):                                          # no frames: nothing to sum
+        assert same_bits(new, np.zeros((0, count, 3), np.float32))
+        return new
+    assert same_bits(new, vertex_normals._chunk(pos, corners, np.asarray(groups, np.int64), count).astype(np.float32))
     wide = np.empty((len(pos), count, 3))
     angles = np.full((len(pos), len(corners.corner_vertex)), np.nan)
     triangle_normals.triangle_vertex_normals(pos, corners.corner_vertex, _triangle_corners(corners),
                                              np.asarray(groups, np.int64), count, wide, angles)
-    assert same_bits(angles, np.ascontiguousarray(reference.corner_angles(pos, corners)))
-    weighted = (reference.polygon_normals(pos, corners)[:, corners.corner_polygon]
-                * reference.corner_angles(pos, corners)[..., None])
-    assert same_bits(wide, reference._sum_by(weighted, np.asarray(groups, np.int64), count))
+    assert same_bits(angles, np.ascontiguousarray(vertex_normals.corner_angles(pos, corners)))
+    weighted = (vertex_normals.polygon_normals(pos, corners)[:, corners.corner_polygon]
+                * vertex_normals.corner_angles(pos, corners)[..., None])
+    assert same_bits(wide, vertex_normals._sum_by(weighted, np.asarray(groups, np.int64), count))
     return new
 
 
@@ -234,7 +234,7 @@ def test_triangle_normals_do_not_sum_corners_with_bincount(monkeypatch):
     assert not calls
 
 
-# ---- the anorm lookup's tables and the steady check ------------------------------------------------------------
+# ---- the anorm lookup's tables ------------------------------------------------------------
 
 def test_candidate_lists_are_the_per_row_lists():
     """The cube map's lists (built in one stable sort now) are each cell's ascending table indices within the
@@ -243,25 +243,6 @@ def test_candidate_lists_are_the_per_row_lists():
     width = max(len(r) for r in rows)
     expected = np.array([np.concatenate([r, np.full(width - len(r), r[-1])]) for r in rows])
     assert np.array_equal(anorms_module._candidates(), expected)
-
-
-def test_steady_check_at_its_tolerance_and_with_nan():
-    """Changes of exactly the tolerance (as float32), one float32 step either side, on one component or all
-    three, and NaN normals: the same steady indices as the previous check (np.all over the components)."""
-    rng = np.random.default_rng(46)
-    tolerance = np.float32(1e-6)
-    steps = np.array([0.0, tolerance, np.nextafter(tolerance, np.float32(1)), np.nextafter(tolerance, np.float32(0)),
-                      -tolerance, 2e-6, 0.3], dtype=np.float32)
-    vertices = 400
-    start = rng.normal(size=(vertices, 3)).astype(np.float32)
-    frames = [start]
-    for _ in range(30):
-        change = steps[rng.integers(0, len(steps), (vertices, 1))] * (rng.random((vertices, 3)) < 0.5)
-        frames.append((frames[-1] + change).astype(np.float32))
-    normals = np.array(frames)
-    normals[5, :7] = np.nan
-    normals[9, 3, 1] = np.nan
-    assert np.array_equal(steady_normal_indices(normals), reference.steady_normal_indices(normals))
 
 
 def test_unit_vectors_divide_by_what_linalg_norm_gives():
@@ -278,33 +259,3 @@ def test_unit_vectors_divide_by_what_linalg_norm_gives():
     assert same_bits(custom_normals._unit(v[3]), v[3] / np.maximum(length[3], 1e-300))
     up = np.array([0.0, 0.0, 1.0])
     assert same_bits(vertex_normals._unit(v, up), np.where(length > 0, v / np.maximum(length, 1e-300), up))
-
-
-def test_quads_and_ngons_take_the_general_path_with_the_same_bits():
-    """A mesh made in Blender is mostly quads (and some n-gons, some non-planar): the general per-corner
-    path, now gathering by np.take and adding unit lengths without np.linalg.norm, gives the previous
-    code's bits, per vertex and per corner group, in float32 and in float64 before rounding."""
-    rng = np.random.default_rng(73)
-    n = 6
-    i, j = np.meshgrid(np.arange(n), np.arange(n))
-    a = (j * (n + 1) + i).ravel()
-    quads = np.column_stack([a, a + 1, a + n + 2, a + n + 1])
-    xy = np.stack(np.meshgrid(np.arange(n + 1.0), np.arange(n + 1.0)), -1).reshape(-1, 2)
-    positions = np.column_stack([xy, np.zeros(len(xy))])
-    frames = positions[None] + rng.normal(scale=0.3, size=(7,) + positions.shape)
-    frames[2, :, 2] = 0.0                                          # flat: zero components, +-0 sums
-    polygons = [list(q) for q in quads[:-2]] + [list(quads[-2]) + [int(quads[-1][2])]]   # a pentagon, a vertex unused
-    corner_vertex = np.concatenate(polygons)
-    sizes = np.array([len(p) for p in polygons])
-    corners = polygon_corners(corner_vertex, np.cumsum(sizes) - sizes, sizes)
-    assert _triangle_corners(corners) is None
-    assert same_bits(grouped_normals(frames, corners), reference.grouped_normals(frames, corners))
-    groups = rng.permutation(len(corner_vertex) + 3)[:len(corner_vertex)]
-    assert same_bits(grouped_normals(frames, corners, groups, len(corner_vertex) + 3),
-                     reference.grouped_normals(frames, corners, groups, len(corner_vertex) + 3))
-    pos = frames.astype(np.float64)
-    weighted = vertex_normals.rows_of(vertex_normals.polygon_normals(pos, corners), corners.corner_polygon)
-    old = reference.polygon_normals(pos, corners)[:, corners.corner_polygon]
-    assert same_bits(np.ascontiguousarray(weighted), np.ascontiguousarray(old))
-    assert same_bits(np.ascontiguousarray(vertex_normals.corner_angles(pos, corners)),
-                     np.ascontiguousarray(reference.corner_angles(pos, corners)))

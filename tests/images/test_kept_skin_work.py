@@ -1,14 +1,17 @@
 """An imported skin exported unchanged (issue 33: a large MDL skin cost more than the edited model's frames)
 is checked on its own uint8 values: no float copy of the image, and only the pixels left to match are keyed
-and sorted (the previous code made a float64 copy and a key of every pixel); the indices are those of the
-exact search (tests/support/palette_reference.py), whole and with a few pixels repainted."""
+and sorted (the previous code made a float64 copy and a key of every pixel); every pixel still showing its
+imported index's colour keeps that index, and each repainted one gets an entry of its class at the least
+CIEDE2000 distance of a scalar search (tests/support/colour_reference.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, match_palette
-from support.palette_reference import reference_indices
+from support.colour_reference import ciede2000, lab
 from support.work_count import measure
+
 
 def kept_skin(repainted: int, size=(256, 512)):
     palette = game_palette("QUAKE")
@@ -20,11 +23,19 @@ def kept_skin(repainted: int, size=(256, 512)):
     return image, palette, keep, keep >= FULLBRIGHT_START
 
 
-def test_a_kept_skin_gets_the_exact_searchs_indices():
-    for repainted in (0, 500):
+def test_a_kept_skin_keeps_its_indices_and_repainted_pixels_get_the_nearest():
+    for repainted in (0, 120):
         image, palette, keep, mask = kept_skin(repainted)
         found = match_palette(image, palette, mask, keep=keep)[0]
-        np.testing.assert_array_equal(found, reference_indices(image, palette, emissive_mask=mask, keep=keep))
+        shows = np.all(image[..., :3] == palette[keep][..., :3], axis=-1)
+        np.testing.assert_array_equal(found[shows], keep[shows])
+        assert (~shows).sum() > repainted * 0.9 if repainted else shows.all()
+        entries = [lab(colour) for colour in palette]
+        for y, x in np.argwhere(~shows):
+            here = lab(image[y, x, :3])
+            lo, hi = (FULLBRIGHT_START, 256) if mask[y, x] else (0, FULLBRIGHT_START)
+            best = min(ciede2000(here, entries[i]) for i in range(lo, hi))
+            assert lo <= found[y, x] < hi and ciede2000(here, entries[found[y, x]]) == pytest.approx(best, abs=1e-9)
 
 
 def test_a_kept_skin_is_not_copied_as_floats_nor_keyed_whole():
@@ -34,27 +45,3 @@ def test_a_kept_skin_is_not_copied_as_floats_nor_keyed_whole():
     match_palette(image[:8, :8], palette, mask[:8, :8], keep=keep[:8, :8])      # tables built outside the count
     work = measure(match_palette, image, palette, mask, False, (0, FULLBRIGHT_START), (), keep)
     assert work.peak < keep.size * 16
-
-
-def test_fullbright_pixels_and_far_counts_are_todays(extension):
-    """The MDL export's fullbright decision and its count of masked pixels far from every fullbright colour,
-    against the previous code: a kept skin with repainted pixels, its mask as imported, painted white and
-    black in places; and a skin made in Blender (no imported indices)."""
-    from importlib import import_module
-    from formats.images.palette import rgba_to_indices
-    from support import speed_reference as reference
-    fullbright = import_module(f"{extension}.exporters.mdl.fullbright")
-    image, palette, keep, mask = kept_skin(3000)
-    rng = np.random.default_rng(10)
-    mask_rgba = np.zeros(image.shape, np.uint8)
-    mask_rgba[mask] = 255
-    mask_rgba[:40, :60] = 255                                   # painted white over ordinary colours
-    mask_rgba[200:, 300:] = 0                                   # painted black over fullbright ones
-    mask_rgba[rng.random(mask.shape) < 0.01] = (127, 128, 129, 255)     # sums 384: white
-    for imported in (keep, None):
-        new = fullbright.fullbright_pixels(image, mask_rgba, imported, palette)
-        old = reference.fullbright_pixels(image, mask_rgba, imported, palette, rgba_to_indices)
-        np.testing.assert_array_equal(new, old)
-        indices = match_palette(image, palette, new, keep=imported)[0]
-        count = fullbright.far_from_fullbright(image, new, indices, palette)
-        assert count == reference.far_from_fullbright(image, new, indices, palette) and count > 0

@@ -160,7 +160,7 @@ def test_unchanged_normals_keep_their_index():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_per_frame_mode_is_todays_quantisation(dtype):
+def test_per_frame_mode_is_each_frames_grid_from_its_bounds(dtype):
     from formats.quantize import quantize_frames
     pos = random_frames(np.random.default_rng(21)).astype(dtype)
     grids = frame_grids(pos, "PER_FRAME")

@@ -1,22 +1,20 @@
-"""The MDL export's fixed costs cut for issue 33 give today's output: a skin's palette indices, colour drift
-and warnings (its pixels compared with their imported indices once, not three times), and the grid, bounding
-radius and size (an edited model's frames not checked against the imported grid past the first frame), against
-copies of the previous code (tests/support/speed_reference.py; match_palette with ``keep`` as it is). The
-identity tests pass on the old code by design; the two work tests (pixels compared, frames checked) fail on it.
-The corpus's librequake MDLs and the benchmark's engine-limit MDL: as imported, scaled (tools/benchmark.py's
-edit), squashed, and one frame moved."""
+"""The MDL export's fixed costs cut for issue 33: an unchanged skin's pixels compared with their imported indices
+once, not three times; an edited model's frames not checked against the imported grid past the first frame
+(both fail on the old code); and each new pose's bounding box the plain per-axis minimum and maximum of its
+vertices. The corpus's librequake MDLs and the benchmark's engine-limit MDL. That the skin indices, drift,
+warnings, grid, radius and size are the same bytes as before is checked on demand against any base commit by
+tests/export/test_edited_export_files_identity.py (tools/edited_identity.py: the MDLs untouched, scaled, squashed
+and repainted); their values are proven by tests/mdl/test_mdl_fullbright_blender.py, tests/images/test_palette.py
+and tests/mdl/test_mdl_rescaled_blender.py."""
 from __future__ import annotations
 
-from dataclasses import astuple
 from importlib import import_module
 
 import numpy as np
 import pytest
 
-from formats.images.palette import FULLBRIGHT_START, PLAYER_RANGES, game_palette, indices_to_rgba, \
-    match_palette, rgba_to_indices
+from formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from support import speed_reference as reference
 from support.environment import corpus_files
 
 MDL_MODELS = ("zombie.mdl", "player.mdl", "oldone.mdl")
@@ -49,35 +47,6 @@ def blender_image(bpy, name: str, rgba: np.ndarray, indices: np.ndarray | None =
     if indices is not None:
         image["mdl_indices"] = indices.tobytes()
     return image
-
-
-def old_conversion(rgba, mask, keep, palette, dither, avoid):
-    """``SkinConverter.image`` before: indices, drift, far-from-fullbright count."""
-    emissive = reference.fullbright_pixels(rgba, mask, keep, palette, rgba_to_indices)
-    indices, drift = match_palette(rgba, palette, emissive, dither=dither, avoid=avoid, keep=keep)
-    count = reference.far_from_fullbright_moved(rgba, emissive, indices, palette) if emissive is not None else 0
-    return indices, drift, count
-
-
-CONVERSIONS = [(kept, masked, dither, avoid) for kept in (True, False) for masked in (True, False)
-               for dither in (False, True) for avoid in ((), PLAYER_RANGES)]
-
-
-@pytest.mark.parametrize("kept, masked, dither, avoid", CONVERSIONS)
-def test_skin_indices_drift_and_warnings_are_todays(bpy_scene, extension, kept, masked, dither, avoid):
-    skin_indices = import_module(f"{extension}.exporters.mdl.skin_indices")
-    rgba, mask, keep, palette = skin_case(33)
-    image = blender_image(bpy_scene, "skin", rgba, keep if kept else None)
-    mask_image = blender_image(bpy_scene, "skin Fullbright", mask) if masked else None
-    warnings: list[str] = []
-    converter = skin_indices.SkinConverter(palette, dither, avoid, warnings)
-    got = converter.image(image, mask_image)
-    indices, drift, count = old_conversion(rgba, mask if masked else None, keep if kept else None, palette,
-                                           dither, avoid)
-    np.testing.assert_array_equal(got, indices)
-    assert astuple(converter.drifts[0][1]) == astuple(drift) and drift.pixels > 0
-    assert len(warnings) == (1 if count else 0) and (not count or f" {count} pixel(s) white" in warnings[0])
-    assert count > 0 or not masked        # the painted-white corner is far from every fullbright colour
 
 
 def test_an_unchanged_skin_is_compared_with_its_indices_once(bpy_scene, extension, monkeypatch):
@@ -123,32 +92,6 @@ def corpus_frames():
         yield name, stored, model.positions(), model.triangles
 
 
-def edits(positions: np.ndarray):
-    moved = positions.copy()
-    moved[len(moved) // 2, 0] += 0.37                   # one vertex of one frame off the grid
-    yield "as imported", positions
-    yield "scaled", (positions * np.float32(1.1)).astype(np.float32)
-    yield "squashed", (positions * np.array([0.9, 1.2, 0.7], np.float32)).astype(np.float32)
-    yield "one frame moved", moved
-    scaled = positions.astype(np.float64) * 1.1         # as the exporter samples them: float64, vertex-major
-    yield "sampled layout", np.ascontiguousarray(scaled.transpose(1, 0, 2)).transpose(1, 0, 2)
-
-
-@pytest.mark.parametrize("sixteen", [False, True])
-def test_grid_radius_and_size_are_todays(extension, sixteen):
-    build = import_module(f"{extension}.exporters.mdl.build")
-    bounds = getattr(build, "_bounds", None)          # None: the previous code (this test passes on it too)
-    for name, stored, positions, triangles in corpus_frames():
-        for edit, frames in edits(positions):
-            shared = (bounds(frames),) if bounds else ()
-            new = build._grid({"mdl_grid": stored}, frames, *shared, sixteen)
-            old = reference.mdl_grid(stored, frames, sixteen)
-            for a, b in zip(new, old):
-                assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (name, edit)
-            assert build._radius_and_size(frames, triangles, *shared) == \
-                reference.mdl_radius_and_size(frames, triangles), (name, edit)
-
-
 def test_an_edited_model_is_checked_against_its_grid_on_the_first_frame_only(extension, monkeypatch):
     """The previous code quantised every frame onto the imported grid to find the scaled model off it."""
     build = import_module(f"{extension}.exporters.mdl.build")
@@ -164,9 +107,9 @@ def test_an_edited_model_is_checked_against_its_grid_on_the_first_frame_only(ext
     assert sum(checked) == 1, (name, checked)
 
 
-def test_pose_bounding_boxes_are_todays(extension):
+def test_pose_bounding_boxes_are_each_poses_minimum_and_maximum(extension):
     """Each new pose's bounding box, now reduced over rows of one axis's bytes, is the plain per-axis
-    minimum and maximum over the pose's vertices (the previous code's reduction)."""
+    minimum and maximum over the pose's vertices."""
     build = import_module(f"{extension}.exporters.mdl.build")
     for name, model in corpus_models():
         verts = model.pose_verts
