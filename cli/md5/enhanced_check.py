@@ -36,6 +36,7 @@ from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import SCALE_SUFFIX, read_md5scale
 from ...formats.mdl.codec import parse_mdl
 from ..player_report import profile_inputs, report_players
+from .enhanced_md3 import check_quake_md3, md3_twins
 
 MESH = ".md5mesh"
 QUAKE2_FOLDER = "md5"
@@ -199,19 +200,27 @@ def check_quake2(mesh_path: Path) -> tuple[list[str], list[str]]:
 
 class _Profile:
     """Every ``.md5mesh`` under the inputs is checked, wherever it lies: one in the other game's place is
-    reported with where it should go (not passed over)."""
-    def __init__(self, name: str, noun: str, text: str, check) -> None:
-        self.PROFILE, self.HELP, self.noun, self.check = name, f"{name}: {text}", noun, check
+    reported with where it should go (not passed over); with ``md3``, every ``.md3`` beside an ``.mdl`` too
+    (:mod:`.enhanced_md3`)."""
+    def __init__(self, name: str, noun: str, text: str, check, md3: bool = False) -> None:
+        self.PROFILE, self.HELP, self.noun, self.check, self.md3 = name, f"{name}: {text}", noun, check, md3
 
     def run(self, args, prog: str) -> int:
         meshes, missing = mesh_files(args.inputs)
-        return report_players(args, prog, self.PROFILE, self.noun,
-                              [(str(m), lambda m=m: self.check(m)) for m in meshes], missing)
+        items = [(str(m), lambda m=m: self.check(m)) for m in meshes]
+        if self.md3:
+            twins = md3_twins(args.inputs)
+            items += [(str(m), lambda m=m: check_quake_md3(m)) for m in twins]
+            holding = [text for text in args.inputs if md3_twins([text])]
+            missing = [line for line in missing if not any(line.startswith(f"{text}: ") for text in holding)]
+        return report_players(args, prog, self.PROFILE, self.noun, items, missing)
 
 
 QUAKE = _Profile("q1-enhanced", "Quake re-release enhanced model",
                  "check each .md5mesh as the Quake re-release's enhanced model (progs/x.mdl and x.md5anim "
-                 "beside it, frame and joint counts, skins progs/<shader>_00_00)", check_quake)
+                 "beside it, frame and joint counts, skins progs/<shader>_00_00) and each .md3 beside an .mdl "
+                 "as its enhanced MD3 (frame count, x.md3_<n>.skin naming its surfaces and images)", check_quake,
+                 md3=True)
 QUAKE2 = _Profile("q2-enhanced", "Quake II remaster enhanced model",
                   "check each .md5mesh as the Quake II remaster's enhanced model (md5/x.md5mesh below x.md2, "
                   "x.md5anim, frame and joint counts, the MD2's skins under md5/, x.md5scale)", check_quake2)
