@@ -25,6 +25,7 @@ import struct
 import numpy as np
 import pytest
 
+from formats.md3.codec import read_md3, write_md3
 from formats.mdl.codec import parse_mdl
 from support.actions import select_only
 from support.engine_view import side_by_side
@@ -210,6 +211,56 @@ def test_broken_md5_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path,
             shutil.copy(path, alone / path.name)
         result = run("check", "--profile", "q1-enhanced", alone.parent)
         assert result.returncode == 1, (what, result.stdout, result.stderr)
+
+
+def md3_without_first_frame(data: bytes) -> bytes:
+    """The Enhanced MD3 one frame short at its start: every frame's record, tags and vertices shifted by one
+    (frame k shows k + 1), read and written by the codec."""
+    model = read_md3(data)
+    for surface in model.surfaces:
+        surface.xyz, surface.normal = surface.xyz[1:], surface.normal[1:]
+    model.frame_names, model.frame_bounds = model.frame_names[1:], model.frame_bounds[1:]
+    model.frame_origin, model.frame_radius = model.frame_origin[1:], model.frame_radius[1:]
+    model.tag_origin, model.tag_axis = model.tag_origin[1:], model.tag_axis[1:]
+    model.frame_name_raw = model.tag_name_raw = model.layout = None
+    return write_md3(model)
+
+
+BROKEN_MD3 = {"e": "Enhanced MD3 one frame short at its start", "f": "f.md3_1.skin missing"}
+BROKEN_MD3_SHOTS = (Shot("bend", 2, 0, 0), Shot("wave", 2, 0, 0), Shot("bend", 1, 1, 1), Shot("wave", 3, 1, 1))
+
+
+def test_broken_md3_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path, run):
+    """The Enhanced MD3 drawn in place of the MDL (no MD5 beside it): one frame short, each figure shows the
+    next frame; without ``f.md3_1.skin`` the figures asking for skin 1 show skin 0. The check flags both."""
+    ironwail_binary()
+    id1 = tmp_path / "base" / "id1"
+    progs = id1 / "progs"
+    progs.mkdir(parents=True)
+    obj, rig = export_figure(bpy_scene, progs, tuple(BROKEN_MD3), md3=True)
+    for name in BROKEN_MD3:                  # the MDL white: were ironwail to draw it, no colour would match
+        (progs / f"{name}.mdl").write_bytes(white_mdl((progs / f"{name}.mdl").read_bytes()))
+        for twin in progs.glob(f"{name}.md5*"):
+            twin.unlink()
+    (progs / "e.md3").write_bytes(md3_without_first_frame((progs / "e.md3").read_bytes()))
+    (progs / "f.md3_1.skin").unlink()
+    shot = run_scene(tmp_path / "base", files_of(id1), [f"progs/{n}.mdl" for n in BROKEN_MD3], BROKEN_MD3_SHOTS, 1,
+                     "md3,md5")
+    measures = compare(bpy_scene, obj, rig, shot.image, BROKEN_MD3_SHOTS)
+    write_png(FIGURES / "broken_md3.png", side_by_side(shot.image,
+                                                      blender_picture(bpy_scene, obj, rig, BROKEN_MD3_SHOTS)))
+    report = [(m.shot, round(m.iou, 3), round(m.colour, 3)) for m in measures]
+    print(*report, sep="\n")
+    assert not any(matches(m) for m in measures), report
+    assert all(m.iou < MIN_IOU for m in measures[0:2]), report              # e: the neighbour frame
+    assert all(m.iou >= MIN_IOU and m.colour < MIN_COLOUR for m in measures[2:4]), report   # f: skin 0's colours
+    for name, what in BROKEN_MD3.items():
+        alone = tmp_path / "check" / name / "progs"
+        alone.mkdir(parents=True)
+        for path in progs.glob(f"{name}[._]*"):
+            shutil.copy(path, alone / path.name)
+        result = run("check", "--profile", "q1-enhanced", alone.parent)
+        assert result.returncode == 1 and f"{name}.md3" in result.stdout, (what, result.stdout, result.stderr)
 
 
 def test_the_demo_places_the_figure_where_blender_projects_it():
