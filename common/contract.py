@@ -45,7 +45,7 @@ IMPORT_SHADING = "import_shading"    # mesh: its vertex normals as the import le
 PCX_INDICES = "pcx_indices"          # image: an 8-bit PCX's palette indices as decoded (pixels still showing
                                      # their colour keep their index when the edited image is written as PCX)
 
-# Every format: a name the product made (materials, objects), not the user (see made_names.py)
+# Every format: a name the product made (materials, objects), not the user (see generated_names.py)
 MADE_NAME = "classic_model_made_name"   # the name as made; an exporter may shorten it while it is unchanged
 
 # Every format: an object imported from a game archive (importers/file_source.py)

@@ -1,5 +1,5 @@
 """The counts an imported file had (vertices, triangles, frames, skins, skin height), kept on its mesh
-so an export may keep to the limits the file already needed (``exporters/own_limits.py``)."""
+so an export may keep to the limits the file already needed (``exporters/imported_limits.py``)."""
 from __future__ import annotations
 
 import json

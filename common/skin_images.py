@@ -12,7 +12,7 @@ from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
 from .disk_names import blender_safe, readable_name, storable_path, stored_path
 from .contract import FULLBRIGHT_NODE, PCX_INDICES, SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
-from .made_names import mark_made
+from .generated_names import mark_made
 
 
 def image_from_rgba(name: str, rgba: np.ndarray) -> bpy.types.Image:

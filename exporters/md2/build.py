@@ -26,7 +26,7 @@ from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
-from ..own_limits import QUAKE2_ENGINES, kept_warning, own_counts, within_own_file
+from ..imported_limits import QUAKE2_ENGINES, kept_warning, own_counts, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
 from ..sampling.planned import PlannedExport
 from ...common.stored_records import stored_bytes, stored_strings
@@ -410,7 +410,7 @@ def _new_names(names: list[str], stored_fields: list[bytes] | None) -> list[str 
 def _check_limits(name: str, vertices: int, triangles: int, frames: int, frame_names: list[str | None],
                   skins: list[str | None], own: dict[str, int]) -> str | None:
     """Counts against the engine's limits, raised to the counts the imported file ``own`` had
-    (:mod:`..own_limits`; the warning for those is returned); names (None: written back from the file's
+    (:mod:`..imported_limits`; the warning for those is returned); names (None: written back from the file's
     own field) against their fields, leaving room for the NUL."""
     rows, allowed = within_own_file((("vertices", vertices, LIMITS.vertices),
                                      ("triangles", triangles, LIMITS.triangles), ("frames", frames, LIMITS.frames),

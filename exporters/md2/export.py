@@ -21,7 +21,7 @@ from .build import Md2ExportOptions, build_md2
 from .player_skins import into_player_folder
 from .skins import plan_skin_files, replace_unusable_skins, skin_folder
 from ..image_files import pcx_skins, write_skin_files
-from ..md3_dropped import md3_dropped
+from ..md3_left_out import md3_left_out
 from ..run_export import ExportReport
 
 PLAYER_FOLDERS = "players/"
@@ -44,7 +44,7 @@ def export_md2(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     twin = twin_writer.quake2(context, path, objects, options, result, files) if twin_writer is not None else None
     atomic_write(path, serialize_md2(result.model), verify=parse_md2)
     written = write_skin_files(files)
-    warnings = result.warnings + renamed + warnings + md3_dropped(objects, "MD2")
+    warnings = result.warnings + renamed + warnings + md3_left_out(objects, "MD2")
     if twin is None:
         return ExportReport(warnings, written, result.info + moved)
     return ExportReport(warnings + twin.warnings, written + write_skin_files(twin.files, "file"),

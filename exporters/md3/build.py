@@ -28,7 +28,7 @@ from ...formats.md3.vertices import decode_xyz, encode_normals, encode_xyz
 from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
-from ..own_limits import kept_warning, within_own_file
+from ..imported_limits import kept_warning, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
 from ..sampling.options import VertexModelOptions
 from ..sampling.animated_mesh import all_finite
@@ -255,7 +255,7 @@ def _own_vertices(mesh: bpy.types.Object) -> int:
 
 def _check_objects(found: Md3Objects) -> None:
     """What is known before anything is evaluated: tags per model, surfaces, vertices per mesh (an
-    imported surface may keep the count its own file had, :mod:`..own_limits`)."""
+    imported surface may keep the count its own file had, :mod:`..imported_limits`)."""
     problems = over_limits((("tags", len(found.tags), MD3_MAX_TAGS),))
     if len(found.meshes) > MD3_MAX_SURFACES:
         problems += over_limits((("surfaces", len(found.meshes), MD3_MAX_SURFACES),))

@@ -39,7 +39,7 @@ from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import SampledModel, sample_model, sampled_meshes
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
-from ..own_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
+from ..imported_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
 from ..sampling.planned import PlannedExport
 from ..sampling.kept_triangles import insert_at, kept_rows
@@ -446,7 +446,7 @@ def _packed_skins(packed: PackedSkin, convert: SkinConverter) -> tuple[list[MdlS
 def _check_limits(name, vertices, triangles, frames, names, height, limits: MdlLimits, options, skins: int,
                   own: dict[str, int]) -> str | None:
     """Counts against the target's limits (skins: MAX_SKINS, 32, Quake's Mod_LoadAllSkins), raised to the
-    counts the imported file ``own`` had (:mod:`..own_limits`; the warning for those is returned);
+    counts the imported file ``own`` had (:mod:`..imported_limits`; the warning for those is returned);
     frame names (None: a full 16-byte name written back from the file's own field) against their field,
     leaving room for the NUL."""
     where = _where(options.target == "MODERN", limits is HEXEN2_LIMITS)

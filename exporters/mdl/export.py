@@ -11,7 +11,7 @@ import bpy
 from ...formats.mdl.codec import parse_mdl, serialize_mdl
 from ...formats.atomic_file import atomic_write
 from ..image_files import write_skin_files
-from ..md3_dropped import md3_dropped
+from ..md3_left_out import md3_left_out
 from ..run_export import ExportReport
 from .build import MdlExportOptions, build_mdl
 
@@ -26,7 +26,7 @@ def export_mdl(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     data = serialize_mdl(result.model)
     twin = twin_writer.quake(context, path, objects, options, result) if twin_writer is not None else None
     atomic_write(path, data, verify=parse_mdl)
-    warnings = result.warnings + md3_dropped(objects, "MDL")
+    warnings = result.warnings + md3_left_out(objects, "MDL")
     if twin is None:
         return ExportReport(warnings, info=result.info)
     return ExportReport(warnings + twin.warnings, write_skin_files(twin.files, "file"), result.info + twin.info)

@@ -54,7 +54,7 @@ from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, store
                         vertex_weights)
 from .materials import material_record
 from .values import MadeNames, float32_equal, kept_comment, kept_name, raw_field
-from ...common.made_names import is_made
+from ...common.generated_names import is_made
 from ...formats.shown import quoted
 
 MAX_VERTICES = MAX_TRIANGLES = 65534

@@ -12,7 +12,7 @@ from ...common.stored_records import stored_group
 from ...common.contract import MATERIAL_PROP, SOURCE_MEMBER
 from ...common.ms3d_data import material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file
-from ...common.made_names import is_made
+from ...common.generated_names import is_made
 from .values import MadeNames, encoded, float32_equal, kept_comment, kept_name, raw_field
 
 DEFAULT_AMBIENT = (0.2, 0.2, 0.2, 1.0)

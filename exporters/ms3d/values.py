@@ -38,7 +38,7 @@ def encoded(text: str, size: int | None, what: str, problems: list[str]) -> byte
 
 @dataclass
 class MadeNames:
-    """Names the product made (:mod:`...common.made_names`, or the export's own ``<object>_<material>``)
+    """Names the product made (:mod:`...common.generated_names`, or the export's own ``<object>_<material>``)
     that do not fit MS3D's 32-byte name fields: shortened to ``<start>~<crc32>``, unique per kind, and
     each noted for the report. A name the user typed is never shortened (the export refuses it)."""
     notes: list[str] = field(default_factory=list)

@@ -27,7 +27,7 @@ from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_
                                ST_INDEX_ATTRIBUTE)
 from ...formats.report_lines import Message, stored_base
 from ...common.skin_images import has_holes, skin_material
-from ...common.made_names import mark_made
+from ...common.generated_names import mark_made
 from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette
 from ..frame_animation import play_frames_on_timeline
 from ..scene_timing import SceneTiming, plan_timing, timing_note

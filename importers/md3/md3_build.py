@@ -23,7 +23,7 @@ from ...common.contract import (MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_LOD, MD3_
                                 MD3_TAGS, MD3_TAIL)
 from ...common.file_counts import record_counts
 from ...common.frame_table import record_frame_table
-from ...common.made_names import mark_made
+from ...common.generated_names import mark_made
 from ...formats.animations import Animation, group_animations
 from ...formats.errors import FormatError
 from ...formats.md3.codec import read_md3

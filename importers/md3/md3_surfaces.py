@@ -20,7 +20,7 @@ from ...common.contract import (DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADERS, MD3
                                 MD3_SURFACE_INDEX, MD3_XYZ_NORMALS)
 from ...common.file_counts import record_counts
 from ...common.import_shading import record_import_shading
-from ...common.made_names import mark_made
+from ...common.generated_names import mark_made
 from ...formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL, Md3Model, Md3Surface
 from ...formats.md3.vertices import decode_normals, decode_xyz
 from ..build_mesh import build_triangle_mesh, faced_triangles

@@ -16,7 +16,7 @@ import bpy
 from mathutils import Matrix
 
 from ...common.contract import MD3_TAG_INDEX, MD3_TAG_NAME
-from ...common.made_names import mark_made
+from ...common.generated_names import mark_made
 from ...formats.md3.records import Md3Model
 from ...formats.md3.tags import tag_matrices
 from ...common.actions import assign_action

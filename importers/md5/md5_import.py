@@ -40,7 +40,7 @@ from ...common.actions import assign_action
 from ...common.contract import (DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FRAMES,
                                 MD5_ANIM_SOURCE, MD5_CLASSIC, MD5_DEGENERATE, MIN_FPS,
                                 MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
-from ...common.made_names import mark_made
+from ...common.generated_names import mark_made
 from ...common.md5_pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim

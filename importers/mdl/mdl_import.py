@@ -33,7 +33,7 @@ from ...common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, M
                                MDL_FRAME_SLOTS, MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX,
                                MDL_TAIL, MDL_VARIANT, TEXCOORD_ATTRIBUTES)
 from ...common.mdl_skins import read_palette, skin_slot_material
-from ...common.made_names import mark_made
+from ...common.generated_names import mark_made
 from ..frame_animation import play_frames_on_timeline
 from ..scene_timing import plan_timing, timing_note
 from ..file_source import ModelSource, as_source, remember_source

@@ -13,7 +13,7 @@ from ..formats.shown import quoted
 SHOWN = 3
 
 
-def md3_dropped(objects: list[bpy.types.Object], target: str) -> list[str]:
+def md3_left_out(objects: list[bpy.types.Object], target: str) -> list[str]:
     """One line per kind of thing ``objects`` hold that a ``target`` ("MD2", "MDL") file cannot."""
     tags = [o.name for o in objects if o.type == "EMPTY"
             and (o.get(MD3_TAG_INDEX) is not None or o.name.lower().startswith("tag_"))]
