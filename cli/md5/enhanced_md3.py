@@ -1,5 +1,5 @@
 """``check --profile q1-enhanced`` on an enhanced MD3: ``progs/x.md3`` beside ``progs/x.mdl``, read as
-ironwail loads it in place of the MDL (``Quake/gl_model.c``; docs/enhanced-models.md):
+ironwail loads it in place of the MDL (``Quake/gl_model.c``; the manual's Enhanced models page):
 
 - Frames: the entity's frame number picks the MD3's frame (``Mod_LoadMD3Model`` takes ``numFrames``), and
   a number past them is drawn as frame 0 ("no such frame"), so the MD3 has the MDL's frame count.
