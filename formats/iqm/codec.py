@@ -107,7 +107,7 @@ def _parents(records: np.ndarray, what: str, base: int) -> None:
     row = _first_bad((parents < -1) | (parents >= np.arange(len(records))))
     if row is not None:
         raise FormatError(f"{what} {row} has parent {int(parents[row])}: a parent is -1 or an earlier {what}",
-                          field=f"{what} {row} parent", offset=base + row * records.dtype.itemsize)
+                          field=f"{what} {row} parent", offset=base + row * records.dtype.itemsize + _at(records.dtype, "parent"))
 
 
 def read_iqm(data: bytes) -> IqmModel:
