@@ -89,7 +89,8 @@ def vertex_floats(array: IqmVertexArray) -> np.ndarray:
 
 
 def vertex_values(model: IqmModel, kind: int) -> np.ndarray | None:
-    """The first array of type ``kind`` as :func:`vertex_floats` gives it (blend indexes as int64), or None."""
+    """The array of type ``kind`` (:meth:`IqmModel.array`) as :func:`vertex_floats` gives it (blend
+    indexes as int64), or None."""
     array = model.array(kind)
     if array is None:
         return None

@@ -11,7 +11,7 @@ made before anything a count drives is read or allocated (sizes are Python integ
   same checks against the buffer's end), vertex array formats one of iqm.h's nine, and no two blocks
   sharing a byte (:func:`_check_no_overlap`: a count past its block's room would read another block);
 - names (text offsets) inside the text; meshes inside the vertices and triangles; triangle indexes
-  inside the vertices (DarkPlaces' ``Mod_ValidateElements`` would clamp them); joint and pose parents
+  inside the vertices (DarkPlaces' ``Mod_ValidateElements`` would replace them, with a warning); joint and pose parents
   -1 or an earlier index (DarkPlaces: "bone[i].parent >= i" is a fatal error); anims inside the
   frames; ``num_framechannels`` equal to the channels the poses' masks set (else every frame after the
   first is read shifted); the extension chain inside the file, without a loop;

@@ -155,8 +155,9 @@ class IqmModel:
         return self.text[offset:].split(b"\0", 1)[0].decode("latin-1")
 
     def array(self, kind: int) -> IqmVertexArray | None:
-        """The first vertex array of type ``kind`` (the one the engines use), or None."""
-        return next((a for a in self.vertex_arrays if a.type == kind), None)
+        """The vertex array of type ``kind``, or None; of several, the last (DarkPlaces and the SDK's
+        ``demo.cpp`` keep the last they meet)."""
+        return next((a for a in reversed(self.vertex_arrays) if a.type == kind), None)
 
     @property
     def joint_names(self) -> list[str]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from support.environment import corpus_params
-from support.iqm_files import build, cstr, reference_read
+from support.iqm_files import build, cstr, header_at, reference_read
 from formats.iqm.animation import (anim_frames, bind_pose, encode_channels, frame_channels, frame_poses,
                                    vertex_values)
 from formats.iqm.codec import read_iqm
@@ -17,6 +17,23 @@ from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, POSITION
 from formats.iqm.write import write_iqm
 
 CORPUS = corpus_params("iqm/**/*.iqm")
+
+
+def corpus_with(field: str) -> list:
+    """The corpus files whose header's ``field`` is not 0 (the skipped param when there is no corpus)."""
+    out = []
+    for param in CORPUS:
+        path = param.values[0]
+        if path is None:
+            out.append(param)
+            continue
+        with open(path, "rb") as file:
+            if struct.unpack_from("<I", file.read(124), header_at(field))[0]:
+                out.append(param)
+    return out
+
+
+ANIMATED, BOUNDED = corpus_with("num_frames"), corpus_with("ofs_bounds")
 
 
 def check_against_reference(model, ref: dict) -> None:
@@ -84,12 +101,11 @@ def test_corpus_file_packed_anew_reads_back_the_same_model(path):
     assert again.text == model.text
 
 
-@pytest.mark.parametrize("path", CORPUS)
+@pytest.mark.parametrize("path", ANIMATED)
 def test_corpus_frames_decode_as_the_engine_sums_them_and_encode_as_the_sdk_wrote_them(path):
     data = path.read_bytes()
     model = read_iqm(data)
-    if not model.num_frames:
-        pytest.skip("no frames in this file (a mesh without animation)")
+    assert model.num_frames
     channels = frame_channels(model)
     np.testing.assert_array_equal(channels, np.array(engine_channels(reference_read(data)), np.float32))
     translate, rotate, scale = frame_poses(model)
@@ -118,13 +134,12 @@ def world_matrices(parents, trs) -> list:
     return out
 
 
-@pytest.mark.parametrize("path", CORPUS)
+@pytest.mark.parametrize("path", BOUNDED)
 def test_corpus_bounds_hold_the_skinned_vertices_of_each_frame(path):
     """The SDK writes each frame's bounds around the vertices skinned by that frame's poses (iqm.cpp):
     the box, the largest distance from the z axis and from the origin."""
     model = read_iqm(path.read_bytes())
-    if model.bounds is None or not model.num_vertexes:
-        pytest.skip("no bounds or no vertices in this file")
+    assert model.bounds is not None and model.num_vertexes
     parents, *bind = bind_pose(model)
     inverse = [np.linalg.inv(m) for m in world_matrices(parents, zip(*bind))]
     positions = np.c_[vertex_values(model, POSITION).astype(float), np.ones(model.num_vertexes)]
@@ -195,3 +210,24 @@ def test_built_file_untouched_fields_kept_beside_the_edited_ones():
     start = reference_read(data)["header"]["ofs_joints"] + 48 + 8
     assert changed and min(changed) >= start and max(changed) < start + 12
     assert struct.unpack_from("<3f", out, start) == (1, 2, 3)
+
+
+def test_channels_encoded_and_decoded_stay_within_half_a_step():
+    rng = np.random.default_rng(47)
+    channels = rng.uniform(-50, 50, (6, 4, 10)).astype(np.float32)
+    channels[:, 1, 3:7] = (0, 0, 0, 1)                  # constant: no mask bit, no value in the frames
+    channels[:, 2] = channels[0, 2]
+    poses, frames = encode_channels(channels)
+    assert [int(m) for m in poses["mask"]] == [0x3FF, 0x3FF & ~0b1111000, 0, 0x3FF]
+    assert frames.shape == (6, 26) and frames.min() == 0 and frames.max() == 0xFFFF
+    model = read_iqm(build()[0])
+    poses["parent"] = (-1, 0, 1, 2)
+    model.poses, model.frames, model.bounds = poses, frames, None
+    model.anims = model.anims[:0]
+    model.joints = np.resize(model.joints, 4)
+    model.joints["parent"] = (-1, 0, 1, 2)
+    decoded = frame_channels(read_iqm(write_iqm(model)))
+    step = poses["channelscale"][None].astype(np.float64)
+    assert (np.abs(decoded - channels) <= step / 2 + 1e-5).all()
+    np.testing.assert_array_equal(decoded[:, 2], channels[:, 2])
+    np.testing.assert_array_equal(decoded[:, 1, 3:7], np.tile([0, 0, 0, 1], (6, 1)))
