@@ -15,7 +15,9 @@ made before anything a count drives is read or allocated (sizes are Python integ
   -1 or an earlier index (DarkPlaces: "bone[i].parent >= i" is a fatal error); anims inside the
   frames; ``num_framechannels`` equal to the channels the poses' masks set (else every frame after the
   first is read shifted); the extension chain inside the file, without a loop;
-- floats finite in joints, poses, anims, bounds and the standard vertex arrays.
+- floats finite in joints, poses, anims, bounds and the standard vertex arrays;
+- ``num_frames`` x ``num_poses`` at most :data:`~.records.MAX_FRAME_POSES` (ours: frames whose masks
+  set no channel take no byte of the file, and decoded they take 40 bytes a pose).
 
 What an engine would refuse to draw but the format allows is listed in :attr:`IqmModel.warnings`
 (:mod:`.limits`).
@@ -29,7 +31,7 @@ from ..errors import FormatError
 from ..magics import magic_problem
 from .limits import read_warnings
 from .records import (ANIM, BOUNDS, CHANNELS, EXTENSION, FORMAT_NAMES, FORMATS, FRAME_VALUE, HEADER, JOINT,
-                      MAGIC, MESH, POSE, TRIANGLE, VERSION, VERTEX_ARRAY, IqmExtension, IqmLayout, IqmModel,
+                      MAGIC, MAX_FRAME_POSES, MESH, POSE, TRIANGLE, VERSION, VERTEX_ARRAY, IqmExtension, IqmLayout, IqmModel,
                       IqmVertexArray)
 
 OFFSET_FIELDS = tuple(name for name in HEADER.names if name.startswith("ofs_"))
@@ -130,6 +132,10 @@ def read_iqm(data: bytes) -> IqmModel:
     poses = r.block("poses", "ofs_poses", "num_poses", h["num_poses"], POSE.itemsize, POSE)
     anims = r.block("anims", "ofs_anims", "num_anims", h["num_anims"], ANIM.itemsize, ANIM)
     channels = h["num_framechannels"]
+    if h["num_frames"] * h["num_poses"] > MAX_FRAME_POSES:
+        raise FormatError(f"{h['num_frames']} frames of {h['num_poses']} poses are over the {MAX_FRAME_POSES} "
+                          "poses this reads (decoded they would take gigabytes)", field="num_frames",
+                          offset=_at(HEADER, "num_frames"))
     frames = r.block("frames", "ofs_frames", "num_frames", h["num_frames"] * channels, FRAME_VALUE.itemsize,
                      FRAME_VALUE).reshape(h["num_frames"], channels)
     bounds = None

@@ -43,6 +43,8 @@ CASES = {   # name: (change to the built file, field, offset)
     "num_vertexes past the file": (header("num_vertexes", 0x7FFFFFFF), "vertex array 0 offset", OFS["vertexarrays"] + 16),
     "num_joints past the file": (header("num_joints", 0xFFFFFFFF), "num_joints", header_at("num_joints")),
     "num_frames past the file": (header("num_frames", 0xFFFFFFFF), "num_frames", header_at("num_frames")),
+    "frames without data, 2^31 of them": (lambda d: (header("num_frames", 1 << 31)(d), header("num_framechannels", 0)(d),
+                                                     header("ofs_bounds", 0)(d)), "num_frames", header_at("num_frames")),
     "num_extensions past the file": (header("num_extensions", 0xFFFFFFFF), "num_extensions",
                                      header_at("num_extensions")),
     "joints run into the poses": (header("num_joints", 4), "num_joints", header_at("num_joints")),
