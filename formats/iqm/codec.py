@@ -16,8 +16,10 @@ made before anything a count drives is read or allocated (sizes are Python integ
   frames; ``num_framechannels`` equal to the channels the poses' masks set (else every frame after the
   first is read shifted); the extension chain inside the file, without a loop;
 - floats finite in joints, poses, anims, bounds and the standard vertex arrays;
-- ``num_frames`` x ``num_poses`` at most :data:`~.records.MAX_FRAME_POSES` (ours: frames whose masks
-  set no channel take no byte of the file, and decoded they take 40 bytes a pose).
+- ``num_frames`` x ``num_poses`` (or ``num_frames`` alone without poses) at most
+  :data:`~.records.MAX_FRAME_POSES`, and ``num_vertexes`` held by some vertex array (ours: frames whose
+  masks set no channel and vertices no array holds take no byte of the file, yet an importer would
+  build them; decoded frames take 40 bytes a pose).
 
 What an engine would refuse to draw but the format allows is listed in :attr:`IqmModel.warnings`
 (:mod:`.limits`).
@@ -122,6 +124,9 @@ def read_iqm(data: bytes) -> IqmModel:
     records = r.block("vertex arrays", "ofs_vertexarrays", "num_vertexarrays", h["num_vertexarrays"],
                       VERTEX_ARRAY.itemsize, VERTEX_ARRAY)
     arrays = [_vertex_array(r, record, i) for i, record in enumerate(records)]
+    if h["num_vertexes"] and not any(a.data.size for a in arrays):
+        raise FormatError(f"num_vertexes is {h['num_vertexes']} but no vertex array holds them",
+                          field="num_vertexes", offset=_at(HEADER, "num_vertexes"))
     triangles = r.block("triangles", "ofs_triangles", "num_triangles", h["num_triangles"], TRIANGLE.itemsize,
                         TRIANGLE).reshape(-1, 3)
     adjacency = None
@@ -132,7 +137,7 @@ def read_iqm(data: bytes) -> IqmModel:
     poses = r.block("poses", "ofs_poses", "num_poses", h["num_poses"], POSE.itemsize, POSE)
     anims = r.block("anims", "ofs_anims", "num_anims", h["num_anims"], ANIM.itemsize, ANIM)
     channels = h["num_framechannels"]
-    if h["num_frames"] * h["num_poses"] > MAX_FRAME_POSES:
+    if h["num_frames"] * max(h["num_poses"], 1) > MAX_FRAME_POSES:
         raise FormatError(f"{h['num_frames']} frames of {h['num_poses']} poses are over the {MAX_FRAME_POSES} "
                           "poses this reads (decoded they would take gigabytes)", field="num_frames",
                           offset=_at(HEADER, "num_frames"))

@@ -79,8 +79,9 @@ FORMATS = (np.dtype("i1"), np.dtype("u1"), np.dtype("<i2"), np.dtype("<u2"), np.
 FORMAT_NAMES = ("byte", "ubyte", "short", "ushort", "int", "uint", "half", "float", "double")
 FLOAT, UBYTE = 7, 1
 LOOP = 1                            # iqm.h IQM_LOOP, an anim's flags
-# ours: frames x poses at most this, so decoding the frames (10 floats a pose) stays under 168 MB however
-# the header's counts are set (frames whose masks set no channel take no byte of the file)
+# ours: frames x poses (frames alone without poses) at most this, so decoding the frames (10 floats a
+# pose) stays under 168 MB however the header's counts are set (frames whose masks set no channel take
+# no byte of the file)
 MAX_FRAME_POSES = 1 << 22
 
 
