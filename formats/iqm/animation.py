@@ -5,11 +5,11 @@ is set in the pose's mask (channels 0-2 translate x y z, 3-6 rotate x y z w, 7-9
 
     channel[c] = channeloffset[c] + (mask & 1 << c ? value * channelscale[c] : 0)
 
-computed in single precision, as DarkPlaces (``model_alias.c`` ``Mod_INTERQUAKEMODEL_Load``) and the
-IQM SDK's ``demo.cpp`` ``loadiqmanims`` do. The result is relative to the pose's parent, as the joints'
-bind pose is. :func:`encode_channels` is the SDK's quantisation (``iqm.cpp``): per pose and channel,
-offset the minimum over the frames, scale the range / 65535, the mask bit set where the range is not
-nothing.
+computed in single precision, as DarkPlaces (``model_alias.c`` ``Mod_INTERQUAKEMODEL_Load``) does.
+The result is relative to the pose's parent, as the joints' bind pose is. :func:`encode_channels`
+quantises as the SDK's exporter did for the corpus's files (their eight animated ones re-encode to
+their very bytes): per pose and channel, offset the minimum over the frames, scale the range / 65535,
+the mask bit set where the range is not nothing.
 """
 from __future__ import annotations
 

@@ -159,8 +159,8 @@ class IqmModel:
         return self.text[offset:].split(b"\0", 1)[0].decode("latin-1")
 
     def array(self, kind: int) -> IqmVertexArray | None:
-        """The vertex array of type ``kind``, or None; of several, the last (DarkPlaces and the SDK's
-        ``demo.cpp`` keep the last they meet)."""
+        """The vertex array of type ``kind``, or None; of several, the last (DarkPlaces keeps the last it
+        meets)."""
         return next((a for a in reversed(self.vertex_arrays) if a.type == kind), None)
 
     @property

@@ -2,9 +2,11 @@
 
 An untouched model (every block the size it was read with) is written at the offsets it was read
 from, with the bytes between blocks and the header's offsets of empty blocks as the file had them, so
-it comes back byte for byte. Otherwise the blocks are packed in the IQM SDK's order (``iqm.cpp``
-writeiqm: text, meshes, vertex arrays and their data, triangles, adjacency, joints, poses, anims,
-frames, bounds, comment), extensions last, each block on a 4-byte boundary, an empty block's offset 0.
+it comes back byte for byte. Otherwise the blocks are packed in the order the SDK's exporter wrote the
+corpus's files (text, meshes, vertex arrays and their data, triangles, adjacency, joints, poses, anims,
+frames, bounds, comment), extensions last, each block on a 4-byte boundary, an empty block's offset 0:
+58 of its 59 files come out byte for byte that way too (the other has 4 unused bytes after its vertex
+array records).
 """
 from __future__ import annotations
 
