@@ -1,0 +1,1 @@
+"""Inter-Quake Model (IQM, version 2): the bpy-free codec."""
