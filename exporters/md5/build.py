@@ -23,6 +23,7 @@ from ...formats.report_lines import over_limit
 from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..sampling.animated_mesh import export_meshes
+from ..sampling.curve_pose import KeyReads
 from ..sampling.frame_plan import FramePlan, plan_frames
 from ..sampling.options import FrameExportOptions
 from ..sampling.planned import model_label
@@ -31,7 +32,7 @@ from .anim import anim_record
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
 from .kept import KeptNotes, kept_anim, kept_mesh_of, kept_pair
-from .pose import SHAPE_KEYS_REFUSED, sample_poses
+from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)
 
@@ -142,13 +143,20 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             files = [AnimFile(None, file.options) for file in files[:1]]
     warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
     several, kept_anims = len(files) > 1, 0
+    reads = KeyReads()              # the F-curves and the rig, read once for every anim
+    stepped: dict[str, int] = {}    # several: each reason the timeline was stepped, with its count of anims
     warnings += [file.note for file in files if file.note]
     for number, file in enumerate(files):
         label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
         # several: each anim's rate is said once for all below, its other lines under its name
-        anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
-                                                   file.options, twin, warnings, rate_line=not several)
-        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines]
+        sampled, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
+                                                   file.options, twin, warnings, reads, rate_line=not several)
+        for line in lines if several else []:
+            if line.startswith(STEPPED):
+                stepped[line] = stepped.get(line, 0) + 1
+        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
+                                           if not line.startswith(STEPPED)]
+        anim = sampled
         if number == 0:
             mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept)
             info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
@@ -169,6 +177,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
         info.append(f"Frame rate: each anim's own ({', '.join(f'{r:.4g}' for r in rates)} per second): {len(anims)} "
                     "anims, each to its own file")
+        info += [f"{line} ({count} of {len(anims)} anims)" for line, count in stepped.items()]
         if kept_anims:
             info.append(f"md5anim: the imported files' text kept for {kept_anims} of {len(anims)} anims "
                         "(poses unchanged)")
@@ -184,7 +193,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
 
 def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
-                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str], rate_line: bool = True):
+                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str], reads: KeyReads,
+                  rate_line: bool = True):
     """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
     its limits checked, sampled; a joint-scale problem is added to ``warnings``; the plan's rate line is
     among the report lines while ``rate_line``."""
@@ -200,7 +210,7 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     if not frames:
         raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
                           "the frame range is empty")
-    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model)
+    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model, reads)
     still = ""
     if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
         still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]
