@@ -31,7 +31,7 @@ from ..sampling.still_frames import still_note
 from .anim import anim_record
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
-from .kept import KeptNotes, kept_anim, kept_mesh_of, kept_pair
+from .kept import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
 from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)
@@ -135,10 +135,11 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
         (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
+    kept_anims_read = KeptAnims()       # each anim's imported text, read once for its rate and its poses
     if twin is not None:
         files = [AnimFile(None, options)]
     else:
-        files = anim_files(armature, meshes or [armature], options)
+        files = anim_files(armature, meshes or [armature], options, kept_anims_read)
         if lone is not None:            # the anim alone goes to the chosen file's name
             files = [AnimFile(None, file.options) for file in files[:1]]
     warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
@@ -158,11 +159,11 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                                            if not line.startswith(STEPPED)]
         anim = sampled
         if number == 0:
-            mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept)
+            mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept, kept_anims_read)
             info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
             unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
         else:
-            anim, anim_note = kept_anim(armature, anim, played, unchanged)
+            anim, anim_note = kept_anim(armature, anim, played, unchanged, kept_anims_read)
             kept_notes = KeptNotes(anim=anim_note)
         kept_anims += bool(kept_notes.anim)
         info += kept_notes.lines() if not several else [kept_notes.mesh] if kept_notes.mesh else []

@@ -3,7 +3,8 @@ export of an imported MD5 writes every anim to its own file, each action played 
 drone scaled, every one of its 23 anims at 10 a second (subframes) gives the joint matrices that playing
 each action and stepping the timeline gives, bit for bit, without a frame change; the default export steps
 to no frame and writes the bytes of the export that steps (a driver with no effect makes it step, and its
-report says so once for all anims). Both fail on the old code, which stepped every planned action's frames."""
+report says so once for all anims); and each anim's kept text is read once. All fail on the old code, which
+stepped every planned action's frames and read each kept text twice."""
 from __future__ import annotations
 
 from importlib import import_module
@@ -72,3 +73,17 @@ def test_the_default_export_steps_to_no_frame(bpy_scene, tmp_path, capfd):
     stepped, info, changes = written["stepped"]
     assert info == [f"Info: {STEPPED}{DRIVEN} (23 of 23 anims)"] and changes > 23
     assert stepped == files
+
+
+def test_each_kept_anim_text_is_read_once(bpy_scene, extension, tmp_path, monkeypatch):
+    """Its rate and its poses come from one reading of the text the import kept (the old code read it twice)."""
+    bpy = bpy_scene
+    import_drone(bpy, "as imported")
+    read = []
+    for name in ("kept", "anim_files"):
+        module = import_module(f"{extension}.exporters.md5.{name}")
+        original = getattr(module, "read_md5anim", None) or import_module(f"{extension}.formats.md5.anim").read_md5anim
+        monkeypatch.setattr(module, "read_md5anim", lambda text, original=original: read.append(text) or original(text),
+                            raising=False)
+    assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "mesh.md5mesh")) == {"FINISHED"}
+    assert len(read) == len(set(read)) == 23
