@@ -28,7 +28,7 @@ from ..sampling.frame_plan import FramePlan, plan_frames
 from ..sampling.options import FrameExportOptions
 from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
-from .anim import anim_record
+from .anim import anim_record, frame_bounds
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
 from .kept import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
@@ -173,6 +173,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             joints_scaled = int((sizes != 1.0).any(axis=0).sum())
             info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} "
                         f"frame{'s' if frames_scaled > 1 else ''}")
+        if anim.bounds is None:     # skinned only where the kept file's bounds do not hold
+            anim.bounds = frame_bounds(sampled, built.meshes, sizes)
         anims.append(BuiltAnim(file.name, anim, scale))
     if several:
         rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
@@ -219,7 +221,7 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     _refuse(label, _not_finite([pos, quat], "pose values"))
     sizes = joint_scales(bind, matrices)
     anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE),
-                       sizes)
+                       sizes, bounds=False)
     _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
     if scale_note and scale_note not in warnings:

@@ -3,8 +3,9 @@ export of an imported MD5 writes every anim to its own file, each action played 
 drone scaled, every one of its 23 anims at 10 a second (subframes) gives the joint matrices that playing
 each action and stepping the timeline gives, bit for bit, without a frame change; the default export steps
 to no frame and writes the bytes of the export that steps (a driver with no effect makes it step, and its
-report says so once for all anims); and each anim's kept text is read once. All fail on the old code, which
-stepped every planned action's frames and read each kept text twice."""
+report says so once for all anims); each anim's kept text is read once, and its frames skinned for the
+bounds only where the file's do not hold. All fail on the old code, which stepped every planned action's
+frames, read each kept text twice and skinned every anim."""
 from __future__ import annotations
 
 from importlib import import_module
@@ -87,3 +88,21 @@ def test_each_kept_anim_text_is_read_once(bpy_scene, extension, tmp_path, monkey
                             raising=False)
     assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "mesh.md5mesh")) == {"FINISHED"}
     assert len(read) == len(set(read)) == 23
+
+
+def test_bounds_are_skinned_only_where_the_kept_ones_do_not_hold(bpy_scene, extension, tmp_path, monkeypatch):
+    """Untouched, every anim keeps its file's bounds: no frame is skinned (the old code skinned all 23 anims'
+    frames and dropped them); scaled, each anim's frames are skinned once."""
+    bpy = bpy_scene
+    skinned = []
+    anim = import_module(f"{extension}.exporters.md5.anim")
+    counting = (lambda record, *args, original=anim.frame_bounds: skinned.append(record.num_frames)
+                or original(record, *args))
+    for name in ("anim", "build"):
+        monkeypatch.setattr(import_module(f"{extension}.exporters.md5.{name}"), "frame_bounds", counting,
+                            raising=False)
+    for edit in ("as imported", "scaled"):
+        import_drone(bpy, edit)
+        skinned.clear()
+        assert bpy.ops.export_scene.md5(filepath=str(tmp_path / edit / "mesh.md5mesh")) == {"FINISHED"}
+        assert len(skinned) == (0 if edit == "as imported" else 23), edit
