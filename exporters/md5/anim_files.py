@@ -117,9 +117,10 @@ def imported_anims(armature: bpy.types.Object) -> list[bpy.types.Action]:
 
 
 def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], options: FrameExportOptions,
-               anims: KeptAnims | None = None) -> list[AnimFile]:
+               anims: KeptAnims | None = None, found: dict | None = None) -> list[AnimFile]:
     """The files to write (module docstring); each one's options have a frame rate the sampling knows.
-    ``anims``: the export's kept anims (:class:`.kept.KeptAnims`), read once."""
+    ``anims``: the export's kept anims (:class:`.kept.KeptAnims`), read once; ``found``: the actions found,
+    for :func:`..sampling.frame_plan.export_actions` (filled here, used again by each file's plan)."""
     if options.frame_rate != AUTO:
         listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []
         action = armature.animation_data.action if armature.animation_data is not None else None
@@ -138,11 +139,11 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], optio
         stem = _mesh_stem(armature)
         names = _unique([_file_name(group[0], stem, True) for group in groups], stem)
         every = replace(game, frame_source="ACTIONS", actions=None, step=1)
-        found = [action.name for action, _ in export_actions(meshes, every)]
+        names_found = [action.name for action, _ in export_actions(meshes, every, found)]
 
         def ticked(group: list[bpy.types.Action]) -> list[tuple[str, bool]]:
             mine = [action.name for action in group]
-            return [(name, True) for name in mine] + [(name, False) for name in found if name not in mine]
+            return [(name, True) for name in mine] + [(name, False) for name in names_found if name not in mine]
         return [AnimFile(name, replace(every, actions=ticked(group), own_fps=own_rate(group[0], cache)))
                 for name, group in zip(names, groups)]
     if options.frame_source == "TIMELINE":
@@ -150,6 +151,6 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], optio
         rate = own_rate(action, cache)
         name = _file_name(action, _mesh_stem(armature), False) if rate is not None else None
         return [AnimFile(name, replace(game, own_fps=rate))]
-    rates = {own_rate(action, cache) for action, _ in export_actions(meshes, options)}
+    rates = {own_rate(action, cache) for action, _ in export_actions(meshes, options, found)}
     rate = rates.pop() if len(rates) == 1 else None
     return [AnimFile(None, replace(game, own_fps=rate))]

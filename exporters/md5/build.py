@@ -136,22 +136,24 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
     kept_anims_read = KeptAnims()       # each anim's imported text, read once for its rate and its poses
+    reads = KeyReads()              # the F-curves and the rig, read once for every anim
+    found: dict = {}                # the actions that animate the model, found once for every anim's plan
     if twin is not None:
         files = [AnimFile(None, options)]
     else:
-        files = anim_files(armature, meshes or [armature], options, kept_anims_read)
+        files = anim_files(armature, meshes or [armature], options, kept_anims_read, found)
         if lone is not None:            # the anim alone goes to the chosen file's name
             files = [AnimFile(None, file.options) for file in files[:1]]
     warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
     several, kept_anims = len(files) > 1, 0
-    reads = KeyReads()              # the F-curves and the rig, read once for every anim
     stepped: dict[str, int] = {}    # several: each reason the timeline was stepped, with its count of anims
     warnings += [file.note for file in files if file.note]
     for number, file in enumerate(files):
         label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
         # several: each anim's rate is said once for all below, its other lines under its name
         sampled, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
-                                                   file.options, twin, warnings, reads, rate_line=not several)
+                                                   file.options, twin, warnings, reads, found,
+                                                   rate_line=not several)
         for line in lines if several else []:
             if line.startswith(STEPPED):
                 stepped[line] = stepped.get(line, 0) + 1
@@ -197,7 +199,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
 def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
                   options: Md5ExportOptions, twin: Twin | None, warnings: list[str], reads: KeyReads,
-                  rate_line: bool = True):
+                  found: dict, rate_line: bool = True):
     """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
     its limits checked, sampled; a joint-scale problem is added to ``warnings``; the plan's rate line is
     among the report lines while ``rate_line``."""
@@ -205,7 +207,7 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
-        plan = plan_frames(context, meshes or [armature], [r.topology for r in rests], options, check)
+        plan = plan_frames(context, meshes or [armature], [r.topology for r in rests], options, check, found)
         frames = plan.frames
     else:
         plan, frames = twin.plan, twin.frames
