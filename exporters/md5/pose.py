@@ -23,7 +23,7 @@ from ..sampling.action_sampling import animated_ids
 from ..sampling.curve_pose import KeyReads, action_fcurves, curve_channels, posed
 from ..sampling.frame_plan import ACTION, SHAPE_KEY, FramePlan
 from ..sampling.frame_rate import scene_times, set_frame
-from .rig import bone_matrices, pose_matrices, pose_order
+from .rig import bone_matrices, pose_order
 
 SHAPE_KEYS_REFUSED = ("MD5 is skeletal: its frames are poses of the armature, which shape keys do not move; "
                       "export Frames: Timeline or Actions")
@@ -71,9 +71,10 @@ def _joint_matrices(context, armature: bpy.types.Object, order: list[str], model
                     reads: KeyReads) -> np.ndarray:
     """(F, J, 4, 4) model-space joint matrices of channels from :func:`_channels_now` (one or several calls'
     joined): the pose bones' matrices in the armature's evaluated matrix (read once an export)."""
-    world = _world(context, armature, reads)
+    front = model @ _world(context, armature, reads)    # as (model @ world) @ joints, frame by frame
     where = pose_order(armature.pose.bones, order)
-    return np.array([model @ world @ pose_matrices(pose.ravel(), where) for pose in posed(armature, channels, reads)])
+    poses = posed(armature, channels, reads)             # (F, B, 16) as foreach_get reads each frame's
+    return front @ poses.reshape(len(poses), -1, 4, 4).transpose(0, 1, 3, 2).astype(np.float64)[:, where]
 
 
 def _world(context, armature: bpy.types.Object, reads: KeyReads) -> np.ndarray:
