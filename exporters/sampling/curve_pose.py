@@ -6,7 +6,10 @@ or quaternion rotation; F-curves with constant, linear or Bezier keys, constant 
 no modifiers), :func:`curve_poses` computes every bone's pose matrix at every frame with
 :mod:`.blender_eval`, equal to ``PoseBone.matrix`` after ``scene.frame_set`` bit for bit. Otherwise
 it names the first reason it cannot, and the caller steps the timeline. Not detected: a script's
-frame-change handler that poses bones (stepping the timeline would run it).
+frame-change handler that poses bones (stepping the timeline would run it). For actions played one
+after another (each assigned in turn), :func:`curve_channels` reads each one's channels and
+:func:`posed` takes them through the hierarchy together; a :class:`KeyReads` shared by an export reads
+the rig once.
 """
 from __future__ import annotations
 
