@@ -7,9 +7,9 @@ The poses are computed from the action's F-curves (:mod:`..sampling.curve_pose`,
 ``PoseBone.matrix`` has after stepping to each frame) where they alone decide them and the armature
 object itself cannot move (no parent, no object constraints, an action keying only its bones): on the
 timeline from the armature's action, and for planned actions from each one once it is assigned (the
-playback puts the bones at rest and assigns it once, not once a frame; all the actions' channels then go
-through the hierarchy together). Else the timeline is stepped (for the actions where they do not hold)
-and the report names why (one line per reason).
+playback puts the bones at rest and assigns it once, not once a frame; the channels of all the actions
+of one call then go through the hierarchy together). Else the timeline is stepped (for the actions where
+they do not hold) and the report names why (one line per reason).
 """
 from __future__ import annotations
 
