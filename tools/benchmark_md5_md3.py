@@ -172,7 +172,9 @@ def meshes_digest(bpy) -> str:
 
 def measure(bpy, repeat: int, floors: bool) -> dict:
     """Every case's best CPU seconds in this process, its digests and (``floors``) its floors."""
+    import tools.benchmark_md5_import as md5_import
     from tools.benchmark_md5_import import cases, keys_digest
+    md5_import.CORPUS = CORPUS / "md5"      # this script's corpus, whichever checkout's code runs (--checkout)
     out: dict = {"md5": {}, "md3": {}}
     with tempfile.TemporaryDirectory(prefix="classic_models_bench_") as tmp:
         for path, anims in cases(3):

@@ -37,7 +37,9 @@ def local_values(world_pos: np.ndarray, world_quat: np.ndarray, parents: np.ndar
 
 def anim_record(names: list[str], parents: np.ndarray, world_pos: np.ndarray, world_quat: np.ndarray,
                 frame_rate: float, mesh_parts: list, header: Md5Header | None = None,
-                joint_scale: np.ndarray | None = None) -> Md5Anim:
+                joint_scale: np.ndarray | None = None, bounds: bool = True) -> Md5Anim:
+    """The anim of the poses; its ``bounds`` None unless ``bounds`` (:func:`frame_bounds` later, where the
+    kept file's do not hold)."""
     values = local_values(world_pos, world_quat, parents)                   # (F, J, 6)
     moving = np.ptp(values, axis=0) > PRINTED
     flagged = moving | (np.abs(values[0]) >= PRINTED)                       # (J, 6)
@@ -48,7 +50,7 @@ def anim_record(names: list[str], parents: np.ndarray, world_pos: np.ndarray, wo
     anim = Md5Anim(list(names), np.asarray(parents, np.int64), flags, start, float(frame_rate),
                    np.zeros((len(values), 2, 3)), values[0, :, :3].copy(), values[0, :, 3:].copy(),
                    np.ascontiguousarray(frames), header=header or Md5Header())
-    anim.bounds = frame_bounds(anim, mesh_parts, joint_scale)
+    anim.bounds = frame_bounds(anim, mesh_parts, joint_scale) if bounds else None
     return anim
 
 

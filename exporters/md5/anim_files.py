@@ -28,10 +28,9 @@ import bpy
 from ...common.contract import (DEFAULT_FPS, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE,
                                 MD5_MESH_SOURCE, MIN_FPS)
 from ...common.stored_records import stored_bytes, stored_floats
-from ...formats.errors import FormatError
-from ...formats.md5.anim import read_md5anim
 from ..sampling.frame_plan import export_actions
 from ..sampling.options import FrameExportOptions
+from .kept import KeptAnims
 
 AUTO = "AUTO"
 ANIM_SUFFIX = ".md5anim"
@@ -45,19 +44,16 @@ class AnimFile:
     note: str = ""                  # a warning about what the file leaves out
 
 
-def own_rate(action: bpy.types.Action | None, cache: dict) -> float | None:
+def own_rate(action: bpy.types.Action | None, anims: KeptAnims) -> float | None:
     """The rate the import placed ``action``'s anim at: its file's ``frameRate`` (24 where the scene could
-    not play it, as the import did); None for an action not imported from an ``.md5anim``."""
+    not play it, as the import did); None for an action not imported from an ``.md5anim``. ``anims``: the
+    export's kept anims, each read once (several split actions hold one anim; the kept text is compared too)."""
     source = stored_bytes(action, MD5_ANIM_SOURCE) if action is not None else None
     if source is None:
         return None
-    if source not in cache:             # several split actions hold one anim: read once
-        try:
-            rate = float(read_md5anim(source).frame_rate)
-        except FormatError:
-            rate = None
-        cache[source] = rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else DEFAULT_FPS
-    return cache[source]
+    record = anims(source)
+    rate = None if record is None else float(record.frame_rate)
+    return rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else DEFAULT_FPS
 
 
 def _file_name(action: bpy.types.Action, mesh_stem: str, own: bool) -> str | None:
@@ -120,9 +116,11 @@ def imported_anims(armature: bpy.types.Object) -> list[bpy.types.Action]:
     return [item.action for item in settings.animations if item.action is not None]
 
 
-def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object],
-               options: FrameExportOptions) -> list[AnimFile]:
-    """The files to write (module docstring); each one's options have a frame rate the sampling knows."""
+def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], options: FrameExportOptions,
+               anims: KeptAnims | None = None, found: dict | None = None) -> list[AnimFile]:
+    """The files to write (module docstring); each one's options have a frame rate the sampling knows.
+    ``anims``: the export's kept anims (:class:`.kept.KeptAnims`), read once; ``found``: the actions found,
+    for :func:`..sampling.frame_plan.export_actions` (filled here, used again by each file's plan)."""
     if options.frame_rate != AUTO:
         listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []
         action = armature.animation_data.action if armature.animation_data is not None else None
@@ -133,7 +131,7 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object],
             "one of them; choose Frame Rate: Automatic (each anim to its own file) or Frames: Actions (all of "
             "them in one)")
         return [AnimFile(None, options, note)]
-    cache: dict = {}
+    cache = anims if anims is not None else KeptAnims()
     game = replace(options, frame_rate="GAME")
     listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []
     if listed:
@@ -141,11 +139,11 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object],
         stem = _mesh_stem(armature)
         names = _unique([_file_name(group[0], stem, True) for group in groups], stem)
         every = replace(game, frame_source="ACTIONS", actions=None, step=1)
-        found = [action.name for action, _ in export_actions(meshes, every)]
+        names_found = [action.name for action, _ in export_actions(meshes, every, found)]
 
         def ticked(group: list[bpy.types.Action]) -> list[tuple[str, bool]]:
             mine = [action.name for action in group]
-            return [(name, True) for name in mine] + [(name, False) for name in found if name not in mine]
+            return [(name, True) for name in mine] + [(name, False) for name in names_found if name not in mine]
         return [AnimFile(name, replace(every, actions=ticked(group), own_fps=own_rate(group[0], cache)))
                 for name, group in zip(names, groups)]
     if options.frame_source == "TIMELINE":
@@ -153,6 +151,6 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object],
         rate = own_rate(action, cache)
         name = _file_name(action, _mesh_stem(armature), False) if rate is not None else None
         return [AnimFile(name, replace(game, own_fps=rate))]
-    rates = {own_rate(action, cache) for action, _ in export_actions(meshes, options)}
+    rates = {own_rate(action, cache) for action, _ in export_actions(meshes, options, found)}
     rate = rates.pop() if len(rates) == 1 else None
     return [AnimFile(None, replace(game, own_fps=rate))]

@@ -23,15 +23,16 @@ from ...formats.report_lines import over_limit
 from ...formats.shown import quoted
 from ..export_error import ExportError
 from ..sampling.animated_mesh import export_meshes
+from ..sampling.curve_pose import KeyReads
 from ..sampling.frame_plan import FramePlan, plan_frames
 from ..sampling.options import FrameExportOptions
 from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
-from .anim import anim_record
+from .anim import anim_record, frame_bounds
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
-from .kept import KeptNotes, kept_anim, kept_mesh_of, kept_pair
-from .pose import SHAPE_KEYS_REFUSED, sample_poses
+from .kept import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
+from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)
 
@@ -134,27 +135,37 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
         (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
+    kept_anims_read = KeptAnims()       # each anim's imported text, read once for its rate and its poses
+    reads = KeyReads()              # the F-curves and the rig, read once for every anim
+    found: dict = {}                # the actions that animate the model, found once for every anim's plan
     if twin is not None:
         files = [AnimFile(None, options)]
     else:
-        files = anim_files(armature, meshes or [armature], options)
+        files = anim_files(armature, meshes or [armature], options, kept_anims_read, found)
         if lone is not None:            # the anim alone goes to the chosen file's name
             files = [AnimFile(None, file.options) for file in files[:1]]
     warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
     several, kept_anims = len(files) > 1, 0
+    stepped: dict[str, int] = {}    # several: each reason the timeline was stepped, with its count of anims
     warnings += [file.note for file in files if file.note]
     for number, file in enumerate(files):
         label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
         # several: each anim's rate is said once for all below, its other lines under its name
-        anim, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
-                                                   file.options, twin, warnings, rate_line=not several)
-        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines]
+        sampled, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
+                                                   file.options, twin, warnings, reads, found,
+                                                   rate_line=not several)
+        for line in lines if several else []:
+            if line.startswith(STEPPED):
+                stepped[line] = stepped.get(line, 0) + 1
+        info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
+                                           if not line.startswith(STEPPED)]
+        anim = sampled
         if number == 0:
-            mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept)
+            mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept, kept_anims_read)
             info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
             unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
         else:
-            anim, anim_note = kept_anim(armature, anim, played, unchanged)
+            anim, anim_note = kept_anim(armature, anim, played, unchanged, kept_anims_read)
             kept_notes = KeptNotes(anim=anim_note)
         kept_anims += bool(kept_notes.anim)
         info += kept_notes.lines() if not several else [kept_notes.mesh] if kept_notes.mesh else []
@@ -164,11 +175,14 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             joints_scaled = int((sizes != 1.0).any(axis=0).sum())
             info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} "
                         f"frame{'s' if frames_scaled > 1 else ''}")
+        if anim.bounds is None:     # skinned only where the kept file's bounds do not hold
+            anim.bounds = frame_bounds(sampled, built.meshes, sizes)
         anims.append(BuiltAnim(file.name, anim, scale))
     if several:
         rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
         info.append(f"Frame rate: each anim's own ({', '.join(f'{r:.4g}' for r in rates)} per second): {len(anims)} "
                     "anims, each to its own file")
+        info += [f"{line} ({count} of {len(anims)} anims)" for line, count in stepped.items()]
         if kept_anims:
             info.append(f"md5anim: the imported files' text kept for {kept_anims} of {len(anims)} anims "
                         "(poses unchanged)")
@@ -184,7 +198,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
 
 
 def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
-                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str], rate_line: bool = True):
+                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str], reads: KeyReads,
+                  found: dict, rate_line: bool = True):
     """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
     its limits checked, sampled; a joint-scale problem is added to ``warnings``; the plan's rate line is
     among the report lines while ``rate_line``."""
@@ -192,7 +207,7 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
-        plan = plan_frames(context, meshes or [armature], [r.topology for r in rests], options, check)
+        plan = plan_frames(context, meshes or [armature], [r.topology for r in rests], options, check, found)
         frames = plan.frames
     else:
         plan, frames = twin.plan, twin.frames
@@ -200,7 +215,7 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     if not frames:
         raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
                           "the frame range is empty")
-    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model)
+    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model, reads)
     still = ""
     if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
         still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]
@@ -208,7 +223,7 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     _refuse(label, _not_finite([pos, quat], "pose values"))
     sizes = joint_scales(bind, matrices)
     anim = anim_record(order, parents, pos, quat, plan.model_fps, mesh.meshes, Md5Header(commandline=COMMANDLINE),
-                       sizes)
+                       sizes, bounds=False)
     _refuse(label, anim_problems(anim) + pair_problems(mesh, anim))
     scale_note = joint_scale_problem(np.concatenate([bind[None], matrices]))
     if scale_note and scale_note not in warnings:

@@ -19,6 +19,7 @@ printed precision.
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -269,6 +270,24 @@ class KeptNotes:
         return [line for line in (self.mesh, self.anim) if line]
 
 
+class KeptAnims:
+    """Each ``.md5anim`` text the import kept, read once an export however many parts need it (its
+    rate, :mod:`.anim_files`; its poses and characters, :func:`kept_anim`): ``kept(source)`` gives the record
+    (a copy: an export changes its bounds) or None where the text does not read."""
+
+    def __init__(self) -> None:
+        self._read: dict[bytes, object] = {}
+
+    def __call__(self, source: bytes):
+        if source not in self._read:
+            try:
+                self._read[source] = read_md5anim(source)
+            except FormatError:
+                self._read[source] = None
+        record = self._read[source]
+        return copy.copy(record) if record is not None else None
+
+
 def kept_mesh_of(armature: bpy.types.Object):
     """The ``.md5mesh`` the import kept on ``armature``, read (None: none kept, or not readable)."""
     source = stored_bytes(armature, MD5_MESH_SOURCE)
@@ -278,17 +297,18 @@ def kept_mesh_of(armature: bpy.types.Object):
         return None
 
 
-def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None, kept_mesh=False):
+def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None, kept_mesh=False,
+              anims: KeptAnims | None = None):
     """(mesh, anim, :class:`KeptNotes`, mesh text): the kept files' records where the built ones equal them, else the
     built ones; the anim's from the action ``played`` (Actions) or the armature's action (Timeline); the
     text :func:`write_md5mesh` gave the mesh when it was written to compare with the kept file, else None
     (the export writes it then, not twice). ``kept_mesh``: :func:`kept_mesh_of` read already (it is
-    changed here), else it is read."""
+    changed here), else it is read; ``anims``: the kept anims read already."""
     source = stored_bytes(armature, MD5_MESH_SOURCE)
     if kept_mesh is False:
         kept_mesh = kept_mesh_of(armature)
     if kept_mesh is None:       # an anim's own skeleton (no mesh: its bounds stay the file's), or no kept file
-        anim, note = kept_anim(armature, anim, played, not mesh.meshes)
+        anim, note = kept_anim(armature, anim, played, not mesh.meshes, anims)
         return mesh, anim, KeptNotes(anim=note), None
     bones = armature.data.bones
     lengths = np.array([bones[name].length if name in bones else 0.0 for name in mesh.joint_names])
@@ -305,13 +325,15 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     # the file's bounds hold while the mesh writes back as it was and no pose changed
     text = write_md5mesh(mesh) if merged is not None else None
     unchanged = text == source
-    anim, notes.anim = kept_anim(armature, anim, played, unchanged)
+    anim, notes.anim = kept_anim(armature, anim, played, unchanged, anims)
     return mesh, anim, notes, text
 
 
-def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchanged: bool):
+def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchanged: bool,
+              anims: KeptAnims | None = None):
     """(anim, note): the kept ``.md5anim`` of the action ``played`` (Actions) or the armature's action
-    (Timeline) where no pose changed (its bounds while ``mesh_unchanged``), else ``anim``."""
+    (Timeline) where no pose changed (its bounds while ``mesh_unchanged``), else ``anim``; ``anims``: the
+    kept anims read already (else the text is read here)."""
     if anim is None:
         return None, ""
     if played is not None:          # Actions: the one action sampled, or the actions split from one anim
@@ -321,9 +343,8 @@ def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchan
         anim_source = stored_bytes(action, MD5_ANIM_SOURCE)
     if anim_source is None:
         return anim, ""
-    try:
-        kept = read_md5anim(anim_source)
-    except FormatError:
+    kept = (anims or KeptAnims())(anim_source)
+    if kept is None:
         return anim, ""
     merged = _merged_anim(anim, kept, mesh_unchanged)
     if merged is None:

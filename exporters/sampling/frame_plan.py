@@ -126,10 +126,12 @@ def imported_as_actions(obj: bpy.types.Object, options: FrameExportOptions) -> b
 
 
 def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topologies: list[Topology],
-                options: FrameExportOptions, check: Callable[[FramePlan], None] | None = None) -> FramePlan:
+                options: FrameExportOptions, check: Callable[[FramePlan], None] | None = None,
+                found: dict | None = None) -> FramePlan:
     """The frame plan of exporting ``meshes`` (with their ``topologies``) with ``options``. ``check``
     sees the plan before any frame is evaluated (and again when the timeline's end pose, which takes
-    three evaluated frames to decide, adds a frame) and raises to refuse it."""
+    three evaluated frames to decide, adds a frame) and raises to refuse it. ``found``: see
+    :func:`export_actions` (several plans of one export)."""
     check = check or (lambda plan: None)
     scene = context.scene
     first = meshes[0]
@@ -144,7 +146,7 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
                      else start, [], own_fps=own or None)
     if by_actions:
         plan.actions = [PlannedAction(a, t, action_frames(a, options.step, every, t, bool(own)))
-                        for a, t in export_actions(meshes, options)]
+                        for a, t in export_actions(meshes, options, found)]
         plan.end_pose = ended_actions([(a.action, a.target) for a in plan.actions], options.step, every, bool(own))
         plan.frames, plan.name_problem = _action_frames(first, plan.actions)
         check(plan)
@@ -191,12 +193,17 @@ def carries_animation(obj: bpy.types.Object) -> bool:
     return any(_animates(x) for x in chain + followed + [data, keys]) or bool(obj.constraints)
 
 
-def export_actions(meshes: list[bpy.types.Object], options: FrameExportOptions) -> list:
+def export_actions(meshes: list[bpy.types.Object], options: FrameExportOptions, found: dict | None = None) -> list:
     """The (action, target) pairs an Actions export samples, in ``options.actions`` order (else the default;
-    actions named after Quake II's player animations in the game's order, see ``standard_rule``)."""
+    actions named after Quake II's player animations in the game's order, see ``standard_rule``).
+    ``found``: the actions found already for these meshes (an export of several files fills it once)."""
     imported = imported_as_actions(meshes[0], options)     # the import's order: written back as it was
     standard = "" if imported else standard_rule(meshes, options.standard_order)
-    by_name = {action.name: (action, target) for action, target in find_actions(meshes, standard)}
+    if found is None or standard not in found:
+        pairs = find_actions(meshes, standard)
+        if found is not None:
+            found[standard] = pairs
+    by_name = {action.name: (action, target) for action, target in (pairs if found is None else found[standard])}
     return [by_name[n] for n in order_actions(list(by_name), None if imported else options.actions, standard)]
 
 
