@@ -92,7 +92,8 @@ def fold(messages: Iterable[str], limit: int | None = LINE_LIMIT) -> list[Folded
     for (is_kind, key), members in groups.items():
         if is_kind:
             details = list(dict.fromkeys(str(m) for m in members))
-            folded.append(Folded(_kind_line(key, [cast(Message, m).item for m in members], limit or LINE_LIMIT), details))
+            items = [cast(Message, m).item for m in members]
+            folded.append(Folded(_kind_line(key, items, limit or LINE_LIMIT), details))
         else:
             line = key if len(members) == 1 else f"{key} ({len(members)} times)"
             short = shorten(line, limit) if limit else line

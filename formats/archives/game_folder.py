@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from .archive import ARCHIVE_SUFFIXES, Archive, ArchiveError, Member, is_archive_name, member_key, open_archive, unsafe_name
+from .archive import (ARCHIVE_SUFFIXES, Archive, ArchiveError, Member, is_archive_name, member_key, open_archive,
+                      unsafe_name)
 
 _NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
 HEXEN2_FOLDERS = ("data1", "portals", "hw")

@@ -74,7 +74,7 @@ def indexed(text: Md5Text, block: np.ndarray, column: int, count: int, start: in
     seen = np.zeros(count, np.int64)
     np.add.at(seen, index, 1)
     if (seen > 1).any():
-        earlier = set()
+        earlier: set[int] = set()       # (set.add's None is the idiom's False)
         row = next(r for r, i in enumerate(index.tolist()) if i in earlier or earlier.add(i))  # type: ignore[func-returns-value]
         raise text.error(f"{what} {int(index[row])} is given twice", start + row * width + column)
     order = np.empty(count, np.int64)

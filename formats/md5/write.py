@@ -67,7 +67,8 @@ def _detected_style(source: Md5Source) -> Md5Style:
             name_gap = source.data[source.ends[i + 1]:source.starts[i + 2]].decode("latin-1") \
                 if i + 2 < len(source.starts) else "\t"
             comment = line.find(b"//")
-            comment_gap = cast(re.Match, re.search(rb"[ \t]*\Z", line[:comment])).group().decode() if comment > 0 else None
+            comment_gap = cast(re.Match, re.search(rb"[ \t]*\Z", line[:comment])).group().decode() \
+                if comment > 0 else None
             return Md5Style(indent, max(decimals) if decimals else 6, comment >= 0,
                             name_gap if name_gap.strip(" \t") == "" and name_gap else "\t", comment_gap)
     return Md5Style(indent, max(decimals) if decimals else 6)

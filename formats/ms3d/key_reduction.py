@@ -196,8 +196,10 @@ class Reduction:
         return sum(len(c.frames) for c in self.rotations + self.positions)
 
 
-def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray, rotation_keys: list[tuple[np.ndarray, np.ndarray] | None],
-                position_keys: list[tuple[np.ndarray, np.ndarray] | None], parents: list[int], reach: np.ndarray, tolerance: float,
+def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray,
+                rotation_keys: list[tuple[np.ndarray, np.ndarray] | None],
+                position_keys: list[tuple[np.ndarray, np.ndarray] | None], parents: list[int], reach: np.ndarray,
+                tolerance: float,
                 linear: list[bool] | None = None, verify=None) -> Reduction:
     """Keys per joint so that MilkShape's playback stays within ``tolerance`` of the sampled pose.
 
