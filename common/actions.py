@@ -60,7 +60,7 @@ def played_with(action: bpy.types.Action, target: bpy.types.ID) -> list[tuple[bp
     [] for anything else."""
     owner = _owner(target)
     root = owner.parent if owner is not None else None
-    if root is None or root.get(MD3_ROOT) is None or root.classic_model.animation_mode != "ACTIONS":
+    if owner is None or root is None or root.get(MD3_ROOT) is None or root.classic_model.animation_mode != "ACTIONS":
         return []
     items = owner.classic_model.animations
     index = next((k for k, item in enumerate(items) if item.action == action), None)

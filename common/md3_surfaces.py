@@ -11,6 +11,7 @@ indexes offset by the previous surfaces' counts). Nothing here reads a Blender n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -61,14 +62,14 @@ def mesh_surfaces(mesh) -> list[SurfaceRecords]:
     count = surface_count(mesh)
     if not count:
         return []
-    header = stored_bytes(mesh, MD3_SURFACE)
+    header = stored_bytes(mesh, MD3_SURFACE) or b""          # (count > 0: kept)
     blobs = [stored_bytes(mesh, key) for key in (MD3_SHADERS, MD3_ST, MD3_XYZ_NORMALS)]
     heads = np.frombuffer(header, SURFACE)
     degenerate = stored_bytes(mesh, MD3_DEGENERATE) or b""
     rows = np.frombuffer(degenerate, DEGENERATE_MD3) if len(degenerate) % DEGENERATE_MD3.itemsize == 0 \
         else np.zeros(0, DEGENERATE_MD3)
     if count == 1:
-        return [SurfaceRecords(0, header, *blobs, 0, 0, rows)]
+        return [SurfaceRecords(0, header, blobs[0], blobs[1], blobs[2], 0, 0, rows)]
     sizes = np.stack([heads["num_shaders"] * SHADER.itemsize, heads["num_verts"] * ST.itemsize,
                       heads["num_frames"] * heads["num_verts"] * XYZ_NORMAL.itemsize], axis=1).astype(np.int64)
     if (sizes < 0).any() or any(b is None or len(b) != int(s) for b, s in zip(blobs, sizes.sum(axis=0))):
@@ -83,7 +84,7 @@ def mesh_surfaces(mesh) -> list[SurfaceRecords]:
         own = rows[(rows["index"] >= first_triangle) & (rows["index"] < triangle_ends[s])].copy()
         own["index"] -= first_triangle
         own["indexes"] -= first_vertex
-        cut = [blob[int(end - size):int(end)] for blob, end, size in zip(blobs, ends[s], sizes[s])]
-        out.append(SurfaceRecords(s, header[s * SURFACE.itemsize:(s + 1) * SURFACE.itemsize], *cut,
+        cut = [cast(bytes, blob)[int(end - size):int(end)] for blob, end, size in zip(blobs, ends[s], sizes[s])]
+        out.append(SurfaceRecords(s, header[s * SURFACE.itemsize:(s + 1) * SURFACE.itemsize], cut[0], cut[1], cut[2],
                                   first_vertex, first_triangle, own))
     return out

@@ -188,7 +188,8 @@ def mdl_skin_slots(obj: bpy.types.Object) -> list[tuple[bpy.types.Material, list
     :func:`material_skin_images`, or None for a flat skin of its base colour): each material slot whose
     material has an image (a material in two slots is two skins), then every other material once, so skin 0
     stays an image. The MDL export and the enhanced MD3 beside it both number skins by this."""
-    slots, flat = [], []
+    slots: list[tuple[bpy.types.Material, list | None]] = []
+    flat: list[tuple[bpy.types.Material, list | None]] = []
     for slot in obj.material_slots:
         pairs = material_skin_images(slot.material)
         if pairs:

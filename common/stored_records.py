@@ -9,6 +9,7 @@ do the same for lists of names, numbers and JSON text.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 
 def stored_bytes(block, key: str) -> bytes | None:
@@ -27,7 +28,7 @@ def stored_strings(block, key: str) -> list[str] | None:
 
 def stored_floats(block, key: str, count: int) -> list[float] | None:
     """``block[key]`` as ``count`` floats when it holds that many numbers, else None."""
-    value = block.get(key) if block is not None else None
+    value: Any = block.get(key) if block is not None else None     # anything: None or a string raise below
     try:
         numbers = [float(item) for item in value]
     except (TypeError, ValueError):

@@ -69,8 +69,8 @@ def _candidate_mask() -> np.ndarray:
     centres = (edges[:-1] + edges[1:]) / 2.0
     masks = []
     for face in range(6):
-        axis, sign = divmod(face, 2)
-        sign = -1.0 if sign else 1.0
+        axis, odd = divmod(face, 2)
+        sign = -1.0 if odd else 1.0
 
         def direction(u, v, axis=axis, sign=sign):
             d = np.zeros(np.broadcast(u, v).shape + (3,))
@@ -127,8 +127,8 @@ def nearest_normal_index(normals: np.ndarray, chunk: int = 1 << 16) -> np.ndarra
             np.take(first, cell, out=out[start:start + len(cell)])
             several = np.flatnonzero(~single.take(cell))
             if len(several):
-                pick, close = _best_candidate(*(c.take(several).astype(np.float64) for c in components),
-                                              cell.take(several))
+                cx, cy, cz = (c.take(several).astype(np.float64) for c in components)
+                pick, close = _best_candidate(cx, cy, cz, cell.take(several))
                 out[start + several] = pick
                 full.append(start + several[close])
             full.append(start + np.flatnonzero(~usable))

@@ -64,7 +64,7 @@ def mdl_animations(model: MdlModel, fps: float = GAME_FPS) -> list[ScriptAnimati
         slot = model.frames[slots[0]]
         grouped = slot.intervals is not None
         rate = fps
-        if grouped and len(slot.intervals) and float(slot.intervals[-1]) > 0:
+        if slot.intervals is not None and len(slot.intervals) and float(slot.intervals[-1]) > 0:
             rate = round(slot.num_poses / float(slot.intervals[-1]), 3)     # float32 intervals: 9.9999996 is 10
         out.append(ScriptAnimation(animation.name, slots[0], [model.pose_names[model.frames[s].first_pose]
                                                               for s in slots],

@@ -22,7 +22,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, cast
 
 LINE_LIMIT = 100          # characters of a popup line
 EXAMPLES = 3              # items a folded line names before "and N more"
@@ -92,7 +92,8 @@ def fold(messages: Iterable[str], limit: int | None = LINE_LIMIT) -> list[Folded
     for (is_kind, key), members in groups.items():
         if is_kind:
             details = list(dict.fromkeys(str(m) for m in members))
-            folded.append(Folded(_kind_line(key, [m.item for m in members], limit or LINE_LIMIT), details))
+            items = [cast(Message, m).item for m in members]
+            folded.append(Folded(_kind_line(key, items, limit or LINE_LIMIT), details))
         else:
             line = key if len(members) == 1 else f"{key} ({len(members)} times)"
             short = shorten(line, limit) if limit else line

@@ -41,7 +41,7 @@ def _char(c: str) -> str:
     return f"<{code:02X}>"
 
 
-def printable(text: str) -> str:
+def printable(text: object) -> str:
     """``text`` as typed, each character that does not print shown as ``<1F>`` (a terminal shows no raw
     control character from a file's name)."""
     return "".join(_char(c) for c in str(text))

@@ -27,7 +27,8 @@
 #                                                 copied from ../shared/corpus, else fetched from GitHub and Debian
 #                                                 packages by commit/version, each sha256 checked (tools/corpus.py);
 #                                                 `test` runs it first (the full lane with --verify)
-#   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint, then
+#   bash tools/dev.sh lint [ruff args]            ruff check (rules in pyproject.toml), from .venvs/lint, then mypy over
+#                                                 formats/ and common/ ([tool.mypy]: a type error fails), then
 #                                                 tools/sentence_length.py (the pages a modder reads first: <= 25 words a sentence)
 #   bash tools/dev.sh real-blender [pytest args]  Debian's own Blender 5.2.x (sid) and 4.3.x (trixie) in Debian roots
 #                                                 under Xvfb: tests/real_blender (needs root; installs debootstrap)
@@ -82,8 +83,10 @@ venv() {
   echo "$dir/bin/python"
 }
 
-# lint_venv -> the ruff of .venvs/lint (any Python 3), installing RUFF_SPEC there when missing or changed
+# lint_venv -> the ruff of .venvs/lint (any Python 3), installing RUFF_SPEC there when missing or changed, and
+# MYPY_SPEC beside it (its own check: a venv made before mypy keeps its ruff)
 RUFF_SPEC='ruff==0.17.*'
+MYPY_SPEC='mypy==2.4.*'
 lint_venv() {
   local dir="$ROOT/.venvs/lint" py
   if [ ! -x "$dir/bin/ruff" ] || [ "$(cat "$dir/spec" 2>/dev/null)" != "$RUFF_SPEC" ]; then
@@ -92,7 +95,24 @@ lint_venv() {
     "$py" -m venv "$dir" >&2 && "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$RUFF_SPEC" >&2 \
       && echo "$RUFF_SPEC" >"$dir/spec" || return 1
   fi
+  if ! "$dir/bin/python" -c "import importlib.metadata as m; assert m.version('mypy').startswith('${MYPY_SPEC#mypy==}'.rstrip('*'))" \
+       >/dev/null 2>&1; then
+    echo "adding $MYPY_SPEC to $dir..." >&2
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$MYPY_SPEC" >&2 || return 1
+  fi
   echo "$dir/bin/ruff"
+}
+
+# type_check RUFF: mypy (beside RUFF) over formats/ and common/ as the package classic_models ([tool.mypy] in
+# pyproject.toml), through a classic_models link to this checkout and a cache, both under .venvs/mypy/ in a
+# folder of this checkout's own (.venvs may be shared by several checkouts); findings name files from the root
+type_check() {
+  local dir key status
+  key="$(printf %s "$ROOT" | cksum | cut -d' ' -f1)"; dir="$ROOT/.venvs/mypy/$key"
+  mkdir -p "$dir" && { [ "$(readlink "$dir/classic_models")" = "$ROOT" ] || ln -sfn "$ROOT" "$dir/classic_models"; } || return 1
+  MYPYPATH="$dir" "${1%/ruff}/mypy" --cache-dir "$dir/cache" | sed -e "s|^$dir/classic_models/||" -e "s|^.venvs/mypy/$key/classic_models/||"
+  status=${PIPESTATUS[0]}
+  return "$status"
 }
 
 # has_python NAME PYTHON_VERSION: the venv already works, or that Python exists to create it
@@ -237,17 +257,20 @@ wheel_job() {
   [ "$rc" -eq 0 ]
 }
 
-# lint_job RUFF: ruff over the checkout (rules in pyproject.toml), then the manual's mean sentence length
-# (tools/sentence_length.py); any finding fails the run
+# lint_job RUFF: ruff over the checkout (rules in pyproject.toml), then the type check of formats/ and common/
+# (type_check), then the manual's mean sentence length (tools/sentence_length.py); any finding fails the run
 lint_job() {
   local ruff="$1" started=$SECONDS rc=0
   echo "=== lint: $("$ruff" --version), rules in pyproject.toml"
   "$ruff" check --no-fix --output-format concise "$ROOT" || rc=$?
+  echo "=== lint: $("${ruff%/ruff}/mypy" --version | cut -d' ' -f1-2) over formats/ and common/ ([tool.mypy] in pyproject.toml)"
+  type_check "$ruff" || { [ "$rc" -ne 0 ] || rc=5; }
   echo "=== lint: mean sentence length of the manual's pages (tools/sentence_length.py)"
   "${ruff%/ruff}/python" tools/sentence_length.py || { [ "$rc" -ne 0 ] || rc=4; }
   case $rc in
-    0) echo "lint (ruff, sentence length): passed in $((SECONDS - started)) s" ;;
+    0) echo "lint (ruff, mypy, sentence length): passed in $((SECONDS - started)) s" ;;
     4) echo "lint: FAILED (a page a modder reads first averages over 25 words a sentence; 'python3 tools/sentence_length.py')" ;;
+    5) echo "lint (mypy): FAILED (type errors in formats/ or common/: they are in its log above; 'bash tools/dev.sh lint')" ;;
     *) echo "lint (ruff): FAILED (ruff exit $rc: the findings are in its log above; 'bash tools/dev.sh lint')" ;;
   esac >"$LOGS/lint.result"
   [ "$rc" -eq 0 ]
@@ -522,6 +545,7 @@ case "$cmd" in
   lint)
     ruff="$(lint_venv)" || exit 1
     rc=0; "$ruff" check "$@" || rc=$?
+    type_check "$ruff" || rc=1
     "${ruff%/ruff}/python" tools/sentence_length.py >/dev/null || rc=1   # prints only the pages over the limit
     exit "$rc" ;;
   real-blender)

@@ -32,8 +32,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
-from .archive import ARCHIVE_SUFFIXES, Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
+from .archive import (ARCHIVE_SUFFIXES, Archive, ArchiveError, Member, is_archive_name, member_key, open_archive,
+                      unsafe_name)
 
 _NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
 HEXEN2_FOLDERS = ("data1", "portals", "hw")
@@ -86,7 +88,7 @@ def search_archives(root: Path) -> list[Path]:
     except OSError:
         return []
     numbered = sorted((p for p in names if _NUMBERED_PAK.match(p.name)),
-                      key=lambda p: (int(_NUMBERED_PAK.match(p.name).group(1)), p.name))
+                      key=lambda p: (int(p.name[3:-4]), p.name))     # pakN.pak
     other_paks = sorted((p for p in names if p.suffix.lower() == ".pak" and not _NUMBERED_PAK.match(p.name)),
                         key=lambda p: p.name.lower())
     pk3s = sorted((p for p in names if p.suffix.lower() == ".pk3"), key=lambda p: p.name.lower())
@@ -107,7 +109,7 @@ class GameFolder:
                 base is not None and base.root.name.lower() == "data1")
         self.loose_first = loose_first
         self.own_archive_paths = search_archives(self.root)
-        self.archive_paths = self.own_archive_paths + (base.archive_paths if base is not None else [])
+        self.archive_paths: list[Path] = self.own_archive_paths + (base.archive_paths if base is not None else [])
         self.problems: list[ArchiveError] = []
         self._open: dict[Path, Archive | None] = {}
         self._dirs: dict[Path, dict[str, str]] = {}
@@ -205,7 +207,7 @@ class GameFolder:
         if found is None:
             raise ArchiveError(self.root, "not in this game folder (archives and loose files)", name)
         if found.archive is not None:
-            return self.archive(found.archive).read(found.name)
+            return cast(Archive, self.archive(found.archive)).read(found.name)     # find() has just opened it
         loose = (found.root or self.root) / found.name
         try:
             return loose.read_bytes()
@@ -222,10 +224,12 @@ class GameFolder:
         packed: dict[str, GameFile] = {}
         for path in self.archive_paths:
             archive = self.archive(path)
-            for member in archive.members() if archive else []:
+            if archive is None:
+                continue
+            for member in archive.members():
                 key = member_key(member.name)
                 if key not in packed:
-                    winner = archive.find(member.name)
+                    winner = cast(Member, archive.find(member.name))      # one of its members
                     packed[key] = GameFile(winner.name, path, winner.size)
         loose = self._loose_files()
         first, second = (loose, packed) if self.loose_first else (packed, loose)

@@ -63,7 +63,7 @@ def _palette_lump(game: GameFolder | None, archive: Archive | None) -> tuple[str
                 where = str(found.archive) if found.archive is not None else str(found.root or game.root)
                 return where, game.read(found.name)
         member = archive.find(PALETTE_LUMP) if archive is not None else None
-        if member is not None:
+        if member is not None and archive is not None:
             return str(archive.path), archive.read(member.name)
     except (ArchiveError, OSError):
         return None

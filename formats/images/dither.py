@@ -16,6 +16,8 @@ its error goes are contiguous slices.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .palette_lut import colour_keys
@@ -70,7 +72,7 @@ class _Decide:
     def __init__(self, matcher: _Matcher, emissive: bool) -> None:
         classes = matcher.classes[:2 if emissive else 1]
         tables = [entries.lut for entries in classes]
-        self.tables = tables if all(table is not None for table in tables) else None
+        self.tables = cast("list[np.ndarray]", tables) if all(table is not None for table in tables) else None
         self.matcher, self.emissive = matcher, emissive
 
     def __call__(self, value: np.ndarray, lit: np.ndarray) -> np.ndarray:

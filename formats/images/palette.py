@@ -93,6 +93,11 @@ def indices_to_rgba(indices: np.ndarray, palette: np.ndarray) -> np.ndarray:
     return rgba
 
 
+def _rgb(colour: np.ndarray) -> tuple[int, int, int]:
+    r, g, b = (int(c) for c in colour)
+    return r, g, b
+
+
 def measure_drift(colours: np.ndarray, palette: np.ndarray, found: np.ndarray, counts: np.ndarray,
                   difference: np.ndarray | None = None) -> ColourDrift:
     """The :class:`.colour_drift.ColourDrift` of distinct sRGB ``colours`` (n, 3) written as palette
@@ -107,8 +112,8 @@ def measure_drift(colours: np.ndarray, palette: np.ndarray, found: np.ndarray, c
     if not far.any():
         return ColourDrift()
     worst = int(np.argmax(difference))
-    return ColourDrift(int(counts[far].sum()), tuple(int(c) for c in colours[worst]), int(found[worst]),
-                       tuple(int(c) for c in palette[found[worst]]), float(difference[worst]))
+    return ColourDrift(int(counts[far].sum()), _rgb(colours[worst]), int(found[worst]),
+                       _rgb(palette[found[worst]]), float(difference[worst]))
 
 
 def rgba_to_indices(rgba: np.ndarray, palette: np.ndarray, emissive_mask: np.ndarray | None = None,

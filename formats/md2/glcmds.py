@@ -96,7 +96,8 @@ def build_glcmds(tri_xyz: np.ndarray, tri_st: np.ndarray, st: np.ndarray,
     for i in range(num_tris):
         if used[i]:
             continue
-        best_fan, best = True, ([], [], [])
+        best: tuple[list[int], list[int], list[int]] = ([], [], [])
+        best_fan = True
         for fan in (True, False):
             for startv in range(3):
                 run = _run(i, startv, fan, xyz, sts, edges, used)
@@ -276,7 +277,8 @@ def glcmd_triangles(words: np.ndarray, num_vertices: int
 def _runs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(word offsets, counts) of the commands before the 0 terminator, or None when a command runs past
     the end or the terminator is missing."""
-    counts_at, counts = [], []
+    counts_at: list[int] = []
+    counts: list[int] = []
     pos, end = 0, len(words)
     values = words.tolist()
     while pos < end:

@@ -18,6 +18,7 @@ decoded value, and every frame's bytes fit in 0-255.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def _components(positions: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(pos, -1, 0))
 
 
-def _shared(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+def _shared(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The shared lattice of (3, F, V) coordinates with (3, F) bounds, or None."""
     frames = comp.shape[1]
     extent = (hi.astype(np.float64) - lo).max(axis=1)
@@ -92,7 +93,7 @@ def _shared(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     return scale, translate, verts
 
 
-def _per_frame(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+def _per_frame(comp: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each frame's grid from its bounds: :func:`quantize.quantize_frames`, computed axis by axis."""
     scale, translate = grid_from_bounds(lo.T, hi.T)
     dtype = comp.dtype
@@ -174,7 +175,7 @@ def frame_grids(positions: np.ndarray, mode: str = "AUTO") -> FrameGrids:
         grids = _per_frame(comp, lo, hi)
         per_frame = FrameGrids(*grids, "PER_FRAME", _max_error(comp, *grids))
     if shared is None:
-        return per_frame
+        return cast(FrameGrids, per_frame)     # made above whenever no shared lattice is
     if per_frame is None or shared.max_error <= AUTO_TOLERANCE * per_frame.max_error:
         return shared
     return per_frame

@@ -108,7 +108,7 @@ def body_deviations(body: PlayerPart) -> list[str]:
     an earlier one are left out (an animation moved by the wrong length of one before it, the total
     count when the listed animations account for it). Missing and wrong-length animations are
     :class:`..report_lines.Message` items of one kind each."""
-    lines = []
+    lines: list[str] = []
     count = len(body.frame_names)
     found = _ranges(body.frame_names)
     other = found.get(None, [])

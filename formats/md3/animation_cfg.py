@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..errors import FormatError
 from .q3_text import Q3Text, com_parse
@@ -135,13 +136,13 @@ def parse_animation_cfg(data: bytes) -> AnimationCfg:
                 cfg.warnings.append(f"footsteps '{_shown(value)}' is not one the game knows (it keeps 'normal')")
             continue
         if word == b"headoffset":
-            values = []
+            values: list[float] = []
             for _ in range(3):
                 value, _ = com_parse(text)
                 if not value:
                     break
                 values.append(_atof(value))
-            cfg.headoffset = tuple(values + [0.0] * (3 - len(values)))
+            cfg.headoffset = cast(tuple[float, float, float], tuple(values + [0.0] * (3 - len(values))))
             continue
         if word in (b"fixedlegs", b"fixedtorso"):
             setattr(cfg, word.decode(), True)

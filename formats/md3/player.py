@@ -88,7 +88,9 @@ def lod_problems(models: dict[str, Md3Model], lods: dict[str, Md3Model | None]) 
                    f"({', '.join(lacking)}): each part picks among its own levels, so at a distance those parts are "
                    "drawn finer than the others (an export without Levels of Detail leaves the other parts' old "
                    "files); write every part's levels of detail, or delete them all")
-    fewer, more, extra = [], [], []
+    fewer: list[str] = []
+    more: list[str] = []
+    extra = []
     for name, lod in sorted(lods.items()):
         stem = name.partition("_")[0]
         part = models.get(stem)
@@ -193,7 +195,9 @@ def player_problems(models: dict[str, Md3Model], cfg: AnimationCfg | None, skins
     out = [f"{part}.md3 is missing: the game does not load the player" for part in PARTS if part not in models]
     for part, names in TAGS.items():
         model = models.get(part)
-        for tag in names if model is not None else ():
+        if model is None:
+            continue
+        for tag in names:
             if tag not in model.tag_names:
                 out.append(f"{part}.md3 has no {tag}: what hangs on it is drawn at the part's origin")
     if cfg is None:

@@ -33,6 +33,7 @@ class Q3Text:
 
     def _skip(self) -> bool:
         """Skip whitespace and comments; False at the end of the text."""
+        assert self.pos is not None         # token() calls this only before the end
         data = self.data
         while True:
             while self.pos < len(data) and _space(data[self.pos]):

@@ -41,7 +41,8 @@ def script_shader_names(data: bytes) -> set[str]:
     """The shader names a ``scripts/*.shader`` file defines, lower-cased: each name at the top level
     followed by its braced body (ioquake3 tr_shader.c ``ScanAndLoadShaderFiles``: ``COM_ParseExt`` then
     ``SkipBracedSection``)."""
-    text, names, depth = Q3Text(data), set(), 0
+    names: set[str] = set()
+    text, depth = Q3Text(data), 0
     while True:
         token, _ = com_parse(text)
         if not token:
@@ -78,7 +79,9 @@ def folder_script_names(folders: list[GameFolder]) -> set[str]:
                     continue
             for archive_path in each.own_archive_paths:
                 archive = each.archive(archive_path)
-                for member in archive.members() if archive is not None else []:
+                if archive is None:
+                    continue
+                for member in archive.members():
                     key = member.name.replace("\\", "/").lower()
                     if key.startswith("scripts/") and key.endswith(".shader"):
                         names |= script_shader_names(archive.read(member.name))

@@ -59,7 +59,8 @@ def _text(raw: bytes) -> str:
 def parse_skin(data: bytes) -> SkinFile:
     """The entries of a ``.skin`` file, as ``RE_RegisterSkin`` keeps them (never raises)."""
     text = Q3Text(data)
-    entries, tags, total = [], [], 0
+    entries: list[SkinEntry] = []
+    tags, total = [], 0
     while text.pos is not None and text.pos < len(text.data):
         token, _ = comma_parse(text)
         if not token:

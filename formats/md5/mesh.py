@@ -25,6 +25,8 @@ Read, with a warning naming the engines that refuse it:
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .limits import mesh_warnings
@@ -37,7 +39,7 @@ def read_header(text: Md5Text, warnings: list[str]) -> Md5Header:
     """``MD5Version 10`` and ``commandline "..."`` in either order, each optional (see the module)."""
     version, commandline, order = None, None, []
     while text.peek() in (b"MD5Version", b"commandline") and not text.quoted[text.pos]:
-        word = text.peek().decode()
+        word = cast(bytes, text.peek()).decode()
         if word in order:
             raise text.error(f"'{word}' is given twice")
         text.pos += 1
@@ -72,8 +74,8 @@ def indexed(text: Md5Text, block: np.ndarray, column: int, count: int, start: in
     seen = np.zeros(count, np.int64)
     np.add.at(seen, index, 1)
     if (seen > 1).any():
-        earlier = set()
-        row = next(r for r, i in enumerate(index.tolist()) if i in earlier or earlier.add(i))
+        earlier: set[int] = set()       # (set.add's None is the idiom's False)
+        row = next(r for r, i in enumerate(index.tolist()) if i in earlier or earlier.add(i))  # type: ignore[func-returns-value]
         raise text.error(f"{what} {int(index[row])} is given twice", start + row * width + column)
     order = np.empty(count, np.int64)
     order[index] = np.arange(count)
@@ -202,7 +204,7 @@ def read_md5mesh(data: bytes) -> Md5Mesh:
     _refuse_loops(text, names, parents, start)
     text.expect(b"}")
     floats = _floats(block, [3, 4, 5, 8, 9, 10])
-    meshes = []
+    meshes: list[Md5MeshPart] = []
     while len(meshes) < num_meshes and text.peek() == b"mesh":
         meshes.append(_read_part(text, num_joints, len(meshes)))
     if not meshes:

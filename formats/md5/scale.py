@@ -90,7 +90,7 @@ def read_md5scale(data: bytes, joint_names: list[str], num_frames: int) -> Md5Sc
     if not isinstance(root, tuple):
         out.warnings.append("the top level is not a JSON object: Q2PRO applies none of its scales")
         return out
-    index = {}
+    index: dict[str, int] = {}
     for j, name in enumerate(joint_names):
         index.setdefault(name, j)
     unknown, past = [], []

@@ -15,10 +15,12 @@ its text always reads back: the exporter does not parse its files again.
 """
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass
 from itertools import chain, compress
 from operator import not_
+from typing import cast
 
 import numpy as np
 
@@ -46,7 +48,7 @@ def detect_style(source: Md5Source | None) -> Md5Style:
         return Md5Style()
     if source.style is None:        # once per file: the decimals look at every token
         source.style = _detected_style(source)
-    return source.style
+    return cast(Md5Style, source.style)
 
 
 def _detected_style(source: Md5Source) -> Md5Style:
@@ -65,7 +67,8 @@ def _detected_style(source: Md5Source) -> Md5Style:
             name_gap = source.data[source.ends[i + 1]:source.starts[i + 2]].decode("latin-1") \
                 if i + 2 < len(source.starts) else "\t"
             comment = line.find(b"//")
-            comment_gap = re.search(rb"[ \t]*\Z", line[:comment]).group().decode() if comment > 0 else None
+            comment_gap = cast(re.Match, re.search(rb"[ \t]*\Z", line[:comment])).group().decode() \
+                if comment > 0 else None
             return Md5Style(indent, max(decimals) if decimals else 6, comment >= 0,
                             name_gap if name_gap.strip(" \t") == "" and name_gap else "\t", comment_gap)
     return Md5Style(indent, max(decimals) if decimals else 6)
@@ -126,7 +129,7 @@ class Out:
         self.raw(" ")
         self.word(")")
 
-    def records(self, count: int, columns: list) -> None:
+    def records(self, count: builtins.int, columns: list) -> None:
         """``count`` records laid out by ``columns``, each a layout string, ``("word", word)``,
         a list of layout strings (one a record),
         ``("int", values)``, ``("float", values)`` or ``("str", strings)`` (``count`` values each): the pieces and tokens

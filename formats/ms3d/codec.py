@@ -232,7 +232,7 @@ def _read_optional_blocks(cur: _Cursor, model: Ms3dModel, counts: tuple[int, int
 
 def _read_comments(cur: _Cursor, subversion: int, model: Ms3dModel,
                    counts: tuple[int, int, int]) -> Ms3dComments:
-    lists = []
+    lists: list[list[Ms3dComment]] = []
     for kind, limit in zip(("group", "material", "joint"), counts):
         n = cur.count(I32, f"{kind} comment count", COMMENT_HEADER.itemsize)
         comments = []
@@ -256,7 +256,7 @@ def _read_comments(cur: _Cursor, subversion: int, model: Ms3dModel,
         if length < 0:
             raise FormatError(f"negative comment length {length}", field="model comment length", offset=at)
         text = cur.raw(length, "model comment text")
-    return Ms3dComments(*lists, model_raw=text, model_flag=flag or 1, subversion=subversion)
+    return Ms3dComments(lists[0], lists[1], lists[2], model_raw=text, model_flag=flag or 1, subversion=subversion)
 
 
 def _read_vertex_extras(cur: _Cursor, subversion: int, model: Ms3dModel,

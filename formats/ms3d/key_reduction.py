@@ -17,6 +17,7 @@ interval between keys, at its worst frame) until every channel is within its sha
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -195,8 +196,10 @@ class Reduction:
         return sum(len(c.frames) for c in self.rotations + self.positions)
 
 
-def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray, rotation_keys: list,
-                position_keys: list, parents: list[int], reach: np.ndarray, tolerance: float,
+def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray,
+                rotation_keys: list[tuple[np.ndarray, np.ndarray] | None],
+                position_keys: list[tuple[np.ndarray, np.ndarray] | None], parents: list[int], reach: np.ndarray,
+                tolerance: float,
                 linear: list[bool] | None = None, verify=None) -> Reduction:
     """Keys per joint so that MilkShape's playback stays within ``tolerance`` of the sampled pose.
 
@@ -233,7 +236,8 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
     pos_first = batch_position_errors(frames, pos_keys, positions, linear)
 
     def fit(share: np.ndarray) -> Reduction:
-        rotation_channels, moved = [], []
+        rotation_channels: list[tuple[Channel, np.ndarray | None, np.ndarray]] = []
+        moved: list[Channel] = []
         rot_fine = rot_first.max(axis=0, initial=0.0) * reach <= share
         pos_fine = pos_first.max(axis=0, initial=0.0) <= share
         terms = rot_first * reach + pos_first
@@ -245,7 +249,7 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
                 error = lambda kf, kq, j=j: rotation_error(_slerped(kf, kq, frames), targets[:, j])
                 channel, err = fit_channel(frames, targets[:, j], kept_frames, key_quats[j], error,
                                            share[j] / reach[j])
-                own = np.isin(channel.frames, kept_frames) & ~channel.changed
+                own = np.isin(channel.frames, kept_frames) & ~cast(np.ndarray, channel.changed)   # fit_channel sets it
                 values = np.zeros((len(channel.frames), 3))
                 values[own] = kept_angles[np.searchsorted(kept_frames, channel.frames[own])]
                 rotation_channels.append((channel, own, values))
@@ -262,6 +266,7 @@ def reduce_keys(frames: np.ndarray, rotations: np.ndarray, positions: np.ndarray
         out = []
         for j, (channel, own, values) in enumerate(rotation_channels):
             if j in needs:
+                assert own is not None and angles is not None     # (own is not None for j in needs)
                 index = np.searchsorted(frames, channel.frames[~own])
                 values[~own] = angles[index, needs.index(j)]
             out.append(Channel(channel.frames, values, channel.added))

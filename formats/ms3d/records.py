@@ -236,6 +236,7 @@ class Ms3dModel:
         """Decode names, texture paths and comments in ``encoding`` (a Python codec, or ``auto``);
         the raw bytes are untouched."""
         comments = self.comments
+        items: list[Ms3dGroup | Ms3dMaterial | Ms3dJoint | Ms3dComments | Ms3dComment]
         items = [*self.groups, *self.materials, *self.joints]
         if comments is not None:
             items += [comments, *comments.group, *comments.material, *comments.joint]

@@ -2,6 +2,8 @@
 that the reader (:mod:`.codec`) uses too. Every field is checked against its type's range."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from ..errors import FormatError
@@ -175,5 +177,6 @@ def _model_extras_bytes(extras: Ms3dModelExtras, model: Ms3dModel) -> bytes:
     return record.tobytes()
 
 
-_BLOCK_WRITERS = {"comments": _comments_bytes, "vertex_extras": _vertex_extras_bytes,
+_BLOCK_WRITERS: dict[str, Callable[[Any, Ms3dModel], bytes]] = {
+                  "comments": _comments_bytes, "vertex_extras": _vertex_extras_bytes,
                   "joint_extras": _joint_extras_bytes, "model_extras": _model_extras_bytes}
