@@ -80,6 +80,13 @@ class _Reader:
             return self.body[offset:offset + size]
         return read_records(self.body, offset, dtype, count, what)
 
+    def records(self, what: str, ofs_field: str, count_field: str, count: int, itemsize: int,
+                dtype: np.dtype) -> np.ndarray:
+        """:meth:`block` of records of ``dtype``."""
+        found = self.block(what, ofs_field, count_field, count, itemsize, dtype)
+        assert isinstance(found, np.ndarray)
+        return found
+
     def span(self, what: str, offset: int, size: int, field: str, at: int) -> None:
         if offset + size > len(self.body):
             raise FormatError(f"the {what} ({size} bytes at offset {offset}) run past the file's {len(self.body)} "
@@ -120,32 +127,32 @@ def read_iqm(data: bytes) -> IqmModel:
     r = _Reader(data)
     h = r.h
     text = r.block("text", "ofs_text", "num_text", h["num_text"], 1)
-    meshes = r.block("meshes", "ofs_meshes", "num_meshes", h["num_meshes"], MESH.itemsize, MESH)
-    records = r.block("vertex arrays", "ofs_vertexarrays", "num_vertexarrays", h["num_vertexarrays"],
+    meshes = r.records("meshes", "ofs_meshes", "num_meshes", h["num_meshes"], MESH.itemsize, MESH)
+    records = r.records("vertex arrays", "ofs_vertexarrays", "num_vertexarrays", h["num_vertexarrays"],
                       VERTEX_ARRAY.itemsize, VERTEX_ARRAY)
     arrays = [_vertex_array(r, record, i) for i, record in enumerate(records)]
     if h["num_vertexes"] and not any(a.data.size for a in arrays):
         raise FormatError(f"num_vertexes is {h['num_vertexes']} but no vertex array holds them",
                           field="num_vertexes", offset=_at(HEADER, "num_vertexes"))
-    triangles = r.block("triangles", "ofs_triangles", "num_triangles", h["num_triangles"], TRIANGLE.itemsize,
+    triangles = r.records("triangles", "ofs_triangles", "num_triangles", h["num_triangles"], TRIANGLE.itemsize,
                         TRIANGLE).reshape(-1, 3)
     adjacency = None
     if h["ofs_adjacency"]:
-        adjacency = r.block("adjacency", "ofs_adjacency", "num_triangles", h["num_triangles"], TRIANGLE.itemsize,
+        adjacency = r.records("adjacency", "ofs_adjacency", "num_triangles", h["num_triangles"], TRIANGLE.itemsize,
                             TRIANGLE).reshape(-1, 3)
-    joints = r.block("joints", "ofs_joints", "num_joints", h["num_joints"], JOINT.itemsize, JOINT)
-    poses = r.block("poses", "ofs_poses", "num_poses", h["num_poses"], POSE.itemsize, POSE)
-    anims = r.block("anims", "ofs_anims", "num_anims", h["num_anims"], ANIM.itemsize, ANIM)
+    joints = r.records("joints", "ofs_joints", "num_joints", h["num_joints"], JOINT.itemsize, JOINT)
+    poses = r.records("poses", "ofs_poses", "num_poses", h["num_poses"], POSE.itemsize, POSE)
+    anims = r.records("anims", "ofs_anims", "num_anims", h["num_anims"], ANIM.itemsize, ANIM)
     channels = h["num_framechannels"]
     if h["num_frames"] * max(h["num_poses"], 1) > MAX_FRAME_POSES:
         raise FormatError(f"{h['num_frames']} frames of {h['num_poses']} poses are over the {MAX_FRAME_POSES} "
                           "poses this reads (decoded they would take gigabytes)", field="num_frames",
                           offset=_at(HEADER, "num_frames"))
-    frames = r.block("frames", "ofs_frames", "num_frames", h["num_frames"] * channels, FRAME_VALUE.itemsize,
+    frames = r.records("frames", "ofs_frames", "num_frames", h["num_frames"] * channels, FRAME_VALUE.itemsize,
                      FRAME_VALUE).reshape(h["num_frames"], channels)
     bounds = None
     if h["ofs_bounds"]:
-        bounds = r.block("bounds", "ofs_bounds", "num_frames", h["num_frames"], BOUNDS.itemsize, BOUNDS)
+        bounds = r.records("bounds", "ofs_bounds", "num_frames", h["num_frames"], BOUNDS.itemsize, BOUNDS)
     comment = r.block("comment", "ofs_comment", "num_comment", h["num_comment"], 1)
     extensions, chain = _extensions(r)
     _check_no_overlap(r.spans)

@@ -79,7 +79,7 @@ def _packed_layout(model: IqmModel, blocks: dict[str, bytes]) -> IqmLayout:
     for before, after in zip(chain, chain[1:]):
         before[2] = after[0]
     offsets["ofs_extensions"] = chain[0][0] if chain else 0
-    return IqmLayout(offsets=offsets, arrays=arrays, extensions=[tuple(c) for c in chain], filesize=position,
+    return IqmLayout(offsets=offsets, arrays=arrays, extensions=[(c[0], c[1], c[2]) for c in chain], filesize=position,
                      sizes=block_sizes(model))
 
 
