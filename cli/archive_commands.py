@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..formats.archives.archive import ArchiveError, is_archive_name, open_archive, write_archive
 from ..formats.archives.game_folder import GameFolder
-from ..formats.shown import printable
+from ..formats.message_text import printable
 from ..formats.table import row_for_name
 
 USAGE_ERROR = 2

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.archives.game_folder import GameFolder, search_archives
 from ..formats.archives.game_palette import PaletteChoice, choose_palette
-from ..formats.shown import printable
+from ..formats.message_text import printable
 from ..formats import table
 from .inspect import ModelInfo, Problem, model_format, model_suffixes
 

@@ -35,7 +35,7 @@ from .convert import ConvertJob, ConvertResult, ConvertSettings, temporary_outpu
 from .worker import READY, worker_main
 from .inspect import model_format, model_suffixes
 from ..formats import table
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 
 RATE_EVERY = 50          # plain output: a progress line at least every this many files

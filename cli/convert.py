@@ -28,7 +28,7 @@ from typing import Callable
 
 from ..formats.report_lines import fold
 from .glb_clips import animations_as_tracks
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 from ..formats import table
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]

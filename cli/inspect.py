@@ -26,7 +26,7 @@ from ..formats.frame_scripts import ScriptAnimation
 from ..common.disk_names import readable_text
 from ..formats.errors import FormatError
 from ..formats.magics import known_format
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 from ..formats import table
 
 SHOWN_INSTEAD = "the import shows"  # note of a missing skin whose model's own image the import shows

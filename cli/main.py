@@ -21,7 +21,7 @@ from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, failure_kinds, plan, run_jobs, summary
 from .convert import ConvertSettings, OptionRequest, frame_formats, targets
 from .frame_listing import frame_lines, qc_lines
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 from ..formats import table
 from ..formats.table import row
 

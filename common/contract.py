@@ -183,7 +183,7 @@ MD3_SKIN_SHADER = "md3_skin_shader"  # material: the skin set's shader it shows 
 # The files' text is kept so that an untouched export keeps every number's characters
 # (formats/md5/write.py keep_text): the export re-reads the kept text, puts in the values Blender
 # evaluates where they differ beyond the printed precision and Blender's own float32 round-off of
-# bones and poses (exporters/md5/kept.py), and writes.
+# bones and poses (exporters/md5/write_back.py), and writes.
 MD5_MESH_SOURCE = "md5_mesh_source"  # object (armature root): the .md5mesh file's bytes as read
 MD5_MESH_FILE = "md5_mesh_file"      # object (armature root): the member or file name it came from
 MD5_CLASSIC = "md5_classic"          # object (armature root): the paired classic model's member or

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 from .contract import IMPORT_SHADING
 from .stored_records import stored_bytes
 

@@ -23,7 +23,7 @@ from ..formats.mdl.codec import MdlSkin
 from ..formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, load_palette_lmp
 from .contract import FULLBRIGHT_NODE, INDICES, INTERVALS, SKIN_NODE
 from .skin_images import image_from_rgba, skin_material
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 MASK_SUFFIX = " Fullbright"
 MASK_LABEL = "Fullbright Mask"

@@ -45,7 +45,7 @@ from .sampling.skin_packing import FlatSkin
 from .md3.build import Md3ExportOptions, build_md3
 from .mdl.build import skin_object
 from ..formats.report_lines import Message
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 FLAT_SIZE = 8        # pixels per side of the TGA of a skin that is one colour (a material without an image)
 FLAT_KIND = "{n} surface{s} of the enhanced MD3 show a flat skin (a material without an image)"   # one line

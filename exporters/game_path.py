@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from ..formats.archives.archive import unsafe_name
 from .export_error import ExportError
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 
 def default_export_path(archive: str, member: str, extension: str) -> tuple[str, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..formats.binary import name_length_problem
 from .export_error import ExportError
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 SHOWN_NAMES = 3       # names quoted in a message about many
 

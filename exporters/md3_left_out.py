@@ -8,7 +8,7 @@ import bpy
 
 from ..common.contract import MD3_TAG_INDEX
 from ..common.md3_surfaces import surface_count
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 SHOWN = 3
 

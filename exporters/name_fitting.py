@@ -16,7 +16,7 @@ import re
 import string
 
 from .export_error import ExportError
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 FIT_NAMES_HINT = "Fit Names (command line: --fit-names) shortens them"
 _STEM_AND_NUMBER = re.compile(r"^(.*?)(\d*)$", re.S)

@@ -14,7 +14,7 @@ from typing import Iterator
 import bpy
 
 from .export_error import ExportError
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 
 def _set_mode(context: bpy.types.Context, active: bpy.types.Object, mode: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import FormatError
-from .shown import quoted
+from .message_text import quoted
 
 
 def check_span(data: bytes, offset: int, size: int, field: str) -> None:

@@ -3,7 +3,7 @@ Quake-family game folder holds, so a refusal can name the format (``a Quake spri
 supported``) instead of quoting bytes."""
 from __future__ import annotations
 
-from .shown import shown_bytes, shown_list
+from .message_text import shown_bytes, shown_list
 
 KNOWN_MAGICS = (   # (leading bytes, what the file is); longest first where one is a prefix of another
     (b"IDP2", "a Quake II MD2 model"),

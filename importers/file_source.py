@@ -36,7 +36,7 @@ from ..formats.images.image_size import image_size_of
 from ..formats.archives.skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates,
                                             unsafe_skin_name, find_own_skins, find_sized_skin, find_skin,
                                             find_texture, own_skins_among, sized_skin_among, texture_candidates)
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 
 def member_label(archive: Path, member: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import bpy
 
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 SCENE_TIMING_ITEMS = (
     ("AUTO", "Automatic", "Set the scene's frame rate and range to the model's, unless something else in the "

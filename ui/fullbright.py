@@ -11,7 +11,7 @@ import bpy
 from bpy.props import EnumProperty
 
 from ..common.mdl_skins import add_fullbright_mask, fullbright_mask_node, skin_node
-from ..formats.shown import quoted
+from ..formats.message_text import quoted
 
 
 def _material(context):

@@ -23,7 +23,7 @@ from ...formats.archives.game_folder import GameFolder
 from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
 from ...formats.archives.skin_lookup import (find_own_skins, find_sized_skin, find_skin, stored_path_candidates,
                                              unsafe_skin_name)
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..inspect import (SHOWN_INSTEAD, ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_limit,
                        note_warning, why_none)
 

@@ -18,7 +18,7 @@ from ...formats.md3.records import VERSION
 from ...formats.md3.shader_lookup import (default_set, find_in_folders, image_candidates, search_folders,
                                          skin_set_files, unsafe_shader)
 from ...formats.md3.skin_file import parse_skin
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..inspect import ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_limit, note_warning, skin_section
 
 

@@ -15,7 +15,7 @@ from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems, unheld_numbers
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.mdl.codec import parse_mdl
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..inspect import ModelInfo, Problem, SkinInfo, note_limit, note_warning, skin_section
 
 ENGINES = "ironwail, Q2PRO and FTE"

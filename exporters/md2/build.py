@@ -43,7 +43,7 @@ from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
 from ..sampling.kept_triangles import insert_at, kept_rows
 from .skins import new_skin_name
 from ..sampling.shading import normal_indices, shade_model
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 DEFAULT_SKIN_SIZE = 256
 

@@ -33,7 +33,7 @@ from .build import BuildResult
 from .icon_render import render_icons
 from .skins import skin_target
 from ..image_files import SkinFile, encode_skin, image_rgba
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 def _blend_icon(stem: str) -> bpy.types.Image | None:

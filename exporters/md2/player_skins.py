@@ -23,7 +23,7 @@ from ...formats.md2.codec import SKIN_NAME_SIZE
 from ..export_error import ExportError
 from .build import BuildResult
 from .skins import new_skin_name
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 def _folder_of(name: str) -> str:

@@ -41,7 +41,7 @@ from ..export_error import ExportError
 from ..sampling.skin_packing import FlatSkin
 from ..image_files import SkinFile, encode_skin, image_rgba, pcx_fitted
 from ..game_path import _DRIVE, GAME_SUBFOLDERS, existing_case, game_location, skin_folder  # noqa: F401
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
 def new_skin_name(folder: str, stem: str) -> str:

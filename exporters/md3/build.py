@@ -7,7 +7,7 @@ to the model root when there is one (:mod:`.objects`), so a model placed anywher
 the same file. Positions go on the 1/64 grid (:func:`...formats.md3.vertices.encode_xyz`), normals are
 Blender's (custom and split normals as it shades the mesh, :mod:`..sampling.shading`) encoded as the
 lat/lng pair the renderer decodes nearest. An imported model whose data still encodes to its records is
-written back with them (:mod:`.kept`), so an untouched import exports the file it came from.
+written back with them (:mod:`.write_back`), so an untouched import exports the file it came from.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ...formats.md3.limits import renderer_problems
 from ...formats.md3.records import (FRAME_NAME_SIZE, MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS,
                                     MD3_MAX_TRIANGLES, MD3_MAX_VERTS, NAME_SIZE, Md3Model)
 from ...formats.md3.vertices import decode_xyz, encode_normals, encode_xyz
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from ..limits import name_problems, over_limits, refuse
 from ..imported_limits import kept_warning, within_own_file
@@ -37,7 +37,7 @@ from ..sampling.planned import PlannedExport
 from ..sampling.shading import shade_model, shaded_normals
 from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
-from .kept import frame_matches, kept_model, kept_table, own_span, picked
+from .write_back import frame_matches, kept_model, kept_table, own_span, picked
 from .objects import Md3Objects, collect, tag_name
 from .surfaces import shader_images, split_surfaces, with_empty_surfaces
 from .tag_sampling import frame_sources, sample_matrices

@@ -13,7 +13,7 @@ from ...common.frame_table import frame_table
 from ..export_error import ExportError
 from ..sampling.frame_rate import rate_report, scene_fps, timeline_frames, whole
 from ..sampling.animated_mesh import ExportedFrames
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 @dataclass

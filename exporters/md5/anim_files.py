@@ -30,7 +30,7 @@ from ...common.contract import (DEFAULT_FPS, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FR
 from ...common.stored_records import stored_bytes, stored_floats
 from ..sampling.frame_plan import export_actions
 from ..sampling.options import FrameExportOptions
-from .kept import KeptAnims
+from .write_back import KeptAnims
 
 AUTO = "AUTO"
 ANIM_SUFFIX = ".md5anim"

@@ -44,7 +44,7 @@ from ...formats.md5.limits import MAX_WEIGHTS_PER_VERTEX
 from ...formats.md5.records import Md5MeshPart
 from ...formats.md5.skinning import quat_rotate
 from ...formats.triangles import drop_degenerate
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from ..vertex_weights import vertex_weights
 from ..sampling.kept_triangles import insert_at

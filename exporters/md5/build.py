@@ -4,7 +4,7 @@ blocks with their weights (:mod:`.blocks`), the frame plan the MD2 and MDL expor
 (:mod:`.anim`), one per file :mod:`.anim_files` asks for (an imported MD5's anims each back to its own file
 at its own rate). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
 on each planned frame count before a single frame is sampled; an imported pair keeps its files' text
-(:mod:`.kept`). An armature without meshes (an ``.md5anim`` imported on its own skeleton) builds its
+(:mod:`.write_back`). An armature without meshes (an ``.md5anim`` imported on its own skeleton) builds its
 anim alone; an imported ``.md5mesh`` that nothing animates builds its mesh alone.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ...formats.md5.limits import MAX_FRAMES, anim_problems, mesh_limits, pair_p
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
 from ...formats.report_lines import over_limit
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from ..sampling.animated_mesh import export_meshes
 from ..sampling.curve_pose import KeyReads
@@ -31,7 +31,7 @@ from ..sampling.still_frames import still_note
 from .anim import anim_record, frame_bounds
 from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
-from .kept import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
+from .write_back import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
 from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
 from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
                   lone_armature, model_poses, unanimated_import)

@@ -18,7 +18,7 @@ import bpy
 
 from ..export_error import ExportError
 from ..sampling.action_playback import ActionPlayback
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..sampling.action_sampling import animated_ids
 from ..sampling.curve_pose import KeyReads, action_fcurves, curve_channels, posed
 from ..sampling.frame_plan import ACTION, SHAPE_KEY, FramePlan

@@ -18,7 +18,7 @@ import bpy
 
 from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from ..sampling.action_sampling import find_actions
 from ..sampling.frame_plan import carries_animation

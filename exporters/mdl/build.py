@@ -51,7 +51,7 @@ from .player_colours import player_colours
 from .grid_shape import imported_grid, same_shape
 from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 from ..sampling.shading import normal_indices, shade_model
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16

@@ -21,7 +21,7 @@ from ...formats.images.colour_drift import drift_report
 from ...formats.images.palette import FULLBRIGHT_START, match_palette
 from ...formats.images.pixel_words import shows_index
 from ...formats.images.skin_limits import resample
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..image_files import image_rgba
 from .fullbright import far_from_fullbright, fullbright_pixels
 

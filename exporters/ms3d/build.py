@@ -47,7 +47,7 @@ from ...formats.ms3d.rig import (combined_weights, global_matrices, hierarchy_or
 from ..export_error import ExportError
 from ..limits import over_limits, refuse
 from .animation import animate_joints
-from .kept import (blocks_needed, kept_triangles, kept_vertices, merge_records, model_comments, remap_joints,
+from .write_back import (blocks_needed, kept_triangles, kept_vertices, merge_records, model_comments, remap_joints,
                    triangle_rows, uid_lookup)
 from .parts import NEW, VERTEX_RECORD, JointTable, Part
 from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
@@ -55,7 +55,7 @@ from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, store
 from .materials import material_record
 from .values import MadeNames, float32_equal, kept_comment, kept_name, raw_field
 from ...common.generated_names import is_made
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255

@@ -1,5 +1,5 @@
 """The working records an MS3D export gathers before it makes the file's model (shared by :mod:`.build`
-and :mod:`.kept`): vertex and triangle rows keyed by their file index (``uid``; data the file did not
+and :mod:`.write_back`): vertex and triangle rows keyed by their file index (``uid``; data the file did not
 have sorts after it from ``NEW`` on), the parts a mesh splits into and the joint table."""
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from ...formats.errors import FormatError
 from ...formats.ms3d.text import decode_text
 from ..export_error import ExportError
 from ..image_files import SkinFile, encode_skin, image_rgba
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
 

@@ -11,7 +11,7 @@ from ...formats.errors import FormatError
 from ...formats.ms3d.records import NAME_SIZE
 from ...formats.ms3d.text import encode_text
 from ...common.contract import COMMENT_PROP
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 def float32_equal(a, b) -> bool:

@@ -41,7 +41,7 @@ from .frame_rate import frames_between, set_frame
 from .curve_values import curve_values
 from .frame_sampling import BASIS, checked_positions, has_active_modifiers, read_key_positions
 from .topology_change import TopologyAt
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 FRAME_NAME_LIMIT = 15
 _IDENTITY = np.eye(4)

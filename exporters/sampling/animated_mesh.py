@@ -21,7 +21,7 @@ from .frame_sampling import has_active_modifiers, sample_shape_keys, sample_time
 from .action_sampling import sample_actions
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import bpy
 
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from . import blender_eval as be
 
 

@@ -19,7 +19,7 @@ import math
 import bpy
 import numpy as np
 
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 GAME_RATE = 10.0            # model frames per second in Quake and Quake II
 _EPS = 1e-6

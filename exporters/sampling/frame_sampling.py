@@ -16,7 +16,7 @@ from ...formats.errors import FormatError
 from .curve_values import curves_values
 from .frame_rate import set_frame
 from .topology_change import TopologyAt
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 BASIS = 0
 

@@ -22,7 +22,7 @@ from .frame_plan import FramePlan, plan_frames
 from .options import FrameExportOptions
 from .planned import PlannedExport, model_label, planned_export
 from .still_frames import still_frames
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 @dataclass

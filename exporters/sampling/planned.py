@@ -14,7 +14,7 @@ import bpy
 from .frame_rate import GAME_RATE
 from .action_sampling import action_frames
 from .frame_plan import FramePlan
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 _EPS = 1e-6
 

@@ -31,7 +31,7 @@ from ..image_files import image_rgba
 from .animated_mesh import MeshPart
 from .planned import model_label
 from ...formats.report_lines import Message
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
 COLOUR_CELL = 4          # pixels per side of the cell of a material without an image

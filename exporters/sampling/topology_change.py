@@ -9,7 +9,7 @@ import bpy
 
 from ..export_error import ExportError
 from .frame_rate import frame_text
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..atomic_file import replacing
 from ..errors import FormatError
-from ..shown import printable, quoted
+from ..message_text import printable, quoted
 
 PACK_MAGIC = b"PACK"
 PACK_HEADER = struct.Struct("<4sii")

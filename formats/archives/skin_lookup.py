@@ -23,7 +23,7 @@ from pathlib import Path, PurePath
 from typing import Callable
 
 from ..images.image_size import image_size
-from ..shown import quoted
+from ..message_text import quoted
 from ..table import model_extensions
 
 DEFAULT_EXTENSIONS = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp")

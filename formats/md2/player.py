@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..report_lines import Message
 from .codec import LIMITS
-from ..shown import quoted
+from ..message_text import quoted
 
 STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
     ("stand", 40), ("run", 6), ("attack", 8), ("pain1", 4), ("pain2", 4), ("pain3", 4), ("jump", 6),

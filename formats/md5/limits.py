@@ -30,7 +30,7 @@ import re
 import numpy as np
 
 from ..report_lines import over_limit, parts_over
-from ..shown import quoted
+from ..message_text import quoted
 
 MAX_JOINTS = 256
 MAX_JOINT_NAME = 31

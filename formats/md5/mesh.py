@@ -31,7 +31,7 @@ import numpy as np
 
 from .limits import mesh_warnings
 from .records import VERSION, Md5Header, Md5Mesh, Md5MeshPart, Md5Source
-from ..shown import quoted
+from ..message_text import quoted
 from .text import Md5Text
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FormatError
-from ..shown import quoted
+from ..message_text import quoted
 
 SCALE_SUFFIX = ".md5scale"
 SCALE_POSITIONS = "scale_positions"

@@ -44,7 +44,7 @@ from ..errors import FormatError
 from ..file_tail import tail_record
 from .variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16, rapo_triangle_bytes,
                        read_rapo_triangles, variant_of)
-from ..shown import quoted
+from ..message_text import quoted
 
 IDENT = b"IDPO"
 VERSION = 6

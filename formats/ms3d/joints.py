@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .records import Ms3dModel
-from ..shown import quoted
+from ..message_text import quoted
 
 
 def _name_key(raw: bytes) -> bytes:

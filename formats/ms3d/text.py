@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import FormatError
-from ..shown import quoted
+from ..message_text import quoted
 
 NAME_ENCODINGS = {"AUTO": "auto", "UTF8": "utf-8", "CP1252": "cp1252", "GBK": "gbk",
                   "SHIFT_JIS": "shift_jis", "CP1251": "cp1251"}   # option value -> Python codec

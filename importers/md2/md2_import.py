@@ -35,7 +35,7 @@ from ..results import ImportResult
 from ...formats.archives.skin_lookup import unsafe_skin_name
 from ..file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
 from ..transaction import datablock_transaction
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 MD2_FPS = 10
 

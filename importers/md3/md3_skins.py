@@ -25,7 +25,7 @@ from ...formats.md3.shader_lookup import (IMAGE_EXTENSIONS, default_set, image_c
                                           skin_set_files, unsafe_shader)
 from ...formats.md3.skin_file import SkinFile, parse_skin
 from ...formats.report_lines import Message
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..file_source import ArchiveSource, FoundFile, GameFiles, ModelSource, load_found_image, loose_file
 
 

@@ -22,7 +22,7 @@ from ...formats.archives.game_folder import GameFolder
 from ...formats.binary import decode_name
 from ...formats.md3.records import SHADER
 from ...formats.md3.skin_file import parse_skin
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..file_source import ArchiveSource, LooseSource
 from ..results import ImportResult
 from .md3_skins import ShaderImages

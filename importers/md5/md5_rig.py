@@ -7,7 +7,7 @@ Blender keeps a bone as head, tail and roll in float32 and rebuilds its matrix f
 the rest rotation a little (a Y axis within 2.5e-4 of -Y is put on -Y: ``vec_roll_to_mat3_normalized``
 in Blender's ``armature.cc``); the keys are made against the rest matrices Blender then holds
 (:func:`local_rests`), so each bone's pose is the joint's frame matrix all the same, and the export
-writes the file's own bind values while a bone is where the import left it (``exporters/md5/kept.py``).
+writes the file's own bind values while a bone is where the import left it (``exporters/md5/write_back.py``).
 Pose channels: ``rotation_quaternion`` and ``location`` of each bone keyed at every anim frame
 (linear, as the engines lerp between frames) with the basis that makes the bone's pose the joint's
 frame matrix, so Blender's Armature deform is the engines' skinning (Q2PRO ``MD5_BuildFrameSkeleton``).

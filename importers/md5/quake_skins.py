@@ -26,7 +26,7 @@ from ...formats.errors import FormatError
 from ...formats.images.lmp import FRAME_SECONDS, MAX_SKIN_FRAMES, read_lmp
 from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
 from ...formats.report_lines import Message
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 from ..file_source import FoundFile, ModelSource, load_found_image
 from ..results import ImportResult
 

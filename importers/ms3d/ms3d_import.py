@@ -64,7 +64,7 @@ from .ms3d_armature import animate_joints, assign_weights, build_armature, store
 from ..results import ImportResult
 from ..file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source
 from ..transaction import datablock_transaction
-from ...formats.shown import quoted
+from ...formats.message_text import quoted
 
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
 

@@ -37,8 +37,8 @@ def test_a_type_error_in_formats_fails_the_lint(tmp_path):
         shutil.copy2(CHECKOUT / name, copy / name)
     (copy / "__init__.py").write_text('"""The package, without bpy."""\n')
     (copy / ".venvs").symlink_to(CHECKOUT / ".venvs")
-    shown = copy / "formats" / "shown.py"
-    shown.write_text(shown.read_text(encoding="utf-8") + "\n\ndef _typed() -> int:\n    return 'not a number'\n")
+    module = copy / "formats" / "message_text.py"
+    module.write_text(module.read_text(encoding="utf-8") + "\n\ndef _typed() -> int:\n    return 'not a number'\n")
     try:
         result = subprocess.run(["bash", "tools/dev.sh", "lint"], cwd=copy, capture_output=True, text=True, timeout=600)
     finally:
@@ -46,6 +46,6 @@ def test_a_type_error_in_formats_fails_the_lint(tmp_path):
             if link.is_symlink() and link.readlink() == copy:
                 shutil.rmtree(link.parent)
     assert result.returncode != 0, result.stdout + result.stderr
-    assert re.search(r"^formats/shown\.py:\d+: error: Incompatible return value type", result.stdout, re.M), \
+    assert re.search(r"^formats/message_text\.py:\d+: error: Incompatible return value type", result.stdout, re.M), \
         result.stdout[-2000:] + result.stderr[-2000:]
     assert "All checks passed" in result.stdout, "ruff passed: the failure is mypy's"

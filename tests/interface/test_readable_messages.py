@@ -16,7 +16,7 @@ from formats.errors import FormatError
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
 from formats.ms3d.codec import parse_ms3d
-from formats.shown import quoted, shown_bytes
+from formats.message_text import quoted, shown_bytes
 
 PYTHON_REPRS = ("b'", 'b"', "\\x", "\\\\", "\\u", "\\t")
 BAD_MAGICS = [b"lK\xc7\xdf", b"\x1d\x00\x00\x00", b"\xff\xd8\xff\xe0", b"\x00\x00\x00\x00", b"IDP3", b"PAC\xc7"]

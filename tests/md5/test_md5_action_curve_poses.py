@@ -82,7 +82,7 @@ def test_each_kept_anim_text_is_read_once(bpy_scene, extension, tmp_path, monkey
     bpy = bpy_scene
     import_drone(bpy, "as imported")
     read = []
-    for name in ("kept", "anim_files"):
+    for name in ("write_back", "anim_files"):
         module = import_module(f"{extension}.exporters.md5.{name}")
         original = getattr(module, "read_md5anim", None) or import_module(f"{extension}.formats.md5.anim").read_md5anim
         monkeypatch.setattr(module, "read_md5anim", lambda text, original=original: read.append(text) or original(text),
