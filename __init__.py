@@ -31,7 +31,8 @@ def _classes():
     """Every format's import and export operator (the rows of ``formats/table.py``), the Game Archive's."""
     from .exporters import operators as export_operators
     from .formats import table
-    from .importers import archive_operator, operators as import_operators
+    from .importers import archive_operator
+    from .importers import operators as import_operators
     return (*import_operators.operator_classes(table.FORMATS), *archive_operator.CLASSES,
             *export_operators.operator_classes(table.FORMATS))
 
@@ -58,6 +59,7 @@ def register() -> None:
 
 def unregister() -> None:
     import bpy
+
     from .ui import fullbright, menus, panel, properties
     menus.unregister()
     fullbright.unregister()

@@ -19,11 +19,11 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from ..formats import table
 from ..formats.archives.archive import Archive, ArchiveError, is_archive_name, member_key, open_archive, unsafe_name
 from ..formats.archives.game_folder import GameFolder, search_archives
 from ..formats.archives.game_palette import PaletteChoice, choose_palette
 from ..formats.message_text import printable
-from ..formats import table
 from .inspect import ModelInfo, Problem, model_format, model_suffixes
 
 IMAGE_SUFFIXES = (".pcx", ".tga", ".png", ".jpg", ".jpeg", ".bmp", ".dds")
@@ -111,7 +111,7 @@ class ArchiveSession:
         self._files: dict[Path, list[str]] = {}
         self._count = 0
 
-    def __enter__(self) -> "ArchiveSession":
+    def __enter__(self) -> ArchiveSession:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -26,17 +26,17 @@ import shutil
 import tempfile
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
-from .convert import ConvertJob, ConvertResult, ConvertSettings, temporary_output
-from .worker import READY, worker_main
-from .inspect import model_format, model_suffixes
 from ..formats import table
 from ..formats.message_text import quoted
-
+from .convert import ConvertJob, ConvertResult, ConvertSettings, temporary_output
+from .inspect import model_format, model_suffixes
+from .worker import READY, worker_main
 
 RATE_EVERY = 50          # plain output: a progress line at least every this many files
 IN_FLIGHT = 2            # jobs sent to a worker ahead: the next one waits in its pipe

@@ -22,14 +22,14 @@ import shutil
 import sys
 import tempfile
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
+from ..formats import table
+from ..formats.message_text import quoted
 from ..formats.report_lines import fold
 from .glb_clips import animations_as_tracks
-from ..formats.message_text import quoted
-from ..formats import table
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_MODULE = "classic_models_cli"
@@ -128,6 +128,7 @@ def enable_package(resources: Path | None = None) -> str:
     if "bpy" not in sys.modules:
         os.environ["BLENDER_USER_RESOURCES"] = str(resources / "blender")
     import bpy
+
     import addon_utils  # on sys.path once bpy is imported
 
     ext_id = extension_id()
@@ -399,7 +400,7 @@ def no_geometry_warning(scene, source: Path, output_name: str) -> str | None:
     """A warning when the imported model draws nothing (every triangle degenerate, or none at all)."""
     if any(len(obj.data.polygons) for obj in scene.objects if obj.type == "MESH"):
         return None
-    from .inspect import inspect_file   # only now: the reason, in the words of info/check
+    from .inspect import inspect_file  # only now: the reason, in the words of info/check
     problems = inspect_file(source, load_skins=False).problems
     why = next((p.message for p in problems if p.message.startswith(NO_DRAWABLE)), NO_DRAWABLE)
     return f"{why}; {output_name} holds no geometry"

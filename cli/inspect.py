@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..formats.animations import Animation
-from ..formats.frame_scripts import ScriptAnimation
 from ..common.disk_names import readable_text
+from ..formats import table
+from ..formats.animations import Animation
 from ..formats.errors import FormatError
+from ..formats.frame_scripts import ScriptAnimation
 from ..formats.magics import known_format
 from ..formats.message_text import quoted
-from ..formats import table
 
 SHOWN_INSTEAD = "the import shows"  # note of a missing skin whose model's own image the import shows
 

@@ -16,14 +16,14 @@ from functools import partial
 from itertools import chain
 from pathlib import Path
 
+from ..formats import table
+from ..formats.message_text import quoted
+from ..formats.table import row
 from . import archives, inspect
 from .archive_commands import add_archive_commands, run_list, run_pack
 from .batch import Progress, Source, default_workers, expand_inputs, failure_kinds, plan, run_jobs, summary
 from .convert import ConvertSettings, OptionRequest, frame_formats, targets
 from .frame_listing import frame_lines, qc_lines
-from ..formats.message_text import quoted
-from ..formats import table
-from ..formats.table import row
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROG = f"python -m {__package__.rpartition('.')[0] or 'classic_models'}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 Check = Callable[[], tuple[list[str], list[str]]]     # a player's (deviations, errors)
 

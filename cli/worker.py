@@ -16,11 +16,11 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from .convert import NO_DRAWABLE, ConvertError, ConvertJob, ConvertResult, convert, enable_package
 from ..formats.report_lines import Folded, fold, full_list, unfold_reported
+from .convert import NO_DRAWABLE, ConvertError, ConvertJob, ConvertResult, convert, enable_package
 
 READY = "ready"   # what a worker sends once bpy is set up, before its first result
 
@@ -40,7 +40,7 @@ class OutputLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file = open(self.path, "ab")
+        self._file = open(self.path, "ab")  # noqa: SIM115 - the worker's stdout and stderr for its life
         sys.stdout.flush()
         sys.stderr.flush()
         os.dup2(self._file.fileno(), 1)
@@ -117,7 +117,7 @@ def worker_main(conn, work_dir: str) -> None:
     empty_scene = None
     try:
         enable_package(work)
-        from .scene_reset import SceneReset      # bpy is there now
+        from .scene_reset import SceneReset  # bpy is there now
         empty_scene = SceneReset().clean
     except ImportError as exc:
         setup_error = f"convert needs the bpy module (Blender as a Python module): {exc}"

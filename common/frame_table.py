@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 import bpy
 
 from .contract import FRAME_NAMES, MD3_ROOT

@@ -18,6 +18,7 @@ always did.
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ..formats.message_text import quoted

@@ -16,8 +16,8 @@ from typing import cast
 import numpy as np
 
 from ..formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL
-from .stored_records import stored_bytes
 from .contract import DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE, MD3_XYZ_NORMALS
+from .stored_records import stored_bytes
 
 
 @dataclass

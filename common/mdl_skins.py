@@ -16,14 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
 from ..formats.errors import FormatError
-from ..formats.mdl.codec import MdlSkin
 from ..formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, load_palette_lmp
+from ..formats.mdl.codec import MdlSkin
+from ..formats.message_text import quoted
 from .contract import FULLBRIGHT_NODE, INDICES, INTERVALS, SKIN_NODE
 from .skin_images import image_from_rgba, skin_material
-from ..formats.message_text import quoted
 
 MASK_SUFFIX = " Fullbright"
 MASK_LABEL = "Fullbright Mask"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ..formats.ms3d.rig import euler_xyz_from_matrices, rigid_inverse

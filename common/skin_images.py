@@ -5,13 +5,14 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
 from ..formats.archives.archive import ArchiveError, open_archive
 from ..formats.errors import FormatError
 from ..formats.images.pcx import decode_pcx
-from .disk_names import blender_safe, readable_name, storable_path, stored_path
 from .contract import FULLBRIGHT_NODE, PCX_INDICES, SOURCE_ARCHIVE, SOURCE_DIGEST, SOURCE_MEMBER, SOURCE_PATH
+from .disk_names import blender_safe, readable_name, storable_path, stored_path
 from .generated_names import mark_made
 
 

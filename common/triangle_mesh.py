@@ -3,6 +3,7 @@ meshes the Quake II player export renders its skin icons from."""
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 

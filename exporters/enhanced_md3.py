@@ -37,15 +37,15 @@ from ..formats.md3.codec import read_md3, write_md3
 from ..formats.md3.records import Md3Shader
 from ..formats.md3.skin_file import SkinEntry, SkinFile, write_skin
 from ..formats.mdl.codec import parse_mdl
-from .image_files import image_rgba
+from ..formats.message_text import quoted
+from ..formats.report_lines import Message
 from .game_path import game_location
+from .image_files import image_rgba
+from .md3.build import Md3ExportOptions, build_md3
+from .mdl.build import skin_object
 from .run_export import ExportReport
 from .sampling.options import VertexModelOptions
 from .sampling.skin_packing import FlatSkin
-from .md3.build import Md3ExportOptions, build_md3
-from .mdl.build import skin_object
-from ..formats.report_lines import Message
-from ..formats.message_text import quoted
 
 FLAT_SIZE = 8        # pixels per side of the TGA of a skin that is one colour (a material without an image)
 FLAT_KIND = "{n} surface{s} of the enhanced MD3 show a flat skin (a material without an image)"   # one line

@@ -10,8 +10,7 @@ from typing import Any
 import bpy
 
 from ..formats.atomic_file import atomic_write
-from ..formats.frame_scripts import (framegroups_text, md2_animations, mdl_animations, qc_name_problems,
-                                     qc_text)
+from ..formats.frame_scripts import framegroups_text, md2_animations, mdl_animations, qc_name_problems, qc_text
 from ..formats.md2.codec import parse_md2
 from ..formats.mdl.codec import parse_mdl
 from .export_error import ExportError

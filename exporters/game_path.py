@@ -18,8 +18,8 @@ import re
 from pathlib import Path, PurePosixPath
 
 from ..formats.archives.archive import unsafe_name
-from .export_error import ExportError
 from ..formats.message_text import quoted
+from .export_error import ExportError
 
 
 def default_export_path(archive: str, member: str, extension: str) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
 SAMPLES = 16            # anti-aliasing samples (emission only: no noise to clean)

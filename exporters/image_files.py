@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
 from ..formats.atomic_file import atomic_write

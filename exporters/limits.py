@@ -5,8 +5,8 @@ at most five problems named in the refusal."""
 from __future__ import annotations
 
 from ..formats.binary import name_length_problem
-from .export_error import ExportError
 from ..formats.message_text import quoted
+from .export_error import ExportError
 
 SHOWN_NAMES = 3       # names quoted in a message about many
 

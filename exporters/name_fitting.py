@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 import string
 
-from .export_error import ExportError
 from ..formats.message_text import quoted
+from .export_error import ExportError
 
 FIT_NAMES_HINT = "Fit Names (command line: --fit-names) shortens them"
 _STEM_AND_NUMBER = re.compile(r"^(.*?)(\d*)$", re.S)

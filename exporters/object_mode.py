@@ -8,13 +8,13 @@ as they were.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import bpy
 
-from .export_error import ExportError
 from ..formats.message_text import quoted
+from .export_error import ExportError
 
 
 def _set_mode(context: bpy.types.Context, active: bpy.types.Object, mode: str) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
 from bpy_extras.io_utils import ExportHelper
 
+from .frame_scripts import WithFrameScripts, frame_rate
+from .game_path import export_dialog_path, loose_export_path
+from .run_export import archive_source, export_objects, loose_source
 from .sampling.action_list import listed_actions, sync_action_list
 from .sampling.action_sampling import find_actions, standard_rule
-from .game_path import export_dialog_path, loose_export_path
-from .frame_scripts import WithFrameScripts, frame_rate
-from .run_export import archive_source, export_objects, loose_source
-
 
 MATERIALS_ITEMS = (
     ("ONE_SKIN", "One Skin", "The game draws one skin on every face: pack the images of the materials the faces "

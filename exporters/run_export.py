@@ -2,20 +2,20 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import bpy
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
 from ..common.disk_names import blender_safe, readable_report, readable_text, stored_path
-from ..formats.report_lines import describe_bug, report_folded
 from ..formats.errors import FormatError
+from ..formats.report_lines import describe_bug, report_folded
 from .export_error import ExportError
-from .object_mode import in_object_mode
 from .game_path import game_folder_target, make_folders, remove_empty
-
+from .object_mode import in_object_mode
 
 
 @dataclass

@@ -3,6 +3,7 @@ membership whose group stands for an exported joint."""
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 

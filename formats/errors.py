@@ -13,7 +13,7 @@ class FormatError(ValueError):
         self.offset = offset
         super().__init__(message)
 
-    def with_filename(self, filename: str) -> "FormatError":
+    def with_filename(self, filename: str) -> FormatError:
         self.filename = filename
         return self
 

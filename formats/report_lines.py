@@ -20,9 +20,10 @@ module prints whole (:data:`REPORT_BYTES`) is reported in pieces, each after the
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, cast
+from typing import cast
 
 LINE_LIMIT = 100          # characters of a popup line
 EXAMPLES = 3              # items a folded line names before "and N more"
@@ -39,7 +40,7 @@ class Message(str):
     kind: str
     item: str
 
-    def __new__(cls, text: str, kind: str, item: str) -> "Message":
+    def __new__(cls, text: str, kind: str, item: str) -> Message:
         message = super().__new__(cls, text)
         message.kind, message.item = kind, item
         return message

@@ -14,16 +14,17 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
+
 from bpy_extras.io_utils import axis_conversion_ensure
 
 from ..common.dialog_layout import region_current
 from ..common.disk_names import readable_report
-from ..formats.report_lines import Message, report_folded
+from ..formats import table
 from ..formats.archives.archive import ArchiveError, member_key, open_archive
 from ..formats.archives.game_folder import GameFolder
+from ..formats.report_lines import Message, report_folded
 from .dialogs import ARCHIVE_DIALOG_WIDTH, draw_archive_import
 from .file_source import ArchiveSource, GameFiles
-from ..formats import table
 from .operators import FrameImportBase
 from .run_import import import_jobs
 

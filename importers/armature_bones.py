@@ -4,7 +4,9 @@ vertex groups filled from weight rows, pose-bone data paths, and a new action wi
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
+
 from mathutils import Matrix
 
 from ..formats.errors import FormatError

@@ -3,6 +3,7 @@ Blender can have, the mesh and its custom normals."""
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ..common.triangle_mesh import build_triangle_mesh  # noqa: F401  (the importers' name for it)

@@ -17,25 +17,36 @@ Importers read the model's bytes and look up its skins, textures and weapon mode
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Callable
+
+import numpy as np
 
 import bpy
-import numpy as np
 
 from ..common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
 from ..common.disk_names import storable_path
 from ..common.skin_images import load_skin_image, skin_image_from_data
 from ..formats.archives.archive import Archive, open_archive
-from ..formats.errors import FormatError
 from ..formats.archives.game_folder import GameFolder
 from ..formats.archives.game_palette import PaletteChoice, choose_palette, loose_palette
+from ..formats.archives.skin_lookup import (
+    describe_texture_search,
+    find_own_skins,
+    find_sized_skin,
+    find_skin,
+    find_texture,
+    own_skins_among,
+    sized_skin_among,
+    skin_name_parts,
+    stored_path_candidates,
+    texture_candidates,
+    unsafe_skin_name,
+)
+from ..formats.errors import FormatError
 from ..formats.images.image_size import image_size_of
-from ..formats.archives.skin_lookup import (describe_texture_search, skin_name_parts, stored_path_candidates,
-                                            unsafe_skin_name, find_own_skins, find_sized_skin, find_skin,
-                                            find_texture, own_skins_among, sized_skin_among, texture_candidates)
 from ..formats.message_text import quoted
 
 
@@ -102,7 +113,7 @@ class ModelSource:
         (:func:`..formats.archives.skin_lookup.find_sized_skin`)."""
         raise NotImplementedError
 
-    def weapons(self, exclude: tuple[str, ...] = ()) -> list["ModelSource"]:
+    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
         raise NotImplementedError
 
     def texture(self, stored: str) -> FoundFile | None:
@@ -116,7 +127,7 @@ class ModelSource:
         raise NotImplementedError
 
 
-def as_source(model: "Path | str | ModelSource") -> ModelSource:
+def as_source(model: Path | str | ModelSource) -> ModelSource:
     return model if isinstance(model, ModelSource) else LooseSource(Path(model))
 
 

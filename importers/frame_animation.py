@@ -14,6 +14,7 @@ import math
 import re
 
 import numpy as np
+
 import bpy
 
 from ..common.actions import assign_action

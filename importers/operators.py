@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
+
 from bpy_extras.io_utils import ImportHelper
 
 from ..common.dialog_layout import region_current

@@ -1,14 +1,15 @@
 """The one "read, build, report" loop every import operator and drop handler goes through."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import bpy
 
 from ..common.disk_names import readable_report, readable_text
-from ..formats.report_lines import describe_bug, report_folded
 from ..formats.errors import FormatError
+from ..formats.report_lines import describe_bug, report_folded
 from .results import ImportResult
 from .transaction import datablock_transaction
 

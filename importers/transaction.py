@@ -1,8 +1,8 @@
 """All-or-nothing imports: datablocks created inside a failed import are removed again."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import bpy
 

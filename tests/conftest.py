@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.environment import BLOCK_BPY, CHECKOUT, TESTS, corpus_problem, skip_inside_blender
 
 sys.path.insert(0, str(CHECKOUT))

@@ -26,6 +26,7 @@ ACTIONS = (("nod", [(1, 0.0, 0.0), (4, 0.0, -0.6), (8, 0.0, 0.3), (10, 0.0, 0.0)
 def build_rig(context):
     """Suzanne on a one-bone neck (tools/demo.py) with the actions above, each kept by a fake user."""
     import bpy
+
     from tools.demo import add_nod_rig, add_suzanne
     head = add_suzanne(context)
     rig = add_nod_rig(context, head)
@@ -51,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
-    from formats.md2.codec import parse_md2
+
     from formats.animations import group_animations
+    from formats.md2.codec import parse_md2
     from tools.contact_sheet import render_contact_sheet
     context = bpy.context
     bpy.ops.wm.read_homefile(use_empty=True)

@@ -14,7 +14,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-
 CHECKOUT = Path(__file__).resolve().parents[1]
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
@@ -50,6 +49,7 @@ def main() -> int:
         return 1
     module = enable_extension()
     import bpy
+
     from tools.skins_sheet import tile_of, write_row
     listed, error = sys.modules[f"{module}.importers.archive_operator"].archive_models(args.archive)
     if error:

@@ -35,10 +35,10 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 CORPUS = CHECKOUT.parent / "shared" / "corpus"
@@ -96,6 +96,7 @@ def synthetic_band(fmt: str):
 def synthetic_md2():
     """The band at the MD2 limits (2048 vertices, 512 frames), built without bpy."""
     import numpy as np
+
     from formats.md2.codec import Md2Model
     from formats.md2.glcmds import build_glcmds
     from formats.quantize import quantize_frames
@@ -118,6 +119,7 @@ def synthetic_md2():
 def synthetic_mdl():
     """The band at Quake's MDL limits (1024 vertices, 256 frames, a 320x200 skin), built without bpy."""
     import numpy as np
+
     from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin
     from formats.quantize import grid_from_bounds, quantize
 
@@ -423,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
+
     from formats.md2.codec import serialize_md2
     from formats.mdl.codec import serialize_mdl
 

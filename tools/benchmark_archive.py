@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{f['import'] * 1e3:.2f} ms", *in_blender(kind)] for kind, size, wrote, f in rows]
         table.append(["loose file", f"{len(model) / 1024:.0f} KB", "-", f"{loose_read * 1e3:.3f} ms",
                       f"{loose_import * 1e3:.2f} ms", *in_blender("loose")])
-        from tools.figures import table as markdown_table, write_record
+        from tools.figures import table as markdown_table
+        from tools.figures import write_record
         print(markdown_table(headers, table))
         if args.json:
             write_record(args.json, script="tools/benchmark_archive.py", command="python tools/benchmark_archive.py",

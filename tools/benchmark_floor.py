@@ -73,8 +73,10 @@ def md3_cases(bench) -> tuple[list, list[str]]:
 
 def md3_import_floor(bench, case) -> float:
     """The bare bpy calls that build one mesh object per surface with its UVs and a shape key per frame."""
-    import bpy
     import numpy as np
+
+    import bpy
+
     from formats.md3.codec import read_md3
     from formats.md3.vertices import decode_xyz
 
@@ -138,8 +140,9 @@ def new_curves(action) -> object:
 def image_source(image) -> tuple[str, int, int, object]:
     """(the image file Blender loaded, or '' for an image made from pixels (a PCX or MDL skin), width,
     height, those pixels (packing encodes them, so their content counts))."""
-    import bpy
     import numpy as np
+
+    import bpy
     path = bpy.path.abspath(image.filepath) if image.filepath else ""
     if path and not path.lower().endswith(".pcx") and Path(path).is_file():
         return path, *image.size, None
@@ -153,8 +156,9 @@ def import_extras(bench) -> float:
     """CPU seconds of the bare bpy calls that make what the import made besides the floor's meshes, UVs and
     shape keys, with the same counts and sizes: its actions' F-curves and keys (linear), its packed skin
     images (loaded from their file and packed, or made from pixels and packed), its materials (an image node linked to the BSDF) and its empties."""
-    import bpy
     import numpy as np
+
+    import bpy
 
     actions = [[len(fcurve.keyframe_points) for fcurve in action_curves(action)] for action in bpy.data.actions]
     images = [image_source(image) for image in bpy.data.images if image.packed_file is not None]
@@ -198,8 +202,9 @@ def export_extras(bench, case, written: int) -> float:
     """CPU seconds of the bare bpy calls that read what the untouched export reads besides the floor's shape
     keys: every F-curve's keys (frames, values, interpolation), for MDL every skin image's pixels, and
     the write of a file of the exported size."""
-    import bpy
     import numpy as np
+
+    import bpy
 
     curves = [fcurve for action in bpy.data.actions for fcurve in action_curves(action)]
     images = [image for image in bpy.data.images if case.fmt == "mdl" and image.packed_file is not None]
@@ -352,5 +357,5 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     status = main()
-    from tools.benchmark import exit_without_teardown     # importable once main() put the checkout on the path
+    from tools.benchmark import exit_without_teardown  # importable once main() put the checkout on the path
     exit_without_teardown(status)

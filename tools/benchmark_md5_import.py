@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
+
     from tools.benchmark import checkout_commit, exit_without_teardown, format_table, reports_to_stderr
     with reports_to_stderr():
         after = {str(path.relative_to(CORPUS)): measure(bpy, path, args.repeat) for path, _ in chosen}

@@ -57,6 +57,7 @@ def cpu(fn) -> float:
 def md5_floor(bpy, path: Path) -> float:
     """The bare bpy calls that build what the MD5 import builds (see the module), from decoded arrays."""
     import numpy as np
+
     from formats.md5.anim import read_md5anim
     from formats.md5.mesh import read_md5mesh
     from formats.md5.skinning import bind_joints, skin_vertices
@@ -131,6 +132,7 @@ def md5_floor(bpy, path: Path) -> float:
 def md3_floor(bpy, path: Path) -> float:
     """A mesh object per surface with its vertices, triangles and UVs, and a material per surface."""
     import numpy as np
+
     from formats.md3.codec import read_md3
     from formats.md3.vertices import decode_xyz
     model = read_md3(path.read_bytes())
@@ -270,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         from tools.load_extension import enable_extension
         enable_extension()
         import bpy
+
         from tools.benchmark import exit_without_teardown, reports_to_stderr
         with reports_to_stderr():
             measures = measure(bpy, args.repeat, args.floors)

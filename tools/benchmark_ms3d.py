@@ -40,8 +40,7 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
-from tools.benchmark import (exit_without_teardown, format_table, reports_to_stderr, timed,  # noqa: E402
-                             timed_cpu)
+from tools.benchmark import exit_without_teardown, format_table, reports_to_stderr, timed, timed_cpu  # noqa: E402
 
 CORPUS_MS3D = CHECKOUT.parent / "shared" / "corpus" / "ms3d"
 HEADERS = ("case", "vertices", "triangles", "joints", "rotation keys", "import s", "import floor s", "ratio",
@@ -102,6 +101,7 @@ def corpus_cases() -> tuple[list[Case], list[str]]:
 def _prepared(path: Path):
     """Everything the import floor writes, computed before the clock starts."""
     import numpy as np
+
     from formats.ms3d.codec import parse_ms3d
     arm, imp = extension_module("ms3d_armature", "importers.ms3d"), extension_module("ms3d_import", "importers.ms3d")
     rig = extension_module("rig", "formats.ms3d")
@@ -162,6 +162,7 @@ def _prepared(path: Path):
 
 def import_floor(bpy, path: Path) -> float:
     import numpy as np
+
     from mathutils import Matrix
     arm = extension_module("ms3d_armature", "importers.ms3d")
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
+
 import bpy
+
 from mathutils import Matrix, Vector
 
 TILES_PER_ANIMATION = 3

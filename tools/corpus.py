@@ -77,7 +77,7 @@ def place(dest: Path, row: Row, chunks: Iterable[bytes], source: str) -> None:
     are the manifest's; otherwise removes it and raises CorpusError naming the file and ``source``."""
     target = dest / row.path
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False)
+    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False)  # noqa: SIM115 - closed by the with below
     temporary = Path(handle.name)
     try:
         digest, size = hashlib.sha256(), 0

@@ -120,6 +120,7 @@ def key_values(owner, data_path: str, keys: list[tuple[int, float]], index: int 
 def add_suzanne(context):
     """Suzanne with her UVs, turned to face +X (MD2's forward)."""
     import bpy
+
     from mathutils import Matrix
     bpy.ops.mesh.primitive_monkey_add(size=2.0, calc_uvs=True)
     head = context.view_layer.objects.active
@@ -250,6 +251,7 @@ def export_roundtrip(context, obj, source: Path, path: Path) -> str:
 def run(model: Path | None, outdir: Path) -> None:
     enable_extension()
     import bpy
+
     from tools.contact_sheet import render_contact_sheet
     context = bpy.context
     outdir.mkdir(parents=True, exist_ok=True)

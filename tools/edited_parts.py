@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     extension = enable_extension()
     import bpy
+
     from formats.md2.codec import serialize_md2
     from formats.mdl.codec import serialize_mdl
     synthetic = {"md2": (benchmark.synthetic_md2, serialize_md2), "mdl": (benchmark.synthetic_mdl, serialize_mdl)}

@@ -41,6 +41,7 @@ def enable_extension() -> str:
         atexit.register(shutil.rmtree, resources, True)
         os.environ["BLENDER_USER_RESOURCES"] = resources
     import bpy
+
     import addon_utils
 
     repo_dir = Path(tempfile.mkdtemp(prefix="classic_models_repo_"))

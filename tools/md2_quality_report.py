@@ -190,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
+
     from tools.benchmark import reports_to_stderr
 
     out_dir = Path(tempfile.mkdtemp(prefix="classic_models_quality_"))

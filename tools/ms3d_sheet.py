@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.load_extension import enable_extension
     enable_extension()
     import bpy
+
     from tools.contact_sheet import render_contact_sheet
     context = bpy.context
     bpy.ops.wm.read_homefile(use_empty=True)

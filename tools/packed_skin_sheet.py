@@ -94,10 +94,11 @@ def main() -> int:
     args = parser.parse_args()
     enable_extension()
     import bpy
-    from formats.md2.codec import parse_md2
+
     from formats.images.palette import quake2_palette
     from formats.images.pcx import decode_pcx
     from formats.images.truecolour import encode_png
+    from formats.md2.codec import parse_md2
     from tools.benchmark import reports_to_stderr
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

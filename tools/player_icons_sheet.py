@@ -68,9 +68,10 @@ def main() -> int:
         return 1
     module = enable_extension()
     import bpy
-    from formats.md2.codec import parse_md2
+
     from formats.images.palette import quake2_palette
     from formats.images.truecolour import encode_png
+    from formats.md2.codec import parse_md2
     from tools.benchmark import reports_to_stderr
     skin_images = import_module(f"{module}.common.skin_images")
     bpy.ops.wm.read_homefile(use_empty=True)

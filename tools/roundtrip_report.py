@@ -32,6 +32,7 @@ def _yes(flag: bool) -> str:
 
 def compare(path: Path, out: Path) -> list[str]:
     import bpy
+
     from formats.errors import FormatError
     from formats.md2.codec import parse_md2
     try:
@@ -63,6 +64,7 @@ def compare(path: Path, out: Path) -> list[str]:
 
 def compare_mdl(path: Path, out: Path) -> list[str]:
     import bpy
+
     from formats.errors import FormatError
     from formats.mdl.codec import parse_mdl
     name = f"{path.parent.name}/{path.name}"
@@ -85,6 +87,7 @@ def compare_mdl(path: Path, out: Path) -> list[str]:
 
 def compare_ms3d(path: Path, out: Path) -> list[str]:
     import bpy
+
     from formats.errors import FormatError
     from formats.ms3d.codec import parse_ms3d
     name = f"{path.parent.name}/{path.name}"

@@ -38,8 +38,8 @@ def shown_image(obj):
 
 def import_one(bpy, path: Path) -> tuple[object | None, str, str]:
     """(object or None, image name, the import's skin report line) for ``path``."""
-    from tools.benchmark import reports_to_stderr
     from formats.archives.skin_lookup import find_own_skins, find_sized_skin
+    from tools.benchmark import reports_to_stderr
     bpy.ops.wm.read_homefile(use_empty=True)
     try:
         with reports_to_stderr():

@@ -3,6 +3,7 @@ formats (``formats/table.py``), built when the extension registers."""
 from __future__ import annotations
 
 import bpy
+
 from bpy_extras.io_utils import poll_file_object_drop
 
 from ..formats import table

@@ -201,9 +201,9 @@ def draw_quake_model(layout, settings, variant: str = "IDPO") -> None:
     """The MDL header fields an export takes from the object (``Object.classic_model``): the effect flags
     of the game that loads ``variant`` (Quake's 8; Hexen II's 8 + 17 for RAPO), the other game's folded
     (its title counts those set), sync type and eye position; for any mesh, imported or new."""
-    from .properties import MDL_FLAG_NAMES
     from ..common.dialog_layout import group
     from ..formats.mdl.variants import HEXEN2_FLAGS, RAPO, hexen2_flag_names
+    from .properties import MDL_FLAG_NAMES
     grid = layout.grid_flow(columns=2, align=True)
     for name, _label in MDL_FLAG_NAMES:
         grid.prop(settings, f"mdl_flag_{name}")

@@ -2,8 +2,16 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, FloatVectorProperty,
-                       IntProperty, PointerProperty, StringProperty)
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 
 from ..common.actions import activate_animation
 from ..formats.mdl.variants import HEXEN2_FLAGS, QUAKE_FLAGS

@@ -9,23 +9,36 @@ from pathlib import Path
 
 import numpy as np
 
-from ...formats.md2 import codec as md2
-from ...formats.animations import group_animations
-from ...formats.frame_scripts import md2_animations
 from ...common.disk_names import readable_text
-from ...formats.errors import FormatError
-from ...formats.md2.glcmds import decode_glcmds
-from ...formats.md2.skin_fill import corner_fill_note
-from ...formats.images.pcx import decode_pcx
-from ...formats.images.palette import quake2_palette
+from ...formats.animations import group_animations
 from ...formats.archives.archive import ArchiveError
 from ...formats.archives.game_folder import GameFolder
+from ...formats.archives.skin_lookup import (
+    find_own_skins,
+    find_sized_skin,
+    find_skin,
+    stored_path_candidates,
+    unsafe_skin_name,
+)
+from ...formats.errors import FormatError
+from ...formats.frame_scripts import md2_animations
+from ...formats.images.palette import quake2_palette
+from ...formats.images.pcx import decode_pcx
 from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX
-from ...formats.archives.skin_lookup import (find_own_skins, find_sized_skin, find_skin, stored_path_candidates,
-                                             unsafe_skin_name)
+from ...formats.md2 import codec as md2
+from ...formats.md2.glcmds import decode_glcmds
+from ...formats.md2.skin_fill import corner_fill_note
 from ...formats.message_text import quoted
-from ..inspect import (SHOWN_INSTEAD, ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_limit,
-                       note_warning, why_none)
+from ..inspect import (
+    SHOWN_INSTEAD,
+    ModelInfo,
+    SkinInfo,
+    degenerate_triangles,
+    note_drawable,
+    note_limit,
+    note_warning,
+    why_none,
+)
 
 NUM_NORMALS = 162
 

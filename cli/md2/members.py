@@ -2,7 +2,7 @@
 the images and other ``.md2`` models of its own folder (a Quake II player's skins, icons and weapons)."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ...formats.errors import FormatError
 from ...formats.md2.codec import parse_md2

@@ -9,15 +9,15 @@ exit status 1, as for the plain ``check``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
+from ...formats.archives.archive import ArchiveError, open_archive
+from ...formats.archives.game_folder import GameFolder
+from ...formats.archives.skin_lookup import DEFAULT_EXTENSIONS, candidate_names, find_skin, skin_name_parts
 from ...formats.errors import FormatError
 from ...formats.md2.codec import parse_md2
 from ...formats.md2.player import BODY_FILE, PlayerPart, is_weapon_name, player_deviations
-from ...formats.archives.archive import ArchiveError, open_archive
-from ...formats.archives.game_folder import GameFolder
-from ...formats.archives.skin_lookup import candidate_names, find_skin, skin_name_parts, DEFAULT_EXTENSIONS
 from ..archives import ArchiveInput, member_label, split_inputs
 from ..player_report import report_players
 

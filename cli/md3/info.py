@@ -12,11 +12,17 @@ from ...formats.errors import FormatError
 from ...formats.frame_scripts import ScriptAnimation
 from ...formats.md3.animation_cfg import parse_animation_cfg
 from ...formats.md3.codec import read_md3
-from ...formats.md3.player import PART_KINDS, part_animations
 from ...formats.md3.limits import limit_problems, renderer_problems
+from ...formats.md3.player import PART_KINDS, part_animations
 from ...formats.md3.records import VERSION
-from ...formats.md3.shader_lookup import (default_set, find_in_folders, image_candidates, search_folders,
-                                         skin_set_files, unsafe_shader)
+from ...formats.md3.shader_lookup import (
+    default_set,
+    find_in_folders,
+    image_candidates,
+    search_folders,
+    skin_set_files,
+    unsafe_shader,
+)
 from ...formats.md3.skin_file import parse_skin
 from ...formats.message_text import quoted
 from ..inspect import ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_limit, note_warning, skin_section

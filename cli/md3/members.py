@@ -3,7 +3,7 @@ III tries for its surfaces' shaders (:mod:`...formats.md3.shader_lookup`), then 
 files of its own folder (a player's skin sets and the images they name) and its ``animation.cfg``."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ...formats.errors import FormatError
 from ...formats.md3.codec import read_md3

@@ -16,9 +16,9 @@ Where players are found:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from ...formats.archives.archive import ArchiveError, is_archive_name, member_key, open_archive
 from ...formats.archives.game_folder import search_archives
@@ -28,8 +28,15 @@ from ...formats.md3.codec import read_md3
 from ...formats.md3.lods import lod_names
 from ...formats.md3.player import PARTS, lod_problems, player_problems, skin_image_problems
 from ...formats.md3.records import Md3Model
-from ...formats.md3.shader_lookup import (find_in_folders, folder_script_names, image_candidates, script_key,
-                                         script_shader_names, search_folders, unsafe_shader)
+from ...formats.md3.shader_lookup import (
+    find_in_folders,
+    folder_script_names,
+    image_candidates,
+    script_key,
+    script_shader_names,
+    search_folders,
+    unsafe_shader,
+)
 from ...formats.md3.skin_file import parse_skin
 from ..player_report import report_players
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from ...formats.animations import Animation
 from ...formats.errors import FormatError
-from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
 from ...formats.md2.codec import parse_md2
 from ...formats.md5.anim import read_md5anim
+from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
 from ...formats.md5.limits import anim_problems, mesh_problems, pair_problems, unheld_numbers
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.mdl.codec import parse_mdl

@@ -3,8 +3,8 @@ name, the paired classic model (``<name>.mdl`` beside it, ``../tris.md2`` above 
 Quake re-release's skin pictures of its folder (every extension the ports try) and a ``.md5scale``."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Callable
 
 from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS
 from ...formats.md5.scale import SCALE_SUFFIX

@@ -5,13 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...formats.animations import slot_animations
+from ...formats.archives.game_palette import loose_palette
+from ...formats.frame_scripts import mdl_animations
 from ...formats.mdl import codec as mdl
 from ...formats.mdl.skin_fill import corner_fill_note
 from ...formats.mdl.variants import ENGINES, IDPO, RAPO, RAPO_EXTRA, VERSIONS, hexen2_flag_names, quake_flag_labels
-from ...formats.animations import slot_animations
-from ...formats.frame_scripts import mdl_animations
-from ...formats.archives.game_palette import loose_palette
-from ..inspect import ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_limit, note_warning, skin_section, why_none
+from ..inspect import (
+    ModelInfo,
+    SkinInfo,
+    degenerate_triangles,
+    note_drawable,
+    note_limit,
+    note_warning,
+    skin_section,
+    why_none,
+)
 
 
 def _mdl_offsets(model: mdl.MdlModel) -> dict[str, int]:

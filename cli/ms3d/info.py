@@ -8,15 +8,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ...formats.ms3d import records as ms3d
-from ...formats.ms3d.codec import parse_ms3d
-from ...formats.ms3d.text import NAME_ENCODINGS
 from ...formats.animations import Animation
+from ...formats.archives.skin_lookup import describe_texture_search, find_texture, texture_candidates
 from ...formats.errors import FormatError
 from ...formats.images.pcx import decode_pcx
-from ...formats.ms3d.joints import joint_parents, last_frame
-from ...formats.archives.skin_lookup import describe_texture_search, find_texture, texture_candidates
 from ...formats.message_text import quoted
+from ...formats.ms3d import records as ms3d
+from ...formats.ms3d.codec import parse_ms3d
+from ...formats.ms3d.joints import joint_parents, last_frame
+from ...formats.ms3d.text import NAME_ENCODINGS
 from ..inspect import ModelInfo, SkinInfo, degenerate_triangles, note_drawable, note_warning, skin_section, why_none
 
 MS3D_DEFAULT_FPS = 24.0          # what the MS3D importer plays a file without a usable rate at

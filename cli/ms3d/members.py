@@ -2,8 +2,8 @@
 maps its materials name (beside the model, then as game paths), then the images of its own folder."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Callable
 
 from ...formats.errors import FormatError
 from ...formats.ms3d.codec import parse_ms3d

@@ -8,42 +8,54 @@ mirrored objects have their triangles reversed there).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
+
 import bpy
 
+from ...common.contract import (
+    DEGENERATE_MD2,
+    MD2_DEGENERATE,
+    MD2_FRAMES,
+    MD2_GLCMDS,
+    MD2_SKIN,
+    MD2_SKIN_FIELDS,
+    MD2_SKIN_FOUND,
+    MD2_SKINS,
+    MD2_ST,
+    MD2_TAIL,
+    ST_INDEX_ATTRIBUTE,
+)
+from ...common.import_shading import relit_report, shaded_as_imported
+from ...common.skin_images import material_image
+from ...common.stored_records import stored_bytes, stored_strings
 from ...formats.binary import decode_name, name_fields
 from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
+from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
+from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
 from ...formats.md2.codec import FRAME_NAME_SIZE, LIMITS, SKIN_NAME_SIZE, Md2Model, frame_dtype, serialize_md2
 from ...formats.md2.glcmds import build_glcmds, glcmd_triangles
 from ...formats.md2.lattice import FrameGrids, frame_grids
+from ...formats.message_text import quoted
 from ...formats.quantize import dequantize, frames_on_grid, quantize
 from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
-from ..limits import name_problems, over_limits, refuse
 from ..imported_limits import QUAKE2_ENGINES, kept_warning, own_counts, within_own_file
+from ..limits import name_problems, over_limits, refuse
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fit_path_name, fitted_report
-from ..sampling.planned import PlannedExport
-from ...common.stored_records import stored_bytes, stored_strings
-from ...common.import_shading import relit_report, shaded_as_imported
-from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SKIN, MD2_SKIN_FIELDS,
-                               MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL, ST_INDEX_ATTRIBUTE)
-from ...common.skin_images import material_image
 from ..sampling.animated_mesh import MeshPart
+from ..sampling.kept_triangles import insert_at, kept_rows
 from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import SampledModel, sample_model
-from ..sampling.skin_packing import FlatSkin, alternate_note, pack_skin
-from ...formats.images.skin_atlas import MAX_LBM_HEIGHT
-from ...formats.images.skin_limits import MD2_HEADER, QUAKE2_PCX, fit_size
-from ..sampling.kept_triangles import insert_at, kept_rows
-from .skins import new_skin_name
+from ..sampling.planned import PlannedExport
 from ..sampling.shading import normal_indices, shade_model
-from ...formats.message_text import quoted
+from ..sampling.skin_packing import FlatSkin, alternate_note, pack_skin
+from .skins import new_skin_name
 
 DEFAULT_SKIN_SIZE = 256
 

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import bpy
 
+from ...formats.atomic_file import atomic_write
 from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.md2.skin_fill import corner_fill_note
-from ...formats.atomic_file import atomic_write
-from .build import Md2ExportOptions, build_md2
-from .player_skins import into_player_folder
-from .skins import plan_skin_files, replace_unusable_skins, skin_folder
 from ..image_files import pcx_skins, write_skin_files
 from ..md3_left_out import md3_left_out
 from ..run_export import ExportReport
+from .build import Md2ExportOptions, build_md2
+from .player_skins import into_player_folder
+from .skins import plan_skin_files, replace_unusable_skins, skin_folder
 
 PLAYER_FOLDERS = "players/"
 

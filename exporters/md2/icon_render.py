@@ -18,14 +18,23 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 import bpy
+
 from mathutils import Matrix
 
 from ...common.triangle_mesh import build_triangle_mesh
 from ...formats.md2.codec import Md2Model
 from ...formats.md2.player import ICON_SIZE
-from ..icon_rendering import (icon_scene, icon_settings, ortho_camera, own_render_slot, render_picture, rgba_image,
-                              unlit_material)
+from ..icon_rendering import (
+    icon_scene,
+    icon_settings,
+    ortho_camera,
+    own_render_slot,
+    render_picture,
+    rgba_image,
+    unlit_material,
+)
 
 HEAD_SHARE = 0.4        # the part of the body's height an icon frames, from the top
 MARGIN = 1.1

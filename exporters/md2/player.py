@@ -24,20 +24,26 @@ from pathlib import Path
 
 import bpy
 
-from ...formats.md2.player import (BODY_FILE, WEAPON_FILE, PlayerPart, is_weapon_name, player_deviations,
-                                   wrong_length_kind)
-from ...formats.report_lines import Message
-from ...formats.md2.codec import parse_md2, serialize_md2
 from ...formats.atomic_file import atomic_write
+from ...formats.md2.codec import parse_md2, serialize_md2
+from ...formats.md2.player import (
+    BODY_FILE,
+    WEAPON_FILE,
+    PlayerPart,
+    is_weapon_name,
+    player_deviations,
+    wrong_length_kind,
+)
+from ...formats.report_lines import Message
 from ..export_error import ExportError
+from ..image_files import write_skin_files
+from ..run_export import ExportReport
 from .build import Md2ExportOptions, build_md2
 from .player_counts import count_hints
 from .player_grid import share_player_grid
 from .player_icons import plan_icons
 from .player_skins import carried_skins, into_player_folder
 from .skins import plan_skin_files, replace_unusable_skins, skin_folder
-from ..image_files import write_skin_files
-from ..run_export import ExportReport
 
 PLAYER_BODY_FILE = BODY_FILE
 PLAYER = "Quake II player: "     # starts each line of the player conventions in the export report

@@ -17,9 +17,9 @@ import math
 import bpy
 
 from ...formats.md2.player import STANDARD_ANIMATIONS, standard_animation
+from ...formats.message_text import quoted
 from ..sampling.action_sampling import ends_elsewhere
 from ..sampling.frame_rate import GAME_RATE, frames_between, scene_fps
-from ...formats.message_text import quoted
 
 _EPS = 1e-6
 

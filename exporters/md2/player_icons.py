@@ -20,20 +20,21 @@ import os
 from pathlib import Path, PurePosixPath
 
 import numpy as np
+
 import bpy
 
 from ...common.contract import SOURCE_ARCHIVE, SOURCE_MEMBER, SOURCE_PATH
 from ...common.disk_names import stored_path
 from ...common.skin_images import image_unchanged
 from ...formats.archives.archive import ArchiveError, open_archive
-from ...formats.md2.player import ICON_SIZE, ICON_SUFFIX, icon_name
-from ..export_error import ExportError
 from ...formats.errors import FormatError
+from ...formats.md2.player import ICON_SIZE, ICON_SUFFIX, icon_name
+from ...formats.message_text import quoted
+from ..export_error import ExportError
+from ..image_files import SkinFile, encode_skin, image_rgba
 from .build import BuildResult
 from .icon_render import render_icons
 from .skins import skin_target
-from ..image_files import SkinFile, encode_skin, image_rgba
-from ...formats.message_text import quoted
 
 
 def _blend_icon(stem: str) -> bpy.types.Image | None:

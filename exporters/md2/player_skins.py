@@ -20,10 +20,10 @@ from ...common.contract import MD2_SKIN_FOUND, SOURCE_MEMBER, SOURCE_PATH
 from ...common.disk_names import stored_path
 from ...common.skin_images import material_image
 from ...formats.md2.codec import SKIN_NAME_SIZE
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .build import BuildResult
 from .skins import new_skin_name
-from ...formats.message_text import quoted
 
 
 def _folder_of(name: str) -> str:

@@ -35,13 +35,13 @@ from ...common.contract import SOURCE_PATH
 from ...common.disk_names import disk_spelling, stored_path
 from ...common.skin_images import image_unchanged, stored_pcx_indices, unchanged_member_bytes
 from ...formats.errors import FormatError
-from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.images.colour_drift import drift_report
-from ..export_error import ExportError
-from ..sampling.skin_packing import FlatSkin
-from ..image_files import SkinFile, encode_skin, image_rgba, pcx_fitted
-from ..game_path import _DRIVE, GAME_SUBFOLDERS, existing_case, game_location, skin_folder  # noqa: F401
+from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.message_text import quoted
+from ..export_error import ExportError
+from ..game_path import _DRIVE, GAME_SUBFOLDERS, existing_case, game_location, skin_folder  # noqa: F401
+from ..image_files import SkinFile, encode_skin, image_rgba, pcx_fitted
+from ..sampling.skin_packing import FlatSkin
 
 SKIN_EXTENSIONS = {"PCX": ".pcx", "PNG": ".png", "TGA": ".tga"}
 def new_skin_name(folder: str, stem: str) -> str:

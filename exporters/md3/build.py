@@ -11,37 +11,47 @@ written back with them (:mod:`.write_back`), so an untouched import exports the 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Callable
 
 import numpy as np
+
 import bpy
 
 from ...common.contract import MD3_DEGENERATE
 from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
 from ...formats.md3.limits import renderer_problems
-from ...formats.md3.records import (FRAME_NAME_SIZE, MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS,
-                                    MD3_MAX_TRIANGLES, MD3_MAX_VERTS, NAME_SIZE, Md3Model)
+from ...formats.md3.records import (
+    FRAME_NAME_SIZE,
+    MD3_MAX_FRAMES,
+    MD3_MAX_SHADERS,
+    MD3_MAX_SURFACES,
+    MD3_MAX_TAGS,
+    MD3_MAX_TRIANGLES,
+    MD3_MAX_VERTS,
+    NAME_SIZE,
+    Md3Model,
+)
 from ...formats.md3.vertices import decode_xyz, encode_normals, encode_xyz
 from ...formats.message_text import quoted
 from ..export_error import ExportError
-from ..limits import name_problems, over_limits, refuse
 from ..imported_limits import kept_warning, within_own_file
+from ..limits import name_problems, over_limits, refuse
 from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
-from ..sampling.options import VertexModelOptions
 from ..sampling.animated_mesh import all_finite
+from ..sampling.frame_plan import carries_animation
+from ..sampling.options import VertexModelOptions
 from ..sampling.pipeline import sample_model
 from ..sampling.planned import PlannedExport
 from ..sampling.shading import shade_model, shaded_normals
-from ..sampling.frame_plan import carries_animation
 from .frames import frame_bounds, keep_tags, radius_from_bounds, tag_transforms
-from .write_back import frame_matches, kept_model, kept_table, own_span, picked
 from .objects import Md3Objects, collect, tag_name
 from .surfaces import shader_images, split_surfaces, with_empty_surfaces
 from .tag_sampling import frame_sources, sample_matrices
 from .tags_only import tag_frames
+from .write_back import frame_matches, kept_model, kept_table, own_span, picked
 
 
 @dataclass

@@ -10,13 +10,13 @@ byte for byte), in its own frame (:func:`own_frame`: shown and standing alone wh
 from __future__ import annotations
 
 from contextlib import contextmanager
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import bpy
 
-from ...common.stored_records import stored_int
 from ...common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_LOD, SOURCE_FILE
+from ...common.stored_records import stored_int
 from ...formats.archives.archive import open_archive
 from ...formats.errors import FormatError
 from ...formats.md3.lods import lod_names

@@ -28,30 +28,37 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
-from ...common.stored_records import stored_bytes
 from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS
+from ...common.stored_records import stored_bytes
 from ...formats.atomic_file import atomic_write
-from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
-                                         parse_animation_cfg, write_animation_cfg)
+from ...formats.errors import FormatError
+from ...formats.images.truecolour import encode_tga
+from ...formats.md3.animation_cfg import (
+    ANIMATION_NAMES,
+    REQUIRED_ANIMATIONS,
+    AnimationCfg,
+    Md3Animation,
+    parse_animation_cfg,
+    write_animation_cfg,
+)
 from ...formats.md3.codec import read_md3, write_md3
 from ...formats.md3.skin_file import SkinEntry, SkinFile, write_skin
-from ...formats.errors import FormatError
 from ..export_error import ExportError
 from ..game_path import skin_folder
+from ..image_files import image_rgba
 from ..run_export import ExportReport
 from ..sampling.action_sampling import find_actions
 from ..sampling.frame_rate import RATE_REPORT
-from ..image_files import image_rgba
-from ...formats.images.truecolour import encode_tga
 from .build import Md3ExportOptions, build_md3
 from .export import texture_files
 from .objects import collect
 from .player_icon import head_icon
+from .player_timeline import build_timeline_parts, imported_parts, kept_skins, timeline_cfg
 from .skin_check import skin_shader_warnings, source_place
 from .skin_set_images import skin_set_images
-from .player_timeline import build_timeline_parts, imported_parts, kept_skins, timeline_cfg
 
 PARTS = ("lower", "upper", "head")
 PLAYER_FILE = "lower.md3"

@@ -18,7 +18,9 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 import bpy
+
 from mathutils import Matrix
 
 from ...formats.images.truecolour import encode_tga

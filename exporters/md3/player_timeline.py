@@ -24,11 +24,16 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 
-from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD3_ANIMATION_CFG, MD3_LOD, MD3_ROOT, MD3_SKINS
+from ...common.stored_records import stored_bytes, stored_int
 from ...formats.errors import FormatError
-from ...formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, AnimationCfg, Md3Animation,
-                                         parse_animation_cfg)
+from ...formats.md3.animation_cfg import (
+    ANIMATION_NAMES,
+    REQUIRED_ANIMATIONS,
+    AnimationCfg,
+    Md3Animation,
+    parse_animation_cfg,
+)
 from ..export_error import ExportError
 from .build import BuildResult, Md3ExportOptions, build_md3
 from .lods import build_lods, left_out_lods, own_frame

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
 from ...common.contract import MD3_ROOT, MD3_SHADER, MD3_SKIN_SET, MD3_SURFACE

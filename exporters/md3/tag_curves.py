@@ -11,7 +11,9 @@ matrix_parent_inverse @ LocRotScale(location, rotation, scale)``. Otherwise the 
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
+
 from mathutils import Euler, Matrix, Quaternion
 
 from ..sampling.frame_sampling import _fcurves_of, transform_animated

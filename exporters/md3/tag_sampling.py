@@ -9,6 +9,7 @@ from ``Object.evaluated_get(depsgraph).matrix_world`` like the meshes' own trans
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ..sampling.action_playback import ActionPlayback

@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 import bpy
 
 from ...common.frame_table import frame_table
-from ..export_error import ExportError
-from ..sampling.frame_rate import rate_report, scene_fps, timeline_frames, whole
-from ..sampling.animated_mesh import ExportedFrames
 from ...formats.message_text import quoted
+from ..export_error import ExportError
+from ..sampling.animated_mesh import ExportedFrames
+from ..sampling.frame_rate import rate_report, scene_fps, timeline_frames, whole
 
 
 @dataclass

@@ -16,12 +16,22 @@ import json
 from dataclasses import dataclass, field
 
 import numpy as np
+
 import bpy
 
-from ...common.stored_records import stored_bytes, stored_int
-from ...common.contract import MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_NAME, MD3_NUM_SKINS, MD3_TAG_INDEX, MD3_TAGS, MD3_TAIL
+from ...common.contract import (
+    MD3_FLAGS,
+    MD3_FRAMES,
+    MD3_LAYOUT,
+    MD3_NAME,
+    MD3_NUM_SKINS,
+    MD3_TAG_INDEX,
+    MD3_TAGS,
+    MD3_TAIL,
+)
 from ...common.frame_table import FrameEntry, frame_table, match_frames
 from ...common.md3_surfaces import mesh_surfaces
+from ...common.stored_records import stored_bytes, stored_int
 from ...formats.binary import decode_name
 from ...formats.file_tail import kept_tail
 from ...formats.md3.codec import write_md3

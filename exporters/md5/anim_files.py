@@ -25,8 +25,16 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.contract import (DEFAULT_FPS, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE,
-                                MD5_MESH_SOURCE, MIN_FPS)
+from ...common.contract import (
+    DEFAULT_FPS,
+    MAX_FPS,
+    MD5_ANIM_FILE,
+    MD5_ANIM_FRAMES,
+    MD5_ANIM_SOURCE,
+    MD5_MESH_FILE,
+    MD5_MESH_SOURCE,
+    MIN_FPS,
+)
 from ...common.stored_records import stored_bytes, stored_floats
 from ..sampling.frame_plan import export_actions
 from ..sampling.options import FrameExportOptions

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 import bpy
 
 from ...common.contract import DEGENERATE_MD3, MD5_DEGENERATE, MD5_MESH_INDEX
@@ -43,12 +44,12 @@ from ...common.stored_records import stored_bytes, stored_int
 from ...formats.md5.limits import MAX_WEIGHTS_PER_VERTEX
 from ...formats.md5.records import Md5MeshPart
 from ...formats.md5.skinning import quat_rotate
-from ...formats.triangles import drop_degenerate
 from ...formats.message_text import quoted
+from ...formats.triangles import drop_degenerate
 from ..export_error import ExportError
-from ..vertex_weights import vertex_weights
 from ..sampling.kept_triangles import insert_at
 from ..sampling.mesh_topology import Topology, object_topology
+from ..vertex_weights import vertex_weights
 from .rig import parent_bone
 
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 import bpy
 
-from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
+from ...common.stored_records import stored_bytes, stored_int
 from ...formats.md5.limits import MAX_FRAMES, anim_problems, mesh_limits, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
-from ...formats.report_lines import over_limit
 from ...formats.message_text import quoted
+from ...formats.report_lines import over_limit
 from ..export_error import ExportError
 from ..sampling.animated_mesh import export_meshes
 from ..sampling.curve_pose import KeyReads
@@ -29,12 +30,21 @@ from ..sampling.options import FrameExportOptions
 from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
 from .anim import anim_record, frame_bounds
-from .blocks import build_blocks, influence_note, read_rest_meshes
 from .anim_files import AnimFile, anim_files
-from .write_back import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
+from .blocks import build_blocks, influence_note, read_rest_meshes
 from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
-from .rig import (bone_matrices, find_armature, joint_order, joint_parents, joint_scale_problem, joint_scales,
-                  lone_armature, model_poses, unanimated_import)
+from .rig import (
+    bone_matrices,
+    find_armature,
+    joint_order,
+    joint_parents,
+    joint_scale_problem,
+    joint_scales,
+    lone_armature,
+    model_poses,
+    unanimated_import,
+)
+from .write_back import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
 
 COMMANDLINE = "Blender Classic Models"
 UNANIMATED = "nothing animates the imported mesh: only the .md5mesh is written (no .md5anim it did not have)"

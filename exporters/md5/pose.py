@@ -14,11 +14,12 @@ they do not hold) and the report names why (one line per reason).
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from ..sampling.action_playback import ActionPlayback
-from ...formats.message_text import quoted
 from ..sampling.action_sampling import animated_ids
 from ..sampling.curve_pose import KeyReads, action_fcurves, curve_channels, posed
 from ..sampling.frame_plan import ACTION, SHAPE_KEY, FramePlan

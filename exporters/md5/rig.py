@@ -14,10 +14,11 @@ A bone scaled uniformly in a frame relative to its rest pose (:func:`joint_scale
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
-from ...common.stored_records import stored_bytes, stored_int
 from ...common.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
+from ...common.stored_records import stored_bytes, stored_int
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from ..sampling.action_sampling import find_actions

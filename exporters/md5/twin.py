@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
 from ...formats.images.lmp import FRAME_SECONDS, MAX_SKIN_FRAMES, read_lmp, write_lmp

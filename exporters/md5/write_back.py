@@ -25,17 +25,17 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import numpy as np
+
 import bpy
 
-from ...common.stored_records import stored_bytes, stored_floats
 from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
+from ...common.md5_pose import quaternion_matrices
+from ...common.stored_records import stored_bytes, stored_floats
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.mesh import read_md5mesh
-from ...common.md5_pose import quaternion_matrices
 from ...formats.md5.skinning import bind_joints, frame_joints, local_poses, quat_multiply, skin_vertices
 from ...formats.md5.write import detect_style, write_md5mesh
-
 
 FLOAT32 = float(np.finfo(np.float32).eps)
 NEG_Y_SNAP = 2.5e-4       # Blender vec_roll_to_mat3_normalized (armature.cc) CRITICAL_THRESHOLD: a bone

@@ -12,46 +12,65 @@ and RAPO change (16-bit lattice, texcoord table) is in :mod:`.variant`.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
 
 import numpy as np
+
 import bpy
 
+from ...common.contract import (
+    DEGENERATE_MDL,
+    FACESFRONT,
+    INTERVALS,
+    MDL_DEGENERATE,
+    MDL_FRAME_SLOTS,
+    MDL_PALETTE,
+    MDL_POSES,
+    MDL_ST_INDEX,
+    MDL_TAIL,
+    TEXCOORD_ATTRIBUTES,
+)
+from ...common.import_shading import relit_report, shaded_as_imported
+from ...common.mdl_skins import material_skin_images, mdl_skin_slots, read_palette
+from ...common.stored_records import stored_bytes, stored_json
 from ...formats.binary import decode_name, name_fields
 from ...formats.errors import FormatError
 from ...formats.file_tail import kept_tail
-from ...formats.mdl.codec import (HEXEN2_LIMITS, LIMITS, MdlFrameSlot, MdlLimits, MdlModel, MdlSkin, pose_dtype,
-                                  serialize_mdl)
-from ...formats.mdl.skin_fill import corner_fill_note
-from ...formats.mdl.texcoords import assign_texcoords
 from ...formats.images.palette import PLAYER_RANGES, game_palette
-from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
-from ...formats.mdl.variants import frames_on_lattice16
-from ...common.stored_records import stored_bytes, stored_json
-from ...common.import_shading import relit_report, shaded_as_imported
-from ...common.contract import (DEGENERATE_MDL, FACESFRONT, INTERVALS, MDL_DEGENERATE, MDL_FRAME_SLOTS,
-                               MDL_PALETTE, MDL_POSES, MDL_ST_INDEX, MDL_TAIL, TEXCOORD_ATTRIBUTES)
-from ...common.mdl_skins import material_skin_images, mdl_skin_slots, read_palette
-from ..sampling.animated_mesh import ExportedFrames
-from ..sampling.options import VertexModelOptions
-from ..sampling.pipeline import SampledModel, sample_model, sampled_meshes
-from ..export_error import ExportError
-from ..limits import name_problems, over_limits, refuse
-from ..imported_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
-from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
-from ..sampling.planned import PlannedExport
-from ..sampling.kept_triangles import insert_at, kept_rows
-from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
 from ...formats.images.skin_atlas import pack_images
 from ...formats.images.skin_limits import SkinBox, fit_size
-from .skin_indices import SkinConverter
-from .player_colours import player_colours
-from .grid_shape import imported_grid, same_shape
-from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
-from ..sampling.shading import normal_indices, shade_model
+from ...formats.mdl.codec import (
+    HEXEN2_LIMITS,
+    LIMITS,
+    MdlFrameSlot,
+    MdlLimits,
+    MdlModel,
+    MdlSkin,
+    pose_dtype,
+    serialize_mdl,
+)
+from ...formats.mdl.skin_fill import corner_fill_note
+from ...formats.mdl.texcoords import assign_texcoords
+from ...formats.mdl.variants import frames_on_lattice16
 from ...formats.message_text import quoted
+from ...formats.quantize import frames_on_grid, grid_from_bounds, quantize
+from ..export_error import ExportError
+from ..imported_limits import QUAKE_ENGINES, kept_warning, own_counts, within_own_file
+from ..limits import name_problems, over_limits, refuse
+from ..name_fitting import FIT_NAMES_HINT, fit_frame_names, fitted_report
+from ..sampling.animated_mesh import ExportedFrames
+from ..sampling.kept_triangles import insert_at, kept_rows
+from ..sampling.options import VertexModelOptions
+from ..sampling.pipeline import SampledModel, sample_model, sampled_meshes
+from ..sampling.planned import PlannedExport
+from ..sampling.shading import normal_indices, shade_model
+from ..sampling.skin_packing import FlatSkin, PackedSkin, alternate_note, pack_skin
+from .grid_shape import imported_grid, same_shape
+from .player_colours import player_colours
+from .skin_indices import SkinConverter
+from .variant import MD16, RAPO, export_variant, low_records, rapo_kept_st, rapo_texcoords, sixteen_bit
 
 MODERN_LIMITS = MdlLimits(vertices=65536, triangles=65536, frames=1024, skin_height=4096, skin_pixels=0)
 FRAME_NAME_SIZE = 16

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import bpy
 
-from ...formats.mdl.codec import parse_mdl, serialize_mdl
 from ...formats.atomic_file import atomic_write
+from ...formats.mdl.codec import parse_mdl, serialize_mdl
 from ..image_files import write_skin_files
 from ..md3_left_out import md3_left_out
 from ..run_export import ExportReport

@@ -8,12 +8,12 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ...common.mdl_skins import chosen_palette, palette_items
 from ..dialogs import draw_mdl_export
+from ..enhanced_md3 import WithEnhancedMd3
 from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
 from .export import export_mdl
 from .variant import export_variant
-from ..enhanced_md3 import WithEnhancedMd3
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOption):

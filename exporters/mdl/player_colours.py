@@ -21,6 +21,7 @@ import re
 from pathlib import PurePosixPath
 
 import numpy as np
+
 import bpy
 
 from ...common.contract import ARCHIVE_MEMBER, INDICES

@@ -14,15 +14,23 @@ Euler 'XYZ' (converted from any rotation mode), time = frame / fps, 16 bytes ``<
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
+
 from mathutils import Euler, Quaternion
 
 from ...common.contract import GENERATED_KEY
-from ..sampling.curve_pose import KeyReads, action_fcurves, curve_poses
-from ..export_error import ExportError
 from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
-from ...formats.ms3d.rig import (euler_xyz_from_matrices, global_matrices, influences_from_raw, local_matrices,
-                                 nearest_euler, rigid_inverse)
+from ...formats.ms3d.rig import (
+    euler_xyz_from_matrices,
+    global_matrices,
+    influences_from_raw,
+    local_matrices,
+    nearest_euler,
+    rigid_inverse,
+)
+from ..export_error import ExportError
+from ..sampling.curve_pose import KeyReads, action_fcurves, curve_poses
 
 MAX_POSES = 2_000_000        # frames x joints sampled (about 1 GB while sampling)
 

@@ -27,35 +27,74 @@ version and sub-versions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
+
 import bpy
+
 from bpy_extras.io_utils import axis_conversion
 
-from ...formats.ms3d.records import (NAME_SIZE, Ms3dGroup, Ms3dJoint, Ms3dJointExtras, Ms3dModel,
-                                     Ms3dModelExtras, Ms3dVertexExtras)
-from ...common.stored_records import stored_group
-from ...common.contract import (CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP, JOINT_PROP,
-                               KEPT_MEMBERSHIPS, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT,
-                               SKIN_JOINTS, SKIN_WEIGHTS, SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP,
-                               TRIANGLE_INDEX, VERTEX_EXTRA, VERTEX_FLAGS, VERTEX_INDEX)
+from ...common.contract import (
+    CORNER_NORMAL,
+    CORNER_NORMAL_SHOWN,
+    CORNER_T,
+    DEFAULT_FPS,
+    GROUP_PROP,
+    JOINT_PROP,
+    KEPT_MEMBERSHIPS,
+    MODEL_EXTRAS_DEFAULTS,
+    MODEL_PROP,
+    REFCOUNT,
+    SKIN_JOINTS,
+    SKIN_WEIGHTS,
+    SMOOTHING_GROUP,
+    TRIANGLE_FLAGS,
+    TRIANGLE_GROUP,
+    TRIANGLE_INDEX,
+    VERTEX_EXTRA,
+    VERTEX_FLAGS,
+    VERTEX_INDEX,
+)
+from ...common.generated_names import is_made
 from ...common.ms3d_data import bone_color, bone_rest_poses
-from ...formats.ms3d.rig import (combined_weights, global_matrices, hierarchy_order, influences_from_raw,
-                                 local_matrices, unpack_skin)
+from ...common.stored_records import stored_group
+from ...formats.message_text import quoted
+from ...formats.ms3d.records import (
+    NAME_SIZE,
+    Ms3dGroup,
+    Ms3dJoint,
+    Ms3dJointExtras,
+    Ms3dModel,
+    Ms3dModelExtras,
+    Ms3dVertexExtras,
+)
+from ...formats.ms3d.rig import (
+    combined_weights,
+    global_matrices,
+    hierarchy_order,
+    influences_from_raw,
+    local_matrices,
+    unpack_skin,
+)
 from ..export_error import ExportError
 from ..limits import over_limits, refuse
 from .animation import animate_joints
-from .write_back import (blocks_needed, kept_triangles, kept_vertices, merge_records, model_comments, remap_joints,
-                   triangle_rows, uid_lookup)
-from .parts import NEW, VERTEX_RECORD, JointTable, Part
-from .skin import (dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds,
-                        vertex_weights)
 from .materials import material_record
+from .parts import NEW, VERTEX_RECORD, JointTable, Part
+from .skin import dense_weights, skin_from_weights, smoothing_from_edges, stored_smoothing_holds, vertex_weights
 from .values import MadeNames, float32_equal, kept_comment, kept_name, raw_field
-from ...common.generated_names import is_made
-from ...formats.message_text import quoted
+from .write_back import (
+    blocks_needed,
+    kept_triangles,
+    kept_vertices,
+    merge_records,
+    model_comments,
+    remap_joints,
+    triangle_rows,
+    uid_lookup,
+)
 
 MAX_VERTICES = MAX_TRIANGLES = 65534
 MAX_GROUPS = 255

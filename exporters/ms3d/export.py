@@ -10,9 +10,9 @@ from pathlib import Path
 
 import bpy
 
+from ...formats.atomic_file import atomic_write
 from ...formats.ms3d.codec import parse_ms3d
 from ...formats.ms3d.write import serialize_ms3d
-from ...formats.atomic_file import atomic_write
 from ..image_files import write_skin_files
 from ..run_export import ExportReport
 from .build import Ms3dExportOptions, build_ms3d

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
-from ...formats.ms3d.records import PATH_SIZE, Ms3dMaterial
-from ...common.stored_records import stored_group
 from ...common.contract import MATERIAL_PROP, SOURCE_MEMBER
+from ...common.generated_names import is_made
 from ...common.ms3d_data import material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file
-from ...common.generated_names import is_made
+from ...common.stored_records import stored_group
+from ...formats.ms3d.records import PATH_SIZE, Ms3dMaterial
 from .values import MadeNames, encoded, float32_equal, kept_comment, kept_name, raw_field
 
 DEFAULT_AMBIENT = (0.2, 0.2, 0.2, 1.0)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bpy
 from bpy.props import EnumProperty, FloatProperty, StringProperty
+
 from bpy_extras.io_utils import orientation_helper
 
 from ..dialogs import draw_ms3d_export

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 import bpy
 
 from ...formats.ms3d.records import Ms3dJoint

@@ -3,10 +3,10 @@ strongest joints with whole percentages; sharp edges -> smoothing groups)."""
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ..vertex_weights import vertex_weights as skin_rows
-
 
 MAX_SMOOTHING_GROUP = 32
 

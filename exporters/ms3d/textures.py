@@ -13,10 +13,10 @@ from pathlib import Path
 from ...common.ms3d_data import material_values
 from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
+from ...formats.message_text import quoted
 from ...formats.ms3d.text import decode_text
 from ..export_error import ExportError
 from ..image_files import SkinFile, encode_skin, image_rgba
-from ...formats.message_text import quoted
 
 ENCODERS = {".png": "PNG", ".tga": "TGA", ".pcx": "PCX"}
 

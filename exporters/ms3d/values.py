@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...common.contract import COMMENT_PROP
 from ...formats.errors import FormatError
+from ...formats.message_text import quoted
 from ...formats.ms3d.records import NAME_SIZE
 from ...formats.ms3d.text import encode_text
-from ...common.contract import COMMENT_PROP
-from ...formats.message_text import quoted
 
 
 def float32_equal(a, b) -> bool:

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...common.contract import (
+    KEPT_COMMENTS,
+    KEPT_TRIANGLE,
+    KEPT_TRIANGLES,
+    KEPT_VERTEX,
+    KEPT_VERTICES,
+    MATERIAL_PROP,
+    MODEL_EXTRAS_DEFAULTS,
+)
+from ...common.stored_records import stored_group, stored_int
 from ...formats.ms3d.records import Ms3dComment, Ms3dComments
 from ...formats.ms3d.text import encode_text
-from ...common.stored_records import stored_group, stored_int
-from ...common.contract import (KEPT_COMMENTS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX, KEPT_VERTICES,
-                               MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS)
 from .parts import NEW, TRIANGLE_RECORD, VERTEX_RECORD, JointTable, Part
 from .values import raw_field
 

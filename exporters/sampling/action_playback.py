@@ -11,6 +11,7 @@ and object transforms are as they were.
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ...common.actions import played_with
@@ -63,7 +64,7 @@ class ActionPlayback:
         self.key_rest = key_rest
         self.saved: list = []
 
-    def __enter__(self) -> "ActionPlayback":
+    def __enter__(self) -> ActionPlayback:
         for id_block in self.ids:
             anim = id_block.animation_data
             state = {"anim": None if anim is None else

@@ -25,23 +25,23 @@ directly, as for the timeline.
 from __future__ import annotations
 
 import math
-
 import re
 from dataclasses import dataclass
 
 import numpy as np
+
 import bpy
 
 from ...common.actions import played_with
 from ...formats.animations import group_animations
 from ...formats.md2.player import in_standard_order, standard_rank
-from .action_playback import ActionPlayback, assigned_actions, pick_slot
+from ...formats.message_text import quoted
 from ..export_error import ExportError
-from .frame_rate import frames_between, set_frame
+from .action_playback import ActionPlayback, assigned_actions, pick_slot
 from .curve_values import curve_values
+from .frame_rate import frames_between, set_frame
 from .frame_sampling import BASIS, checked_positions, has_active_modifiers, read_key_positions
 from .topology_change import TopologyAt
-from ...formats.message_text import quoted
 
 FRAME_NAME_LIMIT = 15
 _IDENTITY = np.eye(4)

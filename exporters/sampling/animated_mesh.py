@@ -10,18 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+
 import bpy
 
-from ...formats.errors import FormatError
 from ...common.frame_table import FrameEntry, frame_table, match_frames, own_frame_span
+from ...formats.errors import FormatError
+from ...formats.message_text import quoted
 from ..export_error import ExportError
+from .action_sampling import sample_actions
 from .frame_plan import FramePlan, PlannedFrame
 from .frame_rate import whole
 from .frame_sampling import has_active_modifiers, sample_shape_keys, sample_timeline, world_matrices
-from .action_sampling import sample_actions
 from .mesh_topology import Topology, object_topology
 from .options import FrameExportOptions
-from ...formats.message_text import quoted
 
 
 @dataclass

@@ -14,6 +14,7 @@ the rig once.
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ...formats.message_text import quoted

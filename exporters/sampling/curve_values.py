@@ -14,6 +14,7 @@ Per curve only Blender's reads remain (its keys' frames, values and interpolatio
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 KEY_SNAP = 1e-4     # scene frames: a sample this close to a key reads the key's value

@@ -23,18 +23,34 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
+
 import bpy
 
 from ...common.frame_table import frame_table, table_owner
 from ...formats.errors import FormatError
 from ..export_error import ExportError
-from .action_sampling import action_frame_names, action_frames, ended_actions, find_actions, order_actions, standard_rule
-from .frame_rate import (GAME_RATE, end_pose_report, frames_between, own_rate_report, rate_report, scene_fps, spacing,
-                         timeline_frames)
+from .action_sampling import (
+    action_frame_names,
+    action_frames,
+    ended_actions,
+    find_actions,
+    order_actions,
+    standard_rule,
+)
+from .frame_rate import (
+    GAME_RATE,
+    end_pose_report,
+    frames_between,
+    own_rate_report,
+    rate_report,
+    scene_fps,
+    spacing,
+    timeline_frames,
+)
 from .frame_sampling import sample_timeline, world_matrices
 from .mesh_topology import Topology
 from .options import FrameExportOptions

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import math
 
-import bpy
 import numpy as np
+
+import bpy
 
 from ...formats.message_text import quoted
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 import bpy
 
 from ...formats.errors import FormatError
+from ...formats.message_text import quoted
 from .curve_values import curves_values
 from .frame_rate import set_frame
 from .topology_change import TopologyAt
-from ...formats.message_text import quoted
 
 BASIS = 0
 

@@ -3,6 +3,7 @@ triangle), put back where the file had them so an untouched model writes the sam
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ...common.stored_records import stored_bytes

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 import bpy
 
 from .frame_sampling import has_active_modifiers

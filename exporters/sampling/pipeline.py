@@ -10,19 +10,27 @@ frames, merge the parts into one mesh. The builders quantise, pick normals and p
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
+
 import bpy
 
-from .animated_mesh import (ExportedFrames, MeshPart, checked_topology, export_meshes, exported_frames, merged,
-                            sample_parts)
+from ...formats.message_text import quoted
+from .animated_mesh import (
+    ExportedFrames,
+    MeshPart,
+    checked_topology,
+    export_meshes,
+    exported_frames,
+    merged,
+    sample_parts,
+)
 from .frame_plan import FramePlan, plan_frames
 from .options import FrameExportOptions
 from .planned import PlannedExport, model_label, planned_export
 from .still_frames import still_frames
-from ...formats.message_text import quoted
 
 
 @dataclass

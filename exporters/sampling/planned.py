@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import bpy
 
-from .frame_rate import GAME_RATE
+from ...formats.message_text import quoted
 from .action_sampling import action_frames
 from .frame_plan import FramePlan
-from ...formats.message_text import quoted
+from .frame_rate import GAME_RATE
 
 _EPS = 1e-6
 

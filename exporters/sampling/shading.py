@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+
 import bpy
 
 from ...formats.anorms import steady_normal_indices
@@ -28,7 +29,7 @@ class Shading:
     corners: PolygonCorners
     triangle_corners: np.ndarray       # (T, 3) corners of each loop triangle, as Topology.triangles
     corner_normals: np.ndarray         # (C, 3) float32 Blender's corner normals of the mesh read
-    copies: "VertexCopies | None" = None   # Split Normals: the vertex copies written
+    copies: VertexCopies | None = None   # Split Normals: the vertex copies written
     vertex_part: np.ndarray | None = None  # (V,) which object (of ``linears``) each vertex belongs to
     linears: np.ndarray | None = None      # (objects, 3, 3) each object's linear map, local -> file
 

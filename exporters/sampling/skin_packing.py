@@ -20,18 +20,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 import bpy
 
 from ...common.mdl_skins import material_skin_images
 from ...formats.errors import FormatError
 from ...formats.images.skin_atlas import DEFAULT_GUTTER, AtlasLayout, atlas_uvs, pack_images, plan_atlas
 from ...formats.images.skin_limits import resample
+from ...formats.message_text import quoted
+from ...formats.report_lines import Message
 from ..export_error import ExportError
 from ..image_files import image_rgba
 from .animated_mesh import MeshPart
 from .planned import model_label
-from ...formats.report_lines import Message
-from ...formats.message_text import quoted
 
 MATERIAL_MODES = ("ONE_SKIN", "ALTERNATE")
 COLOUR_CELL = 4          # pixels per side of the cell of a material without an image
@@ -144,7 +145,7 @@ class FlatSkin:
     height: int
 
     @classmethod
-    def of(cls, material: bpy.types.Material | None, width: int, height: int) -> "FlatSkin":
+    def of(cls, material: bpy.types.Material | None, width: int, height: int) -> FlatSkin:
         label = f"material {quoted(material.name)}" if material is not None else "faces without a material"
         return cls(label, base_colour(material), width, height)
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import bpy
 
+from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .frame_rate import frame_text
-from ...formats.message_text import quoted
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,7 @@ class Archive:
         self._winners = winners
         self._bad = {member_key(p.member): p for p in problems if p.member is not None}
 
-    def __enter__(self) -> "Archive":
+    def __enter__(self) -> Archive:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -207,7 +207,7 @@ def open_archive(path: str | os.PathLike) -> Archive:
     """Open a PACK or zip archive, recognised by its content; :class:`ArchiveError` otherwise."""
     path = Path(path)
     try:
-        stream = open(path, "rb")
+        stream = open(path, "rb")  # noqa: SIM115 - the Archive keeps it open to read members; closed by it
     except OSError as exc:
         raise ArchiveError(path, f"cannot open: {exc.strerror or exc}") from exc
     try:

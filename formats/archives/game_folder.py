@@ -34,8 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from .archive import (ARCHIVE_SUFFIXES, Archive, ArchiveError, Member, is_archive_name, member_key, open_archive,
-                      unsafe_name)
+from .archive import (
+    ARCHIVE_SUFFIXES,
+    Archive,
+    ArchiveError,
+    Member,
+    is_archive_name,
+    member_key,
+    open_archive,
+    unsafe_name,
+)
 
 _NUMBERED_PAK = re.compile(r"^pak(\d+)\.pak$", re.IGNORECASE)
 HEXEN2_FOLDERS = ("data1", "portals", "hw")
@@ -101,7 +109,7 @@ class GameFolder:
     sits beside; archives open on first use. A context manager."""
 
     def __init__(self, root: str | os.PathLike, loose_first: bool | None = None,
-                 base: "GameFolder | None" = None) -> None:
+                 base: GameFolder | None = None) -> None:
         self.root = Path(root)
         self.base = base
         if loose_first is None:
@@ -115,7 +123,7 @@ class GameFolder:
         self._dirs: dict[Path, dict[str, str]] = {}
 
     @staticmethod
-    def with_base(root: str | os.PathLike) -> "GameFolder":
+    def with_base(root: str | os.PathLike) -> GameFolder:
         """The folder, with the base game folder beside it when it is a mod folder."""
         base = base_folder_beside(Path(root))
         return GameFolder(root, base=GameFolder(base) if base is not None else None)
@@ -132,11 +140,11 @@ class GameFolder:
                 return "Hexen II"
         return None
 
-    def folders(self) -> list["GameFolder"]:
+    def folders(self) -> list[GameFolder]:
         """This folder and its base, in search order."""
         return [self] + ([self.base] if self.base is not None else [])
 
-    def __enter__(self) -> "GameFolder":
+    def __enter__(self) -> GameFolder:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -146,7 +154,7 @@ class GameFolder:
         return f"GameFolder({str(self.root)!r}, {len(self.archive_paths)} archives)"
 
     @staticmethod
-    def around(path: str | os.PathLike) -> "GameFolder | None":
+    def around(path: str | os.PathLike) -> GameFolder | None:
         """The game folder ``path`` sits in: an archive's own folder, else the nearest ancestor that
         holds ``pak*.pak`` or ``*.pk3``, is a base folder (``baseq2``, ``id1``, ``data1``) or sits beside
         one (a mod folder); with its base folder when it is a mod folder. None when there is none."""

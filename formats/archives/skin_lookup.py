@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Callable
 
 from ..images.image_size import image_size
 from ..message_text import quoted

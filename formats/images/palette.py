@@ -15,14 +15,14 @@ of the same colour; with ``keep`` every index.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import FormatError
-from .colour_drift import VISIBLE_DIFFERENCE, ColourDrift
 from .cielab import ciede2000, srgb_to_lab
+from .colour_drift import VISIBLE_DIFFERENCE, ColourDrift
 from .dither import dither as _dither
 from .palette_search import _Matcher
 from .pixel_words import shows_index
@@ -38,7 +38,7 @@ PANTS_RANGE = (96, 112)
 PLAYER_RANGES = (SHIRT_RANGE, PANTS_RANGE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _palette_table(name: str) -> np.ndarray:
     table_path = Path(__file__).with_name(PALETTES[name])
     table = np.loadtxt(table_path, comments="#", dtype=np.int64)

@@ -13,7 +13,7 @@ or a Python built without ``lzma``) is searched in full: the same indices, slowe
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,7 @@ def _stored() -> dict[str, np.ndarray]:
         return {name: stored[name] for name in stored.files}
 
 
-@lru_cache(maxsize=None)
+@cache
 def class_table(key: str) -> np.ndarray | None:
     """(16,777,216,) uint8 palette indices of the class with ``key``, or None when no table was made for it."""
     packed = _stored().get(key)

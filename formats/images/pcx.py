@@ -192,7 +192,7 @@ def encode_pcx(indices: np.ndarray, palette: np.ndarray) -> bytes:
                           field="palette")
     height, width = indices.shape
     bytes_per_line = width + (width & 1)
-    if not (0 < width and 0 < height <= 0xFFFF and bytes_per_line <= 0xFFFF):
+    if not (width > 0 and 0 < height <= 0xFFFF and bytes_per_line <= 0xFFFF):
         raise FormatError(f"image size {width}x{height} does not fit a PCX header", field="indices")
     header = np.zeros(1, dtype=HEADER)
     header[0] = (MANUFACTURER, 5, 1, 8, 0, 0, width - 1, height - 1, 72, 72, np.zeros(48), 0,

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError
-
 from .skin_limits import MAX_LBM_HEIGHT
+
 DEFAULT_GUTTER = 2
 _EDGE = 1e-6
 

@@ -32,9 +32,28 @@ from ..binary import read_records, read_struct
 from ..errors import FormatError
 from ..magics import magic_problem
 from .limits import read_warnings
-from .records import (ANIM, BOUNDS, CHANNELS, EXTENSION, FORMAT_NAMES, FORMATS, FRAME_VALUE, HEADER, JOINT,
-                      MAGIC, MAX_FRAME_POSES, MESH, POSE, TRIANGLE, VERSION, VERTEX_ARRAY, IqmExtension, IqmLayout, IqmModel,
-                      IqmVertexArray)
+from .records import (
+    ANIM,
+    BOUNDS,
+    CHANNELS,
+    EXTENSION,
+    FORMAT_NAMES,
+    FORMATS,
+    FRAME_VALUE,
+    HEADER,
+    JOINT,
+    MAGIC,
+    MAX_FRAME_POSES,
+    MESH,
+    POSE,
+    TRIANGLE,
+    VERSION,
+    VERTEX_ARRAY,
+    IqmExtension,
+    IqmLayout,
+    IqmModel,
+    IqmVertexArray,
+)
 
 OFFSET_FIELDS = tuple(name for name in HEADER.names if name.startswith("ofs_"))
 STANDARD_TYPES = 7                  # types below this are iqm.h's; their float data must be finite

@@ -13,8 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .records import (BLENDINDEXES, BLENDWEIGHTS, COLOR, FLOAT, NORMAL, POSITION, TANGENT, TEXCOORD, TYPE_NAMES,
-                      UBYTE, IqmModel)
+from .records import (
+    BLENDINDEXES,
+    BLENDWEIGHTS,
+    COLOR,
+    FLOAT,
+    NORMAL,
+    POSITION,
+    TANGENT,
+    TEXCOORD,
+    TYPE_NAMES,
+    UBYTE,
+    IqmModel,
+)
 
 DARKPLACES_ARRAYS = {POSITION: {(FLOAT, 3)}, TEXCOORD: {(FLOAT, 2)}, NORMAL: {(FLOAT, 3)}, TANGENT: {(FLOAT, 4)},
                      BLENDINDEXES: {(UBYTE, 4)}, BLENDWEIGHTS: {(UBYTE, 4)}, COLOR: {(FLOAT, 4), (UBYTE, 4)}}

@@ -14,8 +14,21 @@ import numpy as np
 
 from ..errors import FormatError
 from .codec import OFFSET_FIELDS, block_sizes, channel_count
-from .records import (ANIM, BOUNDS, EXTENSION, FORMATS, HEADER, JOINT, MAGIC, MESH, POSE, VERSION, VERTEX_ARRAY,
-                      IqmLayout, IqmModel)
+from .records import (
+    ANIM,
+    BOUNDS,
+    EXTENSION,
+    FORMATS,
+    HEADER,
+    JOINT,
+    MAGIC,
+    MESH,
+    POSE,
+    VERSION,
+    VERTEX_ARRAY,
+    IqmLayout,
+    IqmModel,
+)
 
 
 def _check(model: IqmModel) -> None:

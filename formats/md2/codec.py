@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..binary import check_span, decode_name, encode_name, has_junk, name_fields, read_records, read_struct
-from ..magics import magic_problem
 from ..errors import FormatError
 from ..file_tail import tail_record
+from ..magics import magic_problem
 from .glcmds import check_glcmds
 
 IDENT = b"IDP2"

@@ -22,8 +22,8 @@ from typing import cast
 
 import numpy as np
 
-from ..quantize import grid_from_bounds
 from ..message_text import quoted
+from ..quantize import grid_from_bounds
 
 GRID_MODES = ("AUTO", "SHARED", "PER_FRAME")
 AUTO_TOLERANCE = 1.25      # AUTO keeps the shared lattice unless its largest error is 25 % above per-frame's

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..message_text import quoted
 from ..report_lines import Message
 from .codec import LIMITS
-from ..message_text import quoted
 
 STANDARD_ANIMATIONS: tuple[tuple[str, int], ...] = (
     ("stand", 40), ("run", 6), ("attack", 8), ("pain1", 4), ("pain2", 4), ("pain3", 4), ("jump", 6),

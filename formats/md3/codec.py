@@ -25,8 +25,24 @@ from ..errors import FormatError
 from ..file_tail import tail_record
 from ..magics import magic_problem
 from .limits import read_warnings
-from .records import (FRAME, FRAME_NAME_SIZE, HEADER, IDENT, NAME_SIZE, SHADER, ST, SURFACE, TAG, TRIANGLE,
-                      VERSION, XYZ_NORMAL, Md3Layout, Md3Model, Md3Shader, Md3Surface)
+from .records import (
+    FRAME,
+    FRAME_NAME_SIZE,
+    HEADER,
+    IDENT,
+    NAME_SIZE,
+    SHADER,
+    ST,
+    SURFACE,
+    TAG,
+    TRIANGLE,
+    VERSION,
+    XYZ_NORMAL,
+    Md3Layout,
+    Md3Model,
+    Md3Shader,
+    Md3Surface,
+)
 
 SURFACE_BLOCKS = (   # (count, offset field, record) in the order qfiles.h lists the chunks
     ("num_shaders", "ofs_shaders", SHADER), ("num_triangles", "ofs_triangles", TRIANGLE),

@@ -12,9 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..report_lines import over_limit, parts_over
-
-from .records import (MD3_MAX_FRAMES, MD3_MAX_SHADERS, MD3_MAX_SURFACES, MD3_MAX_TAGS, MD3_MAX_TRIANGLES,
-                      MD3_MAX_VERTS, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES, Md3Model)
+from .records import (
+    MD3_MAX_FRAMES,
+    MD3_MAX_SHADERS,
+    MD3_MAX_SURFACES,
+    MD3_MAX_TAGS,
+    MD3_MAX_TRIANGLES,
+    MD3_MAX_VERTS,
+    SHADER_MAX_INDEXES,
+    SHADER_MAX_VERTEXES,
+    Md3Model,
+)
 
 
 def _surfaces_over(counts: list[int], what: str, limit: int, name: str) -> list[str]:

@@ -19,7 +19,7 @@ as lines for people; bpy-free, shared by ``check --profile q3-player``.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..animations import Animation
 from ..report_lines import Message

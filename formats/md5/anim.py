@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..message_text import quoted
 from .limits import anim_warnings
 from .mesh import indexed, read_header, source_of
 from .records import ALL_FLAGS, Md5Anim
-from ..message_text import quoted
 from .text import NUMBER_COLUMN, Md5Text
 
 _VECTOR_PAIR = (b"(", float, float, float, b")", b"(", float, float, float, b")")

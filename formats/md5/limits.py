@@ -29,8 +29,8 @@ import re
 
 import numpy as np
 
-from ..report_lines import over_limit, parts_over
 from ..message_text import quoted
+from ..report_lines import over_limit, parts_over
 
 MAX_JOINTS = 256
 MAX_JOINT_NAME = 31

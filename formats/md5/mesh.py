@@ -29,9 +29,9 @@ from typing import cast
 
 import numpy as np
 
+from ..message_text import quoted
 from .limits import mesh_warnings
 from .records import VERSION, Md5Header, Md5Mesh, Md5MeshPart, Md5Source
-from ..message_text import quoted
 from .text import Md5Text
 
 

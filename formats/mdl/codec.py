@@ -38,13 +38,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..binary import (check_span, decode_name, encode_name, has_junk, name_fields, read_records, read_struct,
-                      require_finite)
+from ..binary import (
+    check_span,
+    decode_name,
+    encode_name,
+    has_junk,
+    name_fields,
+    read_records,
+    read_struct,
+    require_finite,
+)
 from ..errors import FormatError
 from ..file_tail import tail_record
-from .variants import (IDPO, MD16, RAPO, RAPO_EXTRA, TEXCOORD, TRIANGLE, VERSIONS, decode16, rapo_triangle_bytes,
-                       read_rapo_triangles, variant_of)
 from ..message_text import quoted
+from .variants import (
+    IDPO,
+    MD16,
+    RAPO,
+    RAPO_EXTRA,
+    TEXCOORD,
+    TRIANGLE,
+    VERSIONS,
+    decode16,
+    rapo_triangle_bytes,
+    read_rapo_triangles,
+    variant_of,
+)
 
 IDENT = b"IDPO"
 VERSION = 6

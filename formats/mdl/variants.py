@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..binary import read_records
-from ..magics import magic_problem
 from ..errors import FormatError
+from ..magics import magic_problem
 
 IDPO, MD16, RAPO = "IDPO", "MD16", "RAPO"
 VARIANTS = (IDPO, MD16, RAPO)

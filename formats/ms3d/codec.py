@@ -23,12 +23,38 @@ from __future__ import annotations
 import numpy as np
 
 from ..binary import check_span, read_records, read_struct, require_finite
-from ..magics import magic_problem
 from ..errors import FormatError
-from .records import (ANIMATION, COMMENT_HEADER, GROUP_HEADER, HEADER, I8, I32, JOINT_EXTRA, JOINT_HEADER, KEY, MAGIC,
-                      MATERIAL, MIN_GROUP_SIZE, MODEL_EXTRA, OPTIONAL_BLOCKS, TRIANGLE, U16, VERSIONS, VERTEX,
-                      VERTEX_EXTRA, Ms3dComment, Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dJointExtras,
-                      Ms3dMaterial, Ms3dModel, Ms3dModelExtras, Ms3dVertexExtras)
+from ..magics import magic_problem
+from .records import (
+    ANIMATION,
+    COMMENT_HEADER,
+    GROUP_HEADER,
+    HEADER,
+    I8,
+    I32,
+    JOINT_EXTRA,
+    JOINT_HEADER,
+    KEY,
+    MAGIC,
+    MATERIAL,
+    MIN_GROUP_SIZE,
+    MODEL_EXTRA,
+    OPTIONAL_BLOCKS,
+    TRIANGLE,
+    U16,
+    VERSIONS,
+    VERTEX,
+    VERTEX_EXTRA,
+    Ms3dComment,
+    Ms3dComments,
+    Ms3dGroup,
+    Ms3dJoint,
+    Ms3dJointExtras,
+    Ms3dMaterial,
+    Ms3dModel,
+    Ms3dModelExtras,
+    Ms3dVertexExtras,
+)
 
 
 class _CutShort(FormatError):
@@ -47,7 +73,7 @@ class _Cursor:
         return len(self.data) - self.pos
 
     def _within(self, size: int, field: str) -> None:
-        if 0 <= size and self.pos + size > len(self.data):
+        if size >= 0 and self.pos + size > len(self.data):
             raise _CutShort(f"needs {size} bytes at offset {self.pos}, file has {len(self.data)}",
                             field=field, offset=self.pos)
 

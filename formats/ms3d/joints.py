@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .records import Ms3dModel
 from ..message_text import quoted
+from .records import Ms3dModel
 
 
 def _name_key(raw: bytes) -> bytes:

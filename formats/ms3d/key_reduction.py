@@ -21,8 +21,7 @@ from typing import cast
 
 import numpy as np
 
-from .rig import (euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler, quaternion_rotations,
-                  slerp)
+from .rig import euler_quaternions, euler_xyz_from_matrices, hierarchy_order, nearest_euler, quaternion_rotations, slerp
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
 

@@ -2,16 +2,41 @@
 that the reader (:mod:`.codec`) uses too. Every field is checked against its type's range."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..errors import FormatError
 from .codec import parse_ms3d
-from .records import (ANIMATION, COMMENT_HEADER, GROUP_HEADER, HEADER, I8, I32, JOINT_EXTRA, JOINT_HEADER, KEY,
-                      MAGIC, MATERIAL, MODEL_EXTRA, NAME_SIZE, OPTIONAL_BLOCKS, PATH_SIZE, TRIANGLE, U16, VERTEX,
-                      VERTEX_EXTRA, Ms3dComments, Ms3dJoint, Ms3dJointExtras, Ms3dMaterial, Ms3dModel,
-                      Ms3dModelExtras, Ms3dVertexExtras)
+from .records import (
+    ANIMATION,
+    COMMENT_HEADER,
+    GROUP_HEADER,
+    HEADER,
+    I8,
+    I32,
+    JOINT_EXTRA,
+    JOINT_HEADER,
+    KEY,
+    MAGIC,
+    MATERIAL,
+    MODEL_EXTRA,
+    NAME_SIZE,
+    OPTIONAL_BLOCKS,
+    PATH_SIZE,
+    TRIANGLE,
+    U16,
+    VERTEX,
+    VERTEX_EXTRA,
+    Ms3dComments,
+    Ms3dJoint,
+    Ms3dJointExtras,
+    Ms3dMaterial,
+    Ms3dModel,
+    Ms3dModelExtras,
+    Ms3dVertexExtras,
+)
 
 
 def _checked(values, dtype: np.dtype, shape: tuple[int, ...], field: str) -> np.ndarray:

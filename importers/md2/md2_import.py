@@ -13,29 +13,41 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
+from ...common.contract import (
+    DEGENERATE_MD2,
+    MD2_DEGENERATE,
+    MD2_FRAMES,
+    MD2_GLCMDS,
+    MD2_SCALE,
+    MD2_SKIN,
+    MD2_SKIN_FIELDS,
+    MD2_SKIN_FOUND,
+    MD2_SKINS,
+    MD2_ST,
+    MD2_TAIL,
+    ST_INDEX_ATTRIBUTE,
+)
+from ...common.file_counts import record_counts
+from ...common.generated_names import mark_made
+from ...common.import_shading import record_import_shading
+from ...common.skin_images import has_holes, skin_material
 from ...formats.animations import group_animations
 from ...formats.anorms import anorms
-from ...formats.errors import FormatError
-from ...formats.md2.codec import Md2Model, frame_records, parse_md2
-from ...common.import_shading import record_import_shading
-from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
-from ...common.file_counts import record_counts
-from ...common.contract import (DEGENERATE_MD2, MD2_DEGENERATE, MD2_FRAMES, MD2_GLCMDS, MD2_SCALE, MD2_SKIN,
-                               MD2_SKIN_FIELDS, MD2_SKIN_FOUND, MD2_SKINS, MD2_ST, MD2_TAIL,
-                               ST_INDEX_ATTRIBUTE)
-from ...formats.report_lines import Message, stored_base
-from ...common.skin_images import has_holes, skin_material
-from ...common.generated_names import mark_made
-from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette
-from ..frame_animation import play_frames_on_timeline
-from ..scene_timing import SceneTiming, plan_timing, timing_note
-from ..results import ImportResult
 from ...formats.archives.skin_lookup import unsafe_skin_name
-from ..file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
-from ..transaction import datablock_transaction
+from ...formats.errors import FormatError
+from ...formats.images.palette import TRANSPARENT_INDEX, quake2_palette
+from ...formats.md2.codec import Md2Model, frame_records, parse_md2
 from ...formats.message_text import quoted
+from ...formats.report_lines import Message, stored_base
+from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
+from ..file_source import FoundFile, ModelSource, OwnFound, as_source, load_found_image, loose_file, remember_source
+from ..frame_animation import play_frames_on_timeline
+from ..results import ImportResult
+from ..scene_timing import SceneTiming, plan_timing, timing_note
+from ..transaction import datablock_transaction
 
 MD2_FPS = 10
 

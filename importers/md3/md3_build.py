@@ -17,10 +17,20 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+
 import bpy
 
-from ...common.contract import (MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_LOD, MD3_NAME, MD3_NUM_SKINS, MD3_ROOT,
-                                MD3_TAGS, MD3_TAIL)
+from ...common.contract import (
+    MD3_FLAGS,
+    MD3_FRAMES,
+    MD3_LAYOUT,
+    MD3_LOD,
+    MD3_NAME,
+    MD3_NUM_SKINS,
+    MD3_ROOT,
+    MD3_TAGS,
+    MD3_TAIL,
+)
 from ...common.file_counts import record_counts
 from ...common.frame_table import record_frame_table
 from ...common.generated_names import mark_made
@@ -30,8 +40,14 @@ from ...formats.md3.codec import read_md3
 from ...formats.md3.lods import lod_names
 from ...formats.md3.records import FRAME, TAG, Md3Model
 from ..file_source import ArchiveSource, LooseSource, ModelSource, remember_source
-from ..frame_animation import (add_frame_shape_keys, add_markers, animate_frame_keys, animations_as_actions,
-                               list_animation, scene_frame)
+from ..frame_animation import (
+    add_frame_shape_keys,
+    add_markers,
+    animate_frame_keys,
+    animations_as_actions,
+    list_animation,
+    scene_frame,
+)
 from ..results import ImportResult
 from ..scene_timing import SceneTiming, apply_timing
 from .md3_skins import ShaderImages, apply_skins

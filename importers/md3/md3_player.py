@@ -23,8 +23,9 @@ from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS, MD3_TAG_INDEX
 from ...formats.animations import Animation
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import AnimationCfg, parse_animation_cfg
+from ...formats.md3.player import ICON_EXTENSIONS
+from ...formats.md3.player import part_animations as cfg_part_animations
 from ...formats.md3.records import Md3Model
-from ...formats.md3.player import ICON_EXTENSIONS, part_animations as cfg_part_animations
 from ...formats.md3.tags import find_tag
 from ..file_source import FoundFile, ModelSource
 from .md3_build import MD3_FPS, Md3Build, add_lods, add_model, read_md3_source, sibling_source

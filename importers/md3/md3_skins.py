@@ -21,11 +21,17 @@ import bpy
 from ...common.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKIN_SHADER, MD3_SKINS
 from ...common.skin_images import has_holes, skin_material
 from ...formats.errors import FormatError
-from ...formats.md3.shader_lookup import (IMAGE_EXTENSIONS, default_set, image_candidates, search_folders,
-                                          skin_set_files, unsafe_shader)
+from ...formats.md3.shader_lookup import (
+    IMAGE_EXTENSIONS,
+    default_set,
+    image_candidates,
+    search_folders,
+    skin_set_files,
+    unsafe_shader,
+)
 from ...formats.md3.skin_file import SkinFile, parse_skin
-from ...formats.report_lines import Message
 from ...formats.message_text import quoted
+from ...formats.report_lines import Message
 from ..file_source import ArchiveSource, FoundFile, GameFiles, ModelSource, load_found_image, loose_file
 
 

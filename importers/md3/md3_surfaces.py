@@ -14,13 +14,21 @@ mesh as the file's bytes (common/contract.py, ``# MD3``).
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
-from ...common.contract import (DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE,
-                                MD3_SURFACE_INDEX, MD3_XYZ_NORMALS)
+from ...common.contract import (
+    DEGENERATE_MD3,
+    MD3_DEGENERATE,
+    MD3_SHADERS,
+    MD3_ST,
+    MD3_SURFACE,
+    MD3_SURFACE_INDEX,
+    MD3_XYZ_NORMALS,
+)
 from ...common.file_counts import record_counts
-from ...common.import_shading import record_import_shading
 from ...common.generated_names import mark_made
+from ...common.import_shading import record_import_shading
 from ...formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL, Md3Model, Md3Surface
 from ...formats.md3.vertices import decode_normals, decode_xyz
 from ..build_mesh import build_triangle_mesh, faced_triangles

@@ -12,15 +12,17 @@ written with ``foreach_set`` on the F-curves' keyframe points, through an action
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
+
 from mathutils import Matrix
 
+from ...common.actions import assign_action
 from ...common.contract import MD3_TAG_INDEX, MD3_TAG_NAME
 from ...common.generated_names import mark_made
+from ...formats.animations import Animation
 from ...formats.md3.records import Md3Model
 from ...formats.md3.tags import tag_matrices
-from ...common.actions import assign_action
-from ...formats.animations import Animation
 from ..frame_animation import list_animation, new_action_fcurves, set_linear_keys
 
 TAG_DISPLAY_SIZE = 4.0     # Quake units: a player is 56 high

@@ -27,11 +27,11 @@ from ...common.skin_images import has_holes, skin_material
 from ...formats.animations import Animation, group_animations, slot_runs
 from ...formats.errors import FormatError
 from ...formats.md2.codec import parse_md2
+from ...formats.md5.layout import md5_skin_name
 from ...formats.mdl.codec import parse_mdl
 from ..file_source import ModelSource, load_found_image
 from ..frame_animation import add_markers, scene_frame
 from ..results import ImportResult
-from ...formats.md5.layout import md5_skin_name
 from .md5_files import classic_model, folder_files
 from .quake_skins import shader_materials
 

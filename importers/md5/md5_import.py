@@ -34,12 +34,24 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import numpy as np
+
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import (DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MD5_ANIM_FILE, MD5_ANIM_FRAMES,
-                                MD5_ANIM_SOURCE, MD5_CLASSIC, MD5_DEGENERATE, MIN_FPS,
-                                MD5_MESH_FILE, MD5_MESH_INDEX, MD5_MESH_SOURCE)
+from ...common.contract import (
+    DEFAULT_FPS,
+    DEGENERATE_MD3,
+    MAX_FPS,
+    MD5_ANIM_FILE,
+    MD5_ANIM_FRAMES,
+    MD5_ANIM_SOURCE,
+    MD5_CLASSIC,
+    MD5_DEGENERATE,
+    MD5_MESH_FILE,
+    MD5_MESH_INDEX,
+    MD5_MESH_SOURCE,
+    MIN_FPS,
+)
 from ...common.generated_names import mark_made
 from ...common.md5_pose import weight_spread
 from ...formats.errors import FormatError
@@ -54,8 +66,8 @@ from ..file_source import FoundFile, ModelSource, as_source, loose_file, remembe
 from ..frame_animation import scene_frame
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
-from .classic_pair import ClassicPair, find_pair
 from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
+from .classic_pair import ClassicPair, find_pair
 from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
 from .md5_rig import animate, assign_weights, build_armature, local_rests, poses_channels
 from .shader_images import shader_materials

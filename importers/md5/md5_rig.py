@@ -17,6 +17,7 @@ keyed too (uniform; a bone's pose is then its joint's scaled matrix, its childre
 from __future__ import annotations
 
 import numpy as np
+
 import bpy
 
 from ...common.contract import MD5_JOINT_INDEX

@@ -1,7 +1,6 @@
 """File > Import > MD5 (.md5mesh): properties -> options -> one call to ``import_files``."""
 from __future__ import annotations
 
-
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 

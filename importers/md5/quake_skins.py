@@ -19,14 +19,15 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 import numpy as np
+
 import bpy
 
 from ...common.mdl_skins import fullbright_mask, image_group_material, skin_images
 from ...formats.errors import FormatError
 from ...formats.images.lmp import FRAME_SECONDS, MAX_SKIN_FRAMES, read_lmp
 from ...formats.md5.layout import QUAKE_SKIN_EXTENSIONS, quake_skin_stem
-from ...formats.report_lines import Message
 from ...formats.message_text import quoted
+from ...formats.report_lines import Message
 from ..file_source import FoundFile, ModelSource, load_found_image
 from ..results import ImportResult
 

@@ -19,25 +19,40 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 import bpy
 
+from ...common.contract import (
+    DEGENERATE_MDL,
+    DEGENERATE_MDL_ST,
+    FACESFRONT,
+    MDL_DEGENERATE,
+    MDL_DEGENERATE_ST,
+    MDL_FRAME_SLOTS,
+    MDL_GRID,
+    MDL_PALETTE,
+    MDL_POSES,
+    MDL_SCALE,
+    MDL_ST,
+    MDL_ST_INDEX,
+    MDL_TAIL,
+    MDL_VARIANT,
+    TEXCOORD_ATTRIBUTES,
+)
+from ...common.file_counts import record_counts
+from ...common.generated_names import mark_made
+from ...common.import_shading import record_import_shading
+from ...common.mdl_skins import read_palette, skin_slot_material
+from ...formats.animations import slot_animations
 from ...formats.anorms import anorms
 from ...formats.errors import FormatError
 from ...formats.mdl.codec import MdlModel, parse_mdl, pose_dtype, pose_name_fields
-from ...common.import_shading import record_import_shading
-from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
-from ...formats.animations import slot_animations
 from ...formats.mdl.variants import MD16, RAPO, TEXCOORD
-from ...common.file_counts import record_counts
-from ...common.contract import (DEGENERATE_MDL, DEGENERATE_MDL_ST, FACESFRONT, MDL_DEGENERATE, MDL_DEGENERATE_ST,
-                               MDL_FRAME_SLOTS, MDL_GRID, MDL_PALETTE, MDL_POSES, MDL_SCALE, MDL_ST, MDL_ST_INDEX,
-                               MDL_TAIL, MDL_VARIANT, TEXCOORD_ATTRIBUTES)
-from ...common.mdl_skins import read_palette, skin_slot_material
-from ...common.generated_names import mark_made
-from ..frame_animation import play_frames_on_timeline
-from ..scene_timing import plan_timing, timing_note
+from ..build_mesh import build_triangle_mesh, faced_triangles, set_custom_normals
 from ..file_source import ModelSource, as_source, remember_source
+from ..frame_animation import play_frames_on_timeline
 from ..results import ImportResult
+from ..scene_timing import plan_timing, timing_note
 from ..transaction import datablock_transaction
 
 MDL_FPS = 10

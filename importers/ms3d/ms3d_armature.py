@@ -31,14 +31,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 import bpy
 
-from ...formats.ms3d.records import Ms3dModel
 from ...common.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
 from ...common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
 from ...formats.ms3d.joints import key_frames
-from ...formats.ms3d.rig import (combined_weights, euler_quaternions, hermite_tangents, nearest_euler,
-                                quaternion_rotations, rest_matrices, slerp)
+from ...formats.ms3d.records import Ms3dModel
+from ...formats.ms3d.rig import (
+    combined_weights,
+    euler_quaternions,
+    hermite_tangents,
+    nearest_euler,
+    quaternion_rotations,
+    rest_matrices,
+    slerp,
+)
 from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves  # noqa: F401 (tools/benchmark_ms3d.py)
 
 LINEAR = 1

@@ -41,30 +41,56 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 import bpy
+
 from bpy_extras.io_utils import axis_conversion
 
+from ...common.contract import (
+    COMMENT_PROP,
+    CORNER_NORMAL,
+    CORNER_NORMAL_SHOWN,
+    CORNER_T,
+    DEFAULT_FPS,
+    GROUP_PROP,
+    KEPT_COMMENTS,
+    KEPT_MEMBERSHIPS,
+    KEPT_TRIANGLE,
+    KEPT_TRIANGLES,
+    KEPT_VERTEX,
+    KEPT_VERTICES,
+    MATERIAL_PROP,
+    MAX_FPS,
+    MIN_FPS,
+    MODEL_EXTRAS_DEFAULTS,
+    MODEL_PROP,
+    REFCOUNT,
+    SKIN_JOINTS,
+    SKIN_WEIGHTS,
+    SMOOTHING_GROUP,
+    TRIANGLE_FLAGS,
+    TRIANGLE_GROUP,
+    TRIANGLE_INDEX,
+    VERTEX_EXTRA,
+    VERTEX_FLAGS,
+    VERTEX_INDEX,
+)
+from ...common.ms3d_data import material_values, principled
 from ...formats.errors import FormatError
+from ...formats.message_text import quoted
 from ...formats.ms3d.codec import parse_ms3d
-from ...formats.ms3d.records import Ms3dMaterial, Ms3dModel
-from ...formats.ms3d.text import NAME_ENCODINGS
 from ...formats.ms3d.joints import joint_parents, last_frame
+from ...formats.ms3d.records import Ms3dMaterial, Ms3dModel
+from ...formats.ms3d.rig import pack_skin, rest_matrices, vertex_influences
+from ...formats.ms3d.text import NAME_ENCODINGS
+from ...formats.report_lines import Message, stored_base
 from ...formats.triangles import drop_degenerate
 from ..build_mesh import build_triangle_mesh
-from ..scene_timing import apply_timing, plan_timing, timing_note
-from ...common.contract import (MAX_FPS, MIN_FPS, KEPT_COMMENTS, KEPT_MEMBERSHIPS, KEPT_TRIANGLE, KEPT_TRIANGLES, KEPT_VERTEX,
-                               KEPT_VERTICES, COMMENT_PROP, CORNER_NORMAL, CORNER_NORMAL_SHOWN, CORNER_T, DEFAULT_FPS, GROUP_PROP,
-                               MATERIAL_PROP, MODEL_EXTRAS_DEFAULTS, MODEL_PROP, REFCOUNT, SKIN_JOINTS, SKIN_WEIGHTS,
-                               SMOOTHING_GROUP, TRIANGLE_FLAGS, TRIANGLE_GROUP, TRIANGLE_INDEX, VERTEX_EXTRA,
-                               VERTEX_FLAGS, VERTEX_INDEX)
-from ...common.ms3d_data import material_values, principled
-from ...formats.report_lines import Message, stored_base
-from ...formats.ms3d.rig import pack_skin, rest_matrices, vertex_influences
-from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
-from ..results import ImportResult
 from ..file_source import FoundFile, ModelSource, as_source, load_found_image, remember_source
+from ..results import ImportResult
+from ..scene_timing import apply_timing, plan_timing, timing_note
 from ..transaction import datablock_transaction
-from ...formats.message_text import quoted
+from .ms3d_armature import animate_joints, assign_weights, build_armature, store_joint_data
 
 MAX_FRAME = 1048574                       # Blender's last frame (MAXFRAME)
 

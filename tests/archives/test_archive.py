@@ -11,13 +11,20 @@ import zipfile
 import zlib
 
 import pytest
-
 from support.archive_builders import pack_bytes, patch_zip_member, raw_pack, write, zip_bytes, zip_entries
 from support.environment import CORPUS
-from formats.archives.archive import (MAX_MEMBER_SIZE, ArchiveError, Member, is_archive_name, open_archive, unsafe_name,
-                                      write_archive)
-from formats.errors import FormatError
+
+from formats.archives.archive import (
+    MAX_MEMBER_SIZE,
+    ArchiveError,
+    Member,
+    is_archive_name,
+    open_archive,
+    unsafe_name,
+    write_archive,
+)
 from formats.archives.game_folder import GameFile, GameFolder, search_archives
+from formats.errors import FormatError
 
 QUESS = CORPUS / "pak" / "quess" / "pak0.pak"
 FILES = [("progs/player.mdl", b"IDPO" + bytes(range(200))), ("sound/a.wav", b"RIFF" * 10),

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import corner_uvs, key_positions, polygon_vertices
 from support.environment import CORPUS
-from formats.archives.archive import open_archive, write_archive
 from support.game_trees import OPERATORS, pcx_bytes, png_bytes, quake2_tree
 from support.md2_synthetic import grid_model
 from support.models import md2_bytes
 from support.operators import extension_module, import_members
+
+from formats.archives.archive import open_archive, write_archive
 
 QUESS = CORPUS / "pak" / "quess" / "pak0.pak"
 

@@ -10,13 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.blender_helpers import datablock_counts
 from support.environment import CHECKOUT, skip_inside_blender
-from formats.archives.archive import write_archive
 from support.game_trees import OPERATORS, quake2_tree
 from support.operators import entry, extension_module, import_members
 
+from formats.archives.archive import write_archive
 
 # -- the list, bad archives and members ----------------------------------------------------------------
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.archive_builders import pack_bytes, write
-from formats.md2.codec import serialize_md2
+from support.environment import needs_bpy
 from support.image_files import read_png, reference_palette, write_pcx
 from support.md2_synthetic import grid_model
-from support.environment import needs_bpy
 from support.mdl_models import hexen_names_mdl
+
+from formats.md2.codec import serialize_md2
 
 SKIN = "models/monsters/tank/skin.pcx"
 
@@ -132,8 +132,9 @@ def test_mdl_skins_decode_with_the_game_folders_palette(bpy_scene, tmp_path, bas
         assert import_members(bpy, path, ["progs/m.mdl"]) == {"FINISHED"}
     np.testing.assert_array_equal(_shown_rgb(bpy), expected[_skin_indices()])
     # exported with Palette left alone, the skin goes back through the same palette: the same indices
-    from formats.mdl.codec import parse_mdl
     from support.operators import export_mdl
+
+    from formats.mdl.codec import parse_mdl
     written = parse_mdl(export_mdl(bpy, bpy.context.view_layer.objects.active, tmp_path / "back.mdl"))
     np.testing.assert_array_equal(written.skins[0].images[0], _skin_indices())
 
@@ -212,8 +213,9 @@ def test_new_colours_of_a_model_from_a_hexen2_folder_may_use_quakes_player_range
     pixels = np.ones((height, width, 4), np.float32)
     pixels[..., :3] = palette[index] / 255.0
     image.pixels.foreach_set(pixels.ravel())
-    from formats.mdl.codec import parse_mdl
     from support.operators import export_mdl
+
+    from formats.mdl.codec import parse_mdl
     written = parse_mdl(export_mdl(bpy, obj, tmp_path / "back.mdl")).skins[0].images[0]
     assert (written[:, :width] == index).all()
 
@@ -268,8 +270,9 @@ def test_a_folder_is_searched_without_a_path_per_entry(tmp_path):
     """Issue 44 (a one-frame MD3 outside a game folder searched every folder above it): listing a folder of 300
     files for its archives and finding a loose file in it make a few calls an entry (the code at ba326de made a
     ``Path`` and a stat of each: about 40 and 97 calls an entry)."""
-    from formats.archives.game_folder import GameFolder, search_archives
     from support.work_count import measure
+
+    from formats.archives.game_folder import GameFolder, search_archives
     root = tmp_path / "game" / "mod"
     root.mkdir(parents=True)
     for i in range(300):

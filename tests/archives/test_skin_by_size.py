@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from formats.md2.codec import serialize_md2
 from support.image_files import write_pcx, write_png
-from formats.images.image_size import image_size
-from formats.archives.skin_lookup import find_sized_skin
 from support.md2_synthetic import grid_model
+
+from formats.archives.skin_lookup import find_sized_skin
+from formats.images.image_size import image_size
+from formats.md2.codec import serialize_md2
 
 WIDTH, HEIGHT = 64, 32          # grid_model's skin size
 

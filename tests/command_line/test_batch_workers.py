@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.environment import corpus, needs_bpy
 
 # one of each source format, each setting what a conversion changes: MD2/MDL frames and markers at
@@ -85,8 +84,9 @@ def test_removing_the_data_blocks_alone_would_leave_the_scene_changed(extension,
     """What the reset puts back besides the data-blocks is seen by the state comparison, and a reset that
     cannot clean cheaply (another scene was added, a .blend output became the current file) reads the
     home file instead."""
-    import bpy
     from support.blend_state import blend_state, differences
+
+    import bpy
     modules = _modules(extension)
     reset = modules["cli.scene_reset"].SceneReset()
     home = blend_state(reset.collections)

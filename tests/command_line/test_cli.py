@@ -18,15 +18,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.environment import corpus, needs_bpy
+from support.glb import glb_json
+from support.md2_synthetic import grid_model
 
-from support.environment import needs_bpy
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
-from support.md2_synthetic import grid_model
-from support.environment import corpus
-from support.glb import glb_json
-
 
 # --- convert ------------------------------------------------------------------------------------
 

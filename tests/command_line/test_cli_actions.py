@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
+from support.environment import corpus, needs_bpy
+from support.md2_synthetic import grid_model
 
 from formats.md2.codec import parse_md2, serialize_md2
-from support.md2_synthetic import grid_model
-from support.environment import needs_bpy
-from support.environment import corpus
 
 
 def test_md2_converts_through_actions_keeping_every_frame(run, tmp_path):

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.archive_builders import pack_bytes, patch_zip_member, raw_pack, write, zip_bytes
 from support.environment import CORPUS, needs_bpy
-from formats.archives.archive import open_archive
-from formats.md2.codec import parse_md2, serialize_md2
 from support.image_files import write_pcx
 from support.md2_synthetic import grid_model
+
+from formats.archives.archive import open_archive
+from formats.md2.codec import parse_md2, serialize_md2
 
 QUESS = CORPUS / "pak" / "quess" / "pak0.pak"
 QUESS_MODELS = ["zombie", "null", "headcam", "hknight", "knight", "ogre", "shambler", "demon"]

@@ -16,13 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.environment import CORPUS, corpus, corpus_files, corpus_params
+from support.md2_synthetic import grid_model
 
-from support.environment import CORPUS, corpus_files, corpus_params
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
-from support.md2_synthetic import grid_model
-from support.environment import corpus
-
 
 BAD_MD2 = {"malformed_zero_numvertices.md2": ("num_xyz", 24), "ratamahatta.md2": ("ofs_end", 64)}
 

@@ -7,13 +7,13 @@ import math
 import re
 
 import pytest
+from support.environment import needs_bpy
+from support.mdl_models import HEXEN_NAMES, hexen_names_mdl
+from support.ms3d_models import synthetic_ms3d as _synthetic
 
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2
 from formats.ms3d.write import serialize_ms3d
-from support.environment import needs_bpy
-from support.mdl_models import HEXEN_NAMES, hexen_names_mdl
-from support.ms3d_models import synthetic_ms3d as _synthetic
 
 SECONDS = 100.0
 

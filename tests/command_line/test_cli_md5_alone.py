@@ -10,7 +10,6 @@ from support.environment import CORPUS, corpus, corpus_files, needs_bpy
 from support.md5_scale_model import MESH, anim_text
 
 
-
 def test_an_anim_alone_converts_to_itself(run, tmp_path):
     needs_bpy()
     source = tmp_path / "in"

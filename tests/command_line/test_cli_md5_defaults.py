@@ -4,7 +4,6 @@ frames): each anim with its own frame count and rate, byte for byte. The truth: 
 from __future__ import annotations
 
 import pytest
-
 from support.environment import CORPUS
 from support.md5_rates import write_folder
 

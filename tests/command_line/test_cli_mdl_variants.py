@@ -4,11 +4,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from support.environment import needs_bpy
+from support.mdl_models import md16_model, rapo_model, synthetic_model
 
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from support.environment import needs_bpy
-from support.mdl_models import synthetic_model
-from support.mdl_models import md16_model, rapo_model
 
 
 def _write(tmp_path, name, model):

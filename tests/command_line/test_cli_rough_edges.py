@@ -15,14 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.environment import BLOCK_BPY, skip_inside_blender
+from support.md2_synthetic import grid_model
+from support.models import degenerate_model
+from support.ms3d_models import synthetic_ms3d as ms3d_synthetic
+
 from formats.md2.codec import serialize_md2
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.write import serialize_ms3d
-from support.md2_synthetic import grid_model
-from support.ms3d_models import synthetic_ms3d as ms3d_synthetic
-from support.models import degenerate_model
+
 
 @pytest.fixture
 def cli(package_path, tmp_path):

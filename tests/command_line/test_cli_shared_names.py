@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.engine_tools import cli
-from formats.md2.codec import parse_md2, serialize_md2
 from support.image_files import read_pcx, write_pcx
 from support.md2_synthetic import grid_model
+
+from formats.md2.codec import parse_md2, serialize_md2
 
 COLOURS = {"a": 40, "b": 200}      # palette index of each model's skin (one flat colour)
 
@@ -62,7 +62,7 @@ def test_plan_puts_shared_names_under_their_folders(tmp_path):
     (link / "classic_models").symlink_to(CHECKOUT, target_is_directory=True)
     sys.path.insert(0, str(link))
     try:
-        from classic_models.cli.batch import Source, shared_name_folders, output_path
+        from classic_models.cli.batch import Source, output_path, shared_name_folders
     finally:
         sys.path.remove(str(link))
     files = [tmp_path / "q2" / "players" / name / "tris.md2" for name in ("male", "female")]

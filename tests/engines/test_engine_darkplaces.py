@@ -13,10 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from support.environment import CORPUS
 from support.engine_tools import assert_same_surface, cli, darkplaces_first_frame, require, select_only, world_surface
-
+from support.environment import CORPUS
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,8 @@ its first frame; Blender's imported surfaces, evaluated at the first frame, are 
 from __future__ import annotations
 
 import pytest
-
-from support.environment import CORPUS
 from support.engine_tools import assert_same_surface, darkplaces_first_frame, world_surface
+from support.environment import CORPUS
 
 FILES = ("openarena081/models/players/major/upper.md3", "openarena085/models/map/forklift.md3",
          "nexuiz/models/turrets/plasma.md3", "openarena081/models/weapons/vulcan/vulcan.md3")

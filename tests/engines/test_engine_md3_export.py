@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from support.engine_tools import assert_same_surface, assimp_info, darkplaces_first_frame, require, select_only, world_surface
-from formats.md3.codec import read_md3
+from support.engine_tools import (
+    assert_same_surface,
+    assimp_info,
+    darkplaces_first_frame,
+    require,
+    select_only,
+    world_surface,
+)
 from support.md3_scenes import column_model, player_model
 from support.openarena_tools import complaints, openarena_models
+
+from formats.md3.codec import read_md3
 
 TOLERANCE = 1.0 / 128 + 1e-4
 
@@ -119,8 +126,8 @@ def test_an_mdl_with_its_enhanced_md3_shows_the_same_frames_in_darkplaces(bpy_sc
     select_only(bpy, [obj])
     assert bpy.ops.export_scene.mdl(filepath=str(progs / "column.mdl"), enhanced_md3=True,
                                     frame_rate="SCENE") == {"FINISHED"}
-    from formats.mdl.codec import parse_mdl
     from formats.md3.skin_file import parse_skin
+    from formats.mdl.codec import parse_mdl
     mdl = parse_mdl((progs / "column.mdl").read_bytes())
     md3 = read_md3((progs / "column.md3").read_bytes())
     assert md3.frame_names == mdl.pose_names and md3.num_frames == 5

@@ -12,9 +12,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from support.engine_tools import (
+    assert_same_surface,
+    assimp_info,
+    assimp_obj,
+    mm3d_obj,
+    require,
+    select_only,
+    world_surface,
+)
 from support.environment import CORPUS
-from support.engine_tools import assert_same_surface, assimp_info, assimp_obj, mm3d_obj, require, select_only, world_surface
 from support.scenes import skinned_cylinder as _skinned_cylinder
 
 

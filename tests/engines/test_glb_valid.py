@@ -13,14 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.environment import CHECKOUT, skip_inside_blender
-from formats.md2.codec import serialize_md2
+from support.glb import accessor_floats, glb_chunks, glb_json
 from support.md2_synthetic import grid_model
-from support.glb import glb_json
 from support.models import degenerate_model
+
+from formats.md2.codec import serialize_md2
 from tools import validate_glb
-from support.glb import accessor_floats, glb_chunks
 
 
 def weight_channels_without_targets(gltf: dict) -> list[str]:

@@ -24,9 +24,6 @@ import struct
 
 import numpy as np
 import pytest
-
-from formats.md3.codec import read_md3, write_md3
-from formats.mdl.codec import parse_mdl
 from support.actions import select_only
 from support.engine_view import side_by_side
 from support.enhanced_figure import ACTIONS, WHITE, figure
@@ -34,6 +31,9 @@ from support.environment import CHECKOUT
 from support.image_files import write_png
 from support.ironwail_run import ironwail_binary
 from support.ironwail_scene import MIN_COLOUR, MIN_IOU, SHOTS, Shot, blender_picture, compare, run_scene
+
+from formats.md3.codec import read_md3, write_md3
+from formats.mdl.codec import parse_mdl
 
 FIGURES = CHECKOUT / "out" / "engines" / "ironwail"
 LAYOUTS = {"mdl": (0, "md3,md5"), "md3": (1, "md3,md5"), "md5": (1, "md5,md3")}

@@ -26,18 +26,36 @@ import json
 import math
 
 import numpy as np
-
-from formats.md2.codec import parse_md2
 from support.actions import export
 from support.engine_tools import cli, world_surface
-from support.engine_view import GREY, View, erode, foreground, iou, place_yawed, rasterize, read_screenshot, \
-    side_by_side, texel_colours
+from support.engine_view import (
+    GREY,
+    View,
+    erode,
+    foreground,
+    iou,
+    place_yawed,
+    rasterize,
+    read_screenshot,
+    side_by_side,
+    texel_colours,
+)
 from support.environment import CHECKOUT
 from support.image_files import write_png
 from support.q2pro_run import Q2Pro, engine_folder
-from support.q2pro_scene import anim_one_frame_short, anim_reordered, anim_shifted, build, corner_uvs, \
-    scale_misnamed, show, skin_pixels
+from support.q2pro_scene import (
+    anim_one_frame_short,
+    anim_reordered,
+    anim_shifted,
+    build,
+    corner_uvs,
+    scale_misnamed,
+    show,
+    skin_pixels,
+)
 from support.quake2_data import Camera, Placement, demo, map_checksum, view_angles, view_origin, write_basedir
+
+from formats.md2.codec import parse_md2
 
 MATCH = 0.95                 # silhouette overlap a shot must reach (the neighbouring frame's and the mirror's stay below)
 COLOUR_TOLERANCE = 24        # per channel, the engine's colour against the skin's texel

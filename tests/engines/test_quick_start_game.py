@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from formats.md3.codec import read_md3
-from formats.mdl.codec import parse_mdl
 from support.engine_tools import parse_obj, require, select_only
 from support.environment import CHECKOUT
 from support.openarena_tools import complaints, openarena_models
+
+from formats.md3.codec import read_md3
+from formats.mdl.codec import parse_mdl
 
 PAGE = CHECKOUT / "docs" / "quick-start.md"
 

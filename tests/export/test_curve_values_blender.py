@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 
-
 @pytest.fixture
 def curves(bpy_scene):
     from bpy_extras import anim_utils

@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.environment import CHECKOUT, corpus_files, skip_inside_blender
 
 MODELS = ("md2/assimp/faerie.md2", "md2/petaaar88-zarlag/tris.md2", "mdl/librequake/zombie.mdl",
@@ -51,6 +50,7 @@ def test_benchmark_models_export_the_same_bytes_as_the_previous_code(tmp_path):
     models += corpus_files("md5/**/*.md5mesh") + corpus_files("md5/**/*.md5anim")
     sys.path.insert(0, str(CHECKOUT / "tools"))
     from benchmark import synthetic_md2, synthetic_mdl
+
     from formats.md2.codec import serialize_md2
     from formats.mdl.codec import serialize_mdl
     inputs = tmp_path / "synthetic"

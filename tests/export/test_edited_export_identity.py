@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.work_count import measure
 
 import formats.anorms as anorms_module
 from formats.anorms import anorms, nearest_normal_index, steady_normal_indices
 from formats.errors import FormatError
 from formats.md2.codec import parse_md2
-from support.work_count import measure
 
 MD2_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md2"
 CORPUS = sorted(MD2_DIR.glob("*/*.md2"))

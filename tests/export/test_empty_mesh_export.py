@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.md2_reference import decode as decode_md2
 from support.mdl_reference import decode as decode_mdl
 

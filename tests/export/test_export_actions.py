@@ -6,12 +6,13 @@ import time
 
 import numpy as np
 import pytest
-
+from support.actions import assign, export, posed, rigged_model
+from support.actions import select_only as _select_only
 from support.blender_helpers import reported
+from support.md2_synthetic import grid_model
+
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
-from support.md2_synthetic import grid_model
-from support.actions import assign, export, posed, rigged_model, select_only as _select_only
 
 
 def test_two_actions_to_md2_match_the_posed_mesh(bpy_scene, tmp_path):
@@ -117,6 +118,7 @@ def test_imported_actions_export_byte_for_byte_without_evaluating(bpy_scene, tmp
     _split_into_actions(bpy, obj)
     _select_only(bpy, [obj])
     from importlib import import_module
+
     from tools.load_extension import enable_extension
     build = import_module(f"{enable_extension()}.exporters.md2.build")
     result = build.build_md2(bpy.context, [obj], build.Md2ExportOptions(frame_source="ACTIONS"))
@@ -161,6 +163,7 @@ def test_player_export_writes_body_and_weapon_with_equal_frames(bpy_scene, tmp_p
     assert "Quake II player: tris.md2: animation 'stand' is missing (expected 40 frames at frames 0-39)" in messages
     assert not [m for m in messages if "13 frames" in m or "'attack' is at frames" in m]
     from importlib import import_module
+
     from tools.load_extension import enable_extension
     check = import_module(f"{enable_extension()}.cli.md2.player_check")
     deviations, errors = check.check_player(tmp_path, load_skins=False)

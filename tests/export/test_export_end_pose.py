@@ -6,7 +6,6 @@ Blender's own evaluation, decoded by the independent readers."""
 from __future__ import annotations
 
 import pytest
-
 from support.actions import assign
 from support.blender_helpers import keyed_action
 from support.frame_rates import blender_positions, decoded, export, within_half_a_step

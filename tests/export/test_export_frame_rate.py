@@ -4,11 +4,9 @@ one frame per scene frame. The truth is Blender's own evaluation at that scene t
 (``scene.frame_set(frame, subframe=...)``), decoded by the independent readers."""
 from __future__ import annotations
 
-
 import pytest
-
-from support.md2_reference import decode as decode_md2
 from support.frame_rates import blender_positions, decoded, export, within_half_a_step
+from support.md2_reference import decode as decode_md2
 
 SECONDS = 2
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from formats.md2.codec import parse_md2
-from formats.mdl.codec import parse_mdl
 from support.md2_reference import decode as decode_md2
 from support.mdl_reference import decode as decode_mdl
 from support.ms3d_reference import decode as decode_ms3d
+
+from formats.md2.codec import parse_md2
+from formats.mdl.codec import parse_mdl
 
 MOVED = np.array([0.5, -1.0, -1.0])      # the primitive cube's corner (-1, -1, -1) moved 1.5 along x
 EXPORTERS = ("md2", "mdl", "ms3d", "player", "collection")

@@ -17,13 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.environment import CHECKOUT
-from formats.md2.codec import parse_md2
 from support.image_files import read_pcx, write_pcx
-from support.operators import extension_module
-from support.operators import import_md2
+from support.operators import extension_module, import_md2
 from support.skins import files_under, image_rgba, md2_file, shown_image
+
+from formats.md2.codec import parse_md2
 
 LATIN1 = b"sk\xe9n.pcx"            # the bytes of the name on disk and in the model
 RNG = np.random.default_rng(29)

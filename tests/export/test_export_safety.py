@@ -5,9 +5,9 @@ import errno
 import sys
 
 import pytest
+from support.md2_synthetic import grid_model
 
 from formats.md2.codec import serialize_md2
-from support.md2_synthetic import grid_model
 
 FORMATS = ["md2", "mdl"]
 

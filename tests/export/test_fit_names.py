@@ -7,11 +7,11 @@ import re
 
 import numpy as np
 import pytest
+from support.mdl_models import HEXEN_NAMES, hexen_names_mdl
 
 from formats.animations import group_animations
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from support.mdl_models import HEXEN_NAMES, hexen_names_mdl
 
 
 @pytest.fixture

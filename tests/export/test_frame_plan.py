@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import keyed_action
 
 CHECKOUT = Path(__file__).resolve().parents[2]

@@ -24,7 +24,6 @@ import itertools
 import numpy as np
 import pytest
 
-
 from formats.anorms import anorms
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
+from support.operators import extension_module
 
 from formats.anorms import anorms
 from formats.md2.codec import parse_md2
 from formats.md3.codec import read_md3
 from formats.md3.vertices import NORMAL_STEP_RADIANS, decode_normals
 from formats.mdl.codec import parse_mdl
-from support.operators import extension_module
 
 EDITED = "was edited since the import"
 IMPORT_SHADING = "import_shading"     # common/contract.py: the vertex normals the import left

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import evaluated_positions
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, export_mdl, import_md2
+
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
-from support.md2_synthetic import grid_model
-from support.operators import export_md2, import_md2
-from support.operators import export_mdl
 
 
 def default_scene_prop(bpy):

@@ -5,7 +5,6 @@ is reported in one line, with nothing written, not as a traceback."""
 from __future__ import annotations
 
 import pytest
-
 from support.operators import extension_module
 
 MESH_KEYS = {

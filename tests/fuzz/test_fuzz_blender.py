@@ -17,10 +17,9 @@ from itertools import islice
 from pathlib import Path
 
 import pytest
-
-from support import fuzzing
-from support import fuzzing_blender
+from support import fuzzing, fuzzing_blender
 from support.blender_helpers import datablock_counts
+
 from formats.errors import FormatError
 
 CASES = int(os.environ.get("FUZZ_BLENDER_CASES", "40"))

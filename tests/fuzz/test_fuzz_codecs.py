@@ -7,22 +7,23 @@ The longer campaign is ``tools/fuzz_campaign.py``.
 from __future__ import annotations
 
 import os
-from itertools import islice
 import tracemalloc
+from itertools import islice
 
 import numpy as np
 import pytest
-
 from support import fuzzing
+from support.md2_synthetic import grid_model
+from support.work_count import Work, WorkExceeded, assert_linear, measure
+
 from formats.errors import FormatError
 from formats.images.pcx import decode_pcx
-from formats.md2.codec import HEADER as HEADER_MD2, parse_md2, serialize_md2
+from formats.md2.codec import HEADER as HEADER_MD2
+from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import MdlFrameSlot, MdlModel, parse_mdl, serialize_mdl
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.records import Ms3dComments, Ms3dGroup, Ms3dJoint, Ms3dModel, Ms3dVertexExtras
 from formats.ms3d.write import serialize_ms3d
-from support.md2_synthetic import grid_model
-from support.work_count import Work, WorkExceeded, assert_linear, measure
 
 CASES = int(os.environ.get("FUZZ_CASES", "300"))
 SEED = int(os.environ.get("FUZZ_SEED", "0"))
@@ -252,6 +253,7 @@ def test_archive_layouts_find_every_member(kind, tmp_path):
     """The member blocks the archive mutations move are where the directory says: a PACK member's
     bytes, a zip member's local header."""
     from support import fuzzing_archives
+
     from formats.archives.archive import open_archive
     for seed in fuzzing_archives.seeds(kind):
         blocks = [(s, e) for name, s, e in seed.layout.blocks if name.startswith("member")]

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from itertools import islice
 
 import pytest
-
 from support import fuzzing_blender, fuzzing_md5_md3
 
 CODEC_CASES = int(os.environ.get("FUZZ_CODEC_CASES", "300"))

@@ -5,7 +5,6 @@ import importlib.util
 import tomllib
 
 import pytest
-
 from support.environment import CHECKOUT
 
 

@@ -19,7 +19,6 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from support.corpus_manifest import MANIFEST, corpus_dir, read_manifest
 from support.environment import CHECKOUT, skip_inside_blender
 

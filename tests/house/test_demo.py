@@ -5,8 +5,8 @@ import subprocess
 import sys
 
 import pytest
-
 from support.environment import CHECKOUT, skip_inside_blender
+
 from formats.md2.codec import parse_md2
 
 

@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from support.environment import CHECKOUT, skip_inside_blender
 
 # What Blender runs: the package's registration, the command line's entry point, the manifest, the licence

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.environment import BLOCK_BPY, CORPUS, TESTS, corpus_files, needs_bpy, skip_inside_blender
+from support.toy_format import parse_toy, serialize_toy, site_folder
+
 from formats import table
 from formats.md2.codec import parse_md2
-from support.toy_format import parse_toy, serialize_toy, site_folder
 
 # a tetrahedron: 4 vertices, 4 triangles
 TOY_POSITIONS = np.array([(0, 0, 0), (10, 0, 0), (0, 20, 0), (0, 0, 30)], np.float32)
@@ -116,8 +116,9 @@ class _Recorder:
 @pytest.fixture
 def toy_registered(extension):
     """The extension registered again with the toy row in its table (and again without it after)."""
-    import bpy
     from support import toy_format
+
+    import bpy
     package, ext_table = sys.modules[extension], sys.modules[f"{extension}.formats.table"]
     package.unregister()
     ext_table.add_row(toy_format.format_rows(ext_table)[0])

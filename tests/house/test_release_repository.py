@@ -17,7 +17,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from support.environment import CHECKOUT, skip_inside_blender
 
 MANIFEST = tomllib.loads((CHECKOUT / "blender_manifest.toml").read_text(encoding="utf-8"))

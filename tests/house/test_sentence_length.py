@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from support.environment import CHECKOUT
+
 from tools import sentence_length
 
 SHORT = "Import a model. Press Space to play it. Export it back.\n"       # 3, 5, 3 words

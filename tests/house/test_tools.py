@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-
 from support.environment import CHECKOUT, CORPUS, skip_inside_blender
 
 # the developer scripts in a subprocess of this Python: the same scripts on every Blender, so the full run's
@@ -37,8 +36,9 @@ def test_ms3d_benchmark_runs_on_the_corpus():
 @pytest.mark.parametrize("fmt", ["md2", "mdl", "ms3d"])
 def test_round_trip_report_runs(fmt, tmp_path):
     pytest.importorskip("bpy", reason="the report imports and exports through Blender")
-    from formats.md2.codec import serialize_md2
     from support.md2_synthetic import grid_model
+
+    from formats.md2.codec import serialize_md2
     files = sorted((CORPUS / fmt).glob(f"*/*.{fmt}"))[:1] if (CORPUS / fmt).is_dir() else []
     if fmt == "md2":
         (tmp_path / "grid.md2").write_bytes(serialize_md2(grid_model()))

@@ -8,7 +8,6 @@ import subprocess
 import tomllib
 
 import pytest
-
 from support.environment import CHECKOUT, skip_inside_blender
 
 _MYPY = CHECKOUT / ".venvs" / "lint" / "bin" / "mypy"

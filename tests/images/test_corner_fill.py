@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.environment import CORPUS, corpus_files
+from support.md2_synthetic import grid_model
+from support.skin_fill import engine_fill
 
 from formats.images.corner_fill import QUAKE2, corner_hits, corner_note, corner_region, faces_in_region
+from formats.images.pcx import decode_pcx
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.md2.skin_fill import corner_fill_note as md2_note
 from formats.mdl.codec import parse_mdl
 from formats.mdl.skin_fill import corner_fill_note as mdl_note
-from formats.images.pcx import decode_pcx
-from support.environment import CORPUS, corpus_files
-from support.md2_synthetic import grid_model
-from support.skin_fill import engine_fill
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.operators import export_md2, export_mdl
+from support.skin_fill import engine_fill
+from support.skins import blender_model, files_under
 
 from formats.images.palette import quake2_palette, quake_palette
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from support.operators import export_md2, export_mdl
-from support.skin_fill import engine_fill
-from support.skins import blender_model, files_under
 
 
 def painted(palette: np.ndarray, index: int, black_corner: bool) -> np.ndarray:

@@ -5,14 +5,13 @@ texel is black, so that the game's load does not fill the whole skin black (supp
 from __future__ import annotations
 
 import numpy as np
+from support.image_files import read_pcx
+from support.operators import export_md2, export_mdl
+from support.skin_fill import assert_flat_skin_survives
 
 from formats.images.palette import quake2_palette, quake_palette
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from support.image_files import read_pcx
-from support.operators import export_md2
-from support.operators import export_mdl
-from support.skin_fill import assert_flat_skin_survives
 
 
 def srgb_to_linear(value: np.ndarray) -> np.ndarray:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, match_palette
 from support.colour_reference import ciede2000, lab
 from support.work_count import measure
+
+from formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba, match_palette
 
 
 def kept_skin(repainted: int, size=(256, 512)):

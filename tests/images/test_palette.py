@@ -6,14 +6,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from support.colour_reference import ciede2000 as reference_de
+from support.colour_reference import lab
+from support.colour_reference import nearest as reference_nearest
 from support.environment import corpus_params
-from formats import FormatError
-from formats.mdl.codec import parse_mdl
-from formats.images.palette import (FULLBRIGHT_START, PLAYER_RANGES, TRANSPARENT_INDEX as TRANSPARENT, ciede2000,
-                                    game_palette, indices_to_rgba, load_palette_lmp, quake_palette, rgba_to_indices)
 from support.work_count import measure
-from support.colour_reference import ciede2000 as reference_de, lab, nearest as reference_nearest
+
+from formats import FormatError
+from formats.images.palette import (
+    FULLBRIGHT_START,
+    PLAYER_RANGES,
+    ciede2000,
+    game_palette,
+    indices_to_rgba,
+    load_palette_lmp,
+    quake_palette,
+    rgba_to_indices,
+)
+from formats.images.palette import TRANSPARENT_INDEX as TRANSPARENT
+from formats.mdl.codec import parse_mdl
 
 TSV = Path(__file__).resolve().parents[2] / "formats" / "images" / "quake_palette.tsv"
 

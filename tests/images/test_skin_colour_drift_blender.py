@@ -9,15 +9,13 @@ import re
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import reported
 from support.colour_reference import ciede2000, lab, nearest
-from formats.images.palette import quake_palette
 from support.image_files import reference_palette, write_pcx
-from support.operators import export_md2, import_md2
-from support.skins import blender_model, image_rgba, md2_file, shown_image
-from support.operators import export_mdl
-from support.skins import NOT_PLAYER, new_model
+from support.operators import export_md2, export_mdl, import_md2
+from support.skins import NOT_PLAYER, blender_model, image_rgba, md2_file, new_model, shown_image
+
+from formats.images.palette import quake_palette
 
 
 def expected_worst(colour, palette, allowed) -> str:

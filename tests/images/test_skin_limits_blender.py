@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from formats.images.palette import quake2_palette
-from formats.md2.codec import parse_md2
 from support.image_files import read_pcx, read_png
 from support.operators import export_md2
 from support.skins import blender_model
+
+from formats.images.palette import quake2_palette
+from formats.md2.codec import parse_md2
 
 
 def gradient(w: int, h: int) -> np.ndarray:
@@ -102,9 +102,10 @@ def test_a_skin_that_fits_is_written_as_it_is(bpy_scene, tmp_path, capsys):
 def test_mdl_skins_over_quakes_limits_are_scaled_not_refused(bpy_scene, tmp_path, capsys):
     """Quake refuses skins over 480 high (model.c) and GLQuake's buffer holds 640*480 pixels
     (gl_draw.c GL_Upload8): a 1024x1024 image becomes a 480x480 skin, the report says so."""
+    from support.operators import export_mdl
+
     from formats.images.palette import quake_palette
     from formats.mdl.codec import parse_mdl
-    from support.operators import export_mdl
     bpy = bpy_scene
     palette = quake_palette()
     rgba = np.full((1024, 1024, 4), 255, np.uint8)

@@ -9,13 +9,11 @@ import re
 
 import numpy as np
 import pytest
-
 from support.environment import CORPUS
 from support.image_files import read_pcx, reference_palette
 from support.md2_reference import decode as decode_md2
 from support.mdl_reference import decode as decode_mdl
-from support.operators import export_md2
-from support.operators import export_mdl
+from support.operators import export_md2, export_mdl
 
 RNG = np.random.default_rng(18)
 SIZES = {2: [(32, 16), (8, 8)], 4: [(64, 32), (16, 16), (8, 24), (12, 4)]}

@@ -5,11 +5,10 @@ numbered runs stay one animation. No Blender."""
 from __future__ import annotations
 
 import pytest
-
 from support.animation_reference import reference_animations
+from support.players import TABLE, m_player_names
+
 from formats.animations import group_animations
-from support.players import TABLE
-from support.players import m_player_names
 
 
 def groups(names: list[str]) -> list[tuple[str, int, int]]:

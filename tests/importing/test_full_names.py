@@ -4,13 +4,12 @@ are unchanged; a new or changed name of that length is refused with a message ab
 from __future__ import annotations
 
 import pytest
+from support.md2_synthetic import grid_model
+from support.mdl_models import mixed_model
+from support.operators import export_md2, export_mdl, import_md2, import_mdl
 
 from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from support.md2_synthetic import grid_model
-from support.mdl_models import mixed_model
-from support.operators import export_md2, import_md2
-from support.operators import export_mdl, import_mdl
 
 FULL_FRAME = "C:\\Users\\mrenzul"                      # 16 characters, as a Hexen II mod shipped it
 FULL_SKIN = "models/" + "s" * 53 + ".pcx"               # 64 characters

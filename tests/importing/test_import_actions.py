@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import evaluated_positions
-from formats.animations import group_animations
-from formats.md2.codec import parse_md2, serialize_md2
 from support.md2_synthetic import grid_model
 from support.mdl_models import mixed_model
+
+from formats.animations import group_animations
+from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import serialize_mdl
 
 
@@ -119,8 +119,7 @@ def test_an_untouched_import_as_actions_exports_the_same_bytes(bpy_scene, tmp_pa
 def test_a_quake2_player_shows_its_20_animations_and_writes_back_the_same_bytes(bpy_scene, tmp_path, mode):
     """Issue 29: pain101..pain304 and death101..death308 are pain1..3 and death1..3 (m_player.h), in
     the sidebar list, the markers and the actions; the untouched player exports as it was."""
-    from support.players import m_player_names
-    from support.players import TABLE
+    from support.players import TABLE, m_player_names
     bpy = bpy_scene
     model = grid_model(nx=3, ny=2, frames=198)
     model.frame_names = m_player_names()

@@ -4,7 +4,6 @@ scene" that would keep the scene's longer range. The truth: the files' frame cou
 from __future__ import annotations
 
 import pytest
-
 from support.md5_rates import write_folder
 
 

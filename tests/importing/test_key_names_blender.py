@@ -8,10 +8,10 @@ import importlib
 
 import numpy as np
 import pytest
-
-from formats.md2.codec import serialize_md2
 from support.md2_synthetic import grid_model
 from support.operators import import_md2
+
+from formats.md2.codec import serialize_md2
 
 TRICKY = [
     ["run", "run", "run.001", "run", "Basis", "Basis", "run.001"],

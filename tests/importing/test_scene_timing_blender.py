@@ -9,15 +9,15 @@ import math
 
 import numpy as np
 import pytest
-
 from support.actions import action_fcurves
 from support.blender_helpers import evaluated_positions, key_positions
 from support.md2_synthetic import grid_model
+from support.mdl_models import grouped_mdl as mdl_model
+
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import serialize_mdl
 from formats.ms3d.records import Ms3dGroup, Ms3dJoint, Ms3dModel
 from formats.ms3d.write import serialize_ms3d
-from support.mdl_models import grouped_mdl as mdl_model
 
 MODEL_FPS = 10
 

@@ -7,13 +7,24 @@ own game.
 from __future__ import annotations
 
 import pytest
-
+from support.dialog_stand_ins import (
+    DIALOGS,
+    Call,
+    ContextStandIn,
+    PanelStandIn,
+    Recorder,
+    archive_models,
+    check_drawn_properties_exist,
+    dialog_context,
+    drawn,
+    find_property,
+    stand_in,
+)
 from support.environment import CORPUS
-from formats.mdl.codec import serialize_mdl
-from support.dialog_stand_ins import DIALOGS, Call, ContextStandIn, PanelStandIn, Recorder, archive_models
-from support.dialog_stand_ins import check_drawn_properties_exist, dialog_context, drawn, find_property, stand_in
-from support.models import md2_bytes, textured_rig
 from support.mdl_models import mixed_model
+from support.models import md2_bytes, textured_rig
+
+from formats.mdl.codec import serialize_mdl
 
 # Drawn with a text of their own: custom properties ('["comment"]'); as Blender's own FBX and OBJ
 # dialogs show them: the axes of bpy_extras.io_utils.orientation_helper (no description).
@@ -190,9 +201,10 @@ def test_the_sidebar_shows_the_flags_of_the_models_own_game(bpy_scene, tmp_path,
     with default_closed) under a title that counts those set; a RAPO model, which only Hexen II loads,
     shows all of Hexen II's. The Properties editor's Quake Model panel does the same."""
     import dataclasses
+
+    from support.mdl_models import rapo_model, synthetic_model
+
     from formats.mdl.codec import serialize_mdl as write
-    from support.mdl_models import synthetic_model
-    from support.mdl_models import rapo_model
     bpy = bpy_scene
     model = rapo_model() if variant == "RAPO" else \
         dataclasses.replace(synthetic_model(4), flags=8 | (1 << 14))           # Rotate, Holey

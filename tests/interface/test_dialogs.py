@@ -12,9 +12,15 @@ from collections import Counter
 from types import SimpleNamespace
 
 import pytest
-
-from support.dialog_stand_ins import DIALOGS, PANELS, archive_models, dialog_context, option_calls, stand_in
-from support.dialog_stand_ins import check_drawn_properties_exist
+from support.dialog_stand_ins import (
+    DIALOGS,
+    PANELS,
+    archive_models,
+    check_drawn_properties_exist,
+    dialog_context,
+    option_calls,
+    stand_in,
+)
 
 # Options drawn above the panels (always in view).
 TOP = {"export_scene.md2": {"game_folder_path"}, "export_scene.mdl": {"game_folder_path"},

@@ -6,17 +6,16 @@ and to the command line, and checks every message it gets back.
 """
 from __future__ import annotations
 
-
 import pytest
-
 from support.archive_builders import raw_pack, write
+
 from formats.archives.archive import open_archive, unsafe_name, write_archive
 from formats.binary import encode_name, name_length_problem
 from formats.errors import FormatError
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from formats.ms3d.codec import parse_ms3d
 from formats.message_text import quoted, shown_bytes
+from formats.ms3d.codec import parse_ms3d
 
 PYTHON_REPRS = ("b'", 'b"', "\\x", "\\\\", "\\u", "\\t")
 BAD_MAGICS = [b"lK\xc7\xdf", b"\x1d\x00\x00\x00", b"\xff\xd8\xff\xe0", b"\x00\x00\x00\x00", b"IDP3", b"PAC\xc7"]

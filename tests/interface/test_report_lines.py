@@ -7,15 +7,14 @@ to the Info editor. In the bpy module the operators' reports are printed as ``Wa
 """
 from __future__ import annotations
 
-
 from support.blender_helpers import reported
+from support.environment import needs_bpy
+from support.md2_synthetic import grid_model
+from support.players import TABLE, build_player, export_player, standard_names
+
 from formats.md2.codec import serialize_md2
 from formats.md2.player import PlayerPart, body_deviations
 from formats.report_lines import LINE_LIMIT, Message, fold, full_list
-from support.md2_synthetic import grid_model
-from support.environment import needs_bpy
-from support.players import build_player, export_player
-from support.players import TABLE, standard_names
 
 SKINS = [f"models/test/skin{i:02d}.pcx" for i in range(12)]
 
@@ -136,6 +135,7 @@ def test_a_long_report_comes_back_whole_from_blenders_printed_lines(bpy_scene, p
     """Through the operator machinery of the bpy module, as the command line's worker reads it."""
     import importlib
     import sys
+
     from formats.report_lines import report_folded
     sys.path.insert(0, str(package_path))
     try:

@@ -6,8 +6,8 @@ import struct
 import tracemalloc
 
 import pytest
-
 from support.iqm_files import build, header_at
+
 from formats import FormatError
 from formats.iqm.codec import read_iqm
 

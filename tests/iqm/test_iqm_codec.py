@@ -7,11 +7,10 @@ import struct
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_params
 from support.iqm_files import build, cstr, header_at, reference_read
-from formats.iqm.animation import (anim_frames, bind_pose, encode_channels, frame_channels, frame_poses,
-                                   vertex_values)
+
+from formats.iqm.animation import anim_frames, bind_pose, encode_channels, frame_channels, frame_poses, vertex_values
 from formats.iqm.codec import read_iqm
 from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, POSITION
 from formats.iqm.write import write_iqm

@@ -7,9 +7,9 @@ import random
 import struct
 
 import pytest
-
 from support.environment import corpus_files
 from support.iqm_files import build
+
 from formats import FormatError
 from formats.iqm.animation import frame_channels, vertex_values
 from formats.iqm.codec import read_iqm

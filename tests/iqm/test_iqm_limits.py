@@ -4,8 +4,8 @@ not one per joint. Each model is written with the codec and read back, so the wa
 from __future__ import annotations
 
 import numpy as np
-
 from support.iqm_files import build
+
 from formats.iqm.codec import read_iqm
 from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, POSITION, IqmVertexArray
 from formats.iqm.write import write_iqm

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, import_md2
 
 from formats.md2.codec import Md2Model, parse_md2, serialize_md2
 from formats.md2.glcmds import build_glcmds
 from formats.quantize import quantize_frames
-from support.md2_synthetic import grid_model
-from support.operators import export_md2, import_md2
 
 
 def repeated_names_model() -> Md2Model:

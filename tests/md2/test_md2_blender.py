@@ -6,15 +6,15 @@ import struct
 
 import numpy as np
 import pytest
-
 from support.animation_reference import reference_animations
 from support.blender_helpers import corner_uvs, datablock_counts, evaluated_positions, key_positions, polygon_vertices
 from support.environment import CORPUS, corpus_params
-from formats.md2.codec import parse_md2, serialize_md2
-from formats.md2.glcmds import glcmd_triangles
 from support.md2_reference import decode
 from support.md2_synthetic import grid_model
 from support.operators import export_md2, import_md2
+
+from formats.md2.codec import parse_md2, serialize_md2
+from formats.md2.glcmds import glcmd_triangles
 
 VALID = [p for p in corpus_params("md2/*/*.md2")
          if p.values[0] is None or not ("malformed" in p.values[0].name or "corrupt" in str(p.values[0]))]

@@ -5,13 +5,13 @@ import struct
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_params
+from support.md2_reference import decode
+from support.md2_synthetic import grid_model
+
 from formats import FormatError
 from formats.file_tail import kept_tail
 from formats.md2.codec import HEADER, parse_md2, serialize_md2
-from support.md2_reference import decode
-from support.md2_synthetic import grid_model
 
 GOOD = "md2/[!b]*/*.md2"          # the borregogfuel copy is deliberately corrupted
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_params
-from formats.md2.codec import parse_md2, serialize_md2
 from support.md2_synthetic import grid_model
+
+from formats.md2.codec import parse_md2, serialize_md2
 
 GRIDS = ("AUTO", "SHARED", "PER_FRAME")
 CORPUS_MD2 = [p for p in corpus_params("md2/*/*.md2")

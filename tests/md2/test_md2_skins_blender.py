@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from formats.md2.codec import parse_md2
 from support.image_files import read_pcx, read_png, read_tga, reference_palette, write_pcx, write_png
 from support.operators import export_md2, import_md2
+
+from formats.md2.codec import parse_md2
 
 RNG = np.random.default_rng(14)
 

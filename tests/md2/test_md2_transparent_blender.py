@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.colour_reference import nearest
 from support.image_files import read_pcx, reference_palette, write_pcx
 from support.operators import export_md2, import_md2

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from support.actions import posed
 from support.blender_helpers import reported
 from support.environment import CORPUS
+from support.md2_synthetic import grid_model
+from support.players import TABLE, build_player, export_player, facing_x, select
+
 from formats.images.pcx import decode_pcx
 from formats.md2.codec import parse_md2, serialize_md2
-from support.md2_synthetic import grid_model
-from support.actions import posed
-from support.players import TABLE
-from support.players import build_player, export_player, facing_x, select
 
 ZARLAG = CORPUS / "md2" / "petaaar88-zarlag"
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.environment import CORPUS
 from support.md2_reference import decode
 from support.operators import export_md2

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from formats.md2.codec import parse_md2, serialize_md2
 from support.md2_synthetic import grid_model
 from support.operators import export_md2, import_md2
+
+from formats.md2.codec import parse_md2, serialize_md2
 
 FRAMES = {"tris.md2": 6, "w_long.md2": 11, "weapon.md2": 3}
 
@@ -65,9 +65,10 @@ def test_a_retimed_body_still_follows_the_scene_range(bpy_scene, tmp_path, playe
 def test_an_mdl_beside_a_longer_md2_exports_its_own_frames(bpy_scene, tmp_path, player):
     """The rule is the Timeline export's, not the player import's: an MDL sharing the scene with a
     longer model writes its own poses too."""
-    from formats.mdl.codec import serialize_mdl
     from support.mdl_models import mixed_model
     from support.operators import export_mdl, import_mdl
+
+    from formats.mdl.codec import serialize_mdl
     bpy = bpy_scene
     folder, data = player
     import_md2(bpy, folder / "w_long.md2")

@@ -5,12 +5,12 @@ import json
 import struct
 
 import pytest
-
-from formats.md2.codec import serialize_md2
-from formats.md2.player import STANDARD_FRAMES, standard_animation
 from support.environment import CORPUS
 from support.md2_synthetic import grid_model
 from support.players import TABLE, standard_names
+
+from formats.md2.codec import serialize_md2
+from formats.md2.player import STANDARD_FRAMES, standard_animation
 
 
 def write_md2(path, names, skins=("players/test/skin.pcx",)):

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.archive_builders import write, zip_bytes
 from support.blender_helpers import key_positions
 from support.environment import CORPUS
+
 from formats.md3.codec import read_md3
 from formats.md3.vertices import decode_xyz
 

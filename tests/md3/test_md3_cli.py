@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 import pytest
-
 from support.environment import CORPUS, corpus, needs_bpy
+
 from formats.md2.codec import parse_md2
 from formats.md3.codec import read_md3
 from formats.md3.vertices import decode_xyz
@@ -91,6 +91,7 @@ def test_check_q3_player_names_the_shaders_without_an_image_in_one_line(run, tmp
     """merman with fins.tga and brac.tga gone (the default set's fins and bracers, named by each part's default
     and blue skins): one line counting the two shaders, each with the skins that name it (before: a line each)."""
     import shutil
+
     from support.environment import corpus_player
     folder = tmp_path / "models" / "players" / "merman"
     shutil.copytree(corpus_player("merman"), folder)

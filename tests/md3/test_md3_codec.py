@@ -8,14 +8,20 @@ import struct
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_params
+
 from formats import FormatError
 from formats.md3.codec import read_md3, write_md3
 from formats.md3.limits import limit_problems
 from formats.md3.records import MD3_MAX_TAGS, MD3_MAX_VERTS, SHADER_MAX_VERTEXES
-from formats.md3.vertices import (decode_normals, decode_xyz, encode_each_normal, encode_normals, encode_xyz,
-                                  NORMAL_STEP_RADIANS)
+from formats.md3.vertices import (
+    NORMAL_STEP_RADIANS,
+    decode_normals,
+    decode_xyz,
+    encode_each_normal,
+    encode_normals,
+    encode_xyz,
+)
 
 CORPUS = corpus_params("md3/**/*.md3")
 

@@ -4,10 +4,10 @@ sampling leaves meshes without faces out of the model)."""
 from __future__ import annotations
 
 import numpy as np
+from support.environment import corpus
 
 from formats.md3.codec import read_md3, write_md3
 from formats.md3.records import Md3Shader, Md3Surface
-from support.environment import corpus
 
 
 def test_empty_surface_written_back_in_its_place(bpy_scene, tmp_path):

@@ -8,14 +8,14 @@ from __future__ import annotations
 import struct
 
 import numpy as np
-
-from formats.images.palette import quake_palette
-from formats.md3.codec import read_md3
-from formats.mdl.codec import MdlSkin, serialize_mdl
 from support.blender_helpers import reported
 from support.mdl_models import synthetic_model
 from support.mdl_reference import decode
 from support.operators import export_mdl, import_mdl
+
+from formats.images.palette import quake_palette
+from formats.md3.codec import read_md3
+from formats.mdl.codec import MdlSkin, serialize_mdl
 
 GREY = 231                       # Blender's 0.8 grey for faces without a material, in sRGB: 1.055 * 0.8 ** (1/2.4) - 0.055
 

@@ -8,13 +8,13 @@ import importlib
 
 import numpy as np
 import pytest
-
+from support import md3_contract_scene
 from support.environment import corpus_params
+from support.md3_scenes import column_model, evaluated, play, world_matrix
+from support.operators import extension_module
+
 from formats.md3.codec import read_md3
 from formats.md3.vertices import NORMAL_STEP_RADIANS, decode_normals, decode_xyz
-from support.operators import extension_module
-from support.md3_scenes import column_model, evaluated, play, world_matrix
-from support import md3_contract_scene
 
 HALF_STEP = 1.0 / 128 + 1e-6           # half of MD3's 1/64 unit, and float32 rounding
 

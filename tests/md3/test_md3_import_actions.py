@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.animation_reference import reference_animations
 from support.blender_helpers import evaluated_positions
 from support.environment import CORPUS, corpus_files
+
 from formats.md3.codec import read_md3
 from formats.md3.tags import tag_matrices
 from formats.md3.vertices import decode_xyz

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
 from support.environment import CORPUS, corpus_params
+
 from formats.md3.codec import read_md3
 from formats.md3.records import FRAME, TAG, XYZ_NORMAL
 from formats.md3.tags import tag_matrices

@@ -5,7 +5,6 @@ export reads agree, down to the layout, names, filler and tail. A player's part 
 from __future__ import annotations
 
 import pytest
-
 from support.environment import corpus_params
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import key_positions
 from support.environment import CORPUS, corpus_params
+
 from formats.md3.codec import read_md3, write_md3
 from formats.md3.records import Md3Model, Md3Shader, Md3Surface
 from formats.md3.skin_file import parse_skin

@@ -4,7 +4,6 @@ option off, no LOD file is written."""
 from __future__ import annotations
 
 import pytest
-
 from support.environment import corpus
 
 MERMAN = "md3/openarena081/models/players/merman"     # a player whose three parts each have two LODs

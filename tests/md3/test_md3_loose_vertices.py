@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.actions import select_only
 
 from formats.md3.codec import read_md3, write_md3
 from formats.md3.records import Md3Model, Md3Shader, Md3Surface
-from support.actions import select_only
 
 FRAMES = 2
 QUAD = np.array([(0, 0, 0), (64, 0, 0), (64, 0, 64), (0, 0, 64)], np.int16)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.md3_scenes import evaluated, play, player_model, world_matrix
 
 from formats.md3.animation_cfg import parse_animation_cfg
 from formats.md3.codec import read_md3
@@ -13,7 +14,6 @@ from formats.md3.player import player_problems
 from formats.md3.skin_file import parse_skin
 from formats.md3.tags import find_tag, tag_matrices
 from formats.md3.vertices import decode_xyz
-from support.md3_scenes import evaluated, play, player_model, world_matrix
 
 TOLERANCE = 1.0 / 64 + 1e-4       # two half steps: the part's own and its tag's placement
 

@@ -10,7 +10,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from support.archive_builders import write, zip_bytes
 from support.environment import CORPUS
 

@@ -9,11 +9,13 @@ import re
 
 import numpy as np
 import pytest
-
-from support.environment import corpus_player as _player, needs_bpy
+from support.environment import corpus_player as _player
+from support.environment import needs_bpy
 from support.glb import accessor_floats, glb_chunks
+
 from formats.md3.codec import read_md3
 from tools import validate_glb
+
 
 def _cfg(folder) -> dict[str, tuple[int, int]]:
     """animation.cfg's animations as written: name -> (first frame, number of frames)."""

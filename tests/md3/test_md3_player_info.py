@@ -6,8 +6,8 @@ import json
 import re
 
 import pytest
-
 from support.environment import corpus_player as _player
+
 
 def _cfg(folder) -> list[tuple[str, int, int, int]]:
     """animation.cfg's lines as written: (name, first frame, number of frames, rate)."""
@@ -47,6 +47,7 @@ def test_check_names_levels_of_detail_that_do_not_match_their_part(run, tmp_path
     lower.md3 (another model's frames and surfaces, as a stale LOD left beside a part) both mismatches are
     named."""
     import shutil
+
     from formats.md3.codec import read_md3
     folder = tmp_path / "models" / "players" / "merman"          # where the skins' game paths lead
     shutil.copytree(_player("merman"), folder)

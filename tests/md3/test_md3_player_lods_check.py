@@ -7,9 +7,9 @@ import json
 import shutil
 
 import pytest
+from support.environment import corpus_player
 
 from formats.md3.codec import read_md3
-from support.environment import corpus_player
 
 
 def _merman(tmp_path):

@@ -5,9 +5,9 @@ counts and animation.cfg, read here."""
 from __future__ import annotations
 
 import pytest
+from support.environment import CORPUS
 
 from formats.md3.codec import read_md3
-from support.environment import CORPUS
 
 PLAYER = CORPUS / "md3" / "openarena081" / "models" / "players" / "major"
 

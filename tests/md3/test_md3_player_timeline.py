@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.environment import corpus
 
 from formats.md3.animation_cfg import parse_animation_cfg, write_animation_cfg
 from formats.md3.codec import read_md3
 from formats.md3.vertices import decode_xyz
-from support.environment import corpus
 
 PLAYERS = "md3/openarena081/models/players"
 ICON = 128

@@ -6,11 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from support.environment import corpus_params
+
 from formats import FormatError
-from formats.md3.animation_cfg import (ANIMATION_NAMES, REQUIRED_ANIMATIONS, Md3Animation, parse_animation_cfg,
-                                       write_animation_cfg)
+from formats.md3.animation_cfg import (
+    ANIMATION_NAMES,
+    REQUIRED_ANIMATIONS,
+    Md3Animation,
+    parse_animation_cfg,
+    write_animation_cfg,
+)
 from formats.md3.skin_file import SkinEntry, engine_surface_name, parse_skin, write_skin
 
 SKINS = corpus_params("md3/**/*.skin")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import struct
 
 import pytest
-
 from support.mdl_models import synthetic_model
 
 FRAMES, SKINS = 3, 2          # synthetic_model: three frame slots, two skins

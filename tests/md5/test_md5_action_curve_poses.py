@@ -12,7 +12,6 @@ from __future__ import annotations
 from importlib import import_module
 
 import numpy as np
-
 from support.blender_helpers import FrameCounter
 from support.md5_drone import import_drone
 

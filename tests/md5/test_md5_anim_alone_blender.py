@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from formats.md5.anim import read_md5anim
 from support.image_files import write_png
 from support.md5_rig import frame_skeleton
 from support.md5_scale_model import MESH, anim_text
+
+from formats.md5.anim import read_md5anim
 
 OTHER_MESH = MESH.replace(b"numJoints 2", b"numJoints 3").replace(
     b'\t"arm" 0 ( 0 0 2 ) ( 0 0 0 )\n', b'\t"arm" 0 ( 0 0 2 ) ( 0 0 0 )\n\t"hand" 1 ( 0 0 3 ) ( 0 0 0 )\n')

@@ -9,9 +9,8 @@ import json
 
 import numpy as np
 import pytest
-
-from support.mdl_models import synthetic_model
 from support.md5_scale_model import MESH
+from support.mdl_models import synthetic_model
 from support.models import md2_bytes
 
 FRAMES = 3          # synthetic_model's frame slots; the MD2 is made with as many

@@ -6,7 +6,6 @@ import re
 import shutil
 
 import pytest
-
 from support.environment import CORPUS, corpus_params
 
 DOOR = CORPUS / "md5/redeclipse/data/luckystrike/door1"

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_files, needs_bpy
+from support.md5_rig import frame_skeleton, skinned
+
 from formats.images.lmp import read_lmp
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from formats.mdl.codec import parse_mdl
-from support.md5_rig import frame_skeleton, skinned
 
 ZOMBIE = corpus_files("ms3d/sge/zombie.ms3d")
 MD2 = corpus_files("md2/*/tris.md2")

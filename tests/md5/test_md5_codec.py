@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_files, corpus_params
+
 from formats.errors import FormatError
 from formats.md5.anim import read_md5anim
 from formats.md5.limits import MAX_JOINTS, MAX_WEIGHTS_PER_VERTEX, mesh_problems
@@ -498,17 +498,19 @@ def test_pair_problems_name_what_the_engines_compare():
 def test_vertices_past_four_weights_are_no_limit_the_exporter_refuses():
     """More than 4 weights on a vertex is said by ``mesh_problems`` (check, info: ironwail draws the 4 largest)
     and kept out of ``mesh_limits`` (what the export refuses), with no message text to filter on."""
+    from support.md5_weight_cases import CASES
+
     from formats.md5.limits import influence_problems, mesh_limits
     from formats.md5.mesh import read_md5mesh
-    from support.md5_weight_cases import CASES
     mesh = read_md5mesh(CASES["more-than-four"])
     assert mesh_limits(mesh) == []
     assert influence_problems(mesh) and mesh_problems(mesh) == influence_problems(mesh)
 
 
 def test_one_vertex_past_four_weights_is_said_in_the_singular():
+    from support.md5_weight_cases import CASES
+
     from formats.md5.limits import influence_problems
     from formats.md5.mesh import read_md5mesh
-    from support.md5_weight_cases import CASES
     (line,) = influence_problems(read_md5mesh(CASES["more-than-four"]))
     assert line.startswith("1 vertex with more than 4 weights (up to 5; ")

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import FrameCounter
 from support.md5_drone import exported, import_drone
 

@@ -5,12 +5,12 @@ the game's 10 per second. The truth: the files' own bytes, and counts worked out
 from __future__ import annotations
 
 import pytest
-
-from formats.md5.anim import read_md5anim
 from support.blender_helpers import reported
 from support.environment import CORPUS, corpus_files
 from support.md5_rates import ANIMS, write_folder
 from support.md5_rig import rigged
+
+from formats.md5.anim import read_md5anim
 
 MESHES = corpus_files("md5/**/*.md5mesh")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from importlib import import_module
 
 import pytest
-
 from support.md5_drone import exported, import_drone
 
 EDITS = ("as imported", "scaled", "bone moved")

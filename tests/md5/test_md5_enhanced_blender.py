@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.actions import export
+from support.md5_rig import frame_skeleton, rigged, skinned
 
 from formats.images.lmp import read_lmp
 from formats.md2.codec import parse_md2
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from formats.mdl.codec import parse_mdl
-from support.md5_rig import frame_skeleton, rigged, skinned
-from support.actions import export
 
 
 def monster(bpy):

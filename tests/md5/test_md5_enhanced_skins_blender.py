@@ -5,11 +5,11 @@ they load four frames per skin and play them every 0.1 s (ironwail ``Mod_LoadMD5
 from __future__ import annotations
 
 import numpy as np
+from support.actions import export
+from support.md5_rig import rigged
 
 from formats.images.lmp import read_lmp
 from formats.mdl.codec import parse_mdl
-from support.actions import export
-from support.md5_rig import rigged
 
 
 def _image(bpy, name: str, seed: int):

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.actions import select_only
 from support.environment import corpus_files, corpus_params
+from support.md5_rig import frame_skeleton
+
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
-from support.md5_rig import frame_skeleton
 
 MESHES = "md5/**/*.md5mesh"
 DRONE = corpus_files("md5/redeclipse/data/actors/drone/mesh.md5mesh")

@@ -10,12 +10,13 @@ import re
 
 import numpy as np
 import pytest
-
+from support.actions import assign, export
 from support.engine_tools import assimp_info
+from support.md5_rig import TOLERANCE, bind_map, bind_pose, decoded, frame_skeleton, rigged, skinned, world_mesh
+
 from formats.md2.codec import parse_md2
 from formats.mdl.codec import parse_mdl
-from support.md5_rig import TOLERANCE, bind_map, bind_pose, decoded, frame_skeleton, rigged, skinned, world_mesh
-from support.actions import assign, export
+
 
 def test_actions_export_skins_to_blenders_pose_at_every_frame(bpy_scene, tmp_path):
     bpy = bpy_scene

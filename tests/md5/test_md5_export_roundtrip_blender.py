@@ -5,9 +5,8 @@ importer is in the checkout (checked with h/md5import applied: all six pass on 5
 from __future__ import annotations
 
 import pytest
-
-from support.environment import corpus_files
 from support.actions import select_only
+from support.environment import corpus_files
 
 PAIRS = [("props/flag/mesh.md5mesh", "anim.md5anim"), ("unnamed/door01/mesh.md5mesh", "close.md5anim"),
          ("unnamed/door01/mesh.md5mesh", "open.md5anim"), ("luckystrike/banner01/banner.md5mesh", "banner.md5anim"),

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import corner_uvs, datablock_counts, evaluated_positions, polygon_vertices
 from support.environment import corpus_files, corpus_params
 
@@ -26,6 +25,7 @@ def _codec():
 def _ext(name: str):
     """A module of the enabled extension (``common.contract``): the extension's own package, as Blender loads it."""
     import importlib
+
     from tools.load_extension import enable_extension
     return importlib.import_module(f"{enable_extension()}.{name}")
 

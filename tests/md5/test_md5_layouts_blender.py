@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.archive_builders import pack_bytes
 from support.environment import CORPUS
-from support.mdl_reference import decode as decode_mdl
 from support.md2_reference import decode as decode_md2
 from support.md5_rig import turning_anim
+from support.mdl_reference import decode as decode_mdl
 
 MESH = CORPUS / "md5/redeclipse/data/luckystrike/door1/mesh.md5mesh"
 MDL = CORPUS / "mdl/librequake/oldone.mdl"

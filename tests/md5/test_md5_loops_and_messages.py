@@ -193,8 +193,9 @@ def test_an_index_out_of_range_names_its_value_its_line_and_what_to_do(old, new,
 
 def test_a_bounds_count_other_than_the_frames_is_said_in_words():
     """One frame and two boxes: "2 bounding boxes for 1 frame" (was "2 bounds for 1 frames")."""
-    from formats.md5.anim import read_md5anim
     from support.md5_rates import anim_text
+
+    from formats.md5.anim import read_md5anim
     text = anim_text(1, 24.0, 0.0)
     boxes = b"\t( -2.000000 -2.000000 0.000000 ) ( 2.000000 2.000000 3.000000 )\n"
     anim = read_md5anim(text.replace(boxes, boxes * 2, 1))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 
 import pytest
-
 from support import fuzzing_blender
 
 MESH = b"""MD5Version 10

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.actions import select_only
 from support.blender_helpers import reported
 from support.md5_loose_cases import LOOSE_CASES, LOOSE_UV, LOOSE_WEIGHTS
@@ -77,6 +76,7 @@ def test_a_rebuilt_block_keeps_the_files_loose_vertices_and_counts_those_an_edit
     file's own) stays with its UV and weights, said as a note; vertex 1, which only the deleted face used, is
     left out, said in a warning with its count."""
     import bmesh
+
     from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
     _import(bpy, tmp_path, LOOSE_CASES["unused-last"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.environment import CORPUS
 from support.image_files import write_png
 from support.md5_scale_model import MESH, anim_text

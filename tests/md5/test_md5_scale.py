@@ -9,13 +9,14 @@ import json
 
 import numpy as np
 import pytest
+from support.md5_scale_model import MESH, SCALED_POSITIONS, SCALES, anim_text
 
 from formats.errors import FormatError
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from formats.md5.scale import Md5Scale, read_md5scale, write_md5scale
 from formats.md5.skinning import frame_joints, skin_vertices
-from support.md5_scale_model import MESH, SCALED_POSITIONS, SCALES, anim_text
+
 
 def _skinned(scale: Md5Scale | None) -> np.ndarray:
     mesh, anim = read_md5mesh(MESH), read_md5anim(anim_text())

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-
 from support.blender_helpers import evaluated_positions
 from support.md5_rig import decoded, frame_skeleton, skinned
 from support.md5_scale_model import MESH, SCALED_POSITIONS, SCALES, anim_text

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-
 from support.actions import export
 from support.md5_rig import TOLERANCE, bind_map, decoded, frame_skeleton, rigged, skinned, world_mesh
 

@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-
 from support.actions import select_only
 from support.environment import CORPUS
 from support.md2_reference import decode as decode_md2
@@ -40,6 +39,7 @@ def _runs(names: list[str]) -> list[tuple[str, int, int]]:
 
 def _ext(name: str):
     import importlib
+
     from tools.load_extension import enable_extension
     return importlib.import_module(f"{enable_extension()}.{name}")
 
@@ -118,9 +118,10 @@ def test_quake_rerelease_anim_split_by_the_mdls_frame_groups(bpy_scene, tmp_path
     if not MESH.is_file():
         pytest.skip(f"corpus file {MESH} not found")
     bpy = bpy_scene
-    from formats.mdl.codec import serialize_mdl
     from support.mdl_models import grouped_mdl
     from support.mdl_reference import decode as decode_mdl
+
+    from formats.mdl.codec import serialize_mdl
     mdl = serialize_mdl(grouped_mdl())
     slots = decode_mdl(mdl).frames
     first_names = [s.poses[0].name_raw.split(b"\0")[0].decode() for s in slots]
@@ -143,9 +144,10 @@ def test_split_from_the_game_archive_dialog(bpy_scene, tmp_path):
     if not MESH.is_file():
         pytest.skip(f"corpus file {MESH} not found")
     bpy = bpy_scene
-    from formats.mdl.codec import serialize_mdl
     from support.archive_builders import pack_bytes
     from support.mdl_models import grouped_mdl
+
+    from formats.mdl.codec import serialize_mdl
     mesh_text = re.sub(rb'shader "[^"]*"', b'shader "m"', MESH.read_bytes())
     anim_text = turning_anim(mesh_text, 3)
     archive = tmp_path / "pak0.pak"

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
+from support.work_count import measure
 
 from formats.errors import FormatError
 from formats.md5.text import Md5Text
-from support.work_count import measure
 
 MD5_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md5"
 FILES = sorted(MD5_DIR.rglob("*.md5*"))

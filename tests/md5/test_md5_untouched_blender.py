@@ -9,27 +9,29 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
+from support.actions import export
 from support.environment import corpus_files
+from support.md5_rig import _wxyz, frame_skeleton, skinned
+
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
-from support.md5_rig import _wxyz, frame_skeleton, skinned
-from support.actions import export
 
 DOOR = corpus_files("md5/redeclipse/data/unnamed/door01/mesh.md5mesh")
 FLAG = corpus_files("md5/redeclipse/data/props/flag/mesh.md5mesh")
 
 
 def _matrix(pos, wxyz):
-    from mathutils import Quaternion, Matrix, Vector
+    from mathutils import Matrix, Quaternion, Vector
     return Matrix.Translation(Vector(pos)) @ Quaternion(wxyz).to_matrix().to_4x4()
 
 
 def imported_like(bpy, mesh_path, anim_path):
     """The contract's objects for ``mesh_path`` and ``anim_path`` (see the module docstring)."""
-    from mathutils import Matrix
-    from tools.load_extension import enable_extension
     from importlib import import_module
+
+    from mathutils import Matrix
+
+    from tools.load_extension import enable_extension
     contract = import_module(f"{enable_extension()}.common.contract")
     data, anim_data = mesh_path.read_bytes(), anim_path.read_bytes()
     mesh, anim = read_md5mesh(data), read_md5anim(anim_data)

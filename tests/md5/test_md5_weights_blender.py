@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
+from support.actions import select_only
 from support.blender_helpers import reported
 from support.md5_weight_cases import CASES, COMMANDLINE, SHADER
-from support.actions import select_only
 
 SHARE = 1e-5             # float32 vertex-group weights against the file's six decimals
 
@@ -146,6 +145,7 @@ def test_an_edited_mesh_keeps_its_empty_blocks(bpy_scene, tmp_path):
 
 def test_a_block_whose_faces_changed_is_rebuilt_under_its_shader_and_the_others_are_kept(bpy_scene, tmp_path):
     import bmesh
+
     from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
     kept = read_md5mesh(CASES["all"])
@@ -209,8 +209,9 @@ def test_a_small_weight_edit_on_a_large_model_is_written(bpy_scene, tmp_path):
     4.5e-4, less than the model-size tolerance of positions, 9.5e-4) is an edit: the vertex's biases are
     written as Blender holds them, not the file's (the weights' positions are the vertex's own for every
     joint, so the skinned vertex does not move: only the shares tell)."""
-    from formats.md5.mesh import read_md5mesh
     from support.md5_weight_cases import MANY, QUAD, block, md5mesh
+
+    from formats.md5.mesh import read_md5mesh
     bpy = bpy_scene
     text = md5mesh([block(MANY, points=QUAD * 1000.0)])
     source = tmp_path / "big.md5mesh"

@@ -5,10 +5,8 @@ case of vertices no triangle uses of ``support/md5_loose_cases.py``."""
 from __future__ import annotations
 
 import pytest
-
 from support.md5_loose_cases import LOOSE_CASES
 from support.md5_weight_cases import CASES
-
 
 
 def _converted_differ(run, tmp_path, cases: dict[str, bytes]) -> list[str]:

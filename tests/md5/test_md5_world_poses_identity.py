@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.environment import corpus_params
+from support.work_count import measure
 
 from formats.md5.anim import read_md5anim
 from formats.md5.skinning import local_poses, quat_multiply, quat_normalize, quat_rotate, quat_w, world_poses
-from support.environment import corpus_params
-from support.work_count import measure
 
 
 def walked(parents, local_pos, local_quat):

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.work_count import measure
 
 from formats.errors import FormatError
 from formats.md5.anim import read_md5anim
 from formats.md5.mesh import read_md5mesh
 from formats.md5.write import write_md5anim, write_md5mesh
-from support.work_count import measure
 
 MD5_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "md5"
 FILES = sorted(p for p in MD5_DIR.rglob("*") if p.suffix in (".md5mesh", ".md5anim"))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import RecordingLayout
+from support.mdl_models import mixed_model
+from support.operators import export_mdl, import_mdl
 
 from formats.mdl.codec import MdlModel, parse_mdl, serialize_mdl
-from support.operators import export_mdl, import_mdl
-from support.mdl_models import mixed_model
 
 
 def placeholder_model() -> MdlModel:

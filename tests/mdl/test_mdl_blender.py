@@ -6,17 +6,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
-from support.environment import corpus_params
-from formats.mdl.codec import parse_mdl, serialize_mdl
-from formats.mdl.texcoords import effective_st
-from formats.images.palette import quake_palette
 from support.colour_reference import nearest
-from support.mdl_reference import decode
+from support.environment import corpus_params
 from support.mdl_models import grouped_mdl as _synthetic
+from support.mdl_reference import decode
 from support.operators import export_mdl, import_mdl
 from support.scenes import bend_over_four_frames
+
+from formats.images.palette import quake_palette
+from formats.mdl.codec import parse_mdl, serialize_mdl
+from formats.mdl.texcoords import effective_st
 
 CORPUS = corpus_params("mdl/*/*.mdl")
 

@@ -6,13 +6,14 @@ import struct
 
 import numpy as np
 import pytest
-
 from support.environment import CORPUS, corpus_params
+from support.mdl_models import H, T, V, W, assert_models_equal, synthetic_model
+from support.mdl_models import refused_quickly as _refused_quickly
+from support.mdl_reference import decode
+
 from formats import FormatError
 from formats.file_tail import kept_tail
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from support.mdl_reference import decode
-from support.mdl_models import H, T, V, W, assert_models_equal, refused_quickly as _refused_quickly, synthetic_model
 
 CORPUS_MDL = corpus_params("mdl/*/*.mdl")
 

@@ -12,10 +12,10 @@ from importlib import import_module
 
 import numpy as np
 import pytest
+from support.environment import corpus_files
 
 from formats.images.palette import FULLBRIGHT_START, game_palette, indices_to_rgba
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from support.environment import corpus_files
 
 MDL_MODELS = ("zombie.mdl", "player.mdl", "oldone.mdl")
 

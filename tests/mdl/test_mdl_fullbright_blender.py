@@ -9,14 +9,15 @@ import importlib
 
 import numpy as np
 import pytest
-
-from support.colour_reference import ciede2000 as reference_de, lab, nearest
+from support.colour_reference import ciede2000 as reference_de
+from support.colour_reference import lab, nearest
 from support.environment import CORPUS, corpus_files, needs_bpy
-from formats.images.palette import quake_palette
-from formats.mdl.codec import parse_mdl, serialize_mdl
 from support.mdl_reference import decode
 from support.operators import export_mdl, import_mdl
 from support.skins import NOT_PLAYER, PLAYER, new_model, set_rgb
+
+from formats.images.palette import quake_palette
+from formats.mdl.codec import parse_mdl, serialize_mdl
 
 FULLBRIGHT = list(range(224, 256))
 

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from support.mdl_models import grouped_mdl
+from support.operators import export_mdl, extension_module, import_mdl
 
 from formats.anorms import anorms
 from formats.mdl.codec import parse_mdl, serialize_mdl
-from support.mdl_models import grouped_mdl
-from support.operators import export_mdl, extension_module, import_mdl
 
 TIE = 1e-3          # a written index counts as nearest when its dot product is this close to the best
 

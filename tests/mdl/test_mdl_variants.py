@@ -6,14 +6,14 @@ import struct
 
 import numpy as np
 import pytest
+from support.mdl_models import V, assert_models_equal, md16_model, rapo_model, synthetic_model
+from support.mdl_models import refused_quickly as _refused_quickly
+from support.mdl_reference import decode
 
 from formats import FormatError
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from formats.mdl.texcoords import assign_st_table, effective_st
 from formats.mdl.variants import hexen2_flag_names, quantize16
-from support.mdl_reference import decode
-from support.mdl_models import refused_quickly as _refused_quickly, assert_models_equal, synthetic_model
-from support.mdl_models import V, md16_model, rapo_model
 
 
 def test_md16_layout_matches_the_reference_decoder():

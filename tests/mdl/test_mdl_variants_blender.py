@@ -6,13 +6,13 @@ import dataclasses
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import corner_uvs, datablock_counts, key_positions, polygon_vertices
+from support.mdl_models import md16_model, rapo_model
+from support.operators import export_mdl, import_mdl
+from support.scenes import bend_over_four_frames
+
 from formats.mdl.codec import parse_mdl, serialize_mdl
 from formats.mdl.texcoords import effective_st
-from support.scenes import bend_over_four_frames
-from support.operators import export_mdl, import_mdl
-from support.mdl_models import md16_model, rapo_model
 
 
 def with_degenerate(model):

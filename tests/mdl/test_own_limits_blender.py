@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.md2_synthetic import grid_model
+from support.operators import export_md2, export_mdl, import_md2, import_mdl
 
 from formats.md2.codec import serialize_md2
 from formats.mdl.codec import MdlFrameSlot, MdlModel, MdlSkin, serialize_mdl
-from support.md2_synthetic import grid_model
-from support.operators import export_md2, import_md2
-from support.operators import export_mdl, import_mdl
 
 VERTS = 1313
 

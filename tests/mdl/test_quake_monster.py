@@ -10,11 +10,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from formats.md2.codec import parse_md2
-from formats.frame_scripts import framegroups_text, mdl_animations
-from formats.mdl.codec import MdlFrameSlot, parse_mdl, serialize_mdl
 from support.actions import export, rigged_model
+
+from formats.frame_scripts import framegroups_text, mdl_animations
+from formats.md2.codec import parse_md2
+from formats.mdl.codec import MdlFrameSlot, parse_mdl, serialize_mdl
 
 TRAILING_DIGITS = re.compile(r"\d+$")
 
@@ -171,8 +171,9 @@ def test_a_new_mesh_shows_the_quake_model_fields(bpy_scene):
 
 
 def test_the_monster_converts_to_glb_with_one_animation_per_action(bpy_scene, tmp_path, run):
-    from tools import validate_glb
     from support.glb import accessor_floats, glb_chunks
+
+    from tools import validate_glb
     bpy = bpy_scene
     obj, _rig = monster(bpy)
     path = tmp_path / "monster.mdl"
@@ -209,8 +210,9 @@ def test_death_animations_do_not_loop_and_bad_names_are_reported():
 
 def test_convert_writes_the_scripts_through_export_options(tmp_path, run):
     pytest.importorskip("bpy", reason="convert runs the operators in the bpy wheel")
-    from formats.md2.codec import serialize_md2
     from support.md2_synthetic import grid_model
+
+    from formats.md2.codec import serialize_md2
     (tmp_path / "grid.md2").write_bytes(serialize_md2(grid_model(frames=6)))
     result = run("convert", tmp_path / "grid.md2", "--to", "mdl", "-o", tmp_path / "out", "-j", "1",
                  "--export-option", "write_qc=true", "--export-option", "write_framegroups=true")

@@ -7,9 +7,9 @@ import re
 import shutil
 
 import pytest
-
-from support.environment import CORPUS, corpus_files
 from support.engine_tools import cli
+from support.environment import CORPUS, corpus_files
+
 from formats.ms3d.codec import parse_ms3d
 
 LONG_STEM = "zombies_perk_bottle_juggernog_v2"        # 32 characters: the object's name does not fit either

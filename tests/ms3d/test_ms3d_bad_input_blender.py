@@ -8,13 +8,13 @@ import re
 import sys
 
 import pytest
-
 from support.environment import CORPUS
+from support.ms3d_models import tiny_rig
+from support.ms3d_reference import decode
+from support.operators import counts, export_ms3d, group_objects, import_ms3d
+
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.write import serialize_ms3d
-from support.ms3d_reference import decode
-from support.ms3d_models import tiny_rig
-from support.operators import counts, export_ms3d, group_objects, import_ms3d
 
 
 def _import_function(extension):

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support import ms3d_skinning
 from support.blender_helpers import corner_uvs, polygon_vertices, world_positions
 from support.environment import CORPUS, corpus_params
-from formats.ms3d.write import serialize_ms3d
-from support.ms3d_reference import decode
 from support.ms3d_models import tiny_rig
+from support.ms3d_reference import decode
 from support.ms3d_skinning import Y_UP_TO_Z_UP
 from support.operators import export_ms3d, group_objects, import_ms3d
+
+from formats.ms3d.write import serialize_ms3d
 
 FILES = corpus_params("ms3d/*/*.ms3d")
 RIGGED = [p for p in FILES if p.values[0] is None or decode(p.values[0].read_bytes()).joints]

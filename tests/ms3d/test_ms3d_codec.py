@@ -8,15 +8,15 @@ import struct
 
 import numpy as np
 import pytest
-
 from support.environment import corpus_params
+from support.ms3d_models import synthetic_ms3d as _synthetic
+from support.ms3d_reference import decode
+from support.work_count import Work, measure
+
 from formats import FormatError
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.text import decode_text, encode_text
 from formats.ms3d.write import serialize_ms3d
-from support.ms3d_reference import decode
-from support.work_count import Work, measure
-from support.ms3d_models import synthetic_ms3d as _synthetic
 
 CORPUS = corpus_params("ms3d/*/*.ms3d")
 BLOCK_NAMES = ["comments", "vertex extras", "joint extras", "model extras"]

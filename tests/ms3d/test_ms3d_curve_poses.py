@@ -13,9 +13,8 @@ import importlib
 
 import numpy as np
 import pytest
-
-from support.environment import corpus
 from support.blender_helpers import FrameCounter
+from support.environment import corpus
 from support.ms3d_rigs import fcurves, keyed_rig
 
 CORPUS_RIGS = ("ms3d/glscene/Woman4.ms3d", "ms3d/sge/zombie.ms3d")

@@ -8,12 +8,12 @@ import re
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import reported
+from support.ms3d_models import tiny_rig
+from support.operators import counts, export_ms3d
+
 from formats.ms3d.records import Ms3dJointExtras, Ms3dModelExtras
 from formats.ms3d.write import serialize_ms3d
-from support.operators import counts, export_ms3d
-from support.ms3d_models import tiny_rig
 
 
 def all_blocks() -> tuple[bytes, dict[str, int]]:

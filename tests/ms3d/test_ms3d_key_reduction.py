@@ -5,12 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support import ms3d_skinning
+
+from formats.ms3d.key_reduction import (
+    batch_position_errors,
+    batch_rotation_errors,
+    chain_counts,
+    fit_channel,
+    joint_reach,
+    mesh_deviation,
+    position_error,
+    positions_at,
+    reduce_keys,
+    rotation_at,
+    rotation_error,
+)
 from formats.ms3d.rig import euler_quaternions
-from formats.ms3d.key_reduction import (batch_position_errors, batch_rotation_errors, chain_counts, fit_channel,
-                                        joint_reach, mesh_deviation, position_error, positions_at, reduce_keys,
-                                        rotation_at, rotation_error)
 
 RNG = np.random.default_rng(15)
 

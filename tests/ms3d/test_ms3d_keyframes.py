@@ -14,7 +14,6 @@ import re
 
 import numpy as np
 import pytest
-
 from support import ms3d_skinning
 from support.ms3d_reference import decode
 

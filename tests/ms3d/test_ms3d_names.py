@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.ms3d_models import tiny_rig
+from support.operators import export_ms3d, group_objects, import_ms3d
 
 from formats.ms3d.codec import parse_ms3d
 from formats.ms3d.records import Ms3dComment, Ms3dComments
 from formats.ms3d.write import serialize_ms3d
-from support.operators import export_ms3d, group_objects, import_ms3d
-from support.ms3d_models import tiny_rig
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 CASES = [("GBK", "gbk", ("身体", "手臂"), "左手组", "说明"),

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from support.blender_helpers import world_positions
 from support.environment import CORPUS, corpus_params
-from formats.ms3d.codec import parse_ms3d
-from formats.ms3d.records import Ms3dModel
 from support.ms3d_skinning import Y_UP_TO_Z_UP
 from support.operators import export_ms3d, group_objects, import_ms3d
 from support.scenes import skinned_cylinder as _skinned_cylinder
+
+from formats.ms3d.codec import parse_ms3d
+from formats.ms3d.records import Ms3dModel
 
 FILES = corpus_params("ms3d/*/*.ms3d")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from support.image_files import read_png, write_png
 
 from formats.ms3d.codec import parse_ms3d
-from support.image_files import read_png, write_png
 
 RNG = np.random.default_rng(141)
 
@@ -86,7 +86,7 @@ def test_non_ascii_names_store_and_write_the_same_file(bpy_scene, tmp_path):
     """'Haut_ä' is stored in cp1252 (MilkShape's Windows code page: b'Haut_\\xe4.png') and written as the
     file 'Haut_ä.png'; a name cp1252 cannot hold is stored in UTF-8. Each re-imports textured."""
     bpy = bpy_scene
-    for name, stored in (("Haut_ä", "Haut_ä.png".encode("cp1252")), ("皮肤", "皮肤.png".encode("utf-8"))):
+    for name, stored in (("Haut_ä", "Haut_ä.png".encode("cp1252")), ("皮肤", "皮肤.png".encode())):
         rgba = RNG.integers(0, 256, (4, 8, 4)).astype(np.uint8)
         rgba[..., 3] = 255
         image = bpy.data.images.new(name, 8, 4, alpha=True)

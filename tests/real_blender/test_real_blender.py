@@ -12,8 +12,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from formats.md2.codec import parse_md2  # noqa: E402
-from formats.mdl.codec import parse_mdl  # noqa: E402
 from formats.md3.codec import read_md3  # noqa: E402
+from formats.mdl.codec import parse_mdl  # noqa: E402
 
 EXTENSION_FILE = re.compile(r"extensions/user_default/classic_models/\S+")
 

@@ -23,7 +23,7 @@ NOT_DRAWN = {"rna_type", "filepath"}        # the file browser (or Collection Ex
 class Call:
     name: str
     args: dict
-    layout: "Recorder"
+    layout: Recorder
     greyed: bool
 
 

@@ -35,11 +35,11 @@ from __future__ import annotations
 import random
 import struct
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -52,6 +52,7 @@ from formats.images import pcx  # noqa: E402
 from formats.md2 import codec as md2  # noqa: E402
 from formats.mdl import codec as mdl  # noqa: E402
 from formats.ms3d import codec as ms3d  # noqa: E402
+
 from .fuzzing_layouts import Field, Layout, layout  # noqa: E402,F401
 from .fuzzing_models import SERIALIZERS, serialized_model  # noqa: E402
 
@@ -82,7 +83,7 @@ class Seed:
 # ---------------------------------------------------------------------------------------------
 # seeds
 
-@lru_cache(maxsize=None)
+@cache
 def seeds(fmt: str) -> tuple[Seed, ...]:
     """The corpus files of ``fmt`` with their layouts; generated models when the corpus is absent."""
     files = sorted(CORPUS.glob(f"{fmt}/*/*.{fmt}")) if CORPUS.is_dir() else []
@@ -362,7 +363,7 @@ def skin_files(fmt: str) -> list[Path]:
     return sorted(p for p in CORPUS.glob(f"{fmt}/*/*") if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def pcx_seeds() -> tuple[Seed, ...]:
     rng = np.random.default_rng(3)
     found = [(f"{p.parent.name}/{p.name}", p.read_bytes())
@@ -448,6 +449,7 @@ def run_codec_case(case: Case) -> CodecResult:
     positions must be finite; serializing it may raise only FormatError, and what it writes must parse.
     """
     import time
+
     from .work_count import WorkExceeded, measure
     parse, serialize = PARSERS[case.format], SERIALIZERS[case.format]
     budget = work_budget(len(case.data))

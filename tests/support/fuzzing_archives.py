@@ -22,15 +22,16 @@ import struct
 import tempfile
 import time
 import zipfile
-from functools import lru_cache
+from collections.abc import Iterator
+from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import Iterator
+
+from formats.archives.archive import ArchiveError, open_archive, write_archive
 
 from . import fuzzing
 from .fuzzing import CORPUS, Case, CodecResult, Field, Layout, Seed, describe
 from .work_count import WorkExceeded, measure
-from formats.archives.archive import ArchiveError, open_archive, write_archive
 
 KINDS = ("pak", "pk3")
 GENERATORS = ("bitflip", "overwrite", "truncate", "inflate", "blocks", "names", "generated", "generated+corrupt")
@@ -110,7 +111,7 @@ def _archive_bytes(kind: str, members: list[tuple[str, bytes]]) -> bytes:
         return path.read_bytes()
 
 
-@lru_cache(maxsize=None)
+@cache
 def seeds(kind: str) -> tuple[Seed, ...]:
     rng = random.Random(f"archive seeds/{kind}")
     found = [(f"synthetic{k}", _archive_bytes(kind, _members(rng))) for k in range(4)]

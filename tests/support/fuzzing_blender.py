@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+
 def import_operator(bpy, fmt: str):
     """``bpy.ops.import_scene.<fmt>`` if it is registered, else None."""
     ops = bpy.ops.import_scene

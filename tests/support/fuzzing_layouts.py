@@ -19,6 +19,7 @@ from formats.mdl import codec as mdl  # noqa: E402
 from formats.ms3d import records as ms3d  # noqa: E402
 from formats.ms3d.codec import parse_ms3d  # noqa: E402
 
+
 @dataclass(frozen=True)
 class Field:
     """A typed field of a file: ``kind`` is a numpy format (``<i4``, ``<u2``, ``u1``, ``i1``, ``<f4``);
@@ -38,13 +39,13 @@ class Layout:
     blocks: list[tuple[str, int, int]] = field(default_factory=list)
     walked: int | None = None
 
-    def finish(self, size: int) -> "Layout":
+    def finish(self, size: int) -> Layout:
         points = {0, size}
         for _, start, end in self.blocks:
             points.update((start, end))
         points.update(self.boundaries)
         self.boundaries = sorted(p for p in points if 0 <= p <= size)
-        self.fields = [f for f in self.fields if 0 <= f.offset and f.offset + np.dtype(f.kind).itemsize <= size]
+        self.fields = [f for f in self.fields if f.offset >= 0 and f.offset + np.dtype(f.kind).itemsize <= size]
         self.blocks = [(n, s, e) for n, s, e in self.blocks if 0 <= s < e <= size]
         return self
 
@@ -86,7 +87,7 @@ def _md2_layout(data: bytes) -> Layout:
             out.blocks.append((name, start, min(start + count * size, len(data))))
     out.boundaries.append(int(h["ofs_end"]))
     count, start = int(h["num_frames"]), int(h["ofs_frames"])
-    if 0 < count and 0 <= start:
+    if count > 0 and start >= 0:
         for f in range(min(count, 1024)):
             at = start + f * framesize
             out.boundaries += [at, at + md2.FRAME_HEADER.itemsize]

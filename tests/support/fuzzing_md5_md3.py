@@ -24,11 +24,11 @@ from __future__ import annotations
 import random
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import Iterator
 
 from formats.errors import FormatError
 from formats.md3.codec import read_md3, write_md3
@@ -123,7 +123,7 @@ frame 1 {
 """
 
 
-@lru_cache(maxsize=None)
+@cache
 def md5_seeds() -> tuple[tuple[str, bytes, bytes | None], ...]:
     """(name, mesh, anim) of each small corpus mesh and the first anim of its folder; the built pair always."""
     found = [("built/arm.md5mesh", BUILT_MESH, BUILT_ANIM)]
@@ -135,7 +135,7 @@ def md5_seeds() -> tuple[tuple[str, bytes, bytes | None], ...]:
     return tuple(found)
 
 
-@lru_cache(maxsize=None)
+@cache
 def md3_seeds() -> tuple[tuple[str, bytes], ...]:
     files = [f for f in sorted(CORPUS.glob("md3/**/*.md3")) if f.stat().st_size <= MAX_SEED_BYTES] \
         if CORPUS.is_dir() else []

@@ -11,16 +11,16 @@ if str(CHECKOUT) not in sys.path:
 
 import random
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from formats.errors import FormatError  # noqa: E402
 from formats.md2 import codec as md2  # noqa: E402
+from formats.md2.glcmds import build_glcmds  # noqa: E402
 from formats.mdl import codec as mdl  # noqa: E402
 from formats.ms3d import records as ms3d  # noqa: E402
 from formats.ms3d.write import serialize_ms3d  # noqa: E402
-from formats.md2.glcmds import build_glcmds  # noqa: E402
 
 SERIALIZERS: dict[str, Callable[[object], bytes]] = {
     "md2": md2.serialize_md2, "mdl": mdl.serialize_mdl, "ms3d": serialize_ms3d}

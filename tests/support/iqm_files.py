@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import struct
 
-HEADER_NAMES = ("version filesize flags num_text ofs_text num_meshes ofs_meshes num_vertexarrays num_vertexes "
-                "ofs_vertexarrays num_triangles ofs_triangles ofs_adjacency num_joints ofs_joints num_poses "
-                "ofs_poses num_anims ofs_anims num_frames num_framechannels ofs_frames ofs_bounds num_comment "
-                "ofs_comment num_extensions ofs_extensions").split()
+HEADER_NAMES = ["version", "filesize", "flags", "num_text", "ofs_text", "num_meshes", "ofs_meshes", "num_vertexarrays", "num_vertexes", "ofs_vertexarrays", "num_triangles", "ofs_triangles", "ofs_adjacency", "num_joints", "ofs_joints", "num_poses", "ofs_poses", "num_anims", "ofs_anims", "num_frames", "num_framechannels", "ofs_frames", "ofs_bounds", "num_comment", "ofs_comment", "num_extensions", "ofs_extensions"]
 FORMAT_CODES = "bBhHiIefd"          # iqm.h IQM_BYTE .. IQM_DOUBLE
 
 

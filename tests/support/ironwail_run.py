@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .engine_view import read_screenshot
 from .engine_tools import on_source_engine_wheel
+from .engine_view import read_screenshot
 from .environment import CHECKOUT
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import bpy
 import numpy as np
+
+import bpy
 from bpy.props import StringProperty
 
 from .toy_format import parse_toy, serialize_toy

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sys
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class WorkExceeded(Exception):
