@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import traceback
 from pathlib import Path
 
 import bpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gui_tools import LATE, Screen, turns  # noqa: E402
+from gui_tools import COST, LATE, Screen, turns  # noqa: E402
 import gui_md5  # noqa: E402
 import gui_scenarios  # noqa: E402
 
 OUT = Path(sys.argv[sys.argv.index("--") + 1])
 WORK = OUT / "work"
 WORK.mkdir(parents=True, exist_ok=True)
-RESULTS: dict = {"blender": bpy.app.version_string, "checks": {}}
+RESULTS: dict = {"blender": bpy.app.version_string, "checks": {}, "seconds": {}, "cost": COST,
+                 "script_started": time.time()}    # epoch seconds: session.sh's timings.json has Blender's start
 
 
 def record(name: str, ok: bool, **detail) -> None:
@@ -43,6 +45,7 @@ def run_all():
             continue
         name = scenario.__name__
         print(f"[real-blender] scenario {name}", flush=True)
+        started = time.monotonic()
         try:
             yield from scenario(screen, WORK, record)
         except Exception:                                   # noqa: BLE001 - reported as a failed check
@@ -50,6 +53,7 @@ def run_all():
             yield from screen.close_file_browsers()
         else:
             record(f"{name}:completed", True)
+        RESULTS["seconds"][name] = round(time.monotonic() - started, 1)
         yield from turns()
 
 
@@ -57,6 +61,7 @@ def main() -> None:
     steps = run_all()
 
     def tick():
+        RESULTS.setdefault("first_step", time.time())
         try:
             return next(steps)
         except StopIteration:

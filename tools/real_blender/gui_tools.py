@@ -40,6 +40,13 @@ GAP = 0.25               # seconds at least between two looks at the screen ...
 TURNS = 2                # ... and turns of Blender's event loop at least
 STABLE_GRABS = 3         # equal screens in a row: drawing is over
 LATE: list[str] = []     # waits that timed out since the last recorded check (gui_session.record reports them)
+COST: dict[str, list] = {}   # what the waits and looks cost: name -> [calls, seconds] (results.json's "cost")
+
+
+def _cost(name: str, started: float) -> None:
+    entry = COST.setdefault(name, [0, 0.0])
+    entry[0] += 1
+    entry[1] = round(entry[1] + time.monotonic() - started, 3)
 
 
 def late(message: str) -> None:
@@ -105,13 +112,20 @@ class Screen:
     # ---- X side
     def grab(self) -> np.ndarray:
         """The screen now, as an 8-bit grey array (rows from the top)."""
+        started = time.monotonic()
         raw = subprocess.run(["import", "-window", "root", "-colorspace", "gray", "-depth", "8", "gray:-"],
                              capture_output=True, check=True, timeout=60).stdout
+        _cost("grab", started)
         return np.frombuffer(raw, dtype=np.uint8).reshape(SIZE[1], SIZE[0])
 
     def pixels(self) -> bytes:
         """The screen now, for comparing with another look (libX11's raw pixels, else the grey grab)."""
-        return self._pixels() if self._pixels is not None else self.grab().tobytes()
+        if self._pixels is None:
+            return self.grab().tobytes()
+        started = time.monotonic()
+        look = self._pixels()
+        _cost("look", started)
+        return look
 
     def stable(self, timeout: float = TIMEOUT, what: str = ""):
         """Wait until STABLE_GRABS looks at the screen in a row are equal, each at least GAP seconds and TURNS
@@ -122,11 +136,13 @@ class Screen:
         while equal < STABLE_GRABS:
             if time.monotonic() - started > timeout:
                 late(f"the screen did not settle within {timeout:.0f} s" + (f" ({what})" if what else ""))
+                _cost("stable", started)
                 return
             yield from self.pause()
             again = self.pixels()
             equal = equal + 1 if again == current else 1
             current = again
+        _cost("stable", started)
 
     def settle(self, name: str | None = None, timeout: float = TIMEOUT, changed_from: np.ndarray | None = None,
                note: bool = True, tag: bool = True):
@@ -137,6 +153,7 @@ class Screen:
         when named; a wait that runs past ``timeout`` is noted (see ``late``; not with ``note=False``, where no
         change is an answer too) and the screen returned as is. ``tag=False``: after X input only (Blender
         redraws what the input touched), no redraw of every area asked for."""
+        begun = time.monotonic()
         for window in bpy.context.window_manager.windows if tag else ():   # what Python changed is drawn
             for area in window.screen.areas:                                # only when tagged
                 area.tag_redraw()
@@ -155,6 +172,7 @@ class Screen:
         current = self.grab()
         if name:
             self.shot(name)
+        _cost("settle", begun)
         return current
 
     def drawn(self, timeout: float = TIMEOUT):
@@ -184,6 +202,7 @@ class Screen:
             value = measure(gray)
         if name:
             self.shot(name)
+        _cost("until", started)
         return gray, value
 
     def pause(self):
@@ -196,8 +215,10 @@ class Screen:
         yield from turns()
 
     def shot(self, name: str) -> Path:
+        started = time.monotonic()
         path = self.out / f"{name}.png"
         subprocess.run(["import", "-window", "root", str(path)], check=True, timeout=60)
+        _cost("shot", started)
         self.shots.append(path.name)
         return path
 
@@ -214,12 +235,14 @@ class Screen:
     def click(self, x: int, y: int, button: int = 1, clicks: int = 1):
         """Move there, wait until Blender has seen the pointer over the button and drawn it hovered, then
         click (and let Blender's loop handle the click)."""
+        started = time.monotonic()
         self.xdo("mousemove", x - 4, y)
         yield from turns()                       # Blender has read and handled the move
         self.xdo("mousemove", x, y)              # a second move: Blender re-arms buttons after a text edit
         yield from self.stable()
         self.xdo("click", "--repeat", clicks, "--delay", 80, button)
         yield from turns()
+        _cost("click", started)
 
     def key(self, *keys: str) -> None:
         self.xdo("key", "--delay", 60, *keys)
@@ -299,10 +322,12 @@ def wait_for(predicate, timeout: float = TIMEOUT, what: str = ""):
         if time.monotonic() - started > timeout:
             if what:
                 late(f"waited {timeout:.0f} s for {what}")
+            _cost("wait_for", started)
             return False
         yield from turns()
         yield GAP
     yield from turns()
+    _cost("wait_for", started)
     return True
 
 
