@@ -29,6 +29,7 @@ def make_scene(screen, work, record):
     yield from screen.settle()                # the window and its splash screen drawn
     screen.key("Escape")                      # the splash screen
     yield from screen.drawn()
+    record("screen:gray", True, **screen.check_gray())    # libX11's looks made grey, once equal to ImageMagick's
     bpy.context.preferences.view.show_tooltips = False   # tooltips would cover what the session measures
     bpy.context.preferences.system.viewport_aa = "OFF"   # no progressive anti-aliasing redraws of the viewport
     bpy.context.scene.display.viewport_aa = "OFF"
