@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(CHECKOUT / "tools" / "real_blender"))
-import driver  # noqa: E402
 
 SUITES = {"sid": "5.2", "trixie": "4.3"}
 MANIFEST = tomllib.loads((CHECKOUT / "blender_manifest.toml").read_text(encoding="utf-8"))
@@ -24,13 +21,12 @@ NEWER = ".".join([*VERSION.split(".")[:2], str(int(VERSION.split(".")[2]) + 1)])
 
 
 @pytest.fixture(scope="module", params=sorted(SUITES))
-def round_(request) -> dict:
+def round_(request, real_runs) -> dict:
     suite = request.param
-    if driver.root_path(suite) is None:
-        pytest.skip(f"no Debian {suite} root with Blender {SUITES[suite]}: run 'bash tools/debian_root.sh ensure "
-                    f"{suite}' (needs root and debootstrap)")
+    started, skip_without_root = real_runs
+    skip_without_root(suite)
     out = CHECKOUT / "out" / "real_blender" / f"{suite}-repository"
-    info = driver.run_repository(suite, out)
+    info = started(request, "round_", suite).result()        # started beside the GUI sessions (conftest.py)
     log = (out / "blender.log").read_text(errors="replace")
     path = out / "repository.json"
     assert path.is_file(), f"{suite}: no repository.json (exit {info['returncode']}):\n{log[-3000:]}"

@@ -11,6 +11,7 @@ reach host files), ``session.sh`` runs inside it (extension build, install-file,
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -48,6 +49,7 @@ def run_session(suite: str, out: Path, only: str = "", timeout: float = 3000.0) 
         shutil.rmtree(base)          # plain files only: nothing is ever mounted under it
     started = time.monotonic()
     copy_checkout(base / "src")
+    copied = time.monotonic()
     (base / "only.txt").write_text(only)
     result = subprocess.run(["bash", str(ROOT_TOOL), "run", suite, "bash", f"/{INSIDE}/src/tools/real_blender/session.sh",
                              f"/{INSIDE}"],
@@ -61,7 +63,10 @@ def run_session(suite: str, out: Path, only: str = "", timeout: float = 3000.0) 
         out.mkdir()
     (out / "session_stdout.txt").write_text(result.stdout + result.stderr)
     shutil.rmtree(base, ignore_errors=True)
-    return {"returncode": result.returncode, "seconds": round(time.monotonic() - started, 1)}
+    info = {"returncode": result.returncode, "seconds": round(time.monotonic() - started, 1),
+            "copy_s": round(copied - started, 1)}
+    (out / "driver.json").write_text(json.dumps(info))
+    return info
 
 
 def run_repository(suite: str, out: Path, timeout: float = 900.0) -> dict:

@@ -2,10 +2,10 @@
 clicking wherever a dialog draws them."""
 from __future__ import annotations
 
-import bpy
 import numpy as np
-
 from gui_tools import changed_box, crop, text_bands, turns, wait_for
+
+import bpy
 
 FILE_MENU = (41, 13)    # the top bar's File menu, left of the screen
 

@@ -12,11 +12,11 @@ import importlib
 import struct
 import subprocess
 
-import bpy
 import numpy as np
-
 from gui_input import browser_ready, choose_by_click, press_execute, show_model_tab, type_path, view3d_override
 from gui_tools import SIZE, wait_for
+
+import bpy
 
 MODEL = "models/crate2/crate2.md3"
 COLOURS = {"red": (220, 30, 30), "blue": (30, 60, 220)}

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import shutil
 
-import bpy
-
 from gui_input import choose_by_click, open_import_entry, press_execute, type_path, view3d_override
 from gui_scenarios import CRATE_MD5MESH, MIN_EXPORTER_LINES, MIN_OPTION_LINES, confirm_popup, popup, table
 from gui_tools import crop, text_bands, wait_for
+
+import bpy
 
 
 def _anim(frames: int, turn: float) -> str:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import bpy
 import numpy as np
-
 from gui_input import open_file_submenu, pick_from_menu, press_execute, show_model_tab, type_path, view3d_override
 from gui_scenarios import table
 from gui_tools import changed_box, wait_for
+
+import bpy
 
 SRC = Path(__file__).resolve().parents[2]
 EDIT_SCALE = 1.5

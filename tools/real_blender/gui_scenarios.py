@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import importlib
 import struct
+from pathlib import Path
 
-import bpy
-
-from gui_input import (browser_ready, choose_by_click, open_file_submenu, open_import_entry, pick_from_menu,
-                       press_execute, show_model_tab, type_path, view3d_override)
+from gui_input import (
+    browser_ready,
+    choose_by_click,
+    open_file_submenu,
+    open_import_entry,
+    pick_from_menu,
+    press_execute,
+    show_model_tab,
+    type_path,
+    view3d_override,
+)
 from gui_tools import changed_box, crop, text_bands, turns, wait_for
 
+import bpy
 
 MIN_OPTION_LINES = 4    # "Operator Presets" + at least three options or option sub-panel headers
 
@@ -29,6 +38,7 @@ def make_scene(screen, work, record):
     yield from screen.settle()                # the window and its splash screen drawn
     screen.key("Escape")                      # the splash screen
     yield from screen.drawn()
+    record("screen:gray", True, **screen.check_gray())    # libX11's looks made grey, once equal to ImageMagick's
     bpy.context.preferences.view.show_tooltips = False   # tooltips would cover what the session measures
     bpy.context.preferences.system.viewport_aa = "OFF"   # no progressive anti-aliasing redraws of the viewport
     bpy.context.scene.display.viewport_aa = "OFF"
@@ -445,7 +455,7 @@ def presets(screen, work, record):
             raise
         folder = bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "operator", opname))
         preset = os.path.join(folder, "Real_Blender_Test.py")
-        text = open(preset).read() if os.path.isfile(preset) else ""
+        text = Path(preset).read_text() if os.path.isfile(preset) else ""
         setattr(operator, option, 1.0)
         with bpy.context.temp_override(**override):
             bpy.ops.script.execute_preset(filepath=preset, menu_idname="WM_MT_operator_presets")
@@ -540,4 +550,5 @@ SCENARIOS = (make_scene, file_dialogs, menu_import_md2, import_option_by_click, 
 
 # MD3 import options and the sidebar's skin sets (issue 31): their own module, run last
 from gui_md3 import SCENARIOS as MD3_SCENARIOS  # noqa: E402
+
 SCENARIOS += MD3_SCENARIOS

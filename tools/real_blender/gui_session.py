@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import traceback
 from pathlib import Path
 
 import bpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gui_tools import LATE, Screen, turns  # noqa: E402
 import gui_md5  # noqa: E402
 import gui_quickstart  # noqa: E402
 import gui_scenarios  # noqa: E402
+from gui_tools import COST, LATE, Screen, turns  # noqa: E402
 
 OUT = Path(sys.argv[sys.argv.index("--") + 1])
 WORK = OUT / "work"
 WORK.mkdir(parents=True, exist_ok=True)
-RESULTS: dict = {"blender": bpy.app.version_string, "checks": {}}
+RESULTS: dict = {"blender": bpy.app.version_string, "checks": {}, "seconds": {}, "cost": COST,
+                 "script_started": time.time()}    # epoch seconds: session.sh's timings.json has Blender's start
 QUICK_START_FROM = (5, 0, 0)   # the Blender the quick start runs in (tests/real_blender/test_quick_start.py)
 
 
@@ -47,6 +49,7 @@ def run_all():
             continue        # the quick start's steps and pictures: in the newest Debian Blender only
         name = scenario.__name__
         print(f"[real-blender] scenario {name}", flush=True)
+        started = time.monotonic()
         try:
             yield from scenario(screen, WORK, record)
         except Exception:                                   # noqa: BLE001 - reported as a failed check
@@ -54,6 +57,7 @@ def run_all():
             yield from screen.close_file_browsers()
         else:
             record(f"{name}:completed", True)
+        RESULTS["seconds"][name] = round(time.monotonic() - started, 1)
         yield from turns()
 
 
@@ -61,6 +65,7 @@ def main() -> None:
     steps = run_all()
 
     def tick():
+        RESULTS.setdefault("first_step", time.time())
         try:
             return next(steps)
         except StopIteration:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import ctypes
 import re
+import struct
 import subprocess
 import time
+import zlib
 from pathlib import Path
 
-import bpy
 import numpy as np
+
+import bpy
 
 
 def text_bands(gray: np.ndarray, bright: int = 150, min_pixels: int = 2, min_height: int = 4) -> list[tuple[int, int]]:
@@ -39,7 +42,15 @@ TIMEOUT = 90.0           # the longest wait for one state, in seconds
 GAP = 0.25               # seconds at least between two looks at the screen ...
 TURNS = 2                # ... and turns of Blender's event loop at least
 STABLE_GRABS = 3         # equal screens in a row: drawing is over
+CONFIRMED_GRABS = 2      # ... where what is awaited is confirmed otherwise: a measure (until), the hover (click)
 LATE: list[str] = []     # waits that timed out since the last recorded check (gui_session.record reports them)
+COST: dict[str, list] = {}   # what the waits and looks cost: name -> [calls, seconds] (results.json's "cost")
+
+
+def _cost(name: str, started: float) -> None:
+    entry = COST.setdefault(name, [0, 0.0])
+    entry[0] += 1
+    entry[1] = round(entry[1] + time.monotonic() - started, 3)
 
 
 def late(message: str) -> None:
@@ -85,13 +96,34 @@ class _RootPixels:
         if not image:
             raise OSError("XGetImage of the root window failed")
         try:
+            # 32 bits a pixel, rows unpadded, B G R X in memory: what gray() reads (Xvfb's 24-bit screen)
+            self.bgrx = (image.contents.bits_per_pixel == 32 and image.contents.bytes_per_line == SIZE[0] * 4
+                         and image.contents.byte_order == 0)
             return ctypes.string_at(image.contents.data, image.contents.bytes_per_line * image.contents.height)
         finally:
             self.x.XDestroyImage(image)
 
+    # ImageMagick 7 (Q16) with ``-colorspace gray -depth 8``: Rec. 709 luma of the 16-bit channels (8-bit
+    # value * 257), rounded, then scaled down to 8 bits by floor(v / 257); here in fixed point (1/256 of a
+    # 16-bit level) through tables, tens of ms for the screen
+    _WEIGHTS = [np.round(w * 257 * 256 * np.arange(256)).astype(np.int32) for w in (0.072186, 0.715158, 0.212656)]
+    _TO_8 = (np.arange(65536) // 257).astype(np.uint8)
+
+    @classmethod
+    def gray(cls, raw: bytes) -> np.ndarray:
+        """An 8-bit grey image of a look, as ImageMagick's grey grab makes it (to within 1 level)."""
+        bgrx = np.frombuffer(raw, dtype=np.uint8).reshape(SIZE[1], SIZE[0], 4)
+        level = cls._WEIGHTS[0][bgrx[..., 0]]
+        level += cls._WEIGHTS[1][bgrx[..., 1]]
+        level += cls._WEIGHTS[2][bgrx[..., 2]]
+        level += 128
+        level >>= 8
+        return cls._TO_8[level]
+
 
 class Screen:
     """The Xvfb screen Blender draws on (1600x1000, main window at 0,0)."""
+    gray_from = "ImageMagick"   # where grab() takes the grey screen from (check_gray)
 
     def __init__(self, out: Path):
         self.out = out
@@ -102,41 +134,78 @@ class Screen:
             print(f"[real-blender] note: libX11 not usable ({error}); ImageMagick tells screen changes", flush=True)
             self._pixels = None
 
+    def check_gray(self) -> dict:
+        """Grey screens from libX11's look (no process started, tens of ms) once the look, made grey here,
+        equals ImageMagick's grey grab of the same still screen to within 1 level on every pixel (the measures'
+        thresholds are tens of levels apart); else ImageMagick's grab stays. Returns what was compared."""
+        if self._pixels is None:
+            return {"gray_from": self.gray_from, "why": "libX11 not usable"}
+        for _ in range(3):        # a screen that changes between the two looks is looked at again
+            before = self._pixels()
+            magick = self._magick_gray()
+            if self._pixels() == before:
+                break
+        if not self._pixels.bgrx:
+            return {"gray_from": self.gray_from, "why": "the look is not 32-bit BGRX"}
+        diff = np.abs(self._pixels.gray(before).astype(np.int16) - magick)
+        if int(diff.max()) <= 1:
+            self.gray_from = "libX11"
+        return {"gray_from": self.gray_from, "max_difference": int(diff.max()), "pixels_differing": int((diff > 0).sum())}
+
     # ---- X side
     def grab(self) -> np.ndarray:
-        """The screen now, as an 8-bit grey array (rows from the top)."""
+        """The screen now, as an 8-bit grey array (rows from the top): libX11's look made grey once
+        ``check_gray`` found it equal to ImageMagick's, else ImageMagick's grey grab."""
+        if self.gray_from == "libX11":
+            started = time.monotonic()
+            gray = self._pixels.gray(self._pixels())
+            _cost("grab_libx11", started)
+            return gray
+        return self._magick_gray()
+
+    def _magick_gray(self) -> np.ndarray:
+        started = time.monotonic()
         raw = subprocess.run(["import", "-window", "root", "-colorspace", "gray", "-depth", "8", "gray:-"],
                              capture_output=True, check=True, timeout=60).stdout
+        _cost("grab", started)
         return np.frombuffer(raw, dtype=np.uint8).reshape(SIZE[1], SIZE[0])
 
     def pixels(self) -> bytes:
         """The screen now, for comparing with another look (libX11's raw pixels, else the grey grab)."""
-        return self._pixels() if self._pixels is not None else self.grab().tobytes()
+        if self._pixels is None:
+            return self.grab().tobytes()
+        started = time.monotonic()
+        look = self._pixels()
+        _cost("look", started)
+        return look
 
-    def stable(self, timeout: float = TIMEOUT, what: str = ""):
-        """Wait until STABLE_GRABS looks at the screen in a row are equal, each at least GAP seconds and TURNS
+    def stable(self, timeout: float = TIMEOUT, what: str = "", looks: int = STABLE_GRABS):
+        """Wait until ``looks`` looks at the screen in a row are equal, each at least GAP seconds and TURNS
         turns of Blender's event loop (events handled, redraws drawn) after the one before: what Blender had
         to draw is drawn, however long a loaded machine takes. Past ``timeout`` the wait is noted as late."""
         started = time.monotonic()
         current, equal = self.pixels(), 1
-        while equal < STABLE_GRABS:
+        while equal < looks:
             if time.monotonic() - started > timeout:
                 late(f"the screen did not settle within {timeout:.0f} s" + (f" ({what})" if what else ""))
+                _cost("stable", started)
                 return
             yield from self.pause()
             again = self.pixels()
             equal = equal + 1 if again == current else 1
             current = again
+        _cost("stable", started)
 
     def settle(self, name: str | None = None, timeout: float = TIMEOUT, changed_from: np.ndarray | None = None,
-               note: bool = True, tag: bool = True):
+               note: bool = True, tag: bool = True, looks: int = STABLE_GRABS):
         """Wait until Blender has drawn what the last input did: with ``changed_from``, first until the screen
         differs from it; then until STABLE_GRABS screens in a row are equal, each taken at least GAP seconds
         and TURNS turns of Blender's event loop (events handled, redraws drawn) after the one before, so a
         draw that a loaded machine delays is waited for, not raced (``stable``). Returns the grey screen, saved as NAME.png
         when named; a wait that runs past ``timeout`` is noted (see ``late``; not with ``note=False``, where no
         change is an answer too) and the screen returned as is. ``tag=False``: after X input only (Blender
-        redraws what the input touched), no redraw of every area asked for."""
+        redraws what the input touched), no redraw of every area asked for. ``looks``: equal looks awaited."""
+        begun = time.monotonic()
         for window in bpy.context.window_manager.windows if tag else ():   # what Python changed is drawn
             for area in window.screen.areas:                                # only when tagged
                 area.tag_redraw()
@@ -151,10 +220,11 @@ class Screen:
                     break
                 yield from self.pause()
                 current = self.grab()
-        yield from self.stable(max(1.0, timeout - (time.monotonic() - started)), name or "")
+        yield from self.stable(max(1.0, timeout - (time.monotonic() - started)), name or "", looks)
         current = self.grab()
         if name:
             self.shot(name)
+        _cost("settle", begun)
         return current
 
     def drawn(self, timeout: float = TIMEOUT):
@@ -171,19 +241,21 @@ class Screen:
         """Settle, then ``value = measure(screen)`` until ``enough(value)``: the state a check measures is
         fully drawn (a popup's last line, a column's options), however long a loaded machine takes to draw
         it. Returns (screen, value), the screen saved as NAME.png; past ``timeout`` the last measure is
-        returned (the check then fails on it) and the wait noted as late, saying ``what`` was awaited."""
+        returned (the check then fails on it) and the wait noted as late, saying ``what`` was awaited. The
+        measure confirms the state, so each settle awaits CONFIRMED_GRABS equal looks, not STABLE_GRABS."""
         started = time.monotonic()
-        gray = yield from self.settle(changed_from=changed_from, timeout=timeout)
+        gray = yield from self.settle(changed_from=changed_from, timeout=timeout, looks=CONFIRMED_GRABS)
         value = measure(gray)
         while not enough(value):
             if time.monotonic() - started > timeout:
                 late(f"waited {timeout:.0f} s for {what}; measured {value!r}")
                 break
             yield from self.pause()
-            gray = yield from self.settle(timeout=timeout)
+            gray = yield from self.settle(timeout=timeout, looks=CONFIRMED_GRABS)
             value = measure(gray)
         if name:
             self.shot(name)
+        _cost("until", started)
         return gray, value
 
     def pause(self):
@@ -196,8 +268,15 @@ class Screen:
         yield from turns()
 
     def shot(self, name: str) -> Path:
+        """The screen saved as NAME.png (libX11's look written as an RGB PNG once ``check_gray`` trusts the
+        looks' layout, else ImageMagick's ``import``)."""
+        started = time.monotonic()
         path = self.out / f"{name}.png"
-        subprocess.run(["import", "-window", "root", str(path)], check=True, timeout=60)
+        if self.gray_from == "libX11":
+            path.write_bytes(png(self._pixels()))
+        else:
+            subprocess.run(["import", "-window", "root", str(path)], check=True, timeout=60)
+        _cost("shot", started)
         self.shots.append(path.name)
         return path
 
@@ -213,13 +292,17 @@ class Screen:
 
     def click(self, x: int, y: int, button: int = 1, clicks: int = 1):
         """Move there, wait until Blender has seen the pointer over the button and drawn it hovered, then
-        click (and let Blender's loop handle the click)."""
+        click (and let Blender's loop handle the click). The turns after the move have Blender handle it and
+        draw the hover; CONFIRMED_GRABS equal looks then show nothing more is being drawn."""
+        started = time.monotonic()
         self.xdo("mousemove", x - 4, y)
         yield from turns()                       # Blender has read and handled the move
         self.xdo("mousemove", x, y)              # a second move: Blender re-arms buttons after a text edit
-        yield from self.stable()
+        yield from turns()
+        yield from self.stable(looks=CONFIRMED_GRABS)
         self.xdo("click", "--repeat", clicks, "--delay", 80, button)
         yield from turns()
+        _cost("click", started)
 
     def key(self, *keys: str) -> None:
         self.xdo("key", "--delay", 60, *keys)
@@ -299,11 +382,25 @@ def wait_for(predicate, timeout: float = TIMEOUT, what: str = ""):
         if time.monotonic() - started > timeout:
             if what:
                 late(f"waited {timeout:.0f} s for {what}")
+            _cost("wait_for", started)
             return False
         yield from turns()
         yield GAP
     yield from turns()
+    _cost("wait_for", started)
     return True
+
+
+def png(bgrx: bytes) -> bytes:
+    """A look (SIZE, 32-bit B G R X) as an 8-bit RGB PNG: rows with filter 0, zlib level 1 (fast, not small)."""
+    pixels = np.frombuffer(bgrx, dtype=np.uint8).reshape(SIZE[1], SIZE[0], 4)
+    rows = np.zeros((SIZE[1], 1 + 3 * SIZE[0]), dtype=np.uint8)
+    rows[:, 1:] = pixels[..., 2::-1].reshape(SIZE[1], 3 * SIZE[0])
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", SIZE[0], SIZE[1], 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + chunk(b"IEND", b""))
 
 
 def changed_box(before: np.ndarray, after: np.ndarray, within=None, threshold: int = 12, size: int = 9):
