@@ -31,7 +31,11 @@ def quess() -> Path:
 
 
 def pcx_bytes(tmp_path: Path, value: int, size=(8, 16)) -> bytes:
-    path = write_pcx(tmp_path / f"_pcx{value}.pcx", np.full(size, value, np.uint8), GREY)
+    """A PCX of one colour but its top-left texel, black as a real Quake II skin's (a skin of one colour is
+    filled black by the game's load, and check says so: formats/images/corner_fill.py)."""
+    pixels = np.full(size, value, np.uint8)
+    pixels[0, 0] = 0
+    path = write_pcx(tmp_path / f"_pcx{value}.pcx", pixels, GREY)
     data = path.read_bytes()
     path.unlink()
     return data

@@ -24,7 +24,7 @@ def test_the_saved_text_is_the_mesh_written_afresh(bpy_scene, extension, monkeyp
 def test_the_mesh_text_is_written_once(bpy_scene, extension, monkeypatch, tmp_path):
     import_drone(bpy_scene, "scaled")
     calls = []
-    for name in ("kept", "export"):
+    for name in ("write_back", "export"):
         module = import_module(f"{extension}.exporters.md5.{name}")
         original = module.write_md5mesh
         monkeypatch.setattr(module, "write_md5mesh",
