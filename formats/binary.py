@@ -79,3 +79,19 @@ def name_length_problem(what: str, name: str, size: int) -> str | None:
 def require_finite(values: np.ndarray, field: str, offset: int) -> None:
     if not np.all(np.isfinite(values)):
         raise FormatError("non-finite float", field=field, offset=offset)
+
+
+def uncovered_runs(body: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
+    """(offset, bytes) of each run of ``body`` that no block covers (padding, unreferenced bytes): ``spans``
+    are the blocks' (offset, size), each within ``body``; a run ends where the next span starts beyond all
+    the earlier ones' reach. The MD3 and IQM readers keep them, so an untouched model is written back whole."""
+    runs, reach = [], 0
+    for offset, size in sorted(spans):
+        if size <= 0:
+            continue
+        if offset > reach:
+            runs.append((reach, body[reach:offset]))
+        reach = max(reach, offset + size)
+    if reach < len(body):
+        runs.append((reach, body[reach:]))
+    return runs

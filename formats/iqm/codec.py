@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..binary import read_records, read_struct
+from ..binary import read_records, read_struct, uncovered_runs
 from ..errors import FormatError
 from ..magics import magic_problem
 from .limits import read_warnings
@@ -183,7 +183,7 @@ def read_iqm(data: bytes) -> IqmModel:
     model.layout = IqmLayout(offsets={name: h[name] for name in OFFSET_FIELDS},
                              arrays=[int(record["offset"]) for record in records], extensions=chain,
                              filesize=h["filesize"], sizes=block_sizes(model),
-                             filler=_filler(r.body, [(ofs, size) for _, ofs, size, _, _ in r.spans]))
+                             filler=uncovered_runs(r.body, [(ofs, size) for _, ofs, size, _, _ in r.spans]))
     model.warnings = read_warnings(model)
     return model
 
@@ -286,20 +286,6 @@ def _check_no_overlap(blocks: list[tuple[str, int, int, str, int]]) -> None:
                               field=where, offset=at)
         if reach is None or span[1] > reach[1]:
             reach = span
-
-
-def _filler(body: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
-    """(offset, bytes) of each run of ``body`` no block covers (padding, unreferenced bytes)."""
-    runs, reach = [], 0
-    for offset, size in sorted(spans):
-        if size <= 0:
-            continue
-        if offset > reach:
-            runs.append((reach, body[reach:offset]))
-        reach = max(reach, offset + size)
-    if reach < len(body):
-        runs.append((reach, body[reach:]))
-    return runs
 
 
 def block_sizes(model: IqmModel) -> list[int]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..binary import check_span, decode_name, encode_name, read_records, read_struct
+from ..binary import check_span, decode_name, encode_name, read_records, read_struct, uncovered_runs
 from ..errors import FormatError
 from ..file_tail import tail_record
 from ..magics import magic_problem
@@ -126,7 +126,7 @@ def read_md3(data: bytes) -> Md3Model:
         surfaces=surfaces, trailing=data[ofs_end:], tail_record=tail_record(body, data[ofs_end:]))
     model.layout = Md3Layout(
         offsets={name: int(header[name]) for name in ("ofs_frames", "ofs_tags", "ofs_surfaces", "ofs_end")},
-        surfaces=layouts, sizes=_block_sizes(model), filler=_filler(body, spans))
+        surfaces=layouts, sizes=_block_sizes(model), filler=uncovered_runs(body, spans))
     model.warnings = read_warnings(model)
     return model
 
@@ -206,21 +206,6 @@ def _check_no_overlap(blocks: list[tuple[str, int, int, str, int]]) -> None:
                               "out of the other's bytes; the file is not imported", field=where, offset=at)
         if reach is None or span[1] > reach[1]:
             reach = span
-
-
-def _filler(body: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
-    """(offset, bytes) of each run of ``body`` that no block covers (the spans, each within ``body``, in
-    order of their start: a run ends where the next span starts beyond all the earlier ones' reach)."""
-    runs, reach = [], 0
-    for offset, size in sorted(spans):
-        if size <= 0:
-            continue
-        if offset > reach:
-            runs.append((reach, body[reach:offset]))
-        reach = max(reach, offset + size)
-    if reach < len(body):
-        runs.append((reach, body[reach:]))
-    return runs
 
 
 def _block_sizes(model: Md3Model) -> list[int]:

@@ -456,7 +456,7 @@ def test_writer_refuses_a_model_without_frames():
 def test_filler_is_every_byte_no_block_covers():
     """The reader's filler runs (computed from the blocks' spans, overlapping, touching, empty or out of
     order) against the byte-by-byte definition: the maximal runs of bytes no span covers."""
-    from formats.md3.codec import _filler
+    from formats.binary import uncovered_runs
     rng = np.random.default_rng(7)
     for _ in range(3000):
         body = bytes(rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8))
@@ -475,4 +475,4 @@ def test_filler_is_every_byte_no_block_covers():
                 j += 1
             runs.append((i, body[i:j]))
             i = j
-        assert _filler(body, spans) == runs, (body, spans)
+        assert uncovered_runs(body, spans) == runs, (body, spans)
