@@ -166,6 +166,15 @@ def swap_joints(text: str, a: int, b: int) -> str:
     return text
 
 
+def check_alone(run, progs, name: str, tmp_path):
+    """``check --profile q1-enhanced`` on model ``name``'s files alone in a progs/ of their own."""
+    alone = tmp_path / "check" / name / "progs"
+    alone.mkdir(parents=True)
+    for path in progs.glob(f"{name}[._]*"):
+        shutil.copy(path, alone / path.name)
+    return run("check", "--profile", "q1-enhanced", alone.parent)
+
+
 BROKEN = {
     "a": "anim one frame short at its start",
     "b": "skin 1 .lmp missing",
@@ -205,11 +214,7 @@ def test_broken_md5_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path,
     assert any("c.md5anim" in line for line in complaints(shot.log, ("a", "b", "c"))), shot.log[-2000:]
     print(*report, *complaints(shot.log, ("a", "b", "c")), sep="\n")
     for name, what in BROKEN.items():
-        alone = tmp_path / "check" / name / "progs"
-        alone.mkdir(parents=True)
-        for path in progs.glob(f"{name}[._]*"):
-            shutil.copy(path, alone / path.name)
-        result = run("check", "--profile", "q1-enhanced", alone.parent)
+        result = check_alone(run, progs, name, tmp_path)
         assert result.returncode == 1, (what, result.stdout, result.stderr)
 
 
@@ -255,11 +260,7 @@ def test_broken_md3_twins_fail_the_comparison_and_the_check(bpy_scene, tmp_path,
     assert all(m.iou < MIN_IOU for m in measures[0:2]), report              # e: the neighbour frame
     assert all(m.iou >= MIN_IOU and m.colour < MIN_COLOUR for m in measures[2:4]), report   # f: skin 0's colours
     for name, what in BROKEN_MD3.items():
-        alone = tmp_path / "check" / name / "progs"
-        alone.mkdir(parents=True)
-        for path in progs.glob(f"{name}[._]*"):
-            shutil.copy(path, alone / path.name)
-        result = run("check", "--profile", "q1-enhanced", alone.parent)
+        result = check_alone(run, progs, name, tmp_path)
         assert result.returncode == 1 and f"{name}.md3" in result.stdout, (what, result.stdout, result.stderr)
 
 
