@@ -210,9 +210,10 @@ class _Profile:
         items = [(str(m), lambda m=m: self.check(m)) for m in meshes]
         if self.md3:
             twins = md3_twins(args.inputs)
-            items += [(str(m), lambda m=m: check_quake_md3(m)) for m in twins]
-            holding = [text for text in args.inputs if md3_twins([text])]
-            missing = [line for line in missing if not any(line.startswith(f"{text}: ") for text in holding)]
+            found = list(dict.fromkeys(m for models in twins.values() for m in models))
+            items += [(str(m), lambda m=m: check_quake_md3(m)) for m in found]
+            missing = [line for line in missing if not any(line.startswith(f"{text}: ") for text, models in
+                                                            twins.items() if models)]
         return report_players(args, prog, self.PROFILE, self.noun, items, missing)
 
 

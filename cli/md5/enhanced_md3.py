@@ -23,14 +23,19 @@ from ..player_report import profile_inputs
 MD3 = ".md3"
 
 
-def md3_twins(inputs: list[str]) -> list[Path]:
-    """Every ``.md3`` with an ``.mdl`` of its name beside it, named or below a named folder (an MD3 of
-    Quake III's is not an enhanced model: it is left alone)."""
+def md3_twins(inputs: list[str]) -> dict[str, list[Path]]:
+    """Per input, every ``.md3`` with an ``.mdl`` of its name beside it, named or below a named folder (an
+    MD3 of Quake III's is not an enhanced model: it is left alone); each folder listed once."""
+    listed: dict[Path, set[str]] = {}
+
     def twin(path: Path) -> bool:
-        return path.suffix.lower() == MD3 and any(p.name.lower() == path.stem.lower() + ".mdl"
-                                                  for p in path.parent.iterdir())
-    found, _ = profile_inputs(inputs, twin, lambda p: p, f"{MD3} file", "a model inside an archive")
-    return found
+        if path.suffix.lower() != MD3:
+            return False
+        if path.parent not in listed:
+            listed[path.parent] = {p.name.lower() for p in path.parent.iterdir()}
+        return path.stem.lower() + ".mdl" in listed[path.parent]
+    return {text: profile_inputs([text], twin, lambda p: p, f"{MD3} file", "a model inside an archive")[0]
+            for text in inputs}
 
 
 def skin_lines(text: str) -> list[tuple[str, str]]:
