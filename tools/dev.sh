@@ -510,15 +510,27 @@ case "$cmd" in
     # in a subprocess (-m subprocess_bpy: the same Python code on every Blender) to those two, whose Blender APIs
     # are the ones it lies between. Newest first: the longest job starts first.
     # The quick lane's one wheel spreads its tests over the cores (pytest-xdist).
+    # Longest first, so that no long stage starts last beside an idle worker: the newest wheel (the whole
+    # suite), then the real-Blender stage when the Debian roots are ready by then (its tests wait on the
+    # screen, not on a core), the oldest wheel, the middle one, the suite inside Debian's Blender.
+    started_real=0
     for ((i = ${#wheels[@]} - 1; i >= 0; i--)); do
       IFS='|' read -r name py label <<<"${wheels[i]}"
       scope=blender; [ "$i" -gt 0 ] && scope=middle; [ "$i" -eq $((${#wheels[@]} - 1)) ] && scope=all
+      [ "$scope" = middle ] && continue
       spread=()
       [ "$quick" = 1 ] && [ "$JOBS" -gt 1 ] && "$py" -c 'import xdist' 2>/dev/null && spread=(-n "$JOBS")
       pool_start "$name" wheel_job "$name" "$py" "$label" "$scope" "${spread[@]}" "$@"
+      if [ "$real" = 1 ] && [ "$started_real" = 0 ] && [ -f "$LOGS/roots.rc" ]; then
+        pool_start real-blender gui_job "${host_py:-python3}"; started_real=1
+      fi
+    done
+    for ((i = ${#wheels[@]} - 2; i > 0; i--)); do
+      IFS='|' read -r name py label <<<"${wheels[i]}"
+      pool_start "$name" wheel_job "$name" "$py" "$label" middle "$@"
     done
     if [ "$real" = 1 ]; then
-      pool_start real-blender gui_job "${host_py:-python3}"
+      [ "$started_real" = 1 ] || pool_start real-blender gui_job "${host_py:-python3}"
       [ $# -gt 0 ] || pool_start inside-4.3 inside_job "${host_py:-python3}"
     fi
     pool_drain
