@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from support.environment import BLOCK_BPY, CHECKOUT, TESTS, corpus_problem, skip_inside_blender
 
+ENGINES = TESTS / "engines"          # tests that have a game engine or another program read an export
+
 sys.path.insert(0, str(CHECKOUT))
 # The real-Blender layer (Debian's Blender under Xvfb) runs once, in its own stage of tools/dev.sh test.
 collect_ignore = [] if os.environ.get("CLASSIC_MODELS_REAL_BLENDER") == "1" else ["real_blender"]
@@ -133,3 +135,8 @@ def pytest_collection_modifyitems(config, items):
                 # on every Blender, whose operators the in-process tests run on each wheel; the full run's
                 # middle wheel leaves it to the newest and the oldest (tools/dev.sh wheel_job)
                 item.add_marker(pytest.mark.subprocess_bpy)
+            if ENGINES in Path(str(item.path)).resolve().parents:
+                # a game engine or another program (OpenArena, DarkPlaces, Assimp, the glTF validator) reads
+                # what Blender exported: the export's own checks run on every wheel in-process; the full run's
+                # middle wheel leaves the outside program's reading to the newest and the oldest
+                item.add_marker(pytest.mark.engine)

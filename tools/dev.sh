@@ -240,14 +240,14 @@ pool_drain() { while [ "$running" -gt 0 ]; do pool_reap; done; }
 wheel_job() {
   local name="$1" py="$2" label="$3" scope="$4" started=$SECONDS rc=0; shift 4
   [ "$scope" = blender ] && set -- -m blender "$@"
-  [ "$scope" = middle ] && set -- -m "blender and not sweep and not subprocess_bpy" "$@"
+  [ "$scope" = middle ] && set -- -m "blender and not sweep and not subprocess_bpy and not engine" "$@"
   echo "=== tests on $label (Python $("$py" -c 'import platform; print(platform.python_version())')): pytest $*"
   # its own temporary folder: pytest's numbered tmp_path folders of runs side by side never meet
   TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/classic_models_$name.XXXXXX")"; export TMPDIR
   "$py" -m pytest -q -rs "$@" || rc=$?
   rm -rf --one-file-system "$TMPDIR"
   local what="$label"; [ "$scope" = blender ] && what="$label (the tests that need Blender)"
-  [ "$scope" = middle ] && what="$label (the tests that need Blender but the corpus sweeps and the command line)"
+  [ "$scope" = middle ] && what="$label (the tests that need Blender but the corpus sweeps, the command line and the engines)"
   case $rc in
     0) echo "$what: passed in $((SECONDS - started)) s" ;;
     5) if [ "$scope" != all ]; then echo "$what: none among those selected"; rc=0
@@ -349,7 +349,7 @@ inside_job() {
   echo "=== the suite inside Debian's Blender 4.3.x (pytest-blender, tools/root_blender.sh)"
   started=$SECONDS
   CLASSIC_MODELS_ROOT="$(bash tools/debian_root.sh path trixie)" \
-    "$py" -m pytest -q -m "blender and not sweep and not subprocess_bpy" -p pytest-blender --blender-executable "$ROOT/tools/root_blender.sh" \
+    "$py" -m pytest -q -m "blender and not sweep and not subprocess_bpy and not engine" -p pytest-blender --blender-executable "$ROOT/tools/root_blender.sh" \
     || rc=$?
   case $rc in
     0) echo "suite inside Debian's Blender 4.3.x: passed in $((SECONDS - started)) s" ;;
@@ -507,8 +507,8 @@ case "$cmd" in
     # The newest wheel runs the whole suite, the older ones only the tests that need Blender (-m blender): a
     # bpy-free test (codecs, CLI info/check, tools) runs once. A wheel between the newest and the oldest leaves
     # the corpus sweeps (-m sweep: a test over every file of a corpus folder) and the command line run with bpy
-    # in a subprocess (-m subprocess_bpy: the same Python code on every Blender) to those two, whose Blender APIs
-    # are the ones it lies between. Newest first: the longest job starts first.
+    # in a subprocess (-m subprocess_bpy: the same Python code on every Blender) and an engine's reading of an
+    # export (-m engine: tests/engines) to those two, whose Blender APIs are the ones it lies between.
     # The quick lane's one wheel spreads its tests over the cores (pytest-xdist).
     # Longest first, so that no long stage starts last beside an idle worker: the newest wheel (the whole
     # suite), then the real-Blender stage when the Debian roots are ready by then (its tests wait on the

@@ -86,28 +86,45 @@ def test_info_with_bpy_blocked(run):
     pass
 '''
 
+ENGINE_READERS = '''
+import subprocess, sys
+
+def test_engine_reads_the_export(bpy_scene):
+    pass
+
+def test_engine_reads_a_file_made_without_blender():
+    assert subprocess.run([sys.executable, "-c", "pass"]).returncode == 0
+'''
+
 
 def test_tests_that_need_bpy_are_marked_blender(pytester, monkeypatch):
     monkeypatch.delenv("CI", raising=False)     # (the copied conftest would stop a CI run: no corpus beside it)
     pytester.makeconftest(CONFTEST.read_text())
     shutil.copytree(CONFTEST.with_name("support"), pytester.path / "support")
     pytester.makeini("[pytest]\naddopts = -p no:pytest-blender -p no:cacheprovider\nmarkers =\n    blender: needs bpy\n"
-                     "    subprocess_bpy: the command line with bpy\n")
+                     "    subprocess_bpy: the command line with bpy\n    engine: an engine reads an export\n")
     pytester.makepyfile(bpy="", mathutils="class Vector:\n    pass\n",
                         blender_helper="import bpy\n\ndef build():\n    return bpy\n",
                         test_free=FREE, test_needs_bpy=NEEDS_BPY, test_helper_user=HELPER_USER,
                         test_vector_user=NAME_FROM_MATHUTILS, test_cli_users=CLI_USERS)
+    engines = pytester.mkpydir("engines")
+    (engines / "test_reader.py").write_text(ENGINE_READERS)
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "not blender")
     collected = sorted(line for line in result.outlines if "::" in line)
-    assert collected == ["test_cli_users.py::test_info_with_bpy_blocked", "test_free.py::test_bpy_only_in_a_string",
+    assert collected == ["engines/test_reader.py::test_engine_reads_a_file_made_without_blender",
+                         "test_cli_users.py::test_info_with_bpy_blocked", "test_free.py::test_bpy_only_in_a_string",
                          "test_free.py::test_codec"], result.outlines
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "blender")
     collected = sorted(line for line in result.outlines if "::" in line)
-    assert len(collected) == 10 and all(not line.startswith("test_free.py") for line in collected), result.outlines
+    assert len(collected) == 11 and all(not line.startswith("test_free.py") for line in collected), result.outlines
     # the command line run with bpy in a subprocess: subprocess_bpy too (the middle wheel leaves it out)
     result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "subprocess_bpy")
     assert sorted(line for line in result.outlines if "::" in line) == [
         "test_cli_users.py::test_convert_in_a_subprocess"], result.outlines
+    # a Blender test under engines/ (an engine reads the export): engine too; a bpy-free one there is not
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-m", "engine")
+    assert sorted(line for line in result.outlines if "::" in line) == [
+        "engines/test_reader.py::test_engine_reads_the_export"], result.outlines
 
 
 def test_corpus_sweeps_are_marked_for_the_middle_wheel(tmp_path, monkeypatch):
@@ -125,4 +142,4 @@ def test_corpus_sweeps_are_marked_for_the_middle_wheel(tmp_path, monkeypatch):
     monkeypatch.setattr(environment, "CORPUS", tmp_path / "absent")
     assert [m.name for p in environment.corpus_params("md2/*/*.md2") for m in p.marks] == ["skip"]
     script = Path(__file__).resolve().parents[2] / "tools" / "dev.sh"
-    assert '-m "blender and not sweep and not subprocess_bpy"' in script.read_text()
+    assert '-m "blender and not sweep and not subprocess_bpy and not engine"' in script.read_text()

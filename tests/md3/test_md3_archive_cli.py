@@ -153,9 +153,9 @@ def baseoa_md3() -> dict[Path, list[str]]:
     return out
 
 
-@pytest.mark.parametrize("pk3", sorted(baseoa_md3()) or
-                         [pytest.param(None, marks=pytest.mark.skip(reason=f"OpenArena's data not installed: {INSTALL}"))],
-                         ids=lambda p: p.name if p else "none")
+@pytest.mark.parametrize("pk3", [pytest.param(p, marks=pytest.mark.sweep, id=p.name) for p in sorted(baseoa_md3())] or
+                         [pytest.param(None, marks=pytest.mark.skip(reason=f"OpenArena's data not installed: {INSTALL}"),
+                                       id="none")])
 def test_every_md3_of_openarenas_pk3s_imports_from_its_game_folder(bpy_scene, pk3):
     """Every MD3 member, players assembled (their parts then not imported again), geometry as the file
     says; images come from any pk3 of the game folder (textures live in other paks than models)."""

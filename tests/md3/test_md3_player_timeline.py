@@ -200,7 +200,7 @@ def baseoa_players() -> dict[str, dict[str, tuple[Path, str]]]:
     return {n: files for n, files in players.items() if "lower.md3" in files}
 
 
-@pytest.mark.parametrize("name", sorted(baseoa_players()) or
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.sweep) for n in sorted(baseoa_players())] or
                          [pytest.param(None, marks=pytest.mark.skip(reason=f"OpenArena's data not installed: {INSTALL}"))])
 def test_openarenas_players_export_from_their_pk3s_byte_for_byte(bpy_scene, tmp_path, name):
     """Imported from the pk3 the game reads lower.md3 from (the parts and side files from whichever pk3 wins
