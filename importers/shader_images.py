@@ -1,5 +1,6 @@
-"""The images of an MD5's shader names, for a model without a paired classic model (whose skins the
-re-releases draw instead, :mod:`.classic_pair`).
+"""The images of a model's shader or material names: an MD5's shaders (for a model without a paired
+classic model, whose skins the re-releases draw instead, ``importers/md5/classic_pair.py``) and an IQM
+mesh's material (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` loads the material name as a texture the same way).
 
 An ``.md5mesh`` names no image, only a shader: an engine without a material definition of that name
 loads the image of the same name, trying its image extensions in turn (FTE ``r_imageextensions``,
@@ -17,9 +18,9 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.skin_images import has_holes, skin_material
-from ...formats.errors import FormatError
-from ..file_source import FoundFile, ModelSource, load_found_image
+from ..common.skin_images import has_holes, skin_material
+from ..formats.errors import FormatError
+from .file_source import FoundFile, ModelSource, load_found_image
 
 IMAGE_EXTENSIONS = ("dds", "tga", "png", "jpg", "pcx", "jpeg", "bmp")     # FTE's order, then ioquake3's others
 
@@ -45,7 +46,7 @@ def find_shader_image(source: ModelSource, shader: str) -> FoundFile | None:
 
 
 def shader_materials(source: ModelSource, shaders: list[str | None], label: str, warnings: list[str],
-                     infos: list[str]) -> list[bpy.types.Material]:
+                     infos: list[str], unnamed: str = "md5") -> list[bpy.types.Material]:
     """One material per distinct shader (in ``shaders`` order, one per block), showing its image where
     one is found; the shaders without one are said in one line."""
     by_shader: dict[str, bpy.types.Material] = {}
@@ -63,7 +64,7 @@ def shader_materials(source: ModelSource, shaders: list[str | None], label: str,
                 warnings.append(f"{label}: image {found.name} of shader {shader} could not be loaded: {exc}")
         elif shader.strip():
             missing.append(shader)
-        name = PurePosixPath(shader.replace("\\", "/")).name or "md5"
+        name = PurePosixPath(shader.replace("\\", "/")).name or unnamed
         by_shader[shader] = skin_material(name, image, has_holes(image))
     if missing:
         infos.append(f"{label}: no image named as shader{'s' if len(missing) > 1 else ''} "
