@@ -128,7 +128,7 @@ FORMATS: list[FormatRow] = [
     FormatRow("iqm", "Inter-Quake Model (IQM)", "Inter-Quake Model", (".iqm",), (b"INTERQUAKEMODEL\0",), (2,),
               "DarkPlaces Mod_INTERQUAKEMODEL_Load: position and texcoord float arrays, ubyte x 4 blend arrays; "
               "FTE and Warsow: one pose per joint",
-              ".formats.iqm.codec:read_iqm", ".importers.iqm.operator", None,
+              ".formats.iqm.codec:read_iqm", ".importers.iqm.operator", ".exporters.iqm.operator",
               ".cli.iqm.info:inspect_iqm", describe=".cli.iqm.info:describe_lines",
               member_files=".cli.iqm.info:member_files"),
 ]
