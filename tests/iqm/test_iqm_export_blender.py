@@ -109,3 +109,35 @@ def test_part_of_the_model_or_another_object_is_not_the_untouched_import(bpy_sce
     assert write_back.find_root(objects + [cube]) is None
     cube.parent = root
     assert write_back.untouched(root, objects) is None                    # an object more under the root
+
+
+def test_a_pk3_member_with_its_framegroups_and_image_imports_and_exports_back(bpy_scene, tmp_path):
+    """Through the Game Archive import: the member's .iqm.framegroups and the image of its material (the
+    built file's ``skin.tga``) are found in the archive, beside it; the export writes the member's bytes."""
+    import zipfile
+
+    from support.operators import import_members
+    bpy = bpy_scene
+    data, _ = build()
+    archive = tmp_path / "models.pk3"
+    tga = bytes([0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 8]) + bytes([10, 20, 30, 255])
+    with zipfile.ZipFile(archive, "w") as pk3:
+        pk3.writestr("models/m/model.iqm", data)
+        pk3.writestr("models/m/model.iqm.framegroups", "0 4 12 1 all\n")
+        pk3.writestr("models/m/skin.tga", tga)
+    assert import_members(bpy, archive, ["models/m/model.iqm"]) == {"FINISHED"}
+    root = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    assert [a.name for a in bpy.data.actions] == ["all"]
+    meshes = [o for o in root.children if o.type == "MESH"]
+    assert {o.data.materials[0].name for o in meshes} == {"skin.tga"} and len(bpy.data.images) == 1
+    assert root["archive_member"] == "models/m/model.iqm"
+    assert _export(bpy, [root, *meshes], tmp_path / "out.iqm") == data
+    assert (tmp_path / "out.iqm.framegroups").read_bytes() == b"0 4 12 1 all\n"
+
+
+def test_iqm_is_dropped_and_listed_in_the_menus(bpy_scene):
+    """Drag and drop: the table's row gives IQM a FileHandler for .iqm with the import and export operators."""
+    bpy = bpy_scene
+    handlers = [h for h in bpy.types.FileHandler.__subclasses__() if ".iqm" in getattr(h, "bl_file_extensions", "")]
+    assert [(h.bl_import_operator, h.bl_export_operator) for h in handlers] == [("import_scene.iqm",
+                                                                                 "export_scene.iqm")]
