@@ -8,6 +8,7 @@ from pathlib import Path
 import bpy
 from bpy.props import StringProperty
 
+from ...common.dialog_layout import applies_when, group, in_file_browser, start
 from ...formats.atomic_file import atomic_write
 from ...formats.errors import FormatError
 from ...formats.iqm.framegroups import SUFFIX
@@ -43,6 +44,19 @@ def export_iqm(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
     return ExportReport(warnings=list(model.warnings))
 
 
+def draw_iqm_export(operator, layout, context) -> None:
+    """Subfolders above the groups, then Include (Selected Only, Source Collection: the file browser only,
+    as the other exports draw them in ``exporters/dialogs.py``)."""
+    start(layout)
+    layout.prop(operator, "game_folder_path")
+    if not in_file_browser(context):
+        return
+    body = group(layout, "CLASSIC_MODELS_iqm_export_include", "Include")
+    if body:
+        applies_when(body, not operator.collection).prop(operator, "use_selection")
+        body.prop_search(operator, "collection", bpy.data, "collections")
+
+
 class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
     """Export an Inter-Quake Model (.iqm): an imported IQM untouched back byte for byte; an armature with its
     meshes and actions otherwise"""
@@ -56,8 +70,7 @@ class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
         return export_file(self, context, export_iqm, None)
 
     def draw(self, context):
-        layout = self.layout
-        layout.prop(self, "use_selection")
+        draw_iqm_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_iqm
