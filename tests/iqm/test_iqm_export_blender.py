@@ -141,3 +141,15 @@ def test_iqm_is_dropped_and_listed_in_the_menus(bpy_scene):
     handlers = [h for h in bpy.types.FileHandler.__subclasses__() if ".iqm" in getattr(h, "bl_file_extensions", "")]
     assert [(h.bl_import_operator, h.bl_export_operator) for h in handlers] == [("import_scene.iqm",
                                                                                  "export_scene.iqm")]
+
+
+def test_untouched_after_saving_and_opening_the_blend_file(bpy_scene, tmp_path):
+    """What the digest reads is what a .blend file keeps: a saved and reopened import is still untouched."""
+    bpy = bpy_scene
+    data, _ = build()
+    (tmp_path / "model.iqm").write_bytes(data)
+    _import(bpy, tmp_path / "model.iqm")
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "scene.blend"))
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "scene.blend"))
+    root = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    assert _export(bpy, [root, *root.children], tmp_path / "out.iqm") == data
