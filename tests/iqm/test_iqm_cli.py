@@ -1,4 +1,4 @@
-"""``info`` and ``check`` on IQM files, without Blender: every corpus file's counts, meshes, anims (frames,
+"""``info`` and ``check`` on IQM files, without Blender (and ``convert --to iqm``, which needs bpy): every corpus file's counts, meshes, anims (frames,
 rate, loop flag) and joints against an independent struct reading (support/iqm_files.py); the
 ``.iqm.framegroups`` beside a model read as DarkPlaces reads it; a broken file's error naming it; IQM
 members of a ``.pk3`` listed and checked."""
@@ -9,7 +9,7 @@ import struct
 import zipfile
 
 import pytest
-from support.environment import CORPUS, corpus_params
+from support.environment import CORPUS, corpus_params, needs_bpy
 from support.iqm_files import build, cstr, header_at, reference_read
 
 IQM_FILES = corpus_params("iqm/**/*.iqm")
@@ -117,3 +117,15 @@ def test_darkplaces_limits_listed(run, tmp_path):
     result = run("info", path, block_bpy=True)
     assert "exceeds DarkPlaces, FTE and Warsow's limits:" in result.stdout
     assert "vertex array in a format DarkPlaces ignores (position)" in result.stdout
+
+
+def test_convert_to_iqm_writes_an_iqm_back_byte_for_byte(run, tmp_path):
+    """``convert`` runs the IQM import and export operators in a worker: the file comes back as it was."""
+    needs_bpy()
+    data, _ = build()
+    source = tmp_path / "in" / "model.iqm"
+    source.parent.mkdir()
+    source.write_bytes(data)
+    result = run("convert", source, "--to", "iqm", "-o", tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "out" / "model.iqm").read_bytes() == data
