@@ -1,7 +1,7 @@
-"""``info`` and ``check`` on IQM files, without Blender (and ``convert --to iqm``, which needs bpy): every corpus file's counts, meshes, anims (frames,
-rate, loop flag) and joints against an independent struct reading (support/iqm_files.py); the
+"""``info`` and ``check`` on IQM files, without Blender: every corpus file's counts, meshes, anims
+(frames, rate, loop flag) and joints against an independent struct reading (support/iqm_files.py); the
 ``.iqm.framegroups`` beside a model read as DarkPlaces reads it; a broken file's error naming it; IQM
-members of a ``.pk3`` listed and checked."""
+members of a ``.pk3`` listed and checked. ``convert --to iqm`` (it needs bpy) writes a file back."""
 from __future__ import annotations
 
 import json

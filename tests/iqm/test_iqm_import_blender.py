@@ -104,6 +104,18 @@ def test_built_model_pose_by_pose_as_the_engines_skin_it(bpy_scene, tmp_path):
                                        err_msg=f"anim {cstr(text, name)} frame {k}")
 
 
+@pytest.mark.parametrize("path", [p for p in IQM_FILES if p.values[0] is None or p.values[0].parts[-2:] == ("target", "move.iqm")])
+def test_a_corpus_anim_pose_by_pose_as_the_engines_skin_it(bpy_scene, path):
+    """Red Eclipse's john/target/move.iqm: 201 frames of its joint's rotation, every tenth frame compared."""
+    bpy = bpy_scene
+    ref = reference_read(path.read_bytes())
+    _, meshes = _import(bpy, path)
+    for frame in range(0, len(ref["frames"]), 10):
+        bpy.context.scene.frame_set(1 + frame)
+        got = np.concatenate([evaluated_positions(bpy, o) for o in meshes])
+        np.testing.assert_allclose(got, _skinned(ref, frame), atol=2e-4, err_msg=f"frame {frame}")
+
+
 def test_built_model_uvs_normals_colours_weights_and_faces(bpy_scene, tmp_path):
     bpy = bpy_scene
     data, facts = build()
