@@ -45,10 +45,23 @@ def find_shader_image(source: ModelSource, shader: str) -> FoundFile | None:
     return None
 
 
+def in_game_folder(source: ModelSource, shader: str) -> FoundFile | None:
+    """The image of ``shader`` as a game path (``models/player/erebus/erebus``, the way DarkPlaces
+    names an IQM's textures), else under the game folder's ``textures/``: :meth:`..file_source.ModelSource.skin`,
+    which looks a stored path up from the model's folder up to the game folder and in its archives."""
+    name = shader.strip().replace("\\", "/")
+    for stored in ([name] if "/" in name else []) + [f"textures/{PurePosixPath(name).name}"]:
+        found = source.skin(stored).file
+        if found is not None:
+            return found
+    return None
+
+
 def shader_materials(source: ModelSource, shaders: list[str | None], label: str, warnings: list[str],
-                     infos: list[str], unnamed: str = "md5") -> list[bpy.types.Material]:
+                     infos: list[str], unnamed: str = "md5", game_folder: bool = False) -> list[bpy.types.Material]:
     """One material per distinct shader (in ``shaders`` order, one per block), showing its image where
-    one is found; the shaders without one are said in one line."""
+    one is found (with ``game_folder``, also :func:`in_game_folder`); the shaders without one are said in
+    one line."""
     by_shader: dict[str, bpy.types.Material] = {}
     missing = []
     for shader in shaders:
@@ -56,6 +69,8 @@ def shader_materials(source: ModelSource, shaders: list[str | None], label: str,
         if shader in by_shader:
             continue
         found = find_shader_image(source, shader) if shader.strip() else None
+        if found is None and game_folder and shader.strip():
+            found = in_game_folder(source, shader)
         image = None
         if found is not None:
             try:
@@ -68,6 +83,7 @@ def shader_materials(source: ModelSource, shaders: list[str | None], label: str,
         by_shader[shader] = skin_material(name, image, has_holes(image))
     if missing:
         infos.append(f"{label}: no image named as shader{'s' if len(missing) > 1 else ''} "
-                     f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} beside it "
+                     f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} beside it"
+                     f"{' or in the game folder' if game_folder else ''} "
                      f"(tried {', '.join(IMAGE_EXTENSIONS)})")
     return [by_shader[s or ""] for s in shaders]

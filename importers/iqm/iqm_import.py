@@ -10,7 +10,8 @@ What an import creates:
 * One mesh object per IQM mesh (:mod:`.iqm_meshes`), parented to the root with an Armature modifier,
   named after the mesh, with the material of the mesh's material name showing the image of that name
   found beside the model (``importers/shader_images.py``: its extensions in FTE's then ioquake3's order;
-  in an archive, under the model's folder).
+  in an archive, under the model's folder), else the name as a game path or under ``textures/`` of the
+  game folder (and its archives).
 * One action per anim (its name, rate and loop flag kept on it), every bone keyed at every frame, anim
   frame k at scene frame ``start + k × step`` (``step`` 1 at the anim's rate, else the scene's rate
   over it: :mod:`..scene_timing`); with *Frame Groups* and a ``<file>.framegroups`` beside the model,
@@ -179,7 +180,8 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     stem = PurePosixPath(source.name).stem
     root, bone_names = build_armature(context, stem, names, parents, rests, collection, size)
     materials = shader_materials(source, [model.text_at(int(m["material"])) for m in model.meshes], source.label,
-                                 result.warnings, result.infos, unnamed="iqm")
+                                 result.warnings, result.infos, unnamed="iqm",
+                                 game_folder=True)
     blocks = []
     for index, record in enumerate(model.meshes):
         name = model.text_at(int(record["name"])) or f"{stem}_{index}"

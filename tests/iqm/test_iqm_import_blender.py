@@ -200,3 +200,28 @@ def test_every_corpus_file_imports_with_its_counts(bpy_scene, path):
     text = ref["text"]
     expected = sorted(cstr(text, a[0]) or f"anim{i}" for i, a in enumerate(ref["anims"]) if a[2])
     assert sorted(a.name for a in bpy.data.actions) == expected
+
+
+TGA_2X1 = bytes([0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0, 32, 8]) + bytes([10, 20, 30, 255, 40, 50, 60, 255])
+
+
+@pytest.mark.parametrize("where", ["beside", "textures", "game path"])
+def test_the_material_image_is_found_beside_the_model_or_in_the_game_folder(bpy_scene, tmp_path, where):
+    """The built file's meshes name the material ``skin.tga`` (``sk/n.tga`` for a game path): found beside
+    the model, else as ``textures/skin.tga`` of the game folder above it, else as the game path."""
+    bpy = bpy_scene
+    data, _ = build()
+    game = tmp_path / "game"
+    name = "sk/n.tga" if where == "game path" else "skin.tga"
+    model = game / "models" / "m" / "model.iqm"
+    model.parent.mkdir(parents=True)
+    model.write_bytes(data.replace(b"\0skin.tga\0", f"\0{name}\0".encode()))
+    image = {"beside": model.parent / name, "textures": game / "textures" / name, "game path": game / name}[where]
+    image.parent.mkdir(parents=True, exist_ok=True)
+    image.write_bytes(TGA_2X1)
+    _, meshes = _import(bpy, model)
+    shown = {o.data.materials[0].name: [n.image for n in o.data.materials[0].node_tree.nodes
+                                        if n.type == "TEX_IMAGE"] for o in meshes}
+    material = name.rpartition("/")[2]
+    assert list(shown) == [material] and [i.filepath for i in shown[material]] == [str(image)]
+    assert tuple(shown[material][0].size) == (2, 1)
