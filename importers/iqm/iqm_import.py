@@ -46,6 +46,7 @@ from ...common.contract import (
     MIN_FPS,
 )
 from ...common.iqm_digest import scene_digest
+from ...common.md5_pose import continuous
 from ...formats.errors import FormatError
 from ...formats.iqm.animation import bind_pose, frame_poses, vertex_values
 from ...formats.iqm.codec import read_iqm
@@ -61,6 +62,9 @@ from .iqm_meshes import mesh_object
 from .iqm_rig import animate, build_armature, local_matrices, pose_channels, without_scale, world_matrices
 
 MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
+MAX_POSES = 1 << 20                       # frames x poses keyed at most (100 joints over 10000 frames); the
+                                          # codec takes 4 times more, which Blender would key for minutes
+BLOCK = 4096                              # frames worked out at once (memory: about 1 KB a pose)
 
 
 @dataclass
@@ -152,6 +156,9 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     (module docstring)."""
     source = as_source(path)
     data, model = _read(source)
+    if model.num_frames * max(len(model.poses), 1) > MAX_POSES:
+        raise FormatError(f"{model.num_frames} frames of {len(model.poses)} poses are more than the {MAX_POSES} poses "
+                          "this import keys (Blender would take minutes): nothing was imported", filename=source.where)
     result = ImportResult(warnings=[f"{source.label}: {w}" for w in model.warnings])
     names, parents, bind = _skeleton(model)
     clips, groups_data = _clips(source, model, options, result)
@@ -160,12 +167,10 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
         result.warnings.append(f"{source.label}: {len(model.poses)} poses for {len(names)} joints: the anims are not "
                                "imported")
         clips = []
-    frames_world = None
-    if animated:
-        pose_parents = parents if len(model.joints) else model.poses["parent"].astype(np.int64)
-        with np.errstate(all="ignore"):
-            frames_world = world_matrices(local_matrices(*frame_poses(model)), pose_parents)
-        _refuse_unheld(source.where, "frames", [frames_world])
+    channels = frame_poses(model) if animated else None
+    if channels is not None:
+        for first in range(0, model.num_frames, BLOCK):
+            _refuse_unheld(source.where, "frames", [_world(channels, parents, first, BLOCK)])
     positions = vertex_values(model, POSITION)
     _refuse_unheld(source.where, "joints or vertices", [bind] + ([positions] if positions is not None else []))
     scene = context.scene
@@ -197,8 +202,8 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     if groups_data is not None:
         root[IQM_FRAMEGROUPS] = groups_data
     root.classic_model.source_format = "IQM"
-    if clips and frames_world is not None:
-        _animate(context, root, bone_names, clips, frames_world, bind, rests, parents, timing, source, result)
+    if clips and channels is not None:
+        _animate(context, root, bone_names, clips, channels, bind, rests, parents, timing, source, result)
     for obj in [root, *blocks]:
         remember_source(obj, source)
     root[IQM_DIGEST] = scene_digest(root)
@@ -206,7 +211,25 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     return result
 
 
-def _animate(context, root, bone_names: list[str], clips: list[Clip], frames_world: np.ndarray, bind: np.ndarray,
+def _world(channels: tuple[np.ndarray, np.ndarray, np.ndarray], parents: np.ndarray, first: int, count: int
+           ) -> np.ndarray:
+    """(F, J, 4, 4) the poses' world matrices of ``count`` frames from ``first`` (:func:`.iqm_rig.world_matrices`)."""
+    with np.errstate(all="ignore"):
+        return world_matrices(local_matrices(*(c[first:first + count] for c in channels)), parents)
+
+
+def _clip_channels(channels, clip: Clip, bind: np.ndarray, rests: np.ndarray, local_rest: np.ndarray,
+                   parents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`.iqm_rig.pose_channels` of the clip's frames, worked out :data:`BLOCK` frames at a time."""
+    parts = []
+    for first in range(clip.first, clip.first + clip.count, BLOCK):
+        count = min(BLOCK, clip.first + clip.count - first)
+        parts.append(pose_channels(_world(channels, parents, first, count), bind, rests, local_rest, parents))
+    locations, quaternions, sizes = (np.concatenate(values) for values in zip(*parts))
+    return locations, continuous(quaternions), sizes
+
+
+def _animate(context, root, bone_names: list[str], clips: list[Clip], channels, bind: np.ndarray,
              rests: np.ndarray, parents: np.ndarray, timing, source: ModelSource, result: ImportResult) -> None:
     """One action per clip (the first active); the scene's rate and range; the animation list."""
     scene = context.scene
@@ -219,8 +242,8 @@ def _animate(context, root, bone_names: list[str], clips: list[Clip], frames_wor
     actions = []
     for clip, rate in zip(clips, rates):
         step = scene_rate / rate
-        channels = pose_channels(frames_world[clip.first:clip.first + clip.count], bind, rests, local_rest, parents)
-        action = animate(root, bone_names, clip.name, start + np.arange(clip.count) * step, channels)
+        keyed = _clip_channels(channels, clip, bind, rests, local_rest, parents)
+        action = animate(root, bone_names, clip.name, start + np.arange(clip.count) * step, keyed)
         action[IQM_ANIM_INDEX] = clip.anim
         action[IQM_ANIM_FRAMES] = (clip.first, clip.count)
         action[IQM_ANIM_RATE] = clip.rate

@@ -6,6 +6,7 @@ skins), never from the extension's own decoding."""
 from __future__ import annotations
 
 import struct
+import sys
 
 import numpy as np
 import pytest
@@ -71,7 +72,11 @@ def _import(bpy, path, **options):
     return root, meshes
 
 
-def test_built_model_pose_by_pose_as_the_engines_skin_it(bpy_scene, tmp_path):
+@pytest.mark.parametrize("block", [None, 2])
+def test_built_model_pose_by_pose_as_the_engines_skin_it(bpy_scene, tmp_path, extension, monkeypatch, block):
+    """``block`` 2: the frames worked out two at a time (``iqm_import.BLOCK``), the walk's 3 frames split."""
+    if block is not None:
+        monkeypatch.setattr(sys.modules[f"{extension}.importers.iqm.iqm_import"], "BLOCK", block)
     bpy = bpy_scene
     data, facts = build()
     path = tmp_path / "model.iqm"
@@ -225,3 +230,22 @@ def test_the_material_image_is_found_beside_the_model_or_in_the_game_folder(bpy_
     material = name.rpartition("/")[2]
     assert list(shown) == [material] and [i.filepath for i in shown[material]] == [str(image)]
     assert tuple(shown[material][0].size) == (2, 1)
+
+
+def test_frames_a_header_claims_without_bytes_are_refused_before_anything_is_keyed(bpy_scene, tmp_path):
+    """Frames whose poses animate no channel take no byte of the file: 400000 of them over 3 poses (1.2 M
+    poses to key) are refused at once, naming the file, with nothing left."""
+    bpy = bpy_scene
+    data, facts = build()
+    changed = bytearray(data)
+    ofs = facts["offsets"]
+    for p in range(3):
+        struct.pack_into("<I", changed, ofs["poses"] + 88 * p + 4, 0)                   # mask: no channel
+    for name, value in (("num_frames", 400_000), ("num_framechannels", 0), ("ofs_bounds", 0)):
+        struct.pack_into("<I", changed, header_at(name), value)
+    path = tmp_path / "huge.iqm"
+    path.write_bytes(bytes(changed))
+    before = datablock_counts(bpy)
+    with pytest.raises(RuntimeError, match=r"huge\.iqm: 400000 frames of 3 poses are more than the 1048576 poses"):
+        bpy.ops.import_scene.iqm(filepath=str(path))
+    assert datablock_counts(bpy) == before
