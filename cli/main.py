@@ -72,7 +72,7 @@ def check_profiles() -> dict:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Inspect, validate and convert Quake II MD2, Quake MDL, MilkShape 3D MS3D, "
-                               "Quake III MD3 and MD5 models without opening Blender.")
+                               "Quake III MD3, MD5 and Inter-Quake IQM models without opening Blender.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{info,check,convert,list,pack}")
 

@@ -24,7 +24,7 @@ KNOWN_MAGICS = (   # (leading bytes, what the file is); longest first where one 
     (b"BSP2", "a BSP2 map, not supported"),
     (b"MD5Version", "an MD5 text model (.md5mesh or .md5anim)"),
     (b"DARKPLACESMODEL", "a DarkPlaces DPM model, not supported"),
-    (b"INTERQUAKEMODEL", "an Inter-Quake Model (IQM), not supported"),
+    (b"INTERQUAKEMODEL", "an Inter-Quake Model (IQM)"),
     (b"ZYMOTICMODEL", "a Zymotic ZYM model, not supported"),
     (b"PACK", "a Quake PAK archive (open it as an archive)"),
     (b"PK\x03\x04", "a ZIP or PK3 archive (open it as an archive)"),

@@ -125,6 +125,12 @@ FORMATS: list[FormatRow] = [
               ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", ".exporters.md5.operator",
               ".cli.md5.info:inspect_md5", describe=".cli.md5.info:describe_lines",
               member_files=".cli.md5.members:member_files", check_profile=".cli.md5.enhanced_check"),
+    FormatRow("iqm", "Inter-Quake Model (IQM)", "Inter-Quake Model", (".iqm",), (b"INTERQUAKEMODEL\0",), (2,),
+              "DarkPlaces Mod_INTERQUAKEMODEL_Load: position and texcoord float arrays, ubyte x 4 blend arrays; "
+              "FTE and Warsow: one pose per joint",
+              ".formats.iqm.codec:read_iqm", ".importers.iqm.operator", ".exporters.iqm.operator",
+              ".cli.iqm.info:inspect_iqm", describe=".cli.iqm.info:describe_lines",
+              member_files=".cli.iqm.info:member_files"),
 ]
 
 ARCHIVES: list[ArchiveRow] = [

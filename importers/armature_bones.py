@@ -1,4 +1,4 @@
-"""What the armature imports share (MS3D, MD5): bones placed at given rest matrices, display lengths,
+"""What the armature imports share (MS3D, MD5, IQM): bones placed at given rest matrices, display lengths,
 vertex groups filled from weight rows, pose-bone data paths, and a new action with one F-curve per channel (slotted actions from 4.4, no
 ``Action.fcurves`` in 5.0)."""
 from __future__ import annotations
@@ -104,3 +104,20 @@ def fill_vertex_groups(obj: bpy.types.Object, bone_names: list[str], rows: np.nd
     ends = np.append(starts[1:], len(rows))
     for start, end in zip(starts, ends):
         groups[int(joint[start])].add(rows[start:end].tolist(), float(weight[start]), "REPLACE")
+
+
+def local_rests(obj: bpy.types.Object, bone_names: list[str]) -> np.ndarray:
+    """(J, 4, 4) each bone's rest matrix relative to its parent's as Blender poses with it: the bone's
+    own rotation (``Bone.matrix``) at its head, which is relative to the parent's tail (Blender
+    ``BKE_bone_parent_transform``: ``offs_bone``); a root's is ``Bone.matrix_local``."""
+    bones = obj.data.bones
+    out = np.zeros((len(bone_names), 4, 4))
+    for j, name in enumerate(bone_names):
+        bone = bones[name]
+        if bone.parent is None:
+            out[j] = np.array(bone.matrix_local, np.float64)
+            continue
+        out[j, :3, :3] = np.array(bone.matrix, np.float64)
+        out[j, :3, 3] = np.array(bone.head, np.float64) + (0.0, bone.parent.length, 0.0)
+        out[j, 3, 3] = 1.0
+    return out

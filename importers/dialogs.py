@@ -9,7 +9,7 @@ the current choices is greyed out, never hidden.
     draw_md3_import       Mesh | Animation | Skins | Quake III Player
     draw_ms3d_import      Transform | Animation | Materials | Names
     draw_md5_import       Animation | Skins
-    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MD3 | MS3D | MD5 (the formats listed);
+    draw_archive_import   the model list, then MD2 and MDL | MD2 | MDL | MD3 | MS3D | MD5 | IQM (the formats listed);
                           Scene Timing in the first of them
 """
 from __future__ import annotations
@@ -167,3 +167,9 @@ def draw_archive_import(operator, layout, context) -> None:
                 body.prop(operator, "scene_timing")
             if not present & {"MD2", "MDL", "MD3"}:
                 body.prop(operator, "load_skins")
+    if "IQM" in present:
+        body = group(layout, "CLASSIC_MODELS_archive_iqm", "IQM")
+        if body:
+            body.prop(operator, "iqm_framegroups")
+            if not present & {"MD2", "MDL", "MD3", "MS3D", "MD5"}:
+                body.prop(operator, "scene_timing")

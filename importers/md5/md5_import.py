@@ -22,7 +22,7 @@ What an import creates:
   from the scene's first frame, listed in the sidebar; each also keeps ``["md5_anim_frames"]``, the
   anim frames it holds, so that the split actions exported in order write the file back.
 * Materials: the paired classic model's skins, else one per shader showing the image of its name beside
-  the model (:mod:`.shader_images`).
+  the model (:mod:`..shader_images`).
 * An ``.md5anim`` imported alone goes onto the mesh beside it whose joints are its own, else (or with
   *Anim Alone: Own Skeleton*) onto an armature of its own hierarchy at its base frame, named after the anim,
   with no mesh and no ``["md5_mesh_source"]`` (:mod:`.anim_mesh`).
@@ -66,11 +66,11 @@ from ..file_source import FoundFile, ModelSource, as_source, loose_file, remembe
 from ..frame_animation import scene_frame
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
+from ..shader_images import shader_materials
 from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
 from .classic_pair import ClassicPair, find_pair
 from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
 from .md5_rig import animate, assign_weights, build_armature, local_rests, poses_channels
-from .shader_images import shader_materials
 
 SPREAD_TOLERANCE = 1e-3                   # units a weight's bind position may lie off its vertex
 MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
@@ -223,7 +223,7 @@ def _block_object(source: ModelSource, mesh, m: int, positions: np.ndarray, mate
 
 def _materials(source: ModelSource, mesh, pair: ClassicPair | None, result: ImportResult) -> list[list]:
     """The materials of each block: the paired model's skins where the layout gives them, else one per
-    shader showing the image of its name beside the model (:mod:`.shader_images`)."""
+    shader showing the image of its name beside the model (:mod:`..shader_images`)."""
     if pair is not None and pair.materials:
         return [pair.materials[min(m, len(pair.materials) - 1)] for m in range(len(mesh.meshes))]
     materials = shader_materials(source, [part.shader for part in mesh.meshes], source.label, result.warnings,

@@ -24,7 +24,14 @@ from ...common.contract import MD5_JOINT_INDEX
 from ...common.generated_names import mark_made
 from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
 from ...formats.md5.skinning import bind_joints, frame_joints
-from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves
+from ..armature_bones import (
+    add_bones,
+    bone_data_path,
+    bone_lengths,
+    fill_vertex_groups,
+    local_rests,
+    new_bone_fcurves,
+)
 
 LINEAR = 1
 
@@ -69,23 +76,6 @@ def vertex_weights(part, num_joints: int) -> tuple[np.ndarray, np.ndarray, np.nd
 def assign_weights(obj: bpy.types.Object, bone_names: list[str], part) -> None:
     """One vertex group per joint (joint order, named as its bone) holding the block's weights."""
     fill_vertex_groups(obj, bone_names, *vertex_weights(part, len(bone_names)))
-
-
-def local_rests(obj: bpy.types.Object, bone_names: list[str]) -> np.ndarray:
-    """(J, 4, 4) each bone's rest matrix relative to its parent's as Blender poses with it: the bone's
-    own rotation (``Bone.matrix``) at its head, which is relative to the parent's tail (Blender
-    ``BKE_bone_parent_transform``: ``offs_bone``); a root's is ``Bone.matrix_local``."""
-    bones = obj.data.bones
-    out = np.zeros((len(bone_names), 4, 4))
-    for j, name in enumerate(bone_names):
-        bone = bones[name]
-        if bone.parent is None:
-            out[j] = np.array(bone.matrix_local, np.float64)
-            continue
-        out[j, :3, :3] = np.array(bone.matrix, np.float64)
-        out[j, :3, 3] = np.array(bone.head, np.float64) + (0.0, bone.parent.length, 0.0)
-        out[j, 3, 3] = 1.0
-    return out
 
 
 def pose_channels(local_rest: np.ndarray, anim, scale=None, frames=None, joints=None

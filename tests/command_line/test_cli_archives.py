@@ -163,7 +163,7 @@ def test_an_archive_without_models_is_an_error(run, tmp_path):
     archive = write(tmp_path / "sounds.pk3", zip_bytes([("sound/a.wav", b"RIFF")]))
     result = run("check", archive, block_bpy=True)
     assert result.returncode == 1
-    assert f"{archive}: error: no .md2, .mdl, .ms3d, .md3, .md5mesh, .md5anim members in this archive" in result.stdout
+    assert f"{archive}: error: no .md2, .mdl, .ms3d, .md3, .md5mesh, .md5anim, .iqm members in this archive" in result.stdout
 
 
 def test_member_arguments_that_name_nothing_are_errors(run, tmp_path):

@@ -23,6 +23,8 @@ from formats.md2.codec import parse_md2, serialize_md2
 from formats.mdl.codec import parse_mdl
 
 BAD_MD2 = {"malformed_zero_numvertices.md2": ("num_xyz", 24), "ratamahatta.md2": ("ofs_end", 64)}
+# a Red Eclipse anim (md5/redeclipse/.../player) whose header counts 3110 vertices that no vertex array holds
+BAD_IQM = {"reload_pistol.iqm": ("num_vertexes", 48)}
 
 
 def pack_models(pak: Path) -> list[str]:
@@ -69,7 +71,8 @@ def test_info_json_matches_the_codecs(run):
     assert result.returncode == 1, "the corpus holds two unreadable MD2 files"
     files = {f["file"]: f for f in json.loads(result.stdout)["files"]}
     loose = (corpus_files("*/*/*.md2") + corpus_files("*/*/*.mdl") + corpus_files("*/*/*.ms3d")
-             + corpus_files("md3/**/*.md3") + corpus_files("md5/**/*.md5mesh") + corpus_files("md5/**/*.md5anim"))
+             + corpus_files("md3/**/*.md3") + corpus_files("md5/**/*.md5mesh") + corpus_files("md5/**/*.md5anim")
+             + corpus_files("**/*.iqm"))
     # a folder's archives are inspected too: every model member of the corpus's paks
     assert set(files) == {str(p) for p in loose} | {f"{pak}:{name}" for pak in corpus_files("pak/*/*.pak")
                                                       for name in pack_models(pak)}
@@ -175,8 +178,11 @@ def test_check_json_lists_every_problem(run):
     null = by_name["null.mdl"]
     assert null["status"] == "warning" and "not a multiple of 4" in null["problems"][0]["message"]
     assert report["summary"]["files"] == len(report["files"])
+    for name, (field, offset) in BAD_IQM.items():
+        assert by_name[name]["status"] == "error"
+        assert by_name[name]["problems"][0]["field"] == field and by_name[name]["problems"][0]["offset"] == offset
     # and the truncated progs/null.mdl of the quess pak, inspected with the folder
-    assert report["summary"]["error"] == len(BAD_MD2) + len(corpus_files("pak/quess/pak0.pak"))
+    assert report["summary"]["error"] == len(BAD_MD2) + len(BAD_IQM) + len(corpus_files("pak/quess/pak0.pak"))
     for item in report["files"]:
         for problem in item["problems"]:
             assert set(problem) == {"severity", "message", "field", "offset"}

@@ -25,6 +25,7 @@ from support.dialog_stand_ins import (
 # Options drawn above the panels (always in view).
 TOP = {"export_scene.md2": {"game_folder_path"}, "export_scene.mdl": {"game_folder_path"},
        "export_scene.ms3d": {"game_folder_path"}, "export_scene.md5": {"game_folder_path"},
+       "export_scene.iqm": {"game_folder_path"},
        "import_scene.game_archive": {"model_filter", "tick_shown", "models", "active_model"}}
 # Options a Collection Exporter leaves out: Blender sets the collection, so Selected Only is moot.
 COLLECTION_SET = {"use_selection", "collection"}
@@ -62,6 +63,8 @@ GREYING = {
     "import_scene.md3": ({}, lambda v: set()),
     "import_scene.ms3d": ({}, lambda v: set()),
     "import_scene.md5": ({}, lambda v: set()),
+    "import_scene.iqm": ({}, lambda v: set()),
+    "export_scene.iqm": ({"collection": ("", "Props")}, _source_greyed),
     "import_scene.game_archive": ({"load_skins": (True, False), "palette_path": ("", "//q.lmp")},
                                   lambda v: ({"pcx_colours", "palette", "palette_path"} if not v["load_skins"] else set())
                                   | ({"palette"} if v["palette_path"] else set())),
@@ -131,6 +134,8 @@ def test_the_archive_dialog_offers_the_options_of_the_formats_it_lists(bpy_scene
     expected = {("MDL",): ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_mdl"],
                 ("MS3D",): ["CLASSIC_MODELS_archive_ms3d"],
                 ("MD3",): ["CLASSIC_MODELS_archive_md3"],
+                ("IQM",): ["CLASSIC_MODELS_archive_iqm"],
+                ("MD5", "IQM"): ["CLASSIC_MODELS_archive_md5", "CLASSIC_MODELS_archive_iqm"],
                 ("MD2", "MS3D"): ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
                                   "CLASSIC_MODELS_archive_ms3d"],
                 (): PANELS["import_scene.game_archive"]}        # nothing listed yet: every format's

@@ -156,7 +156,7 @@ def archive_models(bpy, *formats: str) -> list:
             for i, f in enumerate(formats)]
 
 
-ALL_FORMATS = ("MD2", "MDL", "MD3", "MS3D", "MD5")
+ALL_FORMATS = ("MD2", "MDL", "MD3", "MS3D", "MD5", "IQM")
 
 # Panel idnames per dialog, in drawing order; the real-Blender tests look for these.
 PANELS = {
@@ -182,9 +182,12 @@ PANELS = {
                           "CLASSIC_MODELS_ms3d_import_materials",
                           "CLASSIC_MODELS_ms3d_import_names"],
     "import_scene.md5": ["CLASSIC_MODELS_md5_import_animation", "CLASSIC_MODELS_md5_import_skins"],
+    "import_scene.iqm": ["CLASSIC_MODELS_iqm_import_animation"],
+    "export_scene.iqm": ["CLASSIC_MODELS_iqm_export_include"],
     "import_scene.game_archive": ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
                                   "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_md3",
-                                  "CLASSIC_MODELS_archive_ms3d", "CLASSIC_MODELS_archive_md5"],
+                                  "CLASSIC_MODELS_archive_ms3d", "CLASSIC_MODELS_archive_md5",
+                                  "CLASSIC_MODELS_archive_iqm"],
 }
 DIALOGS = list(PANELS)
 

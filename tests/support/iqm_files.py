@@ -1,8 +1,12 @@
 """An independent IQM reader and a builder, both with struct only, following the IQM SDK's iqm.h (the
-codec's tests compare against these, never against the codec itself)."""
+codec's tests compare against these, never against the codec itself); seeded mutations of small IQM
+files for the fuzz tests (the codec's and the import operator's)."""
 from __future__ import annotations
 
+import random
 import struct
+
+from .environment import corpus_files
 
 HEADER_NAMES = ["version", "filesize", "flags", "num_text", "ofs_text", "num_meshes", "ofs_meshes", "num_vertexarrays", "num_vertexes", "ofs_vertexarrays", "num_triangles", "ofs_triangles", "ofs_adjacency", "num_joints", "ofs_joints", "num_poses", "ofs_poses", "num_anims", "ofs_anims", "num_frames", "num_framechannels", "ofs_frames", "ofs_bounds", "num_comment", "ofs_comment", "num_extensions", "ofs_extensions"]
 FORMAT_CODES = "bBhHiIefd"          # iqm.h IQM_BYTE .. IQM_DOUBLE
@@ -119,3 +123,23 @@ def build(trailing: bytes = b"", gap: bytes = b"") -> tuple[bytes, dict]:
              "triangles": triangles, "adjacency": adjacency, "joints": joints, "poses": poses, "frames": frames,
              "anims": anims, "bounds": bounds, "comment": comment, "ext_data": ext_data, "channels": channels}
     return bytes(out) + trailing, facts
+
+
+def seed_files() -> list[bytes]:
+    files = [p.read_bytes() for p in corpus_files("iqm/**/*.iqm")]
+    return [d for d in files if len(d) < 40_000] or [build()[0], build(trailing=b"tag", gap=b"GAP!")[0]]
+
+
+def mutate(rng: random.Random, data: bytes) -> bytearray:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        pos = rng.randrange(124) if rng.random() < 0.5 else rng.randrange(len(out))
+        if rng.random() < 0.5 and pos + 4 <= len(out):
+            value = rng.choice([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 1 << 31, rng.randrange(1 << 32),
+                                rng.randrange(len(out) + 16), 0x7FC00000])     # the last: a float NaN
+            struct.pack_into("<I", out, pos, value)
+        else:
+            out[pos] = rng.randrange(256)
+    if rng.random() < 0.1:
+        del out[rng.randrange(len(out)):]
+    return out

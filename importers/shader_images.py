@@ -1,5 +1,6 @@
-"""The images of an MD5's shader names, for a model without a paired classic model (whose skins the
-re-releases draw instead, :mod:`.classic_pair`).
+"""The images of a model's shader or material names: an MD5's shaders (for a model without a paired
+classic model, whose skins the re-releases draw instead, ``importers/md5/classic_pair.py``) and an IQM
+mesh's material (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` loads the material name as a texture the same way).
 
 An ``.md5mesh`` names no image, only a shader: an engine without a material definition of that name
 loads the image of the same name, trying its image extensions in turn (FTE ``r_imageextensions``,
@@ -17,9 +18,9 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.skin_images import has_holes, skin_material
-from ...formats.errors import FormatError
-from ..file_source import FoundFile, ModelSource, load_found_image
+from ..common.skin_images import has_holes, skin_material
+from ..formats.errors import FormatError
+from .file_source import FoundFile, ModelSource, load_found_image
 
 IMAGE_EXTENSIONS = ("dds", "tga", "png", "jpg", "pcx", "jpeg", "bmp")     # FTE's order, then ioquake3's others
 
@@ -44,10 +45,23 @@ def find_shader_image(source: ModelSource, shader: str) -> FoundFile | None:
     return None
 
 
+def in_game_folder(source: ModelSource, shader: str) -> FoundFile | None:
+    """The image of ``shader`` as a game path (``models/player/erebus/erebus``, the way DarkPlaces
+    names an IQM's textures), else under the game folder's ``textures/``: :meth:`..file_source.ModelSource.skin`,
+    which looks a stored path up from the model's folder up to the game folder and in its archives."""
+    name = shader.strip().replace("\\", "/")
+    for stored in ([name] if "/" in name else []) + [f"textures/{PurePosixPath(name).name}"]:
+        found = source.skin(stored).file
+        if found is not None:
+            return found
+    return None
+
+
 def shader_materials(source: ModelSource, shaders: list[str | None], label: str, warnings: list[str],
-                     infos: list[str]) -> list[bpy.types.Material]:
+                     infos: list[str], unnamed: str = "md5", game_folder: bool = False) -> list[bpy.types.Material]:
     """One material per distinct shader (in ``shaders`` order, one per block), showing its image where
-    one is found; the shaders without one are said in one line."""
+    one is found (with ``game_folder``, also :func:`in_game_folder`); the shaders without one are said in
+    one line."""
     by_shader: dict[str, bpy.types.Material] = {}
     missing = []
     for shader in shaders:
@@ -55,6 +69,8 @@ def shader_materials(source: ModelSource, shaders: list[str | None], label: str,
         if shader in by_shader:
             continue
         found = find_shader_image(source, shader) if shader.strip() else None
+        if found is None and game_folder and shader.strip():
+            found = in_game_folder(source, shader)
         image = None
         if found is not None:
             try:
@@ -63,10 +79,11 @@ def shader_materials(source: ModelSource, shaders: list[str | None], label: str,
                 warnings.append(f"{label}: image {found.name} of shader {shader} could not be loaded: {exc}")
         elif shader.strip():
             missing.append(shader)
-        name = PurePosixPath(shader.replace("\\", "/")).name or "md5"
+        name = PurePosixPath(shader.replace("\\", "/")).name or unnamed
         by_shader[shader] = skin_material(name, image, has_holes(image))
     if missing:
         infos.append(f"{label}: no image named as shader{'s' if len(missing) > 1 else ''} "
-                     f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} beside it "
+                     f"{', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} beside it"
+                     f"{' or in the game folder' if game_folder else ''} "
                      f"(tried {', '.join(IMAGE_EXTENSIONS)})")
     return [by_shader[s or ""] for s in shaders]

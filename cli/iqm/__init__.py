@@ -1,0 +1,1 @@
+"""The command line's IQM code, reached through the IQM row of formats/table.py."""

@@ -1,0 +1,1 @@
+"""IQM -> Blender: the File > Import operator and the build (issue 47)."""

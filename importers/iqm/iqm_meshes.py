@@ -1,0 +1,81 @@
+"""IQM meshes -> Blender mesh objects: one per IQM mesh (``iqmmesh``: ``first_vertex``, ``num_vertexes``,
+``first_triangle``, ``num_triangles``, a name and a material, offsets into the text).
+
+Vertex i of the object is the file's vertex ``first_vertex + i`` at its position (the bind pose, model
+space: IQM is Z-up as Blender); polygon i is the mesh's triangle i with its corners reversed: IQM
+triangles are clockwise seen from the front, as the Quake engines draw them (every triangle of the
+corpus's files faces its vertices' stored normals that way), Blender's faces counter-clockwise. UV
+``(u, 1 - v)`` (IQM's v runs down the image, as the SDK's Blender exporter writes ``1 - v``); the normal
+array as custom normals; the colour array (ubyte or float x 4) as the float colour attribute ``Color``
+of the points; the blend arrays as vertex groups (:func:`.iqm_rig.assign_weights`). Triangles that use a
+vertex twice have no face; triangles naming a vertex outside the mesh's range are left out (a warning:
+DarkPlaces' ``Mod_ValidateElements`` replaces such indexes too).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import bpy
+
+from ...common.contract import IQM_MESH_INDEX
+from ...common.generated_names import mark_made
+from ...common.triangle_mesh import build_triangle_mesh
+from ...formats.iqm.animation import vertex_values
+from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, NORMAL, POSITION, TEXCOORD, IqmModel
+from ..build_mesh import faced_triangles, set_custom_normals
+from .iqm_rig import assign_weights
+
+COLOR_ATTRIBUTE = "Color"
+
+
+def _rows(values: np.ndarray | None, first: int, count: int, width: int) -> np.ndarray | None:
+    if values is None or values.shape[1] < width:
+        return None
+    return values[first:first + count, :width]
+
+
+def mesh_object(model: IqmModel, index: int, label: str, name: str, material: bpy.types.Material | None,
+                bone_names: list[str], warnings: list[str]) -> bpy.types.Object:
+    """The object of mesh ``index`` (module docstring), not linked to a collection."""
+    record = model.meshes[index]
+    first, count = int(record["first_vertex"]), int(record["num_vertexes"])
+    start, tris = int(record["first_triangle"]), int(record["num_triangles"])
+    positions = _rows(vertex_values(model, POSITION), first, count, 3)
+    if positions is None:
+        positions = np.zeros((count, 3), np.float32)
+    triangles = model.triangles[start:start + tris].astype(np.int64) - first
+    inside = ((triangles >= 0) & (triangles < count)).all(axis=1)
+    if not inside.all():
+        warnings.append(f"{label}: {int((~inside).sum())} triangle(s) name a vertex outside their mesh: left out")
+    triangles = triangles[inside]
+    keep = faced_triangles(label, triangles, warnings)
+    corners = triangles[keep][:, ::-1]
+    texcoords = _rows(vertex_values(model, TEXCOORD), first, count, 2)
+    uv = None
+    if texcoords is not None:
+        uv = np.column_stack([texcoords[:, 0], 1.0 - texcoords[:, 1]])[corners.ravel()]
+    data = build_triangle_mesh(name, positions, corners, uv)
+    normals = _rows(vertex_values(model, NORMAL), first, count, 3)
+    if normals is not None and len(corners):
+        with np.errstate(all="ignore"):
+            lengths = np.linalg.norm(normals.astype(np.float64), axis=1, keepdims=True)
+            lengths = np.where(np.isfinite(lengths), lengths, 0.0)
+        set_custom_normals(data, np.where(lengths > 0, normals / np.where(lengths > 0, lengths, 1.0), 0.0))
+    colors = _rows(vertex_values(model, COLOR), first, count, 4)
+    if colors is not None and count:
+        attribute = data.color_attributes.new(COLOR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
+        attribute.data.foreach_set("color", np.ascontiguousarray(colors, np.float32).ravel())
+    if material is not None:
+        data.materials.append(material)
+    obj = bpy.data.objects.new(name, data)
+    mark_made(obj)
+    obj[IQM_MESH_INDEX] = index
+    weights = _rows(vertex_values(model, BLENDWEIGHTS), first, count, 1)
+    indexes = _rows(vertex_values(model, BLENDINDEXES), first, count, 1)
+    if weights is not None and indexes is not None:
+        weights = vertex_values(model, BLENDWEIGHTS)[first:first + count]
+        indexes = vertex_values(model, BLENDINDEXES)[first:first + count]
+    outside = assign_weights(obj, bone_names, indexes, weights)
+    if outside:
+        warnings.append(f"{label}: {outside} weight(s) name a joint past the model's {len(bone_names)}: left out")
+    return obj

@@ -1,0 +1,48 @@
+"""File > Import > Inter-Quake Model (.iqm): properties -> options -> one call to ``import_files``; the
+dialog's draw is here (``common/dialog_layout.py`` groups, as ``importers/dialogs.py`` draws the others)."""
+from __future__ import annotations
+
+import bpy
+from bpy.props import BoolProperty, StringProperty
+
+from ...common.dialog_layout import group, start
+from ..operators import ImportOperatorBase
+from ..run_import import import_files, operator_paths
+from .iqm_import import IqmImportOptions, import_iqm
+
+
+def draw_iqm_import(operator, layout) -> None:
+    """Animation: Frame Groups, Scene Timing."""
+    start(layout)
+    body = group(layout, "CLASSIC_MODELS_iqm_import_animation", "Animation")
+    if body:
+        body.prop(operator, "iqm_framegroups")
+        body.prop(operator, "scene_timing")
+
+
+class IMPORT_SCENE_OT_iqm(bpy.types.Operator, ImportOperatorBase):
+    """Import Inter-Quake Models (.iqm): an armature of the joints, a mesh per IQM mesh with its weights, an
+    action per anim"""
+    bl_idname = "import_scene.iqm"
+    bl_label = "Import IQM"
+
+    filename_ext = ".iqm"
+    filter_glob: StringProperty(default="*.iqm", options={"HIDDEN"})
+
+    iqm_framegroups: BoolProperty(
+        name="Frame Groups", default=True,
+        description="With <model>.iqm.framegroups beside the model, one action per group it names (first frame, "
+                    "count, rate, loop, name), as DarkPlaces and Xonotic play them, instead of one per anim")
+
+    def import_options(self, exclude: tuple[str, ...] = ()) -> IqmImportOptions:
+        return IqmImportOptions(scene_timing=self.scene_timing, framegroups=self.iqm_framegroups, exclude=exclude)
+
+    def execute(self, context):
+        return import_files(self, context, operator_paths(self), import_iqm, self.import_options())
+
+    def draw(self, context):
+        draw_iqm_import(self, self.layout)
+
+
+OPERATOR = IMPORT_SCENE_OT_iqm
+IMPORTER = import_iqm
