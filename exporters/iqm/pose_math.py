@@ -1,0 +1,106 @@
+"""The joint maths of an IQM export, numpy only: 4x4 matrices to the ten channels a joint or a pose
+holds (translate x y z, rotate x y z w, scale x y z, relative to the parent), and those channels back
+to matrices down the hierarchy, the way the engines build them.
+
+A joint's matrix is ``translate @ rotate @ scale`` (the IQM SDK's ``Matrix3x4(rotate, translate,
+scale)`` in ``iqm.cpp``; DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` builds its bone poses from the same
+channels), composed parent first: ``world[j] = world[parent[j]] @ local[j]``. A quaternion is stored
+with w <= 0, as the SDK's exporters (``blender-5.0/iqm_export/blender_scene.py`` ``collectAnim``) and
+DarkPlaces (which negates one with w > 0 as it loads) keep them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def matrix_quaternions(rotation: np.ndarray) -> np.ndarray:
+    """(..., 4) x y z w unit quaternions of (..., 3, 3) proper rotations, w <= 0."""
+    m = np.asarray(rotation, np.float64)
+    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
+    # Shepperd: build from the largest of 1 + trace and 1 + 2 m_ii - trace, so no division is small
+    diagonal = np.stack([trace, m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]], -1)
+    case = diagonal.argmax(-1)
+    q = np.empty(m.shape[:-2] + (4,))
+    w = np.sqrt(np.maximum(1.0 + trace, 1e-300))
+    x = np.sqrt(np.maximum(1.0 + 2 * m[..., 0, 0] - trace, 1e-300))
+    y = np.sqrt(np.maximum(1.0 + 2 * m[..., 1, 1] - trace, 1e-300))
+    z = np.sqrt(np.maximum(1.0 + 2 * m[..., 2, 2] - trace, 1e-300))
+    zy, yz = m[..., 2, 1], m[..., 1, 2]
+    xz, zx = m[..., 0, 2], m[..., 2, 0]
+    yx, xy = m[..., 1, 0], m[..., 0, 1]
+    rows = (np.stack([(zy - yz) / w, (xz - zx) / w, (yx - xy) / w, w], -1),
+            np.stack([x, (xy + yx) / x, (xz + zx) / x, (zy - yz) / x], -1),
+            np.stack([(xy + yx) / y, y, (yz + zy) / y, (xz - zx) / y], -1),
+            np.stack([(xz + zx) / z, (yz + zy) / z, z, (yx - xy) / z], -1))
+    for index, row in enumerate(rows):
+        q[case == index] = row[case == index]
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., 3:] > 0, -q, q)
+
+
+def quaternion_matrices(q: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) rotations of (..., 4) x y z w quaternions (normalised first)."""
+    q = np.asarray(q, np.float64)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+                     np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+                     np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
+def relative(parents: np.ndarray, world: np.ndarray) -> np.ndarray:
+    """(..., J, 4, 4) each joint's matrix relative to its parent's (a root's as it is)."""
+    out = np.array(world, np.float64)
+    has = np.flatnonzero(parents >= 0)
+    if len(has):
+        out[..., has, :, :] = np.linalg.inv(world[..., parents[has], :, :]) @ world[..., has, :, :]
+    return out
+
+
+def channels(local: np.ndarray) -> np.ndarray:
+    """(..., 10) translate, rotate (x y z w, w <= 0) and scale of (..., 4, 4) matrices. A mirroring
+    matrix (negative determinant) has its x scale negative so the rotation stays proper."""
+    linear = local[..., :3, :3]
+    scale = np.linalg.norm(linear, axis=-2)
+    scale = np.where(scale > 0, scale, 1.0)
+    flip = np.where(np.linalg.det(linear) < 0, -1.0, 1.0)
+    scale[..., 0] *= flip
+    rotation = linear / scale[..., None, :]
+    return np.concatenate([local[..., :3, 3], matrix_quaternions(rotation), scale], -1)
+
+
+def local_matrices(values: np.ndarray) -> np.ndarray:
+    """(..., 4, 4) ``translate @ rotate @ scale`` of (..., 10) channels."""
+    values = np.asarray(values, np.float64)
+    out = np.zeros(values.shape[:-1] + (4, 4))
+    out[..., :3, :3] = quaternion_matrices(values[..., 3:7]) * values[..., None, 7:10]
+    out[..., :3, 3] = values[..., 0:3]
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def world_matrices(parents: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """(..., J, 4, 4) joints' matrices down the hierarchy (a parent precedes its children)."""
+    out = np.array(local, np.float64)
+    for joint, parent in enumerate(parents):
+        if parent >= 0:
+            out[..., joint, :, :] = out[..., parent, :, :] @ local[..., joint, :, :]
+    return out
+
+
+def skinned(positions: np.ndarray, indexes: np.ndarray, weights: np.ndarray, joints: np.ndarray) -> np.ndarray:
+    """(V, 3) ``positions`` moved by (J, 4, 4) skinning ``joints`` (frame matrix @ inverse bind), each
+    vertex by its four ``indexes`` and ``weights`` (weights as fractions summing to 1)."""
+    moved = np.zeros_like(positions, dtype=np.float64)
+    for k in range(indexes.shape[1]):
+        matrix = joints[indexes[:, k]]
+        moved += weights[:, k, None] * (np.einsum("vij,vj->vi", matrix[:, :3, :3], positions) + matrix[:, :3, 3])
+    return moved
+
+
+def frame_bounds(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """bbmin, bbmax, xyradius and radius of (V, 3) points (the IQM SDK's ``iqmbounds``)."""
+    if not len(points):
+        return np.zeros(3), np.zeros(3), 0.0, 0.0
+    return (points.min(axis=0), points.max(axis=0), float(np.sqrt((points[:, :2] ** 2).sum(1)).max()),
+            float(np.sqrt((points ** 2).sum(1)).max()))

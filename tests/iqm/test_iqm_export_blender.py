@@ -1,0 +1,236 @@
+"""IQM export of a rig made in Blender (tests/support/iqm_rig.py: 4 bones with a disconnected one, a
+constraint and a driver, a skinned column with 2 materials, a UV seam, flat faces and colours, actions
+``walk`` and ``wave``): ``build_iqm`` + ``write_iqm``, decoded by ``read_iqm`` and
+``formats/iqm/animation.py``, the joints composed by the test's own code (``iqm_world``) and compared
+with Blender's pose bone matrices at every frame of each anim, the skinned vertices with Blender's
+evaluated mesh, within the file's own quantisation; broken exports (an anim's frames offset by one, two
+joints swapped) fail the same comparison."""
+from __future__ import annotations
+
+from importlib import import_module
+
+import numpy as np
+import pytest
+from support.iqm_rig import BONES, WALK, WAVE, blender_frames, iqm_skin, iqm_world, rest_positions, rig_scene
+
+from formats.iqm.animation import anim_frames, bind_pose, frame_poses
+from formats.iqm.codec import read_iqm
+from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, LOOP, NORMAL, POSITION, TEXCOORD, IqmVertexArray
+from formats.iqm.write import write_iqm
+
+WAVE_FPS = 12.0                         # half the scene's 24: every other scene frame
+
+
+def _build(extension):
+    return import_module(f"{extension}.exporters.iqm.build")
+
+
+def _anims(actions):
+    return [(actions["walk"], "walk", WALK[0], WALK[1], 24.0, True),
+            (actions["wave"], "wave", WAVE[0], WAVE[1], WAVE_FPS, False)]
+
+
+def _scene_frames() -> dict[str, list[int]]:
+    return {"walk": list(range(WALK[0], WALK[1] + 1)), "wave": list(range(WAVE[0], WAVE[1] + 1, 2))}
+
+
+def joint_tolerance(model, world: np.ndarray) -> float:
+    """What the file's quantisation allows a joint's world matrix entries to be off by: per joint of
+    the deepest chain half a translation step, plus half a rotation step (x4: two components, two
+    products) times the largest lever arm, plus float32 slack."""
+    scales = model.poses["channelscale"]
+    depth = 1 + max((_depth(model.poses["parent"], j) for j in range(len(model.poses))), default=0)
+    extent = 1.0 + float(np.abs(world[..., :3, 3]).max())
+    return depth * (0.5 * float(scales[:, 0:3].max()) + 2.0 * float(scales[:, 3:7].max()) * extent) + 1e-5
+
+
+def _depth(parents, j) -> int:
+    return 0 if parents[j] < 0 else 1 + _depth(parents, parents[j])
+
+
+def decoded_worlds(model) -> np.ndarray:
+    parents, *_ = bind_pose(model)
+    translate, rotate, scale = frame_poses(model)
+    return iqm_world(parents, translate, rotate, scale)
+
+
+def joint_errors(model, blender: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each anim's largest difference between the file's joints (by name) and Blender's bones."""
+    worlds = decoded_worlds(model)
+    by_name = [model.joint_names.index(n) for n in BONES]
+    out = {}
+    for index, name in enumerate(model.anim_names):
+        frames = list(anim_frames(model, index))
+        out[name] = float(np.abs(worlds[frames][:, by_name] - blender[name]).max())
+    return out
+
+
+@pytest.fixture
+def exported(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    build = _build(extension)
+    model = build.build_iqm(bpy.context, rig, [obj], _anims(actions))
+    data = write_iqm(model)
+    frames = _scene_frames()
+    blender = {name: blender_frames(bpy, rig, obj, actions[name], frames[name]) for name in frames}
+    return bpy, obj, rig, actions, model, read_iqm(data), blender
+
+
+def test_iqm_export_joints_match_blenders_pose_at_every_frame(exported):
+    bpy, obj, rig, actions, built, model, blender = exported
+    assert model.joint_names == list(BONES)
+    assert list(model.joints["parent"]) == [-1, 0, 1, 2] == list(model.poses["parent"])
+    assert model.anim_names == ["walk", "wave"]
+    assert list(model.anims["num_frames"]) == [9, 4] and list(model.anims["first_frame"]) == [0, 9]
+    assert list(model.anims["framerate"]) == [24.0, WAVE_FPS]
+    assert [int(f) & LOOP for f in model.anims["flags"]] == [LOOP, 0]
+    # the bind pose is the rest pose
+    parents, translate, rotate, scale = bind_pose(model)
+    bind = iqm_world(parents, translate, rotate, scale)
+    world = np.array(rig.matrix_world)
+    rest = np.array([world @ np.array(rig.data.bones[n].matrix_local) for n in BONES])
+    assert np.abs(bind - rest).max() < 1e-5
+    joints = {name: value[0] for name, value in blender.items()}
+    tolerance = joint_tolerance(model, np.concatenate(list(joints.values())))
+    errors = joint_errors(model, joints)
+    assert max(errors.values()) <= tolerance, (errors, tolerance)
+    # the constraint and the driver move the hand: without them the comparison would fail
+    hand = BONES.index("hand")
+    assert np.abs(joints["walk"][:, hand, :3, 3] - joints["walk"][:1, hand, :3, 3]).max() > 0.1
+    # broken exports fail the same comparison: an anim's frames offset by one, two joints swapped
+    shifted = read_iqm(write_iqm(model))
+    shifted.anims["first_frame"][1] -= 1
+    assert joint_errors(shifted, joints)["wave"] > 10 * tolerance
+    swapped = read_iqm(write_iqm(model))
+    names = swapped.joints["name"].copy()
+    swapped.joints["name"][2], swapped.joints["name"][3] = names[3], names[2]
+    assert max(joint_errors(swapped, joints).values()) > 10 * tolerance
+
+
+def test_iqm_export_vertices_skin_to_blenders_evaluated_mesh(exported):
+    bpy, obj, rig, actions, built, model, blender = exported
+    positions = model.array(POSITION).data.astype(np.float64)
+    rest = rest_positions(bpy, obj, rig)
+    nearest = np.array([np.argmin(((rest - p) ** 2).sum(1)) for p in positions])
+    assert np.abs(rest[nearest] - positions).max() < 1e-5          # every vertex is a Blender vertex
+    assert set(nearest) == set(range(len(rest)))
+    indexes = model.array(BLENDINDEXES).data.astype(np.int64)
+    weights = model.array(BLENDWEIGHTS).data.astype(np.float64)
+    assert (weights.sum(axis=1) == 255).all()
+    parents, translate, rotate, scale = bind_pose(model)
+    inverse_bind = np.linalg.inv(iqm_world(parents, translate, rotate, scale))
+    worlds = decoded_worlds(model)
+    tolerance = joint_tolerance(model, worlds)
+    for index, name in enumerate(model.anim_names):
+        expected = blender[name][1]
+        for k, frame in enumerate(anim_frames(model, index)):
+            skinning = worlds[frame] @ inverse_bind
+            moved = iqm_skin(positions, indexes, weights, skinning)
+            # ubyte weights: each within 1/255 of Blender's, times how far apart the vertex's joints take it
+            reach = np.stack([np.einsum("vij,vj->vi", skinning[indexes[:, c], :3, :3], positions)
+                              + skinning[indexes[:, c], :3, 3] for c in range(4)], 1)
+            spread = np.linalg.norm(reach - moved[:, None], axis=2).max(axis=1)
+            allowed = 4.0 / 255.0 * spread + tolerance * (1 + np.linalg.norm(positions, axis=1))
+            error = np.linalg.norm(moved - expected[k][nearest], axis=1)
+            assert (error <= allowed).all(), (name, k, float((error - allowed).max()))
+    # the bounds hold every skinned vertex
+    for frame in range(model.num_frames):
+        moved = iqm_skin(positions, indexes, weights, worlds[frame] @ inverse_bind)
+        bounds = model.bounds[frame]
+        assert (moved >= bounds["bbmin"] - 1e-4).all() and (moved <= bounds["bbmax"] + 1e-4).all()
+        assert bounds["radius"] >= np.linalg.norm(moved, axis=1).max() - 1e-4
+
+
+def test_iqm_export_splits_vertices_where_blender_corners_differ(exported):
+    bpy, obj, rig, actions, built, model, blender = exported
+    mesh = obj.data
+    names = [(model.text_at(int(m["name"])), model.text_at(int(m["material"]))) for m in model.meshes]
+    assert names == [("thing", "thing_skin_low"), ("thing", "thing_skin_high")]
+    uv = mesh.uv_layers.active.uv
+    normals = mesh.corner_normals
+    for record, material in zip(model.meshes, (0, 1)):
+        corners = {(mesh.loops[i].vertex_index, tuple(np.round(uv[i].vector, 5)), tuple(np.round(normals[i].vector, 4)))
+                   for p in mesh.polygons if p.material_index == material for i in p.loop_indices}
+        assert int(record["num_vertexes"]) == len(corners)
+        assert int(record["num_triangles"]) == 2 * sum(p.material_index == material for p in mesh.polygons)
+    # clockwise seen from the front: the triangle normal of the file's order points inwards
+    positions = model.array(POSITION).data.astype(np.float64)
+    tris = model.triangles.astype(np.int64)
+    cross = np.cross(positions[tris[:, 1]] - positions[tris[:, 0]], positions[tris[:, 2]] - positions[tris[:, 0]])
+    centre = positions[tris].mean(axis=1)
+    axis = np.array(obj.matrix_world)[:3, 3] + np.array([0.0, 0.0, 0.0])
+    outward = centre - np.array([axis[0], axis[1], centre[:, 2].mean()])
+    outward[:, 2] = 0
+    side = np.abs(cross[:, 2]) < 1e-6 * np.linalg.norm(cross, axis=1).max()
+    assert ((cross * outward).sum(axis=1)[side] < 0).all()
+    # normals: unit, and the flat top ring's corners carry their face's normal
+    normal = model.array(NORMAL).data
+    assert np.allclose(np.linalg.norm(normal, axis=1), 1, atol=1e-5)
+    texcoord = model.array(TEXCOORD).data
+    assert texcoord[:, 1].min() >= 0.05 - 1e-6 and texcoord[:, 1].max() <= 0.95 + 1e-6   # 1 - v
+    colour = model.array(COLOR).data
+    assert colour.dtype == np.uint8 and colour.shape == (model.num_vertexes, 4) and len(np.unique(colour[:, 0])) > 10
+
+
+def test_iqm_export_keeps_at_most_four_weights_and_says_how_many_were_dropped(bpy_scene, extension):
+    geometry = import_module(f"{extension}.exporters.iqm.geometry")
+    report = geometry.MeshReport()
+    rows = (np.array([0] * 6 + [1] + [2] * 2), np.array([5, 1, 2, 3, 4, 0, 3, 1, 2]),
+            np.array([0.05, 0.3, 0.2, 0.25, 0.15, 0.05, 0.7, 0.5, 0.5]))
+    indexes, weights = geometry.four_weights(4, rows, report)
+    assert list(indexes[0]) == [1, 3, 2, 4] and weights[0].sum() == 255
+    assert list(weights[0]) == [85, 71, 57, 42]                 # 0.3 0.25 0.2 0.15 of 0.9, to 255
+    assert list(indexes[1]) == [3, 0, 0, 0] and list(weights[1]) == [255, 0, 0, 0]
+    assert sorted(weights[2][:2]) == [127, 128]
+    assert list(weights[3]) == [255, 0, 0, 0]                   # no weight: the first joint
+    assert report.lines() == ["1 vertex had more than 4 bone weights (up to 6): the 4 largest kept, scaled to a "
+                              "sum of 1 (IQM holds 4)", "1 vertex had no bone weight: tied to the first joint"]
+
+
+def test_iqm_export_of_meshes_alone_is_a_static_model(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    obj.modifiers.clear()
+    model = read_iqm(write_iqm(_build(extension).build_iqm(bpy.context, None, [obj], _anims(actions))))
+    assert len(model.joints) == 0 and model.num_frames == 0 and len(model.anims) == 0
+    assert model.array(BLENDINDEXES) is None and model.array(BLENDWEIGHTS) is None
+    world = np.array(obj.matrix_world)
+    co = np.array([world[:3, :3] @ np.array(v.co) + world[:3, 3] for v in obj.data.vertices])
+    positions = model.array(POSITION).data
+    assert np.abs(co[[np.argmin(((co - p) ** 2).sum(1)) for p in positions]] - positions).max() < 1e-5
+
+
+def test_iqm_export_keeps_what_the_imported_file_held_while_the_vertices_match(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    build = _build(extension)
+    first = read_iqm(write_iqm(build.build_iqm(bpy.context, rig, [obj], _anims(actions))))
+    kept = read_iqm(write_iqm(first))
+    custom = IqmVertexArray(CUSTOM, 3, np.arange(kept.num_vertexes * 2, dtype=np.uint16).reshape(-1, 2))
+    kept.vertex_arrays.append(custom)
+    kept.comment = b"kept comment\0"
+    kept.text += b"ext.name\0"
+    from formats.iqm.records import IqmExtension
+    kept.extensions = [IqmExtension(len(kept.text) - len(b"ext.name\0"), b"\x01\x02\x03")]
+    kept.adjacency = np.full(kept.triangles.shape, 0xFFFFFFFF, np.uint32)
+    again = read_iqm(write_iqm(build.build_iqm(bpy.context, rig, [obj], _anims(actions), kept=kept)))
+    assert again.text.startswith(kept.text) and again.text == kept.text      # every name was there already
+    assert again.comment == b"kept comment\0" and again.extensions[0].data == b"\x01\x02\x03"
+    assert again.text_at(again.extensions[0].name) == "ext.name"
+    assert np.array_equal(again.array(CUSTOM).data, custom.data)
+    assert again.adjacency is not None
+    # an edit moves a vertex: the custom array no longer matches the vertices, and the export says so
+    obj.data.vertices[0].co.x -= 0.25
+    edited = build.build_iqm(bpy.context, rig, [obj], _anims(actions), kept=kept)
+    assert edited.array(CUSTOM) is None and edited.adjacency is None
+    assert "1 custom vertex array of the imported file left out: the vertices changed" in edited.warnings
+    assert edited.comment == b"kept comment\0"
+
+
+def test_iqm_export_framegroups_text(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    build = _build(extension)
+    model = build.build_iqm(bpy.context, rig, [obj], _anims(actions))
+    assert build.framegroups_text(model) == "0 9 24 1 // walk\n9 4 12 0 // wave\n"
