@@ -210,12 +210,22 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     return model
 
 
+def _token(name: str) -> str:
+    """``name`` as one token of DarkPlaces' ``COM_ParseToken_Simple``: bare unless it holds a space, a
+    quote or a comment mark; then quoted (its quotes left out: a quoted token cannot hold one)."""
+    if name and not any(c.isspace() or c == '"' for c in name) and "//" not in name and "/*" not in name:
+        return name
+    return '"' + name.replace('"', "") + '"'
+
+
 def framegroups_text(model: IqmModel) -> str:
-    """The model's anims as DarkPlaces' ``.iqm.framegroups`` lines: ``first count fps loop // name`` (the
-    line ``Mod_Decompile_f`` in DarkPlaces ``model_shared.c`` writes; ``Mod_FrameGroupify_ParseGroups``
-    reads a start, a length and optionally a rate and a loop flag, and skips the ``//`` comment)."""
+    """The model's anims as DarkPlaces' ``.iqm.framegroups`` lines, ``first count fps loop name``:
+    ``Mod_FrameGroupify_ParseGroups`` (DarkPlaces ``model_shared.c``) reads a start, a length, then
+    optionally a rate, a loop flag and a name, one group a line (``Mod_Decompile_f`` writes the same
+    numbers with the name after ``//``, which the parser skips as a comment and names the group
+    ``groupified_N_anim``)."""
     lines = []
     for anim, name in zip(model.anims, model.anim_names):
         lines.append(f"{int(anim['first_frame'])} {int(anim['num_frames'])} {float(anim['framerate']):g} "
-                     f"{1 if int(anim['flags']) & LOOP else 0} // {name}\n")
+                     f"{1 if int(anim['flags']) & LOOP else 0} {_token(name)}\n")
     return "".join(lines)

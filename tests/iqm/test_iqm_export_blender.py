@@ -15,7 +15,17 @@ from support.iqm_rig import BONES, WALK, WAVE, blender_frames, iqm_skin, iqm_wor
 
 from formats.iqm.animation import anim_frames, bind_pose, frame_poses
 from formats.iqm.codec import read_iqm
-from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, LOOP, NORMAL, POSITION, TEXCOORD, IqmVertexArray
+from formats.iqm.records import (
+    BLENDINDEXES,
+    BLENDWEIGHTS,
+    COLOR,
+    CUSTOM,
+    LOOP,
+    NORMAL,
+    POSITION,
+    TEXCOORD,
+    IqmVertexArray,
+)
 from formats.iqm.write import write_iqm
 
 WAVE_FPS = 12.0                         # half the scene's 24: every other scene frame
@@ -233,4 +243,7 @@ def test_iqm_export_framegroups_text(bpy_scene, extension):
     obj, rig, actions = rig_scene(bpy)
     build = _build(extension)
     model = build.build_iqm(bpy.context, rig, [obj], _anims(actions))
-    assert build.framegroups_text(model) == "0 9 24 1 // walk\n9 4 12 0 // wave\n"
+    assert build.framegroups_text(model) == "0 9 24 1 walk\n9 4 12 0 wave\n"
+    model.text += b"a walk\0"
+    model.anims["name"][1] = len(model.text) - len(b"a walk\0")
+    assert build.framegroups_text(model).splitlines()[1] == '9 4 12 0 "a walk"'
