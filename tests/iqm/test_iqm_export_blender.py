@@ -247,3 +247,69 @@ def test_iqm_export_framegroups_text(bpy_scene, extension):
     model.text += b"a walk\0"
     model.anims["name"][1] = len(model.text) - len(b"a walk\0")
     assert build.framegroups_text(model).splitlines()[1] == '9 4 12 0 "a walk"'
+
+
+def test_iqm_export_without_apply_transform_is_in_the_armatures_space(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    build = _build(extension)
+    options = build.IqmExportOptions(apply_transform=False, scale=2.0)
+    model = read_iqm(write_iqm(build.build_iqm(bpy.context, rig, [obj], _anims(actions), options=options)))
+    parents, translate, rotate, scale = bind_pose(model)
+    bind = iqm_world(parents, translate, rotate, scale)
+    local = np.array([np.array(rig.data.bones[n].matrix_local) for n in BONES])
+    assert np.abs(bind[:, :3, :3] - local[:, :3, :3]).max() < 1e-5
+    assert np.abs(bind[:, :3, 3] - 2.0 * local[:, :3, 3]).max() < 1e-5
+    to_rig = np.linalg.inv(np.array(rig.matrix_world))
+    rest = rest_positions(bpy, obj, rig) @ to_rig[:3, :3].T + to_rig[:3, 3]
+    positions = model.array(POSITION).data
+    assert np.abs(2.0 * rest[[np.argmin(((2.0 * rest - p) ** 2).sum(1)) for p in positions]] - positions).max() < 1e-5
+
+
+def test_iqm_export_keeps_faces_facing_out_on_a_mirrored_object_and_custom_normals(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    mesh = obj.data
+    custom = np.tile(np.array([[0.0, 0.6, 0.8]]), (len(mesh.loops), 1))
+    custom[::3] = (0.6, 0.0, 0.8)
+    if hasattr(mesh, "use_auto_smooth"):            # before 4.1 custom normals needed Auto Smooth
+        mesh.use_auto_smooth = True
+    mesh.normals_split_custom_set(custom.tolist())
+    obj.scale = (-1.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    model = read_iqm(write_iqm(_build(extension).build_iqm(bpy.context, rig, [obj], [])))
+    positions = model.array(POSITION).data.astype(np.float64)
+    tris = model.triangles.astype(np.int64)
+    cross = np.cross(positions[tris[:, 1]] - positions[tris[:, 0]], positions[tris[:, 2]] - positions[tris[:, 0]])
+    world = np.array(obj.matrix_world)
+    axis = world[:3, 3]
+    outward = positions[tris].mean(axis=1) - axis
+    outward[:, 2] = 0
+    assert ((cross * outward).sum(axis=1) < 0).all()             # clockwise from outside, mirrored or not
+    # every file normal is one of Blender's corner normals (of the mesh as set; the evaluated mesh's stored
+    # custom normals come back within 2e-4), through the object's inverse transpose
+    corner = np.empty(len(mesh.loops) * 3, np.float32)
+    mesh.corner_normals.foreach_get("vector", corner)
+    expected = corner.reshape(-1, 3) @ np.linalg.inv(world[:3, :3])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    normals = model.array(NORMAL).data
+    gap = np.array([np.abs(expected - n).max(axis=1).min() for n in normals])
+    assert gap.max() < 1e-3
+    two = np.array([[0.0, 0.6, 0.8], [0.6, 0.0, 0.8]]) @ np.linalg.inv(world[:3, :3])
+    two /= np.linalg.norm(two, axis=1, keepdims=True)
+    assert np.abs(normals[:, None] - two[None]).max(axis=2).min(axis=1).max() < 1e-3   # the custom ones
+
+
+def test_iqm_export_refuses_an_object_without_faces_and_an_anim_without_frames(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    build = _build(extension)
+    errors = import_module(f"{extension}.exporters.export_error")
+    backwards = [(actions["walk"], "walk", 9, 1, 24.0, True)]
+    with pytest.raises(errors.ExportError, match="anim 'walk' has no frame"):
+        build.build_iqm(bpy.context, rig, [obj], backwards)
+    empty = bpy.data.objects.new("empty_mesh", bpy.data.meshes.new("empty_mesh"))
+    bpy.context.scene.collection.objects.link(empty)
+    with pytest.raises(errors.ExportError, match="object 'empty_mesh' has no faces"):
+        build.build_iqm(bpy.context, rig, [obj, empty], [])
+    assert rig.data.pose_position == "POSE"                     # put back after the refusal
