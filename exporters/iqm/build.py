@@ -51,7 +51,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .pose_math import channels, frame_bounds, local_matrices, relative, skinned, world_matrices
+from .pose_math import channels, frame_bounds, local_matrices, relative, sheared, skinned, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
 
 
@@ -124,6 +124,14 @@ def _anims(anims: list[Anim], counts: list[int], text: TextTable) -> np.ndarray:
     return records
 
 
+def _shear_note(skew: np.ndarray, names: list[str]) -> str:
+    shown = ", ".join(quoted(n) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    frames = int(skew.any(axis=1).sum())
+    return (f"{len(names)} bone{'s' if len(names) > 1 else ''} ({shown}) sheared in {frames} frame{'s' if frames > 1 else ''} "
+            "(a bone rotated under a parent scaled unevenly): an IQM joint holds a translation, a rotation and a "
+            "scale along its own axes, so those poses are written without the shear")
+
+
 def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> np.ndarray:
     """Each frame's bounds, of the vertices skinned by the decoded frame."""
     positions = model.array(POSITION).data.astype(np.float64)
@@ -168,6 +176,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     order = joint_order(armature) if armature is not None else []
     geometry = read_geometry(context, meshes, armature, order, model_matrix, options.scale)
     mesh_records, triangles = _meshes(geometry, text)
+    notes = geometry.report.lines()
     arrays = _vertex_arrays(geometry, armature is not None, options.colours)
     joints, poses = np.zeros(0, JOINT), np.zeros(0, POSE)
     chosen = [Anim(*a) for a in anims] if armature is not None else []
@@ -188,7 +197,11 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         if chosen:
             matrices, counts = sample_anims(context, armature, order, chosen, model_matrix)
             matrices[..., :3, 3] *= options.scale
-            values = channels(relative(parents, matrices))
+            local = relative(parents, matrices)
+            values = channels(local)
+            skew = sheared(local)
+            if skew.any():
+                notes.append(_shear_note(skew, [order[j] for j in np.flatnonzero(skew.any(axis=0))]))
             if not np.isfinite(values).all():
                 raise ExportError(f"armature {quoted(armature.name)}: a bone's pose is not finite (a bone scaled to 0?)")
             poses, frames = encode_channels(values)
@@ -200,7 +213,6 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     model = IqmModel(text=b"", meshes=mesh_records, num_vertexes=int(arrays[0].data.shape[0]), vertex_arrays=arrays,
                      triangles=triangles, adjacency=None, joints=joints, poses=poses, anims=anim_records,
                      frames=frames, bounds=None)
-    notes = geometry.report.lines()
     if kept is not None:
         _keep(model, kept, notes)
     if model.num_frames:

@@ -69,6 +69,15 @@ def channels(local: np.ndarray) -> np.ndarray:
     return np.concatenate([local[..., :3, 3], matrix_quaternions(rotation), scale], -1)
 
 
+def sheared(local: np.ndarray, tolerance: float = 1e-4) -> np.ndarray:
+    """(...) bool: matrices whose axes are not at right angles (a child rotated under a parent scaled
+    unevenly): ten channels cannot hold them, the joint comes back without the shear."""
+    linear = local[..., :3, :3]
+    unit = linear / np.maximum(np.linalg.norm(linear, axis=-2, keepdims=True), 1e-30)
+    gram = np.swapaxes(unit, -1, -2) @ unit
+    return np.abs(gram - np.eye(3)).max(axis=(-1, -2)) > tolerance
+
+
 def local_matrices(values: np.ndarray) -> np.ndarray:
     """(..., 4, 4) ``translate @ rotate @ scale`` of (..., 10) channels."""
     values = np.asarray(values, np.float64)

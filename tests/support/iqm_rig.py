@@ -2,7 +2,7 @@
 mathutils-free numpy from Blender's own evaluated data (never from the exporter's code).
 
 The rig: 4 bones, ``root`` -> ``spine`` (connected) -> ``arm`` (disconnected, off to the side) ->
-``hand`` (a Copy Rotation constraint from ``root`` at half influence, and a driver on its Y location
+``hand`` (also disconnected: a Copy Rotation constraint from ``root`` at half influence, and a driver on its Y location
 reading ``spine``'s X rotation); a column of quads around them with two materials, a UV seam, a hard
 edge ring (flat faces at the top), a colour attribute, each vertex weighted over 2 or 3 bones; two
 actions, ``walk`` (frames 1-9) and ``wave`` (frames 20-26).
@@ -65,7 +65,7 @@ def rig_scene(bpy, name: str = "thing"):
     rig.select_set(True)
     bpy.ops.object.mode_set(mode="EDIT")
     spans = {"root": ((0, 0, 0), (0, 0.1, 1.2), None, False), "spine": ((0, 0.1, 1.2), (0.1, 0.2, 2.5), "root", True),
-             "arm": ((0.9, 0.0, 2.8), (1.6, 0.1, 3.2), "spine", False), "hand": ((1.6, 0.1, 3.2), (1.7, 0.1, 4.0), "arm", True)}
+             "arm": ((0.9, 0.0, 2.8), (1.6, 0.1, 3.2), "spine", False), "hand": ((1.6, 0.1, 3.2), (1.7, 0.1, 4.0), "arm", False)}
     for bone_name, (head, tail, parent, connected) in spans.items():
         bone = arm.edit_bones.new(bone_name)
         bone.head, bone.tail, bone.roll = head, tail, 0.15 * BONES.index(bone_name)
