@@ -51,7 +51,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .pose_math import channels, frame_bounds, local_matrices, relative, sheared, skinned, world_matrices
+from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
 
 
@@ -139,10 +139,10 @@ def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> n
     weights = model.array(BLENDWEIGHTS).data.astype(np.float64) / 255.0
     translate, rotate, scale = frame_poses(model)
     local = local_matrices(np.concatenate([translate, rotate, scale], -1))
-    world = world_matrices(parents, local)
+    values = skinned_bounds(positions, indexes, weights, world_matrices(parents, local) @ inverse_bind)
     bounds = np.zeros(model.num_frames, BOUNDS)
-    for f in range(model.num_frames):
-        bounds[f] = frame_bounds(skinned(positions, indexes, weights, world[f] @ inverse_bind))
+    bounds["bbmin"], bounds["bbmax"], bounds["xyradius"], bounds["radius"] = \
+        values[:, 0:3], values[:, 3:6], values[:, 6], values[:, 7]
     return bounds
 
 

@@ -38,6 +38,7 @@ class MeshReport:
     dropped: int = 0                # vertices that had more than 4 weights
     most: int = 0                   # the most weights a vertex had
     unweighted: int = 0             # vertices with no weight, tied to the first joint
+    no_uv: list[str] = field(default_factory=list)     # objects without a UV map
 
     def lines(self) -> list[str]:
         out = []
@@ -48,6 +49,11 @@ class MeshReport:
         if self.unweighted:
             out.append(f"{self.unweighted} vert{'ices' if self.unweighted > 1 else 'ex'} had no bone weight: tied to "
                        "the first joint")
+        if self.no_uv:
+            names = ", ".join(quoted(n) for n in self.no_uv[:3]) + (f" and {len(self.no_uv) - 3} more"
+                                                                     if len(self.no_uv) > 3 else "")
+            out.append(f"{len(self.no_uv)} object{'s' if len(self.no_uv) > 1 else ''} without a UV map ({names}): "
+                       "texture coordinates written as 0 0")
         return out
 
 
@@ -140,8 +146,10 @@ def read_object(context, obj: bpy.types.Object, joint_of: dict[str, int], bone_j
         co = _get(mesh.vertices, "co", len(mesh.vertices), 3).astype(np.float64)
         normals = _get(mesh.corner_normals, "vector", len(mesh.loops), 3).astype(np.float64)[loops]
         layer = mesh.uv_layers.active
+        if layer is None:
+            geometry.report.no_uv.append(obj.name)
         uv = _get(layer.uv, "vector", len(mesh.loops), 2).astype(np.float64)[loops] if layer is not None else \
-            np.zeros((len(loops), 2))
+            np.tile([0.0, 1.0], (len(loops), 1))           # no UV map: 0 0 in the file (v down)
         colours = _colours(mesh, loops, corner_vertex)
         rows = None
         if armature and bone_joint is None:

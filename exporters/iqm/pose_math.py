@@ -97,19 +97,26 @@ def world_matrices(parents: np.ndarray, local: np.ndarray) -> np.ndarray:
     return out
 
 
-def skinned(positions: np.ndarray, indexes: np.ndarray, weights: np.ndarray, joints: np.ndarray) -> np.ndarray:
-    """(V, 3) ``positions`` moved by (J, 4, 4) skinning ``joints`` (frame matrix @ inverse bind), each
-    vertex by its four ``indexes`` and ``weights`` (weights as fractions summing to 1)."""
-    moved = np.zeros_like(positions, dtype=np.float64)
-    for k in range(indexes.shape[1]):
-        matrix = joints[indexes[:, k]]
-        moved += weights[:, k, None] * (np.einsum("vij,vj->vi", matrix[:, :3, :3], positions) + matrix[:, :3, 3])
-    return moved
-
-
-def frame_bounds(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """bbmin, bbmax, xyradius and radius of (V, 3) points (the IQM SDK's ``iqmbounds``)."""
-    if not len(points):
-        return np.zeros(3), np.zeros(3), 0.0, 0.0
-    return (points.min(axis=0), points.max(axis=0), float(np.sqrt((points[:, :2] ** 2).sum(1)).max()),
-            float(np.sqrt((points ** 2).sum(1)).max()))
+def skinned_bounds(positions: np.ndarray, indexes: np.ndarray, weights: np.ndarray, joints: np.ndarray,
+                   budget: int = 1 << 21) -> np.ndarray:
+    """(F, 8) bbmin[3], bbmax[3], xyradius, radius (the IQM SDK's ``iqmbounds``) of (V, 3) ``positions``
+    moved by each frame's (F, J, 4, 4) skinning ``joints`` (frame matrix @ inverse bind), each vertex by
+    its ``indexes`` and ``weights`` (fractions summing to 1). The vertices sharing a blend are moved by
+    one blended matrix; frames go in chunks of about ``budget`` vertex positions."""
+    out = np.zeros((len(joints), 8))
+    if not len(positions):
+        return out
+    blends, blend_of = np.unique(np.concatenate([indexes, weights], axis=1), axis=0, return_inverse=True)
+    blend_of = blend_of.ravel()
+    blend_index, blend_weight = blends[:, :indexes.shape[1]].astype(np.int64), blends[:, indexes.shape[1]:]
+    step = max(1, budget // len(positions))
+    for start in range(0, len(joints), step):
+        frames = joints[start:start + step, :, :3, :]                                  # (f, J, 3, 4)
+        blended = np.einsum("bk,fbkij->fbij", blend_weight, frames[:, blend_index])   # (f, B, 3, 4)
+        per_vertex = blended[:, blend_of]
+        moved = np.einsum("fvij,vj->fvi", per_vertex[..., :3], positions) + per_vertex[..., 3]
+        out[start:start + step, 0:3] = moved.min(axis=1)
+        out[start:start + step, 3:6] = moved.max(axis=1)
+        out[start:start + step, 6] = np.sqrt((moved[..., :2] ** 2).sum(-1)).max(axis=1)
+        out[start:start + step, 7] = np.sqrt((moved ** 2).sum(-1)).max(axis=1)
+    return out

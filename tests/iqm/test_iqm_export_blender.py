@@ -146,12 +146,14 @@ def test_iqm_export_vertices_skin_to_blenders_evaluated_mesh(exported):
             allowed = 4.0 / 255.0 * spread + tolerance * (1 + np.linalg.norm(positions, axis=1))
             error = np.linalg.norm(moved - expected[k][nearest], axis=1)
             assert (error <= allowed).all(), (name, k, float((error - allowed).max()))
-    # the bounds hold every skinned vertex
+    # each frame's bounds are those of the vertices the decoded frame skins
     for frame in range(model.num_frames):
         moved = iqm_skin(positions, indexes, weights, worlds[frame] @ inverse_bind)
         bounds = model.bounds[frame]
-        assert (moved >= bounds["bbmin"] - 1e-4).all() and (moved <= bounds["bbmax"] + 1e-4).all()
-        assert bounds["radius"] >= np.linalg.norm(moved, axis=1).max() - 1e-4
+        assert np.allclose(bounds["bbmin"], moved.min(axis=0), atol=1e-5)
+        assert np.allclose(bounds["bbmax"], moved.max(axis=0), atol=1e-5)
+        assert np.isclose(bounds["radius"], np.linalg.norm(moved, axis=1).max(), atol=1e-5)
+        assert np.isclose(bounds["xyradius"], np.linalg.norm(moved[:, :2], axis=1).max(), atol=1e-5)
 
 
 def test_iqm_export_splits_vertices_where_blender_corners_differ(exported):
@@ -204,7 +206,11 @@ def test_iqm_export_of_meshes_alone_is_a_static_model(bpy_scene, extension):
     bpy = bpy_scene
     obj, rig, actions = rig_scene(bpy)
     obj.modifiers.clear()
-    model = read_iqm(write_iqm(_build(extension).build_iqm(bpy.context, None, [obj], _anims(actions))))
+    obj.data.uv_layers.remove(obj.data.uv_layers[0])
+    built = _build(extension).build_iqm(bpy.context, None, [obj], _anims(actions))
+    assert built.warnings == ["1 object without a UV map ('thing'): texture coordinates written as 0 0"]
+    model = read_iqm(write_iqm(built))
+    assert not model.array(TEXCOORD).data.any()
     assert len(model.joints) == 0 and model.num_frames == 0 and len(model.anims) == 0
     assert model.array(BLENDINDEXES) is None and model.array(BLENDWEIGHTS) is None
     world = np.array(obj.matrix_world)
