@@ -191,6 +191,9 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         joints["name"] = [text.add(n) for n in order]
         joints["parent"] = parents
         joints["translate"], joints["rotate"], joints["scale"] = rest[:, 0:3], rest[:, 3:7], rest[:, 7:10]
+        slow = [a for a in chosen if not a.fps > 0]
+        if slow:
+            raise ExportError(f"anim {quoted(slow[0].name)} has a frame rate of {slow[0].fps:g}: it needs one above 0")
         empty = [a for a in chosen if a.times(context.scene.render.fps / context.scene.render.fps_base).size == 0]
         if empty:
             raise ExportError(f"anim {quoted(empty[0].name)} has no frame: its last frame is before its first")

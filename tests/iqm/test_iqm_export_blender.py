@@ -316,6 +316,8 @@ def test_iqm_export_refuses_an_object_without_faces_and_an_anim_without_frames(b
     backwards = [(actions["walk"], "walk", 9, 1, 24.0, True)]
     with pytest.raises(errors.ExportError, match="anim 'walk' has no frame"):
         build.build_iqm(bpy.context, rig, [obj], backwards)
+    with pytest.raises(errors.ExportError, match="anim 'walk' has a frame rate of 0: it needs one above 0"):
+        build.build_iqm(bpy.context, rig, [obj], [(actions["walk"], "walk", 1, 9, 0.0, True)])
     empty = bpy.data.objects.new("empty_mesh", bpy.data.meshes.new("empty_mesh"))
     bpy.context.scene.collection.objects.link(empty)
     with pytest.raises(errors.ExportError, match="object 'empty_mesh' has no faces"):
@@ -360,3 +362,22 @@ def test_iqm_export_bone_scale_comes_back_within_the_quantisation(bpy_scene, ext
     assert built.warnings == ["1 bone ('hand') sheared in 4 frames (a bone rotated under a parent scaled unevenly): an "
                               "IQM joint holds a translation, a rotation and a scale along its own axes, so those poses "
                               "are written without the shear"]
+
+
+def test_iqm_export_puts_the_scene_back_and_writes_an_armature_alone(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    rig.animation_data.action = actions["wave"]
+    slots = getattr(actions["wave"], "slots", None)
+    if slots:
+        rig.animation_data.action_slot = slots[0]
+    bpy.context.scene.frame_set(23)
+    before = np.array([np.array(b.matrix) for b in rig.pose.bones])
+    build = _build(extension)
+    build.build_iqm(bpy.context, rig, [obj], _anims(actions))
+    assert rig.animation_data.action == actions["wave"] and bpy.context.scene.frame_current == 23
+    assert np.abs(np.array([np.array(b.matrix) for b in rig.pose.bones]) - before).max() < 1e-6
+    # no mesh: the skeleton and its anims alone
+    model = read_iqm(write_iqm(build.build_iqm(bpy.context, rig, [], _anims(actions))))
+    assert model.num_vertexes == 0 and len(model.meshes) == 0 and model.joint_names == list(BONES)
+    assert model.num_frames == 13 and model.anim_names == ["walk", "wave"]
