@@ -39,6 +39,7 @@ class MeshReport:
     most: int = 0                   # the most weights a vertex had
     unweighted: int = 0             # vertices with no weight, tied to the first joint
     no_uv: list[str] = field(default_factory=list)     # objects without a UV map
+    unlike: dict[str, list[str]] = field(default_factory=dict)   # Armature modifier setting -> objects using it
 
     def lines(self) -> list[str]:
         out = []
@@ -54,6 +55,11 @@ class MeshReport:
                                                                      if len(self.no_uv) > 3 else "")
             out.append(f"{len(self.no_uv)} object{'s' if len(self.no_uv) > 1 else ''} without a UV map ({names}): "
                        "texture coordinates written as 0 0")
+        for setting, objects in self.unlike.items():
+            names = ", ".join(quoted(n) for n in objects[:3]) + (f" and {len(objects) - 3} more"
+                                                                  if len(objects) > 3 else "")
+            out.append(f"{len(objects)} object{'s' if len(objects) > 1 else ''} ({names}) deformed with {setting}: "
+                       "the engines skin IQM linearly by the vertex weights, so the game shows them otherwise")
         return out
 
 
@@ -130,9 +136,28 @@ def _colours(mesh: bpy.types.Mesh, loops: np.ndarray, corner_vertex: np.ndarray)
     return values[loops] if layer.domain == "CORNER" else values[corner_vertex]
 
 
+# Armature modifier settings the IQM skinning (blend weights, linear) does not follow
+UNLIKE = (("use_deform_preserve_volume", "Preserve Volume (dual quaternions)"),
+          ("use_bone_envelopes", "Bone Envelopes"), ("use_multi_modifier", "Multi Modifier"))
+
+
+def _unlike(obj: bpy.types.Object, report: MeshReport) -> None:
+    """Note the Armature modifier settings of ``obj`` an engine's skinning does not have."""
+    for modifier in obj.modifiers:
+        if modifier.type != "ARMATURE" or not modifier.show_viewport:
+            continue
+        used = [setting for attribute, setting in UNLIKE if getattr(modifier, attribute, False)]
+        used += ["a vertex group limiting the Armature modifier"] if modifier.vertex_group else []
+        for setting in used:
+            if obj.name not in report.unlike.get(setting, []):
+                report.unlike.setdefault(setting, []).append(obj.name)
+
+
 def read_object(context, obj: bpy.types.Object, joint_of: dict[str, int], bone_joint: int | None,
                 model: np.ndarray, scale: float, geometry: Geometry, armature: bool) -> None:
     """Add ``obj``'s IQM meshes (one per material slot used) to ``geometry``; read as evaluated now."""
+    if armature:
+        _unlike(obj, geometry.report)
     evaluated = obj.evaluated_get(context.evaluated_depsgraph_get())
     mesh = evaluated.to_mesh()
     try:

@@ -7,7 +7,8 @@
 - Bind pose: each bone's rest matrix (``Bone.matrix_local``) in the model's space (``model`` @ the
   armature's matrix), relative to its parent's (:mod:`.pose_math`).
 - Frames: for each anim, its action is played alone on the armature from rest
-  (:class:`..sampling.action_playback.ActionPlayback`) and the timeline is set to each of its frames, so
+  (:class:`..sampling.action_playback.ActionPlayback`; an anim without an action samples the timeline as
+  it plays, NLA strips included) and the timeline is set to each of its frames, so
   constraints, drivers and disconnected bones come out as Blender evaluates them; the pose bones'
   ``matrix`` is read with one ``foreach_get`` a frame. The scene's frame and every action come back after.
 """
@@ -25,8 +26,9 @@ from ..sampling.frame_rate import set_frame
 
 @dataclass
 class Anim:
-    """One anim to export: its action, its name in the file, the scene frames it spans, its rate and loop."""
-    action: bpy.types.Action
+    """One anim to export: its action (None: the timeline as it plays), its name in the file, the scene
+    frames it spans, its rate and loop."""
+    action: bpy.types.Action | None
     name: str
     first_frame: float
     last_frame: float
@@ -90,18 +92,24 @@ def sample_anims(context, armature: bpy.types.Object, order: list[str], anims: l
     by_name = {bone.name: i for i, bone in enumerate(armature.pose.bones)}
     where = np.array([by_name[n] for n in order], np.int64)
     times = [anim.times(scene_fps) for anim in anims]
-    out = np.empty((sum(len(t) for t in times), len(order), 4, 4))
+    starts = np.cumsum([0] + [len(t) for t in times])
+    out = np.empty((int(starts[-1]), len(order), 4, 4))
     current = scene.frame_current, scene.frame_subframe
-    listed = {anim.action.name for anim in anims}
-    row = 0
+    listed = {anim.action.name for anim in anims if anim.action is not None}
+
+    def sample(index: int) -> None:
+        for row, time in enumerate(times[index], int(starts[index])):
+            set_frame(scene, float(time))
+            out[row] = _pose_now(context, armature, where, model)
     try:
+        for index, anim in enumerate(anims):        # no action: the timeline as it plays, NLA and all
+            if anim.action is None:
+                sample(index)
         with ActionPlayback([armature], listed, {}) as playback:
-            for anim, frames in zip(anims, times):
-                playback.play(anim.action, armature)
-                for time in frames:
-                    set_frame(scene, float(time))
-                    out[row] = _pose_now(context, armature, where, model)
-                    row += 1
+            for index, anim in enumerate(anims):
+                if anim.action is not None:
+                    playback.play(anim.action, armature)
+                    sample(index)
     finally:
         scene.frame_set(current[0], subframe=current[1])
     return out, [len(t) for t in times]

@@ -381,3 +381,34 @@ def test_iqm_export_puts_the_scene_back_and_writes_an_armature_alone(bpy_scene, 
     model = read_iqm(write_iqm(build.build_iqm(bpy.context, rig, [], _anims(actions))))
     assert model.num_vertexes == 0 and len(model.meshes) == 0 and model.joint_names == list(BONES)
     assert model.num_frames == 13 and model.anim_names == ["walk", "wave"]
+
+
+def test_iqm_export_says_which_armature_settings_the_engines_do_not_follow(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    modifier = obj.modifiers["rig"]
+    modifier.use_deform_preserve_volume = True
+    modifier.use_bone_envelopes = True
+    built = _build(extension).build_iqm(bpy.context, rig, [obj], [])
+    assert built.warnings == [
+        "1 object ('thing') deformed with Preserve Volume (dual quaternions): the engines skin IQM linearly by the "
+        "vertex weights, so the game shows them otherwise",
+        "1 object ('thing') deformed with Bone Envelopes: the engines skin IQM linearly by the vertex weights, so "
+        "the game shows them otherwise"]
+
+
+def test_iqm_export_anim_without_action_samples_the_timeline(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    rig.animation_data.action = actions["walk"]
+    slots = getattr(actions["walk"], "slots", None)
+    if slots:
+        rig.animation_data.action_slot = slots[0]
+    anims = [(None, "timeline", WALK[0], WALK[1], 24.0, True), (actions["wave"], "wave", WAVE[0], WAVE[1], 12.0, False)]
+    model = read_iqm(write_iqm(_build(extension).build_iqm(bpy.context, rig, [obj], anims)))
+    assert rig.animation_data.action == actions["walk"]
+    frames = _scene_frames()
+    joints = {"timeline": blender_frames(bpy, rig, obj, actions["walk"], frames["walk"])[0],
+              "wave": blender_frames(bpy, rig, obj, actions["wave"], frames["wave"])[0]}
+    errors = joint_errors(model, joints)
+    assert max(errors.values()) <= joint_tolerance(model, np.concatenate(list(joints.values()))), errors
