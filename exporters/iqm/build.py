@@ -14,9 +14,8 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
   decoded frame (what an engine draws), as the SDK's ``iqm.cpp`` computes them.
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
-  holds keeps its offset), its comment, extensions and flags are kept; its custom vertex arrays (types
-  0x10 and up) and adjacency only where the export's vertices (count and positions) and triangles are
-  still the file's, else they are left out and the report says so.
+  holds keeps its offset); what else stays (comment, extensions, the file's vertex order, triangles and
+  arrays while the scene still has them) is in :mod:`.kept`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """
@@ -35,7 +34,6 @@ from ...formats.iqm.records import (
     BLENDWEIGHTS,
     BOUNDS,
     COLOR,
-    CUSTOM,
     FLOAT,
     JOINT,
     LOOP,
@@ -51,6 +49,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
+from .kept import keep_imported
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
 
@@ -146,22 +145,6 @@ def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> n
     return bounds
 
 
-def _keep(model: IqmModel, kept: IqmModel, notes: list[str]) -> None:
-    """What of ``kept`` (the imported file) stays in ``model``."""
-    model.comment, model.extensions, model.flags = kept.comment, list(kept.extensions), kept.flags
-    custom = [a for a in kept.vertex_arrays if a.type >= CUSTOM]
-    ours, theirs = model.array(POSITION), kept.array(POSITION)
-    same = (kept.num_vertexes == model.num_vertexes and theirs is not None and
-            theirs.data.shape == ours.data.shape and np.array_equal(theirs.data.astype(np.float32), ours.data))
-    if custom and same:
-        model.vertex_arrays += custom
-    elif custom:
-        notes.append(f"{len(custom)} custom vertex array{'s' if len(custom) > 1 else ''} of the imported file left "
-                     "out: the vertices changed")
-    if kept.adjacency is not None and same and np.array_equal(kept.triangles, model.triangles):
-        model.adjacency = kept.adjacency
-
-
 def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, meshes: list[bpy.types.Object],
               anims: list[tuple], kept: IqmModel | None = None, options: IqmExportOptions | None = None) -> IqmModel:
     """The IQM model of ``armature`` (or None: a static model) and ``meshes`` with ``anims``, each
@@ -217,7 +200,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                      triangles=triangles, adjacency=None, joints=joints, poses=poses, anims=anim_records,
                      frames=frames, bounds=None)
     if kept is not None:
-        _keep(model, kept, notes)
+        keep_imported(model, kept, notes)
     if model.num_frames:
         model.bounds = _bounds(model, parents, np.linalg.inv(bind))
     model.text = bytes(text.data)
