@@ -15,7 +15,8 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
   holds keeps its offset); what else stays (comment, extensions, the file's vertex order, triangles and
-  arrays while the scene still has them) is in :mod:`.kept`.
+  arrays while the scene still has them, its joint records, its poses' quantisation while every frame
+  fits it) is in :mod:`.kept`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """
@@ -49,7 +50,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .kept import keep_imported
+from .kept import keep_imported, kept_encoding, kept_joints
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
 
@@ -174,6 +175,8 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         joints["name"] = [text.add(n) for n in order]
         joints["parent"] = parents
         joints["translate"], joints["rotate"], joints["scale"] = rest[:, 0:3], rest[:, 3:7], rest[:, 7:10]
+        if kept is not None:
+            joints = kept_joints(joints, kept)
         slow = [a for a in chosen if not a.fps > 0]
         if slow:
             raise ExportError(f"anim {quoted(slow[0].name)} has a frame rate of {slow[0].fps:g}: it needs one above 0")
@@ -190,7 +193,8 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                 notes.append(_shear_note(skew, [order[j] for j in np.flatnonzero(skew.any(axis=0))]))
             if not np.isfinite(values).all():
                 raise ExportError(f"armature {quoted(armature.name)}: a bone's pose is not finite (a bone scaled to 0?)")
-            poses, frames = encode_channels(values)
+            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents)
+            poses, frames = kept_frames if kept_frames is not None else encode_channels(values)
             anim_records = _anims(chosen, counts, text)
         else:
             poses = np.zeros(len(order), POSE)

@@ -124,3 +124,45 @@ def _same_blend(ours: dict, kept: IqmModel) -> bool:
     return bool(np.abs(mine_w - file_w).max(initial=0) <= CLOSE[BLENDWEIGHTS] and
                 np.array_equal(np.where(used, index.data, 0), np.where(used, their_index.data, 0)) and
                 not (mine_w[~used] > CLOSE[BLENDWEIGHTS]).any())
+
+
+STILL = 1e-5                        # a channel the file holds no bit for may move this much (float noise)
+
+
+def kept_joints(joints: np.ndarray, kept: IqmModel) -> np.ndarray:
+    """The file's joint records where the scene's bind pose is the file's (names, parents, and every
+    value within :data:`STILL`, a quaternion or its negative), else ``joints``."""
+    if len(joints) != len(kept.joints) or not np.array_equal(joints["name"], kept.joints["name"]) or \
+            not np.array_equal(joints["parent"], kept.joints["parent"]):
+        return joints
+    rotate, theirs = joints["rotate"].astype(np.float64), kept.joints["rotate"].astype(np.float64)
+    turned = np.minimum(np.abs(rotate - theirs).max(axis=1), np.abs(rotate + theirs).max(axis=1))
+    near = all(np.abs(joints[f].astype(np.float64) - kept.joints[f]).max(initial=0.0) <= STILL
+               for f in ("translate", "scale"))
+    return np.array(kept.joints) if near and turned.max(initial=0.0) <= STILL else joints
+
+
+def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents: np.ndarray):
+    """(poses, frames) of (F, P, 10) channel ``values`` quantised with the file's own poses (offset,
+    scale and mask per channel), or None where they cannot hold them: other joints, a channel outside
+    the file's range, or one the file holds no bit for that moves (past :data:`STILL`, float noise).
+    A frame's values come back within half the file's step (or that noise), as a new quantisation's
+    would; frames the scene did not change, unchanged."""
+    poses = kept.poses
+    if len(poses) != values.shape[1] or not np.array_equal(poses["parent"], parents) or \
+            len(kept.joints) != len(names) or not np.array_equal(kept.joints["name"], names):
+        return None
+    bits = ((poses["mask"].astype(np.uint32)[:, None] >> np.arange(10, dtype=np.uint32)) & 1).astype(bool)
+    offset = poses["channeloffset"].astype(np.float64)
+    scale = poses["channelscale"].astype(np.float64)
+    values = values.astype(np.float32).astype(np.float64)      # as encode_channels takes them
+    still = np.abs(values - offset)[:, ~bits]
+    if (still > STILL * np.maximum(1.0, np.abs(offset[~bits]))).any():
+        return None
+    safe = np.where(bits, np.where(scale > 0, scale, 1.0), 1.0)
+    steps = ((values - offset) / safe)[:, bits]
+    # past the range by half a step, or by float noise (a channel a file masked for a range of noise)
+    slack = np.maximum(0.5, STILL * np.maximum(1.0, np.abs(offset)) / safe)[bits]
+    if not len(values) or (steps < -slack).any() or (steps > 0xFFFF + slack).any():
+        return None
+    return np.array(poses), np.clip(np.rint(steps), 0, 0xFFFF).astype(np.uint16)

@@ -449,3 +449,43 @@ def test_iqm_export_of_an_unchanged_import_keeps_the_files_order_and_values(bpy_
     edited = build.build_iqm(bpy.context, rig, [obj], _anims(actions), kept=kept)
     assert [a.type for a in edited.vertex_arrays] == [POSITION, TEXCOORD, NORMAL, BLENDINDEXES, BLENDWEIGHTS, COLOR]
     assert edited.adjacency is None and not np.array_equal(edited.triangles, kept.triangles)
+
+
+def test_iqm_export_of_an_edited_import_keeps_the_files_quantisation_while_the_poses_fit_it(bpy_scene, extension):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    build = _build(extension)
+    # the file quantised over a wider range than the scene's poses reach: a third anim of big moves, left out
+    for frame, sign in ((1, 1), (3, -1)):
+        for bone in rig.pose.bones:
+            bone.rotation_euler = (sign * 1.0, sign * 0.8, sign * 0.6)
+            bone.location = (sign * 0.5, sign * 0.5, sign * 0.5)
+            bone.keyframe_insert("rotation_euler", frame=frame)
+            bone.keyframe_insert("location", frame=frame)
+    big = rig.animation_data.action
+    rig.animation_data.action = None
+    file = read_iqm(write_iqm(build.build_iqm(bpy.context, rig, [obj], _anims(actions) + [(big, "big", 1, 3, 24.0, True)])))
+    file.frames, file.bounds, file.anims = file.frames[:13], file.bounds[:13], file.anims[:2]
+    kept = read_iqm(write_iqm(file))
+    again = build.build_iqm(bpy.context, rig, [obj], _anims(actions), kept=kept)
+    assert write_iqm(again) == write_iqm(kept)                   # the file's quantisation, its very frames
+    assert not np.array_equal(build.build_iqm(bpy.context, rig, [obj], _anims(actions)).poses, kept.poses)
+    # a key moved a little: the file's quantisation still holds it, frames of the other anim unchanged
+    curve = next(c for c in _fcurves(actions["walk"]) if c.data_path.endswith("rotation_euler") and c.array_index == 0)
+    curve.keyframe_points[2].co.y -= 0.01                       # the walk's largest key, a little less
+    edited = build.build_iqm(bpy.context, rig, [obj], _anims(actions), kept=kept)
+    assert np.array_equal(edited.poses, kept.poses)
+    assert not np.array_equal(edited.frames[:9], kept.frames[:9]) and np.array_equal(edited.frames[9:], kept.frames[9:])
+    joints = {"walk": blender_frames(bpy, rig, obj, actions["walk"], _scene_frames()["walk"])[0]}
+    decoded = read_iqm(write_iqm(edited))
+    decoded.anims = decoded.anims[:1]
+    assert joint_errors(decoded, joints)["walk"] <= joint_tolerance(decoded, joints["walk"])
+    # moved past the file's range: a quantisation of its own
+    curve.keyframe_points[2].co.y += 1.0
+    assert not np.array_equal(build.build_iqm(bpy.context, rig, [obj], _anims(actions), kept=kept).poses, kept.poses)
+
+
+def _fcurves(action):
+    if hasattr(action, "fcurves") and not hasattr(action, "layers"):
+        return list(action.fcurves)
+    return [c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
