@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...formats.iqm.animation import frame_channels
 from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, NORMAL, POSITION, TEXCOORD, IqmModel
 
 UV_TOLERANCE = 1e-5
@@ -147,7 +148,8 @@ def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents
     scale and mask per channel), or None where they cannot hold them: other joints, a channel outside
     the file's range, or one the file holds no bit for that moves (past :data:`STILL`, float noise).
     A frame's values come back within half the file's step (or that noise), as a new quantisation's
-    would; frames the scene did not change, unchanged."""
+    would; a frame whose pose is the file's (within :data:`STILL`, quaternions made unit) is the file's
+    row as it was."""
     poses = kept.poses
     if len(poses) != values.shape[1] or not np.array_equal(poses["parent"], parents) or \
             len(kept.joints) != len(names) or not np.array_equal(kept.joints["name"], names):
@@ -165,4 +167,18 @@ def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents
     slack = np.maximum(0.5, STILL * np.maximum(1.0, np.abs(offset)) / safe)[bits]
     if not len(values) or (steps < -slack).any() or (steps > 0xFFFF + slack).any():
         return None
-    return np.array(poses), np.clip(np.rint(steps), 0, 0xFFFF).astype(np.uint16)
+    frames = np.clip(np.rint(steps), 0, 0xFFFF).astype(np.uint16)
+    if kept.frames.shape == frames.shape:             # the scene's pose is the file's: the file's very row
+        same = np.abs(values - _decoded(kept)).max(axis=(1, 2)) <= STILL
+        frames[same] = kept.frames[same]
+    return np.array(poses), frames
+
+
+def _decoded(kept: IqmModel) -> np.ndarray:
+    """(F, P, 10) the file's channels as an import poses Blender's bones with them: each quaternion made
+    unit, w <= 0 (the export reads them back so; a quantised quaternion is off unit by a few steps)."""
+    values = frame_channels(kept).astype(np.float64)
+    quaternion = values[..., 3:7]
+    quaternion /= np.maximum(np.linalg.norm(quaternion, axis=-1, keepdims=True), 1e-30)
+    quaternion *= np.where(quaternion[..., 3:] > 0, -1.0, 1.0)
+    return values
