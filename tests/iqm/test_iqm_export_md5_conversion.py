@@ -114,6 +114,12 @@ def test_iqm_export_of_an_imported_md5_loads_in_darkplaces_as_blender_shows_it(c
     bpy, rig, meshes, actions, model, path, frames = converted
     decompiled, anims = anim_poses(path, tmp_path / "dp", model.num_frames)
     assert [g[4] for g in decompiled.groups] == [a.name for a in actions]
+    rig.data.pose_position = "REST"
+    rest = _blender(bpy, rig, meshes, actions[0], frames[actions[0].name][:1], [])[1][0]
+    rig.data.pose_position = "POSE"
+    assert len(decompiled.positions) == model.num_vertexes
+    gaps = [np.abs(rest - p).max(axis=1).min() for p in decompiled.positions]
+    assert max(gaps) < 2e-5                                       # DarkPlaces' vertices: Blender's at rest
     translate_step, rotate_step = dp_steps(model)
     steps = model.poses["channelscale"]
     parents = model.poses["parent"]
