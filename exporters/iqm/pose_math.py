@@ -2,9 +2,9 @@
 holds (translate x y z, rotate x y z w, scale x y z, relative to the parent), and those channels back
 to matrices down the hierarchy, the way the engines build them.
 
-A joint's matrix is ``translate @ rotate @ scale`` (the IQM SDK's ``Matrix3x4(rotate, translate,
-scale)`` in ``iqm.cpp``; DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` builds its bone poses from the same
-channels), composed parent first: ``world[j] = world[parent[j]] @ local[j]``. A quaternion is stored
+A joint's matrix is ``translate @ rotate @ scale`` (the IQM SDK's ``Matrix3x4(const Quat &rot, const
+Vec3 &trans, const Vec3 &scale)`` in ``util.h``: the quaternion's rotation with each column times its
+scale, the translation beside), composed parent first: ``world[j] = world[parent[j]] @ local[j]``. A quaternion is stored
 with w <= 0, as the SDK's exporters (``blender-5.0/iqm_export/blender_scene.py`` ``collectAnim``) and
 DarkPlaces (which negates one with w > 0 as it loads) keep them.
 """
