@@ -11,7 +11,7 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
   so a channel comes back within half a step of Blender's. Anims follow one another in the frames, in
   the order given, each ``{name, first_frame, num_frames, framerate, flags (1 loop)}``.
 - Bounds: one ``{bbmin[3], bbmax[3], xyradius, radius}`` a frame, of the vertices skinned by the
-  decoded frame (what an engine draws), as the SDK's ``iqm.cpp`` computes them.
+  decoded frame (what an engine draws), as the SDK's Blender exporter computes them (``frameBoundsData``).
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
   holds keeps its offset); what else stays (comment, extensions, the file's vertex order, triangles and
