@@ -146,6 +146,16 @@ def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> n
     return bounds
 
 
+def _check_anims(context, chosen: list[Anim]) -> None:
+    slow = [a for a in chosen if not a.fps > 0]
+    if slow:
+        raise ExportError(f"anim {quoted(slow[0].name)} has a frame rate of {slow[0].fps:g}: it needs one above 0")
+    scene_fps = context.scene.render.fps / context.scene.render.fps_base
+    empty = [a for a in chosen if a.times(scene_fps).size == 0]
+    if empty:
+        raise ExportError(f"anim {quoted(empty[0].name)} has no frame: its last frame is before its first")
+
+
 def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, meshes: list[bpy.types.Object],
               anims: list[tuple], kept: IqmModel | None = None, options: IqmExportOptions | None = None) -> IqmModel:
     """The IQM model of ``armature`` (or None: a static model) and ``meshes`` with ``anims``, each
@@ -155,15 +165,19 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         raise ExportError(f"armature {quoted(armature.name)} has no bones")
     if not meshes and armature is None:
         raise ExportError("nothing to export: select at least one mesh object")
+    chosen = [Anim(*a) for a in anims] if armature is not None else []
+    _check_anims(context, chosen)
     model_matrix = _model_matrix(options, armature if armature is not None else (meshes[0] if meshes else None))
     text = TextTable(kept.text if kept is not None else b"")
     order = joint_order(armature) if armature is not None else []
     geometry = read_geometry(context, meshes, armature, order, model_matrix, options.scale)
     mesh_records, triangles = _meshes(geometry, text)
     notes = geometry.report.lines()
+    if armature is None and anims:
+        notes.append(f"{len(anims)} anim{'s' if len(anims) > 1 else ''} left out: a model without an armature has "
+                     "no joints to animate")
     arrays = _vertex_arrays(geometry, armature is not None, options.colours)
     joints, poses = np.zeros(0, JOINT), np.zeros(0, POSE)
-    chosen = [Anim(*a) for a in anims] if armature is not None else []
     frames, anim_records = np.zeros((0, 0), np.uint16), np.zeros(0, ANIM)
     bind = parents = None
     if armature is not None:
@@ -177,12 +191,6 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         joints["translate"], joints["rotate"], joints["scale"] = rest[:, 0:3], rest[:, 3:7], rest[:, 7:10]
         if kept is not None:
             joints = kept_joints(joints, kept)
-        slow = [a for a in chosen if not a.fps > 0]
-        if slow:
-            raise ExportError(f"anim {quoted(slow[0].name)} has a frame rate of {slow[0].fps:g}: it needs one above 0")
-        empty = [a for a in chosen if a.times(context.scene.render.fps / context.scene.render.fps_base).size == 0]
-        if empty:
-            raise ExportError(f"anim {quoted(empty[0].name)} has no frame: its last frame is before its first")
         if chosen:
             matrices, counts = sample_anims(context, armature, order, chosen, model_matrix)
             matrices[..., :3, 3] *= options.scale
