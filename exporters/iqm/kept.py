@@ -1,0 +1,184 @@
+"""What an IQM export keeps of the file an import stored (``kept``), numpy only.
+
+Always: the comment, the extensions and the header's flags (the text is the new text's start, in
+:mod:`.build`). Then, while the scene still has the file's vertices (as many meshes, each with as many
+vertices, every vertex at the file's very position with its texture coordinates within
+:data:`UV_TOLERANCE`), the vertices are put in the file's order, mesh by mesh, and:
+
+- the file's triangles (order and first corner) and adjacency are kept where the triangles are the
+  same ones (each the same three vertices in the same turning order);
+- an array the export writes is the file's own data where it is within :data:`CLOSE` of it (the
+  texture coordinates and normals an import turned into Blender's UVs and custom normals, and back;
+  blend weights within one 255th); the file's arrays the export does not write (tangents, custom types
+  0x10 and up, formats other than the export's) are kept as they are, and the arrays go in the file's
+  order. Otherwise the file's custom arrays are left out, and the report says how many.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...formats.iqm.animation import frame_channels
+from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, NORMAL, POSITION, TEXCOORD, IqmModel
+
+UV_TOLERANCE = 1e-5
+NORMAL_GRID = 1e-2                  # normals rounded to this to pair a vertex's copies (hard edges)
+CLOSE = {TEXCOORD: 1e-5, NORMAL: 2e-4, COLOR: 1.0, BLENDWEIGHTS: 1.0, BLENDINDEXES: 0.0}
+
+
+def _ranges(model: IqmModel) -> list[tuple[int, int]]:
+    return [(int(m["first_vertex"]), int(m["num_vertexes"])) for m in model.meshes]
+
+
+def _keys(positions: np.ndarray, texcoords: np.ndarray, normals: np.ndarray | None) -> np.ndarray:
+    """Rows to sort vertices by: the positions' float32 bits, the UVs and the normals (which tell apart
+    the copies of a vertex on a hard edge) rounded."""
+    bits = np.ascontiguousarray(positions, np.float32).view(np.int32).astype(np.int64)
+    rows = [bits, np.rint(np.asarray(texcoords, np.float64) / UV_TOLERANCE).astype(np.int64)]
+    if normals is not None:
+        rows.append(np.rint(np.asarray(normals, np.float64) / NORMAL_GRID).astype(np.int64))
+    return np.concatenate(rows, 1)
+
+
+def file_order(model: IqmModel, kept: IqmModel) -> np.ndarray | None:
+    """``order`` with ``model``'s vertex ``order[i]`` standing for ``kept``'s vertex i, or None when the
+    scene's vertices are not the file's."""
+    ours = [model.array(POSITION), model.array(TEXCOORD)]
+    theirs = [kept.array(POSITION), kept.array(TEXCOORD)]
+    if any(a is None for a in ours + theirs) or _ranges(model) != _ranges(kept) or \
+            any(a.data.shape[1] != b.data.shape[1] for a, b in zip(ours, theirs)):
+        return None
+    normals = [model.array(NORMAL), kept.array(NORMAL)]
+    if any(a is None for a in normals) or normals[0].data.shape != normals[1].data.shape:
+        normals = [None, None]
+    order = np.arange(model.num_vertexes)
+    for first, count in _ranges(model):
+        part = slice(first, first + count)
+        mine = _keys(*(a.data[part] for a in ours), None if normals[0] is None else normals[0].data[part])
+        file = _keys(*(a.data[part] for a in theirs), None if normals[1] is None else normals[1].data[part])
+        sort_mine, sort_file = np.lexsort(mine.T[::-1]), np.lexsort(file.T[::-1])
+        if not np.array_equal(mine[sort_mine], file[sort_file]):
+            return None
+        order[first + sort_file] = first + sort_mine
+    return order
+
+
+def _turned(triangles: np.ndarray) -> np.ndarray:
+    """Each triangle turned so its smallest vertex comes first (the same triangle, the same winding)."""
+    start = triangles.argmin(axis=1)
+    return np.stack([triangles[np.arange(len(triangles)), (start + k) % 3] for k in range(3)], 1)
+
+
+def _same_triangles(ours: np.ndarray, theirs: np.ndarray) -> bool:
+    if ours.shape != theirs.shape:
+        return False
+    a, b = _turned(ours.astype(np.int64)), _turned(theirs.astype(np.int64))
+    return np.array_equal(a[np.lexsort(a.T[::-1])], b[np.lexsort(b.T[::-1])])
+
+
+def keep_imported(model: IqmModel, kept: IqmModel, notes: list[str]) -> None:
+    """Put what stays of ``kept`` (the imported file) in ``model`` (built from the scene)."""
+    model.comment, model.extensions, model.flags = kept.comment, list(kept.extensions), kept.flags
+    order = file_order(model, kept)
+    custom = [a for a in kept.vertex_arrays if a.type >= CUSTOM]
+    if order is None:
+        if custom:
+            notes.append(f"{len(custom)} custom vertex array{'s' if len(custom) > 1 else ''} of the imported file "
+                         "left out: the vertices changed")
+        return
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    for array in model.vertex_arrays:
+        array.data = array.data[order]
+    model.triangles = back[model.triangles.astype(np.int64)].astype(np.uint32)
+    ranges = [(int(m["first_triangle"]), int(m["num_triangles"])) for m in model.meshes]
+    if ranges == [(int(m["first_triangle"]), int(m["num_triangles"])) for m in kept.meshes] and all(
+            _same_triangles(model.triangles[f:f + n], kept.triangles[f:f + n]) for f, n in ranges):
+        model.triangles, model.adjacency = np.array(kept.triangles, np.uint32), kept.adjacency
+    ours = {a.type: a for a in model.vertex_arrays}
+    same_blend = _same_blend(ours, kept)
+    arrays = []
+    for array in kept.vertex_arrays:
+        mine = ours.get(array.type)
+        if mine is not None and mine.format == array.format and mine.data.shape == array.data.shape:
+            if array.type in (BLENDINDEXES, BLENDWEIGHTS):
+                close = same_blend
+            else:
+                gap = np.abs(mine.data.astype(np.float64) - array.data.astype(np.float64)).max(initial=0.0)
+                close = array.type == POSITION or gap <= CLOSE.get(array.type, 0.0)
+            arrays.append(array if close else mine)     # close: the file's own values, the scene still has them
+            ours.pop(array.type)
+        elif mine is None and array.type not in (POSITION, TEXCOORD, NORMAL, BLENDINDEXES, BLENDWEIGHTS, COLOR):
+            arrays.append(array)                # tangents, custom arrays: kept as the file had them
+    model.vertex_arrays = arrays + list(ours.values())
+
+
+def _same_blend(ours: dict, kept: IqmModel) -> bool:
+    """Whether the file's blend indexes and weights are the scene's: the same joint for every weight above
+    0, each weight within one 255th (the indexes of weights of 0 are the writer's padding)."""
+    index, weight = ours.get(BLENDINDEXES), ours.get(BLENDWEIGHTS)
+    their_index, their_weight = kept.array(BLENDINDEXES), kept.array(BLENDWEIGHTS)
+    if any(a is None for a in (index, weight, their_index, their_weight)) or \
+            len({a.data.shape for a in (index, weight, their_index, their_weight)}) != 1:
+        return False
+    mine_w, file_w = weight.data.astype(np.int64), their_weight.data.astype(np.int64)
+    used = file_w > 0
+    return bool(np.abs(mine_w - file_w).max(initial=0) <= CLOSE[BLENDWEIGHTS] and
+                np.array_equal(np.where(used, index.data, 0), np.where(used, their_index.data, 0)) and
+                not (mine_w[~used] > CLOSE[BLENDWEIGHTS]).any())
+
+
+STILL = 1e-5                        # a channel the file holds no bit for may move this much (float noise)
+
+
+def kept_joints(joints: np.ndarray, kept: IqmModel) -> np.ndarray:
+    """The file's joint records where the scene's bind pose is the file's (names, parents, and every
+    value within :data:`STILL`, a quaternion or its negative), else ``joints``."""
+    if len(joints) != len(kept.joints) or not np.array_equal(joints["name"], kept.joints["name"]) or \
+            not np.array_equal(joints["parent"], kept.joints["parent"]):
+        return joints
+    rotate, theirs = joints["rotate"].astype(np.float64), kept.joints["rotate"].astype(np.float64)
+    turned = np.minimum(np.abs(rotate - theirs).max(axis=1), np.abs(rotate + theirs).max(axis=1))
+    near = all(np.abs(joints[f].astype(np.float64) - kept.joints[f]).max(initial=0.0) <= STILL
+               for f in ("translate", "scale"))
+    return np.array(kept.joints) if near and turned.max(initial=0.0) <= STILL else joints
+
+
+def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents: np.ndarray):
+    """(poses, frames) of (F, P, 10) channel ``values`` quantised with the file's own poses (offset,
+    scale and mask per channel), or None where they cannot hold them: other joints, a channel outside
+    the file's range, or one the file holds no bit for that moves (past :data:`STILL`, float noise).
+    A frame's values come back within half the file's step (or that noise), as a new quantisation's
+    would; a frame whose pose is the file's (within :data:`STILL`, quaternions made unit) is the file's
+    row as it was."""
+    poses = kept.poses
+    if len(poses) != values.shape[1] or not np.array_equal(poses["parent"], parents) or \
+            len(kept.joints) != len(names) or not np.array_equal(kept.joints["name"], names):
+        return None
+    bits = ((poses["mask"].astype(np.uint32)[:, None] >> np.arange(10, dtype=np.uint32)) & 1).astype(bool)
+    offset = poses["channeloffset"].astype(np.float64)
+    scale = poses["channelscale"].astype(np.float64)
+    values = values.astype(np.float32).astype(np.float64)      # as encode_channels takes them
+    still = np.abs(values - offset)[:, ~bits]
+    if (still > STILL * np.maximum(1.0, np.abs(offset[~bits]))).any():
+        return None
+    safe = np.where(bits, np.where(scale > 0, scale, 1.0), 1.0)
+    steps = ((values - offset) / safe)[:, bits]
+    # past the range by half a step, or by float noise (a channel a file masked for a range of noise)
+    slack = np.maximum(0.5, STILL * np.maximum(1.0, np.abs(offset)) / safe)[bits]
+    if not len(values) or (steps < -slack).any() or (steps > 0xFFFF + slack).any():
+        return None
+    frames = np.clip(np.rint(steps), 0, 0xFFFF).astype(np.uint16)
+    if kept.frames.shape == frames.shape:             # the scene's pose is the file's: the file's very row
+        same = np.abs(values - _decoded(kept)).max(axis=(1, 2)) <= STILL
+        frames[same] = kept.frames[same]
+    return np.array(poses), frames
+
+
+def _decoded(kept: IqmModel) -> np.ndarray:
+    """(F, P, 10) the file's channels as an import poses Blender's bones with them: each quaternion made
+    unit, w <= 0 (the export reads them back so; a quantised quaternion is off unit by a few steps)."""
+    values = frame_channels(kept).astype(np.float64)
+    quaternion = values[..., 3:7]
+    quaternion /= np.maximum(np.linalg.norm(quaternion, axis=-1, keepdims=True), 1e-30)
+    quaternion *= np.where(quaternion[..., 3:] > 0, -1.0, 1.0)
+    return values
