@@ -18,6 +18,7 @@ from ..formats.archives.archive import ArchiveError, is_archive_name, open_archi
 from ..formats.archives.game_folder import GameFolder
 from ..formats.message_text import printable
 from ..formats.table import row_for_name
+from .arguments import given_path
 
 USAGE_ERROR = 2
 
@@ -32,7 +33,7 @@ def add_archive_commands(commands) -> None:
                                               "its archives in the order the engine searches them, and its loose "
                                               "model files where the engine reads them (after the archives; first "
                                               "in Hexen II folders).")
-    listing.add_argument("archives", nargs="+", metavar="ARCHIVE|FOLDER", type=Path)
+    listing.add_argument("archives", nargs="+", metavar="ARCHIVE|FOLDER", type=given_path)
     listing.add_argument("--json", action="store_true", help="print one JSON document for scripts")
 
     pack = commands.add_parser("pack", help="write a .pak or .pk3 of game files from folders",
@@ -40,8 +41,8 @@ def add_archive_commands(commands) -> None:
                                            "relative to that FOLDER (e.g. pack mymod -o mymod/pak1.pak). "
                                            "Names must be plain relative paths, at most 55 bytes in a .pak; "
                                            "the archive is written whole or not at all.")
-    pack.add_argument("folders", nargs="+", metavar="FOLDER", type=Path)
-    pack.add_argument("-o", "--output", required=True, type=Path, metavar="ARCHIVE",
+    pack.add_argument("folders", nargs="+", metavar="FOLDER", type=given_path)
+    pack.add_argument("-o", "--output", required=True, type=given_path, metavar="ARCHIVE",
                       help="the archive to write: .pak (Quake PACK) or .pk3 (zip, deflate)")
     pack.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
 

@@ -21,6 +21,7 @@ from ..formats.message_text import quoted
 from ..formats.table import row
 from . import archives, inspect
 from .archive_commands import add_archive_commands, run_list, run_pack
+from .arguments import given_input, given_path
 from .batch import Progress, Source, default_workers, expand_inputs, failure_kinds, plan, run_jobs, summary
 from .convert import ConvertSettings, OptionRequest, frame_formats, targets
 from .frame_listing import frame_lines, qc_lines
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                                description="A readable summary per file: format and version, counts, skins "
                                            "and whether each image is found, animations with frame ranges, "
                                            "joints, and the original engine's limits the file exceeds.")
-    info.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR",
+    info.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR", type=given_input,
                       help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER")
     info.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     info.add_argument("--no-skins", action="store_true", help="do not look for skin images")
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Every problem the importer refuses (error) or warns about "
                                             "(warning), and every engine limit exceeded (warning), with "
                                             "file, field and byte offset. Exit status 0 only if all are clean.")
-    check.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR",
+    check.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR", type=given_input,
                        help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER")
     check.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     check.add_argument("--no-skins", action="store_true", help="do not look for skin images")
@@ -117,11 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "morph targets with their animation), blend as a Blender file. Directories are searched "
                     "recursively. Files convert in parallel worker processes; a failed file never stops the "
                     "others.")
-    convert.add_argument("inputs", nargs="+", metavar="INPUT",
+    convert.add_argument("inputs", nargs="+", metavar="INPUT", type=given_input,
                          help="model files, folders, archives (.pak/.pk3) or ARCHIVE:MEMBER (needs -o: each "
                               "member is written at its path under it)")
     convert.add_argument("--to", required=True, choices=targets(), dest="target", help="output format")
-    convert.add_argument("-o", "--output-dir", type=Path,
+    convert.add_argument("-o", "--output-dir", type=given_path,
                          help="where to write (default: next to each input); sub-folders of directory "
                               "inputs are kept")
     convert.add_argument("-j", "--jobs", type=_positive_int, default=None,

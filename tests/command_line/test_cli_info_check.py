@@ -218,6 +218,18 @@ def test_usage_errors_exit_two(run, tmp_path):
     assert result.returncode == 2 and "needs the bpy module" in result.stderr
 
 
+@pytest.mark.parametrize("args", [("convert", "", "--to", "md2"), ("convert", "m.md2", "--to", "md2", "-o", ""),
+                                  ("info", ""), ("check", " "), ("list", ""), ("pack", "", "-o", "x.pak")])
+def test_an_empty_path_is_a_usage_error_not_this_folder(run, tmp_path, args):
+    """``convert "$MODEL" --to md2`` with the variable unset gave convert an empty path, which was this folder:
+    it converted every model below the current folder (thousands, run from /tmp). Now a usage error."""
+    (tmp_path / "m.md2").write_bytes(serialize_md2(grid_model()))
+    result = run(*args, block_bpy=True)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "an empty path" in result.stderr and "converting" not in result.stdout, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.md2"]
+
+
 # --- skins (issue 14) ---------------------------------------------------------------------------
 
 def test_check_lines_say_where_each_md2_skin_is_and_how_its_palette_differs(run, tmp_path):
