@@ -49,13 +49,14 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-# Compiled Python kept between processes, outside the checkout: the test stages start a Python a few thousand
-# times (pytest's workers, the command line, its conversion workers), and where PYTHONDONTWRITEBYTECODE is set
-# each compiled every module it imported again and pytest rewrote every test module's asserts anew (measured
-# on the 2-core machine: collecting the suite 17.3 -> 6.8 s CPU, `info` 0.62 -> 0.46 s). The Debian roots'
-# Blender starts with an empty environment (tools/root_blender.sh) and is not concerned.
+# Compiled Python kept between processes (__pycache__ beside the sources, git-ignored; the package build, the
+# Debian roots' copies and the release test leave it out): the test stages start a Python a few thousand times
+# (pytest's workers, the command line, its conversion workers), and where PYTHONDONTWRITEBYTECODE is set each
+# compiled every module it imported again and pytest rewrote every test module's asserts anew (measured on the
+# 2-core machine: collecting the suite 17.3 -> 6.8 s CPU; a one-file `convert` 3.6 -> 2.6 s CPU, most of the
+# rest importing bpy). Not PYTHONPYCACHEPREFIX: the extension loads through a new temporary repository folder
+# in each process (tools/load_extension.py, cli/convert.py), a path a prefixed cache would never see again.
 unset PYTHONDONTWRITEBYTECODE
-export PYTHONPYCACHEPREFIX="${PYTHONPYCACHEPREFIX:-$ROOT/.venvs/pycache}"
 
 # find_python 3.11|3.13 -> the full path of a Python of that version: PATH, pyenv, usual prefixes.
 find_python() {
