@@ -77,9 +77,10 @@ def test_the_default_export_steps_to_no_frame(bpy_scene, tmp_path, capfd):
 
 
 def test_each_kept_anim_text_is_read_once(bpy_scene, extension, tmp_path, monkeypatch):
-    """Its rate and its poses come from one reading of the text the import kept (the old code read it twice)."""
+    """Its rate and its poses come from one reading of the text the import kept (the old code read it twice);
+    scaled, so that every anim is compared (untouched, none is read: test_md5_untouched_unsampled_blender.py)."""
     bpy = bpy_scene
-    import_drone(bpy, "as imported")
+    import_drone(bpy, "scaled")
     read = []
     for name in ("write_back", "anim_files"):
         module = import_module(f"{extension}.exporters.md5.{name}")
