@@ -63,25 +63,24 @@ def _all(collection, name: str, dtype, wanted) -> bool:
     return bool(np.all(values == wanted))
 
 
-def _keys(curves) -> tuple[str, np.ndarray, list[np.ndarray]] | None:
-    """(digest, the first curve's key frames) of plain F-curves (none muted, extrapolating or with modifiers),
-    else None."""
+def _keys(curves) -> tuple[str, np.ndarray] | None:
+    """(digest, the key frames) of plain F-curves (none muted, extrapolating or with modifiers) keyed at the
+    same count of frames each (as the import keys them), else None."""
     if not len(curves) or not _all(curves, "mute", bool, False) or not _all(curves, "extrapolation", np.int32,
                                                                           CONSTANT):
         return None
     indexes = np.empty(len(curves), np.int32)
     curves.foreach_get("array_index", indexes)
-    paths, counts, co = [], [], []
-    for fcurve, index in zip(curves, indexes.tolist()):
-        if len(fcurve.modifiers):
-            return None
+    count = len(curves[0].keyframe_points)
+    co = np.empty((len(curves), 2 * count), np.float32)
+    paths = []
+    for fcurve, index, row in zip(curves, indexes.tolist(), co):
         points = fcurve.keyframe_points
-        keys = np.empty(len(points) * 2, np.float32)
-        points.foreach_get("co", keys)
+        if len(points) != count or len(fcurve.modifiers):
+            return None
+        points.foreach_get("co", row)
         paths.append(f"{fcurve.data_path}[{index}]")
-        counts.append(len(points))
-        co.append(keys)
-    return keys_digest(paths, np.array(counts), np.concatenate(co)), co[0][0::2]
+    return keys_digest(paths, np.full(len(co), co.shape[1] // 2), co), co[0, 0::2]
 
 
 class Untouched:
