@@ -32,7 +32,7 @@ from ..sampling.still_frames import still_note
 from .anim import anim_record, frame_bounds
 from .anim_files import AnimFile, anim_files
 from .blocks import build_blocks, influence_note, read_rest_meshes
-from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
+from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_files
 from .rig import (
     bone_matrices,
     find_armature,
@@ -167,18 +167,20 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     several, kept_anims = len(files) > 1, 0
     stepped: dict[str, int] = {}    # several: each reason the timeline was stepped, with its count of anims
     warnings += [file.note for file in files if file.note]
-    for number, file in enumerate(files):
-        label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
-        plan, frames = _planned(context, label_of, armature, meshes, rests, file.options, twin, found)
-        kept_text = untouched(plan, frames) if untouched is not None else None
+    labels = [label if not several else f"{label}, {file.name or 'its .md5anim'}" for file in files]
+    plans = [_planned(context, label_of, armature, meshes, rests, file.options, twin, found)
+             for label_of, file in zip(labels, files)]
+    kept_texts = [untouched(*planned) if untouched is not None else None for planned in plans]
+    to_sample = [planned for planned, kept_text in zip(plans, kept_texts) if kept_text is None]
+    poses = iter(sample_files(context, armature, order, meshes, to_sample, model, reads))   # in one pass
+    for number, (file, label_of, (plan, frames), kept_text) in enumerate(zip(files, labels, plans, kept_texts)):
         if kept_text is not None:
             anim, sizes, lines, kept_notes = kept_text, None, plan.report(len(frames), not several), KeptNotes(
                 anim=KEPT_NOTE)
         else:
             # several: each anim's rate is said once for all below, its other lines under its name
-            sampled, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, built, bind, model,
-                                                          file.options, plan, frames, twin, warnings, reads,
-                                                          rate_line=not several)
+            sampled, sizes, played, lines = _sampled_anim(label_of, built, bind, file.options, plan, frames,
+                                                          next(poses), twin, warnings, rate_line=not several)
             # the mesh's own bounds hold while it writes back as it was (an anim alone: always)
             anim, anim_note = kept_anim(armature, sampled, played, unchanged if kept is not None or number
                                         else not mesh.meshes, kept_anims_read)
@@ -238,14 +240,15 @@ def _planned(context, label: str, armature, meshes, rests, options: Md5ExportOpt
     return plan, frames
 
 
-def _sampled_anim(context, label: str, armature, meshes, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
-                  options: Md5ExportOptions, plan: FramePlan, frames: list, twin: Twin | None, warnings: list[str],
-                  reads: KeyReads, rate_line: bool = True):
+def _sampled_anim(label: str, mesh: Md5Mesh, bind: np.ndarray, options: Md5ExportOptions, plan: FramePlan,
+                  frames: list, sampled: tuple[np.ndarray, list[str]], twin: Twin | None, warnings: list[str],
+                  rate_line: bool = True):
     """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: its
-    ``frames`` of ``plan`` sampled, its limits checked; a joint-scale problem is added to ``warnings``; the
-    plan's rate line is among the report lines while ``rate_line``."""
+    ``frames`` of ``plan`` as ``sampled`` (:func:`.pose.sample_files`: the matrices and the lines on
+    stepping), its limits checked; a joint-scale problem is added to ``warnings``; the plan's rate line is
+    among the report lines while ``rate_line``."""
     order, parents = mesh.joint_names, mesh.joint_parents
-    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model, reads)
+    matrices, stepped = sampled
     still = ""
     if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
         still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]

@@ -121,3 +121,19 @@ def test_the_actions_are_found_once_for_every_anim(bpy_scene, extension, tmp_pat
     assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "mesh.md5mesh")) == {"FINISHED"}
     assert len(calls) == 1
     assert len(list(tmp_path.glob("*.md5anim"))) == 23
+
+
+def test_every_anim_goes_through_the_hierarchy_in_one_pass(bpy_scene, extension, tmp_path, monkeypatch):
+    """Scaled, each of the drone's 23 anims is sampled, and their poses go through the bones' hierarchy
+    together, once an export, in one playback (the old code did both once per anim: 23 times); the files
+    are the ones sampled one anim at a time (tests/md5/test_md5_edited_identity.py, the benchmark's bytes)."""
+    bpy = bpy_scene
+    import_drone(bpy, "scaled")
+    pose = import_module(f"{extension}.exporters.md5.pose")
+    passes, playbacks = [], []
+    monkeypatch.setattr(pose, "_joint_matrices", lambda *args, original=pose._joint_matrices:
+                        passes.append(len(args[4][0])) or original(*args))
+    monkeypatch.setattr(pose.ActionPlayback, "__enter__", lambda self, original=pose.ActionPlayback.__enter__:
+                        playbacks.append(1) or original(self))
+    assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "mesh.md5mesh")) == {"FINISHED"}
+    assert passes == [134] and playbacks == [1], "one pass of the 134 frames of 23 anims, one playback"

@@ -26,17 +26,17 @@ def _corpus() -> dict[str, bytes]:
 
 
 def _counting(monkeypatch, extension, fail: bool = False) -> dict[str, list]:
-    """Calls of the pose sampling and of the anim text reader (raising on sampling with ``fail``)."""
+    """The actions whose poses were sampled (raising with ``fail``) and the anim texts read."""
     calls: dict[str, list] = {"sampled": [], "read": []}
-    build = import_module(f"{extension}.exporters.md5.build")
-    original = build.sample_poses
+    pose = import_module(f"{extension}.exporters.md5.pose")
+    original = pose._channels_now            # once per action sampled, from its F-curves or stepped
 
-    def sample(*args, **kw):
+    def sample(context, armature, frames, *args):
         if fail:
             raise AssertionError("an untouched anim was sampled")
-        calls["sampled"].append(args[4].actions[0].action.name)
-        return original(*args, **kw)
-    monkeypatch.setattr(build, "sample_poses", sample)
+        calls["sampled"].append(frames[0].action)
+        return original(context, armature, frames, *args)
+    monkeypatch.setattr(pose, "_channels_now", sample)
     write_back = import_module(f"{extension}.exporters.md5.write_back")
     monkeypatch.setattr(write_back, "read_md5anim", lambda text, original=write_back.read_md5anim:
                         calls["read"].append(text) or original(text))
