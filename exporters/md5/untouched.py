@@ -113,8 +113,9 @@ class Untouched:
         """The rig's digest while the armature's own state lets the poses be the F-curves' (else None)."""
         if self._rig is False:
             armature = self.armature
+            world = armature.evaluated_get(self.context.evaluated_depsgraph_get()).matrix_world
             plain = (self.scale == 1.0 and armature.parent is None and not len(armature.constraints)
-                     and np.array_equal(np.array(armature.matrix_world), np.eye(4))
+                     and np.array_equal(np.array(world), np.eye(4))
                      and stored_bytes(armature, MD5_MESH_SOURCE) is not None
                      and why_not(self.context, armature) is None)
             self._rig = rig_digest(armature, self.order) if plain else None

@@ -92,11 +92,14 @@ def test_an_edit_goes_through_the_sampling(bpy_scene, extension, tmp_path, monke
     assert len(calls["sampled"]) == 23
 
 
-@pytest.mark.parametrize("edit", ["scaled", "bone moved"])
+@pytest.mark.parametrize("edit", ["scaled", "bone moved", "moved"])
 def test_an_edited_rig_is_sampled(bpy_scene, extension, tmp_path, monkeypatch, edit):
-    """The armature scaled or a bone's rest moved: every anim sampled, as before."""
+    """The armature scaled, a bone's rest moved, or the armature moved just before the export (its matrix
+    not yet evaluated): every anim sampled, as before."""
     bpy = bpy_scene
-    import_drone(bpy, edit)
+    rig = import_drone(bpy, edit)
+    if edit == "moved":
+        rig.location.x += 1.0
     calls = _counting(monkeypatch, extension)
     assert bpy.ops.export_scene.md5(filepath=str(tmp_path / DRONE.name)) == {"FINISHED"}
     assert len(calls["sampled"]) == 23
