@@ -114,7 +114,9 @@ class Untouched:
         if self._rig is False:
             armature = self.armature
             world = armature.evaluated_get(self.context.evaluated_depsgraph_get()).matrix_world
-            plain = (self.scale == 1.0 and armature.parent is None and not len(armature.constraints)
+            anim = armature.animation_data     # as each action will play (why_not checks it only with one)
+            full = anim is None or (anim.action_influence == 1.0 and anim.action_blend_type == "REPLACE")
+            plain = (full and self.scale == 1.0 and armature.parent is None and not len(armature.constraints)
                      and np.array_equal(np.array(world), np.eye(4))
                      and stored_bytes(armature, MD5_MESH_SOURCE) is not None
                      and why_not(self.context, armature) is None)
