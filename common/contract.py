@@ -195,6 +195,9 @@ MD5_MESH_INDEX = "md5_mesh_index"    # object (mesh): its block index in the .md
 MD5_DEGENERATE = "md5_degenerate"    # mesh: rows of DEGENERATE_MD3 (file triangle index, vertex indexes)
 MD5_ANIM_SOURCE = "md5_anim_source"  # action: the .md5anim file's bytes as read
 MD5_ANIM_FILE = "md5_anim_file"      # action: the member or file name it came from
+MD5_ANIM_KEYS = "md5_anim_keys"      # action of a whole .md5anim: JSON digests of its file, keys and rest pose as
+                                     # imported, and the file's frameRate (common/md5_keys.py): an export
+                                     # writes the kept text of an anim whose digests still hold unsampled
 MD5_ANIM_FRAMES = "md5_anim_frames"  # action: (first, last) anim frames it holds, when the import split the
                                      # anim into the paired classic model's animations (absent: all)
 

@@ -52,15 +52,19 @@ class AnimFile:
     note: str = ""                  # a warning about what the file leaves out
 
 
-def own_rate(action: bpy.types.Action | None, anims: KeptAnims) -> float | None:
+def own_rate(action: bpy.types.Action | None, anims: KeptAnims, untouched=None) -> float | None:
     """The rate the import placed ``action``'s anim at: its file's ``frameRate`` (24 where the scene could
     not play it, as the import did); None for an action not imported from an ``.md5anim``. ``anims``: the
-    export's kept anims, each read once (several split actions hold one anim; the kept text is compared too)."""
+    export's kept anims, each read once (several split actions hold one anim; the kept text is compared too);
+    ``untouched``: the export's :class:`.untouched.Untouched`, which knows the rate of a text it can vouch
+    for without reading it."""
     source = stored_bytes(action, MD5_ANIM_SOURCE) if action is not None else None
     if source is None:
         return None
-    record = anims(source)
-    rate = None if record is None else float(record.frame_rate)
+    rate = untouched.rate(action) if untouched is not None else None
+    if rate is None:
+        record = anims(source)
+        rate = None if record is None else float(record.frame_rate)
     return rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else DEFAULT_FPS
 
 
@@ -125,10 +129,11 @@ def imported_anims(armature: bpy.types.Object) -> list[bpy.types.Action]:
 
 
 def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], options: FrameExportOptions,
-               anims: KeptAnims | None = None, found: dict | None = None) -> list[AnimFile]:
+               anims: KeptAnims | None = None, found: dict | None = None, untouched=None) -> list[AnimFile]:
     """The files to write (module docstring); each one's options have a frame rate the sampling knows.
     ``anims``: the export's kept anims (:class:`.kept.KeptAnims`), read once; ``found``: the actions found,
-    for :func:`..sampling.frame_plan.export_actions` (filled here, used again by each file's plan)."""
+    for :func:`..sampling.frame_plan.export_actions` (filled here, used again by each file's plan);
+    ``untouched``: see :func:`own_rate`."""
     if options.frame_rate != AUTO:
         listed = imported_anims(armature) if options.frame_source == "TIMELINE" else []
         action = armature.animation_data.action if armature.animation_data is not None else None
@@ -152,13 +157,13 @@ def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], optio
         def ticked(group: list[bpy.types.Action]) -> list[tuple[str, bool]]:
             mine = [action.name for action in group]
             return [(name, True) for name in mine] + [(name, False) for name in names_found if name not in mine]
-        return [AnimFile(name, replace(every, actions=ticked(group), own_fps=own_rate(group[0], cache)))
+        return [AnimFile(name, replace(every, actions=ticked(group), own_fps=own_rate(group[0], cache, untouched)))
                 for name, group in zip(names, groups)]
     if options.frame_source == "TIMELINE":
         action = armature.animation_data.action if armature.animation_data is not None else None
-        rate = own_rate(action, cache)
+        rate = own_rate(action, cache, untouched)
         name = _file_name(action, _mesh_stem(armature), False) if rate is not None else None
         return [AnimFile(name, replace(game, own_fps=rate))]
-    rates = {own_rate(action, cache) for action, _ in export_actions(meshes, options, found)}
+    rates = {own_rate(action, cache, untouched) for action, _ in export_actions(meshes, options, found)}
     rate = rates.pop() if len(rates) == 1 else None
     return [AnimFile(None, replace(game, own_fps=rate))]

@@ -32,7 +32,7 @@ from ..sampling.still_frames import still_note
 from .anim import anim_record, frame_bounds
 from .anim_files import AnimFile, anim_files
 from .blocks import build_blocks, influence_note, read_rest_meshes
-from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_poses
+from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_files
 from .rig import (
     bone_matrices,
     find_armature,
@@ -44,7 +44,8 @@ from .rig import (
     model_poses,
     unanimated_import,
 )
-from .write_back import KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
+from .untouched import KeptText, Untouched
+from .write_back import KEPT_NOTE, KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
 
 COMMANDLINE = "Blender Classic Models"
 UNANIMATED = "nothing animates the imported mesh: only the .md5mesh is written (no .md5anim it did not have)"
@@ -57,9 +58,10 @@ class Md5ExportOptions(FrameExportOptions):
 
 @dataclass
 class BuiltAnim:
-    """One ``.md5anim`` built: its name beside the mesh (None: the mesh's name), the anim, its joint scales."""
+    """One ``.md5anim`` built: its name beside the mesh (None: the mesh's name), the anim (or the file's own
+    text, :mod:`.untouched`), its joint scales."""
     name: str | None
-    anim: Md5Anim
+    anim: Md5Anim | KeptText
     scale: Md5Scale | None = None       # bones scaled uniformly: Q2PRO's .md5scale beside the anim
 
 
@@ -148,35 +150,49 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     kept_anims_read = KeptAnims()       # each anim's imported text, read once for its rate and its poses
     reads = KeyReads()              # the F-curves and the rig, read once for every anim
     found: dict = {}                # the actions that animate the model, found once for every anim's plan
+    built = mesh
+    mesh, _, mesh_notes, mesh_text = kept_pair(armature, mesh, None, None, kept)
+    unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
+    untouched = None
+    if twin is None and lone is None:   # an anim nothing changed is written as its file's text, unsampled
+        untouched = Untouched(context, armature, order, options.scale)
+        untouched.mesh_as_imported = unchanged
     if twin is not None:
         files = [AnimFile(None, options)]
     else:
-        files = anim_files(armature, meshes or [armature], options, kept_anims_read, found)
+        files = anim_files(armature, meshes or [armature], options, kept_anims_read, found, untouched)
         if lone is not None:            # the anim alone goes to the chosen file's name
             files = [AnimFile(None, file.options) for file in files[:1]]
-    warnings, info, anims, mesh_text, built = blocks.report.lines(), [], [], None, mesh
+    warnings, info, anims = blocks.report.lines(), [], []
     several, kept_anims = len(files) > 1, 0
     stepped: dict[str, int] = {}    # several: each reason the timeline was stepped, with its count of anims
     warnings += [file.note for file in files if file.note]
-    for number, file in enumerate(files):
-        label_of = label if not several else f"{label}, {file.name or 'its .md5anim'}"
-        # several: each anim's rate is said once for all below, its other lines under its name
-        sampled, sizes, played, lines = _sampled_anim(context, label_of, armature, meshes, rests, built, bind, model,
-                                                   file.options, twin, warnings, reads, found,
-                                                   rate_line=not several)
+    labels = [label if not several else f"{label}, {file.name or 'its .md5anim'}" for file in files]
+    plans = [_planned(context, label_of, armature, meshes, rests, file.options, twin, found)
+             for label_of, file in zip(labels, files)]
+    kept_texts = [untouched(*planned) if untouched is not None else None for planned in plans]
+    to_sample = [planned for planned, kept_text in zip(plans, kept_texts) if kept_text is None]
+    poses = iter(sample_files(context, armature, order, meshes, to_sample, model, reads))   # in one pass
+    for number, (file, label_of, (plan, frames), kept_text) in enumerate(zip(files, labels, plans, kept_texts)):
+        if kept_text is not None:
+            anim, sizes, lines, kept_notes = kept_text, None, plan.report(len(frames), not several), KeptNotes(
+                anim=KEPT_NOTE)
+        else:
+            # several: each anim's rate is said once for all below, its other lines under its name
+            sampled, sizes, played, lines = _sampled_anim(label_of, built, bind, file.options, plan, frames,
+                                                          next(poses), twin, warnings, rate_line=not several)
+            # the mesh's own bounds hold while it writes back as it was (an anim alone: always)
+            anim, anim_note = kept_anim(armature, sampled, played, unchanged if kept is not None or number
+                                        else not mesh.meshes, kept_anims_read)
+            kept_notes = KeptNotes(anim=anim_note)
         for line in lines if several else []:
             if line.startswith(STEPPED):
                 stepped[line] = stepped.get(line, 0) + 1
         info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
                                            if not line.startswith(STEPPED)]
-        anim = sampled
         if number == 0:
-            mesh, anim, kept_notes, mesh_text = kept_pair(armature, mesh, anim, played, kept, kept_anims_read)
             info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
-            unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
-        else:
-            anim, anim_note = kept_anim(armature, anim, played, unchanged, kept_anims_read)
-            kept_notes = KeptNotes(anim=anim_note)
+            kept_notes.mesh = mesh_notes.mesh
         kept_anims += bool(kept_notes.anim)
         info += kept_notes.lines() if not several else [kept_notes.mesh] if kept_notes.mesh else []
         scale = None if sizes is None else Md5Scale(sizes, np.zeros(len(order), bool))
@@ -185,7 +201,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             joints_scaled = int((sizes != 1.0).any(axis=0).sum())
             info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} "
                         f"frame{'s' if frames_scaled > 1 else ''}")
-        if anim.bounds is None:     # skinned only where the kept file's bounds do not hold
+        if kept_text is None and anim.bounds is None:     # skinned only where the kept file's bounds do not hold
             anim.bounds = frame_bounds(sampled, built.meshes, sizes)
         anims.append(BuiltAnim(file.name, anim, scale))
     if several:
@@ -207,13 +223,9 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     return Md5Build(mesh, anims, armature, warnings, info, mesh_text=mesh_text, anim_only=lone is not None)
 
 
-def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, bind: np.ndarray, model: np.ndarray,
-                  options: Md5ExportOptions, twin: Twin | None, warnings: list[str], reads: KeyReads,
-                  found: dict, rate_line: bool = True):
-    """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: planned,
-    its limits checked, sampled; a joint-scale problem is added to ``warnings``; the plan's rate line is
-    among the report lines while ``rate_line``."""
-    order, parents = mesh.joint_names, mesh.joint_parents
+def _planned(context, label: str, armature, meshes, rests, options: Md5ExportOptions, twin: Twin | None,
+             found: dict) -> tuple[FramePlan, list]:
+    """The plan of one ``.md5anim`` and its frames (a twin's: the classic model's), the frame limit checked."""
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
@@ -225,7 +237,18 @@ def _sampled_anim(context, label: str, armature, meshes, rests, mesh: Md5Mesh, b
     if not frames:
         raise ExportError(f"{label}: no frames to export: no action animates the armature (Frames: Actions), or "
                           "the frame range is empty")
-    matrices, stepped = sample_poses(context, armature, order, meshes, plan, frames, model, reads)
+    return plan, frames
+
+
+def _sampled_anim(label: str, mesh: Md5Mesh, bind: np.ndarray, options: Md5ExportOptions, plan: FramePlan,
+                  frames: list, sampled: tuple[np.ndarray, list[str]], twin: Twin | None, warnings: list[str],
+                  rate_line: bool = True):
+    """(anim, joint sizes or None, the actions played or None, report lines) of one ``.md5anim``: its
+    ``frames`` of ``plan`` as ``sampled`` (:func:`.pose.sample_files`: the matrices and the lines on
+    stepping), its limits checked; a joint-scale problem is added to ``warnings``; the plan's rate line is
+    among the report lines while ``rate_line``."""
+    order, parents = mesh.joint_names, mesh.joint_parents
+    matrices, stepped = sampled
     still = ""
     if twin is None and plan.may_be_still and np.array_equal(matrices, np.broadcast_to(matrices[:1], matrices.shape)):
         still, matrices, frames = still_note(len(frames)), matrices[:1], frames[:1]

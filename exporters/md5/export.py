@@ -20,6 +20,7 @@ from ...formats.md5.write import write_md5anim, write_md5mesh
 from ..export_error import ExportError
 from ..run_export import ExportReport
 from .build import BuiltAnim, Md5Build, Md5ExportOptions, Twin, build_md5
+from .untouched import KeptText
 
 
 def encoded_pair(build: Md5Build) -> tuple[bytes | None, bytes | None]:
@@ -33,7 +34,8 @@ def encoded_files(build: Md5Build, anims: list[BuiltAnim]) -> tuple[bytes | None
     try:
         mesh_text = None if build.anim_only else (
             build.mesh_text if build.mesh_text is not None else write_md5mesh(build.mesh))
-        return mesh_text, [write_md5anim(built.anim) for built in anims]
+        return mesh_text, [built.anim.text if isinstance(built.anim, KeptText) else write_md5anim(built.anim)
+                           for built in anims]
     except FormatError as exc:
         raise ExportError(f"cannot write MD5: {exc}") from exc
 

@@ -8,7 +8,8 @@ The poses are computed from the action's F-curves (:mod:`..sampling.curve_pose`,
 object itself cannot move (no parent, no object constraints, an action keying only its bones): on the
 timeline from the armature's action, and for planned actions from each one once it is assigned (the
 playback puts the bones at rest and assigns it once, not once a frame; the channels of all the actions
-of one call then go through the hierarchy together). Else the timeline is stepped (for the actions where
+of one call then go through the hierarchy together; :func:`sample_files` samples an export's several
+files in one such call). Else the timeline is stepped (for the actions where
 they do not hold) and the report names why (one line per reason).
 """
 from __future__ import annotations
@@ -121,22 +122,57 @@ def sample_poses(context, armature: bpy.types.Object, order: list[str], meshes: 
             scene.frame_set(current[0], subframe=current[1])
         return out, [STEPPED + reason]
     targets = {a.action.name: a for a in plan.actions or []}
+    runs = _runs(frames)
+    out, reasons = _sample_runs(context, armature, order, meshes, targets, frames, runs, model, reads)
+    return out, _stepped_lines([r for r in reasons if r is not None], len(runs))
+
+
+def sample_files(context, armature: bpy.types.Object, order: list[str], meshes: list[bpy.types.Object],
+                 planned: list[tuple[FramePlan, list]], model: np.ndarray,
+                 reads: KeyReads | None = None) -> list[tuple[np.ndarray, list[str]]]:
+    """:func:`sample_poses` of several files' (plan, frames) of planned actions, in one playback and one pass
+    through the hierarchy (each file's actions played, and their frames' arithmetic done, as on their own:
+    the same bits); files of other frames are sampled one by one."""
+    reads = reads if reads is not None else KeyReads()
+    if len(planned) < 2 or not all(frames and all(f.source == ACTION for f in frames) for _, frames in planned):
+        return [sample_poses(context, armature, order, meshes, plan, frames, model, reads) for plan, frames in planned]
+    targets: dict = {}
+    frames, runs, spans = [], [], []
+    for plan, file_frames in planned:
+        for planned_action in plan.actions or []:
+            targets.setdefault(planned_action.action.name, planned_action)
+        first = len(runs)
+        runs += [(name, [len(frames) + i for i in indices]) for name, indices in _runs(file_frames)]
+        spans.append((len(frames), len(frames) + len(file_frames), first, len(runs)))
+        frames += file_frames
+    out, reasons = _sample_runs(context, armature, order, meshes, targets, frames, runs, model, reads)
+    return [(out[start:end], _stepped_lines([r for r in reasons[first:last] if r is not None], last - first))
+            for start, end, first, last in spans]
+
+
+def _sample_runs(context, armature: bpy.types.Object, order: list[str], meshes: list[bpy.types.Object],
+                 targets: dict, frames: list, runs: list, model: np.ndarray, reads: KeyReads):
+    """(F, J, 4, 4) the matrices at ``frames`` of planned actions, each run (action name, frame indices) played
+    alone from rest, and per run why the timeline was stepped (None: its F-curves decided the poses)."""
+    scene = context.scene
+    current = scene.frame_current, scene.frame_subframe
+    out = np.empty((len(frames), len(order), 4, 4))
     ids: list[bpy.types.ID] = [armature]
     for obj in meshes:
         ids += [i for i in animated_ids(obj) if not any(i == j for j in ids)]
-    reasons: list[str] = []
+    reasons: list[str | None] = []
     computed: list[tuple[list[int], list]] = []          # (frame indices, channels) of each action read
     with ActionPlayback(ids, set(targets), {}) as playback:
         try:
-            for name, indices in _runs(frames):
+            for name, indices in runs:
                 planned = targets[name]
                 playback.play(planned.action, planned.target)       # once per action, then its poses
                 channels, reason = _channels_now(context, armature, [frames[i] for i in indices], reads)
+                reasons.append(reason if channels is None else None)
                 if channels is not None:
                     _world(context, armature, reads)      # before any frame is stepped to
                     computed.append((indices, channels))
                     continue
-                reasons.append(reason)
                 for i in indices:
                     set_frame(scene, frames[i].time)
                     out[i] = _now(context, armature, order, model)
@@ -145,9 +181,9 @@ def sample_poses(context, armature: bpy.types.Object, order: list[str], meshes: 
                 out[[i for indices, _ in computed for i in indices]] = _joint_matrices(
                     context, armature, order, model, joined, reads)
         finally:
-            if reasons:
+            if any(r is not None for r in reasons):
                 scene.frame_set(current[0], subframe=current[1])
-    return out, _stepped_lines(reasons, len(_runs(frames)))
+    return out, reasons
 
 
 def _stepped_lines(reasons: list[str], actions: int) -> list[str]:

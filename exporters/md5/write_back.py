@@ -40,6 +40,7 @@ from ...formats.md5.write import detect_style, write_md5mesh
 FLOAT32 = float(np.finfo(np.float32).eps)
 NEG_Y_SNAP = 2.5e-4       # Blender vec_roll_to_mat3_normalized (armature.cc) CRITICAL_THRESHOLD: a bone
                           # axis this close to -Y (distance in X and Z) is put on -Y
+KEPT_NOTE = "md5anim: the imported file's text kept (poses unchanged)"
 POSE_ROUND_OFF = 64      # pose_allowance
 ROUND_OFF = 4             # twice the float32 error of a bone's axis in units of eps * (|head| + length) / length
 
@@ -349,4 +350,4 @@ def kept_anim(armature: bpy.types.Object, anim, played: list | None, mesh_unchan
     merged = _merged_anim(anim, kept, mesh_unchanged)
     if merged is None:
         return anim, ""
-    return merged, "md5anim: the imported file's text kept (poses unchanged)"
+    return merged, KEPT_NOTE

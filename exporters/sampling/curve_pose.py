@@ -72,7 +72,7 @@ class KeyReads:
         return co, codes
 
 
-def _why_not(context: bpy.types.Context, armature: bpy.types.Object) -> str | None:
+def why_not(context: bpy.types.Context, armature: bpy.types.Object) -> str | None:
     """Why the pose is not the action's F-curves alone (None: it is)."""
     if armature.name not in context.view_layer.objects or armature.hide_viewport \
             or any(c.hide_viewport for c in armature.users_collection):
@@ -232,7 +232,7 @@ def curve_channels(context: bpy.types.Context, armature: bpy.types.Object, frame
     (the part of :func:`curve_poses` that reads the action: channels of several actions, each read while
     it is assigned, go through :func:`posed` together), or None and the reason the timeline has to be
     stepped."""
-    reason = _why_not(context, armature)
+    reason = why_not(context, armature)
     if reason is not None:
         return None, reason
     by_path, reason = _pose_curves(armature, reads)

@@ -53,6 +53,7 @@ from ...common.contract import (
     MIN_FPS,
 )
 from ...common.generated_names import mark_made
+from ...common.md5_keys import rig_digest
 from ...common.md5_pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
@@ -291,6 +292,20 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     return result
 
 
+def _bone_parents(root, bone_names: list[str]) -> np.ndarray:
+    """Each bone's parent's index in ``bone_names`` (-1: none)."""
+    index = {name: j for j, name in enumerate(bone_names)}
+    bones = root.data.bones
+    return np.array([index.get(bones[n].parent.name, -2) if bones[n].parent is not None else -1 for n in bone_names])
+
+
+def _as_rig(bone_names: list[str], parents: np.ndarray, loaded: LoadedAnim) -> bool:
+    """Whether an untouched export may write ``loaded``'s kept text unsampled (MD5_ANIM_KEYS): no
+    ``.md5scale``, and its joints the armature's bones (names and parents), as the export's anim has them."""
+    return (loaded.scale is None and list(loaded.anim.joint_names) == bone_names
+            and np.array_equal(np.asarray(loaded.anim.joint_parents), parents))
+
+
 def _animate(context, root, bone_names: list[str], anims, timing, source: ModelSource,
              pair: ClassicPair | None, split: bool, result: ImportResult) -> None:
     """One action per anim (the first active), or with ``split`` the first anim's frames as one action per
@@ -308,15 +323,18 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
     rests = local_rests(root, bone_names)
     whole = [loaded for index, loaded in enumerate(anims) if loaded.scale is None and not (split and index == 0)]
     channels = dict(zip(map(id, whole), poses_channels(rests, [i.anim for i in whole], [i.joints for i in whole])))
+    rig, parents = rig_digest(root, bone_names), _bone_parents(root, bone_names)
     for index, (loaded, rate) in enumerate(zip(anims, rates)):
         file, anim = loaded.file, loaded.anim
         step = scene_rate / rate
         parts = pair.animations if split and index == 0 else [None]
         for part in parts:
             frames = np.arange(anim.num_frames) if part is None else np.arange(part.first, part.last + 1)
+            record = (loaded.data, float(anim.frame_rate), rig) if part is None and _as_rig(bone_names, parents, loaded) \
+                else None
             action = animate(root, bone_names, anim, PurePosixPath(file.name).stem if part is None else part.name,
                              start + np.arange(len(frames)) * step, loaded.scale, None if part is None else frames,
-                             loaded.joints, rests, channels.get(id(loaded)))
+                             loaded.joints, rests, channels.get(id(loaded)), record)
             action[MD5_ANIM_SOURCE] = loaded.data
             action[MD5_ANIM_FILE] = file.member or file.name
             if part is not None:

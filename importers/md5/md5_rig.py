@@ -20,8 +20,9 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_JOINT_INDEX
+from ...common.contract import MD5_ANIM_KEYS, MD5_JOINT_INDEX
 from ...common.generated_names import mark_made
+from ...common.md5_keys import keys_record
 from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
 from ...formats.md5.skinning import bind_joints, frame_joints
 from ..armature_bones import (
@@ -125,11 +126,13 @@ def poses_channels(local_rest: np.ndarray, anims: list, joints: list) -> list[tu
 
 def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str,
             frames: np.ndarray, scale=None, anim_frames=None, joints=None, local_rest=None,
-            channels=None) -> bpy.types.Action:
+            channels=None, record: tuple | None = None) -> bpy.types.Action:
     """A new action on ``obj`` keying every bone at scene ``frames``, one per anim frame of ``anim_frames``
     (all by default); with a ``.md5scale`` each bone's uniform scale too. ``joints``: the anim's world joint
     poses of every frame (:func:`...formats.md5.skinning.frame_joints`), when already worked out;
-    ``local_rest``: :func:`local_rests` of the bones, ``channels``: :func:`pose_channels`, when worked out."""
+    ``local_rest``: :func:`local_rests` of the bones, ``channels``: :func:`pose_channels`, when worked out;
+    ``record``: (file bytes, frameRate, rig digest) of a whole anim, stored with its keys' digest
+    (MD5_ANIM_KEYS, :mod:`...common.md5_keys`)."""
     if channels is None:
         rests = local_rests(obj, bone_names) if local_rest is None else local_rest
         channels = pose_channels(rests, anim, scale, anim_frames, joints)
@@ -150,4 +153,8 @@ def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str
         points.foreach_set("co", keys)
         points.foreach_set("interpolation", linear)
         fcurve.update()
-    return obj.animation_data.action
+    action = obj.animation_data.action
+    if record is not None:
+        paths = [f"{path}[{axis}]" for path, axis, _ in channels]
+        action[MD5_ANIM_KEYS] = keys_record(*record, paths, np.full(len(channels), count), co)
+    return action

@@ -77,9 +77,10 @@ def test_the_default_export_steps_to_no_frame(bpy_scene, tmp_path, capfd):
 
 
 def test_each_kept_anim_text_is_read_once(bpy_scene, extension, tmp_path, monkeypatch):
-    """Its rate and its poses come from one reading of the text the import kept (the old code read it twice)."""
+    """Its rate and its poses come from one reading of the text the import kept (the old code read it twice);
+    scaled, so that every anim is compared (untouched, none is read: test_md5_untouched_unsampled_blender.py)."""
     bpy = bpy_scene
-    import_drone(bpy, "as imported")
+    import_drone(bpy, "scaled")
     read = []
     for name in ("write_back", "anim_files"):
         module = import_module(f"{extension}.exporters.md5.{name}")
@@ -120,3 +121,19 @@ def test_the_actions_are_found_once_for_every_anim(bpy_scene, extension, tmp_pat
     assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "mesh.md5mesh")) == {"FINISHED"}
     assert len(calls) == 1
     assert len(list(tmp_path.glob("*.md5anim"))) == 23
+
+
+def test_every_anim_goes_through_the_hierarchy_in_one_pass(bpy_scene, extension, tmp_path, monkeypatch):
+    """Scaled, each of the drone's 23 anims is sampled, and their poses go through the bones' hierarchy
+    together, once an export, in one playback (the old code did both once per anim: 23 times); the files
+    are the ones sampled one anim at a time (tests/md5/test_md5_edited_identity.py, the benchmark's bytes)."""
+    bpy = bpy_scene
+    import_drone(bpy, "scaled")
+    pose = import_module(f"{extension}.exporters.md5.pose")
+    passes, playbacks = [], []
+    monkeypatch.setattr(pose, "_joint_matrices", lambda *args, original=pose._joint_matrices:
+                        passes.append(len(args[4][0])) or original(*args))
+    monkeypatch.setattr(pose.ActionPlayback, "__enter__", lambda self, original=pose.ActionPlayback.__enter__:
+                        playbacks.append(1) or original(self))
+    assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "mesh.md5mesh")) == {"FINISHED"}
+    assert passes == [134] and playbacks == [1], "one pass of the 134 frames of 23 anims, one playback"
