@@ -156,13 +156,15 @@ def sheet_layout(group_lengths: Sequence[int]) -> tuple[int, int]:
 def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path: Path | str, *,
                          tile_size: int = 256, view_direction: Sequence[float] = (1.0, -0.6, 0.35),
                          groups: list[list[int]] | None = None,
-                         framed: Sequence[bpy.types.Object] | None = None) -> list[list[int]]:
+                         framed: Sequence[bpy.types.Object] | None = None,
+                         bounds: np.ndarray | None = None) -> list[list[int]]:
     """Render ``obj`` at frames across its animations and tile the renders into the PNG ``path``.
 
     ``groups`` lists the frames per slot (default :func:`sheet_frames`); the default view looks at
     the model's front (+X for MD2), right side and top. For a model imported with one action per
     animation, each default slot shows its own action. ``framed``: the mesh objects the camera frames
-    (default ``obj``; an MD3 model root is an empty, its surfaces are meshes). Returns the groups of
+    (default ``obj``; an MD3 model root is an empty, its surfaces are meshes). ``bounds``: (N, 3) world points
+    the camera frames instead (one camera for two models: :func:`model_points` of one). Returns the groups of
     frames rendered.
     """
     scene = context.scene
@@ -172,7 +174,8 @@ def render_contact_sheet(context: bpy.types.Context, obj: bpy.types.Object, path
     saved_animation = settings.active_animation, scene.frame_start, scene.frame_end
     groups = [g[:TILES_PER_ANIMATION] for g in (groups or sheet_frames(scene, obj)) if g]
     frames = [f for g in groups for f in g]
-    points = np.concatenate([model_points(context, o, frames) for o in (framed or [obj])])
+    points = bounds if bounds is not None else \
+        np.concatenate([model_points(context, o, frames) for o in (framed or [obj])])
     matrix, ortho_scale, clip_start, clip_end = framing_camera(points, view_direction)
 
     camera_data = bpy.data.cameras.new("contact_sheet_camera")
