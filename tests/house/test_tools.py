@@ -1,9 +1,12 @@
 """The developer scripts whose figures go into the README still run (smoke tests, one repeat)."""
 from __future__ import annotations
 
+import re
+import struct
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from support.environment import CHECKOUT, CORPUS, skip_inside_blender
 
@@ -123,3 +126,43 @@ def test_player_icons_sheet_runs(tmp_path):
     out = _run("tools/player_icons_sheet.py", str(player), "-o", str(tmp_path / "icons.png"))
     assert "players/zarlag2/zarlag.pcx: zarlag.pcx 512x256, icon zarlag_i.pcx 32x32" in out
     assert (tmp_path / "icons.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_convert_sheet_runs_one_batch_and_shows_each_frame_beside_its_source(tmp_path):
+    """tools/convert_sheet.py: the batch exits 0 and writes an MD2 per model, with the frame count the caption
+    prints; the picture is a row of 3 + 3 tiles per model, each tile with the model on it (pixels off the
+    background), and each converted frame's silhouette overlaps the source's frame of its time more than the
+    source's other frames (one camera for both: the animation is carried across)."""
+    pytest.importorskip("bpy", reason="the sheet imports and renders in Blender")
+    from support.image_files import read_png
+
+    from tools.convert_sheet import DEFAULT_MODELS, TILE
+    missing = [m for m in DEFAULT_MODELS if not (CORPUS / m).is_file()]
+    if missing:
+        pytest.skip(f"corpus models not found in {CORPUS}: {missing}")
+    sheet, keep = tmp_path / "sheet.png", tmp_path / "out"
+    out = _run("tools/convert_sheet.py", "-o", str(sheet), "--keep", str(keep))
+    assert re.search(r"printed `4 file\(s\) to md2: 4 converted, 0 failed[^`]*` and exited 0\.", out), out
+    for model in DEFAULT_MODELS:
+        md2 = keep / f"{model.rsplit('/', 1)[-1].rsplit('.', 1)[0]}.md2"
+        data = md2.read_bytes()
+        assert struct.unpack_from("<4si", data) == (b"IDP2", 8), md2.name
+        frames = struct.unpack_from("<i", data, 40)[0]          # num_frames, the header's 11th int32
+        shown = re.search(rf"`{re.escape(md2.name)}`: frames [\d, ]+ of (\d+) \(", out)
+        assert shown and int(shown.group(1)) == frames > 1, (md2.name, frames, out)
+    assert sheet.stat().st_size < 300_000
+    pixels = read_png(sheet.read_bytes())[..., :3].astype(int)
+    assert pixels.shape == (len(DEFAULT_MODELS) * TILE, 6 * TILE + 4, 3)
+    colours, counts = np.unique(pixels.reshape(-1, 3), axis=0, return_counts=True)
+    background = colours[counts.argmax()]
+    for row in range(len(DEFAULT_MODELS)):
+        tiles = [pixels[row * TILE:(row + 1) * TILE, x:x + TILE] for x in
+                 (0, TILE, 2 * TILE, 3 * TILE + 4, 4 * TILE + 4, 5 * TILE + 4)]
+        masks = [np.abs(tile - background).max(axis=2) > 12 for tile in tiles]
+        assert all(mask.sum() > 200 for mask in masks), (row, [int(m.sum()) for m in masks])
+
+        def overlap(a, b):
+            return (a & b).sum() / (a | b).sum()
+        for i in range(3):
+            same = overlap(masks[i], masks[3 + i])
+            assert same > 0.5 and all(same > overlap(masks[j], masks[3 + i]) for j in range(3) if j != i), (row, i)
