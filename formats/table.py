@@ -2,7 +2,7 @@
 which formats exist.
 
 The menus and file handlers (``ui/menus.py``), the registration (``__init__.py``), the Game Archive
-dialog (``importers/archive_operator.py``, ``importers/dialogs.py``) and the command line (``info``,
+dialog (``importers/archive_operator.py``, ``importers/dialogs.py``: each listed format's groups) and the command line (``info``,
 ``check``, ``convert``, ``list``, ``pack``) all take the formats from here. A row names the code of
 its format in the layers above as module names (``.importers.md2.operator``: relative to this
 package; a name without a leading dot is an ordinary absolute module), imported only when asked
@@ -23,6 +23,9 @@ What a row's modules (or ``module:attribute``) provide:
     member_files  ``module:function(name, data, folder_files)``: the game paths an archive member
                ``name`` needs beside it (skins, textures, sibling files); ``folder_files()`` lists
                the game folder's files ("": none)
+    import_dialog  a module with ``draw_import(operator, layout, context)`` (its operator's dialog) and
+               ``ARCHIVE_SECTIONS``: its groups in the Game Archive dialog (``importers/<fmt>/dialog.py``;
+               "": none there)
     check_profile  a module with ``PROFILE`` (``q2-player``), ``HELP`` and ``run(args, prog)``: a
                ``check --profile`` of the format, or with ``PROFILES``, several objects each having
                them (``q1-enhanced``, ``q2-enhanced``) ("": none)
@@ -67,6 +70,7 @@ class FormatRow:
     check_profile: str = ""           # ".cli.md2.player_check"
     frame_groups: bool = False        # frames may be groups of poses (MDL): info --frames lists poses
     game_palette: bool = False        # paletted skins: an archive member converts with its game folder's palette
+    import_dialog: str = ""           # ".importers.md2.dialog": its groups in the Game Archive dialog
 
     @property
     def source_format(self) -> str:
@@ -100,30 +104,35 @@ FORMATS: list[FormatRow] = [
     FormatRow("md2", "Quake II MD2", "Quake II Model", (".md2",), (b"IDP2",), (8,),
               "Quake II qfiles.h: 2048 vertices, 4096 triangles, 512 frames, 32 skins of 64-byte names",
               ".formats.md2.codec:parse_md2", ".importers.md2.operator", ".exporters.md2.operator",
-              ".cli.md2.info:inspect_md2", named_frames=True, player="tris.md2",
+              ".cli.md2.info:inspect_md2", import_dialog=".importers.md2.dialog",
+              named_frames=True, player="tris.md2",
               check=".cli.md2.info:check_lines", member_files=".cli.md2.members:member_files",
               check_profile=".cli.md2.player_check"),
     FormatRow("mdl", "Quake MDL", "Quake Model", (".mdl",), (b"IDPO", b"MD16", b"RAPO"), (6, 6, 50),
               "Quake Mod_LoadAliasModel: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high",
               ".formats.mdl.codec:parse_mdl", ".importers.mdl.operator", ".exporters.mdl.operator",
-              ".cli.mdl.info:inspect_mdl", named_frames=True, describe=".cli.mdl.info:describe_lines",
+              ".cli.mdl.info:inspect_mdl", import_dialog=".importers.mdl.dialog",
+              named_frames=True, describe=".cli.mdl.info:describe_lines",
               frame_groups=True, game_palette=True),
     FormatRow("ms3d", "MilkShape 3D MS3D", "MilkShape 3D", (".ms3d",), (b"MS3D000000",), (4,),
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
-              ".cli.ms3d.info:inspect_ms3d", describe=".cli.ms3d.info:describe_lines",
+              ".cli.ms3d.info:inspect_ms3d", import_dialog=".importers.ms3d.dialog",
+              describe=".cli.ms3d.info:describe_lines",
               member_files=".cli.ms3d.members:member_files"),
     FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
               "Quake III qfiles.h: 4096 vertices and 8192 triangles per surface, 32 surfaces, 16 tags, 1024 frames",
               ".formats.md3.codec:read_md3", ".importers.md3.operator", ".exporters.md3.operator",
-              ".cli.md3.info:inspect_md3", named_frames=True, player="lower.md3",
+              ".cli.md3.info:inspect_md3", import_dialog=".importers.md3.dialog",
+              named_frames=True, player="lower.md3",
               describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files",
               check_profile=".cli.md3.player_check"),
     FormatRow("md5", "MD5", "MD5", (".md5mesh", ".md5anim"), (), (),     # text: no magic (Red Eclipse's start
               # with 'commandline'), the version a token the reader checks
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
               ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", ".exporters.md5.operator",
-              ".cli.md5.info:inspect_md5", describe=".cli.md5.info:describe_lines",
+              ".cli.md5.info:inspect_md5", import_dialog=".importers.md5.dialog",
+              describe=".cli.md5.info:describe_lines",
               member_files=".cli.md5.members:member_files", check_profile=".cli.md5.enhanced_check"),
 ]
 

@@ -164,7 +164,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def check(self, context):
-        axes = axis_conversion_ensure(self, "axis_forward", "axis_up")    # as ImportHelper does for MS3D
+        axes = axis_conversion_ensure(self, "axis_forward", "axis_up")    # as ImportHelper does for a format with axes
         return self._refresh() or axes
 
     def draw(self, context):

@@ -6,10 +6,10 @@ from pathlib import Path
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md2_export
 from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file
 from .build import Md2ExportOptions
+from .dialog import draw_export
 from .export import export_md2
 from .player import PLAYER_BODY_FILE, export_md2_player
 
@@ -73,7 +73,7 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase, EnhancedModelOpti
             context, export_md2_player if self.player else export_md2), options)
 
     def draw(self, context):
-        draw_md2_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_md2

@@ -7,10 +7,10 @@ from pathlib import Path
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md3_export
 from ..operators import FrameExportBase
 from ..run_export import export_file
 from .build import Md3ExportOptions
+from .dialog import draw_export
 from .export import export_md3
 from .player import PLAYER_FILE, export_md3_player
 
@@ -68,7 +68,7 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
         return export_file(self, context, self.with_frame_scripts(context, export_md3), options)
 
     def draw(self, context):
-        draw_md3_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_md3

@@ -7,11 +7,11 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ...common.mdl_skins import chosen_palette, palette_items
-from ..dialogs import draw_mdl_export
 from ..enhanced_md3 import WithEnhancedMd3
 from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
+from .dialog import draw_export
 from .export import export_mdl
 from .variant import export_variant
 
@@ -80,7 +80,7 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOpti
         return export_file(self, context, self.with_frame_scripts(context, exporter), options)
 
     def draw(self, context):
-        draw_mdl_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_mdl

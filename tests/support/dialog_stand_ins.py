@@ -183,8 +183,8 @@ PANELS = {
                           "CLASSIC_MODELS_ms3d_import_names"],
     "import_scene.md5": ["CLASSIC_MODELS_md5_import_animation", "CLASSIC_MODELS_md5_import_skins"],
     "import_scene.game_archive": ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
-                                  "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_md3",
-                                  "CLASSIC_MODELS_archive_ms3d", "CLASSIC_MODELS_archive_md5"],
+                                  "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_ms3d",
+                                  "CLASSIC_MODELS_archive_md3", "CLASSIC_MODELS_archive_md5"],   # table order
 }
 DIALOGS = list(PANELS)
 
