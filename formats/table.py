@@ -26,6 +26,8 @@ What a row's modules (or ``module:attribute``) provide:
     import_dialog  a module with ``draw_import(operator, layout, context)`` (its operator's dialog) and
                ``ARCHIVE_SECTIONS``: its groups in the Game Archive dialog (``importers/<fmt>/dialog.py``;
                "": none there)
+    sidebar    a module drawing the format's part of the sidebar (``ui/<fmt>/sidebar.py``; what it may
+               hold: ``ui/panel.py``) ("": the shared part only)
     check_profile  a module with ``PROFILE`` (``q2-player``), ``HELP`` and ``run(args, prog)``: a
                ``check --profile`` of the format, or with ``PROFILES``, several objects each having
                them (``q1-enhanced``, ``q2-enhanced``) ("": none)
@@ -71,6 +73,7 @@ class FormatRow:
     frame_groups: bool = False        # frames may be groups of poses (MDL): info --frames lists poses
     game_palette: bool = False        # paletted skins: an archive member converts with its game folder's palette
     import_dialog: str = ""           # ".importers.md2.dialog": its groups in the Game Archive dialog
+    sidebar: str = ""                 # ".ui.mdl.sidebar": its part of the sidebar's Classic Model panel
 
     @property
     def source_format(self) -> str:
@@ -112,18 +115,21 @@ FORMATS: list[FormatRow] = [
               "Quake Mod_LoadAliasModel: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high",
               ".formats.mdl.codec:parse_mdl", ".importers.mdl.operator", ".exporters.mdl.operator",
               ".cli.mdl.info:inspect_mdl", import_dialog=".importers.mdl.dialog",
+              sidebar=".ui.mdl.sidebar",
               named_frames=True, describe=".cli.mdl.info:describe_lines",
               frame_groups=True, game_palette=True),
     FormatRow("ms3d", "MilkShape 3D MS3D", "MilkShape 3D", (".ms3d",), (b"MS3D000000",), (4,),
               "MilkShape 3D: 65534 vertices and triangles, 255 groups, materials and joints",
               ".formats.ms3d.codec:parse_ms3d", ".importers.ms3d.operator", ".exporters.ms3d.operator",
               ".cli.ms3d.info:inspect_ms3d", import_dialog=".importers.ms3d.dialog",
+              sidebar=".ui.ms3d.sidebar",
               describe=".cli.ms3d.info:describe_lines",
               member_files=".cli.ms3d.members:member_files"),
     FormatRow("md3", "Quake III MD3", "Quake III Model", (".md3",), (b"IDP3",), (15,),
               "Quake III qfiles.h: 4096 vertices and 8192 triangles per surface, 32 surfaces, 16 tags, 1024 frames",
               ".formats.md3.codec:read_md3", ".importers.md3.operator", ".exporters.md3.operator",
               ".cli.md3.info:inspect_md3", import_dialog=".importers.md3.dialog",
+              sidebar=".ui.md3.sidebar",
               named_frames=True, player="lower.md3",
               describe=".cli.md3.info:describe_lines", member_files=".cli.md3.members:member_files",
               check_profile=".cli.md3.player_check"),
@@ -132,6 +138,7 @@ FORMATS: list[FormatRow] = [
               "Q2PRO MD5_MAX_*: 256 joints, 32 meshes, 6144 vertices and triangles per mesh, 1024 frames",
               ".formats.md5.mesh:read_md5mesh", ".importers.md5.operator", ".exporters.md5.operator",
               ".cli.md5.info:inspect_md5", import_dialog=".importers.md5.dialog",
+              sidebar=".ui.md5.sidebar",
               describe=".cli.md5.info:describe_lines",
               member_files=".cli.md5.members:member_files", check_profile=".cli.md5.enhanced_check"),
 ]

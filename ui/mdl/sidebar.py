@@ -1,0 +1,90 @@
+"""MDL in the sidebar (View3D > Sidebar > Model, ``ui/panel.py``): the Quake MDL header box of an imported
+MDL, each frame's group and interval in the frame table; and the *Quake Model* panels (sidebar and
+Properties > Object): the MDL header fields of any mesh."""
+from __future__ import annotations
+
+import bpy
+
+from ...common.contract import MDL_VARIANT
+from ...common.dialog_layout import group
+from ...formats.mdl.variants import HEXEN2_FLAGS, RAPO, hexen2_flag_names
+from ..properties import MDL_FLAG_NAMES
+
+FRAMES_HEADER = "Frames (name, group, interval)"
+
+
+def draw_sidebar(layout, settings, obj) -> None:
+    box = layout.box()
+    variant = obj.get(MDL_VARIANT, "IDPO")
+    box.label(text=f"Quake MDL header ({variant})")
+    draw_quake_model(box, settings, variant)
+    column = box.column(align=True)           # one a line: side by side the sidebar cut "Boundi..."
+    column.prop(settings, "mdl_bounding_radius")
+    column.prop(settings, "mdl_size")
+
+
+def draw_frame(row, item) -> None:
+    """A frame table row's columns after the name: the frame group and the pose's interval in it."""
+    row.prop(item, "group", text="")
+    if item.group >= 0:
+        row.prop(item, "interval", text="")
+
+
+def draw_quake_model(layout, settings, variant: str = "IDPO") -> None:
+    """The MDL header fields an export takes from the object (``Object.classic_model``): the effect flags
+    of the game that loads ``variant`` (Quake's 8; Hexen II's 8 + 17 for RAPO), the other game's folded
+    (its title counts those set), sync type and eye position; for any mesh, imported or new."""
+    grid = layout.grid_flow(columns=2, align=True)
+    for name, _label in MDL_FLAG_NAMES:
+        grid.prop(settings, f"mdl_flag_{name}")
+    count = len(hexen2_flag_names(settings.mdl_flags))
+    title = f"Hexen II Flags ({count} set)" if count else "Hexen II Flags"
+    if variant == RAPO:                     # Hexen II's own: always shown
+        body = layout.box()
+        body.label(text=title)
+    else:                                   # another game's: folded until opened (QuakeSpasm reads Holey)
+        body = group(layout, "CLASSIC_MODELS_hexen2_flags", title, default_closed=True)
+    if body:
+        grid = body.grid_flow(columns=2, align=True)
+        for _bit, name, _label in HEXEN2_FLAGS:
+            grid.prop(settings, f"mdl_flag_{name}")
+    layout.prop(settings, "mdl_flags")
+    layout.prop(settings, "mdl_synctype")
+    layout.prop(settings, "mdl_eye_position")
+
+
+class VIEW3D_PT_quake_model(bpy.types.Panel):
+    """Sidebar > Model: the MDL header of a mesh made in Blender; an imported MDL shows it in the
+    Classic Model panel, and any mesh (one imported from MD2 or MS3D too) in Properties > Object."""
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Model"
+    bl_label = "Quake Model"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == "MESH" and obj.classic_model.source_format == ""   # new meshes
+
+    def draw(self, context):
+        self.layout.label(text="Written into the MDL header on export")
+        draw_quake_model(self.layout, context.object.classic_model)
+
+
+class OBJECT_PT_quake_model(bpy.types.Panel):
+    """Properties > Object: the same MDL header fields, for any mesh object."""
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "object"
+    bl_label = "Quake Model"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.object is not None and context.object.type == "MESH"
+
+    def draw(self, context):
+        draw_quake_model(self.layout, context.object.classic_model, context.object.get(MDL_VARIANT, "IDPO"))
+
+
+CLASSES = (VIEW3D_PT_quake_model, OBJECT_PT_quake_model)
