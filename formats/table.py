@@ -28,6 +28,9 @@ What a row's modules (or ``module:attribute``) provide:
                "": none there)
     sidebar    a module drawing the format's part of the sidebar (``ui/<fmt>/sidebar.py``; what it may
                hold: ``ui/panel.py``) ("": the shared part only)
+    cli_options  a module with ``add_options(imports, exports)`` (its arguments of ``convert``, in the
+               import and export option groups) and ``requests(args)``: the operator properties they set,
+               (import options, export options) of ``cli.convert.OptionRequest`` (``cli/<fmt>/options.py``)
     check_profile  a module with ``PROFILE`` (``q2-player``), ``HELP`` and ``run(args, prog)``: a
                ``check --profile`` of the format, or with ``PROFILES``, several objects each having
                them (``q1-enhanced``, ``q2-enhanced``) ("": none)
@@ -74,6 +77,7 @@ class FormatRow:
     game_palette: bool = False        # paletted skins: an archive member converts with its game folder's palette
     import_dialog: str = ""           # ".importers.md2.dialog": its groups in the Game Archive dialog
     sidebar: str = ""                 # ".ui.mdl.sidebar": its part of the sidebar's Classic Model panel
+    cli_options: str = ""             # ".cli.mdl.options": its own options of convert
 
     @property
     def source_format(self) -> str:
@@ -108,6 +112,7 @@ FORMATS: list[FormatRow] = [
               "Quake II qfiles.h: 2048 vertices, 4096 triangles, 512 frames, 32 skins of 64-byte names",
               ".formats.md2.codec:parse_md2", ".importers.md2.operator", ".exporters.md2.operator",
               ".cli.md2.info:inspect_md2", import_dialog=".importers.md2.dialog",
+              cli_options=".cli.md2.options",
               named_frames=True, player="tris.md2",
               check=".cli.md2.info:check_lines", member_files=".cli.md2.members:member_files",
               check_profile=".cli.md2.player_check"),
@@ -115,7 +120,7 @@ FORMATS: list[FormatRow] = [
               "Quake Mod_LoadAliasModel: 1024 vertices, 2048 triangles, 256 frames, skins up to 480 high",
               ".formats.mdl.codec:parse_mdl", ".importers.mdl.operator", ".exporters.mdl.operator",
               ".cli.mdl.info:inspect_mdl", import_dialog=".importers.mdl.dialog",
-              sidebar=".ui.mdl.sidebar",
+              sidebar=".ui.mdl.sidebar", cli_options=".cli.mdl.options",
               named_frames=True, describe=".cli.mdl.info:describe_lines",
               frame_groups=True, game_palette=True),
     FormatRow("ms3d", "MilkShape 3D MS3D", "MilkShape 3D", (".ms3d",), (b"MS3D000000",), (4,),
