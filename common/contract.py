@@ -137,7 +137,7 @@ DEGENERATE_MDL_ST = np.dtype([("st", "<i4", (3,))])
 # (sizes from the headers' counts); surface s owns the num_verts vertices after the previous surfaces'
 # and the faces of material slot s (``material_index`` s, the slot holding its material); its
 # MD3_DEGENERATE rows number triangles and vertices in that merged order; MD3_SURFACE_INDEX is 0.
-# Read by index only, through common/md3_surfaces.py (a mesh made per surface reads the same way).
+# Read by index only, through common/md3/surfaces.py (a mesh made per surface reads the same way).
 # Actions mode (``classic_model.animation_mode`` 'ACTIONS' on the root): each surface mesh and each tag
 # empty lists the root's animations in the root's order, each with its own action (the surface's shape
 # keys', the empty's); the root's list has no actions.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import bpy
 
 from ..common.contract import MD3_TAG_INDEX
-from ..common.md3_surfaces import surface_count
+from ..common.md3.surfaces import surface_count
 from ..formats.message_text import quoted
 
 SHOWN = 3

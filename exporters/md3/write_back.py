@@ -30,7 +30,7 @@ from ...common.contract import (
     MD3_TAIL,
 )
 from ...common.frame_table import FrameEntry, frame_table, match_frames
-from ...common.md3_surfaces import mesh_surfaces
+from ...common.md3.surfaces import mesh_surfaces
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.binary import decode_name
 from ...formats.file_tail import kept_tail

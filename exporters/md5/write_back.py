@@ -29,7 +29,7 @@ import numpy as np
 import bpy
 
 from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
-from ...common.md5_pose import quaternion_matrices
+from ...common.md5.pose import quaternion_matrices
 from ...common.stored_records import stored_bytes, stored_floats
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim

@@ -58,7 +58,7 @@ from ...common.contract import (
     VERTEX_INDEX,
 )
 from ...common.generated_names import is_made
-from ...common.ms3d_data import bone_color, bone_rest_poses
+from ...common.ms3d.data import bone_color, bone_rest_poses
 from ...common.stored_records import stored_group
 from ...formats.message_text import quoted
 from ...formats.ms3d.records import (

@@ -64,7 +64,7 @@ def surface_records(data: bytes, model: Md3Model, index: int) -> dict[str, bytes
 def build_surface(data: bytes, model: Md3Model, index: int | list[int], label: str, scale: float,
                   file_normals: bool, warnings: list[str], name: str = "") -> tuple[bpy.types.Object, np.ndarray]:
     """The mesh object (not linked) of surface ``index``, or of the surfaces ``index`` lists merged into
-    one mesh (``name``; surface k of the list is material slot k, :mod:`...common.md3_surfaces`), and
+    one mesh (``name``; surface k of the list is material slot k, :mod:`...common.md3.surfaces`), and
     its (F, V, 3) positions."""
     indices = [index] if isinstance(index, int) else list(index)
     parts = [_surface_part(model, i, label, scale, warnings) for i in indices]

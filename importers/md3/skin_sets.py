@@ -25,7 +25,7 @@ from ...common.contract import (
     SOURCE_FILE,
 )
 from ...common.generated_names import is_made
-from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
+from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces
 from ...formats.archives.archive import ArchiveError, open_archive
 from ...formats.archives.game_folder import GameFolder
 from ...formats.binary import decode_name

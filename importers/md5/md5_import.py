@@ -3,7 +3,7 @@
 What an import creates:
 
 * An armature object named after the file (the model's root): a bone per joint at the joint's bind
-  matrix (:mod:`.md5_rig`, :mod:`...common.md5_pose`), ``["md5_mesh_source"]`` the file's bytes,
+  matrix (:mod:`.md5_rig`, :mod:`...common.md5.pose`), ``["md5_mesh_source"]`` the file's bytes,
   ``["md5_mesh_file"]`` its name, ``["md5_classic"]`` the paired classic model (:mod:`.classic_pair`).
 * One mesh object per ``mesh`` block, parented to it with an Armature modifier: vertex i is the
   block's vertex i at its bind position (the weights skinned with the mesh's joints, Q2PRO
@@ -53,7 +53,7 @@ from ...common.contract import (
     MIN_FPS,
 )
 from ...common.generated_names import mark_made
-from ...common.md5_pose import weight_spread
+from ...common.md5.pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import first_unheld_line, pair_problems

@@ -1,6 +1,6 @@
 """MD5 joints -> one Blender armature; weights -> vertex groups; an ``.md5anim`` -> one action.
 
-Bones: bone j's rest matrix is joint j's bind matrix (:mod:`...common.md5_pose`: head at the joint's
+Bones: bone j's rest matrix is joint j's bind matrix (:mod:`...common.md5.pose`: head at the joint's
 position, the bone's Y axis the joint's Y axis, roll from its X axis; the length, distance to the
 nearest child, is only for display), parented as the joints are; ``bone["md5_joint_index"]`` is j.
 Blender keeps a bone as head, tail and roll in float32 and rebuilds its matrix from them, which moves
@@ -22,7 +22,7 @@ import bpy
 
 from ...common.contract import MD5_JOINT_INDEX
 from ...common.generated_names import mark_made
-from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
+from ...common.md5.pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
 from ...formats.md5.skinning import bind_joints, frame_joints
 from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves
 

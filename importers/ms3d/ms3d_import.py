@@ -75,7 +75,7 @@ from ...common.contract import (
     VERTEX_FLAGS,
     VERTEX_INDEX,
 )
-from ...common.ms3d_data import material_values, principled
+from ...common.ms3d.data import material_values, principled
 from ...formats.errors import FormatError
 from ...formats.message_text import quoted
 from ...formats.ms3d.codec import parse_ms3d

@@ -45,7 +45,7 @@ def _blocks(bpy, root) -> list:
 
 def _spread(mesh, part, positions):
     from formats.md5.skinning import bind_joints
-    return _ext("common.md5_pose").weight_spread(part, *bind_joints(mesh), positions)
+    return _ext("common.md5.pose").weight_spread(part, *bind_joints(mesh), positions)
 
 
 def _frames_checked(count: int) -> list[int]:

@@ -1,7 +1,7 @@
 """MD5 joints as Blender bones and pose channels (numpy only; the import builds them, the export inverts them).
 
 A joint's *bind matrix* ``B`` is the 4x4 rigid transform of its ``.md5mesh`` line: rotation of the
-joint's quaternion (x y z from the file, w from :func:`..formats.md5.skinning.quat_w`, normalised),
+joint's quaternion (x y z from the file, w from :func:`...formats.md5.skinning.quat_w`, normalised),
 translation its position (object space, no axis change: MD5 is Z-up like Blender). The import makes
 bone j's rest matrix in armature space exactly ``B_j`` (``EditBone.matrix = B_j``: head at the joint's
 position, the bone's Y axis the joint's Y axis, roll from the joint's X axis; the tail is at a display
@@ -9,7 +9,7 @@ length along Y). The export reads it back as ``Bone.matrix_local``: position = i
 quaternion = its rotation with w made negative or zero (:func:`matrix_quaternions`, then
 :func:`md5_quaternions`), the sign the engines derive.
 
-A frame's joint *world matrix* ``F`` is the joint's pose from :func:`..formats.md5.skinning.frame_joints`
+A frame's joint *world matrix* ``F`` is the joint's pose from :func:`...formats.md5.skinning.frame_joints`
 (object space). Blender poses bone j as ``P_j = P_parent · (B_parent⁻¹ · B_j) · basis_j``; with
 ``basis_j = B_j⁻¹ · B_parent · F_parent⁻¹ · F_j`` (a root: ``B_j⁻¹ · F_j``) every ``P_j = F_j``, and the
 Armature modifier moves a vertex of joint j's group by ``F_j · B_j⁻¹``: the engines' skinning wherever
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats.md5.skinning import quat_normalize
+from ...formats.md5.skinning import quat_normalize
 
 
 def quaternion_matrices(q: np.ndarray) -> np.ndarray:
@@ -107,7 +107,7 @@ def weight_spread(part, joint_pos: np.ndarray, joint_quat: np.ndarray, vertices:
     """(V,) the largest distance from each vertex (``vertices``, the bind pose) to the bind position of
     one of its weights: 0 where all its weights agree, the only case where a weighted deform (Blender's
     Armature modifier) moves the vertex as the engines do."""
-    from ..formats.md5.skinning import quat_rotate
+    from ...formats.md5.skinning import quat_rotate
     counts = np.asarray(part.weight_count, np.int64)
     vertex = np.repeat(np.arange(len(counts)), counts)
     weight = np.repeat(np.asarray(part.weight_start, np.int64), counts) + (
