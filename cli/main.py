@@ -290,8 +290,8 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["keep_still_frames"] = OptionRequest("--keep-still-frames", True)
     for module in _option_modules():
         own_imports, own_exports = module.requests(args)
-        imports.update(own_imports)
-        exports.update(own_exports)
+        imports.update({name: OptionRequest(*request) for name, request in own_imports.items()})
+        exports.update({name: OptionRequest(*request) for name, request in own_exports.items()})
     for key, value in args.import_option:
         imports[key] = OptionRequest(f"--import-option {key}={value}", value, strict=True)
     for key, value in args.export_option:

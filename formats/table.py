@@ -30,7 +30,8 @@ What a row's modules (or ``module:attribute``) provide:
                hold: ``ui/panel.py``) ("": the shared part only)
     cli_options  a module with ``add_options(imports, exports)`` (its arguments of ``convert``, in the
                import and export option groups) and ``requests(args)``: the operator properties they set,
-               (import options, export options) of ``cli.convert.OptionRequest`` (``cli/<fmt>/options.py``)
+               (import options, export options), each ``{property: (option as typed, value)}``
+               (``cli/<fmt>/options.py``)
     check_profile  a module with ``PROFILE`` (``q2-player``), ``HELP`` and ``run(args, prog)``: a
                ``check --profile`` of the format, or with ``PROFILES``, several objects each having
                them (``q1-enhanced``, ``q2-enhanced``) ("": none)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..convert import OptionRequest
-
 
 def add_options(imports: argparse._ArgumentGroup, exports: argparse._ArgumentGroup) -> None:
     exports.add_argument("--skins", choices=("pcx", "png", "tga", "names"),
@@ -12,6 +10,6 @@ def add_options(imports: argparse._ArgumentGroup, exports: argparse._ArgumentGro
                               "PNG or TGA, or store the names only (skins)")
 
 
-def requests(args: argparse.Namespace) -> tuple[dict[str, OptionRequest], dict[str, OptionRequest]]:
-    """(import options, export options) the arguments ask for."""
-    return {}, ({"skins": OptionRequest("--skins", args.skins.upper())} if args.skins else {})
+def requests(args: argparse.Namespace) -> tuple[dict[str, tuple[str, object]], dict[str, tuple[str, object]]]:
+    """(import options, export options) the arguments ask for: property name -> (option, value)."""
+    return {}, ({"skins": ("--skins", args.skins.upper())} if args.skins else {})

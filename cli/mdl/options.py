@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..convert import OptionRequest
-
 
 def _palette_choice(text: str) -> str | Path:
     """'quake' / 'hexen2' name a built-in palette; anything else is a palette lump's path."""
@@ -31,21 +29,24 @@ def add_options(imports: argparse._ArgumentGroup, exports: argparse._ArgumentGro
                               "on, off (player_colours)")
 
 
-def requests(args: argparse.Namespace) -> tuple[dict[str, OptionRequest], dict[str, OptionRequest]]:
-    """(import options, export options) the arguments ask for."""
-    imports: dict[str, OptionRequest] = {}
-    exports: dict[str, OptionRequest] = {}
+Request = tuple[str, object]        # (the option as typed, the property's value)
+
+
+def requests(args: argparse.Namespace) -> tuple[dict[str, Request], dict[str, Request]]:
+    """(import options, export options) the arguments ask for: property name -> (option, value)."""
+    imports: dict[str, Request] = {}
+    exports: dict[str, Request] = {}
     if isinstance(args.palette, str):
-        imports["palette"] = exports["palette"] = OptionRequest("--palette", args.palette)
+        imports["palette"] = exports["palette"] = ("--palette", args.palette)
     elif args.palette is not None:
         palette = str(args.palette.resolve())
-        imports["palette_path"] = exports["palette_path"] = OptionRequest("--palette", palette)
+        imports["palette_path"] = exports["palette_path"] = ("--palette", palette)
     if args.limits:
-        exports["target"] = OptionRequest("--target", args.limits.upper())
+        exports["target"] = ("--target", args.limits.upper())
     if args.skin_width:
-        exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
+        exports["skin_width_rule"] = ("--skin-width", args.skin_width.upper())
     if args.mdl_format:
-        exports["mdl_format"] = OptionRequest("--mdl-format", args.mdl_format.upper())
+        exports["mdl_format"] = ("--mdl-format", args.mdl_format.upper())
     if args.player_colours:
-        exports["player_colours"] = OptionRequest("--player-colours", args.player_colours.upper())
+        exports["player_colours"] = ("--player-colours", args.player_colours.upper())
     return imports, exports
