@@ -1,16 +1,49 @@
 """MDL in the sidebar (View3D > Sidebar > Model, ``ui/panel.py``): the Quake MDL header box of an imported
-MDL, each frame's group and interval in the frame table; and the *Quake Model* panels (sidebar and
-Properties > Object): the MDL header fields of any mesh."""
+MDL, each frame's group and interval in the frame table; the *Quake Model* panels (sidebar and
+Properties > Object): the MDL header fields of any mesh; and those fields (``Object.classic_model.mdl_*``,
+:func:`object_fields`)."""
 from __future__ import annotations
 
 import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty
 
 from ...common.contract import MDL_VARIANT
 from ...common.dialog_layout import group
-from ...formats.mdl.variants import HEXEN2_FLAGS, RAPO, hexen2_flag_names
-from ..properties import MDL_FLAG_NAMES
+from ...formats.mdl.variants import HEXEN2_FLAGS, QUAKE_FLAGS, RAPO, hexen2_flag_names
 
 FRAMES_HEADER = "Frames (name, group, interval)"
+MDL_FLAG_NAMES = tuple((name, label) for _bit, name, label in QUAKE_FLAGS)
+
+
+def _flag_property(bit: int, label: str) -> BoolProperty:
+    def get(self) -> bool:
+        return bool(self.mdl_flags & (1 << bit))
+
+    def set(self, value: bool) -> None:
+        self.mdl_flags = (self.mdl_flags | (1 << bit)) if value else (self.mdl_flags & ~(1 << bit))
+    return BoolProperty(name=label, get=get, set=set, description=f"MDL effect flag {1 << bit}"
+                        + (" (Hexen II)" if bit >= len(MDL_FLAG_NAMES) else ""))
+
+
+def object_fields() -> dict:
+    """The MDL header fields an export takes from any mesh object, and a tick box per effect flag."""
+    fields = {
+        "mdl_flags": IntProperty(name="Flags", description="MDL effect flags (all 32 bits, as stored)"),
+        "mdl_synctype": EnumProperty(name="Sync", default="SYNC", items=(
+            ("SYNC", "Synchronised", "All instances animate in step (synctype 0)"),
+            ("RAND", "Random", "Each instance starts at a random point (synctype 1)"))),
+        "mdl_eye_position": FloatVectorProperty(name="Eye Position", size=3, subtype="XYZ",
+                                                description="MDL header field eyeposition, written as set here"),
+        "mdl_bounding_radius": FloatProperty(name="Bounding Radius", min=0.0,
+                                             description="MDL header field boundingradius: kept while the "
+                                                         "frames are unchanged, else computed by the export"),
+        "mdl_size": FloatProperty(name="Size", min=0.0, description="Average triangle area (used for LOD)"),
+    }
+    for bit, (name, label) in enumerate(MDL_FLAG_NAMES):
+        fields[f"mdl_flag_{name}"] = _flag_property(bit, label)
+    for bit, name, label in HEXEN2_FLAGS:      # Hexen II's EF_ bits 8-24 (uHexen2 gl_model.h)
+        fields[f"mdl_flag_{name}"] = _flag_property(bit, label)
+    return fields
 
 
 def draw_sidebar(layout, settings, obj) -> None:

@@ -1,10 +1,25 @@
 """MS3D in the sidebar (View3D > Sidebar > Model, ``ui/panel.py``): the model's MilkShape fields and those
-of the active group, material and joint, in place of the animation list (MilkShape keeps one timeline)."""
+of the active group, material and joint, in place of the animation list (MilkShape keeps one timeline);
+the model's fields (``Object.classic_model.ms3d_*``, :func:`object_fields`)."""
 from __future__ import annotations
+
+from bpy.props import FloatProperty, IntProperty, StringProperty
 
 from ...common.contract import COMMENT_PROP, GROUP_PROP, JOINT_PROP, MODEL_PROP
 
 SHOWS_ANIMATIONS = False
+
+
+def object_fields() -> dict:
+    """The MilkShape model fields the import sets on the model object and the export writes."""
+    return {
+        "ms3d_comment": StringProperty(name="Comment", description="MilkShape model comment"),
+        "ms3d_joint_size": FloatProperty(name="Joint Size", default=1.0, description="MilkShape joint display size"),
+        "ms3d_transparency_mode": IntProperty(name="Transparency Mode", default=0,
+                                              description="MilkShape transparency mode: 0 simple, 1 depth "
+                                                          "buffered with alpha ref, 2 depth sorted triangles"),
+        "ms3d_alpha_ref": FloatProperty(name="Alpha Ref", default=0.5, description="MilkShape alpha reference (0-1)"),
+    }
 
 
 def draw_sidebar(layout, settings, obj) -> None:
