@@ -1,9 +1,10 @@
 """The table of formats: one row per model format, one per archive format, and nothing else decides
 which formats exist.
 
-The menus and file handlers (``ui/menus.py``), the registration (``__init__.py``), the Game Archive
-dialog (``importers/archive_operator.py``, ``importers/dialogs.py``: each listed format's groups) and the command line (``info``,
-``check``, ``convert``, ``list``, ``pack``) all take the formats from here. A row names the code of
+The menus and file handlers (``ui/menus.py``), the registration (``__init__.py``), the sidebar and
+object settings (``ui/panel.py``, ``ui/properties.py``), the Game Archive dialog
+(``importers/archive_operator.py``, ``importers/dialogs.py``: each listed format's groups) and the command
+line (``info``, ``check``, ``convert`` and its options, ``list``, ``pack``) all take the formats from here. A row names the code of
 its format in the layers above as module names (``.importers.md2.operator``: relative to this
 package; a name without a leading dot is an ordinary absolute module), imported only when asked
 (:func:`resolve`), so ``formats/`` imports nothing above it and ``info`` runs without Blender.
@@ -26,8 +27,9 @@ What a row's modules (or ``module:attribute``) provide:
     import_dialog  a module with ``draw_import(operator, layout, context)`` (its operator's dialog) and
                ``ARCHIVE_SECTIONS``: its groups in the Game Archive dialog (``importers/<fmt>/dialog.py``;
                "": none there)
-    sidebar    a module drawing the format's part of the sidebar (``ui/<fmt>/sidebar.py``; what it may
-               hold: ``ui/panel.py``) ("": the shared part only)
+    sidebar    a module drawing the format's part of the sidebar, with its panels and its fields of
+               ``Object.classic_model`` (``ui/<fmt>/sidebar.py``; what it may hold: ``ui/panel.py``,
+               ``object_fields``: ``ui/properties.py``) ("": the shared part only)
     cli_options  a module with ``add_options(imports, exports)`` (its arguments of ``convert``, in the
                import and export option groups) and ``requests(args)``: the operator properties they set,
                (import options, export options), each ``{property: (option as typed, value)}``
@@ -36,11 +38,14 @@ What a row's modules (or ``module:attribute``) provide:
                ``check --profile`` of the format, or with ``PROFILES``, several objects each having
                them (``q1-enhanced``, ``q2-enhanced``) ("": none)
 
-Adding a format: ``formats/<fmt>/`` (codec), ``importers/<fmt>/`` (operator.py and the build),
-``exporters/<fmt>/`` (operator.py and export.py), ``cli/<fmt>/`` (its ``info`` reader and what else
-of the command line is its own), and one row in ``FORMATS``.
+Adding a format touches this table and the format's own folders only (docs/dev/architecture.md):
+``formats/<fmt>/`` (codec), ``common/<fmt>/`` (its contract names), ``importers/<fmt>/`` (operator.py,
+dialog.py and the build), ``exporters/<fmt>/`` (operator.py, dialog.py and export.py), ``ui/<fmt>/``
+(sidebar.py, where it shows more), ``cli/<fmt>/`` (its ``info`` reader, options.py and what else of the
+command line is its own), and one row in ``FORMATS``. The modules beside the format folders take every
+format from here and name none (``tests/house/test_format_table.py`` counts).
 A format tried before its row is here (the tests' toy format) is added with :func:`add_row` by the
-code that tries it; nothing the environment names is imported.
+code that tries it, before the extension registers; nothing the environment names is imported.
 """
 from __future__ import annotations
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import bpy
 
-from ...common.contract import MD3_ROOT, MD3_SURFACE_INDEX, MD3_TAG_INDEX, MD3_TAG_NAME
+from ...common.contract import MD3_ROOT, MD3_TAG_INDEX
 from ...common.generated_names import is_made
+from ...common.md3.contract import MD3_SURFACE_INDEX, MD3_TAG_NAME
 from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces, surface_count
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.binary import decode_name

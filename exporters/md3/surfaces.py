@@ -26,7 +26,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD3_ROOT, MD3_SHADER, MD3_SKIN_SET, MD3_SURFACE
+from ...common.contract import MD3_ROOT
+from ...common.md3.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SURFACE
 from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces
 from ...common.skin_images import material_image
 from ...formats.binary import decode_name

@@ -16,7 +16,10 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
+from ...common.file_counts import record_counts
+from ...common.generated_names import mark_made
+from ...common.import_shading import record_import_shading
+from ...common.md2.contract import (
     DEGENERATE_MD2,
     MD2_DEGENERATE,
     MD2_FRAMES,
@@ -30,9 +33,6 @@ from ...common.contract import (
     MD2_TAIL,
     ST_INDEX_ATTRIBUTE,
 )
-from ...common.file_counts import record_counts
-from ...common.generated_names import mark_made
-from ...common.import_shading import record_import_shading
 from ...common.skin_images import has_holes, skin_material
 from ...formats.animations import group_animations
 from ...formats.anorms import anorms

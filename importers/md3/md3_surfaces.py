@@ -9,7 +9,7 @@ its vertices' stored normals). The surface's st pair is the UV of every corner o
 ``v = 1 - t`` (t grows downward in the image, tr_surface.c hands st to GL unchanged). The file's
 normals of frame 0, decoded as the renderer decodes them, become custom normals (MD3 surfaces repeat
 vertices along UV seams: Blender's own normals would show the seams). The records are kept on the
-mesh as the file's bytes (common/contract.py, ``# MD3``).
+mesh as the file's bytes (common/md3/contract.py).
 """
 from __future__ import annotations
 
@@ -17,18 +17,11 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
-    DEGENERATE_MD3,
-    MD3_DEGENERATE,
-    MD3_SHADERS,
-    MD3_ST,
-    MD3_SURFACE,
-    MD3_SURFACE_INDEX,
-    MD3_XYZ_NORMALS,
-)
+from ...common.contract import DEGENERATE_MD3
 from ...common.file_counts import record_counts
 from ...common.generated_names import mark_made
 from ...common.import_shading import record_import_shading
+from ...common.md3.contract import MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE, MD3_SURFACE_INDEX, MD3_XYZ_NORMALS
 from ...formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL, Md3Model, Md3Surface
 from ...formats.md3.vertices import decode_normals, decode_xyz
 from ..build_mesh import build_triangle_mesh, faced_triangles

@@ -38,10 +38,9 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import (
-    DEFAULT_FPS,
-    DEGENERATE_MD3,
-    MAX_FPS,
+from ...common.contract import DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MIN_FPS
+from ...common.generated_names import mark_made
+from ...common.md5.contract import (
     MD5_ANIM_FILE,
     MD5_ANIM_FRAMES,
     MD5_ANIM_SOURCE,
@@ -50,9 +49,7 @@ from ...common.contract import (
     MD5_MESH_FILE,
     MD5_MESH_INDEX,
     MD5_MESH_SOURCE,
-    MIN_FPS,
 )
-from ...common.generated_names import mark_made
 from ...common.md5.pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim

@@ -20,8 +20,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_JOINT_INDEX
 from ...common.generated_names import mark_made
+from ...common.md5.contract import MD5_JOINT_INDEX
 from ...common.md5.pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
 from ...formats.md5.skinning import bind_joints, frame_joints
 from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves

@@ -46,12 +46,12 @@ import bpy
 
 from bpy_extras.io_utils import axis_conversion
 
-from ...common.contract import (
+from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
+from ...common.ms3d.contract import (
     COMMENT_PROP,
     CORNER_NORMAL,
     CORNER_NORMAL_SHOWN,
     CORNER_T,
-    DEFAULT_FPS,
     GROUP_PROP,
     KEPT_COMMENTS,
     KEPT_MEMBERSHIPS,
@@ -60,8 +60,6 @@ from ...common.contract import (
     KEPT_VERTEX,
     KEPT_VERTICES,
     MATERIAL_PROP,
-    MAX_FPS,
-    MIN_FPS,
     MODEL_EXTRAS_DEFAULTS,
     MODEL_PROP,
     REFCOUNT,

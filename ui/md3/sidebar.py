@@ -2,7 +2,8 @@
 and skin sets."""
 from __future__ import annotations
 
-from ...common.contract import MD3_LOD, MD3_ROOT, MD3_SKIN_SET
+from ...common.contract import MD3_ROOT
+from ...common.md3.contract import MD3_LOD, MD3_SKIN_SET
 from ...importers.md3.skin_sets import CLASSIC_MODELS_OT_md3_skin_set, skin_set_names
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty
 
-from ...common.contract import MDL_VARIANT
 from ...common.dialog_layout import group
+from ...common.mdl.contract import MDL_VARIANT
 from ...formats.mdl.variants import HEXEN2_FLAGS, QUAKE_FLAGS, RAPO, hexen2_flag_names
 
 FRAMES_HEADER = "Frames (name, group, interval)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bpy.props import FloatProperty, IntProperty, StringProperty
 
-from ...common.contract import COMMENT_PROP, GROUP_PROP, JOINT_PROP, MODEL_PROP
+from ...common.ms3d.contract import COMMENT_PROP, GROUP_PROP, JOINT_PROP, MODEL_PROP
 
 SHOWS_ANIMATIONS = False
 
