@@ -33,6 +33,7 @@ def _classes():
     from .formats import table
     from .importers import archive_operator
     from .importers import operators as import_operators
+    archive_operator.share_options()          # the options of the formats in the table now
     return (*import_operators.operator_classes(table.FORMATS), *archive_operator.CLASSES,
             *export_operators.operator_classes(table.FORMATS))
 

@@ -70,6 +70,11 @@ def check_profiles() -> dict:
     return {profile.PROFILE: profile for module in modules for profile in getattr(module, "PROFILES", (module,))}
 
 
+def _option_modules() -> list:
+    """The modules of each row's own ``convert`` options (``add_options``, ``requests``), in table order."""
+    return [table.resolve(r.cli_options) for r in table.FORMATS if r.cli_options]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Inspect, validate and convert Quake II MD2, Quake MDL, MilkShape 3D MS3D, "
@@ -139,9 +144,6 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("--file-normals", action="store_true",
                          help="use the file's normals as custom normals (use_file_normals)")
     imports.add_argument("--no-skins", action="store_true", help="do not load skins or textures (load_skins / load_images = False)")
-    imports.add_argument("--palette", type=_palette_choice,
-                         help="MDL: quake, hexen2 or a 768-byte palette lump to decode and convert skins with "
-                              "(palette / palette_path)")
     imports.add_argument("--import-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the import operator, by its Python name (repeatable), "
                               "e.g. axis_up=Z for MS3D")
@@ -152,12 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     exports.add_argument("--frame-rate", choices=("game", "scene"),
                          help="MD2/MDL: sample the animation every 0.1 s of scene time, as the game plays it "
                               "(game, the default), or every scene frame (scene) (frame_rate)")
-    exports.add_argument("--target", choices=("quake", "modern"), dest="limits",
-                         help="MDL: limits to check, Quake's or source ports' (target)")
     exports.add_argument("--dither", action="store_true", help="MDL: dither skins to the palette (dither)")
-    exports.add_argument("--skins", choices=("pcx", "png", "tga", "names"),
-                         help="MD2: write skins as 8-bit PCX in the Quake II palette (default), true-colour "
-                              "PNG or TGA, or store the names only (skins)")
     exports.add_argument("--materials", choices=("one-skin", "alternate"),
                          help="MD2/MDL: faces with several materials get one skin packing their images "
                               "(one-skin, the default; the game draws one skin) or one skin per material "
@@ -179,21 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
                               "model whose frames are all identical and that has no animation, such as a static "
                               "MS3D, is written as one frame; MD2 and MDL inputs keep their frames) "
                               "(keep_still_frames)")
-    exports.add_argument("--skin-width", choices=("pad", "refuse"),
-                         help="MDL: pad a skin width that is not a multiple of 4, or refuse it (skin_width_rule)")
-    exports.add_argument("--mdl-format", choices=("idpo", "md16", "rapo"),
-                         help="MDL: flavour to write: idpo (Quake), md16 (16-bit: QuakeForge, FTE) or rapo "
-                              "(Hexen II mission pack); default: an MDL input's own, else idpo (mdl_format)")
-    exports.add_argument("--player-colours", choices=("auto", "on", "off"),
-                         help="MDL: may new skin colours use 16-31 and 96-111, which Quake recolours to a "
-                              "player's shirt and pants: auto (a model named player whose skin uses them), "
-                              "on, off (player_colours)")
     exports.add_argument("--fps", type=_positive_float,
                          help="MS3D: bake the skeletal animation at this many frames per second "
                               "(default for md2/mdl output: 10, the rate Quake and Quake II play; another "
                               "rate writes every scene frame, frame_rate=scene, unless --frame-rate says "
                               "otherwise; md5 output: this rate, without it an MD5's anims at their own); MD2 and MDL "
                               "frames always convert one to one")
+    for module in _option_modules():          # each format's own options (cli/<fmt>/options.py)
+        module.add_options(imports, exports)
     exports.add_argument("--export-option", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
                          help="any property of the export operator (for glb: of export_scene.gltf), "
                               "by its Python name (repeatable)")
@@ -273,11 +263,6 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _palette_choice(text: str) -> str | Path:
-    """'quake' / 'hexen2' name a built-in palette; anything else is a palette lump's path."""
-    return text.upper() if text.lower() in ("quake", "hexen2") else Path(text)
-
-
 def convert_settings(args: argparse.Namespace) -> ConvertSettings:
     settings = ConvertSettings(target=args.target, fps=args.fps)
     imports, exports = settings.import_options, settings.export_options
@@ -288,23 +273,12 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
     if args.no_skins:
         imports["load_skins"] = OptionRequest("--no-skins", False)
         imports["load_images"] = OptionRequest("--no-skins", False)
-    if isinstance(args.palette, str):
-        imports["palette"] = OptionRequest("--palette", args.palette)
-        exports["palette"] = OptionRequest("--palette", args.palette)
-    elif args.palette is not None:
-        palette = str(args.palette.resolve())
-        imports["palette_path"] = OptionRequest("--palette", palette)
-        exports["palette_path"] = OptionRequest("--palette", palette)
     if args.frame_source:
         exports["frame_source"] = OptionRequest("--frame-source", args.frame_source.upper().replace("-", "_"))
     if args.frame_rate:
         exports["frame_rate"] = OptionRequest("--frame-rate", args.frame_rate.upper())
-    if args.limits:
-        exports["target"] = OptionRequest("--target", args.limits.upper())
     if args.dither:
         exports["dither"] = OptionRequest("--dither", True)
-    if args.skins:
-        exports["skins"] = OptionRequest("--skins", args.skins.upper())
     if args.materials:
         exports["materials"] = OptionRequest("--materials", args.materials.upper().replace("-", "_"))
     if args.split_normals:
@@ -315,12 +289,10 @@ def convert_settings(args: argparse.Namespace) -> ConvertSettings:
         exports["enhanced"] = OptionRequest("--enhanced", True)
     if args.keep_still_frames:
         exports["keep_still_frames"] = OptionRequest("--keep-still-frames", True)
-    if args.skin_width:
-        exports["skin_width_rule"] = OptionRequest("--skin-width", args.skin_width.upper())
-    if args.mdl_format:
-        exports["mdl_format"] = OptionRequest("--mdl-format", args.mdl_format.upper())
-    if args.player_colours:
-        exports["player_colours"] = OptionRequest("--player-colours", args.player_colours.upper())
+    for module in _option_modules():
+        own_imports, own_exports = module.requests(args)
+        imports.update({name: OptionRequest(*request) for name, request in own_imports.items()})
+        exports.update({name: OptionRequest(*request) for name, request in own_exports.items()})
     for key, value in args.import_option:
         imports[key] = OptionRequest(f"--import-option {key}={value}", value, strict=True)
     for key, value in args.export_option:

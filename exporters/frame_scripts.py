@@ -1,8 +1,10 @@
-"""Beside an MD2 or MDL export, on request: ``<model>.qc`` (QuakeC ``$frame`` lines) and
+"""Beside a vertex-animation export (MD2, MDL, MD3), on request: ``<model>.qc`` (QuakeC ``$frame`` lines) and
 ``<model file>.framegroups`` (DarkPlaces/FTE animations), both read back from the written file's
-frame table (:mod:`...formats.frame_scripts`), so they name exactly what the file holds."""
+frame table (:mod:`...formats.frame_scripts`), so they name exactly what the file holds. The format's
+operator says how its written file's animations are read back (``animations(data, fps)``)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,9 +12,7 @@ from typing import Any
 import bpy
 
 from ..formats.atomic_file import atomic_write
-from ..formats.frame_scripts import framegroups_text, md2_animations, mdl_animations, qc_name_problems, qc_text
-from ..formats.md2.codec import parse_md2
-from ..formats.mdl.codec import parse_mdl
+from ..formats.frame_scripts import ScriptAnimation, framegroups_text, qc_name_problems, qc_text
 from .export_error import ExportError
 from .run_export import Exporter, ExportReport
 from .sampling.frame_plan import model_rate
@@ -34,11 +34,10 @@ def frame_rate(context: bpy.types.Context, frame_source: str, sampling: str) -> 
     return model_rate(scene_fps(context.scene), frame_source, sampling)
 
 
-def write_frame_scripts(path: Path, qc: bool, framegroups: bool, fps: float) -> ExportReport:
-    """Read the model written at ``path`` and write the files asked for next to it."""
-    data = path.read_bytes()
-    animations = (mdl_animations(parse_mdl(data), fps) if path.suffix.lower() == ".mdl"
-                  else md2_animations(parse_md2(data).frame_names, fps))
+def write_frame_scripts(path: Path, qc: bool, framegroups: bool, fps: float,
+                        read_animations: Callable[[bytes, float], list[ScriptAnimation]]) -> ExportReport:
+    """Read the model written at ``path`` (``read_animations(data, fps)``) and write the files asked for next to it."""
+    animations = read_animations(path.read_bytes(), fps)
     report = ExportReport()
     if qc:
         report.warnings += [f"{qc_path(path).name}: {p}" for p in qc_name_problems(animations)]
@@ -66,6 +65,7 @@ class WithFrameScripts:
     qc: bool
     framegroups: bool
     fps: float
+    read_animations: Callable[[bytes, float], list[ScriptAnimation]]
 
     def __call__(self, context: bpy.types.Context, path: Path, objects: list[bpy.types.Object],
                  options: Any) -> ExportReport:
@@ -73,7 +73,7 @@ class WithFrameScripts:
         if not isinstance(report, ExportReport):
             report = ExportReport(report)
         if self.qc or self.framegroups:
-            extra = write_frame_scripts(path, self.qc, self.framegroups, self.fps)
+            extra = write_frame_scripts(path, self.qc, self.framegroups, self.fps, self.read_animations)
             report.warnings += extra.warnings
             report.written += extra.written
         return report

@@ -1,13 +1,13 @@
 """What an MD2 or MDL export of an MD3's objects leaves out, for the report: those formats have one mesh
 and no tags, so the MD3's tags (``tag_*`` empties, or the ones an MD3 import made) are not written and
-its surfaces become one mesh, their shaders the model's skins (:mod:`..common.contract`, ``# MD3``).
+its surfaces become one mesh, their shaders the model's skins (:mod:`..common.md3.contract`).
 Beside the format folders: it reads the MD3 contract on behalf of the MD2 and MDL exporters."""
 from __future__ import annotations
 
 import bpy
 
 from ..common.contract import MD3_TAG_INDEX
-from ..common.md3_surfaces import surface_count
+from ..common.md3.surfaces import surface_count
 from ..formats.message_text import quoted
 
 SHOWN = 3

@@ -111,10 +111,11 @@ class FrameExportBase(SampledExportBase):
                                                 "(first pose, poses, rate, loop, name per animation), so "
                                                 "DarkPlaces and FTE play the animations as their own frames")
 
-    def with_frame_scripts(self, context, exporter):
-        """``exporter``, followed by the ``.qc`` / ``.framegroups`` files asked for."""
+    def with_frame_scripts(self, context, exporter, read_animations):
+        """``exporter``, followed by the ``.qc`` / ``.framegroups`` files asked for, from the animations
+        ``read_animations(data, fps)`` finds in the file written."""
         return WithFrameScripts(exporter, self.write_qc, self.write_framegroups,
-                                frame_rate(context, self.frame_source, self.frame_rate))
+                                frame_rate(context, self.frame_source, self.frame_rate), read_animations)
 
     def frame_options(self) -> dict:
         return {**self.sampling_options(), "split_normals": self.split_normals, "materials": self.materials,

@@ -164,7 +164,7 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def check(self, context):
-        axes = axis_conversion_ensure(self, "axis_forward", "axis_up")    # as ImportHelper does for MS3D
+        axes = axis_conversion_ensure(self, "axis_forward", "axis_up")    # as ImportHelper does for a format with axes
         return self._refresh() or axes
 
     def draw(self, context):
@@ -210,9 +210,15 @@ class IMPORT_SCENE_OT_game_archive(bpy.types.Operator):
                 game.close()
 
 
-def _share_options() -> None:
-    """Give the archive operator every option of the table's import operators (the same properties;
-    annotations written as strings are evaluated where they were written)."""
+_OWN_OPTIONS = dict(IMPORT_SCENE_OT_game_archive.__annotations__)
+
+
+def share_options() -> None:
+    """Give the archive operator every option of the table's import operators, as the table is now (the
+    same properties; annotations written as strings are evaluated where they were written). Called before
+    the operator is registered, so a row added before registration brings its options."""
+    IMPORT_SCENE_OT_game_archive.__annotations__.clear()
+    IMPORT_SCENE_OT_game_archive.__annotations__.update(_OWN_OPTIONS)
     for row in table.importable():
         operator_class = table.resolve(row.importer).OPERATOR
         for cls in reversed(operator_class.__mro__):
@@ -224,6 +230,6 @@ def _share_options() -> None:
     IMPORT_SCENE_OT_game_archive.frame_options = FrameImportBase.frame_options
 
 
-_share_options()
+share_options()
 
 CLASSES = (ArchiveModel, CLASSIC_MODELS_UL_archive_models, IMPORT_SCENE_OT_game_archive)

@@ -113,7 +113,9 @@ class ModelSource:
         (:func:`..formats.archives.skin_lookup.find_sized_skin`)."""
         raise NotImplementedError
 
-    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+    def siblings(self, keep, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        """The other files of the model's folder whose lower-case file name ``keep(name)`` accepts, by name
+        (``exclude``: paths or members imported anyway), as sources (a Quake II player's weapon models)."""
         raise NotImplementedError
 
     def texture(self, stored: str) -> FoundFile | None:
@@ -166,8 +168,8 @@ class LooseSource(ModelSource):
         own = find_own_skins(self.path) or find_sized_skin(self.path, width, height)
         return None if own is None else OwnFound([loose_file(p) for p in own.paths], own.reason)
 
-    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
-        return [LooseSource(p) for p in weapon_paths(self.path, exclude)]
+    def siblings(self, keep, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        return [LooseSource(p) for p in sibling_paths(self.path, keep, exclude)]
 
     def texture(self, stored: str) -> FoundFile | None:
         found = find_texture(self.path.parent, stored)
@@ -180,17 +182,14 @@ class LooseSource(ModelSource):
         return loose_palette(self.path, rapo)
 
 
-def weapon_paths(path: Path, exclude: tuple[str, ...] = ()) -> list[Path]:
-    """The weapon models a Quake II player folder holds beside ``tris.md2``: ``weapon.md2``, ``w_*.md2``."""
-    if path.name.lower() != "tris.md2":
-        return []
-    skip = {str(Path(p).resolve()) for p in exclude}
+def sibling_paths(path: Path, keep, exclude: tuple[str, ...] = ()) -> list[Path]:
+    """The files beside ``path`` whose lower-case name ``keep`` accepts, by name (not ``path``, not ``exclude``)."""
+    skip = {str(Path(p).resolve()) for p in exclude} | {str(path.resolve())}
     try:
         entries = sorted(path.parent.iterdir())
     except OSError:
         return []
-    return [p for p in entries if p.is_file() and p.suffix.lower() == ".md2" and str(p.resolve()) not in skip
-            and (p.stem.lower() == "weapon" or p.stem.lower().startswith("w_"))]
+    return [p for p in entries if p.is_file() and keep(p.name.lower()) and str(p.resolve()) not in skip]
 
 
 def _base(skin_name: str) -> str:
@@ -346,15 +345,12 @@ class ArchiveSource(ModelSource):
                                  lambda n: image_size_of(listing[n.lower()].read(), n), width, height)
         return None if sized is None else OwnFound([listing[sized[0].lower()]], sized[1])
 
-    def weapons(self, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
-        """``weapon.md2`` and ``w_*.md2`` in a player's folder (``exclude``: members imported anyway)."""
-        if self.name.lower() != "tris.md2":
-            return []
+    def siblings(self, keep, exclude: tuple[str, ...] = ()) -> list[ModelSource]:
+        """The files of the member's folder, in the archive and then the game folder (``exclude``: members)."""
         skip = {e.lower() for e in exclude} | {self.member.lower()}
         found = []
         for base, file in sorted(self.files.folder(self.folder).items()):
-            stem, _, ext = base.rpartition(".")
-            if ext == "md2" and (stem == "weapon" or stem.startswith("w_")) and file.member.lower() not in skip:
+            if keep(base) and file.member.lower() not in skip:
                 found.append(LooseSource(file.path) if file.path is not None
                              else ArchiveSource(None, file.member, self.game, self.files, file))
         return found

@@ -58,7 +58,7 @@ def in_game_folder(source: ModelSource, shader: str) -> FoundFile | None:
 
 
 def shader_materials(source: ModelSource, shaders: list[str | None], label: str, warnings: list[str],
-                     infos: list[str], unnamed: str = "md5", game_folder: bool = False) -> list[bpy.types.Material]:
+                     infos: list[str], unnamed: str, game_folder: bool = False) -> list[bpy.types.Material]:
     """One material per distinct shader (in ``shaders`` order, one per block), showing its image where
     one is found (with ``game_folder``, also :func:`in_game_folder`); the shaders without one are said in
     one line."""

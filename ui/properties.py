@@ -1,32 +1,20 @@
-"""Per-object settings kept from an import (``Object.classic_model``)."""
+"""Per-object settings kept from an import (``Object.classic_model``): what every format has here, and the
+fields of each format's own, given by the ``object_fields()`` of its row's sidebar module
+(``ui/<fmt>/sidebar.py``: ``{name: property}``) when the extension registers."""
 from __future__ import annotations
 
 import bpy
 from bpy.props import (
-    BoolProperty,
     CollectionProperty,
     EnumProperty,
     FloatProperty,
-    FloatVectorProperty,
     IntProperty,
     PointerProperty,
     StringProperty,
 )
 
 from ..common.actions import activate_animation
-from ..formats.mdl.variants import HEXEN2_FLAGS, QUAKE_FLAGS
-
-MDL_FLAG_NAMES = tuple((name, label) for _bit, name, label in QUAKE_FLAGS)
-
-
-def _flag_property(bit: int, label: str) -> BoolProperty:
-    def get(self) -> bool:
-        return bool(self.mdl_flags & (1 << bit))
-
-    def set(self, value: bool) -> None:
-        self.mdl_flags = (self.mdl_flags | (1 << bit)) if value else (self.mdl_flags & ~(1 << bit))
-    return BoolProperty(name=label, get=get, set=set, description=f"MDL effect flag {1 << bit}"
-                        + (" (Hexen II)" if bit >= len(MDL_FLAG_NAMES) else ""))
+from ..formats import table
 
 
 def _animation_chosen(settings, context) -> None:
@@ -74,33 +62,25 @@ class ClassicModelSettings(bpy.types.PropertyGroup):
     frames: CollectionProperty(type=ClassicModelFrame, name="Frames",
                                description="The file's frame table, in file order")
     active_frame: IntProperty(name="Active Frame", min=0, description="The frame picked in the frame table")
-    mdl_flags: IntProperty(name="Flags", description="MDL effect flags (all 32 bits, as stored)")
-    mdl_synctype: EnumProperty(name="Sync", default="SYNC", items=(
-        ("SYNC", "Synchronised", "All instances animate in step (synctype 0)"),
-        ("RAND", "Random", "Each instance starts at a random point (synctype 1)")))
-    mdl_eye_position: FloatVectorProperty(name="Eye Position", size=3, subtype="XYZ",
-                                          description="MDL header field eyeposition, written as set here")
-    mdl_bounding_radius: FloatProperty(name="Bounding Radius", min=0.0,
-                                       description="MDL header field boundingradius: kept while the "
-                                                   "frames are unchanged, else computed by the export")
-    mdl_size: FloatProperty(name="Size", min=0.0, description="Average triangle area (used for LOD)")
-    ms3d_comment: StringProperty(name="Comment", description="MilkShape model comment")
-    ms3d_joint_size: FloatProperty(name="Joint Size", default=1.0, description="MilkShape joint display size")
-    ms3d_transparency_mode: IntProperty(name="Transparency Mode", default=0,
-                                        description="MilkShape transparency mode: 0 simple, 1 depth buffered "
-                                                    "with alpha ref, 2 depth sorted triangles")
-    ms3d_alpha_ref: FloatProperty(name="Alpha Ref", default=0.5, description="MilkShape alpha reference (0-1)")
 
 
-for _bit, (_name, _label) in enumerate(MDL_FLAG_NAMES):
-    ClassicModelSettings.__annotations__[f"mdl_flag_{_name}"] = _flag_property(_bit, _label)
-for _bit, _name, _label in HEXEN2_FLAGS:      # Hexen II's EF_ bits 8-24 (uHexen2 gl_model.h)
-    ClassicModelSettings.__annotations__[f"mdl_flag_{_name}"] = _flag_property(_bit, _label)
+_OWN_FIELDS = dict(ClassicModelSettings.__annotations__)
 
 CLASSES = (ClassicModelAnimation, ClassicModelFrame, ClassicModelSettings)
 
 
+def _add_format_fields() -> None:
+    """The fields of the formats in the table now, after the shared ones."""
+    ClassicModelSettings.__annotations__.clear()
+    ClassicModelSettings.__annotations__.update(_OWN_FIELDS)
+    for row in table.FORMATS:
+        fields = getattr(table.resolve(row.sidebar), "object_fields", None) if row.sidebar else None
+        if fields is not None:
+            ClassicModelSettings.__annotations__.update(fields())
+
+
 def register() -> None:
+    _add_format_fields()
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.Object.classic_model = PointerProperty(type=ClassicModelSettings)

@@ -1,7 +1,7 @@
 """An imported IQM written back with its file's own bytes (``common/contract.py`` ``# IQM``).
 
 The import keeps the ``.iqm`` bytes on the model's root (``IQM_SOURCE``) and a digest of everything it
-built (``IQM_DIGEST``, :mod:`...common.iqm_digest`). An export whose objects are that model (the root,
+built (``IQM_DIGEST``, :mod:`...common.iqm.digest`). An export whose objects are that model (the root,
 its meshes, or both; no other object) while the digest computed again equals the stored one is the
 untouched import: those bytes are the file, and the ``.iqm.framegroups`` the import read
 (``IQM_FRAMEGROUPS``) is written beside it again. Anything else (an edit anywhere, another object, a
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import bpy
 
-from ...common.contract import IQM_DIGEST, IQM_FRAMEGROUPS, IQM_SOURCE
-from ...common.iqm_digest import scene_digest
+from ...common.iqm.contract import IQM_DIGEST, IQM_FRAMEGROUPS, IQM_SOURCE
+from ...common.iqm.digest import scene_digest
 from ...common.stored_records import stored_bytes
 from ...formats.errors import FormatError
 from ...formats.iqm.codec import read_iqm

@@ -17,7 +17,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
+from ...common.import_shading import relit_report, shaded_as_imported
+from ...common.md2.contract import (
     DEGENERATE_MD2,
     MD2_DEGENERATE,
     MD2_FRAMES,
@@ -30,7 +31,6 @@ from ...common.contract import (
     MD2_TAIL,
     ST_INDEX_ATTRIBUTE,
 )
-from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.skin_images import material_image
 from ...common.stored_records import stored_bytes, stored_strings
 from ...formats.binary import decode_name, name_fields

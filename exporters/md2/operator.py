@@ -6,12 +6,19 @@ from pathlib import Path
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md2_export
+from ...formats.frame_scripts import md2_animations
+from ...formats.md2.codec import parse_md2
 from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file
 from .build import Md2ExportOptions
+from .dialog import draw_export
 from .export import export_md2
 from .player import PLAYER_BODY_FILE, export_md2_player
+
+
+def _animations(data: bytes, fps: float) -> list:
+    """The animations of a written MD2, for its ``.qc`` and ``.framegroups``."""
+    return md2_animations(parse_md2(data).frame_names, fps)
 
 
 class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase, EnhancedModelOption):
@@ -70,10 +77,10 @@ class EXPORT_SCENE_OT_md2(bpy.types.Operator, FrameExportBase, EnhancedModelOpti
         if self.player:      # a folder: tris.md2 and the weapon models next to it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_BODY_FILE))
         return export_file(self, context, self.with_frame_scripts(
-            context, export_md2_player if self.player else export_md2), options)
+            context, export_md2_player if self.player else export_md2, _animations), options)
 
     def draw(self, context):
-        draw_md2_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_md2

@@ -16,8 +16,9 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 
-from ...common.contract import MD2_SKIN_FOUND, SOURCE_MEMBER, SOURCE_PATH
+from ...common.contract import SOURCE_MEMBER, SOURCE_PATH
 from ...common.disk_names import stored_path
+from ...common.md2.contract import MD2_SKIN_FOUND
 from ...common.skin_images import material_image
 from ...formats.md2.codec import SKIN_NAME_SIZE
 from ...formats.message_text import quoted

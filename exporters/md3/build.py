@@ -19,9 +19,9 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD3_DEGENERATE
 from ...common.import_shading import relit_report, shaded_as_imported
-from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
+from ...common.md3.contract import MD3_DEGENERATE
+from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces
 from ...formats.md3.limits import renderer_problems
 from ...formats.md3.records import (
     FRAME_NAME_SIZE,

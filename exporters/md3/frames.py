@@ -11,7 +11,7 @@ A tag's transform (:func:`...formats.md3.tags.tag_matrices`) is the empty's matr
 ``origin`` its translation (times the export's scale), ``axis[i]`` its i-th column made unit length
 (``R_LerpTag`` normalises them anyway; scale on an empty is not part of a tag).
 
-Kept records (:mod:`...common.contract`): a frame whose vertices are written back as the file had
+Kept records (:mod:`...common.md3.contract`): a frame whose vertices are written back as the file had
 them keeps its frame record (the file's own bounds, origin and radius); a tag whose transform encodes
 to within float32 rounding of its record at that file frame keeps the record.
 """

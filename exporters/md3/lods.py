@@ -2,7 +2,7 @@
 ``R_RegisterMD3`` looks up, :func:`...formats.md3.lods.lod_names`).
 
 An MD3 import with *Levels of Detail* makes each LOD file a model root of its own (``MD3_LOD`` 1 or 2,
-common/contract.py ``# MD3``) parented to the root of ``x.md3`` and kept in a hidden collection
+common/md3/contract.py) parented to the root of ``x.md3`` and kept in a hidden collection
 ``<x> LODs``; that is the form the export reads: the LOD roots under the exported model's root. Each
 is built like any model (:func:`.build.build_md3`, its own kept records, so an untouched LOD comes back
 byte for byte), in its own frame (:func:`own_frame`: shown and standing alone while it is sampled).
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import bpy
 
-from ...common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, MD3_LOD, SOURCE_FILE
+from ...common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
+from ...common.md3.contract import MD3_LOD
 from ...common.stored_records import stored_int
 from ...formats.archives.archive import open_archive
 from ...formats.errors import FormatError

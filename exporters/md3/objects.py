@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 import bpy
 
-from ...common.contract import MD3_ROOT, MD3_SURFACE_INDEX, MD3_TAG_INDEX, MD3_TAG_NAME
+from ...common.contract import MD3_ROOT, MD3_TAG_INDEX
 from ...common.generated_names import is_made
-from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces, surface_count
+from ...common.md3.contract import MD3_SURFACE_INDEX, MD3_TAG_NAME
+from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces, surface_count
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.binary import decode_name
 from ...formats.md3.records import SURFACE
@@ -111,7 +112,7 @@ def tag_name(obj: bpy.types.Object) -> tuple[str, bytes | None]:
 
 def surface_name(obj: bpy.types.Object, records: SurfaceRecords | None = None) -> tuple[str, bytes | None]:
     """The surface's name and its 64-byte field as read (None for a surface made in Blender or renamed).
-    A surface of a merged mesh (:mod:`...common.md3_surfaces`) keeps its file's name: the object's
+    A surface of a merged mesh (:mod:`...common.md3.surfaces`) keeps its file's name: the object's
     name is the model's, not the surface's."""
     if records is None:
         kept = mesh_surfaces(obj.data)

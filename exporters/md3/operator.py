@@ -7,12 +7,19 @@ from pathlib import Path
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md3_export
+from ...formats.frame_scripts import md2_animations
+from ...formats.md3.codec import read_md3
 from ..operators import FrameExportBase
 from ..run_export import export_file
 from .build import Md3ExportOptions
+from .dialog import draw_export
 from .export import export_md3
 from .player import PLAYER_FILE, export_md3_player
+
+
+def _animations(data: bytes, fps: float) -> list:
+    """The animations of a written MD3 (by its frame names, as MD2's), for its ``.qc`` and ``.framegroups``."""
+    return md2_animations(read_md3(data).frame_names, fps)
 
 
 class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
@@ -65,10 +72,10 @@ class EXPORT_SCENE_OT_md3(bpy.types.Operator, FrameExportBase):
         if self.player:      # a folder: lower.md3 and the other parts beside it
             self.filepath = str(Path(self.filepath).with_name(PLAYER_FILE))
             return export_file(self, context, export_md3_player, options)
-        return export_file(self, context, self.with_frame_scripts(context, export_md3), options)
+        return export_file(self, context, self.with_frame_scripts(context, export_md3, _animations), options)
 
     def draw(self, context):
-        draw_md3_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_md3

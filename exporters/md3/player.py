@@ -31,7 +31,7 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS
+from ...common.md3.contract import MD3_ANIMATION_CFG, MD3_ICONS
 from ...common.stored_records import stored_bytes
 from ...formats.atomic_file import atomic_write
 from ...formats.errors import FormatError

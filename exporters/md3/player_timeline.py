@@ -1,4 +1,4 @@
-"""A Quake III player as an MD3 import leaves it (common/contract.py ``# MD3``): three model roots, ``lower``,
+"""A Quake III player as an MD3 import leaves it (common/md3/contract.py): three model roots, ``lower``,
 ``upper`` on lower's ``tag_torso`` and ``head`` on upper's ``tag_head``, every part's frames on the
 timeline, ``animation.cfg`` kept on lower's root and listed as each part's animations (sidebar list and
 markers), the ``.skin`` sets kept on each root. The player export writes it back from that form:
@@ -24,7 +24,8 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 
-from ...common.contract import MD3_ANIMATION_CFG, MD3_LOD, MD3_ROOT, MD3_SKINS
+from ...common.contract import MD3_ROOT
+from ...common.md3.contract import MD3_ANIMATION_CFG, MD3_LOD, MD3_SKINS
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import (

@@ -1,7 +1,7 @@
 """The head's images in each of its skin sets, for the player menu's icon of that set (``icon_<set>.tga``
 shows the head wearing ``head_<set>.skin``).
 
-The sets are the ``.skin`` files an MD3 import kept on the head's root (``MD3_SKINS``, common/contract.py
+The sets are the ``.skin`` files an MD3 import kept on the head's root (``MD3_SKINS``, common/md3/contract.py
 ``# MD3``); a set's shader for each surface (ioquake3 ``R_RegisterSkin``: surface names lower-cased,
 ``CG_RegisterClientSkin``) is looked up as the renderer does (:mod:`...formats.md3.shader_lookup`:
 ``R_FindImageFile``'s extensions in order) in the game folder the head was imported from (its archive's
@@ -17,7 +17,8 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 
-from ...common.contract import ARCHIVE_PATH, MD3_SKINS, SOURCE_FILE
+from ...common.contract import ARCHIVE_PATH, SOURCE_FILE
+from ...common.md3.contract import MD3_SKINS
 from ...formats.archives.archive import ArchiveError
 from ...formats.archives.game_folder import GameFolder
 from ...formats.errors import FormatError

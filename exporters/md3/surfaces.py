@@ -4,7 +4,7 @@ coordinates, triangles in file order and shaders.
 * One surface per mesh object; an object made in Blender whose faces use several materials gives one
   surface per material (``<object>_<material>``), since an MD3 surface has one shader the game draws.
   An imported surface (``MD3_SURFACE``) stays one surface with its own shader list; a mesh an import
-  merged (*Merge Surfaces*: every surface's records, :mod:`...common.md3_surfaces`) gives its surfaces
+  merged (*Merge Surfaces*: every surface's records, :mod:`...common.md3.surfaces`) gives its surfaces
   back, surface s from material slot s and its own vertex range, while every face of slot s still uses
   only that range's vertices and the mesh has the vertices its records count (else one surface per
   material, as a mesh made in Blender).
@@ -26,8 +26,9 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD3_ROOT, MD3_SHADER, MD3_SKIN_SET, MD3_SURFACE
-from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
+from ...common.contract import MD3_ROOT
+from ...common.md3.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SURFACE
+from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces
 from ...common.skin_images import material_image
 from ...formats.binary import decode_name
 from ...formats.md3.records import SHADER, ST, Md3Shader

@@ -1,4 +1,4 @@
-"""What an MD3 import kept (:mod:`...common.contract`, the ``# MD3`` block) and how the export writes
+"""What an MD3 import kept (:mod:`...common.md3.contract`) and how the export writes
 it back: a record is written as the file had it wherever what Blender evaluates encodes to the same
 values, so an untouched import exports the file it came from, byte for byte.
 
@@ -19,18 +19,10 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
-    MD3_FLAGS,
-    MD3_FRAMES,
-    MD3_LAYOUT,
-    MD3_NAME,
-    MD3_NUM_SKINS,
-    MD3_TAG_INDEX,
-    MD3_TAGS,
-    MD3_TAIL,
-)
+from ...common.contract import MD3_TAG_INDEX
 from ...common.frame_table import FrameEntry, frame_table, match_frames
-from ...common.md3_surfaces import mesh_surfaces
+from ...common.md3.contract import MD3_FLAGS, MD3_FRAMES, MD3_LAYOUT, MD3_NAME, MD3_NUM_SKINS, MD3_TAGS, MD3_TAIL
+from ...common.md3.surfaces import mesh_surfaces
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.binary import decode_name
 from ...formats.file_tail import kept_tail

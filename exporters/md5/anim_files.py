@@ -2,7 +2,7 @@
 MD5 export's default): an imported MD5 gives every anim back with its own frame count and rate.
 
 * *Frames: Timeline* of an armature the import gave several anims (its animation list, one action per
-  ``.md5anim``, ``common/contract.py`` MD5_ANIM_SOURCE and MD5_ANIM_FILE): one file per anim, each action
+  ``.md5anim``, ``common/md5/contract.py`` MD5_ANIM_SOURCE and MD5_ANIM_FILE): one file per anim, each action
   over its own frame range at its own ``frameRate`` (a frame every ``scene fps / frameRate`` scene
   frames: the times the import keyed), under the name of the file it was read from (one of the mesh's
   own name takes the export's: ``x.md5anim``). Actions the import split from one anim (MD5_ANIM_FRAMES,
@@ -25,16 +25,8 @@ from pathlib import PurePosixPath
 
 import bpy
 
-from ...common.contract import (
-    DEFAULT_FPS,
-    MAX_FPS,
-    MD5_ANIM_FILE,
-    MD5_ANIM_FRAMES,
-    MD5_ANIM_SOURCE,
-    MD5_MESH_FILE,
-    MD5_MESH_SOURCE,
-    MIN_FPS,
-)
+from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
+from ...common.md5.contract import MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_floats
 from ..sampling.frame_plan import export_actions
 from ..sampling.options import FrameExportOptions

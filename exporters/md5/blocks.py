@@ -24,7 +24,7 @@ their weights.
 - Vertices no face uses: Blender keeps a UV per face corner, so such a vertex has none. Those the imported
   file's block had (a vertex no triangle of the file uses, or one only a triangle that uses a vertex twice
   uses; Q2PRO and ironwail load every vertex whatever the triangles use) are written with the file's UV,
-  read by index from the ``.md5mesh`` the import kept (``common/contract.py`` MD5_MESH_SOURCE,
+  read by index from the ``.md5mesh`` the import kept (``common/md5/contract.py`` MD5_MESH_SOURCE,
   MD5_MESH_INDEX) while the object has as many vertices as its block had, in the block of the object's
   first material; their weights are the vertex groups', as every vertex's. Any other vertex no face uses
   (one an edit left without a face, one of a mesh made in Blender) is left out, and counted in a warning
@@ -39,7 +39,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import DEGENERATE_MD3, MD5_DEGENERATE, MD5_MESH_INDEX
+from ...common.contract import DEGENERATE_MD3
+from ...common.md5.contract import MD5_DEGENERATE, MD5_MESH_INDEX
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.md5.limits import MAX_WEIGHTS_PER_VERTEX
 from ...formats.md5.records import Md5MeshPart

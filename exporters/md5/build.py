@@ -15,7 +15,7 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
+from ...common.md5.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.md5.limits import MAX_FRAMES, anim_problems, mesh_limits, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh

@@ -4,10 +4,10 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md5_export
 from ..operators import SampledExportBase
 from ..run_export import export_file
 from .build import Md5ExportOptions
+from .dialog import draw_export
 from .export import export_md5
 
 
@@ -40,7 +40,7 @@ class EXPORT_SCENE_OT_md5(bpy.types.Operator, SampledExportBase):
         return export_file(self, context, export_md5, options)
 
     def draw(self, context):
-        draw_md5_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_md5

@@ -17,7 +17,7 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
+from ...common.md5.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.message_text import quoted
 from ..export_error import ExportError

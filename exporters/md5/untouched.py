@@ -1,7 +1,7 @@
 """An imported anim that nothing changed, written back as its file's text without sampling a pose.
 
 The import stores on the action of each whole ``.md5anim`` (no ``.md5scale``, its joints the armature's
-bones) digests of the file, of the F-curves it made and of the bones' rests (``common/md5_keys.py``,
+bones) digests of the file, of the F-curves it made and of the bones' rests (``common/md5/keys.py``,
 MD5_ANIM_KEYS). An export of the armature's anims each to its own file (*Frame Rate: Automatic*, an
 action planned alone) writes the kept text as it is where all of these hold, else samples the anim as
 before (:mod:`.pose`, :mod:`.write_back`):
@@ -29,8 +29,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_KEYS, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
-from ...common.md5_keys import keys_digest, rig_digest, source_digest
+from ...common.md5.contract import MD5_ANIM_FRAMES, MD5_ANIM_KEYS, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
+from ...common.md5.keys import keys_digest, rig_digest, source_digest
 from ...common.stored_records import stored_bytes, stored_floats, stored_json
 from ..sampling.action_playback import pick_slot
 from ..sampling.curve_pose import why_not

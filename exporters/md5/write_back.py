@@ -1,4 +1,4 @@
-"""An imported MD5 pair written back with its files' own text (``common/contract.py`` "# MD5"): the
+"""An imported MD5 pair written back with its files' own text (``common/md5/contract.py``): the
 import keeps the ``.md5mesh`` bytes on the armature and each ``.md5anim``'s on its action. Where the
 model the export built has the kept file's shape (the same counts) and its values equal the kept ones
 within the precision the file printed them with, the kept values (and so, through
@@ -14,7 +14,7 @@ the others stay as kept, with the file's header.
 A joint's bind rotation is the file's while its bone turned less than :func:`rest_allowance`: Blender
 keeps a bone as head, tail and roll in float32 and rebuilds its rest matrix from them, which turns it by
 round-off (up to 3e-4 radians in the corpus, near -Y) that no printed precision covers. Joints are
-matched by index (``common/contract.py`` MD5_JOINT_INDEX orders them), their positions within the
+matched by index (``common/md5/contract.py`` MD5_JOINT_INDEX orders them), their positions within the
 printed precision.
 """
 from __future__ import annotations
@@ -28,8 +28,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
-from ...common.md5_pose import quaternion_matrices
+from ...common.md5.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
+from ...common.quaternions import quaternion_matrices
 from ...common.stored_records import stored_bytes, stored_floats
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim

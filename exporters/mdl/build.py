@@ -20,10 +20,11 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
+from ...common.contract import INTERVALS
+from ...common.import_shading import relit_report, shaded_as_imported
+from ...common.mdl.contract import (
     DEGENERATE_MDL,
     FACESFRONT,
-    INTERVALS,
     MDL_DEGENERATE,
     MDL_FRAME_SLOTS,
     MDL_PALETTE,
@@ -32,7 +33,6 @@ from ...common.contract import (
     MDL_TAIL,
     TEXCOORD_ATTRIBUTES,
 )
-from ...common.import_shading import relit_report, shaded_as_imported
 from ...common.mdl_skins import material_skin_images, mdl_skin_slots, read_palette
 from ...common.stored_records import stored_bytes, stored_json
 from ...formats.binary import decode_name, name_fields

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...common.contract import MDL_GRID
+from ...common.mdl.contract import MDL_GRID
 from ...common.stored_records import stored_floats
 
 SAME_SHAPE = 1e-5       # per-axis scale ratios this close (relative) are one even scale (:func:`same_shape`)

@@ -7,13 +7,20 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ...common.mdl_skins import chosen_palette, palette_items
-from ..dialogs import draw_mdl_export
+from ...formats.frame_scripts import mdl_animations
+from ...formats.mdl.codec import parse_mdl
 from ..enhanced_md3 import WithEnhancedMd3
 from ..operators import EnhancedModelOption, FrameExportBase
 from ..run_export import export_file, export_objects
 from .build import MdlExportOptions
+from .dialog import draw_export
 from .export import export_mdl
 from .variant import export_variant
+
+
+def _animations(data: bytes, fps: float) -> list:
+    """The animations of a written MDL (its frame groups too), for its ``.qc`` and ``.framegroups``."""
+    return mdl_animations(parse_mdl(data), fps)
 
 
 class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOption):
@@ -77,10 +84,10 @@ class EXPORT_SCENE_OT_mdl(bpy.types.Operator, FrameExportBase, EnhancedModelOpti
                                    skin_width_rule=self.skin_width_rule, mdl_format=chosen,
                                    player_colours=self.player_colours, file_name=Path(self.filepath).name)
         exporter = WithEnhancedMd3(export_mdl) if self.enhanced_md3 else export_mdl
-        return export_file(self, context, self.with_frame_scripts(context, exporter), options)
+        return export_file(self, context, self.with_frame_scripts(context, exporter, _animations), options)
 
     def draw(self, context):
-        draw_mdl_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_mdl

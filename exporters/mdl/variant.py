@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...common.contract import DEGENERATE_MDL_ST, MDL_DEGENERATE_ST, MDL_ST, MDL_ST_INDEX, MDL_VARIANT
+from ...common.mdl.contract import DEGENERATE_MDL_ST, MDL_DEGENERATE_ST, MDL_ST, MDL_ST_INDEX, MDL_VARIANT
 from ...common.stored_records import stored_bytes
 from ...formats.mdl.texcoords import TexcoordAssignment, assign_st_table
 from ...formats.mdl.variants import IDPO, MD16, RAPO, TEXCOORD, VARIANTS, quantize16

@@ -19,7 +19,7 @@ import bpy
 
 from mathutils import Euler, Quaternion
 
-from ...common.contract import GENERATED_KEY
+from ...common.ms3d.contract import GENERATED_KEY
 from ...formats.ms3d.key_reduction import continuous_euler, joint_reach, mesh_deviation, reduce_keys, tangents
 from ...formats.ms3d.rig import (
     euler_xyz_from_matrices,

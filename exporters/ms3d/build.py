@@ -17,7 +17,7 @@
 * Limits are checked before anything is written: 65534 vertices and triangles, 255 groups,
   128 materials, 128 joints, 31-byte names, 127-byte texture paths.
 
-What the import kept (names in :mod:`...common.contract`, meanings in :mod:`...importers.ms3d.ms3d_import`) is written back wherever Blender still
+What the import kept (names in :mod:`...common.ms3d.contract`, meanings in :mod:`...importers.ms3d.ms3d_import`) is written back wherever Blender still
 shows what the import set: a value is compared with the import's snapshot (or, per vertex and
 corner, recomputed from the stored raw value) and, if unchanged, the file's own value is written.
 So an untouched import exports the same file contents: vertex, triangle and group order, raw names,
@@ -36,11 +36,12 @@ import bpy
 
 from bpy_extras.io_utils import axis_conversion
 
-from ...common.contract import (
+from ...common.contract import DEFAULT_FPS
+from ...common.generated_names import is_made
+from ...common.ms3d.contract import (
     CORNER_NORMAL,
     CORNER_NORMAL_SHOWN,
     CORNER_T,
-    DEFAULT_FPS,
     GROUP_PROP,
     JOINT_PROP,
     KEPT_MEMBERSHIPS,
@@ -57,8 +58,7 @@ from ...common.contract import (
     VERTEX_FLAGS,
     VERTEX_INDEX,
 )
-from ...common.generated_names import is_made
-from ...common.ms3d_data import bone_color, bone_rest_poses
+from ...common.ms3d.data import bone_color, bone_rest_poses
 from ...common.stored_records import stored_group
 from ...formats.message_text import quoted
 from ...formats.ms3d.records import (

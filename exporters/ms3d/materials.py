@@ -8,9 +8,10 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MATERIAL_PROP, SOURCE_MEMBER
+from ...common.contract import SOURCE_MEMBER
 from ...common.generated_names import is_made
-from ...common.ms3d_data import material_values
+from ...common.ms3d.contract import MATERIAL_PROP
+from ...common.ms3d.data import material_values
 from ...common.skin_images import image_unchanged, unchanged_source_file
 from ...common.stored_records import stored_group
 from ...formats.ms3d.records import PATH_SIZE, Ms3dMaterial

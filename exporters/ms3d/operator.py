@@ -6,10 +6,10 @@ from bpy.props import EnumProperty, FloatProperty, StringProperty
 
 from bpy_extras.io_utils import orientation_helper
 
-from ..dialogs import draw_ms3d_export
 from ..operators import ExportOperatorBase
 from ..run_export import export_file
 from .build import Ms3dExportOptions
+from .dialog import draw_export
 from .export import export_ms3d
 
 
@@ -41,7 +41,7 @@ class EXPORT_SCENE_OT_ms3d(bpy.types.Operator, ExportOperatorBase):
         return export_file(self, context, export_ms3d, options)
 
     def draw(self, context):
-        draw_ms3d_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_ms3d

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ...common.ms3d_data import material_values
+from ...common.ms3d.data import material_values
 from ...common.skin_images import unchanged_member_bytes, unchanged_source_file
 from ...formats.errors import FormatError
 from ...formats.message_text import quoted

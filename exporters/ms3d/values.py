@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...common.contract import COMMENT_PROP
+from ...common.ms3d.contract import COMMENT_PROP
 from ...formats.errors import FormatError
 from ...formats.message_text import quoted
 from ...formats.ms3d.records import NAME_SIZE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...common.contract import (
+from ...common.ms3d.contract import (
     KEPT_COMMENTS,
     KEPT_TRIANGLE,
     KEPT_TRIANGLES,

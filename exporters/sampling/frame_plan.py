@@ -18,6 +18,10 @@ own-span cuts, the namer and the report. Format-neutral: MD2 and MDL use it toda
 Names known from the plan: ``<marker><nn>`` on the timeline (the last marker at or before the frame,
 nn counting exported frames from it), ``<action><nn>`` for actions (:func:`.action_sampling.action_frame_names`).
 Sampling may still replace them with a frame-table or shape-key name (:func:`.animated_mesh.exported_frames`).
+
+It names two formats though it is beside the format folders: ``FRAME_FORMATS``, the imports whose frames
+are the file's own (never cut to one still frame), is a fact of those formats that the sampling of every
+vertex format needs.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ What an import creates:
   as the joints are (:mod:`.iqm_rig`); a file of anims alone (poses and frames, no joints: Red Eclipse
   keeps its player's anims so) gets a bone per pose at its first frame, named ``pose<n>``. The root keeps
   the file's bytes, its name, the ``.iqm.framegroups`` used and a digest of what the import built
-  (``common/iqm_digest.py``) for the export's write-back.
+  (``common/iqm/digest.py``) for the export's write-back.
 * One mesh object per IQM mesh (:mod:`.iqm_meshes`), parented to the root with an Armature modifier,
   named after the mesh, with the material of the mesh's material name showing the image of that name
   found beside the model (``importers/shader_images.py``: its extensions in FTE's then ioquake3's order;
@@ -31,8 +31,8 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import (
-    DEFAULT_FPS,
+from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
+from ...common.iqm.contract import (
     IQM_ANIM_FRAMES,
     IQM_ANIM_INDEX,
     IQM_ANIM_LOOP,
@@ -42,11 +42,9 @@ from ...common.contract import (
     IQM_FRAMEGROUPS,
     IQM_IMPORT_ID,
     IQM_SOURCE,
-    MAX_FPS,
-    MIN_FPS,
 )
-from ...common.iqm_digest import scene_digest
-from ...common.md5_pose import continuous
+from ...common.iqm.digest import scene_digest
+from ...common.quaternions import continuous
 from ...formats.errors import FormatError
 from ...formats.iqm.animation import bind_pose, frame_poses, vertex_values
 from ...formats.iqm.codec import read_iqm

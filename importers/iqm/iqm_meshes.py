@@ -17,8 +17,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import IQM_MESH_INDEX
 from ...common.generated_names import mark_made
+from ...common.iqm.contract import IQM_MESH_INDEX
 from ...common.triangle_mesh import build_triangle_mesh
 from ...formats.iqm.animation import vertex_values
 from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, NORMAL, POSITION, TEXCOORD, IqmModel

@@ -17,9 +17,9 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import IQM_JOINT_INDEX
 from ...common.generated_names import mark_made
-from ...common.md5_pose import continuous, matrix_quaternions, quaternion_matrices
+from ...common.iqm.contract import IQM_JOINT_INDEX
+from ...common.quaternions import continuous, matrix_quaternions, quaternion_matrices
 from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves
 
 LINEAR = 1

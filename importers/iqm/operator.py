@@ -1,23 +1,14 @@
-"""File > Import > Inter-Quake Model (.iqm): properties -> options -> one call to ``import_files``; the
-dialog's draw is here (``common/dialog_layout.py`` groups, as ``importers/dialogs.py`` draws the others)."""
+"""File > Import > Inter-Quake Model (.iqm): properties -> options -> one call to ``import_files``; its
+dialog is :mod:`.dialog`."""
 from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, StringProperty
 
-from ...common.dialog_layout import group, start
 from ..operators import ImportOperatorBase
 from ..run_import import import_files, operator_paths
+from .dialog import draw_import
 from .iqm_import import IqmImportOptions, import_iqm
-
-
-def draw_iqm_import(operator, layout) -> None:
-    """Animation: Frame Groups, Scene Timing."""
-    start(layout)
-    body = group(layout, "CLASSIC_MODELS_iqm_import_animation", "Animation")
-    if body:
-        body.prop(operator, "iqm_framegroups")
-        body.prop(operator, "scene_timing")
 
 
 class IMPORT_SCENE_OT_iqm(bpy.types.Operator, ImportOperatorBase):
@@ -41,7 +32,7 @@ class IMPORT_SCENE_OT_iqm(bpy.types.Operator, ImportOperatorBase):
         return import_files(self, context, operator_paths(self), import_iqm, self.import_options())
 
     def draw(self, context):
-        draw_iqm_import(self, self.layout)
+        draw_import(self, self.layout, context)
 
 
 OPERATOR = IMPORT_SCENE_OT_iqm

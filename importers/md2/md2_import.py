@@ -16,7 +16,10 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
+from ...common.file_counts import record_counts
+from ...common.generated_names import mark_made
+from ...common.import_shading import record_import_shading
+from ...common.md2.contract import (
     DEGENERATE_MD2,
     MD2_DEGENERATE,
     MD2_FRAMES,
@@ -30,9 +33,6 @@ from ...common.contract import (
     MD2_TAIL,
     ST_INDEX_ATTRIBUTE,
 )
-from ...common.file_counts import record_counts
-from ...common.generated_names import mark_made
-from ...common.import_shading import record_import_shading
 from ...common.skin_images import has_holes, skin_material
 from ...formats.animations import group_animations
 from ...formats.anorms import anorms
@@ -65,6 +65,17 @@ class Md2ImportOptions:
     scene_timing: str = "AUTO"    # 'AUTO', 'SET' or 'KEEP': see scene_timing.py
 
 
+def _player(source: ModelSource) -> bool:
+    """A Quake II player's model: ``tris.md2``, its weapon models beside it."""
+    return source.name.lower() == "tris.md2"
+
+
+def _weapon(name: str) -> bool:
+    """``weapon.md2`` and ``w_*.md2`` (lower-case names): the weapon models of a Quake II player's folder."""
+    stem, _, ext = name.rpartition(".")
+    return ext == "md2" and (stem == "weapon" or stem.startswith("w_"))
+
+
 def read_md2(path: Path | ModelSource) -> Md2Model:
     source = as_source(path)
     try:
@@ -91,7 +102,7 @@ def import_md2(context: bpy.types.Context, path: Path | ModelSource, options: Md
     timing = plan_timing(context.scene, options.scene_timing)     # before the player makes the scene animated
     with datablock_transaction(context.scene):
         obj = _add_model(context, model, source, options, result, timing)
-        weapons = source.weapons(options.exclude) if options.load_weapons else []
+        weapons = source.siblings(_weapon, options.exclude) if options.load_weapons and _player(source) else []
         weapon_options = replace(options, skin_image="")     # the chosen image is the body's
         loaded = []
         for weapon_source in weapons:

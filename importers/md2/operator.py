@@ -4,9 +4,9 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md2_import
 from ..operators import FrameImportBase
 from ..run_import import import_files, operator_paths
+from .dialog import draw_import
 from .md2_import import Md2ImportOptions, import_md2
 
 
@@ -38,7 +38,7 @@ class IMPORT_SCENE_OT_md2(bpy.types.Operator, FrameImportBase):
         return import_files(self, context, paths, import_md2, self.import_options(tuple(str(p) for p in paths)))
 
     def draw(self, context):
-        draw_md2_import(self, self.layout, context)
+        draw_import(self, self.layout, context)
 
 
 OPERATOR = IMPORT_SCENE_OT_md2

@@ -1,6 +1,6 @@
 """Quake III MD3 -> Blender, one file: a model root empty, a mesh per surface, an empty per tag.
 
-What is made and kept follows common/contract.py (``# MD3``): the root holds the file-level records
+What is made and kept follows common/md3/contract.py: the root holds the file-level records
 as the file's bytes, each surface mesh (:mod:`.md3_surfaces`) its own, each tag empty
 (:mod:`.md3_tags`) its index and name field. File frame f is shape key f of every surface and key f
 of every tag empty, all on the timeline like MD2 (:mod:`..frame_animation`); the frame table is on
@@ -20,20 +20,20 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
+from ...common.contract import MD3_ROOT
+from ...common.file_counts import record_counts
+from ...common.frame_table import record_frame_table
+from ...common.generated_names import mark_made
+from ...common.md3.contract import (
     MD3_FLAGS,
     MD3_FRAMES,
     MD3_LAYOUT,
     MD3_LOD,
     MD3_NAME,
     MD3_NUM_SKINS,
-    MD3_ROOT,
     MD3_TAGS,
     MD3_TAIL,
 )
-from ...common.file_counts import record_counts
-from ...common.frame_table import record_frame_table
-from ...common.generated_names import mark_made
 from ...formats.animations import Animation, group_animations
 from ...formats.errors import FormatError
 from ...formats.md3.codec import read_md3

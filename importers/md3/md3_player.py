@@ -19,7 +19,8 @@ from collections import Counter
 
 import bpy
 
-from ...common.contract import MD3_ANIMATION_CFG, MD3_ICONS, MD3_TAG_INDEX
+from ...common.contract import MD3_TAG_INDEX
+from ...common.md3.contract import MD3_ANIMATION_CFG, MD3_ICONS
 from ...formats.animations import Animation
 from ...formats.errors import FormatError
 from ...formats.md3.animation_cfg import AnimationCfg, parse_animation_cfg

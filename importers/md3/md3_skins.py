@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 import bpy
 
-from ...common.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKIN_SHADER, MD3_SKINS
+from ...common.md3.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKIN_SHADER, MD3_SKINS
 from ...common.skin_images import has_holes, skin_material
 from ...formats.errors import FormatError
 from ...formats.md3.shader_lookup import (

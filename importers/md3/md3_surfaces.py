@@ -9,7 +9,7 @@ its vertices' stored normals). The surface's st pair is the UV of every corner o
 ``v = 1 - t`` (t grows downward in the image, tr_surface.c hands st to GL unchanged). The file's
 normals of frame 0, decoded as the renderer decodes them, become custom normals (MD3 surfaces repeat
 vertices along UV seams: Blender's own normals would show the seams). The records are kept on the
-mesh as the file's bytes (common/contract.py, ``# MD3``).
+mesh as the file's bytes (common/md3/contract.py).
 """
 from __future__ import annotations
 
@@ -17,18 +17,11 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
-    DEGENERATE_MD3,
-    MD3_DEGENERATE,
-    MD3_SHADERS,
-    MD3_ST,
-    MD3_SURFACE,
-    MD3_SURFACE_INDEX,
-    MD3_XYZ_NORMALS,
-)
+from ...common.contract import DEGENERATE_MD3
 from ...common.file_counts import record_counts
 from ...common.generated_names import mark_made
 from ...common.import_shading import record_import_shading
+from ...common.md3.contract import MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE, MD3_SURFACE_INDEX, MD3_XYZ_NORMALS
 from ...formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL, Md3Model, Md3Surface
 from ...formats.md3.vertices import decode_normals, decode_xyz
 from ..build_mesh import build_triangle_mesh, faced_triangles
@@ -64,7 +57,7 @@ def surface_records(data: bytes, model: Md3Model, index: int) -> dict[str, bytes
 def build_surface(data: bytes, model: Md3Model, index: int | list[int], label: str, scale: float,
                   file_normals: bool, warnings: list[str], name: str = "") -> tuple[bpy.types.Object, np.ndarray]:
     """The mesh object (not linked) of surface ``index``, or of the surfaces ``index`` lists merged into
-    one mesh (``name``; surface k of the list is material slot k, :mod:`...common.md3_surfaces`), and
+    one mesh (``name``; surface k of the list is material slot k, :mod:`...common.md3.surfaces`), and
     its (F, V, 3) positions."""
     indices = [index] if isinstance(index, int) else list(index)
     parts = [_surface_part(model, i, label, scale, warnings) for i in indices]

@@ -18,8 +18,9 @@ import bpy
 from mathutils import Matrix
 
 from ...common.actions import assign_action
-from ...common.contract import MD3_TAG_INDEX, MD3_TAG_NAME
+from ...common.contract import MD3_TAG_INDEX
 from ...common.generated_names import mark_made
+from ...common.md3.contract import MD3_TAG_NAME
 from ...formats.animations import Animation
 from ...formats.md3.records import Md3Model
 from ...formats.md3.tags import tag_matrices

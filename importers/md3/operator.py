@@ -4,9 +4,9 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, FloatProperty, StringProperty
 
-from ..dialogs import draw_md3_import
 from ..operators import ImportOperatorBase, animations_property
 from ..run_import import import_files, operator_paths
+from .dialog import draw_import
 from .md3_import import Md3ImportOptions, import_md3
 
 
@@ -49,7 +49,7 @@ class IMPORT_SCENE_OT_md3(bpy.types.Operator, ImportOperatorBase):
         return import_files(self, context, paths, import_md3, self.import_options(tuple(str(p) for p in paths)))
 
     def draw(self, context):
-        draw_md3_import(self, self.layout, context)
+        draw_import(self, self.layout, context)
 
 
 OPERATOR = IMPORT_SCENE_OT_md3

@@ -14,18 +14,10 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
-    ARCHIVE_MEMBER,
-    ARCHIVE_PATH,
-    MD3_SHADER,
-    MD3_SKIN_SET,
-    MD3_SKIN_SHADER,
-    MD3_SKINS,
-    MD3_SURFACE_INDEX,
-    SOURCE_FILE,
-)
+from ...common.contract import ARCHIVE_MEMBER, ARCHIVE_PATH, SOURCE_FILE
 from ...common.generated_names import is_made
-from ...common.md3_surfaces import SurfaceRecords, mesh_surfaces
+from ...common.md3.contract import MD3_SHADER, MD3_SKIN_SET, MD3_SKIN_SHADER, MD3_SKINS, MD3_SURFACE_INDEX
+from ...common.md3.surfaces import SurfaceRecords, mesh_surfaces
 from ...formats.archives.archive import ArchiveError, open_archive
 from ...formats.archives.game_folder import GameFolder
 from ...formats.binary import decode_name

@@ -3,7 +3,7 @@
 What an import creates:
 
 * An armature object named after the file (the model's root): a bone per joint at the joint's bind
-  matrix (:mod:`.md5_rig`, :mod:`...common.md5_pose`), ``["md5_mesh_source"]`` the file's bytes,
+  matrix (:mod:`.md5_rig`, :mod:`...common.md5.pose`), ``["md5_mesh_source"]`` the file's bytes,
   ``["md5_mesh_file"]`` its name, ``["md5_classic"]`` the paired classic model (:mod:`.classic_pair`).
 * One mesh object per ``mesh`` block, parented to it with an Armature modifier: vertex i is the
   block's vertex i at its bind position (the weights skinned with the mesh's joints, Q2PRO
@@ -38,10 +38,9 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import (
-    DEFAULT_FPS,
-    DEGENERATE_MD3,
-    MAX_FPS,
+from ...common.contract import DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MIN_FPS
+from ...common.generated_names import mark_made
+from ...common.md5.contract import (
     MD5_ANIM_FILE,
     MD5_ANIM_FRAMES,
     MD5_ANIM_SOURCE,
@@ -50,11 +49,9 @@ from ...common.contract import (
     MD5_MESH_FILE,
     MD5_MESH_INDEX,
     MD5_MESH_SOURCE,
-    MIN_FPS,
 )
-from ...common.generated_names import mark_made
-from ...common.md5_keys import rig_digest
-from ...common.md5_pose import weight_spread
+from ...common.md5.keys import rig_digest
+from ...common.md5.pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
 from ...formats.md5.limits import first_unheld_line, pair_problems
@@ -228,7 +225,7 @@ def _materials(source: ModelSource, mesh, pair: ClassicPair | None, result: Impo
     if pair is not None and pair.materials:
         return [pair.materials[min(m, len(pair.materials) - 1)] for m in range(len(mesh.meshes))]
     materials = shader_materials(source, [part.shader for part in mesh.meshes], source.label, result.warnings,
-                                 result.infos)
+                                 result.infos, unnamed="md5")
     return [[material] for material in materials]
 
 

@@ -1,6 +1,6 @@
 """MD5 joints -> one Blender armature; weights -> vertex groups; an ``.md5anim`` -> one action.
 
-Bones: bone j's rest matrix is joint j's bind matrix (:mod:`...common.md5_pose`: head at the joint's
+Bones: bone j's rest matrix is joint j's bind matrix (:mod:`...common.md5.pose`: head at the joint's
 position, the bone's Y axis the joint's Y axis, roll from its X axis; the length, distance to the
 nearest child, is only for display), parented as the joints are; ``bone["md5_joint_index"]`` is j.
 Blender keeps a bone as head, tail and roll in float32 and rebuilds its matrix from them, which moves
@@ -20,10 +20,11 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import MD5_ANIM_KEYS, MD5_JOINT_INDEX
 from ...common.generated_names import mark_made
-from ...common.md5_keys import keys_record
-from ...common.md5_pose import continuous, matrix_quaternions, pose_bases, rigid_matrices
+from ...common.md5.contract import MD5_ANIM_KEYS, MD5_JOINT_INDEX
+from ...common.md5.keys import keys_record
+from ...common.md5.pose import pose_bases, rigid_matrices
+from ...common.quaternions import continuous, matrix_quaternions
 from ...formats.md5.skinning import bind_joints, frame_joints
 from ..armature_bones import (
     add_bones,
@@ -132,7 +133,7 @@ def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str
     poses of every frame (:func:`...formats.md5.skinning.frame_joints`), when already worked out;
     ``local_rest``: :func:`local_rests` of the bones, ``channels``: :func:`pose_channels`, when worked out;
     ``record``: (file bytes, frameRate, rig digest) of a whole anim, stored with its keys' digest
-    (MD5_ANIM_KEYS, :mod:`...common.md5_keys`)."""
+    (MD5_ANIM_KEYS, :mod:`...common.md5.keys`)."""
     if channels is None:
         rests = local_rests(obj, bone_names) if local_rest is None else local_rest
         channels = pose_channels(rests, anim, scale, anim_frames, joints)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..dialogs import draw_md5_import
 from ..operators import ImportOperatorBase
 from ..run_import import import_files, operator_paths
+from .dialog import draw_import
 from .md5_files import ANIM_SUFFIX
 from .md5_import import Md5ImportOptions, import_md5
 
@@ -59,7 +59,7 @@ class IMPORT_SCENE_OT_md5(bpy.types.Operator, ImportOperatorBase):
         return import_files(self, context, meshes, import_md5, self.import_options(anims=anims))
 
     def draw(self, context):
-        draw_md5_import(self, self.layout, context)
+        draw_import(self, self.layout, context)
 
 
 OPERATOR = IMPORT_SCENE_OT_md5

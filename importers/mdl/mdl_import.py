@@ -22,7 +22,10 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import (
+from ...common.file_counts import record_counts
+from ...common.generated_names import mark_made
+from ...common.import_shading import record_import_shading
+from ...common.mdl.contract import (
     DEGENERATE_MDL,
     DEGENERATE_MDL_ST,
     FACESFRONT,
@@ -39,9 +42,6 @@ from ...common.contract import (
     MDL_VARIANT,
     TEXCOORD_ATTRIBUTES,
 )
-from ...common.file_counts import record_counts
-from ...common.generated_names import mark_made
-from ...common.import_shading import record_import_shading
 from ...common.mdl_skins import read_palette, skin_slot_material
 from ...formats.animations import slot_animations
 from ...formats.anorms import anorms

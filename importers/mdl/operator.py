@@ -5,9 +5,9 @@ import bpy
 from bpy.props import EnumProperty, StringProperty
 
 from ...common.mdl_skins import chosen_palette, palette_items
-from ..dialogs import draw_mdl_import
 from ..operators import FrameImportBase
 from ..run_import import import_files, operator_paths
+from .dialog import draw_import
 from .mdl_import import MdlImportOptions, import_mdl
 
 
@@ -33,7 +33,7 @@ class IMPORT_SCENE_OT_mdl(bpy.types.Operator, FrameImportBase):
         return import_files(self, context, operator_paths(self), import_mdl, self.import_options())
 
     def draw(self, context):
-        draw_mdl_import(self, self.layout, context)
+        draw_import(self, self.layout, context)
 
 
 OPERATOR = IMPORT_SCENE_OT_mdl

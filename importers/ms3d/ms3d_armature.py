@@ -34,8 +34,8 @@ import numpy as np
 
 import bpy
 
-from ...common.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
-from ...common.ms3d_data import bone_color, bone_rest_poses, set_bone_color
+from ...common.ms3d.contract import COMMENT_PROP, GENERATED_KEY, JOINT_PROP
+from ...common.ms3d.data import bone_color, bone_rest_poses, set_bone_color
 from ...formats.ms3d.joints import key_frames
 from ...formats.ms3d.records import Ms3dModel
 from ...formats.ms3d.rig import (

@@ -46,12 +46,12 @@ import bpy
 
 from bpy_extras.io_utils import axis_conversion
 
-from ...common.contract import (
+from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
+from ...common.ms3d.contract import (
     COMMENT_PROP,
     CORNER_NORMAL,
     CORNER_NORMAL_SHOWN,
     CORNER_T,
-    DEFAULT_FPS,
     GROUP_PROP,
     KEPT_COMMENTS,
     KEPT_MEMBERSHIPS,
@@ -60,8 +60,6 @@ from ...common.contract import (
     KEPT_VERTEX,
     KEPT_VERTICES,
     MATERIAL_PROP,
-    MAX_FPS,
-    MIN_FPS,
     MODEL_EXTRAS_DEFAULTS,
     MODEL_PROP,
     REFCOUNT,
@@ -75,7 +73,7 @@ from ...common.contract import (
     VERTEX_FLAGS,
     VERTEX_INDEX,
 )
-from ...common.ms3d_data import material_values, principled
+from ...common.ms3d.data import material_values, principled
 from ...formats.errors import FormatError
 from ...formats.message_text import quoted
 from ...formats.ms3d.codec import parse_ms3d

@@ -6,9 +6,9 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from bpy_extras.io_utils import orientation_helper
 
-from ..dialogs import draw_ms3d_import
 from ..operators import ImportOperatorBase
 from ..run_import import import_files, operator_paths
+from .dialog import draw_import
 from .ms3d_import import Ms3dImportOptions, import_ms3d
 
 
@@ -42,7 +42,7 @@ class IMPORT_SCENE_OT_ms3d(bpy.types.Operator, ImportOperatorBase):
         return import_files(self, context, operator_paths(self), import_ms3d, self.import_options())
 
     def draw(self, context):
-        draw_ms3d_import(self, self.layout, context)
+        draw_import(self, self.layout, context)
 
 
 OPERATOR = IMPORT_SCENE_OT_ms3d

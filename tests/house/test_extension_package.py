@@ -39,8 +39,9 @@ RUNTIME_ENTRIES = {"__init__.py", "__main__.py", "blender_manifest.toml", "LICEN
 # export's vertices no triangle uses and triangles that use a vertex twice). Zipped raised by 100 KB for issue 47's
 # IQM codec and the skins' corner-fill check (2026-11-29: 1,902,530 bytes zipped). Unpacked raised by 100 KB
 # for issue 47's IQM import, export and command line (2026-11-29: 3,137,515 bytes unpacked with the import,
-# 3,136,915 with the export's 48,588 bytes of exporters/iqm/, each on its branch) and 50 KB for the MD5 export's
-# untouched anims written unsampled (3,102,651 bytes on its branch); merged: 3,207,938 bytes, 1,948,265 zipped.
+# 3,136,915 with the export's 48,588 bytes of exporters/iqm/, each on its branch), 50 KB for the MD5 export's
+# untouched anims written unsampled (3,102,651 bytes on its branch) and 30 KB for issue 46's folder per format
+# and layer (3,088,327 -> 3,103,018 bytes on its branch); merged: MERGED_FIGURE.
 UNPACKED_BUDGET = 3_350_000
 ZIPPED_BUDGET = 2_000_000
 GPL3_SHA256 = "3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986"

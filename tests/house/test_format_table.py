@@ -1,7 +1,9 @@
 """The table of formats (``formats/table.py``) is where the formats come from: a toy format added as one
 row (tests/support/toy_format.py, tests/support/toy_format_blender.py) shows up in File > Import and File > Export, in
-the FileHandlers, in the Game Archive dialog's list, and in ``python -m classic_models info`` and
-``convert``; and every row's extension, magic and version are what its codec reads in the corpus."""
+the FileHandlers, in the Game Archive dialog's list and options, its import dialog, the sidebar, and in
+``python -m classic_models info`` and ``convert`` with an option of its own; every row's extension, magic
+and version are what its codec reads in the corpus; and the extension's shared modules name no format
+(string literals), but for a few that say why."""
 from __future__ import annotations
 
 import ast
@@ -85,15 +87,15 @@ def test_a_toy_row_reaches_convert(package_path, tmp_path):
         pytest.skip(f"{source} is not in the corpus")
     (tmp_path / "tetra.toy").write_bytes(serialize_toy(TOY_POSITIONS, TOY_CORNERS))
     env = _toy_rows_env(package_path, tmp_path)
-    for args in ((source, "--to", "toy"), ("tetra.toy", "--to", "md2")):
+    for args in ((source, "--to", "toy", "--toy-scale", "2"), ("tetra.toy", "--to", "md2")):
         result = subprocess.run([sys.executable, "-m", "classic_models", "convert", *args, "-o", "out"],
                                 capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
         assert result.returncode == 0, result.stdout + result.stderr
     positions, corners = parse_toy((tmp_path / "out/weapon.toy").read_bytes())
     model = parse_md2(source.read_bytes())
-    expected = model.positions()[0]
+    expected = model.positions()[0] * 2          # --toy-scale 2: the toy row's own option of convert
     assert positions.shape == expected.shape
-    np.testing.assert_allclose(np.unique(positions, axis=0), np.unique(expected, axis=0), atol=1e-4)
+    np.testing.assert_allclose(np.unique(positions, axis=0), np.unique(expected, axis=0), atol=2e-4)
     kept = [t for t in model.tri_xyz.tolist() if len(set(t)) == 3]
     assert len(corners) == len(kept)
     back = parse_md2((tmp_path / "out/tetra.md2").read_bytes())
@@ -157,6 +159,46 @@ def test_a_toy_row_reaches_the_menus_file_handlers_and_archive_dialog(toy_regist
         pak, [("models/tetra.toy", toy), ("models/readme.txt", b"not a model")])
     listed, error = archive_module.archive_models(pak)
     assert (listed, error) == ([("models/tetra.toy", "TOY", len(toy), "")], "")
+
+
+def test_a_toy_row_brings_its_dialog_archive_options_and_sidebar(toy_registered, extension, tmp_path):
+    """The toy row's import dialog (its operator's draw), its group in the Game Archive dialog with its
+    option shared by the archive operator (a member imported with Flip Faces), and its part of the sidebar."""
+    from support.dialog_stand_ins import (
+        ContextStandIn,
+        PanelStandIn,
+        archive_models,
+        dialog_context,
+        option_calls,
+        stand_in,
+    )
+    bpy = toy_registered
+    operator = stand_in(bpy, "import_scene.toy")
+    log = operator.draw(dialog_context(bpy))
+    assert [(name, c.layout.panel_id) for name, c in option_calls(operator, log)] == [
+        ("toy_flip", "CLASSIC_MODELS_toy_import_mesh")]
+
+    operator = stand_in(bpy, "import_scene.game_archive", models=archive_models(bpy, "TOY", "MS3D"))
+    log = operator.draw(dialog_context(bpy))
+    assert [c.args["idname"] for c in log if c.name == "panel"] == ["CLASSIC_MODELS_archive_ms3d",
+                                                                     "CLASSIC_MODELS_archive_toy"]
+    assert ("toy_flip", "CLASSIC_MODELS_archive_toy") in [(n, c.layout.panel_id) for n, c in option_calls(operator, log)]
+    assert [c.args["text"] for c in log if c.name == "label" and c.layout.panel_id == "CLASSIC_MODELS_archive_toy"] \
+        == ["TOY"]
+
+    pak = tmp_path / "pak0.pak"
+    sys.modules[f"{extension}.formats.archives.archive"].write_archive(
+        pak, [("models/tetra.toy", serialize_toy(TOY_POSITIONS, TOY_CORNERS))])
+    entry = {"name": "models/tetra.toy", "format": "", "size": 0, "problem": "", "ticked": True}
+    assert bpy.ops.import_scene.game_archive(filepath=str(pak), models=[entry], toy_flip=True) == {"FINISHED"}
+    obj = bpy.data.objects["tetra"]
+    assert [tuple(p.vertices) for p in obj.data.polygons] == [tuple(c[::-1]) for c in TOY_CORNERS.tolist()]
+
+    context = ContextStandIn(bpy, object=obj, active_object=obj)
+    log = []
+    PanelStandIn(bpy.types.VIEW3D_PT_classic_model, log).draw(context)
+    labels = [c.args.get("text") for c in log if c.name == "label"]
+    assert labels[:2] == ["Imported from TOY", "Toy model: 4 vertices"]
 
 
 def test_the_toy_row_is_gone_after_it_is_removed(extension):
@@ -238,6 +280,60 @@ def test_a_format_named_only_in_a_docstring_or_within_words_is_not():
     source = ('"""Reads ``.md2`` files."""\ndef f(args, target="glb"):\n    """The MDL ``mdl``."""\n'
               '    return args.mdl_format, "an .md2 or .mdl file", {"mdl_format": 1}, mdlx, md2s\n')
     assert format_names(source, {"md2", "mdl", "ms3d"}, (".md2", ".mdl", ".ms3d")) == []
+
+
+# The extension's shared modules (every module outside a format's own folders, the table aside) name no
+# format: no string that is a format's key (in any case) or ends in one of its extensions. A module that
+# must is one of at most MAX_NAMING, beside the format folders, and its docstring says why.
+CHECKOUT = Path(__file__).resolve().parents[2]
+NAMING_ALLOWED = ("exporters/enhanced_md3.py", "exporters/sampling/frame_plan.py")
+MAX_NAMING = 3
+
+
+def shared_modules(root: Path, formats: set[str]) -> list[Path]:
+    """The product modules of ``root`` outside the folders of ``formats`` (``importers/md2/``) and the table."""
+    found = [root / "__init__.py", root / "__main__.py"]
+    for layer in ("formats", "common", "importers", "exporters", "ui", "cli"):
+        found += [p for p in sorted((root / layer).rglob("*.py"))
+                  if not (len(p.relative_to(root).parts) > 2 and p.relative_to(root).parts[1] in formats)]
+    return [p for p in found if p.relative_to(root).as_posix() != "formats/table.py"]
+
+
+def format_literals(source: str, keys: set[str], extensions: tuple[str, ...]) -> list[str]:
+    """``line: 'text'`` for each string in ``source`` (docstrings aside) that is a format key or ends in an
+    extension of one."""
+    return [name for name in format_names(source, keys, extensions) if ": '" in name or ': "' in name]
+
+
+def _format_folders() -> set[str]:
+    return set(table.keys()) | {p.parent.name for p in (CHECKOUT / "formats").glob("*/codec.py")}
+
+
+def test_shared_modules_name_no_format_but_a_few_that_say_why():
+    keys = set(table.keys())
+    found = {p.relative_to(CHECKOUT).as_posix(): hits for p in shared_modules(CHECKOUT, _format_folders())
+             if (hits := format_literals(p.read_text(encoding="utf-8"), keys, table.model_extensions()))}
+    assert {k: v for k, v in found.items() if k not in NAMING_ALLOWED} == {}
+    assert len(NAMING_ALLOWED) <= MAX_NAMING
+    for name in NAMING_ALLOWED:
+        docstring = ast.get_docstring(ast.parse((CHECKOUT / name).read_text(encoding="utf-8"))) or ""
+        assert "beside the format folders" in " ".join(docstring.split()), f"{name}: its docstring says not why"
+
+
+def test_a_format_named_in_a_shared_module_is_counted(tmp_path):
+    """The count finds a key and an extension in a module beside the format folders, not in a format's
+    own folder nor in a docstring."""
+    for path, text in (("importers/dialogs.py", '"""MD2."""\nif present & {"MD2", "MDL"}:\n    pass\n'),
+                       ("exporters/frame_scripts.py", 'IS_MDL = path.suffix == ".mdl"\n'),
+                       ("importers/md2/dialog.py", 'FMT = "md2"\n'), ("formats/table.py", 'KEY = "md2"\n')):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "__main__.py").write_text("")
+    found = {p.relative_to(tmp_path).as_posix(): format_literals(p.read_text(), {"md2", "mdl"}, (".md2", ".mdl"))
+             for p in shared_modules(tmp_path, {"md2", "mdl"})}
+    assert found == {"__init__.py": [], "__main__.py": [], "importers/dialogs.py": ["2: 'MD2'", "2: 'MDL'"],
+                     "exporters/frame_scripts.py": ["1: '.mdl'"]}
 
 
 def test_the_extension_imports_nothing_the_environment_names():

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 from support.dialog_stand_ins import (
+    ALL_FORMATS,
     DIALOGS,
     PANELS,
     archive_models,
@@ -145,6 +146,22 @@ def test_the_archive_dialog_offers_the_options_of_the_formats_it_lists(bpy_scene
         assert [c.args["idname"] for c in log if c.name == "panel"] == panels
         names = [name for name, _ in option_calls(operator, log)]
         assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("formats", [s for n in range(1, len(ALL_FORMATS) + 1)
+                                     for s in itertools.combinations(ALL_FORMATS, n)], ids="-".join)
+def test_the_archive_dialog_draws_each_listed_formats_options_once(bpy_scene, formats):
+    """Whatever mix of formats an archive holds, the dialog draws every option of their import operators
+    (less what is per file) once: an option several of them have sits in the first of their groups."""
+    bpy = bpy_scene
+    operator = stand_in(bpy, "import_scene.game_archive", models=archive_models(bpy, *formats))
+    names = [name for name, _ in option_calls(operator, operator.draw(dialog_context(bpy)))]
+    assert [n for n, c in Counter(names).items() if c > 1] == []
+    per_file = {"files", "directory", "filter_glob", "skin_image", "filepath", "rna_type"}
+    wanted = {p.identifier for f in formats
+              for p in getattr(bpy.ops.import_scene, f.lower()).get_rna_type().properties
+              if not p.is_hidden and p.identifier not in per_file}
+    assert wanted - set(names) == set()
 
 
 @pytest.mark.parametrize("idname", DIALOGS)

@@ -5,6 +5,7 @@ back byte for byte, for every corpus file."""
 from __future__ import annotations
 
 import importlib
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -176,12 +177,19 @@ def test_limits_are_refused_before_anything_is_written(bpy_scene, tmp_path, what
     assert not path.exists() and not list(tmp_path.iterdir())
 
 
+def _md3_contract(extension: str) -> SimpleNamespace:
+    """The contract's names an MD3 import leaves: the shared ones (common/contract.py) and MD3's own."""
+    modules = (importlib.import_module(f"{extension}.common.contract"),
+               importlib.import_module(f"{extension}.common.md3.contract"))
+    return SimpleNamespace(**{k: v for m in modules for k, v in vars(m).items() if k.isupper()})
+
+
 @pytest.mark.parametrize("path", corpus_params("md3/**/*.md3"))
 def test_contract_layout_writes_every_corpus_file_back(bpy_scene, extension, tmp_path, path):
     """Built from the file alone as the contract describes an import (tests/md3_contract_scene.py)."""
     bpy = bpy_scene
     data = path.read_bytes()
-    contract = importlib.import_module(f"{extension}.common.contract")
+    contract = _md3_contract(extension)
     root = md3_contract_scene.build(bpy, contract, data)
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj == root)
@@ -281,7 +289,7 @@ def test_an_md3_written_as_md2_or_mdl_says_what_it_drops(bpy_scene, extension, t
     leaves it, exported as MD2 / MDL: the report names the tags left out and the surfaces merged."""
     from support.blender_helpers import reported
     bpy = bpy_scene
-    contract = importlib.import_module(f"{extension}.common.contract")
+    contract = _md3_contract(extension)
     source = corpus_params("md3/nexuiz/models/turrets/reactor.md3")[0].values[0]    # two surfaces, a tag
     if source is None:
         pytest.skip("corpus not found")

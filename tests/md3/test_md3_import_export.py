@@ -1,5 +1,5 @@
 """Every corpus MD3 through the MD3 importer and back through the exporter, both with their default
-options, comes back byte for byte: what the import leaves (common/contract.py, ``# MD3``) and what the
+options, comes back byte for byte: what the import leaves (common/md3/contract.py) and what the
 export reads agree, down to the layout, names, filler and tail. A player's part is imported assembled
 (upper on lower's tag_torso), and only its own root is exported."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every corpus MD5 imported and exported untouched is its files byte for byte (common/contract.py "# MD5"),
+"""Every corpus MD5 imported and exported untouched is its files byte for byte (common/md5/contract.py),
 although Blender keeps bones as float32 head, tail and roll and so turns rest rotations a little (up to
 3e-4 radians near -Y in the drone and player); a bone or a key edited in Blender still changes the export.
 

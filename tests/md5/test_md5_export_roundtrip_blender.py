@@ -1,5 +1,5 @@
 """An MD5 pair imported with the product's importer (h/md5import) and exported untouched comes back as its
-files, byte for byte (common/contract.py "# MD5"): one anim at a time (the other actions removed), Frames:
+files, byte for byte (common/md5/contract.py): one anim at a time (the other actions removed), Frames:
 Actions at every scene frame, as the import placed the anim's frames. Skips, saying why, until the MD5
 importer is in the checkout (checked with h/md5import applied: all six pass on 5.2)."""
 from __future__ import annotations

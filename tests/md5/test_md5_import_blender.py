@@ -39,13 +39,13 @@ def _root(bpy):
 
 
 def _blocks(bpy, root) -> list:
-    MD5_MESH_INDEX = _ext("common.contract").MD5_MESH_INDEX
+    MD5_MESH_INDEX = _ext("common.md5.contract").MD5_MESH_INDEX
     return sorted((o for o in root.children if o.type == "MESH"), key=lambda o: o[MD5_MESH_INDEX])
 
 
 def _spread(mesh, part, positions):
     from formats.md5.skinning import bind_joints
-    return _ext("common.md5_pose").weight_spread(part, *bind_joints(mesh), positions)
+    return _ext("common.md5.pose").weight_spread(part, *bind_joints(mesh), positions)
 
 
 def _frames_checked(count: int) -> list[int]:
@@ -61,7 +61,7 @@ def test_corpus_mesh_imports_with_its_anims_as_the_codec_skins_them(bpy_scene, p
     root = _root(bpy)
     blocks = _blocks(bpy, root)
     # bones: one per joint, found by index, parents by index, rest matrix = the joint's bind matrix
-    MD5_JOINT_INDEX = _ext("common.contract").MD5_JOINT_INDEX
+    MD5_JOINT_INDEX = _ext("common.md5.contract").MD5_JOINT_INDEX
     bones = sorted(root.data.bones, key=lambda b: b[MD5_JOINT_INDEX])
     assert [b[MD5_JOINT_INDEX] for b in bones] == list(range(mesh.num_joints))
     by_name = {b.name: b[MD5_JOINT_INDEX] for b in bones}
@@ -83,7 +83,7 @@ def test_corpus_mesh_imports_with_its_anims_as_the_codec_skins_them(bpy_scene, p
         expected_uv = np.stack([part.uv[tris[:, ::-1], 0], 1.0 - part.uv[tris[:, ::-1], 1]], axis=-1)
         assert np.abs(corner_uvs(obj.data) - expected_uv).max() < 1e-6
     # every anim of the folder that pairs with the mesh is an action; deformed as the codec skins it
-    MD5_ANIM_FILE = _ext("common.contract").MD5_ANIM_FILE
+    MD5_ANIM_FILE = _ext("common.md5.contract").MD5_ANIM_FILE
     from formats.md5.limits import pair_problems
     anims = {p.name: read_anim(p.read_bytes()) for p in sorted(path.parent.glob("*.md5anim"))}
     paired = {name for name, anim in anims.items() if not pair_problems(mesh, anim)}

@@ -1,4 +1,4 @@
-"""An untouched MD5 pair exports as the file it came from (common/contract.py "# MD5": the import keeps
+"""An untouched MD5 pair exports as the file it came from (common/md5/contract.py: the import keeps
 the files' text, the export keeps every value that Blender still holds within the printed precision).
 
 Until h/md5import's importer is in main, the objects an import leaves are built here from the decoded
@@ -32,7 +32,7 @@ def imported_like(bpy, mesh_path, anim_path):
     from mathutils import Matrix
 
     from tools.load_extension import enable_extension
-    contract = import_module(f"{enable_extension()}.common.contract")
+    contract = import_module(f"{enable_extension()}.common.md5.contract")
     data, anim_data = mesh_path.read_bytes(), anim_path.read_bytes()
     mesh, anim = read_md5mesh(data), read_md5anim(anim_data)
     arm = bpy.data.armatures.new(mesh_path.stem)

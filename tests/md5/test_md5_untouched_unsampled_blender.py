@@ -1,6 +1,6 @@
 """An untouched imported anim is written from its kept text without sampling (issue 44, the MD5 export's
 speed): the import stores digests of each whole anim's file, keys and rest pose on its action
-(``common/md5_keys.py``) and the export writes the text of every anim whose digests hold, untouched, with no
+(``common/md5/keys.py``) and the export writes the text of every anim whose digests hold, untouched, with no
 pose sampled and no anim text parsed; the corpus drone comes back byte for byte. A key moved in one anim
 sends that anim alone through the sampling, which writes its new pose; a bone turned by Euler angles (the
 keys the same, the pose not) sends every anim through it. Fails on the old code, which sampled and compared

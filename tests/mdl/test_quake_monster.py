@@ -14,6 +14,7 @@ from support.actions import export, rigged_model
 
 from formats.frame_scripts import framegroups_text, mdl_animations
 from formats.md2.codec import parse_md2
+from formats.md3.codec import read_md3
 from formats.mdl.codec import MdlFrameSlot, parse_mdl, serialize_mdl
 
 TRAILING_DIGITS = re.compile(r"\d+$")
@@ -96,6 +97,22 @@ def test_md2_export_writes_qc_and_framegroups_at_the_scene_rate(bpy_scene, tmp_p
         model.frame_names[first:first + count] for _, first, count in expected_runs]
     assert framegroup_rows((tmp_path / "monster.md2.framegroups").read_text()) == [
         (first, count, 24.0, 1, name) for name, first, count in expected_runs]
+
+
+def test_md3_export_writes_qc_and_framegroups_from_its_frame_names(bpy_scene, tmp_path):
+    """MD3 offers the same two files (its dialog's Frames group): read back from the MD3 written (the
+    scripts of an MD3 were read as an MD2 and the export failed on the MD3's magic)."""
+    bpy = bpy_scene
+    obj, _rig = monster(bpy)
+    path = tmp_path / "monster.md3"
+    model = read_md3(export(bpy, "md3", [obj], path, frame_source="ACTIONS", frame_rate="GAME", write_qc=True,
+                            write_framegroups=True))
+    expected_runs = runs_by_name(model.frame_names)
+    assert [r[0] for r in expected_runs] == ["stand", "walk"]
+    assert frame_lines((tmp_path / "monster.qc").read_text()) == [
+        model.frame_names[first:first + count] for _, first, count in expected_runs]
+    assert framegroup_rows((tmp_path / "monster.md3.framegroups").read_text()) == [
+        (first, count, 10.0, 1, name) for name, first, count in expected_runs]
 
 
 def test_without_the_options_no_script_is_written(bpy_scene, tmp_path):

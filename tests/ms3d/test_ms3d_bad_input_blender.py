@@ -211,18 +211,19 @@ class _Layout:
         self.lines.append(f"prop {path}")
 
 
-def test_sidebar_panel_shows_the_ms3d_fields(bpy_scene, tmp_path):
+def test_sidebar_panel_shows_the_ms3d_fields(bpy_scene, tmp_path, extension):
     bpy = bpy_scene
     (tmp_path / "tiny.ms3d").write_bytes(serialize_ms3d(tiny_rig()))
     root = import_ms3d(bpy, tmp_path / "tiny.ms3d")
     root.data.bones["tip"]["ms3d_comment"] = "tip comment"
     root.data.bones.active = root.data.bones["tip"]
-    panel = bpy.types.VIEW3D_PT_classic_model
+    sidebar = sys.modules[f"{extension}.ui.ms3d.sidebar"]      # the MS3D row's part of the Classic Model panel
     lines: list[str] = []
-    panel._draw_ms3d(_Layout(lines), root)
+    sidebar.draw_sidebar(_Layout(lines), root.classic_model, root)
     assert "MilkShape 3D model tiny (version 4)" in lines
     assert "model notes" in lines and "prop ms3d_joint_size" in lines and "prop ms3d_alpha_ref" in lines
     assert 'prop ["ms3d_comment"]' in lines and "Joint tip: flags 8" in lines
     lines.clear()
-    panel._draw_ms3d(_Layout(lines), group_objects(bpy)[0])
+    group = group_objects(bpy)[0]
+    sidebar.draw_sidebar(_Layout(lines), group.classic_model, group)
     assert "Group strip: flags 0" in lines and 'prop ["ms3d_comment"]' in lines

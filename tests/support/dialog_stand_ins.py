@@ -185,9 +185,9 @@ PANELS = {
     "import_scene.iqm": ["CLASSIC_MODELS_iqm_import_animation"],
     "export_scene.iqm": ["CLASSIC_MODELS_iqm_export_include"],
     "import_scene.game_archive": ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
-                                  "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_md3",
-                                  "CLASSIC_MODELS_archive_ms3d", "CLASSIC_MODELS_archive_md5",
-                                  "CLASSIC_MODELS_archive_iqm"],
+                                  "CLASSIC_MODELS_archive_mdl", "CLASSIC_MODELS_archive_ms3d",
+                                  "CLASSIC_MODELS_archive_md3", "CLASSIC_MODELS_archive_md5",
+                                  "CLASSIC_MODELS_archive_iqm"],   # table order
 }
 DIALOGS = list(PANELS)
 

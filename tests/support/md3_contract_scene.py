@@ -1,4 +1,4 @@
-"""A decoded MD3 laid out in Blender as common/contract.py's ``# MD3`` block says an import leaves it,
+"""A decoded MD3 laid out in Blender as common/md3/contract.py says an import leaves it,
 built here from the file alone (independent of the importer): a model root with the file-level records
 and the frame table, a mesh per surface (vertex i = file vertex i, polygon i = file triangle i reversed,
 the UV of every corner its vertex's st, frame f = shape key f shown at scene frame 1 + f) and an empty

@@ -1,5 +1,7 @@
-"""A toy model format for tests/house/test_format_table.py: one table row (``format_rows``), a codec and an
-``info`` reader, all without Blender; its operators are in toy_format_blender.
+"""A toy model format for tests/house/test_format_table.py: one table row (``format_rows``), a codec, an
+``info`` reader and a ``convert`` option (``--toy-scale``, :class:`options`), all without Blender; its
+operators, dialog and sidebar part are in toy_format_blender. Nothing of it is in the extension: a format
+is its row and its own code.
 
 File layout (little-endian)::
 
@@ -68,7 +70,21 @@ def site_folder(folder):
 def format_rows(table) -> list:
     return [table.FormatRow("toy", "Toy Model", "Toy Model", (".toy",), (MAGIC,), (VERSION,),
                             "none: 2**32 vertices", "support.toy_format:parse_toy", "support.toy_format_blender:importer",
-                            "support.toy_format_blender:exporter", "support.toy_format:inspect_toy")]
+                            "support.toy_format_blender:exporter", "support.toy_format:inspect_toy",
+                            import_dialog="support.toy_format_blender:dialog",
+                            sidebar="support.toy_format_blender:sidebar", cli_options="support.toy_format:options")]
+
+
+class options:           # the row's cli_options (support.toy_format:options)
+    """``convert --toy-scale FACTOR``: the toy exporter's ``toy_scale``."""
+
+    @staticmethod
+    def add_options(imports, exports) -> None:
+        exports.add_argument("--toy-scale", type=float, help="toy: multiply the positions written (toy_scale)")
+
+    @staticmethod
+    def requests(args) -> tuple[dict, dict]:
+        return {}, ({"toy_scale": ("--toy-scale", args.toy_scale)} if args.toy_scale is not None else {})
 
 
 def parse_toy(data: bytes) -> tuple[np.ndarray, np.ndarray]:

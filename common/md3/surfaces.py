@@ -1,4 +1,4 @@
-"""The MD3 surfaces one imported mesh stands for (:mod:`.contract`, ``# MD3``), read by index.
+"""The MD3 surfaces one imported mesh stands for (:mod:`.contract`), read by index.
 
 A mesh made for one surface holds that surface's records; a mesh made with *Merge Surfaces* holds the
 records of every surface of its file, one after the other in file order (``MD3_SURFACE``: one 108-byte
@@ -15,9 +15,10 @@ from typing import cast
 
 import numpy as np
 
-from ..formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL
-from .contract import DEGENERATE_MD3, MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE, MD3_XYZ_NORMALS
-from .stored_records import stored_bytes
+from ...formats.md3.records import SHADER, ST, SURFACE, XYZ_NORMAL
+from ..contract import DEGENERATE_MD3
+from ..stored_records import stored_bytes
+from .contract import MD3_DEGENERATE, MD3_SHADERS, MD3_ST, MD3_SURFACE, MD3_XYZ_NORMALS
 
 
 @dataclass

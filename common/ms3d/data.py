@@ -5,7 +5,7 @@ import numpy as np
 
 import bpy
 
-from ..formats.ms3d.rig import euler_xyz_from_matrices, rigid_inverse
+from ...formats.ms3d.rig import euler_xyz_from_matrices, rigid_inverse
 
 
 def bone_color_sets(color: np.ndarray) -> tuple[tuple, tuple, tuple]:

@@ -1,15 +1,15 @@
 """MD5 joints as Blender bones and pose channels (numpy only; the import builds them, the export inverts them).
 
 A joint's *bind matrix* ``B`` is the 4x4 rigid transform of its ``.md5mesh`` line: rotation of the
-joint's quaternion (x y z from the file, w from :func:`..formats.md5.skinning.quat_w`, normalised),
+joint's quaternion (x y z from the file, w from :func:`...formats.md5.skinning.quat_w`, normalised),
 translation its position (object space, no axis change: MD5 is Z-up like Blender). The import makes
 bone j's rest matrix in armature space exactly ``B_j`` (``EditBone.matrix = B_j``: head at the joint's
 position, the bone's Y axis the joint's Y axis, roll from the joint's X axis; the tail is at a display
 length along Y). The export reads it back as ``Bone.matrix_local``: position = its translation,
-quaternion = its rotation with w made negative or zero (:func:`matrix_quaternions`, then
+quaternion = its rotation with w made negative or zero (:func:`..quaternions.matrix_quaternions`, then
 :func:`md5_quaternions`), the sign the engines derive.
 
-A frame's joint *world matrix* ``F`` is the joint's pose from :func:`..formats.md5.skinning.frame_joints`
+A frame's joint *world matrix* ``F`` is the joint's pose from :func:`...formats.md5.skinning.frame_joints`
 (object space). Blender poses bone j as ``P_j = P_parent · (B_parent⁻¹ · B_j) · basis_j``; with
 ``basis_j = B_j⁻¹ · B_parent · F_parent⁻¹ · F_j`` (a root: ``B_j⁻¹ · F_j``) every ``P_j = F_j``, and the
 Armature modifier moves a vertex of joint j's group by ``F_j · B_j⁻¹``: the engines' skinning wherever
@@ -19,32 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats.md5.skinning import quat_normalize
-
-
-def quaternion_matrices(q: np.ndarray) -> np.ndarray:
-    """(..., 3, 3) rotation matrices of (..., 4) x y z w quaternions (normalised first)."""
-    x, y, z, w = np.moveaxis(quat_normalize(np.asarray(q, np.float64)), -1, 0)
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-                     np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-                     np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
-
-
-def matrix_quaternions(m: np.ndarray) -> np.ndarray:
-    """(..., 4) unit x y z w quaternions of (..., 3, 3) rotation matrices (the largest-component method)."""
-    m = np.asarray(m, np.float64)
-    trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
-    candidates = np.stack([
-        np.stack([m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1], 1 + trace], -1),
-        np.stack([1 + m[..., 0, 0] - m[..., 1, 1] - m[..., 2, 2], m[..., 0, 1] + m[..., 1, 0],
-                  m[..., 0, 2] + m[..., 2, 0], m[..., 2, 1] - m[..., 1, 2]], -1),
-        np.stack([m[..., 0, 1] + m[..., 1, 0], 1 - m[..., 0, 0] + m[..., 1, 1] - m[..., 2, 2],
-                  m[..., 1, 2] + m[..., 2, 1], m[..., 0, 2] - m[..., 2, 0]], -1),
-        np.stack([m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1],
-                  1 - m[..., 0, 0] - m[..., 1, 1] + m[..., 2, 2], m[..., 1, 0] - m[..., 0, 1]], -1)], -2)
-    pick = np.argmax(np.stack([trace, m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]], -1), axis=-1)
-    chosen = np.take_along_axis(candidates, pick[..., None, None], axis=-2)[..., 0, :]
-    return quat_normalize(chosen)
+from ..quaternions import quaternion_matrices
 
 
 def md5_quaternions(q: np.ndarray) -> np.ndarray:
@@ -93,21 +68,11 @@ def pose_bases(bind: np.ndarray, parents: np.ndarray, world: np.ndarray, scaled:
     return inverse[None] @ local_pose
 
 
-def continuous(quat: np.ndarray) -> np.ndarray:
-    """(F, J, 4) quaternions with each frame's sign chosen nearest the previous frame's (so keys
-    interpolate the short way)."""
-    out = np.array(quat, np.float64)
-    for f in range(1, len(out)):
-        flip = (out[f] * out[f - 1]).sum(-1) < 0
-        out[f][flip] *= -1
-    return out
-
-
 def weight_spread(part, joint_pos: np.ndarray, joint_quat: np.ndarray, vertices: np.ndarray) -> np.ndarray:
     """(V,) the largest distance from each vertex (``vertices``, the bind pose) to the bind position of
     one of its weights: 0 where all its weights agree, the only case where a weighted deform (Blender's
     Armature modifier) moves the vertex as the engines do."""
-    from ..formats.md5.skinning import quat_rotate
+    from ...formats.md5.skinning import quat_rotate
     counts = np.asarray(part.weight_count, np.int64)
     vertex = np.repeat(np.arange(len(counts)), counts)
     weight = np.repeat(np.asarray(part.weight_start, np.int64), counts) + (

@@ -1,0 +1,1 @@
+"""MD5's part of the import/export contract: what its importer and exporter both read and write."""

@@ -1,0 +1,1 @@
+"""MD3's part of the sidebar."""

@@ -1,0 +1,1 @@
+"""MD5's part of the sidebar."""

@@ -1,0 +1,1 @@
+"""MDL's part of the sidebar and its Quake Model panels."""

@@ -1,0 +1,1 @@
+"""MS3D's part of the sidebar."""
