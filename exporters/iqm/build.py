@@ -28,6 +28,7 @@ import numpy as np
 
 import bpy
 
+from ...common.contract import IQM_ANIM_FRAMES
 from ...formats.iqm.animation import encode_channels, frame_poses
 from ...formats.iqm.records import (
     ANIM,
@@ -146,6 +147,20 @@ def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> n
     return bounds
 
 
+def _kept_rows(chosen: list[Anim], counts: list[int], kept: IqmModel) -> np.ndarray | None:
+    """The file's frame each sampled frame stands for (-1: none): an imported anim's action names its
+    frames in the file (``IQM_ANIM_FRAMES``: first, count) where it has as many; None where no action
+    does (frame k stands for frame k when the counts are equal)."""
+    rows, found = [], False
+    for anim, count in zip(chosen, counts):
+        stored = anim.action.get(IQM_ANIM_FRAMES) if anim.action is not None else None
+        first = int(stored[0]) if stored is not None and len(stored) == 2 and int(stored[1]) == count else -1
+        found |= first >= 0 and first + count <= kept.num_frames
+        rows.append(first + np.arange(count) if first >= 0 and first + count <= kept.num_frames
+                    else np.full(count, -1))
+    return np.concatenate(rows).astype(np.int64) if found else None
+
+
 def _check_anims(context, chosen: list[Anim]) -> None:
     slow = [a for a in chosen if not a.fps > 0]
     if slow:
@@ -201,7 +216,8 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                 notes.append(_shear_note(skew, [order[j] for j in np.flatnonzero(skew.any(axis=0))]))
             if not np.isfinite(values).all():
                 raise ExportError(f"armature {quoted(armature.name)}: a bone's pose is not finite (a bone scaled to 0?)")
-            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents)
+            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents,
+                                                                 _kept_rows(chosen, counts, kept))
             poses, frames = kept_frames if kept_frames is not None else encode_channels(values)
             anim_records = _anims(chosen, counts, text)
         else:
