@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from support.actions import action_fcurves, select_only
 from support.blender_helpers import reported
+from support.environment import corpus
 from support.iqm_rig import BONES, WALK, WAVE, blender_frames, iqm_world, joint_errors, joint_tolerance, rig_scene
 
 from formats.iqm.animation import anim_frames, bind_pose
@@ -150,3 +151,32 @@ def test_an_import_with_an_anim_unticked_is_built_without_it(bpy_scene, tmp_path
     file = read_iqm(first.read_bytes())
     assert model.anim_names == ["wave"] and model.num_frames == int(file.anims["num_frames"][1])
     assert model.frames.tobytes() == file.frames[list(anim_frames(file, 1))].tobytes()
+
+
+def test_an_edited_import_keeps_the_files_joint_order_and_puts_new_bones_after(bpy_scene, tmp_path):
+    """mine_pose.iqm's 78 joints are parents first but not depth first (Blender lists bones depth first):
+    an edit (a vertex moved, a bone added) keeps every joint's index, the new bone comes last."""
+    bpy = bpy_scene
+    path = corpus("md5/redeclipse/data/actors/player/mine_pose.iqm")
+    file = read_iqm(path.read_bytes())
+    parents = list(file.joints["parent"])
+    assert [b.name for b in _imported(bpy, path).data.bones] != file.joint_names     # the case in question
+    root = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+    meshes[0].data.vertices[0].co.z += 0.01
+    model = _export(bpy, [root, *meshes], tmp_path / "edited.iqm")
+    assert model.joint_names == file.joint_names and list(model.joints["parent"]) == parents
+    assert np.array_equal(model.joints, file.joints) and np.array_equal(model.poses, file.poses)
+    select_only(bpy, [root])
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = root.data.edit_bones.new("added")
+    bone.head, bone.tail = (0, 0, 0), (0, 0, 0.1)
+    bone.parent = root.data.edit_bones[file.joint_names[3]]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    model = _export(bpy, [root, *meshes], tmp_path / "added.iqm")
+    assert model.joint_names == file.joint_names + ["added"] and list(model.joints["parent"]) == parents + [3]
+
+
+def _imported(bpy, path):
+    assert bpy.ops.import_scene.iqm(filepath=str(path)) == {"FINISHED"}
+    return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
