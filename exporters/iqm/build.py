@@ -16,7 +16,7 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
   holds keeps its offset); what else stays (comment, extensions, the file's vertex order, triangles and
   arrays while the scene still has them, its joint records, its poses' quantisation while every frame
-  fits it) is in :mod:`.kept`.
+  fits it) is in :mod:`.imported_parts`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """
@@ -51,7 +51,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .kept import keep_imported, kept_encoding, kept_joints
+from .imported_parts import keep_imported, kept_encoding, kept_joints
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
 

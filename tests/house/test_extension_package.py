@@ -39,8 +39,9 @@ RUNTIME_ENTRIES = {"__init__.py", "__main__.py", "blender_manifest.toml", "LICEN
 # export's vertices no triangle uses and triangles that use a vertex twice). Zipped raised by 100 KB for issue 47's
 # IQM codec and the skins' corner-fill check (2026-11-29: 1,902,530 bytes zipped). Unpacked raised by 100 KB
 # for issue 47's IQM import, export and command line (2026-11-29: 3,137,515 bytes unpacked with the import,
-# 3,136,915 with the export's 48,588 bytes of exporters/iqm/, each on its branch).
-UNPACKED_BUDGET = 3_200_000
+# 3,136,915 with the export's 48,588 bytes of exporters/iqm/, each on its branch), then by 100 KB for the IQM
+# export's operator, its anims and options (2026-11-29: 3,204,328 bytes unpacked, both IQM branches merged).
+UNPACKED_BUDGET = 3_300_000
 ZIPPED_BUDGET = 2_000_000
 GPL3_SHA256 = "3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986"
 INSTALL_SCRIPT = r"""
