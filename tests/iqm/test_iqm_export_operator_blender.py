@@ -180,3 +180,35 @@ def test_an_edited_import_keeps_the_files_joint_order_and_puts_new_bones_after(b
 def _imported(bpy, path):
     assert bpy.ops.import_scene.iqm(filepath=str(path)) == {"FINISHED"}
     return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+
+
+def test_the_loop_flag_of_an_action_made_in_blender(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    actions["walk"].name = "death_walk"                   # a death plays once
+    model = _export(bpy, [rig, obj], tmp_path / "a.iqm")
+    assert model.anim_names == ["death_walk", "wave"] and [int(f) & LOOP for f in model.anims["flags"]] == [0, LOOP]
+    actions["walk"].use_frame_range = True                # Blender's Cyclic Animation says it loops
+    actions["walk"].frame_start, actions["walk"].frame_end = WALK
+    actions["walk"].use_cyclic = True
+    actions["wave"]["iqm_loop"] = 0
+    model = _export(bpy, [rig, obj], tmp_path / "b.iqm")
+    assert [int(f) & LOOP for f in model.anims["flags"]] == [LOOP, 0]
+
+
+def test_an_anim_blender_renamed_on_import_gets_the_files_name_back(bpy_scene, tmp_path):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    first = tmp_path / "first.iqm"
+    _export(bpy, [rig, obj], first)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _imported(bpy, first)
+    second = set(bpy.context.scene.objects)
+    assert bpy.ops.import_scene.iqm(filepath=str(first)) == {"FINISHED"}
+    objects = [o for o in bpy.context.scene.objects if o not in second]
+    root = next(o for o in objects if o.type == "ARMATURE")
+    assert sorted(i.action.name for i in root.classic_model.animations) == ["walk.001", "wave.001"]
+    next(o for o in objects if o.type == "MESH").data.vertices[0].co.z += 0.01
+    model = _export(bpy, objects, tmp_path / "again.iqm")
+    assert model.anim_names == ["walk", "wave"]
+    assert model.frames.tobytes() == read_iqm(first.read_bytes()).frames.tobytes()
