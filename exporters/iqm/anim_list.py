@@ -9,7 +9,8 @@
 - An action an IQM import made (``IQM_ANIM_RATE`` on it, ``common/contract.py`` ``# IQM``): its
   anim's name (the file's, where Blender only added a ``.001`` to the action's), rate and loop flag as the
   import stored them, its frames where the import keyed them (the first key, one every
-  ``scene fps / rate`` scene frames to the last key; float32 keys within 0.1% of a step).
+  ``scene fps / rate`` scene frames to the last key; float32 keys within 0.1% of a step). An action an
+  MD5 import made (``MD5_ANIM_SOURCE``): the same at its ``.md5anim``'s ``frameRate``.
 - Any other action: named after the action, over its frame range (the first frame rounded, the last
   rounded up, as the other exports sample actions), at the scene's rate unless the action says
   otherwise (a custom property ``iqm_framerate`` above 0, the key an import leaves); it loops where it
@@ -31,11 +32,15 @@ from ...common.contract import (
     IQM_ANIM_LOOP,
     IQM_ANIM_RATE,
     MAX_FPS,
+    MD5_ANIM_FRAMES,
+    MD5_ANIM_SOURCE,
     MIN_FPS,
 )
-from ...common.stored_records import stored_int
+from ...common.stored_records import stored_bytes, stored_floats, stored_int
+from ...formats.errors import FormatError
 from ...formats.frame_scripts import loops_by_name
 from ...formats.iqm.records import IqmModel
+from ...formats.md5.anim import read_md5anim
 from ..sampling.action_sampling import find_actions, order_actions
 
 STEP_SLACK = 1e-3           # float32 keys: a step's 0.1%
@@ -81,17 +86,40 @@ def _loop(action: bpy.types.Action) -> bool:
     return loops_by_name(action.name)
 
 
+def _md5_anim(action: bpy.types.Action) -> tuple[float, int] | None:
+    """(frameRate, frames) of the ``.md5anim`` an MD5 import made ``action`` from (``MD5_ANIM_SOURCE``), else None."""
+    source = stored_bytes(action, MD5_ANIM_SOURCE)
+    if source is None:
+        return None
+    try:
+        anim = read_md5anim(source)
+    except FormatError:
+        return None
+    split = stored_floats(action, MD5_ANIM_FRAMES, 2)          # (first, last) of a split anim
+    return float(anim.frame_rate), len(anim.frames) if split is None else int(split[1] - split[0]) + 1
+
+
+def _imported_timing(action: bpy.types.Action) -> tuple[float, int] | None:
+    """(rate, frame count) an IQM or MD5 import stored for ``action``'s anim, else None."""
+    rate = _stored_rate(action)
+    if rate is not None and IQM_ANIM_FRAMES in action:
+        stored = action.get(IQM_ANIM_FRAMES)
+        return rate, int(stored[1]) if len(stored) == 2 else 0
+    return _md5_anim(action)
+
+
 def anim_of(action: bpy.types.Action, scene_fps: float, kept: IqmModel | None = None) -> tuple:
     """``(action, name, first_frame, last_frame, fps, loop)`` of one action (module docstring)."""
     start, end = (float(f) for f in action.frame_range)
-    rate = _stored_rate(action)
-    if rate is not None and IQM_ANIM_FRAMES in action:          # an IQM import's: where it keyed the frames
+    timing = _imported_timing(action)
+    if timing is not None:                  # an IQM or MD5 import's: its rate, where it keyed the frames
+        rate, frames = timing
         fps = rate if math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS else DEFAULT_FPS
         step = scene_fps / fps
-        stored = action.get(IQM_ANIM_FRAMES)
-        single = stored is not None and len(stored) == 2 and int(stored[1]) == 1 and end - start <= 1 + STEP_SLACK
+        single = frames == 1 and end - start <= 1 + STEP_SLACK
         count = 1 if single else int(math.floor((end - start) / step + STEP_SLACK)) + 1
         return action, _imported_name(action, kept), start, start + (count - 1) * step, fps, _loop(action)
+    rate = _stored_rate(action)             # made in Blender: iqm_framerate, else the scene's
     fps = rate if rate is not None and math.isfinite(rate) and rate > 0 else scene_fps
     first, last = int(round(start)), math.ceil(end - 1e-4)
     return action, action.name, first, last, fps, _loop(action)

@@ -100,3 +100,22 @@ def test_iqm_to_glb_has_a_clip_per_anim_and_info_lists_them(run, drone_folder, t
     _ok(info)
     for index, name in enumerate(model.anim_names):
         assert f"anim {index} '{name}': frames" in info.stdout
+
+
+def test_an_md5_anim_at_its_own_rate_keeps_its_rate_and_frames(run, drone_folder, tmp_path):
+    """The MD5 import keys an anim at another rate than the scene's every ``scene fps / frameRate`` frames:
+    the IQM anim has the .md5anim's rate and frame count, not the scene's."""
+    needs_bpy()
+    folder = tmp_path / "drone"
+    shutil.copytree(drone_folder, folder)
+    for name, rate in (("forward", "30"), ("sword-idle", "15")):
+        path = folder / f"{name}.md5anim"
+        path.write_text(path.read_text().replace("frameRate 24", f"frameRate {rate}"))
+    _ok(run("convert", folder / "mesh.md5mesh", "--to", "iqm", "-o", tmp_path / "iqm",
+            "--import-option", "find_anims=FOLDER"))
+    model = read_iqm((tmp_path / "iqm" / "mesh.iqm").read_bytes())
+    anims = {p.stem: read_md5anim(p.read_bytes()) for p in folder.glob("*.md5anim")}
+    found = {name: (int(model.anims["num_frames"][i]), float(model.anims["framerate"][i]))
+             for i, name in enumerate(model.anim_names)}
+    assert found == {name: (len(anim.frames), anim.frame_rate) for name, anim in anims.items()}
+    assert found["forward"] == (12, 30.0) and found["sword-idle"] == (2, 15.0)
