@@ -212,3 +212,15 @@ def test_an_anim_blender_renamed_on_import_gets_the_files_name_back(bpy_scene, t
     model = _export(bpy, objects, tmp_path / "again.iqm")
     assert model.anim_names == ["walk", "wave"]
     assert model.frames.tobytes() == read_iqm(first.read_bytes()).frames.tobytes()
+
+
+def test_the_report_carries_the_builds_warnings(bpy_scene, tmp_path, capfd):
+    bpy = bpy_scene
+    obj, rig, actions = rig_scene(bpy)
+    obj.modifiers["rig"].use_deform_preserve_volume = True
+    capfd.readouterr()
+    _export(bpy, [rig, obj], tmp_path / "rig.iqm")
+    out = capfd.readouterr().out
+    warnings, messages = reported(out)
+    assert any("deformed with Preserve Volume (dual quaternions)" in m for m in messages), messages
+    assert "4 joints, 2 meshes (51 vertices), 2 anims (16 frames)" in out
