@@ -46,7 +46,7 @@ class ScriptAnimation:
 
     @property
     def loops(self) -> bool:
-        return not self.name.lower().startswith(_NO_LOOP)
+        return loops_by_name(self.name)
 
 
 def md2_animations(frame_names: list[str], fps: float = GAME_FPS) -> list[ScriptAnimation]:
@@ -70,6 +70,11 @@ def mdl_animations(model: MdlModel, fps: float = GAME_FPS) -> list[ScriptAnimati
                                                               for s in slots],
                                    animation.first, poses, rate, grouped))
     return out
+
+
+def loops_by_name(name: str) -> bool:
+    """Whether an animation of this name loops: all but a death (its name starts with death, die, dead)."""
+    return not name.lower().startswith(_NO_LOOP)
 
 
 def qc_text(animations: list[ScriptAnimation], model_file: str) -> str:

@@ -16,7 +16,7 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
   holds keeps its offset); what else stays (comment, extensions, the file's vertex order, triangles and
   arrays while the scene still has them, its joint records, its poses' quantisation while every frame
-  fits it) is in :mod:`.kept`.
+  fits it) is in :mod:`.imported_parts`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """
@@ -28,6 +28,7 @@ import numpy as np
 
 import bpy
 
+from ...common.iqm.contract import IQM_ANIM_FRAMES
 from ...formats.iqm.animation import encode_channels, frame_poses
 from ...formats.iqm.records import (
     ANIM,
@@ -50,7 +51,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .kept import keep_imported, kept_encoding, kept_joints
+from .imported_parts import keep_imported, kept_encoding, kept_joints
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
 
@@ -146,6 +147,20 @@ def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> n
     return bounds
 
 
+def _kept_rows(chosen: list[Anim], counts: list[int], kept: IqmModel) -> np.ndarray | None:
+    """The file's frame each sampled frame stands for (-1: none): an imported anim's action names its
+    frames in the file (``IQM_ANIM_FRAMES``: first, count) where it has as many; None where no action
+    does (frame k stands for frame k when the counts are equal)."""
+    rows, found = [], False
+    for anim, count in zip(chosen, counts):
+        stored = anim.action.get(IQM_ANIM_FRAMES) if anim.action is not None else None
+        first = int(stored[0]) if stored is not None and len(stored) == 2 and int(stored[1]) == count else -1
+        found |= first >= 0 and first + count <= kept.num_frames
+        rows.append(first + np.arange(count) if first >= 0 and first + count <= kept.num_frames
+                    else np.full(count, -1))
+    return np.concatenate(rows).astype(np.int64) if found else None
+
+
 def _check_anims(context, chosen: list[Anim]) -> None:
     slow = [a for a in chosen if not a.fps > 0]
     if slow:
@@ -201,7 +216,8 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                 notes.append(_shear_note(skew, [order[j] for j in np.flatnonzero(skew.any(axis=0))]))
             if not np.isfinite(values).all():
                 raise ExportError(f"armature {quoted(armature.name)}: a bone's pose is not finite (a bone scaled to 0?)")
-            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents)
+            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents,
+                                                                 _kept_rows(chosen, counts, kept))
             poses, frames = kept_frames if kept_frames is not None else encode_channels(values)
             anim_records = _anims(chosen, counts, text)
         else:

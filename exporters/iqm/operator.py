@@ -1,60 +1,43 @@
-"""File > Export > Inter-Quake Model (.iqm): an untouched import written back byte for byte
-(:mod:`.write_back`), anything else built from Blender by :mod:`.build` (``build_iqm``) and written by
-``formats/iqm/write.py``; every file written atomically (``formats/atomic_file.py``)."""
+"""File > Export > Inter-Quake Model (.iqm): the operator, its options and its dialog; the export is
+:func:`.export.export_iqm` (an untouched import written back byte for byte, anything else built from
+Blender). Every option is an operator property, so ``convert --export-option name=value`` reaches it."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, FloatProperty, StringProperty
 
 from ...common.dialog_layout import applies_when, group, in_file_browser, start
-from ...formats.atomic_file import atomic_write
-from ...formats.errors import FormatError
-from ...formats.iqm.framegroups import SUFFIX
-from ...formats.iqm.write import write_iqm
 from ..export_error import ExportError
 from ..operators import ExportOperatorBase
-from ..run_export import ExportReport, export_file
-from .write_back import find_root, kept_model, untouched
-
-
-def export_iqm(context: bpy.types.Context, path: Path, objects: list[bpy.types.Object], options=None) -> ExportReport:
-    """Write ``objects`` as ``path``: the import's own files while they are untouched, else the model
-    ``build_iqm(context, objects, kept=...)`` builds (the stored model decoded, or None)."""
-    if not objects:
-        raise ExportError("nothing to export: select the model's armature or meshes")
-    root = find_root(objects)
-    same = untouched(root, objects)
-    if same is not None:
-        atomic_write(path, same.data)
-        report = ExportReport(info=[f"{path.name}: the imported file, untouched, written back byte for byte"])
-        if same.framegroups is not None:
-            groups = path.with_name(path.name + SUFFIX)
-            atomic_write(groups, same.framegroups)
-            report.written.append(f"wrote {groups} (the frame groups the import read)")
-        return report
-    from .build import build_iqm
-    model = build_iqm(context, objects, kept=kept_model(root))
-    try:
-        data = write_iqm(model)
-    except FormatError as exc:
-        raise ExportError(f"cannot write IQM: {exc}") from exc
-    atomic_write(path, data)
-    return ExportReport(warnings=list(model.warnings))
+from ..run_export import export_file, export_objects
+from ..sampling.action_list import draw_action_list, listed_actions, sync_action_list
+from .anim_list import armature_actions
+from .build import IqmExportOptions
+from .export import IqmFileOptions, export_iqm, model_parts
 
 
 def draw_iqm_export(operator, layout, context) -> None:
-    """Subfolders above the groups, then Include (Selected Only, Source Collection: the file browser only,
-    as the other exports draw them in ``exporters/dialogs.py``)."""
+    """Subfolders, then Include (Selected Only, Source Collection: the file browser only, as the other
+    exports draw them in ``exporters/dialogs.py``), Animation (the action list, the frame groups file),
+    Transform, Geometry."""
     start(layout)
     layout.prop(operator, "game_folder_path")
-    if not in_file_browser(context):
-        return
-    body = group(layout, "CLASSIC_MODELS_iqm_export_include", "Include")
+    if in_file_browser(context):
+        body = group(layout, "CLASSIC_MODELS_iqm_export_include", "Include")
+        if body:
+            applies_when(body, not operator.collection).prop(operator, "use_selection")
+            body.prop_search(operator, "collection", bpy.data, "collections")
+    body = group(layout, "CLASSIC_MODELS_iqm_export_animation", "Animation")
     if body:
-        applies_when(body, not operator.collection).prop(operator, "use_selection")
-        body.prop_search(operator, "collection", bpy.data, "collections")
+        draw_action_list(body, context.scene)
+        body.prop(operator, "write_framegroups")
+    body = group(layout, "CLASSIC_MODELS_iqm_export_transform", "Transform")
+    if body:
+        body.prop(operator, "apply_transform")
+        body.prop(operator, "scale")
+    body = group(layout, "CLASSIC_MODELS_iqm_export_geometry", "Geometry")
+    if body:
+        body.prop(operator, "colours")
 
 
 class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
@@ -65,9 +48,30 @@ class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
 
     filename_ext = ".iqm"
     filter_glob: StringProperty(default="*.iqm", options={"HIDDEN"})
+    apply_transform: BoolProperty(name="Apply Transform", default=True,
+                                  description="Write world-space coordinates (object location, rotation, scale); "
+                                              "else in the armature's space (a static model: the first mesh's)")
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-4, max=1e4, soft_min=0.001, soft_max=100.0,
+                         description="Multiply positions and joint translations before writing")
+    colours: BoolProperty(name="Vertex Colours", default=True,
+                          description="Write each mesh's active colour attribute as the vertex colour array")
+    write_framegroups: BoolProperty(name="Frame Groups File", default=False,
+                                    description="Also write <model file>.framegroups beside the model (first "
+                                                "frame, frames, rate, loop, name per anim), which DarkPlaces and "
+                                                "Xonotic read to name and split a model's animations")
+
+    def invoke(self, context, event):
+        try:
+            armature, _ = model_parts(export_objects(self, context))
+        except ExportError:             # several armatures: execute says so
+            armature = None
+        sync_action_list(context.scene, [a.name for a in armature_actions(armature)] if armature is not None else [])
+        return super().invoke(context, event)
 
     def execute(self, context):
-        return export_file(self, context, export_iqm, None)
+        build = IqmExportOptions(apply_transform=self.apply_transform, scale=self.scale, colours=self.colours)
+        options = IqmFileOptions(build, listed_actions(context.scene), self.write_framegroups)
+        return export_file(self, context, export_iqm, options)
 
     def draw(self, context):
         draw_iqm_export(self, self.layout, context)

@@ -1,9 +1,10 @@
 """The joints of an IQM export and their poses, read from Blender.
 
-- Joints: every bone of the armature, in the armature's bone order with each bone after its parent
-  (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` refuses a joint whose parent does not come before it:
-  "bone[i].parent >= i"). An import creates its bones in the file's joint order, so an imported model's
-  joints keep their indexes.
+- Joints: every bone of the armature, each bone after its parent (DarkPlaces
+  ``Mod_INTERQUAKEMODEL_Load`` refuses a joint whose parent does not come before it: "bone[i].parent >=
+  i"): an imported file's joints in the file's order (the index the import left on each bone,
+  ``IQM_JOINT_INDEX``, as the MD5 export orders by ``MD5_JOINT_INDEX``; Blender lists bones depth first,
+  which is not every file's order), bones added since after them, in the armature's bone order.
 - Bind pose: each bone's rest matrix (``Bone.matrix_local``) in the model's space (``model`` @ the
   armature's matrix), relative to its parent's (:mod:`.pose_math`).
 - Frames: for each anim, its action is played alone on the armature from rest
@@ -20,6 +21,8 @@ import numpy as np
 
 import bpy
 
+from ...common.iqm.contract import IQM_JOINT_INDEX
+from ...common.stored_records import stored_int
 from ..sampling.action_playback import ActionPlayback
 from ..sampling.frame_rate import set_frame
 
@@ -45,7 +48,13 @@ class Anim:
 
 
 def joint_order(armature: bpy.types.Object) -> list[str]:
-    """Bone names in joint order: the armature's bone order, each bone after its parent."""
+    """Bone names in joint order: an imported file's joints by the index the import stored on each bone
+    (``IQM_JOINT_INDEX``), then the bones it did not make in the armature's bone order; each bone after
+    its parent."""
+    bones = list(armature.data.bones)
+    indexed = sorted((b for b in bones if stored_int(b, IQM_JOINT_INDEX, None) is not None),
+                     key=lambda b: stored_int(b, IQM_JOINT_INDEX, 0))
+    new = [b for b in bones if stored_int(b, IQM_JOINT_INDEX, None) is None]
     order: list[str] = []
     placed: set[str] = set()
 
@@ -56,7 +65,7 @@ def joint_order(armature: bpy.types.Object) -> list[str]:
             place(bone.parent)
         placed.add(bone.name)
         order.append(bone.name)
-    for bone in armature.data.bones:
+    for bone in indexed + new:
         place(bone)
     return order
 

@@ -2,7 +2,8 @@
 MD5 export's default): an imported MD5 gives every anim back with its own frame count and rate.
 
 * *Frames: Timeline* of an armature the import gave several anims (its animation list, one action per
-  ``.md5anim``, ``common/md5/contract.py`` MD5_ANIM_SOURCE and MD5_ANIM_FILE): one file per anim, each action
+  ``.md5anim``, ``common/md5/contract.py`` MD5_ANIM_SOURCE and MD5_ANIM_FILE; or per IQM anim, its rate
+  IQM_ANIM_RATE, written as ``<action>.md5anim``): one file per anim, each action
   over its own frame range at its own ``frameRate`` (a frame every ``scene fps / frameRate`` scene
   frames: the times the import keyed), under the name of the file it was read from (one of the mesh's
   own name takes the export's: ``x.md5anim``). Actions the import split from one anim (MD5_ANIM_FRAMES,
@@ -26,6 +27,7 @@ from pathlib import PurePosixPath
 import bpy
 
 from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
+from ...common.iqm.contract import IQM_ANIM_RATE
 from ...common.md5.contract import MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_floats
 from ..sampling.frame_plan import export_actions
@@ -52,12 +54,21 @@ def own_rate(action: bpy.types.Action | None, anims: KeptAnims, untouched=None) 
     for without reading it."""
     source = stored_bytes(action, MD5_ANIM_SOURCE) if action is not None else None
     if source is None:
-        return None
+        return _iqm_rate(action)
     rate = untouched.rate(action) if untouched is not None else None
     if rate is None:
         record = anims(source)
         rate = None if record is None else float(record.frame_rate)
     return rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else DEFAULT_FPS
+
+
+def _iqm_rate(action: bpy.types.Action | None) -> float | None:
+    """The rate an IQM import stored on ``action`` (``IQM_ANIM_RATE``; 24 where the scene could not play
+    it, as the import did), else None."""
+    rate = action.get(IQM_ANIM_RATE) if action is not None else None
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool):
+        return None
+    return float(rate) if math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS else DEFAULT_FPS
 
 
 def _file_name(action: bpy.types.Action, mesh_stem: str, own: bool) -> str | None:
@@ -113,11 +124,15 @@ def _unique(names: list[str | None], mesh_stem: str) -> list[str | None]:
 
 
 def imported_anims(armature: bpy.types.Object) -> list[bpy.types.Action]:
-    """The actions of an imported MD5 armature's animation list (the import made one per anim), else []."""
+    """The actions of an imported MD5 (or IQM) armature's animation list (the import made one per anim),
+    else []."""
     settings = armature.classic_model
-    if stored_bytes(armature, MD5_MESH_SOURCE) is None or settings.animation_mode != "ACTIONS":
+    if settings.animation_mode != "ACTIONS":
         return []
-    return [item.action for item in settings.animations if item.action is not None]
+    actions = [item.action for item in settings.animations if item.action is not None]
+    if stored_bytes(armature, MD5_MESH_SOURCE) is None and not (actions and all(_iqm_rate(a) for a in actions)):
+        return []
+    return actions
 
 
 def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], options: FrameExportOptions,

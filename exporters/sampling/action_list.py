@@ -1,5 +1,5 @@
-"""The export's action list (``Scene.classic_export_actions``): which actions the MD2/MDL export
-writes with *Frames: Actions*, in which order. Kept on the scene so the order and ticks are saved
+"""The export's action list (``Scene.classic_export_actions``): which actions the MD2/MDL/MD5 export
+writes with *Frames: Actions*, and the IQM export always (``exporters/iqm/anim_list.py``), in which order. Kept on the scene so the order and ticks are saved
 with the .blend; refreshed from the exported objects when the export dialog opens (new actions in
 the default order of :func:`.action_sampling.find_actions`: for MD2 Quake II's player animations
 first in the game's order; a player export always writes them so, and the list shows it).
@@ -88,7 +88,8 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.Scene.classic_export_actions = CollectionProperty(
         type=ClassicExportAction, name="Export Actions",
-        description="The actions an MD2 or MDL export with Frames: Actions writes, in this order")
+        description="The actions an export writes (MD2, MDL and MD5 with Frames: Actions; IQM always), "
+                    "in this order")
     bpy.types.Scene.classic_export_actions_index = IntProperty(
         name="Active Action", min=0, description="The action the arrows move")
 

@@ -17,9 +17,14 @@ made before anything a count drives is read or allocated (sizes are Python integ
   first is read shifted); the extension chain inside the file, without a loop;
 - floats finite in joints, poses, anims, bounds and the standard vertex arrays;
 - ``num_frames`` x ``num_poses`` (or ``num_frames`` alone without poses) at most
-  :data:`~.records.MAX_FRAME_POSES`, and ``num_vertexes`` held by some vertex array (ours: frames whose
-  masks set no channel and vertices no array holds take no byte of the file, yet an importer would
-  build them; decoded frames take 40 bytes a pose).
+  :data:`~.records.MAX_FRAME_POSES`, and ``num_vertexes`` held by some vertex array where meshes or
+  triangles use the vertices (ours: frames whose masks set no channel and vertices no array holds take no
+  byte of the file, yet an importer would build them; decoded frames take 40 bytes a pose). A file of
+  anims alone (no mesh, no triangle, no array) may count vertices all the same: Red Eclipse's player
+  anims count their mesh's (``reload_pistol.iqm``: 3,110). The IQM SDK's ``demo.cpp`` ``loadiqm`` reads
+  meshes only where ``num_meshes > 0`` and Sauerbraten's ``iqm.h`` loads an anim file's poses and anims
+  without its meshes, so those engines play it; DarkPlaces refuses it ("missing vertex array data":
+  vertices without a position array), which :mod:`.limits` lists.
 
 What an engine would refuse to draw but the format allows is listed in :attr:`IqmModel.warnings`
 (:mod:`.limits`).
@@ -150,7 +155,7 @@ def read_iqm(data: bytes) -> IqmModel:
     records = r.records("vertex arrays", "ofs_vertexarrays", "num_vertexarrays", h["num_vertexarrays"],
                       VERTEX_ARRAY.itemsize, VERTEX_ARRAY)
     arrays = [_vertex_array(r, record, i) for i, record in enumerate(records)]
-    if h["num_vertexes"] and not any(a.data.size for a in arrays):
+    if h["num_vertexes"] and not any(a.data.size for a in arrays) and (h["num_meshes"] or h["num_triangles"]):
         raise FormatError(f"num_vertexes is {h['num_vertexes']} but no vertex array holds them",
                           field="num_vertexes", offset=_at(HEADER, "num_vertexes"))
     triangles = r.records("triangles", "ofs_triangles", "num_triangles", h["num_triangles"], TRIANGLE.itemsize,

@@ -130,6 +130,19 @@ def test_the_action_list_is_drawn_with_frames_actions(bpy_scene, idname):
         assert moves == (["classic_models.export_action_move"] * 2 if source == "ACTIONS" else [])
 
 
+def test_the_iqm_export_draws_its_action_list_in_its_animation_group(bpy_scene):
+    """IQM writes actions only: its list is always there, beside the frame groups file."""
+    bpy = bpy_scene
+    operator = stand_in(bpy, "export_scene.iqm")
+    log = operator.draw(dialog_context(bpy))
+    lists = [c for c in log if c.name == "template_list"]
+    assert [c.args["propname"] for c in lists] == ["classic_export_actions"]
+    assert [c.layout.panel_id for c in lists] == ["CLASSIC_MODELS_iqm_export_animation"]
+    groups = {name: call.layout.panel_id for name, call in option_calls(operator, log)}
+    assert groups["write_framegroups"] == "CLASSIC_MODELS_iqm_export_animation"
+    assert groups["scale"] == groups["apply_transform"] == "CLASSIC_MODELS_iqm_export_transform"
+
+
 def test_the_archive_dialog_offers_the_options_of_the_formats_it_lists(bpy_scene):
     bpy = bpy_scene
     expected = {("MDL",): ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_mdl"],

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from formats.iqm.animation import anim_frames, bind_pose, frame_poses
+
 from .blender_helpers import rest_pose, stored_action
 
 BONES = ("root", "spine", "arm", "hand")
@@ -204,3 +206,34 @@ def smd_world(nodes: list[int], frames: list[np.ndarray]) -> np.ndarray:
                 world[j] = world[p] @ local[j]
         out.append(world)
     return np.array(out)
+
+
+def joint_tolerance(model, world: np.ndarray) -> float:
+    """What the file's quantisation allows a joint's world matrix entries to be off by: per joint of
+    the deepest chain half a translation step, plus half a rotation step (x4: two components, two
+    products) times the largest lever arm, plus float32 slack."""
+    scales = model.poses["channelscale"]
+    depth = 1 + max((_depth(model.poses["parent"], j) for j in range(len(model.poses))), default=0)
+    extent = 1.0 + float(np.abs(world[..., :3, 3]).max())
+    return depth * (0.5 * float(scales[:, 0:3].max()) + 2.0 * float(scales[:, 3:7].max()) * extent) + 1e-5
+
+
+def _depth(parents, j) -> int:
+    return 0 if parents[j] < 0 else 1 + _depth(parents, parents[j])
+
+
+def decoded_worlds(model) -> np.ndarray:
+    parents, *_ = bind_pose(model)
+    translate, rotate, scale = frame_poses(model)
+    return iqm_world(parents, translate, rotate, scale)
+
+
+def joint_errors(model, blender: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each anim's largest difference between the file's joints (by name) and Blender's bones."""
+    worlds = decoded_worlds(model)
+    by_name = [model.joint_names.index(n) for n in BONES]
+    out = {}
+    for index, name in enumerate(model.anim_names):
+        frames = list(anim_frames(model, index))
+        out[name] = float(np.abs(worlds[frames][:, by_name] - blender[name]).max())
+    return out

@@ -1,4 +1,4 @@
-"""IQM export's keeping of a real file's quantisation (exporters/iqm/kept.py, pose_math.py), on the
+"""IQM export's keeping of a real file's quantisation (exporters/iqm/imported_parts.py, pose_math.py), on the
 corpus's animated Red Eclipse files without a scene: each file's decoded poses, turned into joint
 matrices and back into channels the way the export turns Blender's pose bones into them, quantise with
 the file's own poses to the file's very frames; its bind pose to its very joint records; a pose moved
@@ -36,7 +36,7 @@ def _animated() -> list:
 def test_iqm_export_quantises_a_real_files_poses_to_its_very_frames(extension, path):
     if path is None:
         pytest.skip("no IQM corpus (bash tools/dev.sh corpus)")
-    kept = import_module(f"{extension}.exporters.iqm.kept")
+    kept = import_module(f"{extension}.exporters.iqm.imported_parts")
     pose_math = import_module(f"{extension}.exporters.iqm.pose_math")
     model = read_iqm(path.read_bytes())
     parents = model.poses["parent"].astype(np.int64)

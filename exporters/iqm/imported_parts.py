@@ -143,13 +143,15 @@ def kept_joints(joints: np.ndarray, kept: IqmModel) -> np.ndarray:
     return np.array(kept.joints) if near and turned.max(initial=0.0) <= STILL else joints
 
 
-def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents: np.ndarray):
+def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents: np.ndarray,
+                  rows: np.ndarray | None = None):
     """(poses, frames) of (F, P, 10) channel ``values`` quantised with the file's own poses (offset,
     scale and mask per channel), or None where they cannot hold them: other joints, a channel outside
     the file's range, or one the file holds no bit for that moves (past :data:`STILL`, float noise).
     A frame's values come back within half the file's step (or that noise), as a new quantisation's
-    would; a frame whose pose is the file's (within :data:`STILL`, quaternions made unit) is the file's
-    row as it was."""
+    would; a frame whose pose is the file's frame it stands for (``rows``: the file's frame of each
+    frame, -1 none; None: frame k for frame k when the counts are equal) within :data:`STILL`,
+    quaternions made unit, is that row as it was (anims left out or reordered keep their rows)."""
     poses = kept.poses
     if len(poses) != values.shape[1] or not np.array_equal(poses["parent"], parents) or \
             len(kept.joints) != len(names) or not np.array_equal(kept.joints["name"], names):
@@ -168,9 +170,13 @@ def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents
     if not len(values) or (steps < -slack).any() or (steps > 0xFFFF + slack).any():
         return None
     frames = np.clip(np.rint(steps), 0, 0xFFFF).astype(np.uint16)
-    if kept.frames.shape == frames.shape:             # the scene's pose is the file's: the file's very row
-        same = np.abs(values - _decoded(kept)).max(axis=(1, 2)) <= STILL
-        frames[same] = kept.frames[same]
+    if rows is None:
+        rows = np.arange(len(frames)) if kept.frames.shape == frames.shape else np.full(len(frames), -1)
+    mapped = np.flatnonzero((rows >= 0) & (rows < len(kept.frames)))
+    if len(mapped):                                   # the scene's pose is the file's: the file's very row
+        source = rows[mapped]
+        same = np.abs(values[mapped] - _decoded(kept)[source]).max(axis=(1, 2)) <= STILL
+        frames[mapped[same]] = kept.frames[source[same]]
     return np.array(poses), frames
 
 
