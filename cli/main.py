@@ -118,8 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     convert = commands.add_parser(
         "convert", help="convert models through the extension's importers and exporters (needs bpy)",
-        description="Import each input with the extension's operator and write it as TARGET: md2/mdl/ms3d "
-                    "through the extension's exporters, glb through Blender's glTF exporter (shape keys as "
+        description="Import each input with the extension's operator and write it as TARGET: each model "
+                    "format through the extension's exporter, glb through Blender's glTF exporter (shape keys as "
                     "morph targets with their animation), blend as a Blender file. Directories are searched "
                     "recursively. Files convert in parallel worker processes; a failed file never stops the "
                     "others.")
