@@ -49,11 +49,12 @@ from ...formats.iqm.records import (
     IqmVertexArray,
 )
 from ...formats.message_text import quoted
+from ..bone_order import joint_parents
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
 from .imported_parts import keep_imported, kept_encoding, kept_joints
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
-from .skeleton import Anim, bind_matrices, joint_order, joint_parents, sample_anims
+from .skeleton import Anim, bind_matrices, joint_order, sample_anims
 
 
 @dataclass

@@ -23,6 +23,7 @@ import bpy
 
 from ...common.iqm.contract import IQM_JOINT_INDEX
 from ...common.stored_records import stored_int
+from ..bone_order import parents_first
 from ..sampling.action_playback import ActionPlayback
 from ..sampling.frame_rate import set_frame
 
@@ -55,25 +56,7 @@ def joint_order(armature: bpy.types.Object) -> list[str]:
     indexed = sorted((b for b in bones if stored_int(b, IQM_JOINT_INDEX, None) is not None),
                      key=lambda b: stored_int(b, IQM_JOINT_INDEX, 0))
     new = [b for b in bones if stored_int(b, IQM_JOINT_INDEX, None) is None]
-    order: list[str] = []
-    placed: set[str] = set()
-
-    def place(bone) -> None:
-        if bone.name in placed:
-            return
-        if bone.parent is not None:
-            place(bone.parent)
-        placed.add(bone.name)
-        order.append(bone.name)
-    for bone in indexed + new:
-        place(bone)
-    return order
-
-
-def joint_parents(armature: bpy.types.Object, order: list[str]) -> np.ndarray:
-    index = {name: i for i, name in enumerate(order)}
-    bones = armature.data.bones
-    return np.array([index[bones[n].parent.name] if bones[n].parent is not None else -1 for n in order], np.int64)
+    return parents_first(indexed + new)
 
 
 def bind_matrices(armature: bpy.types.Object, order: list[str], model: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ import bpy
 from ...common.md5.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.message_text import quoted
+from ..bone_order import parents_first
 from ..export_error import ExportError
 from ..sampling.action_sampling import find_actions
 from ..sampling.frame_plan import carries_animation
@@ -81,25 +82,7 @@ def joint_order(armature: bpy.types.Object) -> list[str]:
     bones = list(armature.data.bones)
     if all(stored_int(b, MD5_JOINT_INDEX, None) is not None for b in bones):
         bones.sort(key=lambda b: stored_int(b, MD5_JOINT_INDEX, 0))
-    order: list[str] = []
-    placed: set[str] = set()
-
-    def place(bone) -> None:
-        if bone.name in placed:
-            return
-        if bone.parent is not None:
-            place(bone.parent)
-        placed.add(bone.name)
-        order.append(bone.name)
-    for bone in bones:
-        place(bone)
-    return order
-
-
-def joint_parents(armature: bpy.types.Object, order: list[str]) -> np.ndarray:
-    index = {name: i for i, name in enumerate(order)}
-    bones = armature.data.bones
-    return np.array([index[bones[n].parent.name] if bones[n].parent is not None else -1 for n in order], np.int64)
+    return parents_first(bones)
 
 
 def bone_matrices(collection, order: list[str]) -> np.ndarray:
