@@ -144,6 +144,19 @@ def scene_frame(start: int, index: int, step: float, last: bool = False) -> int:
     return math.ceil(frame - 1e-4) if last else math.floor(frame + 1e-4)
 
 
+def list_actions(settings, actions: list[tuple[bpy.types.Action, int, float]], start: int) -> None:
+    """With several (action, frame count, scene frames a frame) the sidebar's animation list of the
+    object's ``settings`` (``classic_model``): one row per action, each over its frames from ``start``
+    (the skeletal imports key every action from the same scene frame)."""
+    if len(actions) > 1:
+        settings.animation_mode = "ACTIONS"
+        for action, frames, step in actions:
+            item = settings.animations.add()
+            item.name = action.name
+            item.frame_start, item.frame_end = start, scene_frame(start, frames - 1, step, True)
+            item.action = action
+
+
 def add_markers(scene: bpy.types.Scene, animations: list[Animation], start: int, step: float = 1.0) -> None:
     """One marker at the first frame of each animation (skipped if the same one is there)."""
     existing = {(m.name, m.frame) for m in scene.timeline_markers}

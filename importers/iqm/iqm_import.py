@@ -52,7 +52,7 @@ from ...formats.iqm.framegroups import SUFFIX, parse_framegroups
 from ...formats.iqm.records import LOOP, POSITION, IqmModel
 from ..armature_bones import local_rests
 from ..file_source import ModelSource, as_source, remember_source
-from ..frame_animation import scene_frame
+from ..frame_animation import list_actions
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from ..shader_images import shader_materials
@@ -255,10 +255,4 @@ def _animate(context, root, bone_names: list[str], clips: list[Clip], channels, 
     apply_timing(scene, timing, start, start + (max(first_frames, 1) - 1) * first_step, rates[0])
     if note := timing_note(source.label, timing, rates[0]):
         result.infos.append(note)
-    if len(actions) > 1:
-        settings.animation_mode = "ACTIONS"
-        for action, frames, step in actions:
-            item = settings.animations.add()
-            item.name = action.name
-            item.frame_start, item.frame_end = start, scene_frame(start, frames - 1, step, True)
-            item.action = action
+    list_actions(settings, actions, start)

@@ -61,7 +61,7 @@ from ...formats.md5.skinning import bind_joints, frames_joints, skin_vertices
 from ...formats.report_lines import Message
 from ..build_mesh import build_triangle_mesh, faced_triangles
 from ..file_source import FoundFile, ModelSource, as_source, loose_file, remember_source
-from ..frame_animation import scene_frame
+from ..frame_animation import list_actions
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from ..shader_images import shader_materials
@@ -349,10 +349,4 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
         if not split:
             pair.place(scene, root, start, first_step)
             return
-    if len(actions) > 1:
-        settings.animation_mode = "ACTIONS"
-        for action, frames, step in actions:
-            item = settings.animations.add()
-            item.name = action.name
-            item.frame_start, item.frame_end = start, scene_frame(start, frames - 1, step, True)
-            item.action = action
+    list_actions(settings, actions, start)
