@@ -49,7 +49,7 @@ from ...formats.iqm.records import (
     IqmVertexArray,
 )
 from ...formats.message_text import quoted
-from ..bone_order import joint_parents
+from ..armature_rig import joint_parents
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
 from .imported_parts import keep_imported, kept_encoding, kept_joints

@@ -29,6 +29,7 @@ from ...formats.iqm.codec import read_iqm
 from ...formats.iqm.framegroups import SUFFIX
 from ...formats.iqm.write import write_iqm
 from ...formats.message_text import quoted
+from ..armature_rig import deforming_armature
 from ..export_error import ExportError
 from ..run_export import ExportReport
 from .anim_list import armature_actions, export_anims
@@ -42,15 +43,6 @@ class IqmFileOptions:
     build: IqmExportOptions
     listed: list[tuple[str, bool]] | None = None
     framegroups: bool = False
-
-
-def deforming_armature(obj: bpy.types.Object) -> bpy.types.Object | None:
-    for modifier in obj.modifiers:
-        if modifier.type == "ARMATURE" and modifier.object is not None and modifier.show_viewport:
-            return modifier.object
-    if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type in ("ARMATURE", "BONE"):
-        return obj.parent
-    return None
 
 
 def model_parts(objects: list[bpy.types.Object]) -> tuple[bpy.types.Object | None, list[bpy.types.Object]]:

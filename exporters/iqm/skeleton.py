@@ -23,7 +23,7 @@ import bpy
 
 from ...common.iqm.contract import IQM_JOINT_INDEX
 from ...common.stored_records import stored_int
-from ..bone_order import parents_first
+from ..armature_rig import parents_first
 from ..sampling.action_playback import ActionPlayback
 from ..sampling.frame_rate import set_frame
 

@@ -22,7 +22,7 @@ from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
 from ...formats.message_text import quoted
 from ...formats.report_lines import over_limit
-from ..bone_order import joint_parents
+from ..armature_rig import joint_parents
 from ..export_error import ExportError
 from ..sampling.animated_mesh import export_meshes
 from ..sampling.curve_pose import KeyReads

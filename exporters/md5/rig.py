@@ -20,22 +20,13 @@ import bpy
 from ...common.md5.contract import MD5_JOINT_INDEX, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_int
 from ...formats.message_text import quoted
-from ..bone_order import parents_first
+from ..armature_rig import deforming_armature, parents_first
 from ..export_error import ExportError
 from ..sampling.action_sampling import find_actions
 from ..sampling.frame_plan import carries_animation
 
 NO_ARMATURE = ("MD5 is skeletal: it needs an armature deforming the mesh (an Armature modifier); add one "
                "and weight the vertices to its bones, or export vertex animation as MD3, MD2 or MDL")
-
-
-def deforming_armature(obj: bpy.types.Object) -> bpy.types.Object | None:
-    for modifier in obj.modifiers:
-        if modifier.type == "ARMATURE" and modifier.object is not None and modifier.show_viewport:
-            return modifier.object
-    if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type in ("ARMATURE", "BONE"):
-        return obj.parent
-    return None
 
 
 def parent_bone(obj: bpy.types.Object) -> str:

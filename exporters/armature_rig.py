@@ -1,4 +1,5 @@
-"""Bones in the order a skeletal file lists its joints: each after its parent (MD5 and IQM exports)."""
+"""What the skeletal exports (MD5, IQM) read of an armature: the armature that deforms a mesh, its bones in
+the order a file lists its joints (each after its parent), and their parents."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,3 +30,13 @@ def joint_parents(armature: bpy.types.Object, order: list[str]) -> np.ndarray:
     index = {name: i for i, name in enumerate(order)}
     bones = armature.data.bones
     return np.array([index[bones[n].parent.name] if bones[n].parent is not None else -1 for n in order], np.int64)
+
+
+def deforming_armature(obj: bpy.types.Object) -> bpy.types.Object | None:
+    """The armature that moves ``obj``: its first shown Armature modifier's, else an armature parent."""
+    for modifier in obj.modifiers:
+        if modifier.type == "ARMATURE" and modifier.object is not None and modifier.show_viewport:
+            return modifier.object
+    if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type in ("ARMATURE", "BONE"):
+        return obj.parent
+    return None
