@@ -11,7 +11,7 @@ from support.actions import action_fcurves, select_only
 from support.environment import corpus_params
 from support.iqm_files import build
 
-IQM_FILES = corpus_params("iqm/**/*.iqm")
+IQM_FILES = corpus_params("iqm/**/*.iqm") + corpus_params("md5/**/*.iqm")   # with Red Eclipse's anim-only files
 
 
 def _import(bpy, path, **options):
