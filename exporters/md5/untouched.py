@@ -20,6 +20,7 @@ before (:mod:`.pose`, :mod:`.write_back`):
 
 Then sampling would give the keyed values at the keyed frames, the import's poses, and the anim would
 be written from its kept text (:func:`.write_back.kept_anim`); so the text is written straight away.
+The ``.md5mesh`` the same way (:func:`mesh_held`, MD5_MESH_KEYS on the armature).
 """
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from support.environment import CORPUS, corpus_files
 from support.md5_drone import DRONE
+from support.md5_loose_cases import LOOSE_CASES
 
 from formats.md5.mesh import read_md5mesh
 from formats.md5.skinning import bind_joints, skin_vertices
@@ -116,3 +117,19 @@ def test_an_edited_mesh_goes_the_old_way(bpy_scene, extension, tmp_path, monkeyp
         old_start = int(before.meshes[1].weight_start[index])
         old_biases = np.asarray(before.meshes[1].weight_bias)[old_start:old_start + counts[index]]
         assert not np.allclose(np.sort(biases), np.sort(old_biases), atol=1e-4)
+
+
+@pytest.mark.parametrize("case", sorted(LOOSE_CASES))
+def test_an_untouched_mesh_with_vertices_no_face_uses_reads_its_text_but_does_not_print_it(
+        bpy_scene, extension, tmp_path, monkeypatch, case):
+    """No corpus mesh has a vertex no face uses; these small files do (in the middle, past the last one used,
+    a block of no triangle, triangles that use a vertex twice): the kept text is read once for those
+    vertices' UVs and written back as it is."""
+    bpy = bpy_scene
+    source = tmp_path / "thing.md5mesh"
+    source.write_bytes(LOOSE_CASES[case])
+    assert bpy.ops.import_scene.md5(filepath=str(source)) == {"FINISHED"}
+    calls = _printing(monkeypatch, extension, fail=True)
+    assert bpy.ops.export_scene.md5(filepath=str(tmp_path / "out" / source.name), use_selection=False) == {"FINISHED"}
+    assert (tmp_path / "out" / source.name).read_bytes() == LOOSE_CASES[case]
+    assert calls == {"printed": 0, "read": 1}
