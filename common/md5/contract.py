@@ -17,6 +17,9 @@ MD5_MESH_SOURCE = "md5_mesh_source"  # object (armature root): the .md5mesh file
 MD5_MESH_FILE = "md5_mesh_file"      # object (armature root): the member or file name it came from
 MD5_CLASSIC = "md5_classic"          # object (armature root): the paired classic model's member or
                                      # path (progs/x.mdl, models/x/tris.md2), "" when none was found
+MD5_MESH_KEYS = "md5_mesh_keys"      # object (armature root): JSON digests of its .md5mesh and of the mesh objects
+                                     # as imported (common/md5/keys.py): an export writes the kept text of a
+                                     # mesh whose digests still hold without reading or printing it
 MD5_JOINT_INDEX = "md5_joint_index"  # bone (Armature.bones[...]): its joint index in the .md5mesh
 MD5_MESH_INDEX = "md5_mesh_index"    # object (mesh): its block index in the .md5mesh (export order); the
                                      # export reads the UVs of vertices no triangle uses from the kept file

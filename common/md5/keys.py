@@ -60,6 +60,57 @@ def rig_digest(armature, order: list[str]) -> str:
                 _flags(bones, "use_connect"), _flags(bones, "use_inherit_rotation"), _flags(bones, "use_local_location"))
 
 
+def _ints(collection, name: str, size: int = 1) -> bytes:
+    out = np.empty(len(collection) * size, np.int32)
+    collection.foreach_get(name, out)
+    return out.tobytes()
+
+
+def _weights(mesh) -> bytes:
+    """Every vertex group membership (vertex, group, weight) in vertex order: Blender has no bulk read of
+    them, so ``Vertex.groups`` is walked once."""
+    rows = [(i, g.group, g.weight) for i, v in enumerate(mesh.vertices) for g in v.groups]
+    return np.array(rows, np.float64).reshape(-1, 3).tobytes()
+
+
+ARMATURE_FLAGS = ("use_vertex_groups", "use_bone_envelopes", "use_deform_preserve_volume", "use_multi_modifier",
+                  "invert_vertex_group", "show_viewport")
+
+
+def _modifiers(obj, armature) -> str:
+    """Each modifier's type (an Armature one's flags, vertex group and whether it deforms by ``armature``)."""
+    return "\n".join(m.type + ("" if m.type != "ARMATURE" else
+                               f"\t{m.object == armature}\t{m.vertex_group}\t"
+                               + "".join(str(int(getattr(m, flag))) for flag in ARMATURE_FLAGS))
+                     for m in obj.modifiers)
+
+
+def mesh_digest(armature, order: list[str], meshes: list, index_key: str, degenerate_key: str) -> str:
+    """The digest of what an MD5 export reads of ``meshes`` (in their export order) beside the rest pose
+    (:func:`rig_digest`): per object its block index (``index_key``), parenting, modifiers, shape keys, vertex
+    group names and memberships, vertices, faces, material indexes, the active UV map and the kept degenerate
+    triangles (``degenerate_key``); the bones' deform flags and :func:`rig_digest` in joint ``order``. Not
+    the objects' matrices: the export asks for them to be the identity."""
+    parts = [rig_digest(armature, order).encode("ascii"), _flags(armature.data.bones, "use_deform")]
+    for obj in meshes:
+        mesh = obj.data
+        uv = mesh.uv_layers.active
+        degenerate = mesh.get(degenerate_key)
+        head = (f"{obj.get(index_key)}\t{obj.parent == armature}\t{obj.parent_type}\t{obj.parent_bone}\t"
+                f"{mesh.shape_keys is not None}\t{uv is not None}\n{_modifiers(obj, armature)}\n"
+                + "\n".join(g.name for g in obj.vertex_groups))
+        parts += [head.encode("utf-8"), _floats(mesh.vertices, "co", 3), _ints(mesh.loops, "vertex_index"),
+                  _ints(mesh.polygons, "loop_total"), _ints(mesh.polygons, "material_index"),
+                  _floats(uv.uv, "vector", 2) if uv is not None else b"", _weights(mesh),
+                  bytes(degenerate) if isinstance(degenerate, (bytes, bytearray)) else b""]
+    return _hex(*parts)
+
+
+def mesh_record(source: bytes, mesh: str, over: int, most: int) -> str:
+    """The JSON text an import stores on an ``.md5mesh``'s armature (module docstring)."""
+    return json.dumps({"source": source_digest(source), "mesh": mesh, "over": int(over), "most": int(most)})
+
+
 def keys_record(source: bytes, rate: float, rig: str, paths: list[str], counts: np.ndarray, co: np.ndarray) -> str:
     """The JSON text an import stores (module docstring)."""
     return json.dumps({"source": source_digest(source), "rate": float(rate), "rig": rig,

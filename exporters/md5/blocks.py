@@ -104,10 +104,14 @@ class BlockReport:
 def influence_note(parts: list[Md5MeshPart]) -> list[str]:
     """The line that says how many vertices of the written ``parts`` have more weights than ironwail draws."""
     counts = [np.asarray(p.weight_count) for p in parts if len(p.weight_count)]
-    over = sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts)
+    return influence_line(sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts),
+                          max((int(c.max()) for c in counts), default=0))
+
+
+def influence_line(over: int, most: int) -> list[str]:
+    """:func:`influence_note` of ``over`` vertices with more than four weights, ``most`` the most on one."""
     if not over:
         return []
-    most = max(int(c.max()) for c in counts)
     counted = "1 vertex has" if over == 1 else f"{over} vertices have"
     return [f"{counted} more than {MAX_WEIGHTS_PER_VERTEX} bone weights (up to {most}): all are written; "
             f"ironwail draws each with its {MAX_WEIGHTS_PER_VERTEX} largest scaled to a sum of 1, "
@@ -122,14 +126,26 @@ class Blocks:
     report: BlockReport = field(default_factory=BlockReport)
 
 
-def file_loose(obj: bpy.types.Object, num_vertices: int, kept) -> tuple[np.ndarray, np.ndarray] | None:
+def file_loose(obj: bpy.types.Object, topology: Topology, kept) -> tuple[np.ndarray, np.ndarray] | None:
     """(indexes, UVs as the file gives them, v down) of the vertices no triangle Blender has a face for
-    uses in the block of ``kept`` (the imported ``.md5mesh``, read) that ``obj`` stands for
-    (MD5_MESH_INDEX); None when ``obj`` stands for none or has another count of vertices than that block."""
+    uses in the block of ``kept`` (:class:`.write_back.KeptMesh`, the imported ``.md5mesh``) that ``obj``
+    stands for (MD5_MESH_INDEX); None when ``obj`` stands for none or has another count of vertices than
+    that block. Where the mesh objects are the import's (``kept.untouched``), their faces are the file's
+    triangles that use no vertex twice: while every vertex is on a face, none is loose and the kept text
+    is not read."""
     index = stored_int(obj, MD5_MESH_INDEX, None)
-    if kept is None or index is None or not 0 <= index < len(kept.meshes):
+    if kept is None or index is None:
         return None
-    part = kept.meshes[index]
+    num_vertices = topology.num_vertices
+    if kept.untouched:
+        on_face = np.zeros(num_vertices, bool)
+        on_face[np.asarray(topology.triangles, np.int64).ravel()] = True
+        if on_face.all():
+            return np.zeros(0, np.int64), np.zeros((0, 2))
+    record = kept.record()
+    if record is None or not 0 <= index < len(record.meshes):
+        return None
+    part = record.meshes[index]
     if part.num_verts != num_vertices:
         return None
     used = np.zeros(num_vertices, bool)
@@ -151,7 +167,7 @@ def _kept_degenerate(obj: bpy.types.Object, num_vertices: int) -> np.ndarray | N
 def read_rest_meshes(context, meshes: list[bpy.types.Object], armature: bpy.types.Object, order: list[str],
                      model: np.ndarray, scale: float, kept=None) -> list[RestMesh]:
     """Each mesh in the rest pose: topology, model-space positions (``model`` @ world), weights; ``kept``
-    the imported ``.md5mesh`` (read) that gives the vertices no face uses their UVs (:func:`file_loose`)."""
+    the imported ``.md5mesh`` (:class:`.write_back.KeptMesh`) that gives the vertices no face uses their UVs (:func:`file_loose`)."""
     saved = armature.data.pose_position
     try:
         armature.data.pose_position = "REST"
@@ -166,7 +182,7 @@ def _rest_mesh(context, obj, armature, order: list[str], model: np.ndarray, scal
     topology = object_topology(context, obj)
     if not topology.num_vertices and stored_int(obj, MD5_MESH_INDEX, None) is not None:
         return RestMesh(obj, topology, np.zeros((0, 3)), (np.zeros(0, np.int64),) * 2 + (np.zeros(0),))
-    loose = file_loose(obj, topology.num_vertices, kept)
+    loose = file_loose(obj, topology, kept)
     degenerate = _kept_degenerate(obj, topology.num_vertices) if loose is not None else None
     if not len(topology.triangles) and (loose is None or not len(loose[0])):
         raise ExportError(f"object {quoted(obj.name)} has no faces")

@@ -32,7 +32,7 @@ from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
 from .anim import anim_record, frame_bounds
 from .anim_files import AnimFile, anim_files
-from .blocks import build_blocks, influence_note, read_rest_meshes
+from .blocks import build_blocks, influence_line, influence_note, read_rest_meshes
 from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_files
 from .rig import (
     bone_matrices,
@@ -44,8 +44,8 @@ from .rig import (
     model_poses,
     unanimated_import,
 )
-from .untouched import KeptText, Untouched
-from .write_back import KEPT_NOTE, KeptAnims, KeptNotes, kept_anim, kept_mesh_of, kept_pair
+from .untouched import KeptText, Untouched, mesh_held
+from .write_back import KEPT_NOTE, MESH_NOTE, KeptAnims, KeptMesh, KeptNotes, kept_anim, kept_pair
 
 COMMANDLINE = "Blender Classic Models"
 UNANIMATED = "nothing animates the imported mesh: only the .md5mesh is written (no .md5anim it did not have)"
@@ -127,7 +127,11 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     model = np.eye(4) if options.apply_transform else np.linalg.inv(np.array(armature.matrix_world, np.float64))
     bind = model @ np.array(armature.matrix_world, np.float64) @ bone_matrices(armature.data.bones, order)
     bind_pos, bind_quat = model_poses(bind, options.scale)
-    kept = kept_mesh_of(armature) if twin is None and lone is None else None     # the imported .md5mesh, read once
+    held, kept = None, None             # the import's record of an untouched mesh; the imported .md5mesh
+    if twin is None and lone is None:
+        held = mesh_held(armature, meshes, order, options.scale, options.per_material)
+        kept = KeptMesh(armature, held is not None)
+        kept = kept if held is not None or kept.record() is not None else None
     rests = read_rest_meshes(context, meshes, armature, order, model, options.scale, kept)
     if twin is not None and twin.topologies is not None:
         for rest, topology in zip(rests, twin.topologies):
@@ -142,16 +146,16 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
     limits = mesh_limits(mesh) if lone is None else []        # an anim alone writes no mesh
     _refuse(label, limits + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
     if twin is None and lone is None and unanimated_import(armature, meshes):
-        mesh, _, kept_notes, mesh_text = kept_pair(armature, mesh, None, None, kept)
+        mesh, kept_notes, mesh_text, influence = _kept_mesh(armature, mesh, kept, held)
         warnings, info = blocks.report.lines(), kept_notes.lines() + [UNANIMATED]
-        info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
-        (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
+        info += blocks.report.rebuilt_lines(blocks.parts, [] if held is not None else mesh.meshes)
+        (info if _as_imported(armature, mesh_text) else warnings).extend(influence)
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
     kept_anims_read = KeptAnims()       # each anim's imported text, read once for its rate and its poses
     reads = KeyReads()              # the F-curves and the rig, read once for every anim
     found: dict = {}                # the actions that animate the model, found once for every anim's plan
     built = mesh
-    mesh, _, mesh_notes, mesh_text = kept_pair(armature, mesh, None, None, kept)
+    mesh, mesh_notes, mesh_text, influence = _kept_mesh(armature, mesh, kept, held)
     unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
     untouched = None
     if twin is None and lone is None:   # an anim nothing changed is written as its file's text, unsampled
@@ -191,7 +195,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
                                            if not line.startswith(STEPPED)]
         if number == 0:
-            info += blocks.report.rebuilt_lines(blocks.parts, mesh.meshes)
+            info += blocks.report.rebuilt_lines(blocks.parts, [] if held is not None else mesh.meshes)
             kept_notes.mesh = mesh_notes.mesh
         kept_anims += bool(kept_notes.anim)
         info += kept_notes.lines() if not several else [kept_notes.mesh] if kept_notes.mesh else []
@@ -212,7 +216,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         if kept_anims:
             info.append(f"md5anim: the imported files' text kept for {kept_anims} of {len(anims)} anims "
                         "(poses unchanged)")
-    (info if _as_imported(armature, mesh_text) else warnings).extend(influence_note(mesh.meshes))
+    (info if _as_imported(armature, mesh_text) else warnings).extend(influence)
     frames = sum(a.anim.num_frames for a in anims)
     info.append(f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
                 else f"{len(anims)} anims ({frames} frames)"))
@@ -221,6 +225,17 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             part.shader = twin.shader
         mesh_text = None
     return Md5Build(mesh, anims, armature, warnings, info, mesh_text=mesh_text, anim_only=lone is not None)
+
+
+def _kept_mesh(armature: bpy.types.Object, mesh: Md5Mesh, kept: KeptMesh | None, held: dict | None):
+    """(mesh, :class:`KeptNotes`, mesh text, influence note) as :func:`.write_back.kept_pair` gives them, the
+    note on the written blocks' weights; where the mesh is untouched (``held``, :func:`.untouched.mesh_held`)
+    the kept text as it is, unread, and the note on the file's weights the import counted."""
+    if held is not None:
+        return mesh, KeptNotes(mesh=MESH_NOTE), stored_bytes(armature, MD5_MESH_SOURCE), influence_line(
+            held["over"], held["most"])
+    mesh, _, notes, text = kept_pair(armature, mesh, None, None, kept.record() if kept is not None else None)
+    return mesh, notes, text, influence_note(mesh.meshes)
 
 
 def _planned(context, label: str, armature, meshes, rests, options: Md5ExportOptions, twin: Twin | None,

@@ -20,6 +20,7 @@ before (:mod:`.pose`, :mod:`.write_back`):
 
 Then sampling would give the keyed values at the keyed frames, the import's poses, and the anim would
 be written from its kept text (:func:`.write_back.kept_anim`); so the text is written straight away.
+The ``.md5mesh`` the same way (:func:`mesh_held`, MD5_MESH_KEYS on the armature).
 """
 from __future__ import annotations
 
@@ -29,8 +30,16 @@ import numpy as np
 
 import bpy
 
-from ...common.md5.contract import MD5_ANIM_FRAMES, MD5_ANIM_KEYS, MD5_ANIM_SOURCE, MD5_MESH_SOURCE
-from ...common.md5.keys import keys_digest, rig_digest, source_digest
+from ...common.md5.contract import (
+    MD5_ANIM_FRAMES,
+    MD5_ANIM_KEYS,
+    MD5_ANIM_SOURCE,
+    MD5_DEGENERATE,
+    MD5_MESH_INDEX,
+    MD5_MESH_KEYS,
+    MD5_MESH_SOURCE,
+)
+from ...common.md5.keys import keys_digest, mesh_digest, rig_digest, source_digest
 from ...common.stored_records import stored_bytes, stored_floats, stored_json
 from ..sampling.action_playback import pick_slot
 from ..sampling.curve_pose import why_not
@@ -81,6 +90,30 @@ def _keys(curves) -> tuple[str, np.ndarray] | None:
         points.foreach_get("co", row)
         paths.append(f"{fcurve.data_path}[{index}]")
     return keys_digest(paths, np.full(len(co), co.shape[1] // 2), co), co[0, 0::2]
+
+
+def mesh_held(armature: bpy.types.Object, meshes: list[bpy.types.Object], order: list[str], scale: float,
+              per_material: bool) -> dict | None:
+    """The import's MD5_MESH_KEYS record while the ``.md5mesh`` is written back as its kept text without
+    reading it: the kept text digests as the file the import read, ``meshes`` (in block order) and the bones
+    digest as the import made them (:func:`...common.md5.keys.mesh_digest`), the armature and every mesh
+    object at the identity matrix, *Scale* 1 and a block per material; else None.
+
+    Then the export reads the vertices, weights and UVs the import gave from its file, in the rest pose the
+    import built from the file's joints, and every value equals the kept one within the precision the file
+    printed it with (:mod:`.write_back`): the merge keeps every kept value and the text printed is the
+    kept text (every corpus ``.md5mesh``, ``tests/md5/test_md5_mesh_untouched_blender.py``), so it is not printed."""
+    record = stored_json(armature, MD5_MESH_KEYS)
+    source = stored_bytes(armature, MD5_MESH_SOURCE)
+    identity = np.eye(4)
+    if (not isinstance(record, dict) or source is None or scale != 1.0 or not per_material
+            or not np.array_equal(np.array(armature.matrix_world), identity)
+            or any(not np.array_equal(np.array(obj.matrix_world), identity) for obj in meshes)
+            or record.get("source") != source_digest(source)
+            or not isinstance(record.get("over"), int) or not isinstance(record.get("most"), int)):
+        return None
+    digest = mesh_digest(armature, order, meshes, MD5_MESH_INDEX, MD5_DEGENERATE)
+    return record if record.get("mesh") == digest else None
 
 
 class Untouched:

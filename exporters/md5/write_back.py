@@ -41,6 +41,7 @@ FLOAT32 = float(np.finfo(np.float32).eps)
 NEG_Y_SNAP = 2.5e-4       # Blender vec_roll_to_mat3_normalized (armature.cc) CRITICAL_THRESHOLD: a bone
                           # axis this close to -Y (distance in X and Z) is put on -Y
 KEPT_NOTE = "md5anim: the imported file's text kept (poses unchanged)"
+MESH_NOTE = "md5mesh: the imported file's text kept where its values are unchanged"
 POSE_ROUND_OFF = 64      # pose_allowance
 ROUND_OFF = 4             # twice the float32 error of a bone's axis in units of eps * (|head| + length) / length
 
@@ -298,6 +299,22 @@ def kept_mesh_of(armature: bpy.types.Object):
         return None
 
 
+class KeptMesh:
+    """The ``.md5mesh`` the import kept on ``armature``, read when first asked for (:meth:`record`, once an
+    export). ``untouched``: the mesh objects are the import's (:func:`.untouched.mesh_held`), so the text is
+    written back without being read (but for the UVs of a vertex no face uses, :func:`.blocks.file_loose`)."""
+
+    def __init__(self, armature: bpy.types.Object, untouched: bool = False):
+        self.armature, self.untouched = armature, untouched
+        self._record = False
+
+    def record(self):
+        """:func:`kept_mesh_of` the armature (None: none kept, or not readable)."""
+        if self._record is False:
+            self._record = kept_mesh_of(self.armature)
+        return self._record
+
+
 def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None, kept_mesh=False,
               anims: KeptAnims | None = None):
     """(mesh, anim, :class:`KeptNotes`, mesh text): the kept files' records where the built ones equal them, else the
@@ -316,7 +333,7 @@ def kept_pair(armature: bpy.types.Object, mesh, anim, played: list | None = None
     merged = _merged_mesh(mesh, kept_mesh, lengths)
     notes = KeptNotes()
     if merged is not None:
-        notes.mesh = "md5mesh: the imported file's text kept where its values are unchanged"
+        notes.mesh = MESH_NOTE
         mesh = merged
     elif len(mesh.meshes) == len(kept_mesh.meshes):
         # the joints changed: every block is built, yet keeps the file's shader and commandline

@@ -48,13 +48,14 @@ from ...common.md5.contract import (
     MD5_DEGENERATE,
     MD5_MESH_FILE,
     MD5_MESH_INDEX,
+    MD5_MESH_KEYS,
     MD5_MESH_SOURCE,
 )
-from ...common.md5.keys import rig_digest
+from ...common.md5.keys import mesh_digest, mesh_record, rig_digest
 from ...common.md5.pose import weight_spread
 from ...formats.errors import FormatError
 from ...formats.md5.anim import read_md5anim
-from ...formats.md5.limits import first_unheld_line, pair_problems
+from ...formats.md5.limits import MAX_WEIGHTS_PER_VERTEX, first_unheld_line, pair_problems
 from ...formats.md5.mesh import read_md5mesh
 from ...formats.md5.scale import read_md5scale
 from ...formats.md5.skinning import bind_joints, frames_joints, skin_vertices
@@ -283,6 +284,11 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
     settings = root.classic_model
     settings.source_format = "MD5"
     _animate(context, root, bone_names, anims, timing, source, pair, options.animations == "ACTIONS", result)
+    if data is not None:                                 # what an untouched export writes back unread
+        counts = [np.asarray(part.weight_count) for part in mesh.meshes]
+        root[MD5_MESH_KEYS] = mesh_record(data, mesh_digest(root, bone_names, blocks, MD5_MESH_INDEX, MD5_DEGENERATE),
+                                          sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts),
+                                          max((int(c.max()) for c in counts if len(c)), default=0))
     for obj in [root, *blocks]:
         remember_source(obj, source)
     result.objects.extend(blocks + [root])
