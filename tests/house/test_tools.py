@@ -87,6 +87,25 @@ def test_batch_benchmark_runs_a_base_checkout_side_by_side(tmp_path):
     assert "files/s on 1 free cores after" in (tmp_path / "batch.json").read_text(encoding="utf-8")
 
 
+def test_iqm_anchor_benchmark_compares_both_files_with_blenders_pose(tmp_path):
+    """One fresh scene exported by ours and by the format author's exporter: the table's two rows, what our
+    file holds (every bone, every action's frames) and our joints within the file's quantisation."""
+    pytest.importorskip("bpy", reason="the benchmark exports through Blender")
+    from tools.benchmark_iqm_anchor import ACTIONS, ANCHOR, HEADERS, rig_layout
+    out = _run("tools/benchmark_iqm_anchor.py", "--rounds", "1", "--markdown", "--json", str(tmp_path / "a.json"))
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("| ")]
+    assert rows[0] == HEADERS and len(rows) == 3, out
+    ours, anchor = (dict(zip(HEADERS, row)) for row in rows[1:])
+    assert ours["exporter"].startswith("ours") and anchor["exporter"].startswith("anchor")
+    frames = sum(last - first + 1 for _, first, last in ACTIONS)
+    assert (ours["joints"], ours["anims"], ours["frames"]) == (str(len(rig_layout())), str(len(ACTIONS)), str(frames))
+    assert float(ours["largest joint error"]) <= float(ours["quantisation bound"]), ours
+    if ANCHOR.is_file():
+        assert (anchor["joints"], anchor["anims"], anchor["frames"]) == (ours["joints"], ours["anims"], ours["frames"])
+        assert float(ours["ours faster by"].rstrip("x")) > 0 and float(anchor["CPU s (best)"]) > 0
+    assert '"script": "tools/benchmark_iqm_anchor.py"' in (tmp_path / "a.json").read_text(encoding="utf-8")
+
+
 def test_md2_quality_report_runs_and_shared_grids_keep_still_vertices_still():
     pytest.importorskip("bpy", reason="the report exports through Blender")
     out = _run("tools/md2_quality_report.py", "--markdown")
