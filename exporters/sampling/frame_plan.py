@@ -19,9 +19,8 @@ Names known from the plan: ``<marker><nn>`` on the timeline (the last marker at 
 nn counting exported frames from it), ``<action><nn>`` for actions (:func:`.action_sampling.action_frame_names`).
 Sampling may still replace them with a frame-table or shape-key name (:func:`.animated_mesh.exported_frames`).
 
-It names two formats though it is beside the format folders: ``FRAME_FORMATS``, the imports whose frames
-are the file's own (never cut to one still frame), is a fact of those formats that the sampling of every
-vertex format needs.
+The imports whose frames are the file's own (never cut to one still frame) are the table's rows with
+``named_frames`` (:func:`frame_formats`).
 """
 from __future__ import annotations
 
@@ -35,6 +34,7 @@ import numpy as np
 import bpy
 
 from ...common.frame_table import frame_table, table_owner
+from ...formats import table
 from ...formats.errors import FormatError
 from ..export_error import ExportError
 from .action_sampling import (
@@ -60,8 +60,13 @@ from .mesh_topology import Topology
 from .options import FrameExportOptions
 
 _SAME_POSE = 1e-6          # Blender units: an end pose this close to the first is the same pose
-FRAME_FORMATS = ("MD2", "MDL")     # imports whose frames are the file's own: written back as they were
 TIMELINE, SHAPE_KEY, ACTION = "TIMELINE", "SHAPE_KEY", "ACTION"
+
+
+def frame_formats() -> set[str]:
+    """The source formats whose imports' frames are the file's own (the table's ``named_frames``): written
+    back as they were, never cut to one still frame."""
+    return {row.source_format for row in table.FORMATS if row.named_frames}
 
 
 @dataclass(frozen=True)
@@ -189,7 +194,7 @@ def plan_frames(context: bpy.types.Context, meshes: list[bpy.types.Object], topo
         plan.frames = _named(markers, start, [(TIMELINE, t, 0) for t in times], every)
         check(plan)
     plan.may_be_still = (not options.keep_still_frames and len(times) >= 2
-                         and not any(m.classic_model.source_format in FRAME_FORMATS for m in meshes)
+                         and not any(m.classic_model.source_format in frame_formats() for m in meshes)
                          and not any(carries_animation(m) for m in meshes))
     return plan
 
