@@ -1,6 +1,7 @@
 """The developer scripts whose figures go into the README still run (smoke tests, one repeat)."""
 from __future__ import annotations
 
+import math
 import re
 import struct
 import subprocess
@@ -135,6 +136,35 @@ def test_ms3d_sheet_runs(tmp_path):
     out = _run("tools/ms3d_sheet.py", str(model), "-o", str(tmp_path / "zombie.png"))
     assert "zombie.ms3d, frames [1, 19, 37, 55, 128, 146, 164, 182] of 1-200" in out
     assert (tmp_path / "zombie.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_iqm_sheet_runs_and_every_tile_shows_the_player(tmp_path):
+    """tools/iqm_sheet.py: the six anims of Red Eclipse's player, joined to its mesh, import as six actions over
+    their files' frames at their own rates; the picture is 2 anims x 3 tiles wide and 3 rows high, under 300 KB, and each
+    tile has the player on it (pixels off its slot's shade)."""
+    pytest.importorskip("bpy", reason="the sheet imports and renders in Blender")
+    from formats.iqm.codec import read_iqm
+    from tools.contact_sheet import read_png  # Blender's PNG reader: the sheet is filtered RGB
+    from tools.iqm_sheet import ANIMS, PLAYER, SHOWN, TILE
+    missing = [p for p in (PLAYER, *(ANIMS / f for _, f, _ in SHOWN)) if not p.is_file()]
+    if missing:
+        pytest.skip(f"corpus files not found: {missing}")
+    sheet = tmp_path / "sheet.png"
+    out = _run("tools/iqm_sheet.py", "-o", str(sheet))
+    # the scene plays the first anim's 10 per second; each action spans its frames at its own rate on it
+    scene_fps = SHOWN[0][2]
+    listed = [(name, 1, 1 + math.ceil((read_iqm((ANIMS / file).read_bytes()).num_frames - 1) * scene_fps / fps))
+              for name, file, fps in SHOWN]
+    assert f"6 anims {listed}" in out, out
+    assert sheet.stat().st_size < 300_000
+    pixels = np.rint(read_png(sheet)[::-1, :, :3] * 255).astype(int)
+    assert pixels.shape == (3 * TILE, 6 * TILE, 3)
+    for row in range(3):
+        for column in range(6):
+            tile = pixels[row * TILE:(row + 1) * TILE, column * TILE:(column + 1) * TILE]
+            colours, counts = np.unique(tile.reshape(-1, 3), axis=0, return_counts=True)
+            shade = colours[counts.argmax()]
+            assert (np.abs(tile - shade).max(axis=2) > 12).sum() > 500, (row, column)
 
 
 def test_player_icons_sheet_runs(tmp_path):
