@@ -19,7 +19,9 @@ MD5_CLASSIC = "md5_classic"          # object (armature root): the paired classi
                                      # path (progs/x.mdl, models/x/tris.md2), "" when none was found
 MD5_MESH_KEYS = "md5_mesh_keys"      # object (armature root): JSON digests of its .md5mesh and of the mesh objects
                                      # as imported (common/md5/keys.py): an export writes the kept text of a
-                                     # mesh whose digests still hold without reading or printing it
+                                     # mesh whose digests still hold without reading or printing it, and
+                                     # takes the engines' limits and the report's lines on its blocks from the
+                                     # counts the import stored beside them (no rest pose read, no blocks built)
 MD5_JOINT_INDEX = "md5_joint_index"  # bone (Armature.bones[...]): its joint index in the .md5mesh
 MD5_MESH_INDEX = "md5_mesh_index"    # object (mesh): its block index in the .md5mesh (export order); the
                                      # export reads the UVs of vertices no triangle uses from the kept file

@@ -106,9 +106,16 @@ def mesh_digest(armature, order: list[str], meshes: list, index_key: str, degene
     return _hex(*parts)
 
 
-def mesh_record(source: bytes, mesh: str, over: int, most: int) -> str:
-    """The JSON text an import stores on an ``.md5mesh``'s armature (module docstring)."""
-    return json.dumps({"source": source_digest(source), "mesh": mesh, "over": int(over), "most": int(most)})
+def mesh_record(source: bytes, mesh: str, over: int, most: int, blocks: list[list[int]], unweighted: int,
+                loose: int) -> str:
+    """The JSON text an import stores on an ``.md5mesh``'s armature: digests of the file (``source``) and of
+    the objects made (``mesh``, :func:`mesh_digest`), and what an untouched export reports and checks the
+    engines' limits on without building the blocks: the vertices with more than four weights (``over``,
+    ``most`` the most on one), each block's (vertices, triangles, weights), the vertices without a weight
+    (``unweighted``) and those no triangle uses (``loose``)."""
+    return json.dumps({"source": source_digest(source), "mesh": mesh, "over": int(over), "most": int(most),
+                       "blocks": [[int(n) for n in counts] for counts in blocks], "unweighted": int(unweighted),
+                       "loose": int(loose)})
 
 
 def keys_record(source: bytes, rate: float, rig: str, paths: list[str], counts: np.ndarray, co: np.ndarray) -> str:

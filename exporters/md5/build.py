@@ -5,7 +5,11 @@ blocks with their weights (:mod:`.blocks`), the frame plan the MD2 and MDL expor
 at its own rate). Every limit the engines have (:mod:`...formats.md5.limits`) is checked on the mesh and
 on each planned frame count before a single frame is sampled; an imported pair keeps its files' text
 (:mod:`.write_back`). An armature without meshes (an ``.md5anim`` imported on its own skeleton) builds its
-anim alone; an imported ``.md5mesh`` that nothing animates builds its mesh alone.
+anim alone; an imported ``.md5mesh`` that nothing animates builds its mesh alone. An untouched mesh
+(:func:`.untouched.mesh_held`) whose record counts its blocks (``common/md5/keys.py`` ``mesh_record``) is
+checked against the limits and reported from those counts, and its rest pose is read and its blocks built
+only where an anim is sampled or a frame plan looks at the rest meshes: an export that writes every file
+from its kept text builds neither (``tests/md5/test_md5_untouched_blocks_blender.py``).
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import bpy
 
 from ...common.md5.contract import MD5_MESH_INDEX, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_int
-from ...formats.md5.limits import MAX_FRAMES, anim_problems, mesh_limits, pair_problems
+from ...formats.md5.limits import MAX_FRAMES, anim_problems, count_limits, mesh_limits, pair_problems
 from ...formats.md5.records import Md5Anim, Md5Header, Md5Mesh
 from ...formats.md5.scale import Md5Scale
 from ...formats.message_text import quoted
@@ -32,7 +36,7 @@ from ..sampling.planned import model_label
 from ..sampling.still_frames import still_note
 from .anim import anim_record, frame_bounds
 from .anim_files import AnimFile, anim_files
-from .blocks import build_blocks, influence_line, influence_note, read_rest_meshes
+from .blocks import BlockReport, build_blocks, influence_line, influence_note, read_rest_meshes
 from .pose import SHAPE_KEYS_REFUSED, STEPPED, sample_files
 from .rig import (
     bone_matrices,
@@ -132,29 +136,42 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         held = mesh_held(armature, meshes, order, options.scale, options.per_material)
         kept = KeptMesh(armature, held is not None)
         kept = kept if held is not None or kept.record() is not None else None
-    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale, kept)
-    if twin is not None and twin.topologies is not None:
-        for rest, topology in zip(rests, twin.topologies):
-            if topology.num_vertices != len(rest.positions):
-                raise ExportError(f"object {quoted(rest.obj.name)}: its vertex count in the rest pose differs from the "
-                                  "classic model's (a modifier that depends on the pose); MD5 needs one topology")
-            rest.topology = topology
-    shader = None if twin is None or twin.shader is None else (lambda rest, material: twin.shader)
-    blocks = build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
-                          None if twin is None else twin.corner_uvs, shader)
-    mesh = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
-    limits = mesh_limits(mesh) if lone is None else []        # an anim alone writes no mesh
-    _refuse(label, limits + _not_finite([bind_pos] + [r.positions for r in rests], "joint or vertex coordinates"))
+    built: Md5Mesh | None = None            # the blocks built from the mesh in its rest pose (:func:`_rest_blocks`)
+    rests: list = []
+    report = BlockReport()
+    if held is None or not _counted(held) or held["loose"]:
+        rests, blocks = _rest_blocks(context, meshes, armature, order, model, options, twin, kept, bind_pos, bind_quat)
+        built, report = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts,
+                                Md5Header(commandline=COMMANDLINE)), blocks.report
+        limits = mesh_limits(built) if lone is None else []        # an anim alone writes no mesh
+        positions = [r.positions for r in rests]
+    else:   # untouched: the blocks are the file's, counted by the import; they are built only to sample a pose
+        report.unweighted = held["unweighted"]
+        limits = count_limits(order, *([counts[i] for counts in held["blocks"]] for i in range(3)))
+        positions = []      # the import refused coordinates float32 does not hold, and the mesh digests as made
+    _refuse(label, limits + _not_finite([bind_pos] + positions, "joint or vertex coordinates"))
+    mesh = built if built is not None else Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], [],
+                                                   Md5Header(commandline=COMMANDLINE))
+    block_count = len(built.meshes) if built is not None else len(held["blocks"])
     if twin is None and lone is None and unanimated_import(armature, meshes):
         mesh, kept_notes, mesh_text, influence = _kept_mesh(armature, mesh, kept, held)
-        warnings, info = blocks.report.lines(), kept_notes.lines() + [UNANIMATED]
-        info += blocks.report.rebuilt_lines(blocks.parts, [] if held is not None else mesh.meshes)
+        warnings, info = report.lines(), kept_notes.lines() + [UNANIMATED]
+        info += report.rebuilt_lines(built.meshes if built is not None else [], [] if held is not None else mesh.meshes)
         (info if _as_imported(armature, mesh_text) else warnings).extend(influence)
         return Md5Build(mesh, [], armature, warnings, info, mesh_text=mesh_text)
+
+    def rest_blocks() -> Md5Mesh:
+        """The blocks built (once), where a pose is sampled or a plan needs the rest meshes."""
+        nonlocal built, rests
+        if built is None:
+            rests, blocks = _rest_blocks(context, meshes, armature, order, model, options, twin, kept, bind_pos,
+                                         bind_quat)
+            built = Md5Mesh(order, parents, bind_pos, bind_quat[:, :3], blocks.parts, Md5Header(commandline=COMMANDLINE))
+        return built
+
     kept_anims_read = KeptAnims()       # each anim's imported text, read once for its rate and its poses
     reads = KeyReads()              # the F-curves and the rig, read once for every anim
     found: dict = {}                # the actions that animate the model, found once for every anim's plan
-    built = mesh
     mesh, mesh_notes, mesh_text, influence = _kept_mesh(armature, mesh, kept, held)
     unchanged = mesh_text is not None and mesh_text == stored_bytes(armature, MD5_MESH_SOURCE)
     untouched = None
@@ -167,12 +184,13 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         files = anim_files(armature, meshes or [armature], options, kept_anims_read, found, untouched)
         if lone is not None:            # the anim alone goes to the chosen file's name
             files = [AnimFile(None, file.options) for file in files[:1]]
-    warnings, info, anims = blocks.report.lines(), [], []
+    warnings, info, anims = report.lines(), [], []
     several, kept_anims = len(files) > 1, 0
     stepped: dict[str, int] = {}    # several: each reason the timeline was stepped, with its count of anims
     warnings += [file.note for file in files if file.note]
     labels = [label if not several else f"{label}, {file.name or 'its .md5anim'}" for file in files]
-    plans = [_planned(context, label_of, armature, meshes, rests, file.options, twin, found)
+    topologies = _Topologies(lambda: (rest_blocks(), rests)[1])
+    plans = [_planned(context, label_of, armature, meshes, topologies, file.options, twin, found)
              for label_of, file in zip(labels, files)]
     kept_texts = [untouched(*planned) if untouched is not None else None for planned in plans]
     to_sample = [planned for planned, kept_text in zip(plans, kept_texts) if kept_text is None]
@@ -183,7 +201,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                 anim=KEPT_NOTE)
         else:
             # several: each anim's rate is said once for all below, its other lines under its name
-            sampled, sizes, played, lines = _sampled_anim(label_of, built, bind, file.options, plan, frames,
+            sampled, sizes, played, lines = _sampled_anim(label_of, rest_blocks(), bind, file.options, plan, frames,
                                                           next(poses), twin, warnings, rate_line=not several)
             # the mesh's own bounds hold while it writes back as it was (an anim alone: always)
             anim, anim_note = kept_anim(armature, sampled, played, unchanged if kept is not None or number
@@ -195,7 +213,8 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
         info += lines if not several else [f"{file.name or 'md5anim'}: {line}" for line in lines
                                            if not line.startswith(STEPPED)]
         if number == 0:
-            info += blocks.report.rebuilt_lines(blocks.parts, [] if held is not None else mesh.meshes)
+            info += report.rebuilt_lines(built.meshes if built is not None else [],
+                                         [] if held is not None else mesh.meshes)
             kept_notes.mesh = mesh_notes.mesh
         kept_anims += bool(kept_notes.anim)
         info += kept_notes.lines() if not several else [kept_notes.mesh] if kept_notes.mesh else []
@@ -206,7 +225,7 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
             info.append(f"{joints_scaled} bone{'s scale' if joints_scaled > 1 else ' scales'} in {frames_scaled} "
                         f"frame{'s' if frames_scaled > 1 else ''}")
         if kept_text is None and anim.bounds is None:     # skinned only where the kept file's bounds do not hold
-            anim.bounds = frame_bounds(sampled, built.meshes, sizes)
+            anim.bounds = frame_bounds(sampled, rest_blocks().meshes, sizes)
         anims.append(BuiltAnim(file.name, anim, scale))
     if several:
         rates = sorted({float(built_anim.anim.frame_rate) for built_anim in anims})
@@ -218,13 +237,48 @@ def build_md5(context: bpy.types.Context, objects: list[bpy.types.Object], optio
                         "(poses unchanged)")
     (info if _as_imported(armature, mesh_text) else warnings).extend(influence)
     frames = sum(a.anim.num_frames for a in anims)
-    info.append(f"{len(order)} joints, {len(mesh.meshes)} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
+    info.append(f"{len(order)} joints, {block_count} mesh blocks, " + (f"{frames} frames" if len(anims) == 1
                 else f"{len(anims)} anims ({frames} frames)"))
+    if held is not None and built is not None:      # an untouched mesh's blocks built for a sampled pose
+        mesh = built
     if twin is not None and twin.shader is not None:        # the layout's shader, also over a kept file's
         for part in mesh.meshes:
             part.shader = twin.shader
         mesh_text = None
     return Md5Build(mesh, anims, armature, warnings, info, mesh_text=mesh_text, anim_only=lone is not None)
+
+
+def _counted(held: dict) -> bool:
+    """Whether the import's record counts the blocks (a record from before it did: the blocks are built)."""
+    blocks = held.get("blocks")
+    return (isinstance(blocks, list) and all(isinstance(b, list) and len(b) == 3 and all(isinstance(n, int) for n in b)
+                                             for b in blocks)
+            and isinstance(held.get("unweighted"), int) and isinstance(held.get("loose"), int))
+
+
+class _Topologies:
+    """The rest meshes' topologies for the frame plans, read only where a plan looks at them."""
+
+    def __init__(self, read):
+        self._read = read
+
+    def __iter__(self):
+        return iter([rest.topology for rest in self._read()])
+
+
+def _rest_blocks(context, meshes, armature, order, model, options: Md5ExportOptions, twin: Twin | None, kept,
+                 bind_pos, bind_quat):
+    """(the meshes in their rest pose, :mod:`.blocks`'s blocks built from them)."""
+    rests = read_rest_meshes(context, meshes, armature, order, model, options.scale, kept)
+    if twin is not None and twin.topologies is not None:
+        for rest, topology in zip(rests, twin.topologies):
+            if topology.num_vertices != len(rest.positions):
+                raise ExportError(f"object {quoted(rest.obj.name)}: its vertex count in the rest pose differs from the "
+                                  "classic model's (a modifier that depends on the pose); MD5 needs one topology")
+            rest.topology = topology
+    shader = None if twin is None or twin.shader is None else (lambda rest, material: twin.shader)
+    return rests, build_blocks(rests, bind_pos, bind_quat, options.per_material and twin is None,
+                               None if twin is None else twin.corner_uvs, shader)
 
 
 def _kept_mesh(armature: bpy.types.Object, mesh: Md5Mesh, kept: KeptMesh | None, held: dict | None):
@@ -238,13 +292,13 @@ def _kept_mesh(armature: bpy.types.Object, mesh: Md5Mesh, kept: KeptMesh | None,
     return mesh, notes, text, influence_note(mesh.meshes)
 
 
-def _planned(context, label: str, armature, meshes, rests, options: Md5ExportOptions, twin: Twin | None,
+def _planned(context, label: str, armature, meshes, topologies, options: Md5ExportOptions, twin: Twin | None,
              found: dict) -> tuple[FramePlan, list]:
     """The plan of one ``.md5anim`` and its frames (a twin's: the classic model's), the frame limit checked."""
     if twin is None:
         def check(plan: FramePlan) -> None:
             _refuse(label, over_limit(len(plan.frames), "frames", MAX_FRAMES, "Q2PRO MD5_MAX_FRAMES"))
-        plan = plan_frames(context, meshes or [armature], [r.topology for r in rests], options, check, found)
+        plan = plan_frames(context, meshes or [armature], topologies, options, check, found)
         frames = plan.frames
     else:
         plan, frames = twin.plan, twin.frames

@@ -110,13 +110,18 @@ def influence_problems(mesh) -> list[str]:
 def mesh_limits(mesh) -> list[str]:
     """The engines' limits ``mesh`` breaks (counts, name lengths); the exporter refuses these."""
     parts = mesh.meshes
-    return (over_limit(mesh.num_joints, "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
-            + _long_names(mesh.joint_names)
-            + over_limit(len(parts), "meshes", MAX_MESHES, "Q2PRO MD5_MAX_MESHES")
-            + _meshes_over([p.num_verts for p in parts], "vertices", MAX_VERTICES, "Q2PRO TESS_MAX_VERTICES")
-            + _meshes_over([len(p.triangles) for p in parts], "triangles", MAX_TRIANGLES,
-                           "Q2PRO TESS_MAX_INDICES / 3")
-            + _meshes_over([len(p.weight_bias) for p in parts], "weights", MAX_WEIGHTS, "Q2PRO MD5_MAX_WEIGHTS"))
+    return count_limits(mesh.joint_names, [p.num_verts for p in parts], [len(p.triangles) for p in parts],
+                        [len(p.weight_bias) for p in parts])
+
+
+def count_limits(joint_names: list[str], verts: list[int], triangles: list[int], weights: list[int]) -> list[str]:
+    """:func:`mesh_limits` of a mesh of ``joint_names`` and blocks of these counts."""
+    return (over_limit(len(joint_names), "joints", MAX_JOINTS, "Q2PRO MD5_MAX_JOINTS")
+            + _long_names(joint_names)
+            + over_limit(len(verts), "meshes", MAX_MESHES, "Q2PRO MD5_MAX_MESHES")
+            + _meshes_over(verts, "vertices", MAX_VERTICES, "Q2PRO TESS_MAX_VERTICES")
+            + _meshes_over(triangles, "triangles", MAX_TRIANGLES, "Q2PRO TESS_MAX_INDICES / 3")
+            + _meshes_over(weights, "weights", MAX_WEIGHTS, "Q2PRO MD5_MAX_WEIGHTS"))
 
 
 def anim_problems(anim) -> list[str]:

@@ -69,7 +69,7 @@ from ..shader_images import shader_materials
 from .anim_mesh import AnimMesh, mesh_of_anim, skeleton_of
 from .classic_pair import ClassicPair, find_pair
 from .md5_files import ANIM_SUFFIX, anim_files, loose_or_member, scale_file
-from .md5_rig import animate, assign_weights, build_armature, local_rests, poses_channels
+from .md5_rig import animate, assign_weights, build_armature, local_rests, poses_channels, vertex_weights
 
 SPREAD_TOLERANCE = 1e-3                   # units a weight's bind position may lie off its vertex
 MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
@@ -288,11 +288,34 @@ def import_md5(context: bpy.types.Context, path: Path | ModelSource, options: Md
         counts = [np.asarray(part.weight_count) for part in mesh.meshes]
         root[MD5_MESH_KEYS] = mesh_record(data, mesh_digest(root, bone_names, blocks, MD5_MESH_INDEX, MD5_DEGENERATE),
                                           sum(int((c > MAX_WEIGHTS_PER_VERTEX).sum()) for c in counts),
-                                          max((int(c.max()) for c in counts if len(c)), default=0))
+                                          max((int(c.max()) for c in counts if len(c)), default=0),
+                                          [[p.num_verts, len(p.triangles), len(p.weight_bias)] for p in mesh.meshes],
+                                          _unweighted(mesh), _unused(mesh))
     for obj in [root, *blocks]:
         remember_source(obj, source)
     result.objects.extend(blocks + [root])
     return result
+
+
+def _unweighted(mesh) -> int:
+    """How many of the file's vertices hold no weight above 0 in their vertex groups (an export ties them to
+    the first joint and says how many)."""
+    count = 0
+    for part in mesh.meshes:
+        vertex, _, weight = vertex_weights(part, mesh.num_joints)
+        count += part.num_verts - len(np.unique(vertex[weight > 0]))
+    return count
+
+
+def _unused(mesh) -> int:
+    """How many of the file's vertices no face of the import uses (a triangle that repeats a vertex makes none)."""
+    count = 0
+    for part in mesh.meshes:
+        triangles = np.asarray(part.triangles, np.int64).reshape(-1, 3)
+        faced = triangles[(triangles[:, 0] != triangles[:, 1]) & (triangles[:, 1] != triangles[:, 2])
+                          & (triangles[:, 0] != triangles[:, 2])]
+        count += part.num_verts - len(np.unique(faced))
+    return count
 
 
 def _bone_parents(root, bone_names: list[str]) -> np.ndarray:
