@@ -1,43 +1,19 @@
 """File > Export > Inter-Quake Model (.iqm): the operator, its options and its dialog; the export is
 :func:`.export.export_iqm` (an untouched import written back byte for byte, anything else built from
-Blender). Every option is an operator property, so ``convert --export-option name=value`` reaches it."""
+Blender); its dialog is :mod:`.dialog`. Every option is an operator property, so ``convert --export-option name=value`` reaches it."""
 from __future__ import annotations
 
 import bpy
 from bpy.props import BoolProperty, FloatProperty, StringProperty
 
-from ...common.dialog_layout import applies_when, group, in_file_browser, start
 from ..export_error import ExportError
 from ..operators import ExportOperatorBase
 from ..run_export import export_file, export_objects
-from ..sampling.action_list import draw_action_list, listed_actions, sync_action_list
+from ..sampling.action_list import listed_actions, sync_action_list
 from .anim_list import armature_actions
 from .build import IqmExportOptions
+from .dialog import draw_export
 from .export import IqmFileOptions, export_iqm, model_parts
-
-
-def draw_iqm_export(operator, layout, context) -> None:
-    """Subfolders, then Include (Selected Only, Source Collection: the file browser only, as the other
-    exports draw them in ``exporters/dialogs.py``), Animation (the action list, the frame groups file),
-    Transform, Geometry."""
-    start(layout)
-    layout.prop(operator, "game_folder_path")
-    if in_file_browser(context):
-        body = group(layout, "CLASSIC_MODELS_iqm_export_include", "Include")
-        if body:
-            applies_when(body, not operator.collection).prop(operator, "use_selection")
-            body.prop_search(operator, "collection", bpy.data, "collections")
-    body = group(layout, "CLASSIC_MODELS_iqm_export_animation", "Animation")
-    if body:
-        draw_action_list(body, context.scene)
-        body.prop(operator, "write_framegroups")
-    body = group(layout, "CLASSIC_MODELS_iqm_export_transform", "Transform")
-    if body:
-        body.prop(operator, "apply_transform")
-        body.prop(operator, "scale")
-    body = group(layout, "CLASSIC_MODELS_iqm_export_geometry", "Geometry")
-    if body:
-        body.prop(operator, "colours")
 
 
 class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
@@ -74,7 +50,7 @@ class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
         return export_file(self, context, export_iqm, options)
 
     def draw(self, context):
-        draw_iqm_export(self, self.layout, context)
+        draw_export(self, self.layout, context)
 
 
 OPERATOR = EXPORT_SCENE_OT_iqm
