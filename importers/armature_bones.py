@@ -36,6 +36,25 @@ def new_bone_fcurves(obj: bpy.types.Object, action_name: str,
     return [fcurves.new(path, index=index, action_group=group) for path, index, group in channels]
 
 
+def key_bone_curves(obj: bpy.types.Object, action_name: str, channels: list[tuple[str, int, str]],
+                    frames, per_frame: np.ndarray) -> np.ndarray:
+    """A new action on ``obj`` with one F-curve per channel (:func:`new_bone_fcurves`), keyed linearly at
+    ``frames`` with ``per_frame`` (F, bones, a bone's channels, in ``channels``' order); returns the keys as
+    set, (channels, F, 2) float32 (frame, value)."""
+    count = len(frames)
+    co = np.empty((len(channels), count, 2), np.float32)      # every curve's (frame, value) keys at once
+    co[:, :, 0] = np.asarray(frames, np.float64)
+    co[:, :, 1] = per_frame.transpose(1, 2, 0).reshape(len(channels), count)
+    linear = np.full(count, 1, np.int32)                      # Blender's LINEAR interpolation
+    for fcurve, keys in zip(new_bone_fcurves(obj, action_name, channels), co.reshape(len(channels), 2 * count)):
+        points = fcurve.keyframe_points
+        points.add(count)
+        points.foreach_set("co", keys)
+        points.foreach_set("interpolation", linear)
+        fcurve.update()
+    return co
+
+
 def bone_data_path(bone_name: str, channel: str) -> str:
     return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].{channel}'
 

@@ -20,9 +20,8 @@ import bpy
 from ...common.generated_names import mark_made
 from ...common.iqm.contract import IQM_JOINT_INDEX
 from ...common.quaternions import continuous, matrix_quaternions, quaternion_matrices
-from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, new_bone_fcurves
+from ..armature_bones import add_bones, bone_data_path, bone_lengths, fill_vertex_groups, key_bone_curves
 
-LINEAR = 1
 SCALE_TOLERANCE = 1e-5              # a scale this close to 1 keys no scale channel
 
 
@@ -103,17 +102,7 @@ def animate(obj: bpy.types.Object, bone_names: list[str], action_name: str, scen
     curves = [(bone_data_path(bone_name, kind), axis, bone_name) for bone_name in bone_names for kind, width in kinds
               for axis in range(width)]
     per_frame = np.concatenate([locations, quaternions] + ([sizes] if scaled else []), axis=2)
-    count = len(scene_frames)
-    co = np.empty((len(curves), count, 2), np.float32)
-    co[:, :, 0] = np.asarray(scene_frames, np.float64)
-    co[:, :, 1] = per_frame.transpose(1, 2, 0).reshape(len(curves), count)
-    linear = np.full(count, LINEAR, np.int32)
-    for fcurve, keys in zip(new_bone_fcurves(obj, action_name, curves), co.reshape(len(curves), 2 * count)):
-        points = fcurve.keyframe_points
-        points.add(count)
-        points.foreach_set("co", keys)
-        points.foreach_set("interpolation", linear)
-        fcurve.update()
+    key_bone_curves(obj, action_name, curves, scene_frames, per_frame)
     return obj.animation_data.action
 
 

@@ -31,11 +31,9 @@ from ..armature_bones import (
     bone_data_path,
     bone_lengths,
     fill_vertex_groups,
+    key_bone_curves,
     local_rests,
-    new_bone_fcurves,
 )
-
-LINEAR = 1
 
 
 def bind_matrices(mesh) -> np.ndarray:
@@ -144,16 +142,7 @@ def animate(obj: bpy.types.Object, bone_names: list[str], anim, action_name: str
     parts = ([np.repeat(sizes[..., None], 3, axis=2)] if sizes is not None else []) + [quaternions, locations]
     per_frame = np.concatenate(parts, axis=2)                # (F, J, channels of a bone), in that order
     count = len(frames)
-    co = np.empty((len(channels), count, 2), np.float32)      # every curve's (frame, value) keys at once
-    co[:, :, 0] = np.asarray(frames, np.float64)
-    co[:, :, 1] = per_frame.transpose(1, 2, 0).reshape(len(channels), count)
-    linear = np.full(count, LINEAR, np.int32)
-    for fcurve, keys in zip(new_bone_fcurves(obj, action_name, channels), co.reshape(len(channels), 2 * count)):
-        points = fcurve.keyframe_points
-        points.add(count)
-        points.foreach_set("co", keys)
-        points.foreach_set("interpolation", linear)
-        fcurve.update()
+    co = key_bone_curves(obj, action_name, channels, frames, per_frame)
     action = obj.animation_data.action
     if record is not None:
         paths = [f"{path}[{axis}]" for path, axis, _ in channels]
