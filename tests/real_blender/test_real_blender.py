@@ -44,8 +44,8 @@ def test_console_names_no_extension_file(session):
         f"\n({len(named)} lines in all)"
 
 
-FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "import_md5", "export_md2", "export_mdl",
-                "export_ms3d", "export_md3", "export_md5")
+FILE_DIALOGS = ("import_md2", "import_mdl", "import_ms3d", "import_md3", "import_md5", "import_iqm", "export_md2",
+                "export_mdl", "export_ms3d", "export_md3", "export_md5", "export_iqm")
 
 
 @pytest.mark.parametrize("dialog", FILE_DIALOGS)

@@ -102,9 +102,9 @@ mesh {
 
 # ---------------------------------------------------------------- file browser dialogs (import and export)
 DIALOGS = (("import_md2", "import_scene.md2"), ("import_mdl", "import_scene.mdl"), ("import_ms3d", "import_scene.ms3d"),
-           ("import_md3", "import_scene.md3"), ("import_md5", "import_scene.md5"),
+           ("import_md3", "import_scene.md3"), ("import_md5", "import_scene.md5"), ("import_iqm", "import_scene.iqm"),
            ("export_md2", "export_scene.md2"), ("export_mdl", "export_scene.mdl"), ("export_ms3d", "export_scene.ms3d"),
-           ("export_md3", "export_scene.md3"), ("export_md5", "export_scene.md5"))
+           ("export_md3", "export_scene.md3"), ("export_md5", "export_scene.md5"), ("export_iqm", "export_scene.iqm"))
 
 
 def file_dialogs(screen, work, record):
