@@ -14,9 +14,9 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
   decoded frame (what an engine draws), as the SDK's Blender exporter computes them (``frameBoundsData``).
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
-  holds keeps its offset); a merged import's slots are named as the file's meshes; what else stays (comment, extensions, the file's vertex order, triangles and
-  arrays while the scene still has them, its joint records, its poses' quantisation while every frame
-  fits it) is in :mod:`.imported_parts`.
+  holds keeps its offset); what else stays (a merged import's slots named as the file's meshes, the
+  comment, extensions, the file's vertex order, triangles and arrays while the scene still has them,
+  its joint records, its poses' quantisation while every frame fits it) is in :mod:`.imported_parts`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """

@@ -3,9 +3,10 @@
 Always: the comment, the extensions and the header's flags (the text is the new text's start, in
 :mod:`.build`); a mesh object an import merged (*Merge Meshes*, ``IQM_MERGED``) gives material slot s
 the name of the file's mesh s, and its material name while the slot's material is the one the import
-made for it (:func:`merged_names`: found by slot index, never by a Blender name). Then, while the scene still has the file's vertices (as many meshes, each with as many
-vertices, every vertex at the file's very position with its texture coordinates within
-:data:`UV_TOLERANCE`), the vertices are put in the file's order, mesh by mesh, and:
+made for it (:func:`merged_names`: found by slot index, never by a Blender name). Then, while the
+scene still has the file's vertices (as many meshes, each with as many vertices, every vertex at the
+file's very position with its texture coordinates within :data:`UV_TOLERANCE`), the vertices are put
+in the file's order, mesh by mesh, and:
 
 - the file's triangles (order and first corner) and adjacency are kept where the triangles are the
   same ones (each the same three vertices in the same turning order);

@@ -9,10 +9,10 @@ What an import creates:
   (``common/iqm/digest.py``) for the export's write-back.
 * One mesh object per IQM mesh (:mod:`.iqm_meshes`), parented to the root with an Armature modifier,
   named after the mesh (with *Merge Meshes*, one object ``<file>_meshes`` for all of them, mesh s in
-  material slot s, as MD3's *Merge Surfaces*), with the material of the mesh's material name showing the image of that name
-  found beside the model (``importers/shader_images.py``: its extensions in FTE's then ioquake3's order;
-  in an archive, under the model's folder), else the name as a game path or under ``textures/`` of the
-  game folder (and its archives).
+  material slot s, as MD3's *Merge Surfaces*), with the material of the mesh's material name showing
+  the image of that name found beside the model (``importers/shader_images.py``: its extensions in
+  FTE's then ioquake3's order; in an archive, under the model's folder), else the name as a game path
+  or under ``textures/`` of the game folder (and its archives).
 * One action per anim (its name, rate and loop flag kept on it), every bone keyed at every frame, anim
   frame k at scene frame ``start + k × step`` (``step`` 1 at the anim's rate, else the scene's rate
   over it: :mod:`..scene_timing`); with *Frame Groups* and a ``<file>.framegroups`` beside the model,
