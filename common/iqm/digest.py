@@ -5,7 +5,8 @@ untouched import and the file's own bytes are written back.
 It covers everything an IQM export could write from Blender: the root's transform; every bone (joint
 index, name, parent, rest matrix); every object under the root (type, mesh index, name, transform) and
 of a mesh its vertices, faces, UV layers, corner normals, colour attributes, vertex groups (names and
-every weight), materials (names); every action of the import (``IQM_IMPORT_ID``): its name, the IQM
+every weight), materials (names) and, with several slots, each face's slot (a merged import's
+``IQM_MERGED`` too); every action of the import (``IQM_IMPORT_ID``): its name, the IQM
 values the import kept on it and every key of every F-curve. Values are Blender's own float32, read
 with ``foreach_get``; vertex groups through ``Vertex.groups`` (Blender has no bulk read of them).
 """
@@ -24,6 +25,7 @@ from .contract import (
     IQM_ANIM_RATE,
     IQM_IMPORT_ID,
     IQM_JOINT_INDEX,
+    IQM_MERGED,
     IQM_MESH_INDEX,
 )
 
@@ -65,6 +67,8 @@ def _mesh(digest, obj: bpy.types.Object) -> None:
     rows = [(i, e.group, e.weight) for i, v in enumerate(mesh.vertices) for e in v.groups]
     digest.update(np.array(rows, np.float32).tobytes())
     digest.update(_text([m.name if m is not None else None for m in mesh.materials]))
+    if len(mesh.materials) > 1:          # which slot each face is in (a mesh of one slot: digests as before)
+        digest.update(_ints(mesh.polygons, "material_index"))
 
 
 def _fcurves(action: bpy.types.Action) -> list:
@@ -92,6 +96,8 @@ def scene_digest(root: bpy.types.Object) -> str:
     for obj in sorted(root.children, key=lambda o: (o.get(IQM_MESH_INDEX, -1), o.name)):
         digest.update(_text((obj.type, obj.get(IQM_MESH_INDEX), obj.name, obj.parent_type)) + _matrix(obj.matrix_basis)
                       + _matrix(obj.matrix_parent_inverse))
+        if obj.get(IQM_MERGED) is not None:
+            digest.update(_text(("merged", obj.get(IQM_MERGED))))
         if obj.type == "MESH":
             _mesh(digest, obj)
     for action in import_actions(root):

@@ -14,9 +14,9 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
   decoded frame (what an engine draws), as the SDK's Blender exporter computes them (``frameBoundsData``).
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
-  holds keeps its offset); what else stays (comment, extensions, the file's vertex order, triangles and
-  arrays while the scene still has them, its joint records, its poses' quantisation while every frame
-  fits it) is in :mod:`.imported_parts`.
+  holds keeps its offset); what else stays (a merged import's slots named as the file's meshes, the
+  comment, extensions, the file's vertex order, triangles and arrays while the scene still has them,
+  its joint records, its poses' quantisation while every frame fits it) is in :mod:`.imported_parts`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """
@@ -52,7 +52,7 @@ from ...formats.message_text import quoted
 from ..armature_rig import joint_parents
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .imported_parts import keep_imported, kept_encoding, kept_joints
+from .imported_parts import keep_imported, kept_encoding, kept_joints, merged_names
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, sample_anims
 
@@ -187,6 +187,8 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     text = TextTable(kept.text if kept is not None else b"")
     order = joint_order(armature) if armature is not None else []
     geometry = read_geometry(context, meshes, armature, order, model_matrix, options.scale)
+    if kept is not None:
+        geometry.names = merged_names(geometry.names, geometry.slots, kept)
     mesh_records, triangles = _meshes(geometry, text)
     notes = geometry.report.lines()
     if armature is None and anims:

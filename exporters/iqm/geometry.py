@@ -3,7 +3,8 @@
 - The armature is put in its rest position while the meshes are read (modifiers and shape keys
   evaluated as Blender shows them), then put back; positions and normals go to the model's space.
 - One IQM mesh per object and material slot its triangles use, named after the object, its material the
-  slot's material name (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` looks the skin up by it).
+  slot's material name (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` looks the skin up by it); a merged
+  import's slots are named as its file's meshes (:func:`.imported_parts.merged_names`).
 - A vertex is split where its corners differ in UV, corner normal (hard edges, flat faces, custom
   normals: ``Mesh.corner_normals``) or colour. Texture coordinates are ``(u, 1 - v)`` (v down, as the
   SDK's exporter writes them and DarkPlaces' ``Mod_Decompile_OBJ`` undoes). Triangles are written
@@ -67,6 +68,7 @@ class MeshReport:
 class Geometry:
     """Every IQM mesh of the export, its vertices numbered on from the previous one's."""
     names: list[tuple[str, str]] = field(default_factory=list)     # (mesh name, material name)
+    slots: list[tuple[bpy.types.Object, int]] = field(default_factory=list)   # (object, material slot) of each
     vertex_counts: list[int] = field(default_factory=list)
     triangle_counts: list[int] = field(default_factory=list)
     positions: list[np.ndarray] = field(default_factory=list)
@@ -207,6 +209,7 @@ def read_object(context, obj: bpy.types.Object, joint_of: dict[str, int], bone_j
         tris = inverse.ravel().reshape(-1, 3)
         tris = tris[:, [0, 1, 2]] if flip else tris[:, [0, 2, 1]]
         geometry.names.append((obj.name, _material_name(obj, int(material))))
+        geometry.slots.append((obj, int(material)))
         geometry.vertex_counts.append(len(unique))
         geometry.triangle_counts.append(len(tris))
         geometry.positions.append(positions[source])

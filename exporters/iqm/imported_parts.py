@@ -1,9 +1,12 @@
 """What an IQM export keeps of the file an import stored (``kept``), numpy only.
 
 Always: the comment, the extensions and the header's flags (the text is the new text's start, in
-:mod:`.build`). Then, while the scene still has the file's vertices (as many meshes, each with as many
-vertices, every vertex at the file's very position with its texture coordinates within
-:data:`UV_TOLERANCE`), the vertices are put in the file's order, mesh by mesh, and:
+:mod:`.build`); a mesh object an import merged (*Merge Meshes*, ``IQM_MERGED``) gives material slot s
+the name of the file's mesh s, and its material name while the slot's material is the one the import
+made for it (:func:`merged_names`: found by slot index, never by a Blender name). Then, while the
+scene still has the file's vertices (as many meshes, each with as many vertices, every vertex at the
+file's very position with its texture coordinates within :data:`UV_TOLERANCE`), the vertices are put
+in the file's order, mesh by mesh, and:
 
 - the file's triangles (order and first corner) and adjacency are kept where the triangles are the
   same ones (each the same three vertices in the same turning order);
@@ -15,14 +18,39 @@ vertices, every vertex at the file's very position with its texture coordinates 
 """
 from __future__ import annotations
 
+import re
+from pathlib import PurePosixPath
+
 import numpy as np
 
+from ...common.iqm.contract import IQM_MERGED, UNNAMED_MATERIAL
+from ...common.stored_records import stored_int
 from ...formats.iqm.animation import frame_channels
 from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, NORMAL, POSITION, TEXCOORD, IqmModel
 
 UV_TOLERANCE = 1e-5
 NORMAL_GRID = 1e-2                  # normals rounded to this to pair a vertex's copies (hard edges)
 CLOSE = {TEXCOORD: 1e-5, NORMAL: 2e-4, COLOR: 1.0, BLENDWEIGHTS: 1.0, BLENDINDEXES: 0.0}
+
+
+def _made_for(material: str, shader: str) -> bool:
+    """Whether material name ``material`` is the one an import makes for the file's material name
+    ``shader`` (its last path part, or :data:`UNNAMED_MATERIAL`; Blender may have added ``.001``)."""
+    made = PurePosixPath(shader.replace("\\", "/")).name or UNNAMED_MATERIAL
+    return material == made or re.fullmatch(re.escape(made) + r"\.\d{3,}", material) is not None
+
+
+def merged_names(names: list[tuple[str, str]], slots: list, kept: IqmModel) -> list[tuple[str, str]]:
+    """``names`` (mesh name, material name) of the export's meshes, each read from ``slots`` (object,
+    material slot), with those of a merged import's slots given their file mesh's names (module docstring)."""
+    out = []
+    for (name, material), (obj, slot) in zip(names, slots):
+        if 0 <= slot < min(stored_int(obj, IQM_MERGED, 0), len(kept.meshes)):
+            record = kept.meshes[slot]
+            shader = kept.text_at(int(record["material"]))
+            name, material = kept.text_at(int(record["name"])), shader if _made_for(material, shader) else material
+        out.append((name, material))
+    return out
 
 
 def _ranges(model: IqmModel) -> list[tuple[int, int]]:

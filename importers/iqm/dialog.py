@@ -1,4 +1,4 @@
-"""The IQM import dialog (Animation) and IQM's group in the Game Archive dialog (see
+"""The IQM import dialog (Mesh | Animation) and IQM's group in the Game Archive dialog (see
 importers/dialogs.py)."""
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from ..dialogs import ArchiveSection, prop_groups
 
 
 def draw_import(operator, layout, context) -> None:
-    prop_groups(operator, layout, "iqm", (("animation", "Animation", ("iqm_framegroups", "scene_timing")),))
+    prop_groups(operator, layout, "iqm", (("mesh", "Mesh", ("merge_meshes",)),
+                                          ("animation", "Animation", ("iqm_framegroups", "scene_timing"))))
 
 
-ARCHIVE_SECTIONS = (ArchiveSection(("iqm_framegroups", "scene_timing")),)
+ARCHIVE_SECTIONS = (ArchiveSection(("merge_meshes", "iqm_framegroups", "scene_timing")),)

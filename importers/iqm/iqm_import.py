@@ -8,10 +8,11 @@ What an import creates:
   the file's bytes, its name, the ``.iqm.framegroups`` used and a digest of what the import built
   (``common/iqm/digest.py``) for the export's write-back.
 * One mesh object per IQM mesh (:mod:`.iqm_meshes`), parented to the root with an Armature modifier,
-  named after the mesh, with the material of the mesh's material name showing the image of that name
-  found beside the model (``importers/shader_images.py``: its extensions in FTE's then ioquake3's order;
-  in an archive, under the model's folder), else the name as a game path or under ``textures/`` of the
-  game folder (and its archives).
+  named after the mesh (with *Merge Meshes*, one object ``<file>_meshes`` for all of them, mesh s in
+  material slot s, as MD3's *Merge Surfaces*), with the material of the mesh's material name showing
+  the image of that name found beside the model (``importers/shader_images.py``: its extensions in
+  FTE's then ioquake3's order; in an archive, under the model's folder), else the name as a game path
+  or under ``textures/`` of the game folder (and its archives).
 * One action per anim (its name, rate and loop flag kept on it), every bone keyed at every frame, anim
   frame k at scene frame ``start + k × step`` (``step`` 1 at the anim's rate, else the scene's rate
   over it: :mod:`..scene_timing`); with *Frame Groups* and a ``<file>.framegroups`` beside the model,
@@ -42,6 +43,7 @@ from ...common.iqm.contract import (
     IQM_FRAMEGROUPS,
     IQM_IMPORT_ID,
     IQM_SOURCE,
+    UNNAMED_MATERIAL,
 )
 from ...common.iqm.digest import scene_digest
 from ...common.quaternions import continuous
@@ -69,6 +71,7 @@ BLOCK = 4096                              # frames worked out at once (memory: a
 class IqmImportOptions:
     scene_timing: str = "AUTO"            # 'AUTO', 'SET' or 'KEEP' (scene_timing.py)
     framegroups: bool = True              # the .iqm.framegroups beside the model names the actions
+    merge_meshes: bool = False            # one mesh object for all the file's meshes (a material slot each)
     exclude: tuple[str, ...] = field(default=())
 
 
@@ -183,13 +186,16 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     stem = PurePosixPath(source.name).stem
     root, bone_names = build_armature(context, stem, names, parents, rests, collection, size)
     materials = shader_materials(source, [model.text_at(int(m["material"])) for m in model.meshes], source.label,
-                                 result.warnings, result.infos, unnamed="iqm",
+                                 result.warnings, result.infos, unnamed=UNNAMED_MATERIAL,
                                  game_folder=True)
     blocks = []
-    for index, record in enumerate(model.meshes):
-        name = model.text_at(int(record["name"])) or f"{stem}_{index}"
-        obj = mesh_object(model, index, f"{source.label} mesh {index}", name, materials[index], bone_names,
-                          result.warnings)
+    groups = [list(range(len(model.meshes)))] if options.merge_meshes and len(model.meshes) > 1 \
+        else [[index] for index in range(len(model.meshes))]
+    for group in groups:
+        name = f"{stem}_meshes" if len(group) > 1 else model.text_at(int(model.meshes[group[0]]["name"])) or \
+            f"{stem}_{group[0]}"
+        obj = mesh_object(model, group, [f"{source.label} mesh {index}" for index in group], name,
+                          [materials[index] for index in group], bone_names, result.warnings)
         collection.objects.link(obj)
         obj.parent = root
         obj.modifiers.new("Armature", "ARMATURE").object = root

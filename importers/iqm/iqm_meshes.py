@@ -18,7 +18,7 @@ import numpy as np
 import bpy
 
 from ...common.generated_names import mark_made
-from ...common.iqm.contract import IQM_MESH_INDEX
+from ...common.iqm.contract import IQM_MERGED, IQM_MESH_INDEX
 from ...common.triangle_mesh import build_triangle_mesh
 from ...formats.iqm.animation import vertex_values
 from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, NORMAL, POSITION, TEXCOORD, IqmModel
@@ -34,48 +34,78 @@ def _rows(values: np.ndarray | None, first: int, count: int, width: int) -> np.n
     return values[first:first + count, :width]
 
 
-def mesh_object(model: IqmModel, index: int, label: str, name: str, material: bpy.types.Material | None,
-                bone_names: list[str], warnings: list[str]) -> bpy.types.Object:
-    """The object of mesh ``index`` (module docstring), not linked to a collection."""
+def _part(model: IqmModel, index: int, label: str, warnings: list[str]) -> dict:
+    """Mesh ``index``'s vertex rows (positions, texcoords, normals, colours, blend indexes and weights;
+    None where the file has no such array) and its faced triangles (T, 3) in its own vertex numbers."""
     record = model.meshes[index]
     first, count = int(record["first_vertex"]), int(record["num_vertexes"])
     start, tris = int(record["first_triangle"]), int(record["num_triangles"])
     positions = _rows(vertex_values(model, POSITION), first, count, 3)
-    if positions is None:
-        positions = np.zeros((count, 3), np.float32)
     triangles = model.triangles[start:start + tris].astype(np.int64) - first
     inside = ((triangles >= 0) & (triangles < count)).all(axis=1)
     if not inside.all():
         warnings.append(f"{label}: {int((~inside).sum())} triangle(s) name a vertex outside their mesh: left out")
     triangles = triangles[inside]
     keep = faced_triangles(label, triangles, warnings)
-    corners = triangles[keep][:, ::-1]
-    texcoords = _rows(vertex_values(model, TEXCOORD), first, count, 2)
+    part = {"count": count, "triangles": triangles[keep],
+            "positions": np.zeros((count, 3), np.float32) if positions is None else positions,
+            "texcoords": _rows(vertex_values(model, TEXCOORD), first, count, 2),
+            "normals": _rows(vertex_values(model, NORMAL), first, count, 3),
+            "colors": _rows(vertex_values(model, COLOR), first, count, 4), "weights": None, "indexes": None}
+    if _rows(vertex_values(model, BLENDWEIGHTS), first, count, 1) is not None and \
+            _rows(vertex_values(model, BLENDINDEXES), first, count, 1) is not None:
+        part["weights"] = vertex_values(model, BLENDWEIGHTS)[first:first + count]
+        part["indexes"] = vertex_values(model, BLENDINDEXES)[first:first + count]
+    return part
+
+
+def _joined(parts: list[dict], key: str) -> np.ndarray | None:
+    """The parts' rows of ``key`` one after the other (None when the file has no such array)."""
+    values = [p[key] for p in parts]
+    return None if any(v is None for v in values) else np.concatenate(values)
+
+
+def mesh_object(model: IqmModel, index: int | list[int], labels: str | list[str], name: str,
+                materials: list[bpy.types.Material | None], bone_names: list[str],
+                warnings: list[str]) -> bpy.types.Object:
+    """The object of mesh ``index`` (module docstring), or of the meshes ``index`` lists merged into one
+    (mesh k of the list: its vertices after the previous meshes', its faces in material slot k with
+    ``materials[k]``; ``IQM_MERGED`` says how many), not linked to a collection."""
+    indices = [index] if isinstance(index, int) else list(index)
+    labels = [labels] if isinstance(labels, str) else list(labels)
+    parts = [_part(model, i, label, warnings) for i, label in zip(indices, labels)]
+    starts = np.cumsum([0] + [p["count"] for p in parts])
+    positions = np.concatenate([p["positions"] for p in parts]) if parts else np.zeros((0, 3), np.float32)
+    corners = np.concatenate([p["triangles"][:, ::-1] + s for p, s in zip(parts, starts)]).reshape(-1, 3)
+    texcoords = _joined(parts, "texcoords")
     uv = None
     if texcoords is not None:
         uv = np.column_stack([texcoords[:, 0], 1.0 - texcoords[:, 1]])[corners.ravel()]
     data = build_triangle_mesh(name, positions, corners, uv)
-    normals = _rows(vertex_values(model, NORMAL), first, count, 3)
+    if len(indices) > 1:
+        slots = np.repeat(np.arange(len(indices), dtype=np.int32), [len(p["triangles"]) for p in parts])
+        data.polygons.foreach_set("material_index", slots)
+    normals = _joined(parts, "normals")
     if normals is not None and len(corners):
         with np.errstate(all="ignore"):
             lengths = np.linalg.norm(normals.astype(np.float64), axis=1, keepdims=True)
             lengths = np.where(np.isfinite(lengths), lengths, 0.0)
         set_custom_normals(data, np.where(lengths > 0, normals / np.where(lengths > 0, lengths, 1.0), 0.0))
-    colors = _rows(vertex_values(model, COLOR), first, count, 4)
-    if colors is not None and count:
+    colors = _joined(parts, "colors")
+    if colors is not None and len(positions):
         attribute = data.color_attributes.new(COLOR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
         attribute.data.foreach_set("color", np.ascontiguousarray(colors, np.float32).ravel())
-    if material is not None:
-        data.materials.append(material)
+    for material in materials:
+        if material is not None or len(indices) > 1:       # merged: slot k is mesh k's, even without a material
+            data.materials.append(material)
     obj = bpy.data.objects.new(name, data)
     mark_made(obj)
-    obj[IQM_MESH_INDEX] = index
-    weights = _rows(vertex_values(model, BLENDWEIGHTS), first, count, 1)
-    indexes = _rows(vertex_values(model, BLENDINDEXES), first, count, 1)
-    if weights is not None and indexes is not None:
-        weights = vertex_values(model, BLENDWEIGHTS)[first:first + count]
-        indexes = vertex_values(model, BLENDINDEXES)[first:first + count]
+    obj[IQM_MESH_INDEX] = indices[0]
+    if len(indices) > 1:
+        obj[IQM_MERGED] = len(indices)
+    weights, indexes = _joined(parts, "weights"), _joined(parts, "indexes")
     outside = assign_weights(obj, bone_names, indexes, weights)
     if outside:
-        warnings.append(f"{label}: {outside} weight(s) name a joint past the model's {len(bone_names)}: left out")
+        warnings.append(f"{labels[0] if len(labels) == 1 else name}: {outside} weight(s) name a joint past the "
+                        f"model's {len(bone_names)}: left out")
     return obj

@@ -25,8 +25,14 @@ class IMPORT_SCENE_OT_iqm(bpy.types.Operator, ImportOperatorBase):
         description="With <model>.iqm.framegroups beside the model, one action per group it names (first frame, "
                     "count, rate, loop, name), as DarkPlaces and Xonotic play them, instead of one per anim")
 
+    merge_meshes: BoolProperty(
+        name="Merge Meshes", default=False,
+        description="One mesh object for all of a file's meshes, each mesh a material slot (exports back as the "
+                    "same meshes), instead of one mesh object per IQM mesh")
+
     def import_options(self, exclude: tuple[str, ...] = ()) -> IqmImportOptions:
-        return IqmImportOptions(scene_timing=self.scene_timing, framegroups=self.iqm_framegroups, exclude=exclude)
+        return IqmImportOptions(scene_timing=self.scene_timing, framegroups=self.iqm_framegroups,
+                                merge_meshes=self.merge_meshes, exclude=exclude)
 
     def execute(self, context):
         return import_files(self, context, operator_paths(self), import_iqm, self.import_options())

@@ -143,6 +143,17 @@ def test_the_iqm_export_draws_its_action_list_in_its_animation_group(bpy_scene):
     assert groups["scale"] == groups["apply_transform"] == "CLASSIC_MODELS_iqm_export_transform"
 
 
+def test_the_iqm_import_draws_merge_meshes_in_its_mesh_group_and_in_the_archive_dialog(bpy_scene):
+    """As MD3's Merge Surfaces: in the import's Mesh group, and in the Game Archive dialog's IQM group."""
+    bpy = bpy_scene
+    operator = stand_in(bpy, "import_scene.iqm")
+    groups = {name: call.layout.panel_id for name, call in option_calls(operator, operator.draw(dialog_context(bpy)))}
+    assert groups["merge_meshes"] == "CLASSIC_MODELS_iqm_import_mesh"
+    operator = stand_in(bpy, "import_scene.game_archive", models=archive_models(bpy, "IQM"))
+    groups = {name: call.layout.panel_id for name, call in option_calls(operator, operator.draw(dialog_context(bpy)))}
+    assert groups["merge_meshes"] == "CLASSIC_MODELS_archive_iqm"
+
+
 def test_the_archive_dialog_offers_the_options_of_the_formats_it_lists(bpy_scene):
     bpy = bpy_scene
     expected = {("MDL",): ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_mdl"],

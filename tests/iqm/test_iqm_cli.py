@@ -11,6 +11,7 @@ import zipfile
 import pytest
 from support.environment import CORPUS, corpus_params, needs_bpy
 from support.iqm_files import build, cstr, header_at, reference_read
+from support.iqm_meshes import small_model
 
 IQM_FILES = corpus_params("iqm/**/*.iqm")
 LOOP = 1                                      # iqm.h IQM_LOOP
@@ -129,3 +130,25 @@ def test_convert_to_iqm_writes_an_iqm_back_byte_for_byte(run, tmp_path):
     result = run("convert", source, "--to", "iqm", "-o", tmp_path / "out")
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "out" / "model.iqm").read_bytes() == data
+
+
+def test_convert_passes_merge_meshes_to_the_import(run, tmp_path):
+    """``--import-option merge_meshes=true``: the three meshes come in as one object, which the MD3 export
+    writes as a surface per material (``<file>_meshes_<material>``: the import made ``skin.tga`` for body and
+    head, ``iqm`` for tail's empty name); without it, a surface per mesh object. To IQM the file comes back."""
+    needs_bpy()
+    data = small_model()
+    source = tmp_path / "in" / "small.iqm"
+    source.parent.mkdir()
+    source.write_bytes(data)
+    surfaces = {}
+    for merge in ("true", "false"):
+        out = tmp_path / merge
+        result = run("convert", source, "--to", "md3", "-o", out, "--import-option", f"merge_meshes={merge}")
+        assert result.returncode == 0, result.stdout + result.stderr
+        info = run("info", "--json", out / "small.md3", block_bpy=True)
+        surfaces[merge] = sorted(s["name"] for s in json.loads(info.stdout)["files"][0]["details"]["surfaces"])
+    assert surfaces == {"true": ["small_meshes_iqm", "small_meshes_skin.tga"], "false": ["body", "head", "tail"]}
+    result = run("convert", source, "--to", "iqm", "-o", tmp_path / "iqm", "--import-option", "merge_meshes=true")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "iqm" / "small.iqm").read_bytes() == data

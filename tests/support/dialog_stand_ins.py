@@ -182,7 +182,7 @@ PANELS = {
                           "CLASSIC_MODELS_ms3d_import_materials",
                           "CLASSIC_MODELS_ms3d_import_names"],
     "import_scene.md5": ["CLASSIC_MODELS_md5_import_animation", "CLASSIC_MODELS_md5_import_skins"],
-    "import_scene.iqm": ["CLASSIC_MODELS_iqm_import_animation"],
+    "import_scene.iqm": ["CLASSIC_MODELS_iqm_import_mesh", "CLASSIC_MODELS_iqm_import_animation"],
     "export_scene.iqm": ["CLASSIC_MODELS_iqm_export_include", "CLASSIC_MODELS_iqm_export_animation",
                          "CLASSIC_MODELS_iqm_export_transform", "CLASSIC_MODELS_iqm_export_geometry"],
     "import_scene.game_archive": ["CLASSIC_MODELS_archive_md2_mdl", "CLASSIC_MODELS_archive_md2",
