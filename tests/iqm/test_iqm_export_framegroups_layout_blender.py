@@ -10,8 +10,10 @@ The file is made here: the rig of tests/support/iqm_rig.py exported with two ani
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from support.actions import action_fcurves, select_only
 from support.blender_helpers import reported
+from support.environment import corpus
 from support.iqm_rig import BONES, blender_frames, decoded_worlds, joint_tolerance, rig_scene
 
 from formats.iqm.codec import read_iqm
@@ -40,9 +42,11 @@ def _imported(bpy, tmp_path, groups: bytes):
 
 
 def _move_key(action, index: int, share: float = 0.05) -> float:
-    """Move key ``index`` of ``action``'s widest location F-curve a little toward the curve's middle (so the
-    file's quantisation still holds it); its scene frame."""
+    """Move key ``index`` of ``action``'s widest location (else rotation) F-curve a little toward the curve's
+    middle (so the file's quantisation still holds it); its scene frame."""
     curves = [c for c in action_fcurves(action) if c.data_path.endswith("location")]
+    if max(np.ptp([k.co.y for k in c.keyframe_points]) for c in curves) < 1e-3:
+        curves = [c for c in action_fcurves(action) if c.data_path.endswith("rotation_quaternion")]
     curve = max(curves, key=lambda c: np.ptp([k.co.y for k in c.keyframe_points]))
     values = np.array([k.co.y for k in curve.keyframe_points])
     key = curve.keyframe_points[index]
@@ -141,3 +145,31 @@ def test_groups_no_longer_matching_fall_back_to_one_anim_per_action(bpy_scene, t
     assert model.anim_names == ["stand", "stride", "wave_end"] and list(model.anims["num_frames"]) == [4, 8, 2]
     warnings, messages = reported(capfd.readouterr().out)
     assert any(m.startswith("the file's anims and frame layout changed") for m in messages), messages
+
+
+@pytest.mark.parametrize("relative", ["iqm/redeclipse/data/john/target/move.iqm",
+                                      "md5/redeclipse/data/actors/player/mine_shoot.iqm"])
+def test_a_corpus_anim_split_as_xonotic_splits_its_players_keeps_the_file(bpy_scene, tmp_path, relative):
+    """Xonotic ships one long anim per player model with a ``.framegroups`` naming its runs (the corpus has
+    no such file): a Red Eclipse model whose one anim is split in three here (john's target: 1 joint,
+    201 frames; the player's mine_shoot: 78 joints, 6 frames), one key of the middle group moved."""
+    bpy = bpy_scene
+    source = corpus(relative)
+    data = source.read_bytes()
+    file = read_iqm(data)
+    third = file.num_frames // 3
+    groups = f"0 {third} 20 1 start\n{third} {third} 20 1 middle\n{2 * third} {file.num_frames - 2 * third} 10 0 end\n"
+    (tmp_path / "model.iqm").write_bytes(data)
+    (tmp_path / "model.iqm.framegroups").write_text(groups)
+    assert bpy.ops.import_scene.iqm(filepath=str(tmp_path / "model.iqm")) == {"FINISHED"}
+    root = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    meshes = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+    middle = bpy.data.actions["middle"]
+    index = min(1, third - 1)
+    _move_key(middle, index)
+    out = tmp_path / "out"
+    out.mkdir()
+    model = _export(bpy, [root, *meshes], out / "model.iqm", write_framegroups=True)
+    assert model.anims.tobytes() == file.anims.tobytes() and model.num_frames == file.num_frames
+    assert (out / "model.iqm.framegroups").read_text() == groups
+    assert _rows_changed(model, file) == [third + index]
