@@ -50,6 +50,13 @@ INDICES = "mdl_indices"
 DEFAULT_FPS = 24.0                   # an MS3D's or MD5's rate the scene cannot play is played at this
 MIN_FPS, MAX_FPS = 1e-3, 32767.0     # what Scene.render.fps / fps_base can express (imports and the MD5 export)
 
+# The skeletal formats' anims (MD5, IQM): every skeletal import sets them on each action it makes, every
+# skeletal export reads them (common/anim_timing.py), so an anim converted from one format to another keeps
+# its rate and frames; no export reads another format's own names
+ANIM_FRAME_RATE = "anim_frame_rate"    # action: the frame rate its file gave the anim (or frame group) it holds,
+                                       # as the file says it (a rate the scene cannot play, 0, included)
+ANIM_FRAME_COUNT = "anim_frame_count"  # action: how many of the file's frames it holds
+
 # MD3 names shared modules read (common/<fmt>/contract.py: each format's own; common/md3/contract.py: the MD3
 # layout). MD5 keeps its degenerate triangles in DEGENERATE_MD3 rows.
 MD3_ROOT = "md3_root"                # object (root): the MD3 part it stands for: "" (a plain model) or

@@ -24,5 +24,8 @@ IQM_MERGED = "iqm_merged_meshes"     # object (mesh, *Merge Meshes*): it holds t
 UNNAMED_MATERIAL = "iqm"             # the material an import makes for a mesh whose material name is empty
 IQM_ANIM_INDEX = "iqm_anim_index"    # action: the anim it holds (-1: a frame group of the .framegroups)
 IQM_ANIM_FRAMES = "iqm_anim_frames"  # action: (first, count) the file's frames it holds
-IQM_ANIM_RATE = "iqm_framerate"      # action: the anim's (or group's) frame rate as the file says it
+IQM_ANIM_RATE = "iqm_framerate"      # action made in Blender: the rate a user gives it for the IQM export
+                                     # (docs/iqm.md); an import now keeps its anim's rate and frames in
+                                     # common/contract.py ANIM_FRAME_RATE, ANIM_FRAME_COUNT (an earlier
+                                     # version's import here: common/anim_timing.py reads it)
 IQM_ANIM_LOOP = "iqm_loop"           # action: 1 when the anim loops (iqm.h IQM_LOOP; a group's loop flag)

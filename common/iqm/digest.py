@@ -6,9 +6,10 @@ It covers everything an IQM export could write from Blender: the root's transfor
 index, name, parent, rest matrix); every object under the root (type, mesh index, name, transform) and
 of a mesh its vertices, faces, UV layers, corner normals, colour attributes, vertex groups (names and
 every weight), materials (names) and, with several slots, each face's slot (a merged import's
-``IQM_MERGED`` too); every action of the import (``IQM_IMPORT_ID``): its name, the IQM
-values the import kept on it and every key of every F-curve. Values are Blender's own float32, read
-with ``foreach_get``; vertex groups through ``Vertex.groups`` (Blender has no bulk read of them).
+``IQM_MERGED`` too); every action of the import (``IQM_IMPORT_ID``): its name, the values the import
+kept on it (its rate: ``ANIM_FRAME_RATE``, in an earlier version's ``IQM_ANIM_RATE``, so a saved
+``.blend`` of one stays untouched) and every key of every F-curve. Values are Blender's own float32,
+read with ``foreach_get``; vertex groups through ``Vertex.groups`` (Blender has no bulk read of them).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import numpy as np
 
 import bpy
 
+from ..contract import ANIM_FRAME_RATE
 from .contract import (
     IQM_ANIM_FRAMES,
     IQM_ANIM_INDEX,
@@ -101,7 +103,8 @@ def scene_digest(root: bpy.types.Object) -> str:
         if obj.type == "MESH":
             _mesh(digest, obj)
     for action in import_actions(root):
-        values = tuple(action.get(key) for key in (IQM_ANIM_INDEX, IQM_ANIM_RATE, IQM_ANIM_LOOP))
+        rate = action.get(ANIM_FRAME_RATE, action.get(IQM_ANIM_RATE))      # an earlier import's: IQM_ANIM_RATE
+        values = (action.get(IQM_ANIM_INDEX), rate, action.get(IQM_ANIM_LOOP))
         digest.update(_text((action.name, values, tuple(action.get(IQM_ANIM_FRAMES, ())))))
         for fcurve in sorted(_fcurves(action), key=lambda f: (f.data_path, f.array_index)):
             digest.update(_text((fcurve.data_path, fcurve.array_index, fcurve.mute))

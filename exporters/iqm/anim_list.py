@@ -6,14 +6,15 @@
   IQM's animation list first (the file's anim order), then the others by name. The export dialog's
   action list (``Scene.classic_export_actions``, as MD2, MDL and MD5 draw it) ticks and orders them;
   actions it does not list come last (a command-line export: every action in default order).
-- An action an IQM import made (``IQM_ANIM_RATE`` on it, ``common/contract.py`` ``# IQM``): its
-  anim's name (the file's, where Blender only added a ``.001`` to the action's), rate and loop flag as the
-  import stored them, its frames where the import keyed them (the first key, one every
-  ``scene fps / rate`` scene frames to the last key; float32 keys within 0.1% of a step). An action an
-  MD5 import made (``MD5_ANIM_SOURCE``): the same at its ``.md5anim``'s ``frameRate``.
+- An action a skeletal import made (an IQM's or an MD5's: the rate and frames its file gave it,
+  ``common/contract.py`` ANIM_FRAME_RATE and ANIM_FRAME_COUNT, read by :mod:`...common.anim_timing`,
+  which reads an earlier version's names too): its anim's name (an IQM's: the file's, where Blender only
+  added a ``.001`` to the action's), rate and loop flag as the import stored them, its frames where the
+  import keyed them (the first key, one every ``scene fps / rate`` scene frames to the last key; float32
+  keys within 0.1% of a step).
 - Any other action: named after the action, over its frame range (the first frame rounded, the last
   rounded up, as the other exports sample actions), at the scene's rate unless the action says
-  otherwise (a custom property ``iqm_framerate`` above 0, the key an import leaves); it loops where it
+  otherwise (a custom property ``iqm_framerate`` above 0, ``IQM_ANIM_RATE``); it loops where it
   says so (``iqm_loop``), else where Blender's *Cyclic Animation* is on (*Manual Frame Range*), else
   unless its name starts like a death (``death``, ``die``, ``dead``: the rule of the ``.framegroups``
   the MD2 and MDL exports write).
@@ -25,14 +26,12 @@ import re
 
 import bpy
 
+from ...common.anim_timing import file_timing
 from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
-from ...common.iqm.contract import IQM_ANIM_FRAMES, IQM_ANIM_INDEX, IQM_ANIM_LOOP, IQM_ANIM_RATE
-from ...common.md5.contract import MD5_ANIM_FRAMES, MD5_ANIM_SOURCE
-from ...common.stored_records import stored_bytes, stored_floats, stored_int
-from ...formats.errors import FormatError
+from ...common.iqm.contract import IQM_ANIM_INDEX, IQM_ANIM_LOOP, IQM_ANIM_RATE
+from ...common.stored_records import stored_int
 from ...formats.frame_scripts import loops_by_name
 from ...formats.iqm.records import IqmModel
-from ...formats.md5.anim import read_md5anim
 from ..sampling.action_sampling import find_actions, order_actions
 
 STEP_SLACK = 1e-3           # float32 keys: a step's 0.1%
@@ -78,33 +77,11 @@ def _loop(action: bpy.types.Action) -> bool:
     return loops_by_name(action.name)
 
 
-def _md5_anim(action: bpy.types.Action) -> tuple[float, int] | None:
-    """(frameRate, frames) of the ``.md5anim`` an MD5 import made ``action`` from (``MD5_ANIM_SOURCE``), else None."""
-    source = stored_bytes(action, MD5_ANIM_SOURCE)
-    if source is None:
-        return None
-    try:
-        anim = read_md5anim(source)
-    except FormatError:
-        return None
-    split = stored_floats(action, MD5_ANIM_FRAMES, 2)          # (first, last) of a split anim
-    return float(anim.frame_rate), len(anim.frames) if split is None else int(split[1] - split[0]) + 1
-
-
-def _imported_timing(action: bpy.types.Action) -> tuple[float, int] | None:
-    """(rate, frame count) an IQM or MD5 import stored for ``action``'s anim, else None."""
-    rate = _stored_rate(action)
-    if rate is not None and IQM_ANIM_FRAMES in action:
-        stored = action.get(IQM_ANIM_FRAMES)
-        return rate, int(stored[1]) if len(stored) == 2 else 0
-    return _md5_anim(action)
-
-
 def anim_of(action: bpy.types.Action, scene_fps: float, kept: IqmModel | None = None) -> tuple:
     """``(action, name, first_frame, last_frame, fps, loop)`` of one action (module docstring)."""
     start, end = (float(f) for f in action.frame_range)
-    timing = _imported_timing(action)
-    if timing is not None:                  # an IQM or MD5 import's: its rate, where it keyed the frames
+    timing = file_timing(action)
+    if timing is not None:                  # a skeletal import's: its rate, where it keyed the frames
         rate, frames = timing
         fps = rate if math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS else DEFAULT_FPS
         step = scene_fps / fps

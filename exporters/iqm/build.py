@@ -53,6 +53,7 @@ from ..armature_rig import joint_parents
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
 from .imported_parts import keep_imported, kept_encoding, kept_joints, merged_names
+from .kept_layout import GroupLayout
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, sample_anims
 
@@ -173,9 +174,12 @@ def _check_anims(context, chosen: list[Anim]) -> None:
 
 
 def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, meshes: list[bpy.types.Object],
-              anims: list[tuple], kept: IqmModel | None = None, options: IqmExportOptions | None = None) -> IqmModel:
+              anims: list[tuple], kept: IqmModel | None = None, options: IqmExportOptions | None = None,
+              layout: GroupLayout | None = None) -> IqmModel:
     """The IQM model of ``armature`` (or None: a static model) and ``meshes`` with ``anims``, each
-    ``(action, name, first_frame, last_frame, fps, loop)`` in the file's order."""
+    ``(action, name, first_frame, last_frame, fps, loop)`` in the file's order; with ``layout`` (``anims``
+    are the import's frame groups of ``kept``: :mod:`.kept_layout`) in the file's anims, frame by frame,
+    where the joints are the file's."""
     options = options or IqmExportOptions()
     if armature is not None and not len(armature.data.bones):
         raise ExportError(f"armature {quoted(armature.name)} has no bones")
@@ -219,10 +223,16 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                 notes.append(_shear_note(skew, [order[j] for j in np.flatnonzero(skew.any(axis=0))]))
             if not np.isfinite(values).all():
                 raise ExportError(f"armature {quoted(armature.name)}: a bone's pose is not finite (a bone scaled to 0?)")
-            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents,
-                                                                 _kept_rows(chosen, counts, kept))
+            placed = None if layout is None else layout.place(values, kept, joints["name"], parents)
+            if placed is not None:                # the file's anims, each frame from the group covering it
+                values, layout_notes = placed
+                notes += layout_notes
+                rows, anim_records = np.arange(kept.num_frames), np.array(kept.anims)
+            else:
+                rows = None if kept is None else _kept_rows(chosen, counts, kept)
+                anim_records = _anims(chosen, counts, text)
+            kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents, rows)
             poses, frames = kept_frames if kept_frames is not None else encode_channels(values)
-            anim_records = _anims(chosen, counts, text)
         else:
             poses = np.zeros(len(order), POSE)
             poses["channeloffset"] = rest

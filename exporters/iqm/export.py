@@ -8,9 +8,12 @@
   ``.iqm.framegroups`` the import read.
 - Anything else is built from Blender (:func:`.build.build_iqm`) with the anims of :mod:`.anim_list`,
   handed the stored model decoded where the objects are an import's (what the build keeps of it:
-  :mod:`.imported_parts`), and written by ``formats/iqm/write.py``.
+  :mod:`.imported_parts`), and written by ``formats/iqm/write.py``. An import's frame groups, still as
+  imported, are written in the file's own anims (:mod:`.kept_layout`); groups that no longer match fall
+  back to one anim per action, and the report says so.
 - *Frame Groups File*: ``<file>.iqm.framegroups`` beside it, the written anims one a line
-  (:func:`.build.framegroups_text`), so DarkPlaces names and plays them.
+  (:func:`.build.framegroups_text`), so DarkPlaces names and plays them; in the file's own anims, the
+  ``.iqm.framegroups`` the import read, unchanged.
 
 Every file is written atomically (``formats/atomic_file.py``), the model first.
 """
@@ -32,8 +35,9 @@ from ...formats.message_text import quoted
 from ..armature_rig import deforming_armature
 from ..export_error import ExportError
 from ..run_export import ExportReport
-from .anim_list import armature_actions, export_anims
+from .anim_list import armature_actions, export_anims, scene_rate
 from .build import IqmExportOptions, build_iqm, framegroups_text
+from .kept_layout import fallback_note, group_layout
 from .write_back import find_root, kept_model, untouched
 
 
@@ -94,16 +98,23 @@ def export_iqm(context: bpy.types.Context, path: Path, objects: list[bpy.types.O
             report.written.append(_write_groups(path, framegroups_text(read_iqm(same.data)).encode("utf-8"),
                                                 "the file's anims"))
         return report
-    model = build_iqm(context, armature, meshes, anims, kept=kept, options=options.build)
+    layout = group_layout(root, kept, anims, scene_rate(context.scene))
+    model = build_iqm(context, armature, meshes, anims, kept=kept, options=options.build, layout=layout)
+    kept_groups = layout is not None and model.num_frames == kept.num_frames and \
+        model.anims.tobytes() == kept.anims.tobytes()
     try:
         data = write_iqm(model)
     except FormatError as exc:
         raise ExportError(f"cannot write IQM: {exc}") from exc
     atomic_write(path, data)
     report = ExportReport(warnings=list(model.warnings))
+    if not kept_groups and (note := fallback_note(root, kept, layout)):
+        report.warnings.append(note)
     report.info.append(f"{_count(len(model.joints), 'joint')}, {_count(len(model.meshes), 'mesh', 'meshes')} "
                        f"({_count(model.num_vertexes, 'vertex', 'vertices')}), {_count(len(model.anims), 'anim')} "
                        f"({_count(model.num_frames, 'frame')})")
-    if options.framegroups:
+    if options.framegroups and kept_groups:
+        report.written.append(_write_groups(path, layout.data, "the frame groups the import read"))
+    elif options.framegroups:
         report.written.append(_write_groups(path, framegroups_text(model).encode("utf-8"), "the anims, one a line"))
     return report

@@ -203,12 +203,12 @@ def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents
     mapped = np.flatnonzero((rows >= 0) & (rows < len(kept.frames)))
     if len(mapped):                                   # the scene's pose is the file's: the file's very row
         source = rows[mapped]
-        same = np.abs(values[mapped] - _decoded(kept)[source]).max(axis=(1, 2)) <= STILL
+        same = np.abs(values[mapped] - decoded_channels(kept)[source]).max(axis=(1, 2)) <= STILL
         frames[mapped[same]] = kept.frames[source[same]]
     return np.array(poses), frames
 
 
-def _decoded(kept: IqmModel) -> np.ndarray:
+def decoded_channels(kept: IqmModel) -> np.ndarray:
     """(F, P, 10) the file's channels as an import poses Blender's bones with them: each quaternion made
     unit, w <= 0 (the export reads them back so; a quantised quaternion is off unit by a few steps)."""
     values = frame_channels(kept).astype(np.float64)

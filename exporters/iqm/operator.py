@@ -33,8 +33,9 @@ class EXPORT_SCENE_OT_iqm(bpy.types.Operator, ExportOperatorBase):
                           description="Write each mesh's active colour attribute as the vertex colour array")
     write_framegroups: BoolProperty(name="Frame Groups File", default=False,
                                     description="Also write <model file>.framegroups beside the model (first "
-                                                "frame, frames, rate, loop, name per anim), which DarkPlaces and "
-                                                "Xonotic read to name and split a model's animations")
+                                                "frame, frames, rate, loop, name per anim; an import's frame "
+                                                "groups still as imported: the groups it read), which DarkPlaces "
+                                                "and Xonotic read to name and split a model's animations")
 
     def invoke(self, context, event):
         try:

@@ -2,8 +2,8 @@
 MD5 export's default): an imported MD5 gives every anim back with its own frame count and rate.
 
 * *Frames: Timeline* of an armature the import gave several anims (its animation list, one action per
-  ``.md5anim``, ``common/md5/contract.py`` MD5_ANIM_SOURCE and MD5_ANIM_FILE; or per IQM anim, its rate
-  IQM_ANIM_RATE, written as ``<action>.md5anim``): one file per anim, each action
+  ``.md5anim``, ``common/md5/contract.py`` MD5_ANIM_SOURCE and MD5_ANIM_FILE; or per anim of another
+  skeletal format, an IQM's, written as ``<action>.md5anim``): one file per anim, each action
   over its own frame range at its own ``frameRate`` (a frame every ``scene fps / frameRate`` scene
   frames: the times the import keyed), under the name of the file it was read from (one of the mesh's
   own name takes the export's: ``x.md5anim``). Actions the import split from one anim (MD5_ANIM_FRAMES,
@@ -26,8 +26,8 @@ from pathlib import PurePosixPath
 
 import bpy
 
+from ...common.anim_timing import file_rate
 from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
-from ...common.iqm.contract import IQM_ANIM_RATE
 from ...common.md5.contract import MD5_ANIM_FILE, MD5_ANIM_FRAMES, MD5_ANIM_SOURCE, MD5_MESH_FILE, MD5_MESH_SOURCE
 from ...common.stored_records import stored_bytes, stored_floats
 from ..sampling.frame_plan import export_actions
@@ -47,28 +47,21 @@ class AnimFile:
 
 
 def own_rate(action: bpy.types.Action | None, anims: KeptAnims, untouched=None) -> float | None:
-    """The rate the import placed ``action``'s anim at: its file's ``frameRate`` (24 where the scene could
-    not play it, as the import did); None for an action not imported from an ``.md5anim``. ``anims``: the
-    export's kept anims, each read once (several split actions hold one anim; the kept text is compared too);
-    ``untouched``: the export's :class:`.untouched.Untouched`, which knows the rate of a text it can vouch
-    for without reading it."""
-    source = stored_bytes(action, MD5_ANIM_SOURCE) if action is not None else None
-    if source is None:
-        return _iqm_rate(action)
-    rate = untouched.rate(action) if untouched is not None else None
-    if rate is None:
-        record = anims(source)
-        rate = None if record is None else float(record.frame_rate)
+    """The rate the import placed ``action``'s anim at: its file's rate (24 where the scene could not play
+    it, as the import did), as every skeletal import keeps it (:func:`...common.anim_timing.file_rate`: an
+    ``.md5anim``'s ``frameRate``, an IQM anim's); for an action an earlier version imported from an
+    ``.md5anim``, the kept text's; None for an action made in Blender. ``anims``: the export's kept anims,
+    each read once (several split actions hold one anim; the kept text is compared too); ``untouched``:
+    the export's :class:`.untouched.Untouched`, which knows the rate of a text it can vouch for without
+    reading it."""
+    rate = file_rate(action)
+    source = stored_bytes(action, MD5_ANIM_SOURCE) if action is not None and rate is None else None
+    if source is not None:
+        rate = untouched.rate(action) if untouched is not None else None
+        if rate is None:
+            record = anims(source)
+            rate = None if record is None else float(record.frame_rate)
     return rate if rate is None or (math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS) else DEFAULT_FPS
-
-
-def _iqm_rate(action: bpy.types.Action | None) -> float | None:
-    """The rate an IQM import stored on ``action`` (``IQM_ANIM_RATE``; 24 where the scene could not play
-    it, as the import did), else None."""
-    rate = action.get(IQM_ANIM_RATE) if action is not None else None
-    if not isinstance(rate, (int, float)) or isinstance(rate, bool):
-        return None
-    return float(rate) if math.isfinite(rate) and MIN_FPS <= rate <= MAX_FPS else DEFAULT_FPS
 
 
 def _file_name(action: bpy.types.Action, mesh_stem: str, own: bool) -> str | None:
@@ -124,15 +117,15 @@ def _unique(names: list[str | None], mesh_stem: str) -> list[str | None]:
 
 
 def imported_anims(armature: bpy.types.Object) -> list[bpy.types.Action]:
-    """The actions of an imported MD5 (or IQM) armature's animation list (the import made one per anim),
-    else []."""
+    """The actions of an imported ``.md5mesh``'s animation list (the import made one per anim), or of an
+    armature another skeletal format's import made (an IQM's: each action with its file's rate and no
+    ``.md5anim`` text), else []."""
     settings = armature.classic_model
     if settings.animation_mode != "ACTIONS":
         return []
     actions = [item.action for item in settings.animations if item.action is not None]
-    if stored_bytes(armature, MD5_MESH_SOURCE) is None and not (actions and all(_iqm_rate(a) for a in actions)):
-        return []
-    return actions
+    other = actions and all(file_rate(a) is not None and stored_bytes(a, MD5_ANIM_SOURCE) is None for a in actions)
+    return actions if stored_bytes(armature, MD5_MESH_SOURCE) is not None or other else []
 
 
 def anim_files(armature: bpy.types.Object, meshes: list[bpy.types.Object], options: FrameExportOptions,

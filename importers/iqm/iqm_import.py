@@ -13,7 +13,8 @@ What an import creates:
   the image of that name found beside the model (``importers/shader_images.py``: its extensions in
   FTE's then ioquake3's order; in an archive, under the model's folder), else the name as a game path
   or under ``textures/`` of the game folder (and its archives).
-* One action per anim (its name, rate and loop flag kept on it), every bone keyed at every frame, anim
+* One action per anim (its name, loop flag, and rate and frames as every skeletal import keeps them:
+  ``common/contract.py`` ANIM_FRAME_RATE, ANIM_FRAME_COUNT), every bone keyed at every frame, anim
   frame k at scene frame ``start + k × step`` (``step`` 1 at the anim's rate, else the scene's rate
   over it: :mod:`..scene_timing`); with *Frame Groups* and a ``<file>.framegroups`` beside the model,
   one per group instead, as DarkPlaces plays them (``formats/iqm/framegroups.py``). The first is active;
@@ -32,12 +33,11 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import DEFAULT_FPS, MAX_FPS, MIN_FPS
+from ...common.contract import ANIM_FRAME_COUNT, ANIM_FRAME_RATE, DEFAULT_FPS, MAX_FPS, MIN_FPS
 from ...common.iqm.contract import (
     IQM_ANIM_FRAMES,
     IQM_ANIM_INDEX,
     IQM_ANIM_LOOP,
-    IQM_ANIM_RATE,
     IQM_DIGEST,
     IQM_FILE,
     IQM_FRAMEGROUPS,
@@ -250,7 +250,8 @@ def _animate(context, root, bone_names: list[str], clips: list[Clip], channels, 
         action = animate(root, bone_names, clip.name, start + np.arange(clip.count) * step, keyed)
         action[IQM_ANIM_INDEX] = clip.anim
         action[IQM_ANIM_FRAMES] = (clip.first, clip.count)
-        action[IQM_ANIM_RATE] = clip.rate
+        action[ANIM_FRAME_RATE] = clip.rate
+        action[ANIM_FRAME_COUNT] = clip.count
         action[IQM_ANIM_LOOP] = int(clip.loop)
         action[IQM_IMPORT_ID] = root[IQM_IMPORT_ID]
         actions.append((action, clip.count, step))

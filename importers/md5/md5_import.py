@@ -17,7 +17,8 @@ What an import creates:
   frame k at scene frame ``start + k × step`` where ``step`` is 1 at the anim's ``frameRate`` or the
   scene's rate over it (:mod:`..scene_timing`). The first anim's action is active; with several, the
   sidebar's animation list holds one entry per action (each kept with a fake user). The action keeps
-  ``["md5_anim_source"]`` and ``["md5_anim_file"]``. With the paired classic model and *Animations:
+  ``["md5_anim_source"]`` and ``["md5_anim_file"]``, and the ``frameRate`` and frames it holds as every
+  skeletal import keeps them (``common/contract.py`` ANIM_FRAME_RATE, ANIM_FRAME_COUNT). With the paired classic model and *Animations:
   Actions* the first anim is split into one action per classic animation (:mod:`.classic_pair`), each
   from the scene's first frame, listed in the sidebar; each also keeps ``["md5_anim_frames"]``, the
   anim frames it holds, so that the split actions exported in order write the file back.
@@ -38,7 +39,7 @@ import numpy as np
 import bpy
 
 from ...common.actions import assign_action
-from ...common.contract import DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MIN_FPS
+from ...common.contract import ANIM_FRAME_COUNT, ANIM_FRAME_RATE, DEFAULT_FPS, DEGENERATE_MD3, MAX_FPS, MIN_FPS
 from ...common.generated_names import mark_made
 from ...common.md5.contract import (
     MD5_ANIM_FILE,
@@ -362,6 +363,8 @@ def _animate(context, root, bone_names: list[str], anims, timing, source: ModelS
                              start + np.arange(len(frames)) * step, loaded.scale, None if part is None else frames,
                              loaded.joints, rests, channels.get(id(loaded)), record)
             action[MD5_ANIM_SOURCE] = loaded.data
+            action[ANIM_FRAME_RATE] = float(anim.frame_rate)
+            action[ANIM_FRAME_COUNT] = len(frames)
             action[MD5_ANIM_FILE] = file.member or file.name
             if part is not None:
                 action[MD5_ANIM_FRAMES] = (part.first, part.last)

@@ -271,3 +271,52 @@ def test_a_layer_break_is_found(tmp_path, name, text, why):
                      "__init__.py": "def version_problem():\n    from .ui import menus\n", name: text})
     (problem,) = layer_violations(tmp_path)
     assert why in problem and problem.startswith(f"{name[:-3].replace('/', '.')}:")
+
+
+# The skeletal exports (MD5 and IQM) learn what an import said of an anim (its rate, its frames) through the
+# shared contract (common/contract.py ANIM_FRAME_RATE, read by common/anim_timing.py): neither reads the
+# other format's own names, by importing its modules or by spelling one of its contract's names.
+SKELETAL = ("md5", "iqm")
+
+
+def foreign_names(root: Path) -> list[str]:
+    """``where: what`` for each import of the other skeletal format's modules (``common/<fmt>/``,
+    ``formats/<fmt>/``) and each string equal to a name of its contract in a skeletal export's folder."""
+    problems = []
+    found = imports(root)
+    for own in SKELETAL:
+        for other in (f for f in SKELETAL if f != own):
+            contract = ast.parse((root / "common" / other / "contract.py").read_text(encoding="utf-8"))
+            names = {node.value.value for node in contract.body if isinstance(node, ast.Assign)
+                     and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+            problems += [f"{imp.module}:{imp.line} imports {imp.target}" for imp in found
+                         if imp.module.startswith(f"exporters.{own}.") and imp.relative
+                         and imp.target.split(".")[:2] in (["common", other], ["formats", other])]
+            for path in sorted((root / "exporters" / own).glob("*.py")):
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                    if isinstance(node, ast.Constant) and node.value in names:
+                        problems.append(f"{path.relative_to(root)}:{node.lineno} spells {node.value!r}")
+    return list(dict.fromkeys(problems))
+
+
+def test_the_skeletal_exports_read_no_other_formats_names():
+    assert foreign_names(CHECKOUT) == []
+
+
+@pytest.mark.parametrize("name, text, found", [
+    ("exporters/md5/anims.py", "from ...common.iqm.contract import IQM_ANIM_RATE\n",
+     "exporters.md5.anims:1 imports common.iqm.contract"),
+    ("exporters/iqm/anims.py", "from ...formats.md5.anim import read_md5anim\n",
+     "exporters.iqm.anims:1 imports formats.md5.anim"),
+    ("exporters/md5/rate.py", "def rate(action):\n    return action.get('iqm_framerate')\n",
+     "exporters/md5/rate.py:2 spells 'iqm_framerate'"),
+    ("exporters/iqm/rate.py", "SOURCE = 'md5_anim_source'\n", "exporters/iqm/rate.py:1 spells 'md5_anim_source'"),
+])
+def test_another_skeletal_formats_name_is_found(tmp_path, name, text, found):
+    _tree(tmp_path, {"common/iqm/contract.py": 'IQM_ANIM_RATE = "iqm_framerate"\n',
+                     "common/md5/contract.py": 'MD5_ANIM_SOURCE = "md5_anim_source"\n',
+                     "common/contract.py": 'ANIM_FRAME_RATE = "anim_frame_rate"\n',
+                     "exporters/md5/fine.py": "from ...common.contract import ANIM_FRAME_RATE\nRATE = 'anim_frame_rate'\n",
+                     "exporters/iqm/fine.py": "from ...common.iqm.contract import IQM_ANIM_RATE\nRATE = 'iqm_framerate'\n",
+                     name: text})
+    assert foreign_names(tmp_path) == [found]

@@ -93,7 +93,8 @@ def test_built_model_pose_by_pose_as_the_engines_skin_it(bpy_scene, tmp_path, ex
     for name, first, count, rate, flags in ref["anims"]:
         action = actions[cstr(text, name)]
         assert (action["iqm_anim_frames"][0], action["iqm_anim_frames"][1]) == (first, count)
-        assert action["iqm_framerate"] == pytest.approx(rate) and action["iqm_loop"] == flags & 1
+        assert action["anim_frame_rate"] == pytest.approx(rate) and action["iqm_loop"] == flags & 1
+        assert action["anim_frame_count"] == count and "iqm_framerate" not in action    # the shared names only
     scene = bpy.context.scene
     first = ref["anims"][0]
     assert scene.render.fps / scene.render.fps_base == pytest.approx(first[3])
@@ -170,8 +171,9 @@ def test_framegroups_beside_the_model_become_the_actions(bpy_scene, tmp_path):
     (tmp_path / "model.iqm.framegroups").write_text("1 3 5 0 stride\n0 1\n")
     root, _ = _import(bpy, tmp_path / "model.iqm")
     actions = sorted(bpy.data.actions, key=lambda a: tuple(a["iqm_anim_frames"]))
-    assert [(a.name, tuple(a["iqm_anim_frames"]), a["iqm_framerate"], a["iqm_loop"], a["iqm_anim_index"])
-            for a in actions] == [("groupified_1_anim", (0, 1), 20.0, 1, -1), ("stride", (1, 3), 5.0, 0, -1)]
+    assert [(a.name, tuple(a["iqm_anim_frames"]), a["anim_frame_rate"], a["anim_frame_count"], a["iqm_loop"],
+             a["iqm_anim_index"]) for a in actions] == [("groupified_1_anim", (0, 1), 20.0, 1, 1, -1),
+                                                        ("stride", (1, 3), 5.0, 3, 0, -1)]
     assert root["iqm_framegroups"] == b"1 3 5 0 stride\n0 1\n"
     assert bpy.context.scene.render.fps / bpy.context.scene.render.fps_base == pytest.approx(5.0)
     bpy.ops.wm.read_homefile(use_empty=True)

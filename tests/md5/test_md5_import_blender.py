@@ -96,6 +96,8 @@ def test_corpus_mesh_imports_with_its_anims_as_the_codec_skins_them(bpy_scene, p
     for name in sorted(paired):
         anim = anims[name]
         assign_action(root, actions[name])
+        assert (actions[name]["anim_frame_rate"], actions[name]["anim_frame_count"]) == (anim.frame_rate,
+                                                                                       anim.num_frames)
         step = scene_rate / anim.frame_rate
         for k in _frames_checked(anim.num_frames):
             frame = start + k * step

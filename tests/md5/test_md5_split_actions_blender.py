@@ -62,6 +62,7 @@ def _check_split(bpy, anim_bytes: bytes, expected: list[tuple[str, int, int]]) -
         action = settings.animations[index].action
         assert action["md5_anim_file"].endswith(".md5anim")
         assert tuple(action["md5_anim_frames"]) == (first, last)
+        assert (action["anim_frame_rate"], action["anim_frame_count"]) == (anim.frame_rate, last - first + 1)
         if last > first:
             assert tuple(round(f) for f in action.frame_range) == (start, start + last - first)
         activate(scene, root, index)                     # what the sidebar's list does
