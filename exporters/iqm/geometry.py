@@ -3,8 +3,8 @@
 - The armature is put in its rest position while the meshes are read (modifiers and shape keys
   evaluated as Blender shows them), then put back; positions and normals go to the model's space.
 - One IQM mesh per object and material slot its triangles use, named after the object, its material the
-  slot's material name (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` looks the skin up by it); a merged
-  import's slots are named as its file's meshes (:func:`.imported_parts.merged_names`).
+  slot's material name (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` looks the skin up by it); the meshes an
+  import made are named as its file's meshes (:func:`.imported_parts.mesh_names`).
 - A vertex is split where its corners differ in UV, corner normal (hard edges, flat faces, custom
   normals: ``Mesh.corner_normals``) or colour. Texture coordinates are ``(u, 1 - v)`` (v down, as the
   SDK's exporter writes them and DarkPlaces' ``Mod_Decompile_OBJ`` undoes). Triangles are written

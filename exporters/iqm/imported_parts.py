@@ -1,9 +1,13 @@
 """What an IQM export keeps of the file an import stored (``kept``), numpy only.
 
 Always: the comment, the extensions and the header's flags (the text is the new text's start, in
-:mod:`.build`); a mesh object an import merged (*Merge Meshes*, ``IQM_MERGED``) gives material slot s
-the name of the file's mesh s, and its material name while the slot's material is the one the import
-made for it (:func:`merged_names`: found by slot index, never by a Blender name). Then, while the
+:mod:`.build`), and the names of the meshes an import made (:func:`mesh_names`, found by index, never
+by a Blender name: the object's ``IQM_MESH_INDEX``, a merged object's material slot): such a mesh is
+written with its file mesh's name while the object keeps the name the import gave it (or the file's
+name, Blender's ``.001`` added or not; as MD3's export does for a surface; always for a merged
+object, named after the file), else with the object's new name; and with its file mesh's material
+name while its material is the one the import made for it (the name's last path part, or
+:data:`UNNAMED_MATERIAL` for an empty one), else with the material's name. Then, while the
 scene still has the file's vertices (as many meshes, each with as many vertices, every vertex at the
 file's very position with its texture coordinates within :data:`UV_TOLERANCE`), the vertices are put
 in the file's order, mesh by mesh, and:
@@ -23,10 +27,12 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
+from ...common.generated_names import is_made
 from ...common.iqm.contract import IQM_MERGED, UNNAMED_MATERIAL
 from ...common.stored_records import stored_int
 from ...formats.iqm.animation import frame_channels
 from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, NORMAL, POSITION, TEXCOORD, IqmModel
+from .file_vertices import file_meshes
 
 UV_TOLERANCE = 1e-5
 NORMAL_GRID = 1e-2                  # normals rounded to this to pair a vertex's copies (hard edges)
@@ -40,15 +46,22 @@ def _made_for(material: str, shader: str) -> bool:
     return material == made or re.fullmatch(re.escape(made) + r"\.\d{3,}", material) is not None
 
 
-def merged_names(names: list[tuple[str, str]], slots: list, kept: IqmModel) -> list[tuple[str, str]]:
+def _made_name(obj, name: str) -> bool:
+    """Whether ``obj`` keeps the name an import gave it for the file's mesh name ``name``."""
+    return is_made(obj) or obj.name == name or re.fullmatch(re.escape(name) + r"\.\d{3,}", obj.name) is not None
+
+
+def mesh_names(names: list[tuple[str, str]], slots: list, kept: IqmModel) -> list[tuple[str, str]]:
     """``names`` (mesh name, material name) of the export's meshes, each read from ``slots`` (object,
-    material slot), with those of a merged import's slots given their file mesh's names (module docstring)."""
+    material slot), with those an import made given their file mesh's names (module docstring)."""
     out = []
-    for (name, material), (obj, slot) in zip(names, slots):
-        if 0 <= slot < min(stored_int(obj, IQM_MERGED, 0), len(kept.meshes)):
-            record = kept.meshes[slot]
-            shader = kept.text_at(int(record["material"]))
-            name, material = kept.text_at(int(record["name"])), shader if _made_for(material, shader) else material
+    for (name, material), (obj, _), found in zip(names, slots, file_meshes(slots, kept)):
+        if found is not None:
+            record = kept.meshes[found[0]]
+            file_name, shader = kept.text_at(int(record["name"])), kept.text_at(int(record["material"]))
+            if stored_int(obj, IQM_MERGED, 0) or _made_name(obj, file_name):
+                name = file_name
+            material = shader if _made_for(material, shader) else material
         out.append((name, material))
     return out
 
