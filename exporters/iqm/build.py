@@ -231,7 +231,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                      triangles=triangles, adjacency=None, joints=joints, poses=poses, anims=anim_records,
                      frames=frames, bounds=None)
     if kept is not None:
-        keep_imported(model, kept, notes)
+        keep_imported(model, kept, notes, geometry.slots, geometry.sources, options.scale)
     if model.num_frames:
         model.bounds = _bounds(model, parents, np.linalg.inv(bind))
     model.text = bytes(text.data)

@@ -78,6 +78,7 @@ class Geometry:
     indexes: list[np.ndarray] = field(default_factory=list)
     weights: list[np.ndarray] = field(default_factory=list)
     triangles: list[np.ndarray] = field(default_factory=list)     # file numbering
+    sources: list[np.ndarray] = field(default_factory=list)       # the object's vertex of each vertex
     report: MeshReport = field(default_factory=MeshReport)
 
     def joined(self, name: str, width: int, dtype, fill=0) -> np.ndarray:
@@ -217,6 +218,7 @@ def read_object(context, obj: bpy.types.Object, joint_of: dict[str, int], bone_j
         geometry.normals.append(unique[:, 3:6])
         geometry.colours.append(None if colours is None else np.rint(np.clip(unique[:, 6:10], 0, 1) * 255))
         geometry.triangles.append(tris)
+        geometry.sources.append(source)
         if armature:
             geometry.indexes.append(indexes[source])
             geometry.weights.append(weights[source])
