@@ -14,7 +14,7 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
   decoded frame (what an engine draws), as the SDK's Blender exporter computes them (``frameBoundsData``).
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
-  holds keeps its offset); what else stays (a merged import's slots named as the file's meshes, the
+  holds keeps its offset); what else stays (the names of the file's meshes an import made, the
   comment, extensions, the file's vertex order, triangles and arrays while the scene still has them,
   its joint records, its poses' quantisation while every frame fits it) is in :mod:`.imported_parts`.
 
@@ -52,7 +52,7 @@ from ...formats.message_text import quoted
 from ..armature_rig import joint_parents
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .imported_parts import keep_imported, kept_encoding, kept_joints, merged_names
+from .imported_parts import keep_imported, kept_encoding, kept_joints, mesh_names
 from .kept_layout import GroupLayout
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, sample_anims
@@ -192,7 +192,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     order = joint_order(armature) if armature is not None else []
     geometry = read_geometry(context, meshes, armature, order, model_matrix, options.scale)
     if kept is not None:
-        geometry.names = merged_names(geometry.names, geometry.slots, kept)
+        geometry.names = mesh_names(geometry.names, geometry.slots, kept)
     mesh_records, triangles = _meshes(geometry, text)
     notes = geometry.report.lines()
     if armature is None and anims:
@@ -241,7 +241,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                      triangles=triangles, adjacency=None, joints=joints, poses=poses, anims=anim_records,
                      frames=frames, bounds=None)
     if kept is not None:
-        keep_imported(model, kept, notes)
+        keep_imported(model, kept, notes, geometry.slots, geometry.sources, options.scale)
     if model.num_frames:
         model.bounds = _bounds(model, parents, np.linalg.inv(bind))
     model.text = bytes(text.data)

@@ -3,8 +3,8 @@
 - The armature is put in its rest position while the meshes are read (modifiers and shape keys
   evaluated as Blender shows them), then put back; positions and normals go to the model's space.
 - One IQM mesh per object and material slot its triangles use, named after the object, its material the
-  slot's material name (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` looks the skin up by it); a merged
-  import's slots are named as its file's meshes (:func:`.imported_parts.merged_names`).
+  slot's material name (DarkPlaces ``Mod_INTERQUAKEMODEL_Load`` looks the skin up by it); the meshes an
+  import made are named as its file's meshes (:func:`.imported_parts.mesh_names`).
 - A vertex is split where its corners differ in UV, corner normal (hard edges, flat faces, custom
   normals: ``Mesh.corner_normals``) or colour. Texture coordinates are ``(u, 1 - v)`` (v down, as the
   SDK's exporter writes them and DarkPlaces' ``Mod_Decompile_OBJ`` undoes). Triangles are written
@@ -78,6 +78,7 @@ class Geometry:
     indexes: list[np.ndarray] = field(default_factory=list)
     weights: list[np.ndarray] = field(default_factory=list)
     triangles: list[np.ndarray] = field(default_factory=list)     # file numbering
+    sources: list[np.ndarray] = field(default_factory=list)       # the object's vertex of each vertex
     report: MeshReport = field(default_factory=MeshReport)
 
     def joined(self, name: str, width: int, dtype, fill=0) -> np.ndarray:
@@ -217,6 +218,7 @@ def read_object(context, obj: bpy.types.Object, joint_of: dict[str, int], bone_j
         geometry.normals.append(unique[:, 3:6])
         geometry.colours.append(None if colours is None else np.rint(np.clip(unique[:, 6:10], 0, 1) * 255))
         geometry.triangles.append(tris)
+        geometry.sources.append(source)
         if armature:
             geometry.indexes.append(indexes[source])
             geometry.weights.append(weights[source])

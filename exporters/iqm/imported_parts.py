@@ -1,20 +1,24 @@
 """What an IQM export keeps of the file an import stored (``kept``), numpy only.
 
 Always: the comment, the extensions and the header's flags (the text is the new text's start, in
-:mod:`.build`); a mesh object an import merged (*Merge Meshes*, ``IQM_MERGED``) gives material slot s
-the name of the file's mesh s, and its material name while the slot's material is the one the import
-made for it (:func:`merged_names`: found by slot index, never by a Blender name). Then, while the
-scene still has the file's vertices (as many meshes, each with as many vertices, every vertex at the
-file's very position with its texture coordinates within :data:`UV_TOLERANCE`), the vertices are put
-in the file's order, mesh by mesh, and:
-
-- the file's triangles (order and first corner) and adjacency are kept where the triangles are the
-  same ones (each the same three vertices in the same turning order);
-- an array the export writes is the file's own data where it is within :data:`CLOSE` of it (the
-  texture coordinates and normals an import turned into Blender's UVs and custom normals, and back;
-  blend weights within one 255th); the file's arrays the export does not write (tangents, custom types
-  0x10 and up, formats other than the export's) are kept as they are, and the arrays go in the file's
-  order. Otherwise the file's custom arrays are left out, and the report says how many.
+:mod:`.build`), and the names of the meshes an import made (:func:`mesh_names`, found by index, never
+by a Blender name: the object's ``IQM_MESH_INDEX``, a merged object's material slot): such a mesh is
+written with its file mesh's name while the object keeps the name the import gave it (or the file's
+name, Blender's ``.001`` added or not; as MD3's export does for a surface; always for a merged
+object, named after the file), else with the object's new name; and with its file mesh's material
+name while its material is the one the import made for it (the name's last path part, or
+:data:`UNNAMED_MATERIAL` for an empty one), else with the material's name. Then each mesh an import
+made that still has the import's vertices is put in the file's vertex order, with the file's triangles
+where they are the same (:mod:`.file_vertices`, by index). A model of meshes no import made is matched
+by value instead (:func:`file_order`: as many meshes, each with as many vertices, every vertex at the
+file's very position with its texture coordinates within :data:`UV_TOLERANCE`). The file's adjacency
+is kept where every mesh has the file's triangles. While every mesh has the file's vertices so (by
+index: with the file's positions, texture coordinates and normals), an array the export writes is the
+file's own data where it is within :data:`CLOSE` of it (the texture coordinates and normals an import
+turned into Blender's UVs and custom normals, and back; blend weights within one 255th); the file's
+arrays the export does not write (tangents, custom types 0x10 and up, formats other than the
+export's) are kept as they are, and the arrays go in the file's order. Otherwise the file's custom
+arrays are left out, and the report says how many.
 """
 from __future__ import annotations
 
@@ -23,12 +27,13 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
+from ...common.generated_names import is_made
 from ...common.iqm.contract import IQM_MERGED, UNNAMED_MATERIAL
 from ...common.stored_records import stored_int
 from ...formats.iqm.animation import frame_channels
 from ...formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, COLOR, CUSTOM, NORMAL, POSITION, TEXCOORD, IqmModel
+from .file_vertices import UV_TOLERANCE, file_meshes, match_meshes, same_triangles
 
-UV_TOLERANCE = 1e-5
 NORMAL_GRID = 1e-2                  # normals rounded to this to pair a vertex's copies (hard edges)
 CLOSE = {TEXCOORD: 1e-5, NORMAL: 2e-4, COLOR: 1.0, BLENDWEIGHTS: 1.0, BLENDINDEXES: 0.0}
 
@@ -40,15 +45,22 @@ def _made_for(material: str, shader: str) -> bool:
     return material == made or re.fullmatch(re.escape(made) + r"\.\d{3,}", material) is not None
 
 
-def merged_names(names: list[tuple[str, str]], slots: list, kept: IqmModel) -> list[tuple[str, str]]:
+def _made_name(obj, name: str) -> bool:
+    """Whether ``obj`` keeps the name an import gave it for the file's mesh name ``name``."""
+    return is_made(obj) or obj.name == name or re.fullmatch(re.escape(name) + r"\.\d{3,}", obj.name) is not None
+
+
+def mesh_names(names: list[tuple[str, str]], slots: list, kept: IqmModel) -> list[tuple[str, str]]:
     """``names`` (mesh name, material name) of the export's meshes, each read from ``slots`` (object,
-    material slot), with those of a merged import's slots given their file mesh's names (module docstring)."""
+    material slot), with those an import made given their file mesh's names (module docstring)."""
     out = []
-    for (name, material), (obj, slot) in zip(names, slots):
-        if 0 <= slot < min(stored_int(obj, IQM_MERGED, 0), len(kept.meshes)):
-            record = kept.meshes[slot]
-            shader = kept.text_at(int(record["material"]))
-            name, material = kept.text_at(int(record["name"])), shader if _made_for(material, shader) else material
+    for (name, material), (obj, _), found in zip(names, slots, file_meshes(slots, kept)):
+        if found is not None:
+            record = kept.meshes[found[0]]
+            file_name, shader = kept.text_at(int(record["name"])), kept.text_at(int(record["material"]))
+            if stored_int(obj, IQM_MERGED, 0) or _made_name(obj, file_name):
+                name = file_name
+            material = shader if _made_for(material, shader) else material
         out.append((name, material))
     return out
 
@@ -90,38 +102,48 @@ def file_order(model: IqmModel, kept: IqmModel) -> np.ndarray | None:
     return order
 
 
-def _turned(triangles: np.ndarray) -> np.ndarray:
-    """Each triangle turned so its smallest vertex comes first (the same triangle, the same winding)."""
-    start = triangles.argmin(axis=1)
-    return np.stack([triangles[np.arange(len(triangles)), (start + k) % 3] for k in range(3)], 1)
-
-
-def _same_triangles(ours: np.ndarray, theirs: np.ndarray) -> bool:
-    if ours.shape != theirs.shape:
-        return False
-    a, b = _turned(ours.astype(np.int64)), _turned(theirs.astype(np.int64))
-    return np.array_equal(a[np.lexsort(a.T[::-1])], b[np.lexsort(b.T[::-1])])
-
-
-def keep_imported(model: IqmModel, kept: IqmModel, notes: list[str]) -> None:
-    """Put what stays of ``kept`` (the imported file) in ``model`` (built from the scene)."""
-    model.comment, model.extensions, model.flags = kept.comment, list(kept.extensions), kept.flags
+def _by_value(model: IqmModel, kept: IqmModel) -> bool:
+    """Put ``model``'s vertices in the file's order where :func:`file_order` finds them, with the file's
+    triangles where they are the same; whether it found them."""
     order = file_order(model, kept)
-    custom = [a for a in kept.vertex_arrays if a.type >= CUSTOM]
     if order is None:
-        if custom:
-            notes.append(f"{len(custom)} custom vertex array{'s' if len(custom) > 1 else ''} of the imported file "
-                         "left out: the vertices changed")
-        return
+        return False
     back = np.empty_like(order)
     back[order] = np.arange(len(order))
     for array in model.vertex_arrays:
         array.data = array.data[order]
     model.triangles = back[model.triangles.astype(np.int64)].astype(np.uint32)
-    ranges = [(int(m["first_triangle"]), int(m["num_triangles"])) for m in model.meshes]
-    if ranges == [(int(m["first_triangle"]), int(m["num_triangles"])) for m in kept.meshes] and all(
-            _same_triangles(model.triangles[f:f + n], kept.triangles[f:f + n]) for f, n in ranges):
+    if _triangle_ranges(model) == _triangle_ranges(kept) and all(
+            same_triangles(model.triangles[f:f + n], kept.triangles[f:f + n]) for f, n in _triangle_ranges(model)):
         model.triangles, model.adjacency = np.array(kept.triangles, np.uint32), kept.adjacency
+    return True
+
+
+def _triangle_ranges(model: IqmModel) -> list[tuple[int, int]]:
+    return [(int(m["first_triangle"]), int(m["num_triangles"])) for m in model.meshes]
+
+
+def keep_imported(model: IqmModel, kept: IqmModel, notes: list[str], slots: list | None = None,
+                  sources: list[np.ndarray] | None = None, scale: float = 1.0) -> None:
+    """Put what stays of ``kept`` (the imported file) in ``model`` (built from the scene, *Scale*
+    ``scale``; ``slots`` the (object, material slot) and ``sources`` the object's vertex of each vertex
+    of each mesh, :class:`.geometry.Geometry`)."""
+    model.comment, model.extensions, model.flags = kept.comment, list(kept.extensions), kept.flags
+    found = file_meshes(slots or [], kept)
+    if any(f is not None for f in found) and len(found) == len(sources or []) == len(model.meshes):
+        matched, triangles, values = match_meshes(model, kept, found, sources or [], scale)
+        whole = matched == list(range(len(kept.meshes))) and _ranges(model) == _ranges(kept)
+        if whole and all(triangles) and _triangle_ranges(model) == _triangle_ranges(kept):
+            model.adjacency = kept.adjacency
+        same = whole and all(values)
+    else:
+        same = _by_value(model, kept)
+    custom = [a for a in kept.vertex_arrays if a.type >= CUSTOM]
+    if not same:
+        if custom:
+            notes.append(f"{len(custom)} custom vertex array{'s' if len(custom) > 1 else ''} of the imported file "
+                         "left out: the vertices changed")
+        return
     ours = {a.type: a for a in model.vertex_arrays}
     same_blend = _same_blend(ours, kept)
     arrays = []
@@ -130,9 +152,9 @@ def keep_imported(model: IqmModel, kept: IqmModel, notes: list[str]) -> None:
         if mine is not None and mine.format == array.format and mine.data.shape == array.data.shape:
             if array.type in (BLENDINDEXES, BLENDWEIGHTS):
                 close = same_blend
-            else:
+            else:                               # positions: the file's already (times Scale)
                 gap = np.abs(mine.data.astype(np.float64) - array.data.astype(np.float64)).max(initial=0.0)
-                close = array.type == POSITION or gap <= CLOSE.get(array.type, 0.0)
+                close = gap <= CLOSE.get(array.type, 0.0)
             arrays.append(array if close else mine)     # close: the file's own values, the scene still has them
             ours.pop(array.type)
         elif mine is None and array.type not in (POSITION, TEXCOORD, NORMAL, BLENDINDEXES, BLENDWEIGHTS, COLOR):

@@ -21,12 +21,13 @@ from formats.iqm.write import write_iqm
 from .iqm_files import build, cstr
 
 
-def small_model(whole: bool = False) -> bytes:
+def small_model(whole: bool = False, twin: bool = False) -> bytes:
     """The built file's joints, anims and text (support/iqm_files.py) with three meshes of real faces:
     ``body`` (4 vertices, 2 triangles), ``head`` (3 vertices, a triangle and one using a vertex twice),
     ``tail`` (4 vertices, one no triangle uses, 2 triangles; an empty material name), written by the codec.
     ``whole``: head without the triangle using a vertex twice, tail's triangles using its 4 vertices (what an
-    edited export can keep the file's vertex order of)."""
+    edited export can keep the file's vertex order of). ``twin``: the tail named ``body`` too (two meshes of one
+    name)."""
     rng = np.random.default_rng(47)
     model = read_iqm(build()[0])
     text = model.text + b"tail\0"
@@ -38,7 +39,8 @@ def small_model(whole: bool = False) -> bytes:
     model.text = text
     model.meshes = np.array([body, head, body], model.meshes.dtype)
     model.meshes[["name", "first_vertex", "num_vertexes", "first_triangle", "num_triangles"]] = [
-        (body["name"], 0, 4, 0, 2), (head["name"], 4, 3, 2, 1 if whole else 2), (tail, 7, 4, 3 if whole else 4, 2)]
+        (body["name"], 0, 4, 0, 2), (head["name"], 4, 3, 2, 1 if whole else 2),
+        (body["name"] if twin else tail, 7, 4, 3 if whole else 4, 2)]
     model.meshes[2]["material"] = 0
     model.num_vertexes = count
     weights = np.zeros((count, 4), np.uint8)
