@@ -137,8 +137,7 @@ def _shear_note(skew: np.ndarray, names: list[str]) -> str:
 def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> np.ndarray:
     """Each frame's bounds, of the vertices skinned by the decoded frame."""
     positions = model.array(POSITION).data.astype(np.float64)
-    indexes = model.array(BLENDINDEXES).data.astype(np.int64)
-    weights = model.array(BLENDWEIGHTS).data.astype(np.float64) / 255.0
+    indexes, weights = model.array(BLENDINDEXES).data, model.array(BLENDWEIGHTS).data
     translate, rotate, scale = frame_poses(model)
     local = local_matrices(np.concatenate([translate, rotate, scale], -1))
     values = skinned_bounds(positions, indexes, weights, world_matrices(parents, local) @ inverse_bind)
