@@ -207,7 +207,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         if kept is not None:
             joints = kept_joints(joints, kept)
         if chosen:
-            matrices, counts = sample_anims(context, armature, order, chosen, model_matrix)
+            matrices, counts = sample_anims(context, armature, order, chosen, model_matrix, meshes)
             matrices[..., :3, 3] *= options.scale
             local = relative(parents, matrices)
             values = channels(local)
