@@ -98,7 +98,7 @@ def world_matrices(parents: np.ndarray, local: np.ndarray) -> np.ndarray:
 
 
 def skinned_bounds(positions: np.ndarray, indexes: np.ndarray, weights: np.ndarray, joints: np.ndarray,
-                   budget: int = 1 << 15) -> np.ndarray:
+                   budget: int = 1 << 14) -> np.ndarray:
     """(F, 8) bbmin[3], bbmax[3], xyradius, radius (the IQM SDK's ``iqmbounds``) of (V, 3) ``positions``
     moved by each frame's (F, J, 4, 4) skinning ``joints`` (frame matrix @ inverse bind), each vertex by
     its (V, K) ubyte ``indexes`` and ``weights`` as the file holds them (weights sum to 255).
