@@ -1,6 +1,10 @@
 """What the skeletal exports (MD5, IQM) read of an armature: the armature that deforms a mesh, its bones in
-the order a file lists its joints (each after its parent), and their parents."""
+the order a file lists its joints (each after its parent), and their parents; its skinning switched off
+while its pose is sampled."""
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -40,3 +44,21 @@ def deforming_armature(obj: bpy.types.Object) -> bpy.types.Object | None:
     if obj.parent is not None and obj.parent.type == "ARMATURE" and obj.parent_type in ("ARMATURE", "BONE"):
         return obj.parent
     return None
+
+
+@contextmanager
+def skinning_off(armature: bpy.types.Object, meshes: list[bpy.types.Object]) -> Iterator[None]:
+    """While the timeline is stepped to read ``armature``'s pose, the Armature modifiers of ``meshes`` that
+    use it are off in viewports, so no frame skins those meshes; on again after (also on error). The pose
+    read is the same: a bone cannot follow a mesh its own armature deforms without a dependency cycle."""
+    switched = []
+    try:
+        for obj in meshes:
+            for modifier in obj.modifiers:
+                if modifier.type == "ARMATURE" and modifier.object == armature and modifier.show_viewport:
+                    modifier.show_viewport = False
+                    switched.append(modifier)
+        yield
+    finally:
+        for modifier in switched:
+            modifier.show_viewport = True

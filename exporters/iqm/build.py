@@ -138,8 +138,7 @@ def _shear_note(skew: np.ndarray, names: list[str]) -> str:
 def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> np.ndarray:
     """Each frame's bounds, of the vertices skinned by the decoded frame."""
     positions = model.array(POSITION).data.astype(np.float64)
-    indexes = model.array(BLENDINDEXES).data.astype(np.int64)
-    weights = model.array(BLENDWEIGHTS).data.astype(np.float64) / 255.0
+    indexes, weights = model.array(BLENDINDEXES).data, model.array(BLENDWEIGHTS).data
     translate, rotate, scale = frame_poses(model)
     local = local_matrices(np.concatenate([translate, rotate, scale], -1))
     values = skinned_bounds(positions, indexes, weights, world_matrices(parents, local) @ inverse_bind)
@@ -214,7 +213,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
         if kept is not None:
             joints = kept_joints(joints, kept)
         if chosen:
-            matrices, counts = sample_anims(context, armature, order, chosen, model_matrix)
+            matrices, counts = sample_anims(context, armature, order, chosen, model_matrix, meshes)
             matrices[..., :3, 3] *= options.scale
             local = relative(parents, matrices)
             values = channels(local)

@@ -124,6 +124,27 @@ def four_weights(count: int, rows: tuple, report: MeshReport) -> tuple[np.ndarra
     return indexes.astype(np.uint8), whole.astype(np.uint8)
 
 
+def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True)`` of (N, C) floats (the rows sorted column by column,
+    each once, and where each row went), by one ``lexsort`` instead of sorting the rows as records (a few
+    times faster). Where that could pick another row of a group than ``np.unique`` does (a NaN, or rows
+    alike but for the sign of a zero), ``np.unique`` itself: the file's bytes are the same either way."""
+    if not len(rows) or np.isnan(rows).any():
+        return np.unique(rows, axis=0, return_inverse=True)
+    order = np.lexsort(rows.T[::-1])
+    ordered = np.ascontiguousarray(rows[order], np.float64)
+    first = np.empty(len(rows), bool)
+    first[0] = True
+    first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    group = np.cumsum(first) - 1
+    unique = ordered[first]
+    if (ordered.view(np.uint64) != unique.view(np.uint64)[group]).any():
+        return np.unique(rows, axis=0, return_inverse=True)
+    inverse = np.empty(len(rows), np.int64)
+    inverse[order] = group
+    return unique, inverse
+
+
 def _material_name(obj: bpy.types.Object, index: int) -> str:
     slots = obj.material_slots
     material = slots[index].material if 0 <= index < len(slots) else None
@@ -205,7 +226,7 @@ def read_object(context, obj: bpy.types.Object, joint_of: dict[str, int], bone_j
     triangle_material = materials
     for material in np.unique(triangle_material):
         chosen = np.repeat(triangle_material == material, 3)
-        unique, inverse = np.unique(keys[chosen], axis=0, return_inverse=True)
+        unique, inverse = unique_rows(keys[chosen])
         source = unique[:, 0].astype(np.int64)
         tris = inverse.ravel().reshape(-1, 3)
         tris = tris[:, [0, 1, 2]] if flip else tris[:, [0, 2, 1]]

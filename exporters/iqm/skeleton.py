@@ -11,7 +11,9 @@
   (:class:`..sampling.action_playback.ActionPlayback`; an anim without an action samples the timeline as
   it plays, NLA strips included) and the timeline is set to each of its frames, so
   constraints, drivers and disconnected bones come out as Blender evaluates them; the pose bones'
-  ``matrix`` is read with one ``foreach_get`` a frame. The scene's frame and every action come back after.
+  ``matrix`` is read with one ``foreach_get`` a frame. Meanwhile the exported meshes' Armature modifiers
+  that use the armature are off, so a frame evaluates the bones and skins no mesh
+  (:func:`..armature_rig.skinning_off`). The scene's frame, the modifiers and every action come back after.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import bpy
 
 from ...common.iqm.contract import IQM_JOINT_INDEX
 from ...common.stored_records import stored_int
-from ..armature_rig import parents_first
+from ..armature_rig import parents_first, skinning_off
 from ..sampling.action_playback import ActionPlayback
 from ..sampling.frame_rate import set_frame
 
@@ -76,9 +78,9 @@ def _pose_now(context, armature: bpy.types.Object, where: np.ndarray, model: np.
 
 
 def sample_anims(context, armature: bpy.types.Object, order: list[str], anims: list[Anim],
-                 model: np.ndarray) -> tuple[np.ndarray, list[int]]:
+                 model: np.ndarray, meshes: list[bpy.types.Object] = ()) -> tuple[np.ndarray, list[int]]:
     """(F, J, 4, 4) model-space joint matrices at every frame of every anim in order, and each anim's
-    frame count."""
+    frame count; ``meshes`` (the exported ones) are not skinned meanwhile (:func:`..armature_rig.skinning_off`)."""
     scene = context.scene
     scene_fps = scene.render.fps / scene.render.fps_base
     by_name = {bone.name: i for i, bone in enumerate(armature.pose.bones)}
@@ -94,14 +96,15 @@ def sample_anims(context, armature: bpy.types.Object, order: list[str], anims: l
             set_frame(scene, float(time))
             out[row] = _pose_now(context, armature, where, model)
     try:
-        for index, anim in enumerate(anims):        # no action: the timeline as it plays, NLA and all
-            if anim.action is None:
-                sample(index)
-        with ActionPlayback([armature], listed, {}) as playback:
-            for index, anim in enumerate(anims):
-                if anim.action is not None:
-                    playback.play(anim.action, armature)
+        with skinning_off(armature, meshes):
+            for index, anim in enumerate(anims):        # no action: the timeline as it plays, NLA and all
+                if anim.action is None:
                     sample(index)
+            with ActionPlayback([armature], listed, {}) as playback:
+                for index, anim in enumerate(anims):
+                    if anim.action is not None:
+                        playback.play(anim.action, armature)
+                        sample(index)
     finally:
         scene.frame_set(current[0], subframe=current[1])
     return out, [len(t) for t in times]
