@@ -200,7 +200,8 @@ def _vertex_array(r: _Reader, record: np.void, index: int) -> IqmVertexArray:
         raise FormatError(f"vertex array {index} has format {fmt}, iqm.h defines 0 .. {len(FORMATS) - 1}",
                           field=f"vertex array {index} format", offset=base + _at(VERTEX_ARRAY, "format"))
     dtype, count = FORMATS[fmt], r.h["num_vertexes"] * size
-    array = IqmVertexArray(type=kind, format=fmt, flags=int(record["flags"]), data=np.zeros((0, size), dtype))
+    array = IqmVertexArray(type=kind, format=fmt, flags=int(record["flags"]),     # size 0: (vertices, 0)
+                           data=np.zeros((0 if size else r.h["num_vertexes"], size), dtype))
     what = f"vertex array {index} ({array.type_name}, {size} x {FORMAT_NAMES[fmt]})"
     if count:
         r.span(what, offset, count * dtype.itemsize, f"vertex array {index} offset",

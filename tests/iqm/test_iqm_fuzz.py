@@ -1,4 +1,4 @@
-"""Seeded mutations of IQM files (the small corpus files, else the file built in the tests): the reader
+"""Seeded mutations of IQM files (the files built in the tests and the small corpus files): the reader
 either refuses one with a FormatError naming a field, with no Python repr in its message, or reads it,
 and then decodes its frames and vertex arrays, writes it back byte for byte and packs it anew."""
 from __future__ import annotations

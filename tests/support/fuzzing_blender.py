@@ -33,12 +33,18 @@ def purge_orphans(bpy) -> None:
         bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
 
 
-def remove_new_objects(bpy, object_uids: set[int], marker_pointers: set[int]) -> int:
-    """Remove objects and markers not in the given sets, then purge orphans; returns objects removed."""
+def remove_new_objects(bpy, object_uids: set[int], marker_pointers: set[int],
+                       action_uids: set[int] | None = None) -> int:
+    """Remove objects and markers not in the given sets, then purge orphans; returns objects removed.
+    With ``action_uids``, the actions not in it lose their fake user first (an import keeps each of
+    several actions with one, so the animation list can switch between them)."""
     scene = bpy.context.scene
     added = [o for o in bpy.data.objects if o.session_uid not in object_uids]
     for obj in added:
         bpy.data.objects.remove(obj, do_unlink=True)
+    for action in bpy.data.actions:
+        if action_uids is not None and action.session_uid not in action_uids:
+            action.use_fake_user = False
     for marker in [m for m in scene.timeline_markers if m.as_pointer() not in marker_pointers]:
         scene.timeline_markers.remove(marker)
     purge_orphans(bpy)
@@ -69,6 +75,7 @@ def import_outcome(bpy, operator, path: Path) -> tuple[str, str]:
     before = data_counts(bpy)
     timing = _scene_timing(bpy)
     objects = {o.session_uid for o in bpy.data.objects}
+    actions = {a.session_uid for a in bpy.data.actions}
     markers = {m.as_pointer() for m in scene.timeline_markers}
     try:
         result = operator(filepath=str(path))
@@ -84,7 +91,7 @@ def import_outcome(bpy, operator, path: Path) -> tuple[str, str]:
         return "error", text
     if result != {"FINISHED"}:
         return "crash", f"the operator returned {result} without an error report"
-    created = remove_new_objects(bpy, objects, markers)
+    created = remove_new_objects(bpy, objects, markers, actions)
     after = data_counts(bpy)
     if after != before:
         return "orphans", f"{_count_diff(before, after)} after removing {created} object(s)"

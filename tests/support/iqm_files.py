@@ -126,8 +126,9 @@ def build(trailing: bytes = b"", gap: bytes = b"") -> tuple[bytes, dict]:
 
 
 def seed_files() -> list[bytes]:
+    """The files built here (every run mutates them, with or without the corpus) and the small corpus files."""
     files = [p.read_bytes() for p in corpus_files("iqm/**/*.iqm")]
-    return [d for d in files if len(d) < 40_000] or [build()[0], build(trailing=b"tag", gap=b"GAP!")[0]]
+    return [build()[0], build(trailing=b"tag", gap=b"GAP!")[0]] + [d for d in files if len(d) < 40_000]
 
 
 def mutate(rng: random.Random, data: bytes) -> bytearray:
