@@ -11,12 +11,15 @@ or meshes alone (a static model), and the anims chosen, for :func:`...formats.iq
   so a channel comes back within half a step of Blender's. Anims follow one another in the frames, in
   the order given, each ``{name, first_frame, num_frames, framerate, flags (1 loop)}``.
 - Bounds: one ``{bbmin[3], bbmax[3], xyradius, radius}`` a frame, of the vertices skinned by the
-  decoded frame (what an engine draws), as the SDK's Blender exporter computes them (``frameBoundsData``).
+  decoded frame (what an engine draws), as the SDK's Blender exporter computes them (``frameBoundsData``);
+  an import's frame keeps the file's record while nothing that decides it changed
+  (:func:`.imported_parts.kept_bounds`).
 - Meshes (:mod:`.geometry`).
 - ``kept`` (the model an import stored): its text is kept as the start of the new text (every name it
   holds keeps its offset); what else stays (the names of the file's meshes an import made, the
   comment, extensions, the file's vertex order, triangles and arrays while the scene still has them,
-  its joint records, its poses' quantisation while every frame fits it) is in :mod:`.imported_parts`.
+  its joint records, its poses' quantisation while every frame fits it, each unchanged frame's row and
+  bounds) is in :mod:`.imported_parts`.
 
 What the export had to change or leave out is in the model's ``warnings``, one line per kind with a count.
 """
@@ -52,7 +55,7 @@ from ...formats.message_text import quoted
 from ..armature_rig import joint_parents
 from ..export_error import ExportError
 from .geometry import Geometry, read_geometry
-from .imported_parts import keep_imported, kept_encoding, kept_joints, mesh_names
+from .imported_parts import keep_imported, kept_bounds, kept_encoding, kept_joints, mesh_names
 from .kept_layout import GroupLayout
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
 from .skeleton import Anim, bind_matrices, joint_order, sample_anims
@@ -135,16 +138,28 @@ def _shear_note(skew: np.ndarray, names: list[str]) -> str:
             "scale along its own axes, so those poses are written without the shear")
 
 
-def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray) -> np.ndarray:
-    """Each frame's bounds, of the vertices skinned by the decoded frame."""
+def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray, kept: IqmModel | None = None,
+            files: np.ndarray | None = None) -> np.ndarray:
+    """Each frame's bounds, of the vertices skinned by the decoded frame; ``kept``'s record of frame
+    ``files[f]`` where that is not -1 (:func:`.imported_parts.kept_bounds`)."""
+    bounds = np.zeros(model.num_frames, BOUNDS)
+    todo = None
+    if kept is not None and files is not None and (files >= 0).any():
+        taken, todo = np.flatnonzero(files >= 0), np.flatnonzero(files < 0)
+        bounds[taken] = kept.bounds[files[taken]]
+        if not len(todo):
+            return bounds
     positions = model.array(POSITION).data.astype(np.float64)
     indexes, weights = model.array(BLENDINDEXES).data, model.array(BLENDWEIGHTS).data
-    translate, rotate, scale = frame_poses(model)
-    local = local_matrices(np.concatenate([translate, rotate, scale], -1))
+    pose = np.concatenate(frame_poses(model), -1)
+    local = local_matrices(pose if todo is None else pose[todo])
     values = skinned_bounds(positions, indexes, weights, world_matrices(parents, local) @ inverse_bind)
-    bounds = np.zeros(model.num_frames, BOUNDS)
-    bounds["bbmin"], bounds["bbmax"], bounds["xyradius"], bounds["radius"] = \
+    computed = np.zeros(len(values), BOUNDS)
+    computed["bbmin"], computed["bbmax"], computed["xyradius"], computed["radius"] = \
         values[:, 0:3], values[:, 3:6], values[:, 6], values[:, 7]
+    if todo is None:
+        return computed
+    bounds[todo] = computed
     return bounds
 
 
@@ -200,7 +215,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     arrays = _vertex_arrays(geometry, armature is not None, options.colours)
     joints, poses = np.zeros(0, JOINT), np.zeros(0, POSE)
     frames, anim_records = np.zeros((0, 0), np.uint16), np.zeros(0, ANIM)
-    bind = parents = None
+    bind = parents = files = None
     if armature is not None:
         parents = joint_parents(armature, order)
         bind = bind_matrices(armature, order, model_matrix)
@@ -231,7 +246,10 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                 rows = None if kept is None else _kept_rows(chosen, counts, kept)
                 anim_records = _anims(chosen, counts, text)
             kept_frames = None if kept is None else kept_encoding(values, kept, joints["name"], parents, rows)
-            poses, frames = kept_frames if kept_frames is not None else encode_channels(values)
+            if kept_frames is not None:
+                poses, frames, files = kept_frames
+            else:
+                poses, frames = encode_channels(values)
         else:
             poses = np.zeros(len(order), POSE)
             poses["channeloffset"] = rest
@@ -242,7 +260,8 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
     if kept is not None:
         keep_imported(model, kept, notes, geometry.slots, geometry.sources, options.scale)
     if model.num_frames:
-        model.bounds = _bounds(model, parents, np.linalg.inv(bind))
+        files = None if files is None else kept_bounds(model, kept, files)
+        model.bounds = _bounds(model, parents, np.linalg.inv(bind), kept, files)
     model.text = bytes(text.data)
     model.warnings = notes
     return model

@@ -18,7 +18,10 @@ file's own data where it is within :data:`CLOSE` of it (the texture coordinates 
 turned into Blender's UVs and custom normals, and back; blend weights within one 255th); the file's
 arrays the export does not write (tangents, custom types 0x10 and up, formats other than the
 export's) are kept as they are, and the arrays go in the file's order. Otherwise the file's custom
-arrays are left out, and the report says how many.
+arrays are left out, and the report says how many. The frames: the file's joint records, quantisation
+and rows while the scene's poses are the file's (:func:`kept_joints`, :func:`kept_encoding`), and a
+frame's bounds record while its row, the joints, the quantisation and the skinned vertices are the
+file's (:func:`kept_bounds`).
 """
 from __future__ import annotations
 
@@ -201,7 +204,8 @@ def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents
     A frame's values come back within half the file's step (or that noise), as a new quantisation's
     would; a frame whose pose is the file's frame it stands for (``rows``: the file's frame of each
     frame, -1 none; None: frame k for frame k when the counts are equal) within :data:`STILL`,
-    quaternions made unit, is that row as it was (anims left out or reordered keep their rows)."""
+    quaternions made unit, is that row as it was (anims left out or reordered keep their rows). Returns
+    (poses, frames, the file's frame whose row each frame is, -1 where it is not the file's row)."""
     poses = kept.poses
     if len(poses) != values.shape[1] or not np.array_equal(poses["parent"], parents) or \
             len(kept.joints) != len(names) or not np.array_equal(kept.joints["name"], names):
@@ -223,11 +227,35 @@ def kept_encoding(values: np.ndarray, kept: IqmModel, names: np.ndarray, parents
     if rows is None:
         rows = np.arange(len(frames)) if kept.frames.shape == frames.shape else np.full(len(frames), -1)
     mapped = np.flatnonzero((rows >= 0) & (rows < len(kept.frames)))
+    files = np.full(len(frames), -1, np.int64)
     if len(mapped):                                   # the scene's pose is the file's: the file's very row
         source = rows[mapped]
         same = np.abs(values[mapped] - decoded_channels(kept)[source]).max(axis=(1, 2)) <= STILL
         frames[mapped[same]] = kept.frames[source[same]]
-    return np.array(poses), frames
+        whole = (frames[mapped] == kept.frames[source]).all(axis=1)
+        files[mapped[whole]] = source[whole]
+    return np.array(poses), frames, files
+
+
+def kept_bounds(model: IqmModel, kept: IqmModel, files: np.ndarray) -> np.ndarray:
+    """The file's frame whose bounds record each frame of ``model`` keeps (-1: computed): ``files`` (the
+    file's frame whose row each frame is, :func:`kept_encoding`) while everything else that decides a
+    frame's bounds is the file's, byte for byte: the joints (the bind pose) and poses (the quantisation),
+    and the skinned vertices (positions, blend indexes and weights as written); none where the file has
+    no bounds, so those are computed (as for a model made in Blender)."""
+    none = np.full(model.num_frames, -1, np.int64)
+    if kept.bounds is None or len(files) != model.num_frames or \
+            not all(_same_bytes(a, b) for a, b in ((model.joints, kept.joints), (model.poses, kept.poses))):
+        return none
+    for kind in (POSITION, BLENDINDEXES, BLENDWEIGHTS):
+        ours, theirs = model.array(kind), kept.array(kind)
+        if ours is None or theirs is None or ours.format != theirs.format or not _same_bytes(ours.data, theirs.data):
+            return none
+    return np.asarray(files, np.int64)
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 def decoded_channels(kept: IqmModel) -> np.ndarray:

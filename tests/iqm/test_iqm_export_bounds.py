@@ -1,10 +1,11 @@
 """The IQM export's per-frame bounds (``exporters/iqm/pose_math.py`` ``skinned_bounds``: every frame at once,
 the vertices grouped by blend, a few frames a chunk) against the plain form, one frame at a time: each
 vertex's blended matrix (the ubyte weights / 255 times its joints' skinning matrices, added k = 0 to 3)
-moving the vertex, then the box and the radii of the moved vertices. The skinning matrices are the test's
-own decoding (tests/support/iqm_rig.py ``iqm_world``) of the corpus's animated files that hold bounds and of
-a small file built here (3 joints, 4 frames). The bounds must be the same float32 values (what the file
-holds) for any chunk size; the float64 values within 1e-12 of the plain form's."""
+moving the vertex, then the box and the radii of the moved vertices (tests/support/iqm_rig.py
+``plain_bounds``). The skinning matrices are the test's own decoding (``skinning_of``) of the corpus's
+animated files that hold bounds and of a small file built here (3 joints, 4 frames). The bounds must be
+the same float32 values (what the file holds) for any chunk size; the float64 values within 1e-12 of the
+plain form's."""
 from __future__ import annotations
 
 import struct
@@ -13,35 +14,15 @@ import numpy as np
 import pytest
 from support.environment import corpus_params
 from support.iqm_files import build, header_at
-from support.iqm_rig import iqm_world
+from support.iqm_rig import plain_bounds, skinning_of
 
 from exporters.iqm.pose_math import skinned_bounds
-from formats.iqm.animation import bind_pose, frame_poses
 from formats.iqm.codec import read_iqm
 from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS, POSITION
 
 # the corpus's IQM files whose header has bounds (every one of them animated and skinned)
 BOUNDED = [p for p in corpus_params("iqm/**/*.iqm") if p.values[0] is None or
            struct.unpack_from("<I", p.values[0].read_bytes()[:124], header_at("ofs_bounds"))[0]]
-
-
-def plain_bounds(positions, indexes, weights, skinning) -> np.ndarray:
-    """(F, 8) bbmin, bbmax, xyradius, radius, one frame at a time."""
-    out = []
-    for frame in skinning:
-        blended = sum((weights[:, k] / 255.0)[:, None, None] * frame[indexes[:, k].astype(np.int64), :3, :]
-                      for k in range(indexes.shape[1]))
-        moved = np.einsum("vij,vj->vi", blended[:, :, :3], positions) + blended[:, :, 3]
-        out.append(np.concatenate([moved.min(axis=0), moved.max(axis=0),
-                                   [np.sqrt((moved[:, :2] ** 2).sum(1)).max(), np.sqrt((moved ** 2).sum(1)).max()]]))
-    return np.array(out)
-
-
-def skinning_of(model) -> np.ndarray:
-    """(F, J, 4, 4) each frame's joints @ the inverse of the bind pose's."""
-    parents, translate, rotate, scale = bind_pose(model)
-    frames = iqm_world(parents, *frame_poses(model))
-    return frames @ np.linalg.inv(iqm_world(parents, translate, rotate, scale))
 
 
 def check(model) -> None:

@@ -68,6 +68,10 @@ def _rows_changed(model, file) -> list[int]:
     return [f for f in range(file.num_frames) if model.frames[f].tobytes() != file.frames[f].tobytes()]
 
 
+def _bounds_changed(model, file) -> list[int]:
+    return [f for f in range(file.num_frames) if model.bounds[f].tobytes() != file.bounds[f].tobytes()]
+
+
 def test_one_key_moved_writes_the_files_anims_and_framegroups(bpy_scene, tmp_path, capfd):
     bpy = bpy_scene
     data, root, meshes = _imported(bpy, tmp_path, GROUPS)
@@ -87,6 +91,7 @@ def test_one_key_moved_writes_the_files_anims_and_framegroups(bpy_scene, tmp_pat
     assert model.poses.tobytes() == file.poses.tobytes() and model.joints.tobytes() == file.joints.tobytes()
     assert (out / "model.iqm.framegroups").read_bytes() == GROUPS
     assert _rows_changed(model, file) == [7]
+    assert _bounds_changed(model, file) in ([], [7])             # the others' the file's records
     error, tolerance = _pose_error(bpy, model, root, meshes[0], stride, frame, 7)
     assert error <= tolerance, (error, tolerance)
     warnings, _ = reported(capfd.readouterr().out)
@@ -110,6 +115,7 @@ def test_frames_no_group_covers_stay_and_two_groups_changing_one_frame_take_the_
     assert model.anims.tobytes() == file.anims.tobytes()
     assert (tmp_path / "out.iqm.framegroups").read_bytes() == groups
     assert _rows_changed(model, file) == [4, 5]
+    assert set(_bounds_changed(model, file)) <= {4, 5}
     for action, scene_frame, file_frame in ((second, alone, 5), (first, both, 4)):
         error, tolerance = _pose_error(bpy, model, root, meshes[0], action, scene_frame, file_frame)
         assert error <= tolerance, (action.name, error, tolerance)
@@ -147,12 +153,16 @@ def test_groups_no_longer_matching_fall_back_to_one_anim_per_action(bpy_scene, t
     assert any(m.startswith("the file's anims and frame layout changed") for m in messages), messages
 
 
-@pytest.mark.parametrize("relative", ["iqm/redeclipse/data/john/target/move.iqm",
-                                      "md5/redeclipse/data/actors/player/mine_shoot.iqm"])
-def test_a_corpus_anim_split_as_xonotic_splits_its_players_keeps_the_file(bpy_scene, tmp_path, relative):
+@pytest.mark.parametrize("relative, bounds_kept", [("iqm/redeclipse/data/john/target/move.iqm", True),
+                                                    ("md5/redeclipse/data/actors/player/mine_shoot.iqm", False)])
+def test_a_corpus_anim_split_as_xonotic_splits_its_players_keeps_the_file(bpy_scene, tmp_path, relative,
+                                                                          bounds_kept):
     """Xonotic ships one long anim per player model with a ``.framegroups`` naming its runs (the corpus has
     no such file): a Red Eclipse model whose one anim is split in three here (john's target: 1 joint,
-    201 frames; the player's mine_shoot: 78 joints, 6 frames), one key of the middle group moved."""
+    201 frames; the player's mine_shoot: 78 joints, 6 frames), one key of the middle group moved. The
+    target keeps every other frame's bounds record (its tool's, up to 3e-4 off what the export computes);
+    the mine's blend weights are all 0, which the export writes as 255 on the first joint, so its bounds
+    are computed."""
     bpy = bpy_scene
     source = corpus(relative)
     data = source.read_bytes()
@@ -173,3 +183,5 @@ def test_a_corpus_anim_split_as_xonotic_splits_its_players_keeps_the_file(bpy_sc
     assert model.anims.tobytes() == file.anims.tobytes() and model.num_frames == file.num_frames
     assert (out / "model.iqm.framegroups").read_text() == groups
     assert _rows_changed(model, file) == [third + index]
+    changed = _bounds_changed(model, file)
+    assert changed == [third + index] if bounds_kept else len(changed) == file.num_frames, changed

@@ -43,8 +43,9 @@ def test_iqm_export_quantises_a_real_files_poses_to_its_very_frames(extension, p
     # the file's poses as joint matrices, back to channels as the export reads Blender's
     matrices = pose_math.world_matrices(parents, pose_math.local_matrices(frame_channels(model)))
     values = pose_math.channels(pose_math.relative(parents, matrices))
-    poses, frames = kept.kept_encoding(values, model, model.joints["name"], parents)
+    poses, frames, files = kept.kept_encoding(values, model, model.joints["name"], parents)
     assert np.array_equal(poses, model.poses) and np.array_equal(frames, model.frames)
+    assert list(files) == list(range(model.num_frames))             # every row the file's frame's
     # the bind pose likewise gives back the file's joint records
     joints = np.array(model.joints)
     _, translate, rotate, scale = bind_pose(model)

@@ -187,6 +187,26 @@ def iqm_skin(positions, indexes, weights, skinning) -> np.ndarray:
     return out
 
 
+def skinning_of(model) -> np.ndarray:
+    """(F, J, 4, 4) each frame's joints @ the inverse of the bind pose's, decoded from ``model``'s records."""
+    parents, translate, rotate, scale = bind_pose(model)
+    frames = iqm_world(parents, *frame_poses(model))
+    return frames @ np.linalg.inv(iqm_world(parents, translate, rotate, scale))
+
+
+def plain_bounds(positions, indexes, weights, skinning) -> np.ndarray:
+    """(F, 8) bbmin, bbmax, xyradius, radius of (V, 3) ``positions`` skinned by each frame of (F, J, 4, 4)
+    ``skinning`` (ubyte ``indexes`` and ``weights`` / 255), one frame at a time."""
+    out = []
+    for frame in skinning:
+        blended = sum((weights[:, k] / 255.0)[:, None, None] * frame[indexes[:, k].astype(np.int64), :3, :]
+                      for k in range(indexes.shape[1]))
+        moved = np.einsum("vij,vj->vi", blended[:, :, :3], positions) + blended[:, :, 3]
+        out.append(np.concatenate([moved.min(axis=0), moved.max(axis=0),
+                                   [np.sqrt((moved[:, :2] ** 2).sum(1)).max(), np.sqrt((moved ** 2).sum(1)).max()]]))
+    return np.array(out)
+
+
 def smd_world(nodes: list[int], frames: list[np.ndarray]) -> np.ndarray:
     """(F, J, 4, 4) world matrices of DarkPlaces' decompiled SMD frames: each row ``x y z rx ry rz``
     relative to the parent, rotation Rz(rz) Ry(ry) Rx(rx) (DarkPlaces ``Mod_Decompile_SMD``'s matrix)."""
