@@ -10,7 +10,8 @@ shows) and the eye's ``mesh.iqm`` (2 joints, 5 frames), each with one key of its
 as the file but for that frame's row and bounds record (a byte diff of the two files). The player's
 ``mine_pose.iqm`` and ``mine_shoot.iqm`` hold every blend weight 0 (Blender has no such vertex: the
 export ties it to its first joint at 255), so a key moved there recomputes every frame's bounds. A
-vertex weighted to another joint, or *Scale* 2, recomputes them too."""
+vertex weighted to another joint, or *Scale* 2, recomputes them too, and so does a file without bounds
+(as for a model made in Blender)."""
 from __future__ import annotations
 
 import struct
@@ -44,7 +45,7 @@ WEIGHTED = [p for p in BOUNDED if p.values[0] is None or FACTS[p.values[0]]["wei
 
 
 
-def _source(source, tmp_path):
+def _source(source, tmp_path, bounds: bool = True):
     """A corpus file, or ``small``: tests/support/iqm_meshes.py's file of three meshes (3 joints, anims
     ``walk`` of 3 frames and ``idle`` of 1) with each vertex weighted to two joints (200 and 55), no colours,
     poses of unit quaternions (its own are not: no armature holds them) and made-up bounds no skinning
@@ -66,6 +67,7 @@ def _source(source, tmp_path):
     model.bounds = np.zeros(len(turn), BOUNDS)
     model.bounds["bbmin"], model.bounds["bbmax"] = -1.0 - turn, 2.0 + turn
     model.bounds["xyradius"], model.bounds["radius"] = 3.0, 4.0 + turn[:, 0]
+    model.bounds = model.bounds if bounds else None
     path = tmp_path / "small.iqm"
     path.write_bytes(write_iqm(model))
     return path
@@ -210,3 +212,16 @@ def test_an_anim_left_out_or_reordered_keeps_the_bounds_of_the_frames_it_writes(
         model = read_iqm(_export(bpy, root, meshes, tmp_path / "out.iqm"))
         assert model.frames.tobytes() == file.frames[frames].tobytes()
         assert model.bounds.tobytes() == file.bounds[frames].tobytes()
+
+
+def test_a_file_without_bounds_gets_them_computed(bpy_scene, tmp_path):
+    """The small file written without its bounds, one key moved: every frame's bounds are computed, as for a
+    model made in Blender (the export writes bounds whenever there are frames)."""
+    bpy = bpy_scene
+    path = _source("small", tmp_path, bounds=False)
+    assert read_iqm(path.read_bytes()).bounds is None
+    root, meshes = _import(bpy, path)
+    _move_key(bpy)
+    model = read_iqm(_export(bpy, root, meshes, tmp_path / "out.iqm"))
+    assert model.bounds is not None and model.num_frames == 4
+    _assert_computed(model, list(range(model.num_frames)))
