@@ -259,7 +259,7 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                      frames=frames, bounds=None)
     if kept is not None:
         keep_imported(model, kept, notes, geometry.slots, geometry.sources, options.scale)
-    if model.num_frames:
+    if model.num_frames and model.num_vertexes:          # a file of anims alone: no bounds (nothing to bound)
         files = None if files is None else kept_bounds(model, kept, files)
         model.bounds = _bounds(model, parents, np.linalg.inv(bind), kept, files)
     model.text = bytes(text.data)

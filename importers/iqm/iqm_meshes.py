@@ -94,7 +94,7 @@ def mesh_object(model: IqmModel, index: int | list[int], labels: str | list[str]
     colors = _joined(parts, "colors")
     if colors is not None and len(positions):
         attribute = data.color_attributes.new(COLOR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
-        attribute.data.foreach_set("color", np.ascontiguousarray(colors, np.float32).ravel())
+        attribute.data.foreach_set("color_srgb", np.ascontiguousarray(colors, np.float32).ravel())
     for material in materials:
         if material is not None or len(indices) > 1:       # merged: slot k is mesh k's, even without a material
             data.materials.append(material)

@@ -45,3 +45,17 @@ def test_a_file_of_anims_alone_imports_and_exports_back(bpy_scene, tmp_path):
     assert bpy.ops.export_scene.iqm(filepath=str(tmp_path / "out.iqm")) == {"FINISHED"}
     assert (tmp_path / "out.iqm").read_bytes() == data
     assert np.array_equal(read_iqm(data).frames, read_iqm((tmp_path / "out.iqm").read_bytes()).frames)
+
+
+def test_an_edited_file_of_anims_alone_is_written_without_bounds(bpy_scene, tmp_path):
+    """Scale 2 (an edit): the joints' translations doubled, and no bounds block, as the file had none (there
+    is no vertex to bound; the author's exporter writes none either)."""
+    bpy = bpy_scene
+    file = read_iqm(corpus(PATH).read_bytes())
+    assert file.bounds is None or len(file.bounds) == 0
+    assert bpy.ops.import_scene.iqm(filepath=str(corpus(PATH))) == {"FINISHED"}
+    select_only(bpy, list(bpy.context.scene.objects))
+    assert bpy.ops.export_scene.iqm(filepath=str(tmp_path / "out.iqm"), scale=2.0) == {"FINISHED"}
+    out = read_iqm((tmp_path / "out.iqm").read_bytes())
+    assert out.num_frames == file.num_frames == 22 and len(out.poses) == 78
+    assert out.bounds is None or len(out.bounds) == 0

@@ -5,7 +5,8 @@ with an empty material name) come back with the file's mesh names and material n
 its order (positions times the scale, UVs and normals compared with the file's decoded arrays) and its
 very triangles (order and first corners), read from the written file; a renamed object or material
 writes its new name; a moved vertex leaves its mesh to Blender's order while the other meshes keep the
-file's."""
+file's. The small file's colour bytes come back as they were (the import shows them as sRGB, as the
+engines draw them, and the export reads them so)."""
 from __future__ import annotations
 
 from importlib import import_module
@@ -18,7 +19,7 @@ from support.iqm_files import reference_read
 from support.iqm_meshes import small_model
 
 from formats.iqm.codec import read_iqm
-from formats.iqm.records import NORMAL, POSITION, TEXCOORD
+from formats.iqm.records import COLOR, NORMAL, POSITION, TEXCOORD
 
 WITH_MESHES = [p for p in corpus_params("iqm/**/*.iqm")
                if p.values[0] is None or reference_read(p.values[0].read_bytes())["meshes"]]
@@ -58,6 +59,8 @@ def _assert_files_vertices(out, file, scale: float, rows=slice(None), triangles=
     normals = file.array(NORMAL).data[rows].astype(np.float64)
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
     np.testing.assert_allclose(out.array(NORMAL).data[rows], normals, rtol=0, atol=1e-2)
+    if file.array(COLOR) is not None:                       # the file's colour bytes, as the engines show them
+        np.testing.assert_array_equal(out.array(COLOR).data[rows], file.array(COLOR).data[rows])
     np.testing.assert_array_equal(out.triangles[triangles], file.triangles[triangles])
 
 
