@@ -54,7 +54,7 @@ from ...formats.iqm.records import (
 from ...formats.message_text import quoted
 from ..armature_rig import joint_parents
 from ..export_error import ExportError
-from .geometry import Geometry, read_geometry
+from .geometry import Geometry, read_geometry, tie_unweighted
 from .imported_parts import keep_imported, kept_bounds, kept_encoding, kept_joints, mesh_names
 from .kept_layout import GroupLayout
 from .pose_math import channels, local_matrices, relative, sheared, skinned_bounds, world_matrices
@@ -259,6 +259,10 @@ def build_iqm(context: bpy.types.Context, armature: bpy.types.Object | None, mes
                      frames=frames, bounds=None)
     if kept is not None:
         keep_imported(model, kept, notes, geometry.slots, geometry.sources, options.scale)
+    weights = model.array(BLENDWEIGHTS)
+    if weights is not None and (kept is None or weights is not kept.array(BLENDWEIGHTS)):   # not the file's own 0s
+        tied = tie_unweighted(model.array(BLENDINDEXES).data, weights.data)
+        notes += [tied] if tied else []
     if model.num_frames and model.num_vertexes:          # a file of anims alone: no bounds (nothing to bound)
         files = None if files is None else kept_bounds(model, kept, files)
         model.bounds = _bounds(model, parents, np.linalg.inv(bind), kept, files)

@@ -38,7 +38,6 @@ MAX_INFLUENCES = 4                  # iqm.h blend indexes/weights as DarkPlaces 
 class MeshReport:
     dropped: int = 0                # vertices that had more than 4 weights
     most: int = 0                   # the most weights a vertex had
-    unweighted: int = 0             # vertices with no weight, tied to the first joint
     no_uv: list[str] = field(default_factory=list)     # objects without a UV map
     unlike: dict[str, list[str]] = field(default_factory=dict)   # Armature modifier setting -> objects using it
 
@@ -48,9 +47,6 @@ class MeshReport:
             out.append(f"{self.dropped} vert{'ices' if self.dropped > 1 else 'ex'} had more than {MAX_INFLUENCES} bone "
                        f"weights (up to {self.most}): the {MAX_INFLUENCES} largest kept, scaled to a sum of 1 "
                        "(IQM holds 4)")
-        if self.unweighted:
-            out.append(f"{self.unweighted} vert{'ices' if self.unweighted > 1 else 'ex'} had no bone weight: tied to "
-                       "the first joint")
         if self.no_uv:
             names = ", ".join(quoted(n) for n in self.no_uv[:3]) + (f" and {len(self.no_uv) - 3} more"
                                                                      if len(self.no_uv) > 3 else "")
@@ -94,7 +90,9 @@ def _get(collection, name: str, count: int, width: int, dtype=np.float32) -> np.
 
 
 def four_weights(count: int, rows: tuple, report: MeshReport) -> tuple[np.ndarray, np.ndarray]:
-    """(count, 4) ubyte joint indexes and weights (sum 255) of weight ``rows`` (vertex, joint, weight)."""
+    """(count, 4) ubyte joint indexes and weights (sum 255) of weight ``rows`` (vertex, joint, weight); a
+    vertex without weights gets weights 0 here (:func:`tie_unweighted` ties it to the first joint, once an
+    imported file's own weights of 0 have had their chance to be kept)."""
     vertex, joint, weight = (np.asarray(r) for r in rows)
     order = np.lexsort((-weight, vertex))
     vertex, joint, weight = vertex[order], joint[order], weight[order]
@@ -109,12 +107,12 @@ def four_weights(count: int, rows: tuple, report: MeshReport) -> tuple[np.ndarra
     values[vertex[keep], rank[keep]] = weight[keep]
     total = values.sum(axis=1)
     none = total <= 0
-    report.unweighted += int(none.sum())
     values[none] = (1.0, 0.0, 0.0, 0.0)
     indexes[none] = 0
     scaled = values / values.sum(axis=1, keepdims=True) * 255.0
+    scaled[none] = 0.0
     whole = np.floor(scaled + 1e-9)
-    short = 255 - whole.sum(axis=1).astype(np.int64)            # 0 to 3: up the largest remainders
+    short = np.where(none, 0, 255 - whole.sum(axis=1).astype(np.int64))   # 0 to 3: up the largest remainders
     by_remainder = np.argsort(-(scaled - whole), axis=1, kind="stable")
     bump = np.arange(MAX_INFLUENCES)[None, :] < short[:, None]
     np.put_along_axis(whole, by_remainder, np.take_along_axis(whole, by_remainder, 1) + bump, 1)
@@ -122,6 +120,16 @@ def four_weights(count: int, rows: tuple, report: MeshReport) -> tuple[np.ndarra
         raise ExportError(f"a vertex is weighted to joint {int(indexes.max())}: IQM blend indexes are bytes, so only "
                           "the first 256 joints can move vertices; reorder the bones or remove some")
     return indexes.astype(np.uint8), whole.astype(np.uint8)
+
+
+def tie_unweighted(indexes: np.ndarray, weights: np.ndarray) -> str | None:
+    """Tie each vertex of weights 0 (no bone weight in Blender) to the first joint, weight 255, in place;
+    the report's line saying how many, or None."""
+    none = ~weights.any(axis=1)
+    weights[none] = (255, 0, 0, 0)
+    indexes[none] = 0
+    count = int(none.sum())
+    return f"{count} vert{'ices' if count > 1 else 'ex'} had no bone weight: tied to the first joint" if count else None
 
 
 def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -178,9 +178,12 @@ def test_iqm_export_keeps_at_most_four_weights_and_says_how_many_were_dropped(bp
     assert list(weights[0]) == [85, 71, 57, 42]                 # 0.3 0.25 0.2 0.15 of 0.9, to 255
     assert list(indexes[1]) == [3, 0, 0, 0] and list(weights[1]) == [255, 0, 0, 0]
     assert sorted(weights[2][:2]) == [127, 128]
-    assert list(weights[3]) == [255, 0, 0, 0]                   # no weight: the first joint
+    assert list(weights[3]) == [0, 0, 0, 0]                     # no weight: 0s, which an imported file may hold
     assert report.lines() == ["1 vertex had more than 4 bone weights (up to 6): the 4 largest kept, scaled to a "
-                              "sum of 1 (IQM holds 4)", "1 vertex had no bone weight: tied to the first joint"]
+                              "sum of 1 (IQM holds 4)"]
+    assert geometry.tie_unweighted(indexes, weights) == "1 vertex had no bone weight: tied to the first joint"
+    assert list(indexes[3]) == [0, 0, 0, 0] and list(weights[3]) == [255, 0, 0, 0]   # then the first joint
+    assert [list(w) for w in weights[:3]] == [[85, 71, 57, 42], [255, 0, 0, 0], list(weights[2])]
 
 
 def test_iqm_export_of_meshes_alone_is_a_static_model(bpy_scene, extension):

@@ -17,6 +17,7 @@ from support.environment import corpus
 from support.iqm_rig import BONES, blender_frames, decoded_worlds, joint_tolerance, rig_scene
 
 from formats.iqm.codec import read_iqm
+from formats.iqm.records import BLENDINDEXES, BLENDWEIGHTS
 
 GROUPS = b"// three groups over the two anims\n0 4 24 1 stand\n4 7 24 1 stride\n11 2 12 0 wave_end\n"
 
@@ -153,16 +154,17 @@ def test_groups_no_longer_matching_fall_back_to_one_anim_per_action(bpy_scene, t
     assert any(m.startswith("the file's anims and frame layout changed") for m in messages), messages
 
 
-@pytest.mark.parametrize("relative, bounds_kept", [("iqm/redeclipse/data/john/target/move.iqm", True),
-                                                    ("md5/redeclipse/data/actors/player/mine_shoot.iqm", False)])
+@pytest.mark.parametrize("relative, edited_bounds", [("iqm/redeclipse/data/john/target/move.iqm", True),
+                                                      ("md5/redeclipse/data/actors/player/mine_shoot.iqm", False)])
 def test_a_corpus_anim_split_as_xonotic_splits_its_players_keeps_the_file(bpy_scene, tmp_path, relative,
-                                                                          bounds_kept):
+                                                                          edited_bounds):
     """Xonotic ships one long anim per player model with a ``.framegroups`` naming its runs (the corpus has
     no such file): a Red Eclipse model whose one anim is split in three here (john's target: 1 joint,
     201 frames; the player's mine_shoot: 78 joints, 6 frames), one key of the middle group moved. The
     target keeps every other frame's bounds record (its tool's, up to 3e-4 off what the export computes);
-    the mine's blend weights are all 0, which the export writes as 255 on the first joint, so its bounds
-    are computed."""
+    so does the mine, whose blend weights are all 0: they are written as the file's 0s (a vertex Blender
+    holds no weight for is tied to the first joint only where the file did not have it so), and as weights
+    0 put every vertex at the origin in any pose, even the edited frame's bounds are the file's."""
     bpy = bpy_scene
     source = corpus(relative)
     data = source.read_bytes()
@@ -183,5 +185,9 @@ def test_a_corpus_anim_split_as_xonotic_splits_its_players_keeps_the_file(bpy_sc
     assert model.anims.tobytes() == file.anims.tobytes() and model.num_frames == file.num_frames
     assert (out / "model.iqm.framegroups").read_text() == groups
     assert _rows_changed(model, file) == [third + index]
+    for kind in (BLENDINDEXES, BLENDWEIGHTS):
+        assert (model.array(kind) is None) == (file.array(kind) is None)
+        if file.array(kind) is not None:
+            np.testing.assert_array_equal(model.array(kind).data, file.array(kind).data)
     changed = _bounds_changed(model, file)
-    assert changed == [third + index] if bounds_kept else len(changed) == file.num_frames, changed
+    assert changed == ([third + index] if edited_bounds else []), changed

@@ -9,8 +9,8 @@ the bounds its tool wrote are up to 3e-4 off the skinned vertices' in every fram
 shows) and the eye's ``mesh.iqm`` (2 joints, 5 frames), and a small file of made-up bounds, each with one
 key of its first anim moved, come back as the file but for that frame's row and bounds record (a byte
 diff of the two files). The player's ``mine_pose.iqm`` and ``mine_shoot.iqm`` hold every blend weight 0
-(the export writes such a vertex with 255 on its first joint), so they are left out there: their bounds
-are always computed (a key of mine_shoot moved: tests/iqm/test_iqm_export_framegroups_layout_blender.py).
+(written back as the file's 0s; every vertex at the origin in any pose): a key of mine_shoot moved is
+tests/iqm/test_iqm_export_framegroups_layout_blender.py's case.
 A vertex weighted to another joint, or *Scale* 2, computes every frame's bounds, and so does a file
 without bounds (as for a model made in Blender)."""
 from __future__ import annotations
