@@ -48,7 +48,7 @@ from ...common.iqm.contract import (
 from ...common.iqm.digest import scene_digest
 from ...common.quaternions import continuous
 from ...formats.errors import FormatError
-from ...formats.iqm.animation import bind_pose, frame_poses, vertex_values
+from ...formats.iqm.animation import bind_pose, frame_poses
 from ...formats.iqm.codec import read_iqm
 from ...formats.iqm.framegroups import SUFFIX, parse_framegroups
 from ...formats.iqm.records import LOOP, POSITION, IqmModel
@@ -58,7 +58,7 @@ from ..frame_animation import list_actions
 from ..results import ImportResult
 from ..scene_timing import apply_timing, plan_timing, timing_note
 from ..shader_images import shader_materials
-from .iqm_meshes import mesh_object
+from .iqm_meshes import decoded_arrays, mesh_object
 from .iqm_rig import animate, build_armature, local_matrices, pose_channels, without_scale, world_matrices
 
 MAX_COORDINATE = 1e30                     # beyond it float32 arithmetic (bone matrices, lengths) overflows
@@ -172,7 +172,8 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     if channels is not None:
         for first in range(0, model.num_frames, BLOCK):
             _refuse_unheld(source.where, "frames", [_world(channels, parents, first, BLOCK)])
-    positions = vertex_values(model, POSITION)
+    arrays = decoded_arrays(model)
+    positions = arrays[POSITION]
     _refuse_unheld(source.where, "joints or vertices", [bind] + ([positions] if positions is not None else []))
     scene = context.scene
     collection = context.view_layer.active_layer_collection.collection
@@ -194,7 +195,7 @@ def import_iqm(context: bpy.types.Context, path: Path | ModelSource, options: Iq
     for group in groups:
         name = f"{stem}_meshes" if len(group) > 1 else model.text_at(int(model.meshes[group[0]]["name"])) or \
             f"{stem}_{group[0]}"
-        obj = mesh_object(model, group, [f"{source.label} mesh {index}" for index in group], name,
+        obj = mesh_object(model, arrays, group, [f"{source.label} mesh {index}" for index in group], name,
                           [materials[index] for index in group], bone_names, result.warnings)
         collection.objects.link(obj)
         obj.parent = root

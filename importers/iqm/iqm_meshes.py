@@ -34,13 +34,20 @@ def _rows(values: np.ndarray | None, first: int, count: int, width: int) -> np.n
     return values[first:first + count, :width]
 
 
-def _part(model: IqmModel, index: int, label: str, warnings: list[str]) -> dict:
-    """Mesh ``index``'s vertex rows (positions, texcoords, normals, colours, blend indexes and weights;
-    None where the file has no such array) and its faced triangles (T, 3) in its own vertex numbers."""
+def decoded_arrays(model: IqmModel) -> dict[int, np.ndarray | None]:
+    """The vertex arrays an import reads (positions, texcoords, normals, colours, blend indexes and weights),
+    each decoded once for every mesh (None where the file has no such array)."""
+    return {kind: vertex_values(model, kind) for kind in (POSITION, TEXCOORD, NORMAL, COLOR, BLENDWEIGHTS, BLENDINDEXES)}
+
+
+def _part(model: IqmModel, arrays: dict, index: int, label: str, warnings: list[str]) -> dict:
+    """Mesh ``index``'s vertex rows (positions, texcoords, normals, colours, blend indexes and weights from
+    ``arrays``, :func:`decoded_arrays`; None where the file has no such array) and its faced triangles
+    (T, 3) in its own vertex numbers."""
     record = model.meshes[index]
     first, count = int(record["first_vertex"]), int(record["num_vertexes"])
     start, tris = int(record["first_triangle"]), int(record["num_triangles"])
-    positions = _rows(vertex_values(model, POSITION), first, count, 3)
+    positions = _rows(arrays[POSITION], first, count, 3)
     triangles = model.triangles[start:start + tris].astype(np.int64) - first
     inside = ((triangles >= 0) & (triangles < count)).all(axis=1)
     if not inside.all():
@@ -49,13 +56,13 @@ def _part(model: IqmModel, index: int, label: str, warnings: list[str]) -> dict:
     keep = faced_triangles(label, triangles, warnings)
     part = {"count": count, "triangles": triangles[keep],
             "positions": np.zeros((count, 3), np.float32) if positions is None else positions,
-            "texcoords": _rows(vertex_values(model, TEXCOORD), first, count, 2),
-            "normals": _rows(vertex_values(model, NORMAL), first, count, 3),
-            "colors": _rows(vertex_values(model, COLOR), first, count, 4), "weights": None, "indexes": None}
-    if _rows(vertex_values(model, BLENDWEIGHTS), first, count, 1) is not None and \
-            _rows(vertex_values(model, BLENDINDEXES), first, count, 1) is not None:
-        part["weights"] = vertex_values(model, BLENDWEIGHTS)[first:first + count]
-        part["indexes"] = vertex_values(model, BLENDINDEXES)[first:first + count]
+            "texcoords": _rows(arrays[TEXCOORD], first, count, 2),
+            "normals": _rows(arrays[NORMAL], first, count, 3),
+            "colors": _rows(arrays[COLOR], first, count, 4), "weights": None, "indexes": None}
+    if _rows(arrays[BLENDWEIGHTS], first, count, 1) is not None and \
+            _rows(arrays[BLENDINDEXES], first, count, 1) is not None:
+        part["weights"] = arrays[BLENDWEIGHTS][first:first + count]
+        part["indexes"] = arrays[BLENDINDEXES][first:first + count]
     return part
 
 
@@ -65,15 +72,14 @@ def _joined(parts: list[dict], key: str) -> np.ndarray | None:
     return None if any(v is None for v in values) else np.concatenate(values)
 
 
-def mesh_object(model: IqmModel, index: int | list[int], labels: str | list[str], name: str,
+def mesh_object(model: IqmModel, arrays: dict, indices: list[int], labels: list[str], name: str,
                 materials: list[bpy.types.Material | None], bone_names: list[str],
                 warnings: list[str]) -> bpy.types.Object:
-    """The object of mesh ``index`` (module docstring), or of the meshes ``index`` lists merged into one
-    (mesh k of the list: its vertices after the previous meshes', its faces in material slot k with
-    ``materials[k]``; ``IQM_MERGED`` says how many), not linked to a collection."""
-    indices = [index] if isinstance(index, int) else list(index)
-    labels = [labels] if isinstance(labels, str) else list(labels)
-    parts = [_part(model, i, label, warnings) for i, label in zip(indices, labels)]
+    """The object of the mesh ``indices`` names (module docstring), or of the meshes it lists merged into
+    one (mesh k of the list: its vertices after the previous meshes', its faces in material slot k with
+    ``materials[k]``; ``IQM_MERGED`` says how many), not linked to a collection; ``arrays``: the file's
+    :func:`decoded_arrays`."""
+    parts = [_part(model, arrays, i, label, warnings) for i, label in zip(indices, labels)]
     starts = np.cumsum([0] + [p["count"] for p in parts])
     positions = np.concatenate([p["positions"] for p in parts]) if parts else np.zeros((0, 3), np.float32)
     corners = np.concatenate([p["triangles"][:, ::-1] + s for p, s in zip(parts, starts)]).reshape(-1, 3)
