@@ -143,12 +143,19 @@ def _bounds(model: IqmModel, parents: np.ndarray, inverse_bind: np.ndarray, kept
     """Each frame's bounds, of the vertices skinned by the decoded frame; ``kept``'s record of frame
     ``files[f]`` where that is not -1 (:func:`.imported_parts.kept_bounds`)."""
     bounds = np.zeros(model.num_frames, BOUNDS)
-    todo = None
-    if kept is not None and files is not None and (files >= 0).any():
-        taken, todo = np.flatnonzero(files >= 0), np.flatnonzero(files < 0)
+    todo = np.arange(model.num_frames) if files is None else np.flatnonzero(files < 0)
+    taken = np.zeros(0, np.int64) if files is None else np.flatnonzero(files >= 0)
+    if len(taken):
         bounds[taken] = kept.bounds[files[taken]]
-        if not len(todo):
-            return bounds
+    if not len(todo):
+        return bounds
+    positions = model.array(POSITION).data.astype(np.float64)
+    indexes, weights = model.array(BLENDINDEXES).data, model.array(BLENDWEIGHTS).data
+    local = local_matrices(np.concatenate(frame_poses(model), -1)[todo])
+    values = skinned_bounds(positions, indexes, weights, world_matrices(parents, local) @ inverse_bind)
+    bounds["bbmin"][todo], bounds["bbmax"][todo] = values[:, 0:3], values[:, 3:6]
+    bounds["xyradius"][todo], bounds["radius"][todo] = values[:, 6], values[:, 7]
+    return bounds
     positions = model.array(POSITION).data.astype(np.float64)
     indexes, weights = model.array(BLENDINDEXES).data, model.array(BLENDWEIGHTS).data
     pose = np.concatenate(frame_poses(model), -1)

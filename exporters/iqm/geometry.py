@@ -107,10 +107,8 @@ def four_weights(count: int, rows: tuple, report: MeshReport) -> tuple[np.ndarra
     values[vertex[keep], rank[keep]] = weight[keep]
     total = values.sum(axis=1)
     none = total <= 0
-    values[none] = (1.0, 0.0, 0.0, 0.0)
     indexes[none] = 0
-    scaled = values / values.sum(axis=1, keepdims=True) * 255.0
-    scaled[none] = 0.0
+    scaled = np.divide(values, total[:, None], out=np.zeros_like(values), where=~none[:, None]) * 255.0
     whole = np.floor(scaled + 1e-9)
     short = np.where(none, 0, 255 - whole.sum(axis=1).astype(np.int64))   # 0 to 3: up the largest remainders
     by_remainder = np.argsort(-(scaled - whole), axis=1, kind="stable")
