@@ -90,11 +90,20 @@ def _file_rows(model: IqmModel, kept: IqmModel, first: int, count: int, found: t
     return first + pick, file
 
 
-def _file_values(model: IqmModel, kept: IqmModel, first: int, their_first: int, count: int, scale: float) -> bool:
+def _file_arrays(kept: IqmModel) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """The file's positions, texture coordinates and unit normals, decoded once for every mesh."""
+    normals = vertex_values(kept, NORMAL)
+    if normals is not None:
+        with np.errstate(all="ignore"):
+            normals = normals[:, :3] / np.linalg.norm(normals[:, :3].astype(np.float64), axis=1, keepdims=True)
+    return vertex_values(kept, POSITION), vertex_values(kept, TEXCOORD), normals
+
+
+def _file_values(model: IqmModel, files: tuple, first: int, their_first: int, count: int, scale: float) -> bool:
     """Give the vertices ``first`` on (the file's ``their_first`` on, in its order) the file's position times
     ``scale`` where they are within :data:`POSITION_NOISE` of it; whether every one has the file's position,
-    texture coordinates and normal."""
-    positions = vertex_values(kept, POSITION)
+    texture coordinates and normal (``files``: :func:`_file_arrays`)."""
+    positions, texcoords, normals = files
     if positions is None or positions.shape[1] < 3:
         return False
     target, part = model.array(POSITION), slice(first, first + count)
@@ -102,11 +111,7 @@ def _file_values(model: IqmModel, kept: IqmModel, first: int, their_first: int, 
     near = np.abs(target.data[part].astype(np.float64) - want).max(axis=1) <= \
         POSITION_NOISE * max(1.0, float(np.abs(want).max(initial=0.0)))
     target.data[first + np.flatnonzero(near)] = want[near].astype(target.data.dtype)
-    normals = vertex_values(kept, NORMAL)
-    if normals is not None:
-        with np.errstate(all="ignore"):
-            normals = normals[:, :3] / np.linalg.norm(normals[:, :3].astype(np.float64), axis=1, keepdims=True)
-    for kind, theirs, width, tolerance in ((TEXCOORD, vertex_values(kept, TEXCOORD), 2, UV_TOLERANCE),
+    for kind, theirs, width, tolerance in ((TEXCOORD, texcoords, 2, UV_TOLERANCE),
                                            (NORMAL, normals, 3, NORMAL_NOISE)):
         ours = model.array(kind)
         if theirs is not None and (ours is None or not _within(
@@ -140,6 +145,7 @@ def match_meshes(model: IqmModel, kept: IqmModel, found: list[tuple[int, int] | 
     model.num_vertexes = start
     model.triangles = renumber[model.triangles.astype(np.int64)].astype(np.uint32)
     kept_triangles, values = [], []
+    files = _file_arrays(kept) if any(index is not None for index in matched) else (None, None, None)
     for mesh, index in zip(model.meshes, matched):
         if index is None:
             kept_triangles.append(False)
@@ -147,7 +153,7 @@ def match_meshes(model: IqmModel, kept: IqmModel, found: list[tuple[int, int] | 
             continue
         record = kept.meshes[index]
         first, their_first = int(mesh["first_vertex"]), int(record["first_vertex"])
-        values.append(_file_values(model, kept, first, their_first, int(record["num_vertexes"]), scale))
+        values.append(_file_values(model, files, first, their_first, int(record["num_vertexes"]), scale))
         ours = slice(int(mesh["first_triangle"]), int(mesh["first_triangle"]) + int(mesh["num_triangles"]))
         start = int(record["first_triangle"])
         theirs = kept.triangles[start:start + int(record["num_triangles"])].astype(np.int64) - their_first + first
